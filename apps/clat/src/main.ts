@@ -1,0 +1,52 @@
+/** `clat` entry: dispatches to subcommands; the bin shim calls main(). @module */
+import type { CommandIO } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { CLAT_VERSION } from './version.js';
+
+function helpText(): string {
+  const width = Math.max(8, ...COMMANDS.map((command) => command.name.length)) + 2;
+  const lines = [
+    `clat ${CLAT_VERSION} — CLAT plugin host`,
+    '',
+    'Usage: clat <command> [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
+    '',
+    'Options:',
+    `  ${'--help'.padEnd(width)}Show help (also: clat <command> --help)`,
+    `  ${'--version'.padEnd(width)}Print the version`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export async function main(argv: string[], io?: Partial<CommandIO>): Promise<number> {
+  const full: CommandIO = {
+    stdin: io?.stdin ?? process.stdin,
+    stdout: io?.stdout ?? process.stdout,
+    stderr: io?.stderr ?? process.stderr,
+    env: io?.env ?? process.env,
+    cwd: io?.cwd ?? process.cwd(),
+  };
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-V' || first === 'version') {
+    full.stdout.write(`${CLAT_VERSION}\n`);
+    return 0;
+  }
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' ? rest[0] : undefined;
+    const command = COMMANDS.find((candidate) => candidate.name === topic);
+    full.stdout.write(command ? `${command.usage.trimEnd()}\n` : helpText());
+    return 0;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === first);
+  if (command === undefined) {
+    full.stderr.write(`clat: unknown command ${JSON.stringify(first)}; run "clat --help" for the list\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    full.stdout.write(`${command.usage.trimEnd()}\n`);
+    return 0;
+  }
+  return command.run(rest, full);
+}

@@ -1,0 +1,157 @@
+/**
+ * MCP server configuration (`~/.clat/mcp.json`, GLM pack entries, installed packages), validated
+ * per entry so one bad entry never stops the others from mounting.
+ * @module
+ */
+import * as z from 'zod';
+
+export const StdioServerConfigSchema = z
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string().trim().min(1, 'must be a non-empty command'),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const HttpServerConfigSchema = z
+  .object({
+    type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
+    url: z
+      .string()
+      .url('must be an absolute URL')
+      .refine((url) => /^https?:\/\//i.test(url), 'must use http or https'),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+export type StdioServerConfig = z.infer<typeof StdioServerConfigSchema>;
+export type HttpServerConfig = z.infer<typeof HttpServerConfigSchema>;
+
+/** Where an entry came from, so /mcp and errors can name it. */
+export type ServerOrigin = 'user' | 'package' | 'glm-pack' | 'demo' | (string & {});
+
+export type McpServerConfig =
+  | ({ transport: 'stdio'; name: string; origin: ServerOrigin } & StdioServerConfig)
+  | ({ transport: 'http'; name: string; origin: ServerOrigin } & HttpServerConfig);
+
+export interface ConfigIssue {
+  /** The file the issue is in. */
+  file: string;
+  /** Dotted path, e.g. `memory.args[1]`. */
+  path: string;
+  message: string;
+}
+
+export interface ParsedMcpConfig {
+  servers: McpServerConfig[];
+  issues: ConfigIssue[];
+}
+
+function issuePath(base: string, path: readonly PropertyKey[]): string {
+  let out = base;
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
+  return out;
+}
+
+/** Turns zod issues into one line each, naming the file and field. */
+export function formatZodIssues(file: string, base: string, error: z.ZodError): ConfigIssue[] {
+  return error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return {
+        file,
+        path: issuePath(base, issue.path),
+        message: `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`,
+      };
+    }
+    return { file, path: issuePath(base, issue.path), message: issue.message };
+  });
+}
+
+/** Parses one named entry; `origin` tags where it came from. */
+export function parseServerEntry(
+  file: string,
+  name: string,
+  raw: unknown,
+  origin: ServerOrigin,
+): { server: McpServerConfig } | { issues: ConfigIssue[] } {
+  const issue = (path: string, message: string) => ({ issues: [{ file, path, message }] });
+  if (name.trim() === '') return issue(JSON.stringify(name), 'server name must not be empty');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return issue(name, 'entry must be an object with either "command" (stdio) or "url" (HTTP)');
+  }
+  const entry = raw as Record<string, unknown>;
+  const hasCommand = 'command' in entry;
+  const hasUrl = 'url' in entry;
+  if (hasCommand && hasUrl) {
+    return issue(name, 'entry has both "command" and "url"; choose exactly one transport');
+  }
+  if (!hasCommand && !hasUrl) {
+    return issue(name, 'entry needs either "command" (stdio) or "url" (Streamable HTTP)');
+  }
+  if (hasCommand) {
+    const parsed = StdioServerConfigSchema.safeParse(entry);
+    if (!parsed.success) return { issues: formatZodIssues(file, name, parsed.error) };
+    return { server: { transport: 'stdio', name, origin, ...parsed.data } };
+  }
+  const parsed = HttpServerConfigSchema.safeParse(entry);
+  if (!parsed.success) return { issues: formatZodIssues(file, name, parsed.error) };
+  return { server: { transport: 'http', name, origin, ...parsed.data } };
+}
+
+/**
+ * Parses mcp.json text. Accepts a bare `{name: entry}` map or the common `{"mcpServers": {…}}`
+ * wrapper. A JSON syntax error or a non-object root is one issue and no servers; a bad entry is an
+ * issue for that entry only.
+ */
+export function parseMcpConfig(file: string, text: string, origin: ServerOrigin = 'user'): ParsedMcpConfig {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    return {
+      servers: [],
+      issues: [{ file, path: '(root)', message: `not valid JSON: ${(error as Error).message}` }],
+    };
+  }
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) {
+    return { servers: [], issues: [{ file, path: '(root)', message: 'must be a JSON object of servers' }] };
+  }
+  let map = root as Record<string, unknown>;
+  if ('mcpServers' in map) {
+    const inner = map.mcpServers;
+    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
+      return { servers: [], issues: [{ file, path: 'mcpServers', message: 'must be an object of servers' }] };
+    }
+    map = inner as Record<string, unknown>;
+  }
+  const servers: McpServerConfig[] = [];
+  const issues: ConfigIssue[] = [];
+  for (const [name, raw] of Object.entries(map)) {
+    const result = parseServerEntry(file, name, raw, origin);
+    if ('server' in result) servers.push(result.server);
+    else issues.push(...result.issues);
+  }
+  return { servers, issues };
+}
+
+/** Redacts configured secrets for display: header values and env values are never shown. */
+export function describeServerConfig(server: McpServerConfig): Record<string, unknown> {
+  if (server.transport === 'http') {
+    return {
+      transport: 'http',
+      url: server.url,
+      headers: Object.keys(server.headers ?? {}),
+      origin: server.origin,
+    };
+  }
+  return {
+    transport: 'stdio',
+    command: server.command,
+    args: server.args ?? [],
+    env: Object.keys(server.env ?? {}),
+    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+    origin: server.origin,
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The host-services port: the one semantic host behind MCP's `io.artec.clat/*` extension, WIT
+ * imports and the DSH adapter. Adapters only translate to and from these shapes.
+ * @module
+ */
+import * as z from 'zod';
+import { PERMISSION_MODES } from '../effects.js';
+import type { ToolSourceRef } from '../events.js';
+import type {
+  ElicitationForm,
+  ElicitationOutcome,
+  SamplingOutcome,
+  SamplingRequest,
+} from './plugin-contract.js';
+
+export const HOST_SERVICES_EXTENSION = 'io.artec.clat/hostServices';
+export const HOST_SERVICES_VERSION = '0.1.0';
+
+export const HostServicesMethod = {
+  contextGet: 'io.artec.clat/context/get',
+  toolsCall: 'io.artec.clat/tools/call',
+  contextChanged: 'io.artec.clat/context/changed',
+} as const;
+
+/** The capability CLAT advertises (client) and expects echoed (server) under `experimental`. */
+export const HOST_SERVICES_CAPABILITY = {
+  version: HOST_SERVICES_VERSION,
+  methods: Object.values(HostServicesMethod),
+} as const;
+
+/** `_meta` key marking a DSH system-prompt contribution on prompts/list. */
+export const DSH_SYSTEM_PROMPT_META = 'io.artec.clat/dshSystemPrompt';
+/** `_meta` key carrying the resolved system prompt text on prompts/get. */
+export const SYSTEM_PROMPT_META = 'io.artec.clat/systemPrompt';
+
+/** The only native tools a plugin may call through host services. */
+export const NATIVE_HOST_TOOLS = [
+  'list_files',
+  'read_file',
+  'search',
+  'write_file',
+  'edit_file',
+  'run_command',
+] as const;
+
+export type NativeHostTool = (typeof NATIVE_HOST_TOOLS)[number];
+
+export function isNativeHostTool(name: string): name is NativeHostTool {
+  return (NATIVE_HOST_TOOLS as readonly string[]).includes(name);
+}
+
+export const HostContextSnapshotSchema = z.object({
+  protocolVersion: z.literal(HOST_SERVICES_VERSION),
+  project: z.object({ root: z.string() }),
+  run: z
+    .object({
+      runId: z.string(),
+      sessionId: z.string().nullable(),
+      provider: z.string().nullable(),
+      model: z.string().nullable(),
+      permissionMode: z.enum(PERMISSION_MODES).nullable(),
+      /** The last messages of the run, oldest first, bounded in count and bytes. */
+      messages: z.array(z.unknown()),
+    })
+    .nullable(),
+  hostTools: z.array(z.string()),
+});
+
+export type HostContextSnapshot = z.infer<typeof HostContextSnapshotSchema>;
+
+/** `io.artec.clat/tools/call` params and result. */
+export const HostToolCallParamsSchema = z.object({
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+export const HostToolCallResultSchema = z.object({ output: z.unknown() });
+
+export type HostToolCallParams = z.infer<typeof HostToolCallParamsSchema>;
+
+/** Who is asking: `{ kind: 'mcp', id: server }`, `{ kind: 'wasm', id: plugin }`… */
+export type HostCaller = ToolSourceRef;
+
+/**
+ * What a plugin may ask of the host. Every method refuses outside an active run
+ * (HOST_NO_ACTIVE_RUN) and honours `signal` (the caller's tool call or the run).
+ */
+export interface HostServices {
+  context(caller: HostCaller): Promise<HostContextSnapshot>;
+  callTool(caller: HostCaller, name: string, args: unknown, signal: AbortSignal): Promise<unknown>;
+  createMessage(caller: HostCaller, request: SamplingRequest, signal: AbortSignal): Promise<SamplingOutcome>;
+  elicit(caller: HostCaller, form: ElicitationForm, signal: AbortSignal): Promise<ElicitationOutcome>;
+  /** Context pushes (`context/changed`); `null` when the run ends. Returns unsubscribe. */
+  subscribeContext(caller: HostCaller, listener: (snapshot: HostContextSnapshot | null) => void): () => void;
+}

@@ -1,0 +1,198 @@
+/**
+ * The one tool execution pipeline: lookup → permission (mode table, then approver) → invoke with
+ * the run's cancel signal → result bound. Every step emits run events.
+ * @module
+ */
+import { abortable, cancelledError } from './cancel.js';
+import { type Effect, type PermissionMode, decide } from './effects.js';
+import { KernelError, KernelErrorCode, errorMessage, isKernelError } from './errors.js';
+import type { RunEventStream, ToolSourceRef } from './events.js';
+import { type JsonObject, isJsonObject, utf8Length } from './json.js';
+import { LIMITS } from './limits.js';
+import type { ApprovalDecision, Approver } from './ports.js';
+import type { ToolRegistry, ToolResult } from './tool-registry.js';
+
+/** What the pipeline needs to know about the active run. */
+export interface RunContext {
+  runId: string;
+  mode: PermissionMode;
+  signal: AbortSignal;
+  /** Absent in headless runs: every `ask` then fails closed. */
+  approver?: Approver;
+}
+
+export interface PipelineCallOptions {
+  callId?: string;
+  /** Name shown to the approver instead of the tool name (host calls: `mcp:<server>:host:<tool>`). */
+  approvalName?: string;
+  /** Who asked for this call when it is not the model (a plugin's host-tool call). */
+  requestedBy?: ToolSourceRef;
+  reason?: string;
+}
+
+export interface PermissionCheck {
+  runId: string;
+  callId: string;
+  tool: string;
+  effect: Effect;
+  source: ToolSourceRef;
+  reason: string;
+  arguments: unknown;
+}
+
+let nextCallId = 1;
+
+/** Mode table first; `ask` goes to the approver. Throws PERMISSION_DENIED or CANCELLED. */
+export async function checkPermission(
+  run: RunContext,
+  check: PermissionCheck,
+  events: RunEventStream,
+): Promise<'policy' | 'user'> {
+  const verdict = decide(run.mode, check.effect);
+  const deny = (reason: string): never => {
+    events.emit({
+      type: 'tool.denied',
+      runId: run.runId,
+      at: Date.now(),
+      callId: check.callId,
+      tool: check.tool,
+      reason,
+    });
+    throw new KernelError(KernelErrorCode.PERMISSION_DENIED, `${check.tool} was not approved: ${reason}`, {
+      data: { tool: check.tool, effect: check.effect },
+    });
+  };
+  if (verdict === 'allow') return 'policy';
+  if (verdict === 'deny') return deny(`the ${run.mode} mode denies ${check.effect} effects`);
+  if (run.approver === undefined) {
+    return deny(`${check.effect} needs approval and no approver is attached (headless)`);
+  }
+  let decision: ApprovalDecision;
+  try {
+    decision = await abortable(
+      run.approver.approve(
+        {
+          callId: check.callId,
+          tool: check.tool,
+          effect: check.effect,
+          source: check.source,
+          reason: check.reason,
+          arguments: check.arguments,
+        },
+        run.signal,
+      ),
+      run.signal,
+      `approval of ${check.tool}`,
+    );
+  } catch (error) {
+    if (run.signal.aborted) throw cancelledError(run.signal, `approval of ${check.tool}`);
+    return deny(`approver failed: ${errorMessage(error)}`);
+  }
+  if (decision.outcome !== 'allow') return deny(decision.reason ?? 'denied by the user');
+  return 'user';
+}
+
+export class ToolPipeline {
+  readonly #registry: ToolRegistry;
+  readonly #events: RunEventStream;
+
+  constructor(options: { registry: ToolRegistry; events: RunEventStream }) {
+    this.#registry = options.registry;
+    this.#events = options.events;
+  }
+
+  get registry(): ToolRegistry {
+    return this.#registry;
+  }
+
+  get events(): RunEventStream {
+    return this.#events;
+  }
+
+  /**
+   * Runs one tool call. Tool-level failures come back as `isError` results; host failures
+   * (unknown tool, denial, cancellation, oversized result) throw KernelError.
+   */
+  async call(
+    name: string,
+    args: unknown,
+    run: RunContext,
+    options: PipelineCallOptions = {},
+  ): Promise<ToolResult> {
+    const tool = this.#registry.get(name);
+    if (tool === undefined) {
+      throw new KernelError(KernelErrorCode.TOOL_NOT_FOUND, `tool ${JSON.stringify(name)} is not registered`);
+    }
+    if (run.signal.aborted) throw cancelledError(run.signal, `tool ${name}`);
+    if (args !== undefined && args !== null && !isJsonObject(args)) {
+      throw new KernelError(
+        KernelErrorCode.TOOL_INVALID_ARGUMENTS,
+        `arguments of ${name} must be a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}`,
+      );
+    }
+    const argsObject: JsonObject = isJsonObject(args) ? args : {};
+    const callId = options.callId ?? `call-${nextCallId++}`;
+    const { definition } = tool;
+    const base = { runId: run.runId, callId, tool: name };
+    this.#events.emit({
+      ...base,
+      type: 'tool.requested',
+      at: Date.now(),
+      effect: definition.effect,
+      source: definition.source,
+      arguments: argsObject,
+    });
+    const by = await checkPermission(
+      run,
+      {
+        runId: run.runId,
+        callId,
+        tool: options.approvalName ?? name,
+        effect: definition.effect,
+        source: options.requestedBy ?? definition.source,
+        reason: options.reason ?? definition.description,
+        arguments: argsObject,
+      },
+      this.#events,
+    );
+    this.#events.emit({ ...base, type: 'tool.approved', at: Date.now(), by });
+    const started = Date.now();
+    this.#events.emit({ ...base, type: 'tool.started', at: started });
+    try {
+      const result = await abortable(
+        tool.invoke(argsObject, { callId, runId: run.runId, signal: run.signal }),
+        run.signal,
+        `tool ${name}`,
+      );
+      const bytes = utf8Length(result.content);
+      if (bytes > LIMITS.toolResultBytes) {
+        throw new KernelError(
+          KernelErrorCode.LIMIT_EXCEEDED,
+          `result of ${name} is ${bytes} bytes, over the ${LIMITS.toolResultBytes}-byte tool result limit`,
+        );
+      }
+      this.#events.emit({
+        ...base,
+        type: 'tool.finished',
+        at: Date.now(),
+        durationMs: Date.now() - started,
+        isError: result.isError === true,
+      });
+      return result;
+    } catch (error) {
+      const failure = isKernelError(error)
+        ? error
+        : new KernelError(KernelErrorCode.INTERNAL, `tool ${name} failed: ${errorMessage(error)}`, {
+            cause: error,
+          });
+      this.#events.emit({
+        ...base,
+        type: 'tool.failed',
+        at: Date.now(),
+        durationMs: Date.now() - started,
+        error: { code: failure.code, message: failure.message },
+      });
+      throw failure;
+    }
+  }
+}

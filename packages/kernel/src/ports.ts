@@ -1,0 +1,48 @@
+/**
+ * Ports the host asks its frontend for: approvals and questions. The TUI, `clat exec`, tests
+ * and custom distributions each bring their own implementation.
+ * @module
+ */
+import type { Effect } from './effects.js';
+import type { ToolSourceRef } from './events.js';
+
+export interface ApprovalRequest {
+  callId: string;
+  /** What is being approved: a tool name, `mcp:<server>:sampling`, `wasm:<p>:host:<tool>`… */
+  tool: string;
+  effect: Effect;
+  source: ToolSourceRef;
+  reason: string;
+  /** The complete arguments (for sampling: the complete outbound payload), never a preview. */
+  arguments: unknown;
+}
+
+export type ApprovalDecision = { outcome: 'allow' } | { outcome: 'deny'; reason?: string };
+
+/** Answers permission prompts. A thrown error or an aborted signal counts as deny. */
+export interface Approver {
+  approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+}
+
+export interface UserQuestionOption {
+  label: string;
+  description?: string;
+}
+
+export interface UserQuestion {
+  question: string;
+  /** Single-choice options; absent means free text. */
+  options?: UserQuestionOption[];
+  /** With options: whether a typed answer outside the options is accepted. */
+  allowCustom?: boolean;
+  /** Pre-filled answer. */
+  defaultAnswer?: string;
+}
+
+/** `cancelled` is Esc (abandon the whole interaction); `declined` is an explicit refusal. */
+export type UserAnswer = { kind: 'answer'; text: string } | { kind: 'declined' } | { kind: 'cancelled' };
+
+/** The one question port, used by `ask_user` and by elicitation. */
+export interface UserAsker {
+  ask(question: UserQuestion, signal: AbortSignal): Promise<UserAnswer>;
+}

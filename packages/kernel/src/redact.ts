@@ -1,0 +1,98 @@
+/**
+ * Secret redaction for diagnostics (stderr tails, status, error text). Limits secondary leakage;
+ * it is not secret storage.
+ * @module
+ */
+
+export const REDACTED = '[REDACTED]';
+
+const TOKEN = String.raw`[A-Za-z0-9_\-.=/+~]`;
+
+const PATTERNS: readonly RegExp[] = [
+  // Authorization: Bearer <token>, token ≥ 8
+  new RegExp(String.raw`(\bbearer[ \t]+)${TOKEN}{8,}`, 'gi'),
+  // Basic auth
+  new RegExp(String.raw`(\bbasic[ \t]+)[A-Za-z0-9+/=]{8,}`, 'gi'),
+  // OpenAI/Anthropic-style keys: sk-…, sk-ant-…, ≥ 12
+  new RegExp(String.raw`()\bsk-${TOKEN}{12,}`, 'g'),
+  // GitHub, Slack, Google, AWS key shapes
+  /()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|AKIA[0-9A-Z]{16})/g,
+  // NAME=value / NAME: value / "NAME": "value" where NAME ends like a secret, value ≥ 8
+  new RegExp(
+    String.raw`(\b[A-Za-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd|credential|private[_-]?key|key)["']?\s*[:=]\s*["']?)${TOKEN}{8,}`,
+    'gi',
+  ),
+  // URL userinfo: scheme://user:pass@host
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]{3,}(?=@)/gi,
+];
+
+/** Replaces key-shaped values and any exact `secrets` with [REDACTED]. */
+export function redactSecrets(text: string, secrets: Iterable<string> = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) out = out.split(secret).join(REDACTED);
+  }
+  for (const pattern of PATTERNS) {
+    out = out.replace(pattern, (_match, prefix: string) => `${prefix}${REDACTED}`);
+  }
+  return out;
+}
+
+/** Keeps exact secret values (configured headers, API keys) and redacts them plus key shapes. */
+export class Redactor {
+  readonly #secrets = new Set<string>();
+
+  add(secret: string | undefined): void {
+    if (secret === undefined) return;
+    const trimmed = secret.trim();
+    if (trimmed.length >= 4) this.#secrets.add(trimmed);
+    // A header value "Bearer xyz" also leaks as "xyz" alone.
+    const token = /^(?:bearer|basic|token)\s+(.+)$/i.exec(trimmed)?.[1];
+    if (token !== undefined && token.length >= 4) this.#secrets.add(token);
+  }
+
+  /** Adds every value of a header map (all header values are treated as secret). */
+  addHeaders(headers: Record<string, string> | undefined): void {
+    for (const value of Object.values(headers ?? {})) this.add(value);
+  }
+
+  redact(text: string): string {
+    return redactSecrets(text, [...this.#secrets].sort((a, b) => b.length - a.length));
+  }
+}
+
+/** A bounded tail of text lines (stderr), redacted on read. */
+export class LineTail {
+  readonly #max: number;
+  readonly #lineBytes: number;
+  readonly #lines: string[] = [];
+  #partial = '';
+
+  constructor(maxLines: number, maxLineChars: number) {
+    this.#max = maxLines;
+    this.#lineBytes = maxLineChars;
+  }
+
+  push(chunk: string): void {
+    const parts = (this.#partial + chunk).split(/\r?\n/);
+    this.#partial = (parts.pop() ?? '').slice(0, this.#lineBytes * 4);
+    for (const line of parts) this.#add(line);
+  }
+
+  /** Flushes a trailing partial line (at process exit). */
+  end(): void {
+    if (this.#partial !== '') this.#add(this.#partial);
+    this.#partial = '';
+  }
+
+  lines(redactor?: Redactor): string[] {
+    const lines = this.#partial === '' ? [...this.#lines] : [...this.#lines, this.#partial];
+    return lines.slice(-this.#max).map((line) => (redactor ? redactor.redact(line) : redactSecrets(line)));
+  }
+
+  #add(line: string): void {
+    if (line.trim() === '') return;
+    this.#lines.push(line.length > this.#lineBytes ? `${line.slice(0, this.#lineBytes)}…` : line);
+    if (this.#lines.length > this.#max) this.#lines.shift();
+  }
+}

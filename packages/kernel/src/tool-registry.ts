@@ -1,0 +1,184 @@
+/**
+ * The one tool registry. Names are unique and first-come: a collision is reported and the
+ * newcomer skipped, never replacing a native or earlier extension tool. After freeze() every
+ * registration is rejected; leases can still revoke.
+ * @module
+ */
+import type { Effect } from './effects.js';
+import { KernelError, KernelErrorCode } from './errors.js';
+import type { ToolSourceRef } from './events.js';
+import type { JsonObject } from './json.js';
+import { LIMITS } from './limits.js';
+import type { Lease, Scope } from './scope.js';
+
+export interface ToolDefinition {
+  /** Registry name, e.g. `read_file` or `mcp_fs_read_file`. */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: JsonObject;
+  effect: Effect;
+  source: ToolSourceRef;
+  /** The tool's own name at its source (MCP tool name, WASM export name). */
+  sourceName?: string;
+}
+
+export interface ToolCallContext {
+  callId: string;
+  runId: string;
+  signal: AbortSignal;
+}
+
+export interface ToolResult {
+  /** What the model reads. */
+  content: string;
+  /** Structured output, when the tool declared one. */
+  structured?: unknown;
+  /** A tool-level failure the model should see (not a host failure). */
+  isError?: boolean;
+}
+
+export interface Tool {
+  definition: ToolDefinition;
+  invoke(args: JsonObject, ctx: ToolCallContext): Promise<ToolResult>;
+}
+
+export interface RegistryDiagnostic {
+  name: string;
+  source: ToolSourceRef;
+  code: KernelErrorCode;
+  message: string;
+}
+
+const TRUNCATED_SUFFIX = '… [truncated by host]';
+
+function ownerLabel(source: ToolSourceRef): string {
+  return source.id === '' ? source.kind : `${source.kind}:${source.id}`;
+}
+
+/** A name → entry map with first-come ownership, freeze and per-owner revocation. */
+export class NamedRegistry<T extends { name: string; source: ToolSourceRef }> {
+  readonly #what: string;
+  readonly #entries = new Map<string, T>();
+  readonly #diagnostics: RegistryDiagnostic[] = [];
+  #frozen = false;
+
+  constructor(what: string) {
+    this.#what = what;
+  }
+
+  get frozen(): boolean {
+    return this.#frozen;
+  }
+
+  freeze(): void {
+    this.#frozen = true;
+  }
+
+  /** Adds an entry owned by `scope`; the returned lease removes it (only if still the owner's). */
+  add(entry: T, scope: Scope): Lease {
+    if (this.#frozen) {
+      throw this.#reject(
+        entry,
+        KernelErrorCode.REGISTRY_FROZEN,
+        `${this.#what} registry is frozen; ${ownerLabel(entry.source)} cannot register ${JSON.stringify(entry.name)}`,
+      );
+    }
+    const existing = this.#entries.get(entry.name);
+    if (existing !== undefined) {
+      throw this.#reject(
+        entry,
+        KernelErrorCode.REGISTRY_DUPLICATE_NAME,
+        `${this.#what} ${JSON.stringify(entry.name)} is already registered by ${ownerLabel(existing.source)}; ${ownerLabel(entry.source)} cannot replace it`,
+      );
+    }
+    this.#entries.set(entry.name, entry);
+    return scope.lease(ownerLabel(entry.source), () => {
+      if (this.#entries.get(entry.name) === entry) this.#entries.delete(entry.name);
+    });
+  }
+
+  get(name: string): T | undefined {
+    return this.#entries.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#entries.has(name);
+  }
+
+  /** Entries in registration order. */
+  list(): T[] {
+    return [...this.#entries.values()];
+  }
+
+  /** Rejected registrations and truncations, oldest first. */
+  diagnostics(): readonly RegistryDiagnostic[] {
+    return this.#diagnostics;
+  }
+
+  /** Records a note about an entry without rejecting it. */
+  note(entry: T, code: KernelErrorCode, message: string): void {
+    this.#diagnostics.push({ name: entry.name, source: entry.source, code, message });
+  }
+
+  #reject(entry: T, code: KernelErrorCode, message: string): KernelError {
+    this.note(entry, code, message);
+    return new KernelError(code, message, { data: { name: entry.name, source: entry.source } });
+  }
+}
+
+interface ToolEntry {
+  name: string;
+  source: ToolSourceRef;
+  tool: Tool;
+}
+
+export class ToolRegistry {
+  readonly #registry = new NamedRegistry<ToolEntry>('tool');
+
+  get frozen(): boolean {
+    return this.#registry.frozen;
+  }
+
+  freeze(): void {
+    this.#registry.freeze();
+  }
+
+  /**
+   * Registers a tool owned by `scope`. Throws REGISTRY_DUPLICATE_NAME or REGISTRY_FROZEN (also
+   * recorded in diagnostics()). Over-long descriptions are cut and noted.
+   */
+  register(tool: Tool, scope: Scope): Lease {
+    const definition = tool.definition;
+    const entry: ToolEntry = { name: definition.name, source: definition.source, tool };
+    if (definition.description.length > LIMITS.toolDescriptionChars) {
+      const cut = LIMITS.toolDescriptionChars - TRUNCATED_SUFFIX.length;
+      entry.tool = {
+        definition: { ...definition, description: definition.description.slice(0, cut) + TRUNCATED_SUFFIX },
+        invoke: (args, ctx) => tool.invoke(args, ctx),
+      };
+      this.#registry.note(
+        entry,
+        KernelErrorCode.LIMIT_EXCEEDED,
+        `description of tool ${JSON.stringify(definition.name)} was cut to ${LIMITS.toolDescriptionChars} characters`,
+      );
+    }
+    return this.#registry.add(entry, scope);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#registry.get(name)?.tool;
+  }
+
+  has(name: string): boolean {
+    return this.#registry.has(name);
+  }
+
+  list(): ToolDefinition[] {
+    return this.#registry.list().map((entry) => entry.tool.definition);
+  }
+
+  diagnostics(): readonly RegistryDiagnostic[] {
+    return this.#registry.diagnostics();
+  }
+}

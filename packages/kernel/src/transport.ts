@@ -1,0 +1,147 @@
+/**
+ * JSON-RPC 2.0 messages and the Transport port every MCP transport implements. The MCP client
+ * core speaks only to this port, so stdio and Streamable HTTP adapters never depend on it or on
+ * each other.
+ * @module
+ */
+import { isJsonObject } from './json.js';
+
+export type JsonRpcId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcSuccess {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: Record<string, unknown>;
+}
+
+export interface JsonRpcFailure {
+  jsonrpc: '2.0';
+  id: JsonRpcId | null;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+export const JsonRpcErrorCode = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  /** Implementation-defined server error; CLAT host-service state errors use it. */
+  SERVER_ERROR: -32000,
+  /** MCP 2026-07-28. */
+  HEADER_MISMATCH: -32020,
+  MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
+} as const;
+
+export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
+  return 'method' in message && 'id' in message && message.id !== undefined;
+}
+
+export function isNotification(message: JsonRpcMessage): message is JsonRpcNotification {
+  return 'method' in message && !('id' in message && message.id !== undefined);
+}
+
+export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return !('method' in message);
+}
+
+export function isFailure(message: JsonRpcResponse): message is JsonRpcFailure {
+  return 'error' in message;
+}
+
+/**
+ * Classifies one decoded JSON value as a JSON-RPC message, or returns a reason it is not one.
+ * Used by every transport on inbound frames.
+ */
+export function parseJsonRpcMessage(value: unknown): JsonRpcMessage | { invalid: string } {
+  if (!isJsonObject(value)) return { invalid: 'frame is not a JSON object' };
+  if (value.jsonrpc !== '2.0') return { invalid: 'frame is missing "jsonrpc": "2.0"' };
+  const id = value.id;
+  const idOk = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+  if ('method' in value) {
+    if (typeof value.method !== 'string' || value.method === '') {
+      return { invalid: '"method" must be a non-empty string' };
+    }
+    if (value.params !== undefined && !isJsonObject(value.params)) {
+      return { invalid: `params of ${value.method} must be an object` };
+    }
+    if (id === undefined) return value as unknown as JsonRpcNotification;
+    if (!idOk) return { invalid: `id of ${value.method} must be a string or number` };
+    return value as unknown as JsonRpcRequest;
+  }
+  if ('result' in value) {
+    if (!idOk) return { invalid: 'response id must be a string or number' };
+    if (!isJsonObject(value.result)) return { invalid: 'response "result" must be an object' };
+    return value as unknown as JsonRpcSuccess;
+  }
+  if ('error' in value) {
+    const error = value.error;
+    if (!isJsonObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+      return { invalid: 'response "error" must have a numeric code and a string message' };
+    }
+    if (!idOk && id !== null) return { invalid: 'error response id must be a string, number or null' };
+    return value as unknown as JsonRpcFailure;
+  }
+  return { invalid: 'frame is neither a request, a notification nor a response' };
+}
+
+export interface TransportDiagnostics {
+  /** Redacted stderr tail (stdio) or recent HTTP failures, newest last. */
+  tail: string[];
+  /** Process id, endpoint origin… safe to show. */
+  detail?: Record<string, string | number>;
+}
+
+export type TransportKind = 'stdio' | 'http' | (string & {});
+
+/**
+ * A connected JSON-RPC channel. `start` resolves once messages can flow; `send` resolves once the
+ * frame was accepted (queued for stdio, POSTed for HTTP); `close` is idempotent and tears down
+ * everything the transport owns (processes, sockets).
+ */
+export interface Transport {
+  readonly kind: TransportKind;
+  start(): Promise<void>;
+  send(message: JsonRpcMessage): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  /** Non-fatal problems (an unparsable frame, an unknown response id). */
+  onerror?: ((error: Error) => void) | undefined;
+  /** Called once when the channel ends; `error` explains an unexpected end. */
+  onclose?: ((error?: Error) => void) | undefined;
+  diagnostics(): TransportDiagnostics;
+}
+
+/**
+ * Opens transports for one configured server. `probeIsolation: 'fresh'` means a transport that
+ * saw a failed modern probe must be discarded and a new one opened for the legacy handshake
+ * (stdio: a new subprocess). HTTP is `'shared'`: each POST stands alone.
+ */
+export interface TransportFactory {
+  readonly kind: TransportKind;
+  readonly probeIsolation: 'fresh' | 'shared';
+  open(): Transport;
+}
