@@ -46,3 +46,32 @@ export type UserAnswer = { kind: 'answer'; text: string } | { kind: 'declined' }
 export interface UserAsker {
   ask(question: UserQuestion, signal: AbortSignal): Promise<UserAnswer>;
 }
+
+export interface ModelMessage {
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+export interface ModelRequest {
+  system?: string;
+  messages: ModelMessage[];
+  maxTokens: number;
+  temperature?: number;
+}
+
+export interface ModelResponse {
+  text: string;
+  /** The model id that answered. */
+  model: string;
+  stopReason: 'endTurn' | 'maxTokens' | 'stopSequence' | 'toolUse' | 'refusal' | (string & {});
+  /** Real usage when the provider reports it; null keeps the budget reservation. */
+  usage: { inputTokens: number; outputTokens: number } | null;
+}
+
+/** The active session model as the host sees it (sampling uses it; plugins never pick another). */
+export interface ModelProvider {
+  /** Display name, e.g. `openai-compatible (glm)`. */
+  readonly name: string;
+  readonly model: string;
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
