@@ -160,7 +160,12 @@ export class ToolPipeline {
     this.#events.emit({ ...base, type: 'tool.started', at: started });
     try {
       const result = await abortable(
-        tool.invoke(argsObject, { callId, runId: run.runId, signal: run.signal }),
+        tool.invoke(argsObject, {
+          callId,
+          runId: run.runId,
+          signal: run.signal,
+          ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }),
+        }),
         run.signal,
         `tool ${name}`,
       );

@@ -27,6 +27,8 @@ export interface ToolCallContext {
   callId: string;
   runId: string;
   signal: AbortSignal;
+  /** Set when a plugin (not the model) asked for this call: tools then apply the stricter plugin fence. */
+  requestedBy?: ToolSourceRef;
 }
 
 export interface ToolResult {
