@@ -41,7 +41,9 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
   }
   const command = COMMANDS.find((candidate) => candidate.name === first);
   if (command === undefined) {
-    full.stderr.write(`clat: unknown command ${JSON.stringify(first)}; run "clat --help" for the list\n`);
+    full.stderr.write(
+      `clat: unknown command ${JSON.stringify(first)}; run "clat --help" for the list\n`,
+    );
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -62,7 +62,11 @@ export class CancelToken {
 }
 
 /** Rejects with CANCELLED as soon as `signal` aborts, whatever `promise` does later. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, what?: string): Promise<T> {
+export function abortable<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  what?: string,
+): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) {
     promise.catch(() => {});

@@ -105,7 +105,11 @@ export function parseServerEntry(
  * wrapper. A JSON syntax error or a non-object root is one issue and no servers; a bad entry is an
  * issue for that entry only.
  */
-export function parseMcpConfig(file: string, text: string, origin: ServerOrigin = 'user'): ParsedMcpConfig {
+export function parseMcpConfig(
+  file: string,
+  text: string,
+  origin: ServerOrigin = 'user',
+): ParsedMcpConfig {
   let root: unknown;
   try {
     root = JSON.parse(text);
@@ -116,13 +120,19 @@ export function parseMcpConfig(file: string, text: string, origin: ServerOrigin 
     };
   }
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
-    return { servers: [], issues: [{ file, path: '(root)', message: 'must be a JSON object of servers' }] };
+    return {
+      servers: [],
+      issues: [{ file, path: '(root)', message: 'must be a JSON object of servers' }],
+    };
   }
   let map = root as Record<string, unknown>;
   if ('mcpServers' in map) {
     const inner = map.mcpServers;
     if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
-      return { servers: [], issues: [{ file, path: 'mcpServers', message: 'must be an object of servers' }] };
+      return {
+        servers: [],
+        issues: [{ file, path: 'mcpServers', message: 'must be an object of servers' }],
+      };
     }
     map = inner as Record<string, unknown>;
   }

@@ -29,39 +29,40 @@ export const DEFAULT_PERMISSION_MODE: PermissionMode = 'project-write';
  * What each mode does with each effect. Deny never comes from the table itself: it comes from the
  * approver, or from having no approver when the table says ask.
  */
-export const MODE_TABLE: Readonly<Record<PermissionMode, Readonly<Record<Effect, PermissionDecision>>>> =
-  {
-    'read-only': {
-      pure: 'allow',
-      read: 'allow',
-      'session-write': 'allow',
-      write: 'ask',
-      network: 'ask',
-      'external-read': 'ask',
-      execute: 'ask',
-      destructive: 'ask',
-    },
-    'project-write': {
-      pure: 'allow',
-      read: 'allow',
-      'session-write': 'allow',
-      write: 'allow',
-      network: 'allow',
-      'external-read': 'allow',
-      execute: 'ask',
-      destructive: 'ask',
-    },
-    'full-access': {
-      pure: 'allow',
-      read: 'allow',
-      'session-write': 'allow',
-      write: 'allow',
-      network: 'allow',
-      'external-read': 'allow',
-      execute: 'allow',
-      destructive: 'allow',
-    },
-  };
+export const MODE_TABLE: Readonly<
+  Record<PermissionMode, Readonly<Record<Effect, PermissionDecision>>>
+> = {
+  'read-only': {
+    pure: 'allow',
+    read: 'allow',
+    'session-write': 'allow',
+    write: 'ask',
+    network: 'ask',
+    'external-read': 'ask',
+    execute: 'ask',
+    destructive: 'ask',
+  },
+  'project-write': {
+    pure: 'allow',
+    read: 'allow',
+    'session-write': 'allow',
+    write: 'allow',
+    network: 'allow',
+    'external-read': 'allow',
+    execute: 'ask',
+    destructive: 'ask',
+  },
+  'full-access': {
+    pure: 'allow',
+    read: 'allow',
+    'session-write': 'allow',
+    write: 'allow',
+    network: 'allow',
+    'external-read': 'allow',
+    execute: 'allow',
+    destructive: 'allow',
+  },
+};
 
 export function decide(mode: PermissionMode, effect: Effect): PermissionDecision {
   return MODE_TABLE[mode][effect];

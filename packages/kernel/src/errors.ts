@@ -88,7 +88,9 @@ export class KernelError extends Error {
 /** True for a KernelError from any bundled copy of the kernel. */
 export function isKernelError(value: unknown): value is KernelError {
   return (
-    typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[BRAND] === true
   );
 }
 

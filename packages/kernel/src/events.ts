@@ -65,7 +65,11 @@ export type RunEvent =
       model: string;
       usage: { inputTokens: number; outputTokens: number } | null;
     })
-  | (EventBase & { type: 'sampling.failed'; requestId: string; error: { code: string; message: string } })
+  | (EventBase & {
+      type: 'sampling.failed';
+      requestId: string;
+      error: { code: string; message: string };
+    })
   | (EventBase & {
       type: 'elicitation.requested';
       requestId: string;
@@ -77,8 +81,17 @@ export type RunEvent =
       requestId: string;
       action: 'accept' | 'decline' | 'cancel';
     })
-  | (EventBase & { type: 'elicitation.failed'; requestId: string; error: { code: string; message: string } })
-  | (EventBase & { type: 'diagnostic'; level: 'info' | 'warn' | 'error'; source: ToolSourceRef; message: string });
+  | (EventBase & {
+      type: 'elicitation.failed';
+      requestId: string;
+      error: { code: string; message: string };
+    })
+  | (EventBase & {
+      type: 'diagnostic';
+      level: 'info' | 'warn' | 'error';
+      source: ToolSourceRef;
+      message: string;
+    });
 
 export type RunEventType = RunEvent['type'];
 export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;

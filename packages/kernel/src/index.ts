@@ -3,20 +3,20 @@
  * scopes of CLAT's plugin host. Runtime-neutral: no Node built-ins.
  * @module
  */
-export { CancelToken, abortable, cancelledError, delay, withDeadline } from './cancel.js';
+export { abortable, CancelToken, cancelledError, delay, withDeadline } from './cancel.js';
 export {
   type ConfigIssue,
+  describeServerConfig,
+  formatZodIssues,
   type HttpServerConfig,
   HttpServerConfigSchema,
   type McpServerConfig,
   type ParsedMcpConfig,
+  parseMcpConfig,
+  parseServerEntry,
   type ServerOrigin,
   type StdioServerConfig,
   StdioServerConfigSchema,
-  describeServerConfig,
-  formatZodIssues,
-  parseMcpConfig,
-  parseServerEntry,
 } from './config.js';
 export {
   DSH_SYSTEM_PROMPT_META,
@@ -31,10 +31,10 @@ export {
   type HostToolCallParams,
   HostToolCallParamsSchema,
   HostToolCallResultSchema,
+  isNativeHostTool,
   NATIVE_HOST_TOOLS,
   type NativeHostTool,
   SYSTEM_PROMPT_META,
-  isNativeHostTool,
 } from './contract/host-services.js';
 export {
   type ContractFunction,
@@ -51,6 +51,7 @@ export {
   FieldKindSchema,
   PLUGIN_CONTRACT,
   PLUGIN_WORLD,
+  pluginContractJsonSchema,
   type SamplingMessage,
   SamplingMessageSchema,
   type SamplingOutcome,
@@ -60,43 +61,60 @@ export {
   SamplingRoleSchema,
   ToolDefinitionSchema,
   type ToolDefinitionWire,
-  pluginContractJsonSchema,
   witResult,
 } from './contract/plugin-contract.js';
 export {
+  parseWit,
   type WitDocument,
   type WitFunction,
   type WitInterface,
   type WitType,
   type WitTypeDef,
-  parseWit,
   witToCamel,
 } from './contract/wit.js';
 export {
   DEFAULT_PERMISSION_MODE,
+  decide,
   EFFECTS,
   type Effect,
+  effectFromAnnotations,
+  isEffect,
+  isPermissionMode,
   MODE_TABLE,
   PERMISSION_MODES,
   type PermissionDecision,
   type PermissionMode,
   type ToolAnnotationHints,
-  decide,
-  effectFromAnnotations,
-  isEffect,
-  isPermissionMode,
 } from './effects.js';
-export { KernelError, KernelErrorCode, type KernelErrorOptions, errorMessage, isKernelError } from './errors.js';
-export { type RunEvent, type RunEventOf, RunEventStream, type RunEventType, type ToolSourceRef } from './events.js';
-export { type JsonObject, type JsonPrimitive, type JsonValue, isJsonObject, utf8Length } from './json.js';
+export {
+  errorMessage,
+  isKernelError,
+  KernelError,
+  KernelErrorCode,
+  type KernelErrorOptions,
+} from './errors.js';
+export {
+  type RunEvent,
+  type RunEventOf,
+  RunEventStream,
+  type RunEventType,
+  type ToolSourceRef,
+} from './events.js';
+export {
+  isJsonObject,
+  type JsonObject,
+  type JsonPrimitive,
+  type JsonValue,
+  utf8Length,
+} from './json.js';
 export { LIMITS, type LimitName } from './limits.js';
 export { fnv1a64, normalizeNameSegment, qualifyToolName } from './naming.js';
 export {
+  checkPermission,
   type PermissionCheck,
   type PipelineCallOptions,
   type RunContext,
   ToolPipeline,
-  checkPermission,
 } from './pipeline.js';
 export type {
   ApprovalDecision,
@@ -113,7 +131,13 @@ export type {
 } from './ports.js';
 export { type PromptContribution, PromptRegistry } from './prompt-registry.js';
 export { LineTail, REDACTED, Redactor, redactSecrets } from './redact.js';
-export { type Lease, Scope, type ScopeKind, type ScopeOptions, createGlobalScope } from './scope.js';
+export {
+  createGlobalScope,
+  type Lease,
+  Scope,
+  type ScopeKind,
+  type ScopeOptions,
+} from './scope.js';
 export {
   NamedRegistry,
   type RegistryDiagnostic,
@@ -124,8 +148,12 @@ export {
   type ToolResult,
 } from './tool-registry.js';
 export {
-  type JsonRpcErrorObject,
+  isFailure,
+  isNotification,
+  isRequest,
+  isResponse,
   JsonRpcErrorCode,
+  type JsonRpcErrorObject,
   type JsonRpcFailure,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -133,13 +161,9 @@ export {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type JsonRpcSuccess,
+  parseJsonRpcMessage,
   type Transport,
   type TransportDiagnostics,
   type TransportFactory,
   type TransportKind,
-  isFailure,
-  isNotification,
-  isRequest,
-  isResponse,
-  parseJsonRpcMessage,
 } from './transport.js';

@@ -4,10 +4,10 @@
  * @module
  */
 import { abortable, cancelledError } from './cancel.js';
-import { type Effect, type PermissionMode, decide } from './effects.js';
-import { KernelError, KernelErrorCode, errorMessage, isKernelError } from './errors.js';
+import { decide, type Effect, type PermissionMode } from './effects.js';
+import { errorMessage, isKernelError, KernelError, KernelErrorCode } from './errors.js';
 import type { RunEventStream, ToolSourceRef } from './events.js';
-import { type JsonObject, isJsonObject, utf8Length } from './json.js';
+import { isJsonObject, type JsonObject, utf8Length } from './json.js';
 import { LIMITS } from './limits.js';
 import type { ApprovalDecision, Approver } from './ports.js';
 import type { ToolRegistry, ToolResult } from './tool-registry.js';
@@ -58,9 +58,13 @@ export async function checkPermission(
       tool: check.tool,
       reason,
     });
-    throw new KernelError(KernelErrorCode.PERMISSION_DENIED, `${check.tool} was not approved: ${reason}`, {
-      data: { tool: check.tool, effect: check.effect },
-    });
+    throw new KernelError(
+      KernelErrorCode.PERMISSION_DENIED,
+      `${check.tool} was not approved: ${reason}`,
+      {
+        data: { tool: check.tool, effect: check.effect },
+      },
+    );
   };
   if (verdict === 'allow') return 'policy';
   if (verdict === 'deny') return deny(`the ${run.mode} mode denies ${check.effect} effects`);
@@ -121,7 +125,10 @@ export class ToolPipeline {
   ): Promise<ToolResult> {
     const tool = this.#registry.get(name);
     if (tool === undefined) {
-      throw new KernelError(KernelErrorCode.TOOL_NOT_FOUND, `tool ${JSON.stringify(name)} is not registered`);
+      throw new KernelError(
+        KernelErrorCode.TOOL_NOT_FOUND,
+        `tool ${JSON.stringify(name)} is not registered`,
+      );
     }
     if (run.signal.aborted) throw cancelledError(run.signal, `tool ${name}`);
     if (args !== undefined && args !== null && !isJsonObject(args)) {

@@ -40,7 +40,10 @@ export interface UserQuestion {
 }
 
 /** `cancelled` is Esc (abandon the whole interaction); `declined` is an explicit refusal. */
-export type UserAnswer = { kind: 'answer'; text: string } | { kind: 'declined' } | { kind: 'cancelled' };
+export type UserAnswer =
+  | { kind: 'answer'; text: string }
+  | { kind: 'declined' }
+  | { kind: 'cancelled' };
 
 /** The one question port, used by `ask_user` and by elicitation. */
 export interface UserAsker {

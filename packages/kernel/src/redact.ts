@@ -12,7 +12,7 @@ const PATTERNS: readonly RegExp[] = [
   // Authorization: Bearer <token>, token ≥ 8
   new RegExp(String.raw`(\bbearer[ \t]+)${TOKEN}{8,}`, 'gi'),
   // Basic auth
-  new RegExp(String.raw`(\bbasic[ \t]+)[A-Za-z0-9+/=]{8,}`, 'gi'),
+  /(\bbasic[ \t]+)[A-Za-z0-9+/=]{8,}/gi,
   // OpenAI/Anthropic-style keys: sk-…, sk-ant-…, ≥ 12
   new RegExp(String.raw`()\bsk-${TOKEN}{12,}`, 'g'),
   // GitHub, Slack, Google, AWS key shapes
@@ -57,7 +57,10 @@ export class Redactor {
   }
 
   redact(text: string): string {
-    return redactSecrets(text, [...this.#secrets].sort((a, b) => b.length - a.length));
+    return redactSecrets(
+      text,
+      [...this.#secrets].sort((a, b) => b.length - a.length),
+    );
   }
 }
 
@@ -75,7 +78,7 @@ export class LineTail {
 
   push(chunk: string): void {
     const parts = (this.#partial + chunk).split(/\r?\n/);
-    this.#partial = (parts.pop() ?? '').slice(0, this.#lineBytes * 4);
+    this.#partial = (parts.pop() ?? '').slice(0, this.#rawCap);
     for (const line of parts) this.#add(line);
   }
 
@@ -85,14 +88,23 @@ export class LineTail {
     this.#partial = '';
   }
 
+  /** Redacts each full line before capping it, so a cut never exposes the start of a secret. */
   lines(redactor?: Redactor): string[] {
     const lines = this.#partial === '' ? [...this.#lines] : [...this.#lines, this.#partial];
-    return lines.slice(-this.#max).map((line) => (redactor ? redactor.redact(line) : redactSecrets(line)));
+    return lines.slice(-this.#max).map((line) => {
+      const clean = redactor ? redactor.redact(line) : redactSecrets(line);
+      return clean.length > this.#lineBytes ? `${clean.slice(0, this.#lineBytes)}…` : clean;
+    });
   }
 
   #add(line: string): void {
     if (line.trim() === '') return;
-    this.#lines.push(line.length > this.#lineBytes ? `${line.slice(0, this.#lineBytes)}…` : line);
+    this.#lines.push(line.slice(0, this.#rawCap));
     if (this.#lines.length > this.#max) this.#lines.shift();
+  }
+
+  // Raw lines keep some slack beyond the display cap so redaction sees whole tokens.
+  get #rawCap(): number {
+    return this.#lineBytes * 8;
   }
 }

@@ -4,7 +4,7 @@
  * hooks in reverse registration order, each time-boxed and isolated; failures surface together.
  * @module
  */
-import { KernelError, KernelErrorCode, errorMessage } from './errors.js';
+import { errorMessage, KernelError, KernelErrorCode } from './errors.js';
 
 export type ScopeKind = 'global' | 'trusted-project' | 'run';
 
@@ -57,7 +57,8 @@ export class Scope {
     this.name = name;
     this.parent = parent;
     this.#hookTimeoutMs =
-      options.hookTimeoutMs ?? (parent === undefined ? DEFAULT_HOOK_TIMEOUT_MS : parent.#hookTimeoutMs);
+      options.hookTimeoutMs ??
+      (parent === undefined ? DEFAULT_HOOK_TIMEOUT_MS : parent.#hookTimeoutMs);
   }
 
   /** True once close() has started; new registrations are refused from then on. */

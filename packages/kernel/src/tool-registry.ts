@@ -156,7 +156,10 @@ export class ToolRegistry {
     if (definition.description.length > LIMITS.toolDescriptionChars) {
       const cut = LIMITS.toolDescriptionChars - TRUNCATED_SUFFIX.length;
       entry.tool = {
-        definition: { ...definition, description: definition.description.slice(0, cut) + TRUNCATED_SUFFIX },
+        definition: {
+          ...definition,
+          description: definition.description.slice(0, cut) + TRUNCATED_SUFFIX,
+        },
         invoke: (args, ctx) => tool.invoke(args, ctx),
       };
       this.#registry.note(

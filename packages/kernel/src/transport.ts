@@ -99,10 +99,15 @@ export function parseJsonRpcMessage(value: unknown): JsonRpcMessage | { invalid:
   }
   if ('error' in value) {
     const error = value.error;
-    if (!isJsonObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    if (
+      !isJsonObject(error) ||
+      typeof error.code !== 'number' ||
+      typeof error.message !== 'string'
+    ) {
       return { invalid: 'response "error" must have a numeric code and a string message' };
     }
-    if (!idOk && id !== null) return { invalid: 'error response id must be a string, number or null' };
+    if (!idOk && id !== null)
+      return { invalid: 'error response id must be a string, number or null' };
     return value as unknown as JsonRpcFailure;
   }
   return { invalid: 'frame is neither a request, a notification nor a response' };

@@ -87,8 +87,19 @@ export type HostCaller = ToolSourceRef;
 export interface HostServices {
   context(caller: HostCaller): Promise<HostContextSnapshot>;
   callTool(caller: HostCaller, name: string, args: unknown, signal: AbortSignal): Promise<unknown>;
-  createMessage(caller: HostCaller, request: SamplingRequest, signal: AbortSignal): Promise<SamplingOutcome>;
-  elicit(caller: HostCaller, form: ElicitationForm, signal: AbortSignal): Promise<ElicitationOutcome>;
+  createMessage(
+    caller: HostCaller,
+    request: SamplingRequest,
+    signal: AbortSignal,
+  ): Promise<SamplingOutcome>;
+  elicit(
+    caller: HostCaller,
+    form: ElicitationForm,
+    signal: AbortSignal,
+  ): Promise<ElicitationOutcome>;
   /** Context pushes (`context/changed`); `null` when the run ends. Returns unsubscribe. */
-  subscribeContext(caller: HostCaller, listener: (snapshot: HostContextSnapshot | null) => void): () => void;
+  subscribeContext(
+    caller: HostCaller,
+    listener: (snapshot: HostContextSnapshot | null) => void,
+  ): () => void;
 }

@@ -63,7 +63,10 @@ export const ElicitationFormSchema = z.object({
   fields: z.array(ElicitationFieldSchema),
 });
 export const ElicitationOutcomeSchema = z.discriminatedUnion('tag', [
-  z.object({ tag: z.literal('accepted'), val: z.array(z.tuple([z.string(), ElicitationValueSchema])) }),
+  z.object({
+    tag: z.literal('accepted'),
+    val: z.array(z.tuple([z.string(), ElicitationValueSchema])),
+  }),
   z.object({ tag: z.literal('declined') }),
   z.object({ tag: z.literal('cancelled') }),
 ]);
@@ -159,11 +162,13 @@ export function pluginContractJsonSchema(): Record<string, unknown> {
   const interfaces: Record<string, unknown> = {};
   for (const [name, iface] of Object.entries(PLUGIN_CONTRACT) as [string, ContractInterface][]) {
     const types: Record<string, unknown> = {};
-    for (const [typeName, schema] of Object.entries(iface.types)) types[typeName] = z.toJSONSchema(schema);
+    for (const [typeName, schema] of Object.entries(iface.types))
+      types[typeName] = z.toJSONSchema(schema);
     const functions: Record<string, unknown> = {};
     for (const [fnName, fn] of Object.entries(iface.functions)) {
       const params: Record<string, unknown> = {};
-      for (const [param, schema] of Object.entries(fn.params)) params[param] = z.toJSONSchema(schema);
+      for (const [param, schema] of Object.entries(fn.params))
+        params[param] = z.toJSONSchema(schema);
       functions[fnName] = {
         params,
         ...(fn.result === undefined ? {} : { result: z.toJSONSchema(fn.result) }),

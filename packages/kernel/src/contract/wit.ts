@@ -37,12 +37,27 @@ export interface WitDocument {
 }
 
 const PRIMITIVES = new Set([
-  'bool', 's8', 's16', 's32', 's64', 'u8', 'u16', 'u32', 'u64', 'f32', 'f64', 'char', 'string',
+  'bool',
+  's8',
+  's16',
+  's32',
+  's64',
+  'u8',
+  'u16',
+  'u32',
+  'u64',
+  'f32',
+  'f64',
+  'char',
+  'string',
 ]);
 
 function tokenize(source: string): string[] {
   const withoutComments = source.replace(/\/\/[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
-  return withoutComments.match(/->|[A-Za-z_%][A-Za-z0-9_\-:@.]*|[{}()<>,;:=*]/g) ?? [];
+  // Package names (`ns:pkg/iface@1.2.3`) first; plain identifiers never contain `:` or `@`.
+  const token =
+    /[a-z][a-z0-9-]*:[a-z][a-z0-9-]*(?:\/[a-z][a-z0-9-]*)?(?:@[0-9A-Za-z.+-]+)?|->|%?[A-Za-z_][A-Za-z0-9_-]*\.?|[{}()<>,;:=*]/g;
+  return withoutComments.match(token) ?? [];
 }
 
 class Parser {
@@ -62,7 +77,8 @@ class Parser {
   }
   expect(token: string): void {
     const got = this.next();
-    if (got !== token) throw new Error(`expected ${JSON.stringify(token)} in WIT, got ${JSON.stringify(got)}`);
+    if (got !== token)
+      throw new Error(`expected ${JSON.stringify(token)} in WIT, got ${JSON.stringify(got)}`);
   }
   eat(token: string): boolean {
     if (this.peek() === token) {
@@ -95,7 +111,7 @@ class Parser {
     }
     if (name === 'result') {
       if (!this.eat('<')) return { kind: 'result', ok: null, err: null };
-      const ok = this.peek() === '_' ? (this.next(), null) : this.type();
+      const ok = this.eat('_') ? null : this.type();
       const err = this.eat(',') ? this.type() : null;
       this.expect('>');
       return { kind: 'result', ok, err };

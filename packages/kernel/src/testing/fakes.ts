@@ -7,7 +7,9 @@ import type {
   UserQuestion,
 } from '../ports.js';
 
-type ApprovalScript = ApprovalDecision | ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>);
+type ApprovalScript =
+  | ApprovalDecision
+  | ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>);
 
 /** Answers approvals from a script (one entry per request, the last repeats) and records them. */
 export class ScriptedApprover implements Approver {
@@ -20,12 +22,17 @@ export class ScriptedApprover implements Approver {
 
   async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
     this.requests.push(request);
-    const step = this.#script[Math.min(this.requests.length - 1, this.#script.length - 1)] as ApprovalScript;
+    const step = this.#script[
+      Math.min(this.requests.length - 1, this.#script.length - 1)
+    ] as ApprovalScript;
     return typeof step === 'function' ? step(request) : step;
   }
 }
 
-type AnswerScript = UserAnswer | string | ((question: UserQuestion) => UserAnswer | Promise<UserAnswer>);
+type AnswerScript =
+  | UserAnswer
+  | string
+  | ((question: UserQuestion) => UserAnswer | Promise<UserAnswer>);
 
 /** Answers questions from a script in order and records them; running out answers `cancelled`. */
 export class ScriptedAsker implements UserAsker {

@@ -4,4 +4,4 @@
  * @module
  */
 export { ScriptedApprover, ScriptedAsker } from './fakes.js';
-export { InMemoryTransport, createLinkedTransportPair } from './in-memory-transport.js';
+export { createLinkedTransportPair, InMemoryTransport } from './in-memory-transport.js';

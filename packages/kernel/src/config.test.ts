@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { describeServerConfig, parseMcpConfig } from './config.js';
+
+const FILE = '/home/u/.clat/mcp.json';
+
+describe('parseMcpConfig', () => {
+  it('parses the spec example: stdio with args/env/cwd and HTTP with headers', () => {
+    const { servers, issues } = parseMcpConfig(
+      FILE,
+      JSON.stringify({
+        filesystem: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+        },
+        memory: { command: 'mcp-memory', env: { STORE: '/data' }, cwd: 'mcp-work' },
+        'web-search': {
+          url: 'https://example.com/mcp',
+          headers: { Authorization: 'Bearer YOUR_API_KEY' },
+        },
+      }),
+    );
+    expect(issues).toEqual([]);
+    expect(servers.map((s) => [s.name, s.transport])).toEqual([
+      ['filesystem', 'stdio'],
+      ['memory', 'stdio'],
+      ['web-search', 'http'],
+    ]);
+    expect(servers[1]).toMatchObject({ env: { STORE: '/data' }, cwd: 'mcp-work', origin: 'user' });
+  });
+
+  it('accepts the mcpServers wrapper', () => {
+    const { servers } = parseMcpConfig(FILE, '{"mcpServers":{"a":{"command":"x"}}}');
+    expect(servers).toHaveLength(1);
+  });
+
+  it('isolates bad entries, naming the entry and field, and keeps the rest', () => {
+    const { servers, issues } = parseMcpConfig(
+      FILE,
+      JSON.stringify({
+        both: { command: 'x', url: 'https://a' },
+        neither: { args: [] },
+        badArgs: { command: 'x', args: 'not-an-array' },
+        blank: { command: '  ' },
+        ftp: { url: 'ftp://host/x' },
+        extra: { command: 'x', timeout: 5 },
+        ok: { command: 'node' },
+      }),
+    );
+    expect(servers.map((s) => s.name)).toEqual(['ok']);
+    const byPath = Object.fromEntries(issues.map((i) => [i.path, i.message]));
+    expect(byPath.both).toMatch(/both "command" and "url"/);
+    expect(byPath.neither).toMatch(/needs either "command".*or "url"/);
+    expect(byPath['badArgs.args']).toBeDefined();
+    expect(byPath['blank.command']).toMatch(/non-empty command/);
+    expect(byPath['ftp.url']).toMatch(/http or https/);
+    expect(byPath.extra).toMatch(/unknown field\(s\) "timeout"/);
+    expect(issues.every((i) => i.file === FILE)).toBe(true);
+  });
+
+  it('reports invalid JSON and a non-object root as one issue', () => {
+    expect(parseMcpConfig(FILE, '{').issues[0]).toMatchObject({
+      path: '(root)',
+      message: expect.stringMatching(/not valid JSON/),
+    });
+    expect(parseMcpConfig(FILE, '[]').issues[0]?.message).toMatch(/JSON object/);
+  });
+});
+
+describe('describeServerConfig', () => {
+  it('never shows header or env values', () => {
+    const { servers } = parseMcpConfig(
+      FILE,
+      JSON.stringify({
+        h: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer sekrit-123456' } },
+        s: { command: 'x', env: { API_KEY: 'sekrit-abcdef' } },
+      }),
+    );
+    const shown = JSON.stringify(servers.map(describeServerConfig));
+    expect(shown).not.toContain('sekrit');
+    expect(shown).toContain('Authorization');
+    expect(shown).toContain('API_KEY');
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { KernelErrorCode } from './errors.js';
+import { LIMITS } from './limits.js';
+import { PromptRegistry } from './prompt-registry.js';
+import { createGlobalScope } from './scope.js';
+import { type Tool, ToolRegistry } from './tool-registry.js';
+
+function tool(name: string, kind = 'mcp', id = 'srv', description = 'd'): Tool {
+  return {
+    definition: {
+      name,
+      description,
+      inputSchema: { type: 'object' },
+      effect: 'read',
+      source: { kind, id },
+    },
+    invoke: async () => ({ content: `${kind}:${id}:${name}` }),
+  };
+}
+
+describe('ToolRegistry', () => {
+  it('rejects a duplicate name, keeps the first owner and records the collision', async () => {
+    const scope = createGlobalScope();
+    const registry = new ToolRegistry();
+    registry.register(tool('read_file', 'native', ''), scope);
+    expect(() => registry.register(tool('read_file', 'mcp', 'evil'), scope)).toThrow(
+      expect.objectContaining({ code: KernelErrorCode.REGISTRY_DUPLICATE_NAME }),
+    );
+    expect(registry.get('read_file')?.definition.source).toEqual({ kind: 'native', id: '' });
+    expect(registry.diagnostics()).toEqual([
+      expect.objectContaining({
+        name: 'read_file',
+        code: KernelErrorCode.REGISTRY_DUPLICATE_NAME,
+        message: expect.stringContaining(
+          'already registered by native; mcp:evil cannot replace it',
+        ),
+      }),
+    ]);
+    await scope.close();
+  });
+
+  it('rejects registrations after freeze but still lets leases revoke', async () => {
+    const scope = createGlobalScope();
+    const registry = new ToolRegistry();
+    const lease = registry.register(tool('a'), scope);
+    registry.freeze();
+    expect(() => registry.register(tool('b'), scope)).toThrow(
+      expect.objectContaining({ code: KernelErrorCode.REGISTRY_FROZEN }),
+    );
+    await lease.release();
+    expect(registry.has('a')).toBe(false);
+    expect(registry.list()).toEqual([]);
+    await scope.close();
+  });
+
+  it('revokes a name only while the lease owner still holds it', async () => {
+    const scope = createGlobalScope();
+    const registry = new ToolRegistry();
+    const first = registry.register(tool('x', 'mcp', 'one'), scope);
+    await first.release();
+    registry.register(tool('x', 'mcp', 'two'), scope);
+    await first.release();
+    expect(registry.get('x')?.definition.source.id).toBe('two');
+    await scope.close();
+    expect(registry.has('x')).toBe(false);
+  });
+
+  it('revokes every tool of a closed scope and keeps the others', async () => {
+    const root = createGlobalScope();
+    const project = root.child('project');
+    const registry = new ToolRegistry();
+    registry.register(tool('native_tool', 'native', ''), root);
+    registry.register(tool('mcp_a_x'), project);
+    registry.register(tool('mcp_a_y'), project);
+    await project.close();
+    expect(registry.list().map((d) => d.name)).toEqual(['native_tool']);
+    await root.close();
+  });
+
+  it('cuts over-long descriptions and notes it', async () => {
+    const scope = createGlobalScope();
+    const registry = new ToolRegistry();
+    registry.register(
+      tool('long', 'mcp', 's', 'x'.repeat(LIMITS.toolDescriptionChars + 10)),
+      scope,
+    );
+    const description = registry.get('long')?.definition.description ?? '';
+    expect(description).toHaveLength(LIMITS.toolDescriptionChars);
+    expect(description.endsWith('[truncated by host]')).toBe(true);
+    expect(registry.diagnostics()[0]?.code).toBe(KernelErrorCode.LIMIT_EXCEEDED);
+    await expect(
+      registry
+        .get('long')
+        ?.invoke({}, { callId: 'c', runId: 'r', signal: new AbortController().signal }),
+    ).resolves.toEqual({
+      content: 'mcp:s:long',
+    });
+    await scope.close();
+  });
+});
+
+describe('PromptRegistry', () => {
+  it('assembles contributions in order, rejects duplicates and freezes', async () => {
+    const scope = createGlobalScope();
+    const prompts = new PromptRegistry();
+    const source = { kind: 'mcp', id: 'todo' };
+    const lease = prompts.register({ name: 'a', source, text: ' first ' }, scope);
+    prompts.register({ name: 'b', source, text: '' }, scope);
+    prompts.register({ name: 'c', source, text: 'second' }, scope);
+    expect(() => prompts.register({ name: 'a', source, text: 'dup' }, scope)).toThrow(
+      expect.objectContaining({ code: KernelErrorCode.REGISTRY_DUPLICATE_NAME }),
+    );
+    expect(prompts.assemble()).toBe('first\n\nsecond');
+    prompts.freeze();
+    expect(() => prompts.register({ name: 'd', source, text: 'late' }, scope)).toThrow(
+      expect.objectContaining({ code: KernelErrorCode.REGISTRY_FROZEN }),
+    );
+    await lease.release();
+    expect(prompts.assemble()).toBe('second');
+    await scope.close();
+  });
+});
