@@ -1,0 +1,98 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Dependency direction is enforced here, not just documented (house style §7.3).
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Manifest {
+  name: string;
+  private?: boolean;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  exports?: Record<string, unknown>;
+}
+
+function workspacePackages(dir: string): { dir: string; manifest: Manifest }[] {
+  const base = join(ROOT, dir);
+  if (!existsSync(base)) return [];
+  return readdirSync(base)
+    .map((name) => join(base, name, 'package.json'))
+    .filter((file) => existsSync(file))
+    .map((file) => ({
+      dir: dirname(file),
+      manifest: JSON.parse(readFileSync(file, 'utf8')) as Manifest,
+    }));
+}
+
+const packages = workspacePackages('packages');
+const runtimeDeps = (m: Manifest) => ({ ...m.dependencies, ...m.peerDependencies });
+
+describe('package topology', () => {
+  it('the kernel depends on zod only', () => {
+    const kernel = packages.find((p) => p.manifest.name === '@clat/kernel');
+    expect(kernel).toBeDefined();
+    expect(Object.keys(runtimeDeps(kernel?.manifest as Manifest))).toEqual(['zod']);
+  });
+
+  for (const { manifest } of packages.filter((p) => p.manifest.name !== '@clat/kernel')) {
+    it(`${manifest.name} depends on no other workspace adapter, and on the kernel as a peer`, () => {
+      const internal = Object.keys({
+        ...runtimeDeps(manifest),
+        ...manifest.devDependencies,
+      }).filter((name) => name.startsWith('@clat/') && name !== '@clat/kernel');
+      expect(internal).toEqual([]);
+      if (runtimeDeps(manifest)['@clat/kernel'] !== undefined) {
+        expect(manifest.peerDependencies?.['@clat/kernel']).toBe('workspace:^');
+        expect(manifest.dependencies?.['@clat/kernel']).toBeUndefined();
+      }
+    });
+
+    it(`${manifest.name} exposes sources to the workspace through the @clat/source condition`, () => {
+      for (const [key, target] of Object.entries(manifest.exports ?? {})) {
+        if (typeof target !== 'object' || target === null) continue;
+        expect(Object.keys(target)[0], `${manifest.name} exports["${key}"]`).toBe('@clat/source');
+      }
+    });
+  }
+
+  it('no package source imports another package through a deep src path', () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) {
+          const text = readFileSync(path, 'utf8');
+          if (/from ['"]@clat\/[^'"]+\/src\//.test(text)) offenders.push(path);
+        }
+      }
+    };
+    for (const { dir } of packages) walk(join(dir, 'src'));
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('kernel runtime neutrality (built output)', () => {
+  const dist = join(ROOT, 'packages', 'kernel', 'dist');
+  it.runIf(existsSync(dist))('dist imports no Node built-ins and nothing but zod', () => {
+    const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.js'),
+    );
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const text = readFileSync(join(dist, file), 'utf8');
+      const statement =
+        /^\s*(?:import|export)\b[^'"\n;]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+      const specifiers = [...text.matchAll(statement)].map((m) => (m[1] ?? m[2] ?? m[3]) as string);
+      const external = specifiers.filter((s) => !s.startsWith('.'));
+      expect(
+        external.filter((s) => s !== 'zod'),
+        file,
+      ).toEqual([]);
+    }
+  });
+});
