@@ -36,6 +36,8 @@ export const KernelErrorCode = {
   HOST_PATH_OUTSIDE_PROJECT: 'HOST_PATH_OUTSIDE_PROJECT',
   /** A host-services payload failed validation. */
   HOST_INVALID_REQUEST: 'HOST_INVALID_REQUEST',
+  /** An allowlisted host tool ran and reported a tool-level failure. */
+  HOST_TOOL_FAILED: 'HOST_TOOL_FAILED',
   /** A sampling payload exceeded a payload gate. */
   SAMPLING_PAYLOAD_TOO_LARGE: 'SAMPLING_PAYLOAD_TOO_LARGE',
   /** The per-run sampling budget is exhausted. */
@@ -44,6 +46,8 @@ export const KernelErrorCode = {
   SAMPLING_NOT_APPROVED: 'SAMPLING_NOT_APPROVED',
   /** No model provider is attached to the run. */
   SAMPLING_UNAVAILABLE: 'SAMPLING_UNAVAILABLE',
+  /** The session model failed to answer an approved sampling request. */
+  SAMPLING_PROVIDER_FAILED: 'SAMPLING_PROVIDER_FAILED',
   /** An elicitation form uses a shape outside the supported subset. */
   ELICITATION_UNSUPPORTED: 'ELICITATION_UNSUPPORTED',
   /** No interactive frontend is attached (headless). */

@@ -52,6 +52,12 @@ export const LIMITS = {
   elicitationChoices: 16,
   /** Re-asks of an invalid number answer. */
   elicitationNumberRetries: 2,
+  /** Characters of one elicitation form message. */
+  elicitationMessageChars: 4096,
+  /** Elicitation forms per run, across MCP, WASM and DSH (dialog-flood guard). */
+  elicitationFormsPerRun: 64,
+  /** One provider call of an approved sampling request. */
+  samplingProviderMs: 120 * SECOND,
   /** Wait of the first run for the initial MCP/DSH surface before the registries freeze. */
   initialSurfaceWaitMs: 20 * SECOND,
   /** Stderr lines kept per server. */

@@ -1,0 +1,252 @@
+/**
+ * MCP `elicitation/create` (form mode) ⇄ the contract's ElicitationForm/Outcome. Titled enums
+ * become choice fields showing titles; answers map back to the server's `const` values.
+ * @module
+ */
+import type {
+  ElicitationField,
+  ElicitationForm,
+  ElicitationOutcome,
+  ElicitationValue,
+} from '../contract/plugin-contract.js';
+import { KernelError, KernelErrorCode } from '../errors.js';
+import { isJsonObject } from '../json.js';
+import { LIMITS } from '../limits.js';
+import type { ElicitationFieldRule } from './elicitation-flow.js';
+
+/** `elicitation/create` result. `content` only on accept. */
+export interface McpElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean>;
+  [key: string]: unknown;
+}
+
+export interface McpElicitationTranslation {
+  form: ElicitationForm;
+  /** Checks the flat MCP schema states beyond the contract (integer, ranges, lengths, formats). */
+  rules: Record<string, ElicitationFieldRule>;
+  /** Maps the outcome back, turning choice labels into the server's enum values. */
+  toMcpResult(outcome: ElicitationOutcome): McpElicitResult;
+}
+
+function unsupported(message: string, field?: string): KernelError {
+  return new KernelError(KernelErrorCode.ELICITATION_UNSUPPORTED, message, {
+    ...(field === undefined ? {} : { data: { field } }),
+  });
+}
+
+const FORMATS = ['email', 'uri', 'date', 'date-time'] as const;
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** Choices of a single-select field as `{label, value}`; undefined when the property is no enum. */
+function choicesOf(
+  name: string,
+  schema: Record<string, unknown>,
+): { label: string; value: string }[] | undefined {
+  const quoted = JSON.stringify(name);
+  if (Array.isArray(schema.oneOf)) {
+    return schema.oneOf.map((entry: unknown) => {
+      if (!isJsonObject(entry) || typeof entry.const !== 'string') {
+        throw unsupported(`field ${quoted} has a oneOf entry without a string const`, name);
+      }
+      return { label: optionalString(entry.title) ?? entry.const, value: entry.const };
+    });
+  }
+  if (schema.anyOf !== undefined) {
+    throw unsupported(
+      `field ${quoted} uses anyOf, which CLAT supports only as a titled single choice (oneOf)`,
+      name,
+    );
+  }
+  const values = Array.isArray(schema.enum)
+    ? schema.enum
+    : Array.isArray(schema.enumValues)
+      ? schema.enumValues
+      : undefined;
+  if (values === undefined) return undefined;
+  if (!values.every((value) => typeof value === 'string')) {
+    throw unsupported(
+      `field ${quoted} has a non-string enum value; CLAT supports string enums only`,
+      name,
+    );
+  }
+  const names = Array.isArray(schema.enumNames) ? schema.enumNames : undefined;
+  if (
+    names !== undefined &&
+    (names.length !== values.length || !names.every((n) => typeof n === 'string'))
+  ) {
+    throw unsupported(`field ${quoted} has enumNames that do not match its enum values`, name);
+  }
+  return (values as string[]).map((value, index) => ({
+    label: optionalString(names?.[index]) ?? value,
+    value,
+  }));
+}
+
+/** Makes labels unique by suffixing the value of repeated ones. */
+function uniqueLabels(
+  choices: { label: string; value: string }[],
+): { label: string; value: string }[] {
+  const counts = new Map<string, number>();
+  for (const choice of choices) counts.set(choice.label, (counts.get(choice.label) ?? 0) + 1);
+  const out = choices.map((choice) =>
+    (counts.get(choice.label) ?? 0) > 1
+      ? { ...choice, label: `${choice.label} (${choice.value})` }
+      : choice,
+  );
+  if (new Set(out.map((choice) => choice.label)).size !== out.length) {
+    return choices.map((choice) => ({ label: choice.value, value: choice.value }));
+  }
+  return out;
+}
+
+/**
+ * Translates form-mode `elicitation/create` params. Supported: flat string, number, integer and
+ * boolean properties; single-choice enums as plain `enum`, titled `oneOf: [{const, title}]` or
+ * legacy `enum` + `enumNames`; `default` on every kind; `required`. URL mode, nested objects,
+ * multi-select arrays and other shapes throw ELICITATION_UNSUPPORTED naming the field, as does a
+ * form over the field or choice limits.
+ */
+export function elicitationFromMcp(params: unknown): McpElicitationTranslation {
+  if (!isJsonObject(params)) throw unsupported('elicitation/create params must be an object');
+  if (params.mode !== undefined && params.mode !== 'form') {
+    throw unsupported(
+      params.mode === 'url'
+        ? 'URL-mode elicitation is not supported; CLAT asks form questions only'
+        : `elicitation mode ${JSON.stringify(params.mode)} is not supported; CLAT asks form questions only`,
+    );
+  }
+  if (typeof params.message !== 'string')
+    throw unsupported('elicitation/create needs a string message');
+  const schema = params.requestedSchema;
+  if (!isJsonObject(schema)) throw unsupported('elicitation/create needs a requestedSchema object');
+  if (schema.type !== undefined && schema.type !== 'object') {
+    throw unsupported(
+      `requestedSchema must have type "object", got ${JSON.stringify(schema.type)}`,
+    );
+  }
+  const properties = schema.properties ?? {};
+  if (!isJsonObject(properties)) throw unsupported('requestedSchema.properties must be an object');
+  const entries = Object.entries(properties);
+  if (entries.length > LIMITS.elicitationFields) {
+    throw unsupported(
+      `elicitation form has ${entries.length} fields, over the limit of ${LIMITS.elicitationFields}`,
+    );
+  }
+  const required = new Set(
+    Array.isArray(schema.required)
+      ? schema.required.filter((name): name is string => typeof name === 'string')
+      : [],
+  );
+  const fields: ElicitationField[] = [];
+  const rules: Record<string, ElicitationFieldRule> = {};
+  const choiceValues = new Map<string, Map<string, string>>();
+  for (const [name, raw] of entries) {
+    const quoted = JSON.stringify(name);
+    if (!isJsonObject(raw)) throw unsupported(`field ${quoted} must be a schema object`, name);
+    const type = raw.type;
+    if (type === 'array') {
+      throw unsupported(
+        `field ${quoted} is a multi-select (type "array"); CLAT supports single-choice fields only`,
+        name,
+      );
+    }
+    if (type === 'object' || raw.properties !== undefined || raw.items !== undefined) {
+      throw unsupported(
+        `field ${quoted} is a nested schema; CLAT supports flat primitive fields only`,
+        name,
+      );
+    }
+    if (Array.isArray(type))
+      throw unsupported(`field ${quoted} has several types; use exactly one`, name);
+    const base: Pick<ElicitationField, 'name' | 'required'> & Partial<ElicitationField> = {
+      name,
+      required: required.has(name),
+    };
+    const title = optionalString(raw.title);
+    const description = optionalString(raw.description);
+    if (title !== undefined) base.title = title;
+    if (description !== undefined) base.description = description;
+    const choices = type === undefined || type === 'string' ? choicesOf(name, raw) : undefined;
+    let field: ElicitationField;
+    if (choices !== undefined) {
+      if (choices.length === 0) throw unsupported(`choice field ${quoted} has no options`, name);
+      if (choices.length > LIMITS.elicitationChoices) {
+        throw unsupported(
+          `choice field ${quoted} has ${choices.length} options, over the limit of ${LIMITS.elicitationChoices}`,
+          name,
+        );
+      }
+      const labelled = uniqueLabels(choices);
+      choiceValues.set(name, new Map(labelled.map((choice) => [choice.label, choice.value])));
+      field = { ...base, kind: 'choice', options: labelled.map((choice) => choice.label) };
+      const fallback = labelled.find((choice) => choice.value === raw.default);
+      if (fallback !== undefined) field.default = { tag: 'text', val: fallback.label };
+    } else if (type === 'string') {
+      field = { ...base, kind: 'text', options: [] };
+      if (typeof raw.default === 'string') field.default = { tag: 'text', val: raw.default };
+      const rule: ElicitationFieldRule = {};
+      const minLength = finite(raw.minLength);
+      const maxLength = finite(raw.maxLength);
+      if (minLength !== undefined) rule.minLength = minLength;
+      if (maxLength !== undefined) rule.maxLength = maxLength;
+      const format = FORMATS.find((known) => known === raw.format);
+      if (format !== undefined) rule.format = format;
+      if (Object.keys(rule).length > 0) rules[name] = rule;
+    } else if (type === 'number' || type === 'integer') {
+      field = { ...base, kind: 'number', options: [] };
+      const fallback = finite(raw.default);
+      if (fallback !== undefined) field.default = { tag: 'number', val: fallback };
+      const rule: ElicitationFieldRule = {};
+      if (type === 'integer') rule.integer = true;
+      const minimum = finite(raw.minimum);
+      const maximum = finite(raw.maximum);
+      if (minimum !== undefined) rule.minimum = minimum;
+      if (maximum !== undefined) rule.maximum = maximum;
+      if (Object.keys(rule).length > 0) rules[name] = rule;
+    } else if (type === 'boolean') {
+      field = { ...base, kind: 'boolean', options: [] };
+      if (typeof raw.default === 'boolean') field.default = { tag: 'boolean', val: raw.default };
+    } else {
+      throw unsupported(
+        `field ${quoted} has unsupported type ${JSON.stringify(type)}; use string, number, integer, boolean or a string enum`,
+        name,
+      );
+    }
+    fields.push(field);
+  }
+  const form: ElicitationForm = { message: params.message, fields };
+  return {
+    form,
+    rules,
+    toMcpResult(outcome) {
+      if (outcome.tag !== 'accepted') return elicitationResultToMcp(outcome);
+      const content: Record<string, string | number | boolean> = {};
+      for (const [name, value] of outcome.val) {
+        const mapped = choiceValues.get(name);
+        content[name] =
+          mapped !== undefined && value.tag === 'text'
+            ? (mapped.get(value.val) ?? value.val)
+            : value.val;
+      }
+      return { action: 'accept', content };
+    },
+  };
+}
+
+/** Maps an outcome to MCP without enum translation (the plain contract shape). */
+export function elicitationResultToMcp(outcome: ElicitationOutcome): McpElicitResult {
+  if (outcome.tag === 'declined') return { action: 'decline' };
+  if (outcome.tag === 'cancelled') return { action: 'cancel' };
+  const content: Record<string, string | number | boolean> = {};
+  for (const [name, value] of outcome.val as [string, ElicitationValue][])
+    content[name] = value.val;
+  return { action: 'accept', content };
+}
