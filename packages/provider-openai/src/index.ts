@@ -1,0 +1,30 @@
+/**
+ * @clat/provider-openai: an OpenAI-compatible chat-completions `ModelProvider` for GLM, DeepSeek,
+ * OpenAI and local servers, with tool calls, streaming, timeouts, retries and cancellation.
+ * @module
+ */
+export {
+  type KnownVendor,
+  type OpenAiCompatibleConfig,
+  OpenAiCompatibleConfigSchema,
+  PROVIDER_DEFAULTS,
+  type ProviderConfigIssue,
+  type ResolvedProviderConfig,
+  resolveProviderConfig,
+  VENDOR_PRESETS,
+} from './config.js';
+export { isProviderError, ProviderError, ProviderErrorCode } from './errors.js';
+export {
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatUsage,
+  createOpenAiCompatibleProvider,
+  OpenAiCompatibleProvider,
+  type OpenAiCompatibleProviderOptions,
+  type RetryNotice,
+} from './openai-compatible-provider.js';
+export { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
+export { SseDecoder } from './sse-decoder.js';

@@ -1,0 +1,83 @@
+/**
+ * A real HTTP chat-completions server on 127.0.0.1 for the provider tests: each request takes the
+ * next scripted reply and is recorded (headers included) for assertions.
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown>;
+}
+
+export type Reply =
+  | { status?: number; json: unknown; headers?: Record<string, string> }
+  | { sse: (string | { delayMs: number })[] }
+  | { hang: true }
+  | { destroy: true };
+
+export interface ChatServer {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startChatServer(replies: Reply[]): Promise<ChatServer> {
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    requests.push({ headers: req.headers, body: JSON.parse(raw) as Record<string, unknown> });
+    const reply = replies.shift() ?? {
+      status: 500,
+      json: { error: { message: 'script ran out' } },
+    };
+    if ('hang' in reply) return;
+    if ('destroy' in reply) {
+      req.socket.destroy();
+      return;
+    }
+    if ('json' in reply) {
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+      res.end(JSON.stringify(reply.json));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const part of reply.sse) {
+      if (typeof part === 'string') res.write(part);
+      else await new Promise((resolve) => setTimeout(resolve, part.delayMs));
+    }
+    res.end();
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      res.destroy(error as Error);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One SSE event line for a chat.completion.chunk. */
+export function chunk(
+  delta: Record<string, unknown>,
+  finish: string | null = null,
+  extra: Record<string, unknown> = {},
+): string {
+  return `data: ${JSON.stringify({ object: 'chat.completion.chunk', model: 'fake-1', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+}
