@@ -3,6 +3,46 @@
  * scopes of CLAT's plugin host. Runtime-neutral: no Node built-ins.
  * @module
  */
+
+export { boundHistory } from './bridge/context-snapshot.js';
+export {
+  askElicitationForm,
+  CONFIRM_OPTIONS,
+  type ElicitationFieldRule,
+  type ElicitationFlowOptions,
+  type ElicitationRules,
+  SKIP_OPTION,
+  validateElicitationForm,
+} from './bridge/elicitation-flow.js';
+export { hostErrorToJsonRpc } from './bridge/host-error-rpc.js';
+export {
+  elicitationFromMcp,
+  elicitationResultToMcp,
+  type McpElicitationTranslation,
+  type McpElicitResult,
+} from './bridge/mcp-elicitation.js';
+export {
+  type McpCreateMessageResult,
+  type McpSamplingTranslation,
+  samplingRequestFromMcp,
+  samplingResultToMcp,
+} from './bridge/mcp-sampling.js';
+export {
+  type BridgeElicitOptions,
+  type BridgeRun,
+  type BridgeRunOptions,
+  type BridgeRunUpdate,
+  PluginHostBridge,
+  type PluginHostBridgeOptions,
+} from './bridge/plugin-host-bridge.js';
+export {
+  type CheckedSamplingPayload,
+  checkSamplingPayload,
+  countChars,
+  SamplingBudget,
+  type SamplingReservation,
+  type SamplingUsage,
+} from './bridge/sampling-gates.js';
 export { abortable, CancelToken, cancelledError, delay, withDeadline } from './cancel.js';
 export {
   type ConfigIssue,
@@ -167,42 +207,3 @@ export {
   type TransportFactory,
   type TransportKind,
 } from './transport.js';
-export {
-  type BridgeElicitOptions,
-  type BridgeRun,
-  type BridgeRunOptions,
-  type BridgeRunUpdate,
-  PluginHostBridge,
-  type PluginHostBridgeOptions,
-} from './bridge/plugin-host-bridge.js';
-export { boundHistory } from './bridge/context-snapshot.js';
-export {
-  CONFIRM_OPTIONS,
-  type ElicitationFieldRule,
-  type ElicitationFlowOptions,
-  type ElicitationRules,
-  SKIP_OPTION,
-  askElicitationForm,
-  validateElicitationForm,
-} from './bridge/elicitation-flow.js';
-export { hostErrorToJsonRpc } from './bridge/host-error-rpc.js';
-export {
-  type McpElicitResult,
-  type McpElicitationTranslation,
-  elicitationFromMcp,
-  elicitationResultToMcp,
-} from './bridge/mcp-elicitation.js';
-export {
-  type McpCreateMessageResult,
-  type McpSamplingTranslation,
-  samplingRequestFromMcp,
-  samplingResultToMcp,
-} from './bridge/mcp-sampling.js';
-export {
-  type CheckedSamplingPayload,
-  SamplingBudget,
-  type SamplingReservation,
-  type SamplingUsage,
-  checkSamplingPayload,
-  countChars,
-} from './bridge/sampling-gates.js';
