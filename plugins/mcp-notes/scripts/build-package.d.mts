@@ -1,0 +1,3 @@
+export declare function buildPackage(
+  outDir: string,
+): Promise<{ dir: string; entry: string; sha256: string }>;
