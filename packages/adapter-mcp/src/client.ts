@@ -1,0 +1,739 @@
+/**
+ * McpClient: one connected MCP server over the kernel Transport port, in either protocol era.
+ * Negotiates the era (modern probe, then a fresh legacy handshake), lists tools and prompts with
+ * paging limits, calls tools with deadlines and cancellation, and serves server requests.
+ * @module
+ */
+import {
+  errorMessage,
+  type HostServices,
+  isJsonObject,
+  LIMITS,
+  redactSecrets,
+  type Transport,
+  type TransportFactory,
+  type TransportKind,
+  utf8Length,
+} from '@clat/kernel';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import { installHostHandlers } from './host-requests.js';
+import {
+  CLIENT_NAME,
+  clientCapabilities,
+  ELICITATION_MIN_LEGACY_VERSION,
+  LATEST_LEGACY_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  type McpClientInfo,
+  type McpEra,
+  type McpTimeouts,
+  META,
+  MODERN_ERROR_CODES,
+  MODERN_PROTOCOL_VERSION,
+  modernMeta,
+  resolveTimeouts,
+  versionAtLeast,
+} from './protocol.js';
+import { RpcSession } from './rpc-session.js';
+
+export interface McpServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+/** A tool as listed by the server, normalized (missing schema → `{type: "object"}`). */
+export interface McpToolDescriptor {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+export interface McpPromptDescriptor {
+  name: string;
+  description?: string;
+  arguments?: unknown[];
+  _meta?: Record<string, unknown>;
+}
+
+/** A finished tools/call result (resultType `complete`). */
+export interface McpCallToolResult {
+  content: unknown[];
+  structuredContent?: unknown;
+  isError: boolean;
+  /** Serialized size of the whole result in bytes. */
+  bytes: number;
+}
+
+export interface McpClientOptions {
+  /** Configured server name (also the host-services caller id). */
+  name: string;
+  factory: TransportFactory;
+  /** The host behind sampling, elicitation and `io.artec.clat/*`; absent → none declared. */
+  hostServices?: HostServices | undefined;
+  clientInfo?: McpClientInfo | undefined;
+  /** Aborts the connect attempt (not the connection once established). */
+  signal?: AbortSignal | undefined;
+  onDiagnostic?: ((message: string) => void) | undefined;
+  /** Shorter deadlines for tests; production uses LIMITS. */
+  timeouts?: Partial<McpTimeouts> | undefined;
+}
+
+export interface McpCallOptions {
+  signal?: AbortSignal | undefined;
+}
+
+const CLIENT_VERSION = '0.1.0';
+
+function quoted(value: string): string {
+  return JSON.stringify(value);
+}
+
+function readServerInfo(value: unknown): McpServerInfo {
+  if (!isJsonObject(value)) return { name: 'unknown', version: 'unknown' };
+  const info: McpServerInfo = {
+    name: typeof value.name === 'string' ? value.name : 'unknown',
+    version: typeof value.version === 'string' ? value.version : 'unknown',
+  };
+  if (typeof value.title === 'string') info.title = value.title;
+  return info;
+}
+
+function stderrSuffix(transport: Transport | undefined): string {
+  if (transport === undefined) return '';
+  let tail: string[];
+  try {
+    tail = transport.diagnostics().tail;
+  } catch {
+    return '';
+  }
+  if (tail.length === 0) return '';
+  const newest = tail
+    .slice(-4)
+    .reverse()
+    .map((line) => redactSecrets(line));
+  return `; server stderr: ${newest.join(' | ')}`;
+}
+
+interface Negotiated {
+  session: RpcSession;
+  transport: Transport;
+  era: McpEra;
+  protocolVersion: string;
+  serverInfo: McpServerInfo;
+  capabilities: Record<string, unknown>;
+  instructions: string | undefined;
+}
+
+type ProbeOutcome =
+  | { kind: 'modern'; result: Record<string, unknown> }
+  | { kind: 'legacy'; reason: string };
+
+export class McpClient {
+  readonly name: string;
+  readonly transportKind: TransportKind;
+  readonly era: McpEra;
+  readonly protocolVersion: string;
+  readonly serverInfo: McpServerInfo;
+  readonly serverCapabilities: Record<string, unknown>;
+  readonly instructions: string | undefined;
+  /** How many transports connect() opened (probe plus session). */
+  readonly transportsOpened: number;
+  readonly #session: RpcSession;
+  readonly #transport: Transport;
+  readonly #clientInfo: McpClientInfo;
+  readonly #capabilities: Record<string, unknown>;
+  readonly #timeouts: McpTimeouts;
+  readonly #onDiagnostic: (message: string) => void;
+  readonly #cleanups: (() => void)[] = [];
+  #toolCalls = 0;
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    options: McpClientOptions,
+    negotiated: Negotiated,
+    capabilities: Record<string, unknown>,
+    clientInfo: McpClientInfo,
+    timeouts: McpTimeouts,
+    opened: number,
+  ) {
+    this.name = options.name;
+    this.transportKind = options.factory.kind;
+    this.era = negotiated.era;
+    this.protocolVersion = negotiated.protocolVersion;
+    this.serverInfo = negotiated.serverInfo;
+    this.serverCapabilities = negotiated.capabilities;
+    this.instructions = negotiated.instructions;
+    this.transportsOpened = opened;
+    this.#session = negotiated.session;
+    this.#transport = negotiated.transport;
+    this.#clientInfo = clientInfo;
+    this.#capabilities = capabilities;
+    this.#timeouts = timeouts;
+    this.#onDiagnostic = options.onDiagnostic ?? (() => {});
+  }
+
+  /**
+   * Connects and negotiates the era. Modern `server/discover` first (3 s); on failure the legacy
+   * `initialize` handshake (10 s), on a fresh transport when the factory asks for probe
+   * isolation. A recognized modern error never falls back.
+   */
+  static async connect(options: McpClientOptions): Promise<McpClient> {
+    const timeouts = resolveTimeouts(options.timeouts);
+    const clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
+    const capabilities = clientCapabilities(options.hostServices !== undefined);
+    const server = options.name;
+    const onDiagnostic = options.onDiagnostic ?? (() => {});
+    const { factory, signal } = options;
+    let opened = 0;
+    // The handshake must know whether a tools/call is active before the client object exists.
+    const hooks: ClientHooks = { toolCallActive: () => false, elicitation: () => false };
+    const open = async (): Promise<{ session: RpcSession; transport: Transport }> => {
+      opened++;
+      const transport = factory.open();
+      const session = new RpcSession(transport, { server, onDiagnostic });
+      if (options.hostServices !== undefined) {
+        installHostHandlers(session, {
+          server,
+          host: options.hostServices,
+          serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
+          elicitationAllowed: () => hooks.elicitation(),
+          toolCallActive: () => hooks.toolCallActive(),
+        });
+      }
+      try {
+        await session.start();
+      } catch (error) {
+        await session.close().catch(() => {});
+        throw new McpError(
+          McpErrorCode.MCP_HANDSHAKE_FAILED,
+          `could not start MCP server ${quoted(server)}: ${errorMessage(error)}${stderrSuffix(transport)}`,
+          { server, cause: error },
+        );
+      }
+      return { session, transport };
+    };
+    const checkAbort = async (session: RpcSession | undefined): Promise<void> => {
+      if (signal?.aborted !== true) return;
+      await session?.close().catch(() => {});
+      throw new McpError(
+        McpErrorCode.MCP_CANCELLED,
+        `connecting to MCP server ${quoted(server)} was cancelled`,
+        { server, cause: signal.reason },
+      );
+    };
+
+    await checkAbort(undefined);
+    let first = await open();
+    let probe: ProbeOutcome;
+    try {
+      probe = await probeModern(first.session, clientInfo, capabilities, timeouts, signal);
+    } catch (error) {
+      await first.session.close().catch(() => {});
+      throw decorate(error, first.transport);
+    }
+    await checkAbort(first.session);
+
+    let negotiated: Negotiated;
+    if (probe.kind === 'modern') {
+      try {
+        negotiated = readDiscover(server, first, probe.result);
+      } catch (error) {
+        await first.session.close().catch(() => {});
+        throw decorate(error, first.transport);
+      }
+    } else {
+      onDiagnostic(
+        `MCP server ${quoted(server)} is not modern (${probe.reason}); using initialize`,
+      );
+      if (factory.probeIsolation === 'fresh') {
+        // A strict legacy server must never see initialize after an unsupported probe.
+        await first.session.close().catch(() => {});
+        await checkAbort(undefined);
+        first = await open();
+      }
+      try {
+        negotiated = await legacyHandshake(
+          server,
+          first,
+          clientInfo,
+          capabilities,
+          timeouts,
+          signal,
+        );
+      } catch (error) {
+        await first.session.close().catch(() => {});
+        const cause = isMcpError(error) ? error.message : errorMessage(error);
+        if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
+        throw new McpError(
+          McpErrorCode.MCP_HANDSHAKE_FAILED,
+          `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}${stderrSuffix(first.transport)}`,
+          { server, cause: error },
+        );
+      }
+    }
+    await checkAbort(negotiated.session);
+    const client = new McpClient(options, negotiated, capabilities, clientInfo, timeouts, opened);
+    hooks.toolCallActive = () => client.#toolCalls > 0;
+    hooks.elicitation = () => client.elicitationNegotiated;
+    hooks.serverCapabilities = () => client.serverCapabilities;
+    client.#startContextPushes(options.hostServices);
+    return client;
+  }
+
+  /** Elicitation is served from 2025-06-18 (legacy) and on modern connections. */
+  get elicitationNegotiated(): boolean {
+    return (
+      this.era === 'modern' || versionAtLeast(this.protocolVersion, ELICITATION_MIN_LEGACY_VERSION)
+    );
+  }
+
+  /** True when the server echoed the host-services extension at the version CLAT speaks. */
+  get hostServicesNegotiated(): boolean {
+    return serverAdvertisesHostServices(this.serverCapabilities);
+  }
+
+  get closed(): boolean {
+    return this.#session.closed;
+  }
+
+  /** Why the connection ended, once it has. */
+  get closeError(): McpError | undefined {
+    return this.#session.closeError;
+  }
+
+  /** Called once when the connection ends (server exit, close()). */
+  onClose(listener: (error: McpError) => void): () => void {
+    return this.#session.onClose(listener);
+  }
+
+  /** Host requests pending on this connection (they extend its tools/call deadlines). */
+  get pendingHostRequests(): number {
+    return this.#session.pendingHostRequests;
+  }
+
+  /** The transport's diagnostics (redacted stderr tail, endpoint). */
+  diagnostics(): { tail: string[] } {
+    try {
+      return { tail: this.#transport.diagnostics().tail.map((line) => redactSecrets(line)) };
+    } catch {
+      return { tail: [] };
+    }
+  }
+
+  /** Lists every tool: ≤ 32 pages of ≤ 30 s each, ≤ 512 tools, a repeated cursor aborts. */
+  async listTools(signal?: AbortSignal): Promise<McpToolDescriptor[]> {
+    const items = await this.#listAll('tools/list', 'tools', LIMITS.toolsPerServer, signal);
+    const tools: McpToolDescriptor[] = [];
+    for (const item of items) {
+      if (!isJsonObject(item) || typeof item.name !== 'string' || item.name.trim() === '') {
+        this.#onDiagnostic(`MCP server ${quoted(this.name)} listed a tool without a name; skipped`);
+        continue;
+      }
+      const tool: McpToolDescriptor = {
+        name: item.name,
+        description: typeof item.description === 'string' ? item.description : '',
+        inputSchema: isJsonObject(item.inputSchema) ? item.inputSchema : { type: 'object' },
+      };
+      if (typeof item.title === 'string') tool.title = item.title;
+      if (isJsonObject(item.outputSchema)) tool.outputSchema = item.outputSchema;
+      if (isJsonObject(item.annotations)) tool.annotations = item.annotations;
+      tools.push(tool);
+    }
+    return tools;
+  }
+
+  /** Lists every prompt (same paging limits as tools). */
+  async listPrompts(signal?: AbortSignal): Promise<McpPromptDescriptor[]> {
+    const items = await this.#listAll('prompts/list', 'prompts', Number.POSITIVE_INFINITY, signal);
+    const prompts: McpPromptDescriptor[] = [];
+    for (const item of items) {
+      if (!isJsonObject(item) || typeof item.name !== 'string' || item.name === '') continue;
+      const prompt: McpPromptDescriptor = { name: item.name };
+      if (typeof item.description === 'string') prompt.description = item.description;
+      if (Array.isArray(item.arguments)) prompt.arguments = item.arguments;
+      if (isJsonObject(item._meta)) prompt._meta = item._meta;
+      prompts.push(prompt);
+    }
+    return prompts;
+  }
+
+  /** `prompts/get` with string arguments; returns the raw result (messages, `_meta`). */
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: McpCallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    return this.#request(
+      'prompts/get',
+      { name, arguments: args },
+      {
+        timeoutMs: this.#timeouts.promptGetMs,
+        signal: options.signal,
+        what: `prompts/get ${name}`,
+      },
+    );
+  }
+
+  /**
+   * `tools/call` with a 120 s deadline that host requests pending on this connection extend in
+   * 60 s steps (≤ 10 min). Cancellation ends the wait at once and sends notifications/cancelled.
+   * A result over 1 MiB is rejected.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: McpCallOptions = {},
+  ): Promise<McpCallToolResult> {
+    const what = `tools/call ${name}`;
+    this.#toolCalls++;
+    let result: Record<string, unknown>;
+    try {
+      result = await this.#request(
+        'tools/call',
+        { name, arguments: args },
+        {
+          timeoutMs: this.#timeouts.toolCallMs,
+          signal: options.signal,
+          what,
+          extension: {
+            stepMs: this.#timeouts.toolCallExtensionStepMs,
+            totalMs: this.#timeouts.toolCallExtensionTotalMs,
+          },
+        },
+      );
+    } finally {
+      this.#toolCalls--;
+    }
+    const bytes = utf8Length(JSON.stringify(result));
+    if (bytes > LIMITS.toolResultBytes) {
+      throw new McpError(
+        McpErrorCode.MCP_RESULT_TOO_LARGE,
+        `MCP tool ${quoted(name)} of server ${quoted(this.name)} returned ${bytes} bytes, over the tool result limit of ${LIMITS.toolResultBytes} bytes`,
+        { server: this.name },
+      );
+    }
+    if (result.content !== undefined && !Array.isArray(result.content)) {
+      throw new McpError(
+        McpErrorCode.MCP_PROTOCOL_VIOLATION,
+        `MCP tool ${quoted(name)} of server ${quoted(this.name)} returned a non-array "content"`,
+        { server: this.name },
+      );
+    }
+    const out: McpCallToolResult = {
+      content: Array.isArray(result.content) ? result.content : [],
+      isError: result.isError === true,
+      bytes,
+    };
+    if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
+    return out;
+  }
+
+  /** Sends a notification in the connection's era (modern adds nothing to notifications). */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    await this.#session.notify(method, params);
+  }
+
+  /** Closes the connection and the transport. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const cleanup of this.#cleanups.splice(0).reverse()) {
+        try {
+          cleanup();
+        } catch (error) {
+          this.#onDiagnostic(`cleanup of ${quoted(this.name)} failed: ${errorMessage(error)}`);
+        }
+      }
+      await this.#session.close();
+    })();
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Generic paging loop shared by tools/list and prompts/list. */
+  async #listAll(
+    method: string,
+    key: string,
+    maxItems: number,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown[]> {
+    const items: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 1; ; page++) {
+      if (page > LIMITS.listPages) {
+        throw this.#listLimit(
+          `${method} of MCP server ${quoted(this.name)} needs more than ${LIMITS.listPages} pages`,
+        );
+      }
+      const result = await this.#request(method, cursor === undefined ? {} : { cursor }, {
+        timeoutMs: this.#timeouts.listPageMs,
+        signal,
+        what: `${method} page ${page}`,
+      });
+      const batch = result[key];
+      if (batch !== undefined && !Array.isArray(batch)) {
+        throw new McpError(
+          McpErrorCode.MCP_PROTOCOL_VIOLATION,
+          `${method} of MCP server ${quoted(this.name)} returned a non-array ${quoted(key)}`,
+          { server: this.name },
+        );
+      }
+      items.push(...(batch ?? []));
+      if (items.length > maxItems) {
+        throw this.#listLimit(
+          `MCP server ${quoted(this.name)} lists more than ${maxItems} ${key} (limit ${maxItems})`,
+        );
+      }
+      const next = result.nextCursor;
+      if (next === undefined || next === null || next === '') return items;
+      if (typeof next !== 'string') {
+        throw new McpError(
+          McpErrorCode.MCP_PROTOCOL_VIOLATION,
+          `${method} of MCP server ${quoted(this.name)} returned a non-string nextCursor`,
+          { server: this.name },
+        );
+      }
+      if (seen.has(next)) {
+        throw this.#listLimit(
+          `${method} of MCP server ${quoted(this.name)} repeated cursor ${quoted(next)}; listing aborted`,
+        );
+      }
+      seen.add(next);
+      cursor = next;
+    }
+  }
+
+  #listLimit(message: string): McpError {
+    return new McpError(McpErrorCode.MCP_LIST_LIMIT, message, { server: this.name });
+  }
+
+  /** A request in this connection's era: the modern `_meta` envelope and resultType checks. */
+  async #request(
+    method: string,
+    params: Record<string, unknown>,
+    options: Parameters<RpcSession['request']>[2],
+  ): Promise<Record<string, unknown>> {
+    if (this.#closing !== undefined) {
+      throw new McpError(
+        McpErrorCode.MCP_CLIENT_CLOSED,
+        `MCP client of ${quoted(this.name)} is closed`,
+        { server: this.name },
+      );
+    }
+    const withMeta =
+      this.era === 'modern'
+        ? { ...params, _meta: modernMeta(this.#clientInfo, this.#capabilities) }
+        : params;
+    const result = await this.#session.request(method, withMeta, options);
+    checkResultType(this.name, this.era, options.what ?? method, result);
+    return result;
+  }
+
+  #startContextPushes(host: HostServices | undefined): void {
+    if (host === undefined || !this.hostServicesNegotiated) return;
+    // Notifications are fire-and-forget: a slow server never blocks a CLAT run.
+    const unsubscribe = host.subscribeContext({ kind: 'mcp', id: this.name }, (snapshot) => {
+      if (this.#session.closed) return;
+      this.#session
+        .notify('io.artec.clat/context/changed', { context: snapshot })
+        .catch((error: unknown) =>
+          this.#onDiagnostic(
+            `could not push context to MCP server ${quoted(this.name)}: ${errorMessage(error)}`,
+          ),
+        );
+    });
+    this.#cleanups.push(unsubscribe);
+    this.#session.onClose(() => unsubscribe());
+  }
+}
+
+interface ClientHooks {
+  toolCallActive: () => boolean;
+  elicitation: () => boolean;
+  serverCapabilities?: () => Record<string, unknown>;
+}
+
+/** True when `capabilities.experimental` carries the host-services extension at 0.1.0. */
+export function serverAdvertisesHostServices(capabilities: Record<string, unknown>): boolean {
+  const experimental = capabilities.experimental;
+  if (!isJsonObject(experimental)) return false;
+  const entry = experimental['io.artec.clat/hostServices'];
+  return isJsonObject(entry) && entry.version === '0.1.0';
+}
+
+/**
+ * Modern results must declare `resultType: "complete"`; `input_required` is a multi-round-trip
+ * request CLAT does not implement; anything else is invalid. Legacy results may omit it.
+ */
+function checkResultType(
+  server: string,
+  era: McpEra,
+  what: string,
+  result: Record<string, unknown>,
+): void {
+  const type = result.resultType;
+  if (type === 'complete') return;
+  if (type === undefined && era === 'legacy') return;
+  if (type === 'input_required') {
+    throw new McpError(
+      McpErrorCode.MCP_UNSUPPORTED_FEATURE,
+      `MCP server ${quoted(server)} answered ${what} with an input_required result (multi-round-trip input), which CLAT does not support yet`,
+      { server },
+    );
+  }
+  throw new McpError(
+    McpErrorCode.MCP_PROTOCOL_VIOLATION,
+    type === undefined
+      ? `MCP server ${quoted(server)} answered ${what} without the resultType a ${MODERN_PROTOCOL_VERSION} result must declare`
+      : `MCP server ${quoted(server)} answered ${what} with unknown resultType ${JSON.stringify(type)}`,
+    { server },
+  );
+}
+
+function decorate(error: unknown, transport: Transport): unknown {
+  if (!isMcpError(error) || error.code === McpErrorCode.MCP_CANCELLED) return error;
+  const suffix = stderrSuffix(transport);
+  if (suffix === '') return error;
+  return new McpError(error.code, `${error.message}${suffix}`, {
+    ...(error.server === undefined ? {} : { server: error.server }),
+    cause: error,
+  });
+}
+
+/**
+ * Sends `server/discover`. A result or a recognized modern error means modern; any other error,
+ * a timeout or a closed connection means legacy (never keyed on one error code).
+ */
+async function probeModern(
+  session: RpcSession,
+  clientInfo: McpClientInfo,
+  capabilities: Record<string, unknown>,
+  timeouts: McpTimeouts,
+  signal: AbortSignal | undefined,
+): Promise<ProbeOutcome> {
+  const server = session.server;
+  let retried = false;
+  for (;;) {
+    try {
+      const result = await session.request(
+        'server/discover',
+        { _meta: modernMeta(clientInfo, capabilities) },
+        { timeoutMs: timeouts.modernProbeMs, signal, what: 'server/discover', cancellable: true },
+      );
+      if (!Array.isArray(result.supportedVersions)) {
+        return { kind: 'legacy', reason: 'server/discover result lacks supportedVersions' };
+      }
+      return { kind: 'modern', result };
+    } catch (error) {
+      if (!isMcpError(error)) throw error;
+      if (error.code === McpErrorCode.MCP_CANCELLED) throw error;
+      if (error.code === McpErrorCode.MCP_REMOTE_ERROR && error.rpcCode !== undefined) {
+        if (!MODERN_ERROR_CODES.has(error.rpcCode)) {
+          return { kind: 'legacy', reason: `server/discover failed with ${error.rpcCode}` };
+        }
+        const supported = isJsonObject(error.rpcData) ? error.rpcData.supported : undefined;
+        // -32022 naming our version: the server is modern and wants the request again.
+        if (
+          error.rpcCode === -32022 &&
+          !retried &&
+          Array.isArray(supported) &&
+          supported.includes(MODERN_PROTOCOL_VERSION)
+        ) {
+          retried = true;
+          continue;
+        }
+        throw new McpError(
+          McpErrorCode.MCP_HANDSHAKE_FAILED,
+          `MCP server ${quoted(server)} is modern but refused ${MODERN_PROTOCOL_VERSION}: ${error.message}${Array.isArray(supported) ? ` (supported: ${supported.join(', ')})` : ''}`,
+          { server, cause: error },
+        );
+      }
+      return { kind: 'legacy', reason: error.message };
+    }
+  }
+}
+
+function readDiscover(
+  server: string,
+  opened: { session: RpcSession; transport: Transport },
+  result: Record<string, unknown>,
+): Negotiated {
+  const versions = (result.supportedVersions as unknown[]).filter(
+    (v): v is string => typeof v === 'string',
+  );
+  if (!versions.includes(MODERN_PROTOCOL_VERSION)) {
+    throw new McpError(
+      McpErrorCode.MCP_HANDSHAKE_FAILED,
+      `MCP server ${quoted(server)} supports ${versions.join(', ') || 'no versions'}, not ${MODERN_PROTOCOL_VERSION}`,
+      { server },
+    );
+  }
+  checkResultType(server, 'modern', 'server/discover', result);
+  if (!isJsonObject(result.capabilities)) {
+    throw new McpError(
+      McpErrorCode.MCP_PROTOCOL_VIOLATION,
+      `MCP server ${quoted(server)} answered server/discover without a capabilities object`,
+      { server },
+    );
+  }
+  const meta = isJsonObject(result._meta) ? result._meta : {};
+  return {
+    ...opened,
+    era: 'modern',
+    protocolVersion: MODERN_PROTOCOL_VERSION,
+    serverInfo: readServerInfo(meta[META.serverInfo] ?? result.serverInfo),
+    capabilities: result.capabilities,
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}
+
+async function legacyHandshake(
+  server: string,
+  opened: { session: RpcSession; transport: Transport },
+  clientInfo: McpClientInfo,
+  capabilities: Record<string, unknown>,
+  timeouts: McpTimeouts,
+  signal: AbortSignal | undefined,
+): Promise<Negotiated> {
+  const result = await opened.session.request(
+    'initialize',
+    {
+      protocolVersion: LATEST_LEGACY_PROTOCOL_VERSION,
+      capabilities,
+      clientInfo: { ...clientInfo },
+    },
+    {
+      timeoutMs: timeouts.legacyHandshakeMs,
+      signal,
+      what: 'initialize',
+      // The spec forbids cancelling initialize.
+      cancellable: false,
+    },
+  );
+  const version = result.protocolVersion;
+  if (
+    typeof version !== 'string' ||
+    !(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)
+  ) {
+    throw new McpError(
+      McpErrorCode.MCP_HANDSHAKE_FAILED,
+      `initialize returned protocol version ${JSON.stringify(version)}; CLAT accepts ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+      { server },
+    );
+  }
+  await opened.session.notify('notifications/initialized', {});
+  return {
+    ...opened,
+    era: 'legacy',
+    protocolVersion: version,
+    serverInfo: readServerInfo(result.serverInfo),
+    capabilities: isJsonObject(result.capabilities) ? result.capabilities : {},
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}

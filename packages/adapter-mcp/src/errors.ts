@@ -1,0 +1,73 @@
+/**
+ * Typed errors of the MCP client core. Local errors are never serialized; server requests map
+ * failures to JSON-RPC codes at the edge (see host-requests.ts).
+ * @module
+ */
+
+export const McpErrorCode = {
+  /** The transport ended (process exit, EOF, oversize frame, socket close) while a request waited. */
+  MCP_CONNECTION_CLOSED: 'MCP_CONNECTION_CLOSED',
+  /** A request got no answer before its deadline. */
+  MCP_TIMEOUT: 'MCP_TIMEOUT',
+  /** The caller cancelled a request; its pending slot is gone. */
+  MCP_CANCELLED: 'MCP_CANCELLED',
+  /** The server answered with a JSON-RPC error object. */
+  MCP_REMOTE_ERROR: 'MCP_REMOTE_ERROR',
+  /** A response broke the protocol (missing or unknown resultType, wrong shapes). */
+  MCP_PROTOCOL_VIOLATION: 'MCP_PROTOCOL_VIOLATION',
+  /** The server asked for a protocol feature CLAT does not implement (multi-round-trip input). */
+  MCP_UNSUPPORTED_FEATURE: 'MCP_UNSUPPORTED_FEATURE',
+  /** Neither the modern probe nor the legacy handshake succeeded. */
+  MCP_HANDSHAKE_FAILED: 'MCP_HANDSHAKE_FAILED',
+  /** A listing crossed a page, item or cursor limit. */
+  MCP_LIST_LIMIT: 'MCP_LIST_LIMIT',
+  /** A tool result crossed the tool result limit. */
+  MCP_RESULT_TOO_LARGE: 'MCP_RESULT_TOO_LARGE',
+  /** A message could not be sent (writer busy, frame too large, transport closed). */
+  MCP_SEND_FAILED: 'MCP_SEND_FAILED',
+  /** The kernel registry froze before this server's tools or prompts could be registered. */
+  MCP_REGISTRY_FROZEN: 'MCP_REGISTRY_FROZEN',
+  /** The client was closed. */
+  MCP_CLIENT_CLOSED: 'MCP_CLIENT_CLOSED',
+} as const;
+
+export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode];
+
+export interface McpErrorOptions {
+  /** Server name the error belongs to. */
+  server?: string;
+  /** JSON-RPC error code, for MCP_REMOTE_ERROR. */
+  rpcCode?: number;
+  /** JSON-RPC error data, for MCP_REMOTE_ERROR. */
+  rpcData?: unknown;
+  cause?: unknown;
+}
+
+const BRAND = Symbol.for('@clat/adapter-mcp/error');
+
+/** A local error of the MCP client with a string code from {@link McpErrorCode}. */
+export class McpError extends Error {
+  readonly code: McpErrorCode;
+  readonly server: string | undefined;
+  readonly rpcCode: number | undefined;
+  readonly rpcData: unknown;
+
+  constructor(code: McpErrorCode, message: string, options: McpErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'McpError';
+    this.code = code;
+    this.server = options.server;
+    this.rpcCode = options.rpcCode;
+    this.rpcData = options.rpcData;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** True for an McpError from any bundled copy of this package. */
+export function isMcpError(value: unknown): value is McpError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[BRAND] === true
+  );
+}

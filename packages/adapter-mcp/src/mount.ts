@@ -1,0 +1,354 @@
+/**
+ * mountMcpServer: connects one configured server, registers its tools (`mcp_{server}_{tool}`) and
+ * its marked DSH system prompts as leases on a kernel Scope, and keeps a status for `/mcp`.
+ * @module
+ */
+import {
+  DSH_SYSTEM_PROMPT_META,
+  effectFromAnnotations,
+  errorMessage,
+  type HostServices,
+  isJsonObject,
+  isKernelError,
+  type JsonObject,
+  KernelErrorCode,
+  type Lease,
+  LIMITS,
+  type PromptRegistry,
+  qualifyToolName,
+  type Redactor,
+  redactSecrets,
+  type Scope,
+  SYSTEM_PROMPT_META,
+  type Tool,
+  type ToolRegistry,
+  type ToolResult,
+  type ToolSourceRef,
+  type TransportFactory,
+  type TransportKind,
+  utf8Length,
+} from '@clat/kernel';
+import {
+  type McpCallToolResult,
+  McpClient,
+  type McpServerInfo,
+  type McpToolDescriptor,
+} from './client.js';
+import { McpError, McpErrorCode } from './errors.js';
+import type { McpClientInfo, McpEra, McpTimeouts } from './protocol.js';
+
+export type McpServerState = 'connecting' | 'connected' | 'failed' | 'rejected' | 'closed';
+
+/** One server's line in `/mcp`. Every text is redacted. */
+export interface McpServerStatus {
+  name: string;
+  transport: TransportKind;
+  state: McpServerState;
+  era?: McpEra;
+  protocolVersion?: string;
+  serverInfo?: McpServerInfo;
+  /** Tools registered in the kernel registry. */
+  tools: number;
+  /** Marked DSH system prompts registered in the prompt registry. */
+  prompts: number;
+  /** Why the server failed or was rejected. */
+  error?: string;
+  /** Why prompt import failed (the server's tools stay). */
+  promptError?: string;
+  /** Per-tool and per-prompt notes: collisions, skipped names, cut descriptions. */
+  notes: string[];
+  /** Newest stderr lines of a stdio server, redacted. */
+  stderrTail: string[];
+}
+
+export interface MountMcpServerOptions {
+  name: string;
+  factory: TransportFactory;
+  registry: ToolRegistry;
+  prompts: PromptRegistry;
+  /** Owns every registration; closing it revokes them (reverse order) and closes the client. */
+  scope: Scope;
+  hostServices?: HostServices | undefined;
+  /** The project root, passed to marked prompts only as the `cwd` argument. */
+  projectRoot: string;
+  clientInfo?: McpClientInfo | undefined;
+  signal?: AbortSignal | undefined;
+  onStatus?: ((status: McpServerStatus) => void) | undefined;
+  onDiagnostic?: ((message: string) => void) | undefined;
+  /** Known secrets (HTTP header values) to redact from status texts. */
+  redactor?: Redactor | undefined;
+  timeouts?: Partial<McpTimeouts> | undefined;
+}
+
+export interface MountedMcpServer {
+  readonly name: string;
+  /** The connected client; undefined when connecting failed. */
+  readonly client: McpClient | undefined;
+  status(): McpServerStatus;
+  /** Revokes prompt and tool leases (reverse order), then closes the connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+const PROMPT_TEXT_SEPARATOR = '\n\n';
+
+function quoted(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** Text blocks joined by newlines; other content kinds are not forwarded to the model. */
+export function toToolResult(name: string, result: McpCallToolResult): ToolResult {
+  const texts: string[] = [];
+  for (const block of result.content) {
+    if (isJsonObject(block) && block.type === 'text' && typeof block.text === 'string') {
+      texts.push(block.text);
+    }
+  }
+  let content = texts.join('\n');
+  if (content === '') {
+    content = result.isError
+      ? `MCP tool ${quoted(name)} failed`
+      : `(MCP tool ${quoted(name)} returned no text content)`;
+  }
+  const out: ToolResult = { content };
+  if (result.structuredContent !== undefined) out.structured = result.structuredContent;
+  if (result.isError) out.isError = true;
+  return out;
+}
+
+/** The resolved text of a marked prompt: `_meta` system prompt, else text messages. */
+function promptText(result: Record<string, unknown>): string {
+  const meta = isJsonObject(result._meta) ? result._meta : {};
+  const direct = meta[SYSTEM_PROMPT_META];
+  if (typeof direct === 'string') return direct;
+  const messages = Array.isArray(result.messages) ? result.messages : [];
+  const texts: string[] = [];
+  for (const message of messages) {
+    if (!isJsonObject(message)) continue;
+    const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    for (const block of blocks) {
+      if (isJsonObject(block) && block.type === 'text' && typeof block.text === 'string') {
+        texts.push(block.text);
+      }
+    }
+  }
+  return texts.join(PROMPT_TEXT_SEPARATOR);
+}
+
+class FrozenRegistryError extends Error {}
+
+/**
+ * Connects, lists and registers one server. Never throws for server failures: the returned
+ * handle's status says `failed` or `rejected` with a redacted reason, and nothing of that server
+ * stays registered (a prompt failure alone keeps the tools).
+ */
+export async function mountMcpServer(options: MountMcpServerOptions): Promise<MountedMcpServer> {
+  const { name, registry, prompts, scope } = options;
+  const source: ToolSourceRef = { kind: 'mcp', id: name };
+  const redact = (text: string): string =>
+    options.redactor === undefined ? redactSecrets(text) : options.redactor.redact(text);
+  const status: McpServerStatus = {
+    name,
+    transport: options.factory.kind,
+    state: 'connecting',
+    tools: 0,
+    prompts: 0,
+    notes: [],
+    stderrTail: [],
+  };
+  const leases: Lease[] = [];
+  let client: McpClient | undefined;
+  let closing: Promise<void> | undefined;
+
+  const snapshot = (): McpServerStatus => {
+    if (client !== undefined) status.stderrTail = client.diagnostics().tail.map(redact);
+    return structuredClone(status);
+  };
+  const emit = (): void => {
+    try {
+      options.onStatus?.(snapshot());
+    } catch (error) {
+      options.onDiagnostic?.(`onStatus of ${quoted(name)} failed: ${errorMessage(error)}`);
+    }
+  };
+  const note = (message: string): void => {
+    status.notes.push(redact(message));
+    options.onDiagnostic?.(redact(message));
+  };
+  const revoke = async (): Promise<void> => {
+    for (const lease of leases.splice(0).reverse()) {
+      await lease.release().catch((error: unknown) => {
+        options.onDiagnostic?.(`revoking ${lease.owner} failed: ${errorMessage(error)}`);
+      });
+    }
+    status.tools = 0;
+    status.prompts = 0;
+  };
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await revoke();
+      await client?.close();
+      if (status.state === 'connected' || status.state === 'connecting') status.state = 'closed';
+      emit();
+    })();
+    return closing;
+  };
+  const fail = async (state: 'failed' | 'rejected', error: unknown): Promise<void> => {
+    await revoke();
+    status.state = state;
+    status.error = redact(errorMessage(error));
+    await client?.close().catch(() => {});
+    emit();
+  };
+  const handle: MountedMcpServer = {
+    name,
+    get client() {
+      return client;
+    },
+    status: snapshot,
+    close,
+  };
+
+  emit();
+  // Close the connection after every lease of this server is revoked (scope close is LIFO).
+  try {
+    scope.onClose(() => close(), `MCP server ${name}`);
+  } catch (error) {
+    await fail('rejected', error);
+    return handle;
+  }
+
+  try {
+    client = await McpClient.connect({
+      name,
+      factory: options.factory,
+      hostServices: options.hostServices,
+      clientInfo: options.clientInfo,
+      signal: options.signal,
+      onDiagnostic: options.onDiagnostic,
+      timeouts: options.timeouts,
+    });
+  } catch (error) {
+    await fail('failed', error);
+    return handle;
+  }
+  status.era = client.era;
+  status.protocolVersion = client.protocolVersion;
+  status.serverInfo = { ...client.serverInfo };
+  const connected = client;
+  connected.onClose((error) => {
+    if (closing !== undefined || status.state !== 'connected') return;
+    status.state = 'failed';
+    status.error = redact(error.message);
+    emit();
+  });
+
+  let tools: McpToolDescriptor[];
+  try {
+    tools = await connected.listTools(options.signal);
+  } catch (error) {
+    await fail('failed', error);
+    return handle;
+  }
+
+  try {
+    if (registry.frozen) throw new FrozenRegistryError('tool');
+    for (const tool of tools) registerTool(tool);
+    await importPrompts();
+  } catch (error) {
+    if (error instanceof FrozenRegistryError || isFrozen(error)) {
+      await fail(
+        'rejected',
+        new McpError(
+          McpErrorCode.MCP_REGISTRY_FROZEN,
+          `MCP server ${quoted(name)} finished after the ${error instanceof FrozenRegistryError ? error.message : 'tool'} registry froze for the first run; restart CLAT after fixing or warming it`,
+          { server: name, cause: error },
+        ),
+      );
+      return handle;
+    }
+    await fail('failed', error);
+    return handle;
+  }
+  status.state = 'connected';
+  emit();
+  return handle;
+
+  function registerTool(tool: McpToolDescriptor): void {
+    let qualified: string;
+    try {
+      qualified = qualifyToolName('mcp', name, tool.name);
+    } catch (error) {
+      note(`tool ${quoted(tool.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
+      return;
+    }
+    const kernelTool: Tool = {
+      definition: {
+        name: qualified,
+        description: tool.description,
+        inputSchema: tool.inputSchema as JsonObject,
+        effect: effectFromAnnotations(tool.annotations),
+        source,
+        sourceName: tool.name,
+      },
+      invoke: async (args, ctx) =>
+        toToolResult(tool.name, await connected.callTool(tool.name, args, { signal: ctx.signal })),
+    };
+    try {
+      leases.push(registry.register(kernelTool, scope));
+      status.tools++;
+    } catch (error) {
+      if (isFrozen(error)) throw error;
+      note(`tool ${quoted(tool.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
+    }
+  }
+
+  async function importPrompts(): Promise<void> {
+    if (!isJsonObject(connected.serverCapabilities.prompts)) return;
+    try {
+      const listed = await connected.listPrompts(options.signal);
+      const marked = listed.filter((prompt) => prompt._meta?.[DSH_SYSTEM_PROMPT_META] === true);
+      if (marked.length > LIMITS.dshPromptsPerServer) {
+        throw new McpError(
+          McpErrorCode.MCP_LIST_LIMIT,
+          `MCP server ${quoted(name)} marks ${marked.length} DSH system prompts, over the limit of ${LIMITS.dshPromptsPerServer}`,
+          { server: name },
+        );
+      }
+      if (marked.length > 0 && prompts.frozen) throw new FrozenRegistryError('prompt');
+      for (const prompt of marked) {
+        const result = await connected.getPrompt(
+          prompt.name,
+          { cwd: options.projectRoot },
+          { signal: options.signal },
+        );
+        const text = promptText(result);
+        const bytes = utf8Length(text);
+        if (bytes > LIMITS.dshPromptBytes) {
+          throw new McpError(
+            McpErrorCode.MCP_RESULT_TOO_LARGE,
+            `DSH system prompt ${quoted(prompt.name)} of ${quoted(name)} resolved to ${bytes} bytes, over the limit of ${LIMITS.dshPromptBytes}`,
+            { server: name },
+          );
+        }
+        if (text.trim() === '') continue;
+        const contribution = { name: qualifyToolName('mcp', name, prompt.name), source, text };
+        try {
+          leases.push(prompts.register(contribution, scope));
+          status.prompts++;
+        } catch (error) {
+          if (isFrozen(error)) throw error;
+          note(`prompt ${quoted(prompt.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
+        }
+      }
+    } catch (error) {
+      if (error instanceof FrozenRegistryError || isFrozen(error)) throw error;
+      // A prompt failure is reported; the server's tools stay registered.
+      status.promptError = redact(errorMessage(error));
+      options.onDiagnostic?.(status.promptError);
+    }
+  }
+}
+
+function isFrozen(error: unknown): boolean {
+  return isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN;
+}

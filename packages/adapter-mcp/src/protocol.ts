@@ -1,0 +1,102 @@
+/**
+ * MCP wire constants for both eras: versions, `_meta` keys, client capabilities and timeouts.
+ * @module
+ */
+import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION, LIMITS } from '@clat/kernel';
+
+/** The stateless modern revision CLAT speaks. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** Legacy revisions accepted from an initialize reply, oldest first. */
+export const LEGACY_PROTOCOL_VERSIONS = [
+  '2024-11-05',
+  '2025-03-26',
+  '2025-06-18',
+  '2025-11-25',
+] as const;
+
+/** The version CLAT offers in initialize. */
+export const LATEST_LEGACY_PROTOCOL_VERSION = '2025-11-25';
+
+/** First legacy revision with elicitation/create. */
+export const ELICITATION_MIN_LEGACY_VERSION = '2025-06-18';
+
+export type McpEra = 'modern' | 'legacy';
+
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+} as const;
+
+/** JSON-RPC codes that prove a modern server (spec mcp-protocol.md §1 and §3). */
+export const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([-32020, -32021, -32022]);
+
+export const CLIENT_NAME = 'clat';
+
+export interface McpClientInfo {
+  name: string;
+  version: string;
+}
+
+/**
+ * Capabilities CLAT declares. Sampling, elicitation (form only) and the host-services extension
+ * are declared only when a HostServices implementation can serve them.
+ */
+export function clientCapabilities(withHost: boolean): Record<string, unknown> {
+  if (!withHost) return {};
+  return {
+    sampling: {},
+    elicitation: { form: {} },
+    experimental: {
+      [HOST_SERVICES_EXTENSION]: {
+        version: HOST_SERVICES_CAPABILITY.version,
+        methods: [...HOST_SERVICES_CAPABILITY.methods],
+      },
+    },
+  };
+}
+
+/** Per-request `_meta` of the modern era. */
+export function modernMeta(
+  clientInfo: McpClientInfo,
+  capabilities: Record<string, unknown>,
+  version: string = MODERN_PROTOCOL_VERSION,
+): Record<string, unknown> {
+  return {
+    [META.protocolVersion]: version,
+    [META.clientCapabilities]: capabilities,
+    [META.clientInfo]: { ...clientInfo },
+  };
+}
+
+/** Deadlines of the client. Tests shrink them; production uses the LIMITS defaults. */
+export interface McpTimeouts {
+  modernProbeMs: number;
+  legacyHandshakeMs: number;
+  listPageMs: number;
+  promptGetMs: number;
+  toolCallMs: number;
+  toolCallExtensionStepMs: number;
+  toolCallExtensionTotalMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Readonly<McpTimeouts> = {
+  modernProbeMs: LIMITS.modernProbeMs,
+  legacyHandshakeMs: LIMITS.legacyHandshakeMs,
+  listPageMs: LIMITS.listPageMs,
+  promptGetMs: LIMITS.listPageMs,
+  toolCallMs: LIMITS.toolCallMs,
+  toolCallExtensionStepMs: LIMITS.toolCallExtensionStepMs,
+  toolCallExtensionTotalMs: LIMITS.toolCallExtensionTotalMs,
+};
+
+export function resolveTimeouts(overrides: Partial<McpTimeouts> | undefined): McpTimeouts {
+  return { ...DEFAULT_TIMEOUTS, ...overrides };
+}
+
+/** Compares two YYYY-MM-DD revisions. */
+export function versionAtLeast(version: string, minimum: string): boolean {
+  return version >= minimum;
+}

@@ -1,0 +1,467 @@
+/**
+ * The JSON-RPC engine over one kernel Transport: routes responses by id (in any order), runs
+ * server-initiated requests concurrently behind a bounded inbound queue, and owns deadlines,
+ * cancellation and the same-connection deadline extension.
+ * @module
+ */
+import {
+  errorMessage,
+  isFailure,
+  isNotification,
+  isRequest,
+  JsonRpcErrorCode,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  LIMITS,
+  type Transport,
+} from '@clat/kernel';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+
+/** Thrown by a server-request handler to answer with a specific JSON-RPC error. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = 'RpcError';
+    this.code = code;
+    this.data = data;
+  }
+}
+
+export interface ServerRequestContext {
+  id: JsonRpcId;
+  method: string;
+  /** Aborts when the server cancels this request or the connection ends. */
+  signal: AbortSignal;
+}
+
+export type ServerRequestHandler = (
+  params: Record<string, unknown>,
+  ctx: ServerRequestContext,
+) => Promise<Record<string, unknown>>;
+
+export interface ServerRequestHandlerOptions {
+  /** A pending request of this kind extends the connection's tools/call deadlines (host requests). */
+  extendsDeadline?: boolean;
+}
+
+export interface RequestOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Label for errors, e.g. `tools/call weather`. */
+  what?: string;
+  /** initialize must never be cancelled (spec); everything else sends notifications/cancelled. */
+  cancellable?: boolean;
+  /** Extend the deadline while this connection serves host requests. */
+  extension?: { stepMs: number; totalMs: number } | undefined;
+}
+
+export interface RpcSessionOptions {
+  server: string;
+  /** Outstanding server requests before new ones are rejected. */
+  inboundLimit?: number;
+  onDiagnostic?: ((message: string) => void) | undefined;
+}
+
+interface PendingSlot {
+  method: string;
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
+interface HandlerEntry {
+  handler: ServerRequestHandler;
+  extendsDeadline: boolean;
+}
+
+/** Ids of requests we gave up on, so their late responses are dropped quietly. */
+const FORGOTTEN_IDS_KEPT = 256;
+
+export class RpcSession {
+  readonly server: string;
+  readonly transport: Transport;
+  readonly #inboundLimit: number;
+  readonly #onDiagnostic: (message: string) => void;
+  readonly #pending = new Map<string, PendingSlot>();
+  readonly #forgotten = new Set<string>();
+  readonly #handlers = new Map<string, HandlerEntry>();
+  readonly #notificationHandlers = new Map<string, (params: Record<string, unknown>) => void>();
+  readonly #inflight = new Map<string, AbortController>();
+  readonly #closeListeners = new Set<(error: McpError) => void>();
+  #nextId = 1;
+  #extendingPending = 0;
+  #closeError: McpError | undefined;
+  #started = false;
+
+  constructor(transport: Transport, options: RpcSessionOptions) {
+    this.server = options.server;
+    this.transport = transport;
+    this.#inboundLimit = options.inboundLimit ?? LIMITS.inboundRequestQueue;
+    this.#onDiagnostic = options.onDiagnostic ?? (() => {});
+    transport.onmessage = (message) => this.#onMessage(message);
+    transport.onerror = (error) => this.#onDiagnostic(error.message);
+    transport.onclose = (error) => {
+      const detail = error === undefined ? '' : `: ${error.message}`;
+      this.#shutdown(
+        new McpError(
+          McpErrorCode.MCP_CONNECTION_CLOSED,
+          `MCP server ${JSON.stringify(this.server)} closed the connection${detail}`,
+          { server: this.server, cause: error },
+        ),
+      );
+    };
+  }
+
+  get closed(): boolean {
+    return this.#closeError !== undefined;
+  }
+
+  /** Why the session ended, once it has. */
+  get closeError(): McpError | undefined {
+    return this.#closeError;
+  }
+
+  /** Server requests in flight that extend tools/call deadlines. */
+  get pendingHostRequests(): number {
+    return this.#extendingPending;
+  }
+
+  /** Server requests in flight (all kinds). */
+  get pendingServerRequests(): number {
+    return this.#inflight.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    await this.transport.start();
+  }
+
+  setRequestHandler(
+    method: string,
+    handler: ServerRequestHandler,
+    options: ServerRequestHandlerOptions = {},
+  ): void {
+    this.#handlers.set(method, { handler, extendsDeadline: options.extendsDeadline === true });
+  }
+
+  setNotificationHandler(method: string, handler: (params: Record<string, unknown>) => void): void {
+    this.#notificationHandlers.set(method, handler);
+  }
+
+  /** Called once when the session ends, with the reason. */
+  onClose(listener: (error: McpError) => void): () => void {
+    if (this.#closeError !== undefined) {
+      listener(this.#closeError);
+      return () => {};
+    }
+    this.#closeListeners.add(listener);
+    return () => this.#closeListeners.delete(listener);
+  }
+
+  /** Sends a request and waits for its response, its deadline or cancellation, whichever is first. */
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const what = options.what ?? method;
+    if (this.#closeError !== undefined) return Promise.reject(this.#closeError);
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(this.#cancelled(what, signal));
+    const id = this.#nextId++;
+    const key = String(id);
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let extendedMs = 0;
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.#pending.delete(key);
+      };
+      const abandon = (reason: string) => {
+        cleanup();
+        this.#forget(key);
+        if (options.cancellable !== false) {
+          this.#sendQuietly({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason },
+          });
+        }
+      };
+      const onAbort = () => {
+        abandon(`CLAT cancelled ${what}`);
+        reject(this.#cancelled(what, signal));
+      };
+      const onDeadline = () => {
+        const ext = options.extension;
+        // Only a host request pending on this connection right now buys one more step.
+        if (
+          ext !== undefined &&
+          this.#extendingPending > 0 &&
+          extendedMs + ext.stepMs <= ext.totalMs
+        ) {
+          extendedMs += ext.stepMs;
+          timer = setTimeout(onDeadline, ext.stepMs);
+          return;
+        }
+        const total = options.timeoutMs + extendedMs;
+        abandon(`${what} timed out after ${total} ms`);
+        reject(
+          new McpError(
+            McpErrorCode.MCP_TIMEOUT,
+            `MCP server ${JSON.stringify(this.server)} did not answer ${what} within ${total} ms`,
+            { server: this.server },
+          ),
+        );
+      };
+      this.#pending.set(key, {
+        method,
+        resolve: (result) => {
+          cleanup();
+          resolve(result);
+        },
+        reject: (error) => {
+          cleanup();
+          reject(error);
+        },
+      });
+      timer = setTimeout(onDeadline, options.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const message: JsonRpcRequest = {
+        jsonrpc: '2.0',
+        id,
+        method,
+        ...(params === undefined ? {} : { params }),
+      };
+      this.transport.send(message).catch((error: unknown) => {
+        if (!this.#pending.has(key)) return;
+        cleanup();
+        reject(
+          this.#closeError ??
+            new McpError(
+              McpErrorCode.MCP_SEND_FAILED,
+              `could not send ${what} to MCP server ${JSON.stringify(this.server)}: ${errorMessage(error)}`,
+              { server: this.server, cause: error },
+            ),
+        );
+      });
+    });
+  }
+
+  /** Sends a notification; resolves once the transport accepted it. */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#closeError !== undefined) throw this.#closeError;
+    await this.transport.send({
+      jsonrpc: '2.0',
+      method,
+      ...(params === undefined ? {} : { params }),
+    });
+  }
+
+  /** Ends the session: fails pending requests, aborts handlers, closes the transport. Idempotent. */
+  async close(): Promise<void> {
+    this.#shutdown(
+      new McpError(
+        McpErrorCode.MCP_CLIENT_CLOSED,
+        `MCP session with ${JSON.stringify(this.server)} is shutting down`,
+        { server: this.server },
+      ),
+    );
+    await this.transport.close();
+  }
+
+  #cancelled(what: string, signal: AbortSignal | undefined): McpError {
+    const reason = signal?.reason;
+    const detail = typeof reason === 'string' ? `: ${reason}` : '';
+    return new McpError(McpErrorCode.MCP_CANCELLED, `${what} was cancelled${detail}`, {
+      server: this.server,
+      cause: reason,
+    });
+  }
+
+  #forget(key: string): void {
+    this.#forgotten.add(key);
+    if (this.#forgotten.size > FORGOTTEN_IDS_KEPT) {
+      const oldest = this.#forgotten.values().next().value;
+      if (oldest !== undefined) this.#forgotten.delete(oldest);
+    }
+  }
+
+  #sendQuietly(message: JsonRpcMessage): void {
+    if (this.#closeError !== undefined) return;
+    this.transport.send(message).catch((error: unknown) => {
+      this.#onDiagnostic(`could not send ${describe(message)}: ${errorMessage(error)}`);
+    });
+  }
+
+  #shutdown(error: McpError): void {
+    if (this.#closeError !== undefined) return;
+    this.#closeError = error;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const slot of pending) slot.reject(error);
+    for (const controller of this.#inflight.values()) controller.abort(error.message);
+    this.#inflight.clear();
+    const listeners = [...this.#closeListeners];
+    this.#closeListeners.clear();
+    for (const listener of listeners) {
+      try {
+        listener(error);
+      } catch (listenerError) {
+        this.#onDiagnostic(`close listener failed: ${errorMessage(listenerError)}`);
+      }
+    }
+  }
+
+  #onMessage(message: JsonRpcMessage): void {
+    if (this.#closeError !== undefined) return;
+    if (isRequest(message)) {
+      this.#onRequest(message);
+      return;
+    }
+    if (isNotification(message)) {
+      this.#onNotification(message.method, message.params ?? {});
+      return;
+    }
+    const id = message.id;
+    if (id === null) {
+      const error = isFailure(message) ? message.error : undefined;
+      this.#onDiagnostic(
+        `MCP server sent an error without a request id: ${error === undefined ? 'unknown' : `${error.code} ${error.message}`}`,
+      );
+      return;
+    }
+    const key = String(id);
+    const slot = this.#pending.get(key);
+    if (slot === undefined) {
+      if (!this.#forgotten.delete(key)) {
+        this.#onDiagnostic(
+          `MCP server sent a response for unknown request id ${JSON.stringify(id)}`,
+        );
+      }
+      return;
+    }
+    if (isFailure(message)) {
+      const { code, message: text, data } = message.error;
+      slot.reject(
+        new McpError(
+          McpErrorCode.MCP_REMOTE_ERROR,
+          `MCP server ${JSON.stringify(this.server)} answered ${slot.method} with error ${code}: ${text}`,
+          { server: this.server, rpcCode: code, rpcData: data },
+        ),
+      );
+      return;
+    }
+    slot.resolve(message.result);
+  }
+
+  #onNotification(method: string, params: Record<string, unknown>): void {
+    if (method === 'notifications/cancelled') {
+      const requestId = params.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        this.#inflight.get(String(requestId))?.abort('the MCP server cancelled the request');
+      }
+      return;
+    }
+    const handler = this.#notificationHandlers.get(method);
+    if (handler === undefined) return;
+    try {
+      handler(params);
+    } catch (error) {
+      this.#onDiagnostic(`handler of ${method} failed: ${errorMessage(error)}`);
+    }
+  }
+
+  #onRequest(request: JsonRpcRequest): void {
+    const { id, method } = request;
+    const key = String(id);
+    if (method === 'ping') {
+      this.#reply(id, { result: {} });
+      return;
+    }
+    const entry = this.#handlers.get(method);
+    if (entry === undefined) {
+      this.#reply(id, {
+        error: {
+          code: JsonRpcErrorCode.METHOD_NOT_FOUND,
+          message: `CLAT does not implement server request ${JSON.stringify(method)}`,
+        },
+      });
+      return;
+    }
+    if (this.#inflight.size >= this.#inboundLimit || this.#inflight.has(key)) {
+      const reason = this.#inflight.has(key)
+        ? `request id ${JSON.stringify(id)} is already in flight`
+        : `${this.#inflight.size} server requests are already pending (inbound queue full)`;
+      this.#onDiagnostic(`rejected server request ${method}: ${reason}`);
+      this.#reply(id, {
+        error: {
+          code: JsonRpcErrorCode.SERVER_ERROR,
+          message: `CLAT rejected ${method}: ${reason}`,
+        },
+      });
+      return;
+    }
+    const controller = new AbortController();
+    this.#inflight.set(key, controller);
+    if (entry.extendsDeadline) this.#extendingPending++;
+    const finish = () => {
+      if (this.#inflight.get(key) === controller) this.#inflight.delete(key);
+      if (entry.extendsDeadline) this.#extendingPending--;
+    };
+    Promise.resolve()
+      .then(() => entry.handler(request.params ?? {}, { id, method, signal: controller.signal }))
+      .then(
+        (result) => {
+          finish();
+          // A cancelled request gets no response (the server stopped waiting).
+          if (!controller.signal.aborted) this.#reply(id, { result });
+        },
+        (error: unknown) => {
+          finish();
+          if (controller.signal.aborted) return;
+          this.#reply(id, { error: toRpcErrorObject(error, method) });
+        },
+      );
+  }
+
+  #reply(
+    id: JsonRpcId,
+    body:
+      | { result: Record<string, unknown> }
+      | { error: { code: number; message: string; data?: unknown } },
+  ): void {
+    this.#sendQuietly({ jsonrpc: '2.0', id, ...body } as JsonRpcMessage);
+  }
+}
+
+/** Contains any handler failure as a JSON-RPC error object (catch-alls become -32603). */
+export function toRpcErrorObject(
+  error: unknown,
+  method: string,
+): { code: number; message: string; data?: unknown } {
+  if (error instanceof RpcError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.data === undefined ? {} : { data: error.data }),
+    };
+  }
+  if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) {
+    return { code: JsonRpcErrorCode.SERVER_ERROR, message: error.message };
+  }
+  return {
+    code: JsonRpcErrorCode.INTERNAL_ERROR,
+    message: `CLAT failed to handle ${method}: ${errorMessage(error)}`,
+  };
+}
+
+function describe(message: JsonRpcMessage): string {
+  if ('method' in message) return message.method;
+  return `response ${JSON.stringify(message.id)}`;
+}
