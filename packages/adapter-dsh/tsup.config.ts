@@ -1,0 +1,11 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: ['esm'],
+  dts: { entry: 'src/index.ts' },
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  external: [/^@clat\//, 'esbuild'],
+});
