@@ -148,6 +148,23 @@ export {
   utf8Length,
 } from './json.js';
 export { LIMITS, type LimitName } from './limits.js';
+export {
+  capabilityLabels,
+  MANIFEST_FILE,
+  MANIFEST_LIMITS,
+  type ManifestParseResult,
+  manifestJsonSchema,
+  normalizeSha256,
+  PLUGIN_ID_PATTERN,
+  type PluginCapabilities,
+  PluginCapabilitiesSchema,
+  type PluginManifest,
+  type PluginManifestInput,
+  PluginManifestSchema,
+  type PluginRuntimeKind,
+  parseManifest,
+  relativePathProblem,
+} from './manifest.js';
 export { fnv1a64, normalizeNameSegment, qualifyToolName } from './naming.js';
 export {
   checkPermission,
