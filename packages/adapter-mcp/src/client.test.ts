@@ -1,0 +1,398 @@
+import { HOST_SERVICES_EXTENSION, LIMITS } from '@clat/kernel';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { McpClient } from './client.js';
+import { isMcpError, McpErrorCode } from './errors.js';
+import { MODERN_PROTOCOL_VERSION } from './protocol.js';
+import { fakeHost } from './test-support/fake-host.js';
+import {
+  complete,
+  legacyServer,
+  modernServer,
+  ScriptedFactory,
+  type ScriptedServer,
+  settle,
+} from './test-support/scripted-server.js';
+
+const clients: McpClient[] = [];
+
+async function connect(
+  factory: ScriptedFactory,
+  extra: Partial<Parameters<typeof McpClient.connect>[0]> = {},
+) {
+  const client = await McpClient.connect({ name: 'srv', factory, ...extra });
+  clients.push(client);
+  return client;
+}
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+function methods(server: ScriptedServer): string[] {
+  return server.received.flatMap((m) => ('method' in m ? [m.method] : []));
+}
+
+describe('era negotiation', () => {
+  it('falls back to legacy initialize on a fresh transport after a failed probe', async () => {
+    const factory = new ScriptedFactory(legacyServer('2025-06-18'));
+    const client = await connect(factory);
+    expect(client.era).toBe('legacy');
+    expect(client.protocolVersion).toBe('2025-06-18');
+    expect(client.serverInfo).toEqual({ name: 'legacy-test', version: '1.2.3' });
+    expect(factory.opened).toBe(2);
+    const [probe, live] = factory.servers as [ScriptedServer, ScriptedServer];
+    // The probe transport saw only the probe and was closed; the fresh one never saw the probe.
+    expect(methods(probe)).toEqual(['server/discover']);
+    expect(probe.closed).toBe(true);
+    expect(methods(live)).toEqual(['initialize', 'notifications/initialized']);
+    expect(live.closed).toBe(false);
+    const init = live.requests('initialize')[0];
+    expect(init?.params).toMatchObject({
+      protocolVersion: '2025-11-25',
+      clientInfo: { name: 'clat' },
+      capabilities: {},
+    });
+  });
+
+  it('treats a silent probe as legacy after the probe deadline', async () => {
+    const factory = new ScriptedFactory((server, index) => {
+      legacyServer()(server);
+      if (index === 0) server.on('server/discover', { silent: true });
+    });
+    const client = await connect(factory, { timeouts: { modernProbeMs: 30 } });
+    expect(client.era).toBe('legacy');
+    expect(factory.opened).toBe(2);
+  });
+
+  it('reuses the transport for the legacy handshake when isolation is shared', async () => {
+    const factory = new ScriptedFactory(legacyServer(), 'shared');
+    const client = await connect(factory);
+    expect(client.era).toBe('legacy');
+    expect(factory.opened).toBe(1);
+    expect(methods(factory.servers[0] as ScriptedServer)).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+    ]);
+  });
+
+  it('accepts every legacy revision and rejects others', async () => {
+    for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+      const client = await connect(new ScriptedFactory(legacyServer(version)));
+      expect(client.protocolVersion).toBe(version);
+    }
+    const bad = await McpClient.connect({
+      name: 'srv',
+      factory: new ScriptedFactory(legacyServer('2099-01-01')),
+    }).catch((e: unknown) => e);
+    expect(isMcpError(bad) && bad.code).toBe(McpErrorCode.MCP_HANDSHAKE_FAILED);
+    expect((bad as Error).message).toContain('2099-01-01');
+    expect((bad as Error).message).toContain('server/discover failed with -32601');
+  });
+
+  it('keeps the probe transport as the modern session', async () => {
+    const factory = new ScriptedFactory(modernServer());
+    const client = await connect(factory);
+    expect(client.era).toBe('modern');
+    expect(client.protocolVersion).toBe(MODERN_PROTOCOL_VERSION);
+    expect(client.serverInfo).toEqual({ name: 'modern-test', version: '0.0.1' });
+    expect(factory.opened).toBe(1);
+    expect(methods(factory.servers[0] as ScriptedServer)).toEqual(['server/discover']);
+  });
+
+  it('sends the modern _meta envelope on every request, with the host-services capability', async () => {
+    const factory = new ScriptedFactory(modernServer({ tools: [{ name: 'echo' }] }));
+    const host = fakeHost();
+    const client = await connect(factory, { hostServices: host });
+    await client.listTools();
+    const server = factory.servers[0] as ScriptedServer;
+    for (const request of [
+      ...server.requests('server/discover'),
+      ...server.requests('tools/list'),
+    ]) {
+      const meta = request.params?._meta as Record<string, unknown>;
+      expect(meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
+      expect(meta['io.modelcontextprotocol/clientInfo']).toMatchObject({ name: 'clat' });
+      expect(meta['io.modelcontextprotocol/clientCapabilities']).toMatchObject({
+        sampling: {},
+        elicitation: { form: {} },
+        experimental: { [HOST_SERVICES_EXTENSION]: { version: '0.1.0' } },
+      });
+    }
+  });
+
+  it('advertises the host-services capability in initialize when a host is given', async () => {
+    const factory = new ScriptedFactory(legacyServer());
+    await connect(factory, { hostServices: fakeHost() });
+    const init = (factory.servers[1] as ScriptedServer).requests('initialize')[0];
+    expect(init?.params?.capabilities).toMatchObject({
+      experimental: {
+        'io.artec.clat/hostServices': {
+          version: '0.1.0',
+          methods: expect.arrayContaining(['io.artec.clat/context/get']),
+        },
+      },
+    });
+  });
+
+  it('retries discover once on -32022 naming 2026-07-28, and never falls back on modern errors', async () => {
+    let probes = 0;
+    const retry = new ScriptedFactory((server) => {
+      modernServer()(server);
+      server.on('server/discover', () => {
+        probes++;
+        if (probes === 1) {
+          return {
+            error: { code: -32022, message: 'unsupported', data: { supported: ['2026-07-28'] } },
+          };
+        }
+        return complete({ supportedVersions: ['2026-07-28'], capabilities: {} });
+      });
+    });
+    const client = await connect(retry);
+    expect(client.era).toBe('modern');
+    expect(probes).toBe(2);
+
+    const refusing = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('server/discover', {
+        error: { code: -32022, message: 'unsupported', data: { supported: ['2027-01-01'] } },
+      });
+    });
+    const error = await McpClient.connect({ name: 'srv', factory: refusing }).catch(
+      (e: unknown) => e,
+    );
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_HANDSHAKE_FAILED);
+    expect((error as Error).message).toContain('2027-01-01');
+    expect(refusing.opened).toBe(1);
+    expect((refusing.servers[0] as ScriptedServer).requests('initialize')).toHaveLength(0);
+  });
+
+  it('rejects a discover result without resultType', async () => {
+    const factory = new ScriptedFactory((server) => {
+      server.on('server/discover', {
+        result: { supportedVersions: ['2026-07-28'], capabilities: {} },
+      });
+    });
+    const error = await McpClient.connect({ name: 'srv', factory }).catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_PROTOCOL_VIOLATION);
+    expect((factory.servers[0] as ScriptedServer).closed).toBe(true);
+  });
+
+  it('attaches the stderr tail to handshake failures', async () => {
+    const factory = new ScriptedFactory((server) => {
+      server.on('initialize', { error: { code: -32603, message: 'crashed' } });
+      server.client.diagnostics = () => ({
+        tail: ['boot', 'Authorization: Bearer sk-abcdefghijklmnop1234'],
+      });
+    });
+    const error = await McpClient.connect({ name: 'srv', factory }).catch((e: unknown) => e);
+    const message = (error as Error).message;
+    expect(message).toContain('server stderr');
+    expect(message).toContain('boot');
+    expect(message).not.toContain('sk-abcdefghijklmnop1234');
+  });
+
+  it('stops connecting when the signal aborts', async () => {
+    const controller = new AbortController();
+    const factory = new ScriptedFactory((server) => server.on('server/discover', { silent: true }));
+    const pending = McpClient.connect({ name: 'srv', factory, signal: controller.signal });
+    await settle();
+    controller.abort();
+    const error = await pending.catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_CANCELLED);
+    expect(factory.opened).toBe(1);
+    expect((factory.servers[0] as ScriptedServer).closed).toBe(true);
+  });
+});
+
+describe('resultType on modern results', () => {
+  it('rejects missing and unknown resultType, and reports input_required as unsupported', async () => {
+    let mode = 'missing';
+    const factory = new ScriptedFactory((server) => {
+      modernServer()(server);
+      server.on('tools/call', () => {
+        if (mode === 'missing') return { result: { content: [] } };
+        if (mode === 'unknown') return { result: { resultType: 'partial', content: [] } };
+        return {
+          result: {
+            resultType: 'input_required',
+            inputRequests: { c: { method: 'elicitation/create', params: {} } },
+            requestState: 'opaque',
+          },
+        };
+      });
+    });
+    const client = await connect(factory);
+    const missing = await client.callTool('t').catch((e: unknown) => e);
+    expect(isMcpError(missing) && missing.code).toBe(McpErrorCode.MCP_PROTOCOL_VIOLATION);
+    mode = 'unknown';
+    const unknown = await client.callTool('t').catch((e: unknown) => e);
+    expect(isMcpError(unknown) && unknown.code).toBe(McpErrorCode.MCP_PROTOCOL_VIOLATION);
+    expect((unknown as Error).message).toContain('partial');
+    mode = 'input';
+    const input = await client.callTool('t').catch((e: unknown) => e);
+    expect(isMcpError(input) && input.code).toBe(McpErrorCode.MCP_UNSUPPORTED_FEATURE);
+    expect((input as Error).message).toContain('input_required');
+  });
+
+  it('accepts legacy results without resultType', async () => {
+    const factory = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('tools/call', { result: { content: [{ type: 'text', text: 'hi' }] } });
+    });
+    const client = await connect(factory);
+    await expect(client.callTool('t')).resolves.toMatchObject({
+      isError: false,
+      content: [{ text: 'hi' }],
+    });
+  });
+});
+
+function pagedServer(
+  pages: number,
+  perPage: number,
+  cursorOf: (page: number) => string | undefined,
+) {
+  return (server: ScriptedServer) => {
+    legacyServer()(server);
+    server.on('tools/list', (request) => {
+      const cursor = request.params?.cursor;
+      const page = cursor === undefined ? 0 : Number(String(cursor).split(':')[1]);
+      const tools = Array.from({ length: perPage }, (_, i) => ({ name: `t${page}_${i}` }));
+      const next = page + 1 < pages ? cursorOf(page + 1) : undefined;
+      return { result: { tools, ...(next === undefined ? {} : { nextCursor: next }) } };
+    });
+  };
+}
+
+describe('tools/list paging', () => {
+  it('follows cursors across pages and normalizes tools', async () => {
+    const factory = new ScriptedFactory(pagedServer(3, 2, (p) => `c:${p}`));
+    const client = await connect(factory);
+    const tools = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['t0_0', 't0_1', 't1_0', 't1_1', 't2_0', 't2_1']);
+    expect(tools[0]?.inputSchema).toEqual({ type: 'object' });
+  });
+
+  it('aborts on a repeated cursor', async () => {
+    const factory = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('tools/list', { result: { tools: [{ name: 'a' }], nextCursor: 'same' } });
+    });
+    const client = await connect(factory);
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_LIST_LIMIT);
+    expect((error as Error).message).toContain('repeated cursor');
+  });
+
+  it('stops after the page limit', async () => {
+    const ok = await connect(
+      new ScriptedFactory(pagedServer(LIMITS.listPages, 1, (p) => `c:${p}`)),
+    );
+    expect(await ok.listTools()).toHaveLength(LIMITS.listPages);
+    const factory = new ScriptedFactory(pagedServer(LIMITS.listPages + 1, 1, (p) => `c:${p}`));
+    const client = await connect(factory);
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_LIST_LIMIT);
+    expect((error as Error).message).toContain(`${LIMITS.listPages} pages`);
+    expect((factory.servers[1] as ScriptedServer).requests('tools/list')).toHaveLength(
+      LIMITS.listPages,
+    );
+  });
+
+  it('accepts 512 tools and rejects 513', async () => {
+    const ok = await connect(
+      new ScriptedFactory(pagedServer(2, LIMITS.toolsPerServer / 2, (p) => `c:${p}`)),
+    );
+    expect(await ok.listTools()).toHaveLength(LIMITS.toolsPerServer);
+    const over = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('tools/list', (request) => {
+        const first = request.params?.cursor === undefined;
+        const count = first ? LIMITS.toolsPerServer : 1;
+        const tools = Array.from({ length: count }, (_, i) => ({
+          name: `${first ? 'a' : 'b'}${i}`,
+        }));
+        return { result: { tools, ...(first ? { nextCursor: 'next' } : {}) } };
+      });
+    });
+    const client = await connect(over);
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_LIST_LIMIT);
+    expect((error as Error).message).toContain(String(LIMITS.toolsPerServer));
+  });
+
+  it('applies the per-page deadline', async () => {
+    const factory = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('tools/list', { silent: true });
+    });
+    const client = await connect(factory, { timeouts: { listPageMs: 20 } });
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_TIMEOUT);
+  });
+});
+
+describe('tools/call', () => {
+  function textOf(bytes: number): string {
+    return 'x'.repeat(bytes);
+  }
+
+  it('rejects a result over 1 MiB with a clear error and accepts one just under it', async () => {
+    let size = 0;
+    const factory = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('tools/call', () => ({
+        result: { content: [{ type: 'text', text: textOf(size) }] },
+      }));
+    });
+    const client = await connect(factory);
+    const overhead = JSON.stringify({ content: [{ type: 'text', text: '' }] }).length;
+    size = LIMITS.toolResultBytes - overhead;
+    const fits = await client.callTool('big');
+    expect(fits.bytes).toBe(LIMITS.toolResultBytes);
+    size += 1;
+    const error = await client.callTool('big').catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_RESULT_TOO_LARGE);
+    expect((error as Error).message).toContain(`${LIMITS.toolResultBytes + 1} bytes`);
+    expect((error as Error).message).toContain('"big"');
+  });
+
+  it('sends notifications/cancelled with the original id when the caller cancels', async () => {
+    const factory = new ScriptedFactory((server) => {
+      modernServer()(server);
+      server.on('tools/call', { silent: true });
+    });
+    const client = await connect(factory);
+    const controller = new AbortController();
+    const pending = client.callTool('slow', { a: 1 }, { signal: controller.signal });
+    await settle();
+    const server = factory.servers[0] as ScriptedServer;
+    const call = server.requests('tools/call')[0];
+    expect(call?.params).toMatchObject({ name: 'slow', arguments: { a: 1 } });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: McpErrorCode.MCP_CANCELLED });
+    const note = await server.waitFor(
+      (m) => 'method' in m && m.method === 'notifications/cancelled',
+    );
+    expect((note as unknown as { params: { requestId: unknown } }).params.requestId).toBe(call?.id);
+  });
+
+  it('times out after the tools/call deadline', async () => {
+    vi.useFakeTimers();
+    const factory = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('tools/call', { silent: true });
+    });
+    const connecting = McpClient.connect({ name: 'srv', factory });
+    await vi.advanceTimersByTimeAsync(0);
+    const client = await connecting;
+    clients.push(client);
+    const outcome = client.callTool('slow').catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(LIMITS.toolCallMs - 1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcome).toMatchObject({ code: McpErrorCode.MCP_TIMEOUT });
+  });
+});
