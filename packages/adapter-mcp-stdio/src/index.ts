@@ -1,0 +1,21 @@
+/**
+ * @clat/adapter-mcp-stdio: the stdio Transport for MCP servers: a subprocess in its own process
+ * group, bounded newline-delimited JSON framing, a redacted stderr tail and a reaped teardown.
+ * @module
+ */
+export {
+  isStdioTransportError,
+  StdioTransportError,
+  StdioTransportErrorCode,
+  type StdioTransportErrorOptions,
+} from './errors.js';
+export { LineDecoder, type LineDecoderHandlers } from './line-decoder.js';
+export { groupAlive, groupMembers, signalGroup } from './process-group.js';
+export {
+  resolveClatHome,
+  resolveServerCwd,
+  StdioTransport,
+  StdioTransportFactory,
+  type StdioTransportOptions,
+  WRITE_QUEUE_BYTES,
+} from './stdio-transport.js';

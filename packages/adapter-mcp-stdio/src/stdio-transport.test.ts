@@ -1,0 +1,398 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type JsonRpcMessage, LIMITS, Redactor } from '@clat/kernel';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
+import { groupMembers } from './process-group.js';
+import {
+  resolveClatHome,
+  resolveServerCwd,
+  StdioTransport,
+  StdioTransportFactory,
+  type StdioTransportOptions,
+  WRITE_QUEUE_BYTES,
+} from './stdio-transport.js';
+
+const PEER = fileURLToPath(new URL('./test-support/peer.mjs', import.meta.url));
+const SHORT_GRACE = 300;
+
+let home: string;
+const open: StdioTransport[] = [];
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'clat-stdio-'));
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()));
+});
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+interface Harness {
+  transport: StdioTransport;
+  messages: JsonRpcMessage[];
+  errors: Error[];
+  closes: (Error | undefined)[];
+  closed: Promise<Error | undefined>;
+  next(predicate: (m: JsonRpcMessage) => boolean): Promise<JsonRpcMessage>;
+}
+
+function peer(mode: string, extra: Partial<StdioTransportOptions> = {}): Harness {
+  const transport = new StdioTransport({
+    name: `peer-${mode}`,
+    command: process.execPath,
+    args: [PEER, mode],
+    clatHome: home,
+    shutdownGraceMs: SHORT_GRACE,
+    ...extra,
+  });
+  open.push(transport);
+  const messages: JsonRpcMessage[] = [];
+  const errors: Error[] = [];
+  const closes: (Error | undefined)[] = [];
+  const waiters: {
+    predicate: (m: JsonRpcMessage) => boolean;
+    resolve: (m: JsonRpcMessage) => void;
+  }[] = [];
+  let resolveClosed: (error: Error | undefined) => void = () => {};
+  const closed = new Promise<Error | undefined>((resolve) => {
+    resolveClosed = resolve;
+  });
+  transport.onmessage = (message) => {
+    messages.push(message);
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(message)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(message);
+      }
+    }
+  };
+  transport.onerror = (error) => errors.push(error);
+  transport.onclose = (error) => {
+    closes.push(error);
+    resolveClosed(error);
+  };
+  return {
+    transport,
+    messages,
+    errors,
+    closes,
+    closed,
+    next: (predicate) => {
+      const seen = messages.find(predicate);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ predicate, resolve }));
+    },
+  };
+}
+
+const byId = (id: number | string) => (m: JsonRpcMessage) =>
+  'id' in m && m.id === id && !('method' in m);
+const byMethod = (method: string) => (m: JsonRpcMessage) => 'method' in m && m.method === method;
+
+async function call(h: Harness, id: number, method: string, params: Record<string, unknown> = {}) {
+  await h.transport.send({ jsonrpc: '2.0', id, method, params });
+  const response = await h.next(byId(id));
+  return (response as { result: Record<string, unknown> }).result;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie is dead for our purposes: nothing runs and our init may never reap it.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+describe('cwd and environment', () => {
+  it('defaults cwd to the CLAT home, creating it, and resolves relative cwd under it', async () => {
+    const fresh = join(home, 'fresh-home');
+    const a = peer('echo', { clatHome: fresh });
+    await a.transport.start();
+    expect((await call(a, 1, 'cwd')).cwd).toBe(fresh);
+
+    const b = peer('echo', { clatHome: fresh, cwd: 'mcp-work' });
+    await b.transport.start();
+    expect((await call(b, 1, 'cwd')).cwd).toBe(join(fresh, 'mcp-work'));
+  });
+
+  it('resolves the CLAT home from CLAT_HOME and never from the project directory', () => {
+    expect(resolveClatHome({ CLAT_HOME: '/opt/clat-home' })).toBe('/opt/clat-home');
+    expect(resolveClatHome({})).toMatch(/\.clat$/);
+    expect(resolveServerCwd(undefined, '/h')).toBe('/h');
+    expect(resolveServerCwd('work', '/h')).toBe('/h/work');
+    expect(resolveServerCwd('../escape', '/h')).toBe('/escape');
+    expect(resolveServerCwd('/abs', '/h')).toBe('/abs');
+    expect(resolveServerCwd(process.cwd(), '/h')).toBe(process.cwd());
+  });
+
+  it('rejects an absolute cwd that does not exist, naming it', async () => {
+    const h = peer('echo', { cwd: '/nonexistent-clat/dir' });
+    const error = await h.transport.start().catch((e: unknown) => e);
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_CWD_INVALID,
+    );
+    expect(String(error)).toContain('/nonexistent-clat');
+  });
+
+  it('rejects a cwd that is a file', async () => {
+    const file = join(home, 'a-file');
+    await writeFile(file, 'x');
+    const error = await peer('echo', { cwd: file })
+      .transport.start()
+      .catch((e: unknown) => e);
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_CWD_INVALID,
+    );
+  });
+
+  it('merges env over the inherited environment', async () => {
+    const h = peer('echo', { env: { CLAT_PEER_VALUE: 'configured' } });
+    await h.transport.start();
+    expect((await call(h, 1, 'env', { name: 'CLAT_PEER_VALUE' })).value).toBe('configured');
+    expect((await call(h, 2, 'env', { name: 'PATH' })).value).toBe(process.env.PATH);
+  });
+});
+
+describe('spawn failures', () => {
+  it('names a command that does not exist, without calling onclose', async () => {
+    const h = peer('echo', { command: 'clat-no-such-command-4711', args: [] });
+    const error = await h.transport.start().catch((e: unknown) => e);
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_SPAWN_FAILED,
+    );
+    expect((error as Error).message).toContain(
+      '"clat-no-such-command-4711" was not found (ENOENT)',
+    );
+    expect(h.closes).toEqual([]);
+    await h.transport.close();
+  });
+
+  it('reports a server that exits at once with its code and a redacted stderr line', async () => {
+    const h = peer('exit');
+    await h.transport.start();
+    const error = await h.closed;
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_PROCESS_EXITED,
+    );
+    expect(error?.message).toContain('exited with code 3');
+    expect(error?.message).toContain('[REDACTED]');
+    expect(error?.message).not.toContain('0123456789abcdef');
+    const tail = h.transport.diagnostics().tail;
+    expect(tail[0]).toBe('loading config');
+    expect(tail.join('\n')).not.toContain('sk-live');
+    expect(h.closes).toHaveLength(1);
+  });
+});
+
+describe('framing', () => {
+  it('routes responses and keeps going after garbage lines, reporting each', async () => {
+    const h = peer('garbage');
+    await h.transport.start();
+    await h.next(byMethod('notifications/ready'));
+    expect((await call(h, 7, 'hello', { a: 1 })).echo).toEqual({ a: 1 });
+    const invalid = h.errors.filter(
+      (e) => isStdioTransportError(e) && e.code === StdioTransportErrorCode.STDIO_FRAME_INVALID,
+    );
+    expect(invalid).toHaveLength(3);
+    expect(invalid[0]?.message).toContain('this is not json');
+    expect(invalid[1]?.message).toContain('"jsonrpc": "2.0"');
+    expect(h.closes).toEqual([]);
+  });
+
+  it('fails the connection on an oversize frame and kills the server', async () => {
+    const h = peer('oversize');
+    await h.transport.start();
+    const pid = h.transport.pid as number;
+    const error = await h.closed;
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+    );
+    expect(error?.message).toContain(`${LIMITS.stdioFrameBytes}-byte limit`);
+    expect(h.messages).toEqual([]);
+    expect(groupMembers(pid)).toEqual([]);
+  });
+
+  it('carries a frame just under the cap in both directions', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    const bytes = LIMITS.stdioFrameBytes - 100;
+    const result = await call(h, 1, 'big', { bytes });
+    expect((result.data as string).length).toBe(bytes);
+    const echoed = await call(h, 2, 'echo', { s: 'z'.repeat(bytes - 200) });
+    expect(((echoed.echo as { s: string }).s as string).length).toBe(bytes - 200);
+  });
+
+  it('refuses an outbound frame over the cap without failing the connection', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    const error = await h.transport
+      .send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'x',
+        params: { s: 'a'.repeat(LIMITS.stdioFrameBytes) },
+      })
+      .catch((e: unknown) => e);
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+    );
+    expect((await call(h, 2, 'echo', { ok: true })).echo).toEqual({ ok: true });
+  });
+
+  it('bounds the writer queue when the server stops reading stdin', async () => {
+    const h = peer('no-read');
+    await h.transport.start();
+    await h.next(byMethod('notifications/ready'));
+    const mib = 'q'.repeat(1024 * 1024);
+    let accepted = 0;
+    let refusal: unknown;
+    for (let i = 0; i < 20 && refusal === undefined; i++) {
+      await h.transport
+        .send({ jsonrpc: '2.0', method: 'notifications/blob', params: { mib } })
+        .then(() => accepted++)
+        .catch((e: unknown) => {
+          refusal = e;
+        });
+    }
+    expect(isStdioTransportError(refusal) && refusal.code).toBe(
+      StdioTransportErrorCode.STDIO_WRITE_QUEUE_FULL,
+    );
+    expect(accepted).toBeLessThanOrEqual(WRITE_QUEUE_BYTES / mib.length + 1);
+  });
+});
+
+describe('stderr', () => {
+  it('keeps a bounded, redacted tail of a flood and never blocks the protocol', async () => {
+    const h = peer('stderr-flood', { env: { PEER_API_KEY: 'abcd1234efgh5678' } });
+    await h.transport.start();
+    expect((await call(h, 1, 'echo', { after: 'flood' })).echo).toEqual({ after: 'flood' });
+    // The last lines arrive on a separate pipe; wait for them.
+    for (let i = 0; i < 100 && !h.transport.diagnostics().tail.join('').includes('API_KEY'); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const tail = h.transport.diagnostics().tail;
+    expect(tail).toHaveLength(LIMITS.stderrTailLines);
+    const text = tail.join('\n');
+    expect(text).toContain('Bearer [REDACTED]');
+    expect(text).not.toContain('SECRETSECRET');
+    expect(text).not.toContain('abcd1234efgh5678');
+    for (const line of tail) expect(line.length).toBeLessThanOrEqual(LIMITS.stderrLineBytes + 1);
+  });
+
+  it('redacts exact secrets from a caller-supplied redactor', async () => {
+    const redactor = new Redactor();
+    redactor.add('none');
+    const h = peer('stderr-flood', { redactor });
+    await h.transport.start();
+    await call(h, 1, 'echo');
+    for (let i = 0; i < 100 && !h.transport.diagnostics().tail.join('').includes('API_KEY'); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(h.transport.diagnostics().tail.at(-1)).toBe('API_KEY=[REDACTED]');
+  });
+});
+
+describe('teardown', () => {
+  it('closes a well-behaved server through stdin, once, idempotently', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    const pid = h.transport.pid as number;
+    const first = h.transport.close();
+    expect(h.transport.close()).toBe(first);
+    await first;
+    expect(h.transport.diagnostics().detail?.exitCode).toBe(0);
+    expect(h.closes).toEqual([undefined]);
+    expect(groupMembers(pid)).toEqual([]);
+    const error = await h.transport.send({ jsonrpc: '2.0', method: 'x' }).catch((e: unknown) => e);
+    expect(isStdioTransportError(error) && error.code).toBe(StdioTransportErrorCode.STDIO_CLOSED);
+  });
+
+  it('escalates to SIGKILL for a server that ignores stdin close and SIGTERM', async () => {
+    const h = peer('ignore-term');
+    await h.transport.start();
+    await h.next(byMethod('notifications/ready'));
+    const pid = h.transport.pid as number;
+    await h.transport.close();
+    expect(h.transport.diagnostics().detail?.signal).toBe('SIGKILL');
+    expect(h.transport.diagnostics().tail).toContain('ignoring SIGTERM');
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('reaches grandchildren through the process group', async () => {
+    const h = peer('grandchild');
+    await h.transport.start();
+    const note = await h.next(byMethod('notifications/grandchild'));
+    const grandchild = (note as unknown as { params: { pid: number } }).params.pid;
+    expect(alive(grandchild)).toBe(true);
+    const pid = h.transport.pid as number;
+    await h.transport.close();
+    expect(groupMembers(pid)).toEqual([]);
+    expect(alive(grandchild)).toBe(false);
+  });
+
+  it('a close during start still reaps the process', async () => {
+    const h = peer('echo');
+    let spawned: number | undefined;
+    const t = new StdioTransport({
+      name: 'racy',
+      command: process.execPath,
+      args: [PEER, 'echo'],
+      clatHome: home,
+      onSpawn: (pid) => {
+        spawned = pid;
+      },
+    });
+    const starting = t.start().catch((e: unknown) => e);
+    await t.close();
+    const error = await starting;
+    expect(isStdioTransportError(error) && error.code).toBe(StdioTransportErrorCode.STDIO_CLOSED);
+    expect(spawned).toBeDefined();
+    expect(groupMembers(spawned as number)).toEqual([]);
+    await h.transport.close();
+  });
+
+  it('rejects send before start and a second start', async () => {
+    const h = peer('echo');
+    const early = await h.transport.send({ jsonrpc: '2.0', method: 'x' }).catch((e: unknown) => e);
+    expect(isStdioTransportError(early) && early.code).toBe(
+      StdioTransportErrorCode.STDIO_NOT_STARTED,
+    );
+    await h.transport.start();
+    const again = await h.transport.start().catch((e: unknown) => e);
+    expect(isStdioTransportError(again) && again.code).toBe(
+      StdioTransportErrorCode.STDIO_NOT_STARTED,
+    );
+  });
+});
+
+describe('StdioTransportFactory', () => {
+  it('opens a fresh process per transport and counts spawns', async () => {
+    const factory = new StdioTransportFactory({
+      name: 'f',
+      command: process.execPath,
+      args: [PEER, 'echo'],
+      clatHome: home,
+    });
+    expect(factory.kind).toBe('stdio');
+    expect(factory.probeIsolation).toBe('fresh');
+    const a = factory.open();
+    const b = factory.open();
+    open.push(a, b);
+    await a.start();
+    await b.start();
+    expect(factory.spawnedPids).toEqual([a.pid, b.pid]);
+    expect(a.pid).not.toBe(b.pid);
+  });
+});

@@ -1,0 +1,490 @@
+/**
+ * The stdio MCP transport: one server subprocess as its own process-group leader, newline-delimited
+ * JSON both ways with a frame cap, one bounded writer queue, a redacted stderr tail, and a teardown
+ * that closes stdin, waits, escalates SIGTERM then SIGKILL to the whole group, and reaps it.
+ * @module
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import {
+  errorMessage,
+  type JsonRpcMessage,
+  LIMITS,
+  LineTail,
+  parseJsonRpcMessage,
+  Redactor,
+  type Transport,
+  type TransportDiagnostics,
+  type TransportFactory,
+} from '@clat/kernel';
+import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
+import { LineDecoder } from './line-decoder.js';
+import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
+
+/** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
+export const WRITE_QUEUE_BYTES = 2 * LIMITS.stdioFrameBytes;
+
+const GROUP_POLL_MS = 25;
+const PREVIEW_CHARS = 120;
+// Env keys whose configured values are treated as secrets in diagnostics.
+const SECRET_ENV_KEY = /key|token|secret|password|passwd|credential|auth/i;
+
+export interface StdioTransportOptions {
+  /** Server name, used in diagnostics and error messages. */
+  name: string;
+  command: string;
+  args?: readonly string[] | undefined;
+  /** Merged over the inherited environment. */
+  env?: Readonly<Record<string, string>> | undefined;
+  /** Absolute, `~/…`, or relative to the CLAT home. Default: the CLAT home itself. */
+  cwd?: string | undefined;
+  /** Default: `$CLAT_HOME`, else `~/.clat`. Created when missing. */
+  clatHome?: string | undefined;
+  /** Exact secrets to redact from stderr and errors, on top of key-shaped values. */
+  redactor?: Redactor | undefined;
+  /** Grace before each teardown escalation. Default: {@link LIMITS.shutdownGraceMs}. */
+  shutdownGraceMs?: number | undefined;
+  /** Called with the pid (= process-group id) of each spawned server. */
+  onSpawn?: ((pid: number) => void) | undefined;
+}
+
+/** `$CLAT_HOME` if set, else `~/.clat`. */
+export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.CLAT_HOME;
+  return configured !== undefined && configured !== ''
+    ? resolve(configured)
+    : join(homedir(), '.clat');
+}
+
+/** The server's working directory: never the project directory, relative paths under the CLAT home. */
+export function resolveServerCwd(cwd: string | undefined, clatHome: string): string {
+  if (cwd === undefined) return clatHome;
+  if (cwd === '~' || cwd.startsWith('~/')) return join(homedir(), cwd.slice(1));
+  return isAbsolute(cwd) ? cwd : resolve(clatHome, cwd);
+}
+
+type State = 'new' | 'starting' | 'open' | 'closing' | 'closed';
+
+interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** One stdio connection to an MCP server subprocess. */
+export class StdioTransport implements Transport {
+  readonly kind = 'stdio';
+  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: ((error?: Error) => void) | undefined;
+
+  readonly #options: StdioTransportOptions;
+  readonly #redactor: Redactor;
+  readonly #grace: number;
+  readonly #tail = new LineTail(LIMITS.stderrTailLines, LIMITS.stderrLineBytes);
+  #state: State = 'new';
+  #child: ChildProcessWithoutNullStreams | undefined;
+  #pid: number | undefined;
+  #cwd: string | undefined;
+  #exit: ExitInfo | undefined;
+  readonly #exitWaiters = new Set<() => void>();
+  #failure: StdioTransportError | undefined;
+  #closing: Promise<void> | undefined;
+  #finishTimer: NodeJS.Timeout | undefined;
+  #starting: Promise<void> | undefined;
+
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+    this.#redactor = options.redactor ?? new Redactor();
+    for (const [key, value] of Object.entries(options.env ?? {})) {
+      if (SECRET_ENV_KEY.test(key)) this.#redactor.add(value);
+    }
+    this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
+  }
+
+  /** The server pid (also its process-group id) once started. */
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== 'new') {
+      throw this.#error(StdioTransportErrorCode.STDIO_NOT_STARTED, 'was already started');
+    }
+    this.#state = 'starting';
+    this.#starting = this.#launch();
+    try {
+      await this.#starting;
+    } catch (error) {
+      if (this.#state === 'starting') this.#state = 'closed';
+      throw error;
+    }
+    if (this.#state !== 'starting') {
+      // close() ran while we spawned; its teardown owns the process.
+      throw this.#error(StdioTransportErrorCode.STDIO_CLOSED, 'was closed while starting');
+    }
+    this.#state = 'open';
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.#state !== 'open') {
+      const code =
+        this.#state === 'new' || this.#state === 'starting'
+          ? StdioTransportErrorCode.STDIO_NOT_STARTED
+          : StdioTransportErrorCode.STDIO_CLOSED;
+      return Promise.reject(
+        this.#error(code, code === 'STDIO_CLOSED' ? 'is closed' : 'is not started'),
+      );
+    }
+    const frame = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+    if (frame.length - 1 > LIMITS.stdioFrameBytes) {
+      return Promise.reject(
+        this.#error(
+          StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+          `refused an outbound frame of ${frame.length - 1} bytes (limit ${LIMITS.stdioFrameBytes})`,
+        ),
+      );
+    }
+    const stdin = (this.#child as ChildProcessWithoutNullStreams).stdin;
+    // The pipe's own buffer is the one writer queue; cap it so a server that stops reading
+    // cannot make us hold unbounded memory.
+    if (stdin.writableLength + frame.length > WRITE_QUEUE_BYTES) {
+      return Promise.reject(
+        this.#error(
+          StdioTransportErrorCode.STDIO_WRITE_QUEUE_FULL,
+          `is not reading stdin: ${stdin.writableLength} bytes already queued (limit ${WRITE_QUEUE_BYTES})`,
+        ),
+      );
+    }
+    stdin.write(frame);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.#closing !== undefined) return this.#closing;
+    if (this.#state === 'new') {
+      this.#state = 'closed';
+      this.#closing = Promise.resolve();
+      return this.#closing;
+    }
+    this.#closing = this.#shutdown(false);
+    return this.#closing;
+  }
+
+  diagnostics(): TransportDiagnostics {
+    const detail: Record<string, string | number> = {
+      command: this.#redactor.redact(this.#options.command),
+    };
+    if (this.#cwd !== undefined) detail.cwd = this.#cwd;
+    if (this.#pid !== undefined) detail.pid = this.#pid;
+    if (this.#exit?.code !== undefined && this.#exit.code !== null)
+      detail.exitCode = this.#exit.code;
+    if (this.#exit?.signal) detail.signal = this.#exit.signal;
+    return { tail: this.#tail.lines(this.#redactor), detail };
+  }
+
+  async #launch(): Promise<void> {
+    this.#cwd = await this.#prepareCwd();
+    await this.#spawn(this.#cwd);
+  }
+
+  async #prepareCwd(): Promise<string> {
+    const home = this.#options.clatHome ?? resolveClatHome();
+    const cwd = resolveServerCwd(this.#options.cwd, home);
+    const underHome = cwd === home || cwd.startsWith(`${home}/`);
+    try {
+      // The CLAT home and directories under it are ours to create; anything else must exist.
+      if (underHome) await mkdir(cwd, { recursive: true, mode: 0o700 });
+      const info = await stat(cwd);
+      if (!info.isDirectory()) throw new Error('not a directory');
+    } catch (error) {
+      throw this.#error(
+        StdioTransportErrorCode.STDIO_CWD_INVALID,
+        `cannot use working directory ${cwd}: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+    return cwd;
+  }
+
+  async #spawn(cwd: string): Promise<void> {
+    const { command, args = [], env } = this.#options;
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(command, [...args], {
+        cwd,
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // Own process group (pgid = pid), so teardown signals reach grandchildren.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
+    } catch (error) {
+      throw this.#spawnError(error, cwd);
+    }
+    this.#child = child;
+    child.stdin.on('error', (error) => this.#onStdinError(error));
+    child.stdout.on('error', (error) => this.#report(error));
+    child.stderr.on('error', (error) => this.#report(error));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => this.#tail.push(chunk));
+    const decoder = new LineDecoder(LIMITS.stdioFrameBytes, {
+      line: (bytes) => this.#onLine(bytes),
+      overflow: (seen) =>
+        this.#fail(
+          this.#error(
+            StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+            `sent a frame over the ${LIMITS.stdioFrameBytes}-byte limit (${seen}+ bytes without a newline); connection failed`,
+          ),
+        ),
+    });
+    child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
+    child.stdout.on('end', () => this.#onPeerGone());
+    child.on('exit', (code, signal) => {
+      this.#exit = { code, signal };
+      for (const wake of this.#exitWaiters) wake();
+      this.#exitWaiters.clear();
+      this.#onPeerGone();
+    });
+
+    await new Promise<void>((resolveSpawn, rejectSpawn) => {
+      const onError = (error: Error) => {
+        child.off('spawn', onSpawn);
+        rejectSpawn(this.#spawnError(error, cwd));
+      };
+      const onSpawn = () => {
+        child.off('error', onError);
+        resolveSpawn();
+      };
+      child.once('error', onError);
+      child.once('spawn', onSpawn);
+    });
+    child.on('error', (error) => this.#report(error));
+    this.#pid = child.pid as number;
+    trackGroup(this.#pid);
+    this.#options.onSpawn?.(this.#pid);
+  }
+
+  #onLine(bytes: Buffer): void {
+    if (this.#state === 'closed') return;
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.#report(
+        this.#error(
+          StdioTransportErrorCode.STDIO_FRAME_INVALID,
+          `sent a line that is not JSON (${bytes.length} bytes): ${this.#preview(text)}`,
+        ),
+      );
+      return;
+    }
+    const message = parseJsonRpcMessage(value);
+    if ('invalid' in message) {
+      this.#report(
+        this.#error(
+          StdioTransportErrorCode.STDIO_FRAME_INVALID,
+          `sent an invalid JSON-RPC frame: ${message.invalid}: ${this.#preview(text)}`,
+        ),
+      );
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
+    }
+  }
+
+  #onStdinError(error: Error): void {
+    // EPIPE: the server closed stdin or died; the exit path reports why.
+    if (this.#state === 'open')
+      this.#report(
+        this.#error(
+          StdioTransportErrorCode.STDIO_PROCESS_EXITED,
+          `stopped reading stdin: ${errorMessage(error)}`,
+        ),
+      );
+  }
+
+  /** Stdout ended or the process exited: once both (or exit plus a grace) happened, the channel is over. */
+  #onPeerGone(): void {
+    if (this.#state !== 'open') return;
+    const stdoutDone = this.#child?.stdout.readableEnded === true;
+    if (stdoutDone || this.#exit !== undefined) {
+      // Let the last stdout bytes and stderr lines arrive; a grandchild may hold stdout open.
+      if (stdoutDone && this.#exit !== undefined) this.#peerGoneNow();
+      else if (this.#finishTimer === undefined) {
+        this.#finishTimer = setTimeout(() => this.#peerGoneNow(), Math.min(this.#grace, 250));
+      }
+    }
+  }
+
+  #peerGoneNow(): void {
+    if (this.#state !== 'open') return;
+    this.#fail(undefined);
+  }
+
+  /** Fails the connection: tears down, then reports `error` (or the exit) through onclose. */
+  #fail(error: StdioTransportError | undefined): void {
+    if (this.#closing !== undefined) return;
+    this.#failure = error;
+    this.#closing = this.#shutdown(true);
+  }
+
+  /** `unexpected`: the peer failed or left, so onclose gets the reason. */
+  async #shutdown(unexpected: boolean): Promise<void> {
+    this.#state = 'closing';
+    if (this.#finishTimer !== undefined) clearTimeout(this.#finishTimer);
+    // A close during start waits for the spawn to settle so the process cannot escape teardown.
+    await this.#starting?.catch(() => undefined);
+    const child = this.#child;
+    if (child !== undefined && this.#pid !== undefined) {
+      const pgid = this.#pid;
+      child.stdin.end();
+      if (!(await this.#waitExit(this.#grace))) {
+        signalGroup(pgid, 'SIGTERM');
+        if (!(await this.#waitExit(this.#grace))) {
+          signalGroup(pgid, 'SIGKILL');
+          await this.#waitExit(this.#grace);
+        }
+      }
+      // The leader is gone; grandchildren that kept running get the same escalation.
+      if (groupAlive(pgid)) {
+        signalGroup(pgid, 'SIGTERM');
+        if (!(await waitGroupGone(pgid, this.#grace))) {
+          signalGroup(pgid, 'SIGKILL');
+          await waitGroupGone(pgid, this.#grace);
+        }
+      }
+      untrackGroup(pgid);
+      // Pipes a surviving grandchild still holds must not keep the host alive.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      child.stdin.destroy();
+    }
+    this.#tail.end();
+    this.#state = 'closed';
+    const reason = unexpected ? (this.#failure ?? this.#exitError()) : undefined;
+    try {
+      this.onclose?.(reason);
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
+    }
+  }
+
+  #exitError(): StdioTransportError {
+    const exit = this.#exit;
+    const how =
+      exit === undefined
+        ? 'closed its stdout'
+        : exit.signal !== null
+          ? `was killed by ${exit.signal}`
+          : `exited with code ${exit.code}`;
+    const last = this.#tail.lines(this.#redactor).at(-1);
+    return this.#error(
+      StdioTransportErrorCode.STDIO_PROCESS_EXITED,
+      `${how}${last === undefined ? '' : ` (stderr: ${last})`}`,
+      { data: { ...(exit ?? {}) } },
+    );
+  }
+
+  #waitExit(ms: number): Promise<boolean> {
+    if (this.#exit !== undefined) return Promise.resolve(true);
+    return new Promise((resolveWait) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolveWait(true);
+      };
+      const timer = setTimeout(() => {
+        this.#exitWaiters.delete(wake);
+        resolveWait(this.#exit !== undefined);
+      }, ms);
+      this.#exitWaiters.add(wake);
+    });
+  }
+
+  #spawnError(error: unknown, cwd: string): StdioTransportError {
+    const code = (error as NodeJS.ErrnoException).code;
+    const command = this.#redactor.redact(this.#options.command);
+    const why =
+      code === 'ENOENT'
+        ? `command "${command}" was not found (ENOENT); check the command and PATH`
+        : code === 'EACCES'
+          ? `command "${command}" is not executable (EACCES)`
+          : `command "${command}" could not be started: ${errorMessage(error)}`;
+    return this.#error(StdioTransportErrorCode.STDIO_SPAWN_FAILED, `${why} (cwd ${cwd})`, {
+      cause: error,
+      data: code === undefined ? {} : { errno: code },
+    });
+  }
+
+  #preview(text: string): string {
+    const clean = this.#redactor.redact(text.slice(0, PREVIEW_CHARS * 4));
+    return clean.length > PREVIEW_CHARS ? `${clean.slice(0, PREVIEW_CHARS)}…` : clean;
+  }
+
+  #report(error: Error): void {
+    try {
+      this.onerror?.(error);
+    } catch {
+      // A throwing diagnostic sink must not break the reader.
+    }
+  }
+
+  #error(
+    code: StdioTransportErrorCode,
+    what: string,
+    options: { cause?: unknown; data?: Record<string, unknown> } = {},
+  ): StdioTransportError {
+    return new StdioTransportError(code, `MCP server "${this.#options.name}" ${what}`, {
+      ...options,
+      data: { server: this.#options.name, ...options.data },
+    });
+  }
+}
+
+function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
+  return new Promise((resolveWait) => {
+    const deadline = Date.now() + ms;
+    const poll = () => {
+      if (!groupAlive(pgid)) resolveWait(true);
+      else if (Date.now() >= deadline) resolveWait(false);
+      else setTimeout(poll, GROUP_POLL_MS);
+    };
+    poll();
+  });
+}
+
+/**
+ * Opens one {@link StdioTransport} per call: `probeIsolation: 'fresh'`, so a failed modern probe
+ * costs a disposable process and the legacy handshake gets a new one.
+ */
+export class StdioTransportFactory implements TransportFactory {
+  readonly kind = 'stdio';
+  readonly probeIsolation = 'fresh';
+  readonly #options: StdioTransportOptions;
+  readonly #pids: number[] = [];
+
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+  }
+
+  /** Pids of every process this factory spawned, oldest first. */
+  get spawnedPids(): readonly number[] {
+    return this.#pids;
+  }
+
+  open(): StdioTransport {
+    return new StdioTransport({
+      ...this.#options,
+      onSpawn: (pid) => {
+        this.#pids.push(pid);
+        this.#options.onSpawn?.(pid);
+      },
+    });
+  }
+}
