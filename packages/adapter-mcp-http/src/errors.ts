@@ -1,0 +1,69 @@
+/**
+ * Typed errors of the Streamable HTTP transport. Messages name the server by URL origin only:
+ * never its path or query (tokens hide there), never a header.
+ * @module
+ */
+
+export const HttpTransportErrorCode = {
+  /** The URL or a caller-provided header is unusable. */
+  HTTP_CONFIG_INVALID: 'HTTP_CONFIG_INVALID',
+  /** The server could not be reached, or the connection broke (refused, reset, DNS). */
+  HTTP_NETWORK: 'HTTP_NETWORK',
+  /** A non-2xx status without a JSON-RPC body the client core could use. */
+  HTTP_STATUS: 'HTTP_STATUS',
+  /** A request that carried a session id got 404: the server forgot the session. */
+  HTTP_SESSION_EXPIRED: 'HTTP_SESSION_EXPIRED',
+  /** The response was neither application/json nor text/event-stream. */
+  HTTP_CONTENT_TYPE: 'HTTP_CONTENT_TYPE',
+  /** A body or one SSE event crossed the message cap; the fetch was aborted. */
+  HTTP_BODY_TOO_LARGE: 'HTTP_BODY_TOO_LARGE',
+  /** The body was not JSON-RPC (bad JSON, wrong shape, or no body where one was due). */
+  HTTP_INVALID_BODY: 'HTTP_INVALID_BODY',
+  /** The SSE stream ended before it carried the response to its request. */
+  HTTP_STREAM_ENDED: 'HTTP_STREAM_ENDED',
+  /** The request was cancelled locally; its POST was aborted. */
+  HTTP_CANCELLED: 'HTTP_CANCELLED',
+  /** The transport is closed. */
+  HTTP_CLOSED: 'HTTP_CLOSED',
+} as const;
+
+export type HttpTransportErrorCode =
+  (typeof HttpTransportErrorCode)[keyof typeof HttpTransportErrorCode];
+
+export interface HttpTransportErrorOptions {
+  /** HTTP status, when a response arrived. */
+  status?: number | undefined;
+  cause?: unknown;
+}
+
+const BRAND = Symbol.for('@clat/adapter-mcp-http/error');
+
+/** A failure of one HTTP exchange; `origin` is the only part of the server URL it carries. */
+export class HttpTransportError extends Error {
+  readonly code: HttpTransportErrorCode;
+  readonly origin: string;
+  readonly status: number | undefined;
+
+  constructor(
+    code: HttpTransportErrorCode,
+    origin: string,
+    message: string,
+    options: HttpTransportErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HttpTransportError';
+    this.code = code;
+    this.origin = origin;
+    this.status = options.status;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** True for an HttpTransportError from any bundled copy of this package. */
+export function isHttpTransportError(value: unknown): value is HttpTransportError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[BRAND] === true
+  );
+}

@@ -1,0 +1,559 @@
+/**
+ * Streamable HTTP transport: one POST per JSON-RPC message, JSON or SSE responses, legacy sessions
+ * and the per-request headers of the modern (2026-07-28) revision.
+ * @module
+ */
+import {
+  errorMessage,
+  type HttpServerConfig,
+  isNotification,
+  isRequest,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  LIMITS,
+  parseJsonRpcMessage,
+  Redactor,
+  type Transport,
+  type TransportDiagnostics,
+  type TransportFactory,
+} from '@clat/kernel';
+import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
+import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
+import {
+  ACCEPT_BOTH,
+  HEADER,
+  headerProblem,
+  modernRequestHeaders,
+  modernVersionOf,
+} from './http-headers.js';
+
+export interface HttpTransportOptions {
+  /** The server endpoint (http or https). Only its origin ever appears in errors or status. */
+  url: string;
+  /** Caller-provided headers (e.g. Authorization). Kept in memory only, sent on every request. */
+  headers?: Record<string, string> | undefined;
+  /** Cap of one response body or SSE event, and of one outbound message. */
+  maxMessageBytes?: number | undefined;
+  /** Bound of the session DELETE sent on close. */
+  closeTimeoutMs?: number | undefined;
+  /** Replaces the global fetch (tests inject faults through real servers, not this). */
+  fetch?: typeof fetch | undefined;
+}
+
+// Same cap as one stdio frame: the limits table fixes one message size for every transport.
+const DEFAULT_MESSAGE_BYTES = LIMITS.stdioFrameBytes;
+const FAILURES_KEPT = LIMITS.stderrTailLines;
+const BODY_SNIPPET_CHARS = 200;
+
+interface Inflight {
+  controller: AbortController;
+  modern: boolean;
+}
+
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+function validate(options: HttpTransportOptions): { url: URL; origin: string } {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new HttpTransportError(
+      'HTTP_CONFIG_INVALID',
+      '(invalid URL)',
+      'MCP server URL is not an absolute URL',
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new HttpTransportError(
+      'HTTP_CONFIG_INVALID',
+      url.origin,
+      `MCP server URL must use http or https, not ${url.protocol.replace(':', '')}`,
+    );
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new HttpTransportError(
+      'HTTP_CONFIG_INVALID',
+      url.origin,
+      `MCP server URL for ${url.origin} must not embed credentials; put them in "headers"`,
+    );
+  }
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    const problem = headerProblem(name, value);
+    if (problem !== undefined) {
+      throw new HttpTransportError(
+        'HTTP_CONFIG_INVALID',
+        url.origin,
+        `${problem} (MCP server at ${url.origin})`,
+      );
+    }
+  }
+  return { url, origin: url.origin };
+}
+
+/**
+ * A Streamable HTTP connection to one MCP server. `send` resolves once the server accepted the
+ * message: for a request, once its response was delivered through `onmessage` (JSON or SSE); for
+ * a notification or response, once the server answered 2xx (usually 202). It rejects with an
+ * {@link HttpTransportError} naming the URL origin only.
+ *
+ * Era handling needs no help from the client core: a request whose `_meta` carries a protocol
+ * version is sent as modern (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, no session);
+ * otherwise the legacy session id from initialize is echoed, with the negotiated
+ * `MCP-Protocol-Version` read from the initialize result or set through {@link setProtocolVersion}.
+ */
+export class HttpTransport implements Transport {
+  readonly kind = 'http';
+  /** The endpoint origin, safe to show. */
+  readonly origin: string;
+  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: ((error?: Error) => void) | undefined;
+
+  readonly #url: URL;
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #limit: number;
+  readonly #closeTimeoutMs: number;
+  readonly #fetch: typeof fetch;
+  readonly #redactor = new Redactor();
+  readonly #abort = new AbortController();
+  readonly #inflight = new Map<string, Inflight>();
+  readonly #failures: string[] = [];
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #lastInitializeId: unknown;
+  #closed = false;
+  #posts = 0;
+
+  constructor(options: HttpTransportOptions) {
+    const { url, origin } = validate(options);
+    this.#url = url;
+    this.origin = origin;
+    this.#headers = Object.freeze({ ...options.headers });
+    this.#redactor.addHeaders(options.headers);
+    this.#limit = options.maxMessageBytes ?? DEFAULT_MESSAGE_BYTES;
+    this.#closeTimeoutMs = options.closeTimeoutMs ?? LIMITS.shutdownGraceMs;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** The legacy protocol version sent as `MCP-Protocol-Version`, once negotiated. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /** True while a legacy session id is held. The id itself is never exposed. */
+  get hasSession(): boolean {
+    return this.#sessionId !== undefined;
+  }
+
+  /**
+   * Tells the transport the legacy version negotiated by initialize, for the
+   * `MCP-Protocol-Version` header of later requests. Optional: the transport also reads it from
+   * the initialize result it carries. Modern requests take the version from their own `_meta`.
+   */
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
+  async start(): Promise<void> {
+    if (this.#closed) throw this.#error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) {
+      throw this.#error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
+    }
+    if (isNotification(message) && message.method === 'notifications/cancelled') {
+      // A cancelled request's POST is aborted here. In the modern era closing the stream IS the
+      // cancel signal and no notification is posted.
+      const requestId = message.params?.requestId;
+      const inflight = this.#inflight.get(idKey(requestId));
+      if (inflight !== undefined) {
+        inflight.controller.abort();
+        if (inflight.modern) return;
+      }
+    }
+    const body = JSON.stringify(message);
+    if (Buffer.byteLength(body) > this.#limit) {
+      throw this.#error(
+        'HTTP_BODY_TOO_LARGE',
+        `${describe(message)} for ${this.origin} exceeds ${this.#limit} bytes; not sent`,
+      );
+    }
+    const modernVersion = modernVersionOf(message);
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      [HEADER.contentType]: 'application/json',
+      [HEADER.accept]: ACCEPT_BOTH,
+    };
+    if (modernVersion !== undefined) {
+      headers[HEADER.protocolVersion] = modernVersion;
+      if (isRequest(message))
+        Object.assign(headers, modernRequestHeaders(message.method, message.params));
+    } else {
+      if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
+      if (this.#protocolVersion !== undefined)
+        headers[HEADER.protocolVersion] = this.#protocolVersion;
+    }
+    const request = isRequest(message) ? message : undefined;
+    if (request?.method === 'initialize') this.#lastInitializeId = request.id;
+    const controller = new AbortController();
+    const key = request === undefined ? undefined : idKey(request.id);
+    if (key !== undefined)
+      this.#inflight.set(key, { controller, modern: modernVersion !== undefined });
+    const signal = AbortSignal.any([this.#abort.signal, controller.signal]);
+    const sentSession = headers[HEADER.sessionId] !== undefined;
+    this.#posts++;
+    try {
+      let response: Response;
+      try {
+        response = await this.#fetch(this.#url, { method: 'POST', headers, body, signal });
+      } catch (error) {
+        throw this.#fetchFailure(error, message, controller);
+      }
+      if (modernVersion === undefined) {
+        const session = response.headers.get(HEADER.sessionId);
+        if (
+          session !== null &&
+          session !== '' &&
+          (request?.method === 'initialize' || !this.#sessionId)
+        )
+          this.#sessionId = session;
+      }
+      if (request === undefined) {
+        await response.body?.cancel().catch(() => {});
+        if (!response.ok) throw this.#statusError(response.status, message, undefined);
+        return;
+      }
+      await this.#handleResponse(response, request, sentSession, controller);
+    } catch (error) {
+      if (isHttpTransportError(error)) {
+        this.#recordFailure(error.message);
+        throw error;
+      }
+      throw this.#fetchFailure(error, message, controller);
+    } finally {
+      if (key !== undefined && this.#inflight.get(key)?.controller === controller)
+        this.#inflight.delete(key);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abort.abort();
+    const session = this.#sessionId;
+    this.#sessionId = undefined;
+    if (session !== undefined) {
+      // Legacy sessions end with a DELETE; a 405 or a failure only costs a diagnostic.
+      const headers: Record<string, string> = { ...this.#headers, [HEADER.sessionId]: session };
+      if (this.#protocolVersion !== undefined)
+        headers[HEADER.protocolVersion] = this.#protocolVersion;
+      try {
+        const response = await this.#fetch(this.#url, {
+          method: 'DELETE',
+          headers,
+          signal: AbortSignal.timeout(this.#closeTimeoutMs),
+        });
+        await response.body?.cancel().catch(() => {});
+      } catch (error) {
+        this.#recordFailure(
+          `session DELETE to ${this.origin} failed: ${this.#redactor.redact(networkReason(error))}`,
+        );
+      }
+    }
+    this.onclose?.();
+  }
+
+  diagnostics(): TransportDiagnostics {
+    const detail: Record<string, string | number> = {
+      origin: this.origin,
+      posts: this.#posts,
+      session: this.#sessionId === undefined ? 'none' : 'active',
+    };
+    if (this.#protocolVersion !== undefined) detail.protocolVersion = this.#protocolVersion;
+    return { tail: [...this.#failures], detail };
+  }
+
+  async #handleResponse(
+    response: Response,
+    request: JsonRpcRequest,
+    sentSession: boolean,
+    controller: AbortController,
+  ): Promise<void> {
+    const what = describe(request);
+    if (response.status === 404 && sentSession) {
+      await response.body?.cancel().catch(() => {});
+      this.#sessionId = undefined;
+      const error = this.#error(
+        'HTTP_SESSION_EXPIRED',
+        `MCP server at ${this.origin} no longer knows the session (HTTP 404 to ${what})`,
+        response.status,
+      );
+      queueMicrotask(() => this.#fail(error));
+      throw error;
+    }
+    const type = mediaType(response.headers.get(HEADER.contentType));
+    if (response.body === null || response.status === 202 || response.status === 204) {
+      if (!response.ok) throw this.#statusError(response.status, request, undefined);
+      throw this.#error(
+        'HTTP_INVALID_BODY',
+        `MCP server at ${this.origin} answered ${what} with HTTP ${response.status} and no body`,
+        response.status,
+      );
+    }
+    if (type === 'text/event-stream' && response.ok) {
+      await this.#readEventStream(response.body, request, controller);
+      return;
+    }
+    if (type !== 'application/json') {
+      if (!response.ok)
+        throw this.#statusError(response.status, request, await this.#snippet(response));
+      await response.body.cancel().catch(() => {});
+      throw this.#error(
+        'HTTP_CONTENT_TYPE',
+        `MCP server at ${this.origin} answered ${what} with content type ${JSON.stringify(
+          type === '' ? '(none)' : type.slice(0, 60),
+        )}, expected application/json or text/event-stream`,
+        response.status,
+      );
+    }
+    let text: string;
+    try {
+      text = await readBoundedText(response.body, this.#limit);
+    } catch (error) {
+      throw this.#bodyFailure(error, request, controller, response.status);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      if (!response.ok) throw this.#statusError(response.status, request, text);
+      throw this.#error(
+        'HTTP_INVALID_BODY',
+        `MCP server at ${this.origin} answered ${what} with invalid JSON`,
+        response.status,
+      );
+    }
+    const messages = Array.isArray(value) ? value : [value];
+    let answered = false;
+    for (const item of messages) {
+      const parsed = parseJsonRpcMessage(item);
+      if ('invalid' in parsed) continue;
+      // The body of a POST answers that POST: an error with a null id (SDK v1's "Bad Request")
+      // belongs to this request, so the client core can read it (era detection needs the code).
+      const message =
+        'error' in parsed && parsed.id === null ? { ...parsed, id: request.id } : parsed;
+      if ('id' in message && !('method' in message) && message.id === request.id) answered = true;
+      this.#deliver(message);
+    }
+    if (answered) return;
+    if (!response.ok) throw this.#statusError(response.status, request, text);
+    throw this.#error(
+      'HTTP_INVALID_BODY',
+      `MCP server at ${this.origin} answered ${what} without a JSON-RPC response to it`,
+      response.status,
+    );
+  }
+
+  async #readEventStream(
+    body: ReadableStream<Uint8Array>,
+    request: JsonRpcRequest,
+    controller: AbortController,
+  ): Promise<void> {
+    let answered: boolean;
+    try {
+      answered = await readSse(body, {
+        limit: this.#limit,
+        onEvent: (event) => {
+          if (event.data === '') return false; // priming events carry an id and no data
+          let value: unknown;
+          try {
+            value = JSON.parse(event.data);
+          } catch {
+            this.#nonFatal(`MCP server at ${this.origin} sent an SSE event that is not JSON`);
+            return false;
+          }
+          const parsed = parseJsonRpcMessage(value);
+          if ('invalid' in parsed) {
+            this.#nonFatal(
+              `MCP server at ${this.origin} sent an invalid message: ${parsed.invalid}`,
+            );
+            return false;
+          }
+          this.#deliver(parsed);
+          return !('method' in parsed) && parsed.id === request.id;
+        },
+      });
+    } catch (error) {
+      throw this.#bodyFailure(error, request, controller, 200);
+    }
+    if (!answered) {
+      throw this.#error(
+        'HTTP_STREAM_ENDED',
+        `the SSE stream from MCP server at ${this.origin} ended before the response to ${describe(request)}`,
+      );
+    }
+  }
+
+  #deliver(message: JsonRpcMessage): void {
+    if (this.#closed) return;
+    if ('result' in message) this.#sniffInitialize(message.id, message.result);
+    this.onmessage?.(message);
+  }
+
+  /** Legacy: the initialize result names the version for later `MCP-Protocol-Version` headers. */
+  #sniffInitialize(id: unknown, result: Record<string, unknown>): void {
+    if (id !== this.#lastInitializeId) return;
+    if (typeof result.protocolVersion === 'string') this.#protocolVersion = result.protocolVersion;
+  }
+
+  #nonFatal(text: string): void {
+    this.#recordFailure(text);
+    this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, text));
+  }
+
+  #fail(error: Error): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abort.abort();
+    this.onclose?.(error);
+  }
+
+  async #snippet(response: Response): Promise<string | undefined> {
+    if (response.body === null) return undefined;
+    try {
+      return await readBoundedText(response.body, 64 * 1024);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #statusError(
+    status: number,
+    message: JsonRpcMessage,
+    body: string | undefined,
+  ): HttpTransportError {
+    const hint = status === 401 || status === 403 ? ' (check the configured headers)' : '';
+    const clean = body === undefined ? '' : this.#redactor.redact(body).replace(/\s+/g, ' ').trim();
+    const snippet =
+      clean === ''
+        ? ''
+        : `: ${clean.length > BODY_SNIPPET_CHARS ? `${clean.slice(0, BODY_SNIPPET_CHARS)}…` : clean}`;
+    return this.#error(
+      'HTTP_STATUS',
+      `MCP server at ${this.origin} answered ${describe(message)} with HTTP ${status}${hint}${snippet}`,
+      status,
+    );
+  }
+
+  #bodyFailure(
+    error: unknown,
+    request: JsonRpcRequest,
+    controller: AbortController,
+    status: number,
+  ): HttpTransportError {
+    if (error instanceof BodyTooLarge) {
+      controller.abort();
+      return this.#error(
+        'HTTP_BODY_TOO_LARGE',
+        `MCP server at ${this.origin} sent more than ${error.limit} bytes in one message answering ${describe(request)}; the request was aborted`,
+        status,
+      );
+    }
+    return this.#fetchFailure(error, request, controller);
+  }
+
+  #fetchFailure(
+    error: unknown,
+    message: JsonRpcMessage,
+    controller: AbortController,
+  ): HttpTransportError {
+    if (isHttpTransportError(error)) return error;
+    if (this.#closed && this.#abort.signal.aborted) {
+      return this.#error(
+        'HTTP_CLOSED',
+        `transport to ${this.origin} closed during ${describe(message)}`,
+      );
+    }
+    if (controller.signal.aborted) {
+      return this.#error('HTTP_CANCELLED', `${describe(message)} to ${this.origin} was cancelled`);
+    }
+    return this.#error(
+      'HTTP_NETWORK',
+      `connection to MCP server at ${this.origin} failed during ${describe(message)}: ${this.#redactor.redact(networkReason(error))}`,
+    );
+  }
+
+  #error(code: HttpTransportErrorCode, text: string, status?: number): HttpTransportError {
+    return new HttpTransportError(code, this.origin, text, { status });
+  }
+
+  #recordFailure(text: string): void {
+    this.#failures.push(text);
+    if (this.#failures.length > FAILURES_KEPT) this.#failures.shift();
+  }
+}
+
+/** Short name of a message for errors: `tools/call (id 3)`, `response to 7`. */
+function describe(message: JsonRpcMessage): string {
+  if ('method' in message) {
+    return 'id' in message && message.id !== undefined
+      ? `${message.method} (id ${JSON.stringify(message.id)})`
+      : message.method;
+  }
+  return `the response to id ${JSON.stringify(message.id)}`;
+}
+
+/** `text/event-stream; charset=utf-8` → `text/event-stream`. */
+function mediaType(header: string | null): string {
+  return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+}
+
+/** The error code of a failed fetch (ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET…), else its text. */
+function networkReason(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    if (current.name === 'TimeoutError') return 'timed out';
+    current = current.cause;
+  }
+  return errorMessage(error).slice(0, BODY_SNIPPET_CHARS);
+}
+
+/**
+ * Opens {@link HttpTransport}s for one configured server. `probeIsolation` is `'shared'`: each
+ * POST stands alone, so a failed modern probe leaves nothing behind.
+ */
+export class HttpTransportFactory implements TransportFactory {
+  readonly kind = 'http';
+  readonly probeIsolation = 'shared';
+  /** The endpoint origin, safe to show. */
+  readonly origin: string;
+  readonly #options: HttpTransportOptions;
+
+  /** Validates the URL and headers now, so a bad entry fails at mount with a clear message. */
+  constructor(options: HttpTransportOptions) {
+    this.origin = validate(options).origin;
+    this.#options = { ...options, headers: { ...options.headers } };
+  }
+
+  /** A factory for an mcp.json HTTP entry. */
+  static fromConfig(
+    config: Pick<HttpServerConfig, 'url' | 'headers'>,
+    options: Omit<HttpTransportOptions, 'url' | 'headers'> = {},
+  ): HttpTransportFactory {
+    return new HttpTransportFactory({ ...options, url: config.url, headers: config.headers });
+  }
+
+  open(): HttpTransport {
+    return new HttpTransport(this.#options);
+  }
+
+  /** Never shows header values. */
+  toJSON(): Record<string, unknown> {
+    return { kind: this.kind, origin: this.origin };
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * @clat/adapter-mcp-http: the Streamable HTTP transport of CLAT's MCP client.
+ * @module
+ */
+export { HttpTransportError, HttpTransportErrorCode, isHttpTransportError } from './errors.js';
+export { encodeHeaderValue } from './http-headers.js';
+export {
+  HttpTransport,
+  HttpTransportFactory,
+  type HttpTransportOptions,
+} from './http-transport.js';
