@@ -1,7 +1,26 @@
 /** `clat` entry: dispatches to subcommands; the bin shim calls main(). @module */
-import type { CommandIO } from './command.js';
+import { isKernelError } from '@clat/kernel';
+import type { Command, CommandIO } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { isCliError } from './errors.js';
 import { CLAT_VERSION } from './version.js';
+
+/** Runs a command; expected failures print one line (no stack) and map to an exit code. */
+async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
+  try {
+    return await command.run(argv, io);
+  } catch (error) {
+    if (isCliError(error)) {
+      io.stderr.write(`clat: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (isKernelError(error)) {
+      io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
 
 function helpText(): string {
   const width = Math.max(8, ...COMMANDS.map((command) => command.name.length)) + 2;
@@ -50,5 +69,5 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     full.stdout.write(`${command.usage.trimEnd()}\n`);
     return 0;
   }
-  return command.run(rest, full);
+  return runCommand(command, rest, full);
 }

@@ -1,0 +1,44 @@
+/** Shared flag parsing for subcommands (node:util parseArgs, strict). @module */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '@clat/kernel';
+import { CliError, CliErrorCode } from './errors.js';
+
+/** Flags every project command accepts. */
+export const PROJECT_OPTIONS = {
+  project: { type: 'string', short: 'C' },
+  trust: { type: 'boolean' },
+  json: { type: 'boolean' },
+  mode: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+export const PROJECT_USAGE = `  -C, --project <dir>  Project root (default: the current directory)
+      --trust          Trust the project for this invocation (automation)
+      --mode <mode>    read-only | project-write | full-access`;
+
+export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
+  command: string,
+  argv: string[],
+  options: T,
+): ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>
+> {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat ${command}: ${(error as Error).message}; see "clat ${command} --help"`,
+    );
+  }
+}
+
+export function parseMode(value: string | undefined, fallback: PermissionMode): PermissionMode {
+  if (value === undefined) return fallback;
+  if (!isPermissionMode(value)) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `--mode ${JSON.stringify(value)} is not a permission mode; use ${PERMISSION_MODES.join(', ')}`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,224 @@
+/** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
+import { describeServerConfig } from '@clat/kernel';
+import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
+import type { Command, CommandIO } from '../command.js';
+import { resolveClatHome } from '../config/clat-home.js';
+import {
+  formatIssue,
+  loadMcpConfig,
+  putServerEntry,
+  removeServerEntry,
+} from '../config/mcp-config-file.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { waitForSurface, withProject } from '../project/with-project.js';
+import { formatMcpStatus, mcpStatusJson } from '../ui/mcp-status.js';
+
+const USAGE = `Usage: clat mcp [status] [--json]
+       clat mcp list [--json]
+       clat mcp get <name> [--json]
+       clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
+       clat mcp add <name> --url <url> [--header "Name: value"]... [--force]
+       clat mcp remove <name>
+
+status (default)  Mount the trusted project's servers and show configured, connecting and
+                  connected counts, transport, negotiated version, tool count and failures
+                  (with the redacted stderr tail).
+list, get         Show mcp.json entries (env values and header values are never printed).
+add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
+
+Options:
+${PROJECT_USAGE}
+      --json           Machine-readable output
+`;
+
+/** describeServerConfig's shape: names of env vars and headers only, never their values. */
+interface ListedServer {
+  name: string;
+  transport: 'stdio' | 'http';
+  url?: string;
+  headers?: string[];
+  command?: string;
+  args?: string[];
+  env?: string[];
+  cwd?: string;
+  origin: string;
+}
+
+function writeJson(io: CommandIO, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function status(argv: string[], io: CommandIO): Promise<number> {
+  const { values } = parseFlags('mcp', argv, PROJECT_OPTIONS);
+  return withProject(
+    io,
+    { project: values.project, trust: values.trust, promptForTrust: true },
+    async (project) => {
+      await waitForSurface(io, project);
+      const summary = project.session.mount.summary();
+      if (values.json === true) writeJson(io, mcpStatusJson(summary, project.configIssues));
+      else io.stdout.write(formatMcpStatus(summary, { configIssues: project.configIssues }));
+      return 0;
+    },
+  );
+}
+
+async function list(argv: string[], io: CommandIO, one?: string): Promise<number> {
+  const { values } = parseFlags('mcp', argv, { json: { type: 'boolean' } });
+  const home = resolveClatHome(io.env, io.cwd);
+  const config = await loadMcpConfig(home.mcpFile);
+  const issues = config.issues.map(formatIssue);
+  const servers = config.servers
+    .filter((server) => one === undefined || server.name === one)
+    .map((server) => ({ name: server.name, ...describeServerConfig(server) }) as ListedServer);
+  if (one !== undefined && servers.length === 0) {
+    const bad = config.issues.filter(
+      (issue) => issue.path === one || issue.path.startsWith(`${one}.`),
+    );
+    if (bad.length > 0) {
+      throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, bad.map(formatIssue).join('\n'));
+    }
+    throw new CliError(
+      CliErrorCode.CLI_SERVER_NOT_FOUND,
+      `${home.mcpFile}: no server named ${JSON.stringify(one)}`,
+    );
+  }
+  if (values.json === true) {
+    writeJson(io, one === undefined ? { file: home.mcpFile, servers, issues } : servers[0]);
+    return 0;
+  }
+  if (one === undefined) {
+    io.stdout.write(`${home.mcpFile}${config.exists ? '' : ' (does not exist yet)'}\n`);
+    if (servers.length === 0) io.stdout.write('  (no servers)\n');
+  }
+  for (const server of servers) {
+    const headers = server.headers ?? [];
+    const target =
+      server.transport === 'http'
+        ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
+        : [server.command, ...(server.args ?? [])].join(' ');
+    io.stdout.write(`  ${server.name}  ${server.transport}  ${target}\n`);
+  }
+  for (const issue of issues) io.stderr.write(`clat: config: ${issue}\n`);
+  return 0;
+}
+
+function pairs(
+  values: string[] | undefined,
+  separator: RegExp,
+  flag: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const value of values ?? []) {
+    const match = separator.exec(value);
+    if (match === null || match.index === 0) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `${flag} ${JSON.stringify(value)} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'}`,
+      );
+    }
+    out[value.slice(0, match.index).trim()] = value.slice(match.index + match[0].length).trim();
+  }
+  return out;
+}
+
+async function add(argv: string[], io: CommandIO): Promise<number> {
+  const dash = argv.indexOf('--');
+  const flags = dash === -1 ? argv : argv.slice(0, dash);
+  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  const { values, positionals } = parseFlags('mcp add', flags, {
+    url: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    env: { type: 'string', multiple: true },
+    cwd: { type: 'string' },
+    force: { type: 'boolean' },
+  });
+  const [name, ...extra] = positionals;
+  if (name === undefined)
+    throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp add: missing <name>');
+  const [cmd, ...args] = [...extra, ...command];
+  let entry: Record<string, unknown>;
+  if (values.url !== undefined) {
+    if (cmd !== undefined || values.env !== undefined || values.cwd !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat mcp add: --url cannot be combined with a command, --env or --cwd; choose exactly one transport',
+      );
+    }
+    const headers = pairs(values.header, /:/, '--header');
+    entry = { url: values.url, ...(values.header === undefined ? {} : { headers }) };
+  } else {
+    if (cmd === undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat mcp add: give either --url <url> or -- <command> [args...]',
+      );
+    }
+    if (values.header !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat mcp add: --header applies only to --url servers',
+      );
+    }
+    entry = {
+      command: cmd,
+      ...(args.length === 0 ? {} : { args }),
+      ...(values.env === undefined ? {} : { env: pairs(values.env, /=/, '--env') }),
+      ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
+    };
+  }
+  const home = resolveClatHome(io.env, io.cwd);
+  const server = await putServerEntry(home.mcpFile, name, entry, {
+    replace: values.force === true,
+  });
+  io.stdout.write(
+    `Added ${server.transport} server ${JSON.stringify(name)} to ${home.mcpFile}; restart CLAT to mount it\n`,
+  );
+  return 0;
+}
+
+async function remove(argv: string[], io: CommandIO): Promise<number> {
+  const { positionals } = parseFlags('mcp remove', argv, {});
+  const [name] = positionals;
+  if (name === undefined || positionals.length > 1) {
+    throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp remove: expected exactly one <name>');
+  }
+  const home = resolveClatHome(io.env, io.cwd);
+  await removeServerEntry(home.mcpFile, name);
+  io.stdout.write(`Removed server ${JSON.stringify(name)} from ${home.mcpFile}\n`);
+  return 0;
+}
+
+export const mcpCommand: Command = {
+  name: 'mcp',
+  summary: 'Show MCP server status; add, remove, list or get mcp.json entries',
+  usage: USAGE,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    switch (sub) {
+      case 'list':
+        return list(rest, io);
+      case 'get': {
+        const [name, ...flags] = rest;
+        if (name === undefined)
+          throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp get: missing <name>');
+        return list(flags, io, name);
+      }
+      case 'add':
+        return add(rest, io);
+      case 'remove':
+      case 'rm':
+        return remove(rest, io);
+      case 'status':
+        return status(rest, io);
+      default:
+        if (sub !== undefined && !sub.startsWith('-')) {
+          throw new CliError(
+            CliErrorCode.CLI_USAGE,
+            `clat mcp: unknown subcommand ${JSON.stringify(sub)}; see "clat mcp --help"`,
+          );
+        }
+        return status(argv, io);
+    }
+  },
+};

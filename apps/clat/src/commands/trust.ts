@@ -1,0 +1,47 @@
+/** `clat trust`: record (or revoke) trust in a project so its MCP servers may start. @module */
+import { parseFlags } from '../cli-options.js';
+import type { Command } from '../command.js';
+import { resolveClatHome } from '../config/clat-home.js';
+import {
+  canonicalProjectRoot,
+  listTrusted,
+  trustProject,
+  untrustProject,
+} from '../config/trust-store.js';
+import { CliError, CliErrorCode } from '../errors.js';
+
+const USAGE = `Usage: clat trust [dir]            Trust a project (default: the current directory)
+       clat trust --remove [dir]   Revoke trust
+       clat trust --list           List trusted projects
+
+Nothing configured in ~/.clat/mcp.json is spawned or contacted for a project before it is trusted.
+`;
+
+export const trustCommand: Command = {
+  name: 'trust',
+  summary: 'Trust a project so its MCP servers may start (--remove, --list)',
+  usage: USAGE,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags('trust', argv, {
+      remove: { type: 'boolean' },
+      list: { type: 'boolean' },
+    });
+    if (positionals.length > 1) {
+      throw new CliError(CliErrorCode.CLI_USAGE, 'clat trust: expected at most one directory');
+    }
+    const home = resolveClatHome(io.env, io.cwd);
+    if (values.list === true) {
+      for (const root of await listTrusted(home.trustFile)) io.stdout.write(`${root}\n`);
+      return 0;
+    }
+    const root = await canonicalProjectRoot(positionals[0] ?? '.', io.cwd);
+    if (values.remove === true) {
+      const removed = await untrustProject(home.trustFile, root);
+      io.stdout.write(removed ? `Trust revoked: ${root}\n` : `Not trusted: ${root}\n`);
+      return 0;
+    }
+    await trustProject(home.trustFile, root);
+    io.stdout.write(`Trusted: ${root}\n`);
+    return 0;
+  },
+};

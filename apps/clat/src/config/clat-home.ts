@@ -1,0 +1,25 @@
+/** Where CLAT keeps its per-user state: `~/.clat`, or `$CLAT_HOME` when set. @module */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface ClatHome {
+  /** Absolute directory. */
+  dir: string;
+  /** User-managed MCP servers. */
+  mcpFile: string;
+  /** Provider and CLI settings. */
+  configFile: string;
+  /** Trusted project roots. */
+  trustFile: string;
+}
+
+export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
+  const override = env.CLAT_HOME?.trim();
+  const dir = override ? resolve(cwd, override) : join(homedir(), '.clat');
+  return {
+    dir,
+    mcpFile: join(dir, 'mcp.json'),
+    configFile: join(dir, 'config.json'),
+    trustFile: join(dir, 'trust.json'),
+  };
+}

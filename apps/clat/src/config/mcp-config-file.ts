@@ -1,0 +1,126 @@
+/**
+ * `~/.clat/mcp.json`: loading through the kernel's per-entry validation, and safe edits for
+ * `clat mcp add|remove` that keep the wrapper shape and every unknown key.
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import {
+  type ConfigIssue,
+  type McpServerConfig,
+  type ParsedMcpConfig,
+  parseMcpConfig,
+  parseServerEntry,
+} from '@clat/kernel';
+import { CliError, CliErrorCode } from '../errors.js';
+import { writeFileAtomic } from './atomic-write.js';
+
+export interface LoadedMcpConfig extends ParsedMcpConfig {
+  file: string;
+  /** False when the file does not exist (no servers, no issues). */
+  exists: boolean;
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `${file}: cannot be read: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Loads mcp.json; a missing file is an empty configuration. Bad entries become issues. */
+export async function loadMcpConfig(file: string): Promise<LoadedMcpConfig> {
+  const text = await readText(file);
+  if (text === undefined) return { file, exists: false, servers: [], issues: [] };
+  return { file, exists: true, ...parseMcpConfig(file, text, 'user') };
+}
+
+export function formatIssue(issue: ConfigIssue): string {
+  return `${issue.file}: ${issue.path}: ${issue.message}`;
+}
+
+type JsonMap = Record<string, unknown>;
+
+/** The editable document: the root object and the map that holds the entries (root or wrapper). */
+async function openDocument(file: string): Promise<{ root: JsonMap; servers: JsonMap }> {
+  const text = await readText(file);
+  if (text === undefined || text.trim() === '') {
+    const root: JsonMap = { mcpServers: {} };
+    return { root, servers: root.mcpServers as JsonMap };
+  }
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `${file}: not valid JSON (${(error as Error).message}); fix it by hand before editing with clat mcp`,
+    );
+  }
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) {
+    throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, `${file}: (root): must be a JSON object`);
+  }
+  const map = root as JsonMap;
+  if ('mcpServers' in map) {
+    const inner = map.mcpServers;
+    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
+      throw new CliError(
+        CliErrorCode.CLI_CONFIG_INVALID,
+        `${file}: mcpServers: must be an object of servers`,
+      );
+    }
+    return { root: map, servers: inner as JsonMap };
+  }
+  return { root: map, servers: map };
+}
+
+async function saveDocument(file: string, root: JsonMap): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(root, null, 2)}\n`);
+}
+
+/**
+ * Adds or replaces one entry after validating it; other entries and unknown keys stay as they
+ * were. Throws CLI_CONFIG_INVALID naming the field when the entry is invalid.
+ */
+export async function putServerEntry(
+  file: string,
+  name: string,
+  entry: JsonMap,
+  options: { replace?: boolean } = {},
+): Promise<McpServerConfig> {
+  const checked = parseServerEntry(file, name, entry, 'user');
+  if ('issues' in checked) {
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      checked.issues.map((issue) => formatIssue(issue)).join('\n'),
+    );
+  }
+  const { root, servers } = await openDocument(file);
+  if (Object.hasOwn(servers, name) && options.replace !== true) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `${file}: server ${JSON.stringify(name)} already exists; remove it first or pass --force`,
+    );
+  }
+  servers[name] = entry;
+  await saveDocument(file, root);
+  return checked.server;
+}
+
+/** Removes one entry; throws CLI_SERVER_NOT_FOUND when it is absent. */
+export async function removeServerEntry(file: string, name: string): Promise<void> {
+  const { root, servers } = await openDocument(file);
+  if (!Object.hasOwn(servers, name)) {
+    throw new CliError(
+      CliErrorCode.CLI_SERVER_NOT_FOUND,
+      `${file}: no server named ${JSON.stringify(name)}`,
+    );
+  }
+  delete servers[name];
+  await saveDocument(file, root);
+}

@@ -1,0 +1,76 @@
+/**
+ * Trusted project roots, kept in `~/.clat/trust.json`. Nothing of a project's MCP surface is
+ * spawned or contacted before its real path is trusted here (or trust is granted for one run).
+ * @module
+ */
+import { readFile, realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CliError, CliErrorCode } from '../errors.js';
+import { writeFileAtomic } from './atomic-write.js';
+
+interface TrustFile {
+  version: 1;
+  projects: Record<string, { trustedAt: string }>;
+  [key: string]: unknown;
+}
+
+async function readTrust(file: string): Promise<TrustFile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, projects: {} };
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `${file}: not valid JSON (${(error as Error).message})`,
+    );
+  }
+  const projects = (parsed as { projects?: unknown } | null)?.projects;
+  if (typeof projects !== 'object' || projects === null || Array.isArray(projects)) {
+    throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, `${file}: projects: must be an object`);
+  }
+  return parsed as TrustFile;
+}
+
+/** The canonical project root: absolute and symlink-free, so a link cannot borrow trust. */
+export async function canonicalProjectRoot(dir: string, cwd: string): Promise<string> {
+  const absolute = resolve(cwd, dir);
+  try {
+    return await realpath(absolute);
+  } catch (error) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `project directory ${JSON.stringify(absolute)} does not exist`,
+      { cause: error },
+    );
+  }
+}
+
+export async function isTrusted(file: string, root: string): Promise<boolean> {
+  const trust = await readTrust(file);
+  return Object.hasOwn(trust.projects, root);
+}
+
+export async function trustProject(file: string, root: string): Promise<void> {
+  const trust = await readTrust(file);
+  trust.projects[root] = { trustedAt: new Date().toISOString() };
+  await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
+}
+
+export async function untrustProject(file: string, root: string): Promise<boolean> {
+  const trust = await readTrust(file);
+  if (!Object.hasOwn(trust.projects, root)) return false;
+  delete trust.projects[root];
+  await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
+  return true;
+}
+
+export async function listTrusted(file: string): Promise<string[]> {
+  return Object.keys((await readTrust(file)).projects).sort();
+}

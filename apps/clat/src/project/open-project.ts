@@ -1,0 +1,91 @@
+/**
+ * Opens the current project for a command: resolves `~/.clat`, enforces project trust before
+ * anything is spawned or contacted, loads mcp.json (bad entries reported, the rest mounted) and
+ * composes the session with the adapters wired into this build.
+ * @module
+ */
+import type { McpServerConfig } from '@clat/kernel';
+import type { CommandIO } from '../command.js';
+import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
+import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
+import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-store.js';
+import { loadUserConfig, type UserConfig } from '../config/user-config.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { askLine, isTty, isYes } from '../ui/line-prompt.js';
+import { type Composition, defaultComposition } from './composition.js';
+import { ProjectSession } from './project-session.js';
+
+export interface OpenProjectOptions {
+  /** `--project`; defaults to the current directory. */
+  project?: string | undefined;
+  /** `--trust`: trust for this invocation without asking. */
+  trust?: boolean | undefined;
+  /** Ask on the TTY when the project is untrusted (interactive commands). */
+  promptForTrust?: boolean;
+  /** Replaces the adapters wired into this build (custom distributions, the demo). */
+  composition?: Composition;
+}
+
+export interface OpenedProject {
+  session: ProjectSession;
+  home: ClatHome;
+  user: UserConfig;
+  /** mcp.json problems, one line each, naming file and field. */
+  configIssues: string[];
+  composition: Composition;
+}
+
+/** Resolves home and project and checks trust; nothing is spawned here. */
+export async function requireTrust(
+  io: CommandIO,
+  options: OpenProjectOptions,
+): Promise<{ home: ClatHome; projectRoot: string }> {
+  const home = resolveClatHome(io.env, io.cwd);
+  const projectRoot = await canonicalProjectRoot(options.project ?? '.', io.cwd);
+  if (options.trust === true || (await isTrusted(home.trustFile, projectRoot))) {
+    return { home, projectRoot };
+  }
+  if (options.promptForTrust === true && isTty(io.stdin)) {
+    io.stderr.write(
+      `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}.\n`,
+    );
+    const answer = await askLine(io.stdin, io.stderr, 'Trust this project? [y/N] ');
+    if (isYes(answer)) {
+      await trustProject(home.trustFile, projectRoot);
+      return { home, projectRoot };
+    }
+  }
+  throw new CliError(
+    CliErrorCode.CLI_PROJECT_UNTRUSTED,
+    `project ${projectRoot} is not trusted, so no MCP server was started; run "clat trust" in it, or pass --trust`,
+  );
+}
+
+/** User entries win over same-named entries from other sources (packages, the GLM pack). */
+function mergeServers(
+  user: readonly McpServerConfig[],
+  others: readonly McpServerConfig[],
+): McpServerConfig[] {
+  const names = new Set(user.map((server) => server.name));
+  return [...user, ...others.filter((server) => !names.has(server.name))];
+}
+
+export async function openProject(
+  io: CommandIO,
+  options: OpenProjectOptions,
+): Promise<OpenedProject> {
+  const { home, projectRoot } = await requireTrust(io, options);
+  const user = await loadUserConfig(home.configFile, io.env);
+  const mcp = await loadMcpConfig(home.mcpFile);
+  const composition = options.composition ?? defaultComposition();
+  const extra = await composition.extraServers({ home, env: io.env, user });
+  const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
+  const session = new ProjectSession({
+    home,
+    projectRoot,
+    servers: mergeServers(mcp.servers, extra.servers),
+    connectors: composition.connectors({ env: io.env }),
+    nativeTools: (context) => composition.nativeTools(context),
+  });
+  return { session, home, user, configIssues, composition };
+}

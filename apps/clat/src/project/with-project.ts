@@ -1,0 +1,31 @@
+/** Opens, starts and always closes a project around one command. @module */
+import type { CommandIO } from '../command.js';
+import { showMountProgress } from '../ui/progress.js';
+import { type OpenedProject, type OpenProjectOptions, openProject } from './open-project.js';
+
+export async function withProject<T>(
+  io: CommandIO,
+  options: OpenProjectOptions,
+  body: (project: OpenedProject) => Promise<T>,
+): Promise<T> {
+  const project = await openProject(io, options);
+  for (const issue of project.configIssues) io.stderr.write(`clat: config: ${issue}\n`);
+  project.session.start();
+  try {
+    return await body(project);
+  } finally {
+    await project.session.close().catch((error: unknown) => {
+      io.stderr.write(`clat: closing the project failed: ${(error as Error).message}\n`);
+    });
+  }
+}
+
+/** Waits for the initial surface with a progress indicator on a TTY, then freezes. */
+export async function waitForSurface(io: CommandIO, project: OpenedProject): Promise<void> {
+  const stop = showMountProgress(project.session.mount, io.stderr);
+  try {
+    await project.session.mount.freezeForFirstRun();
+  } finally {
+    stop();
+  }
+}

@@ -1,0 +1,59 @@
+/** `/mcp` and `clat mcp`: the text and JSON views of the project's MCP surface. @module */
+import type { McpSummary, ServerStatus } from '../project/project-mount.js';
+
+export function summaryLine(summary: McpSummary): string {
+  const parts = [
+    `${summary.configured} configured`,
+    `${summary.connecting} connecting`,
+    `${summary.connected} connected`,
+  ];
+  if (summary.failed > 0) parts.push(`${summary.failed} failed`);
+  return `MCP servers: ${parts.join(' · ')}${summary.frozen ? ' (registries frozen)' : ''}`;
+}
+
+function versionText(server: ServerStatus): string {
+  if (server.protocolVersion === undefined) return '-';
+  return server.era === undefined
+    ? server.protocolVersion
+    : `${server.protocolVersion} (${server.era})`;
+}
+
+/** The /mcp text block. Every string in `summary` is already redacted by the mount. */
+export function formatMcpStatus(
+  summary: McpSummary,
+  options: { configIssues?: string[] } = {},
+): string {
+  const lines = [summaryLine(summary)];
+  const issues = options.configIssues ?? [];
+  if (issues.length > 0) {
+    lines.push('Config issues (these entries were skipped):');
+    for (const issue of issues) lines.push(`  ! ${issue}`);
+  }
+  if (summary.servers.length === 0) {
+    lines.push('  (no MCP servers configured; add one with `clat mcp add`)');
+    return `${lines.join('\n')}\n`;
+  }
+  const width = Math.max(...summary.servers.map((s) => s.name.length));
+  for (const server of summary.servers) {
+    const state =
+      server.state === 'connecting' && server.phase ? `connecting (${server.phase})` : server.state;
+    const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}`;
+    const timing = server.durationMs === undefined ? '' : `  ${server.durationMs} ms`;
+    lines.push(
+      `  ${server.name.padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${server.origin}] ${server.target}${timing}`,
+    );
+    for (const warning of server.warnings) lines.push(`      warning: ${warning}`);
+    if (server.failure !== undefined) {
+      lines.push(`      error: ${server.failure}`);
+      if (server.stderrTail.length > 0) {
+        lines.push(`      stderr (last ${server.stderrTail.length} lines):`);
+        for (const line of server.stderrTail) lines.push(`        | ${line}`);
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function mcpStatusJson(summary: McpSummary, configIssues: string[] = []): unknown {
+  return { ...summary, configIssues };
+}

@@ -1,0 +1,28 @@
+/** A one-line "connecting…" indicator on stderr, shown only on a TTY and erased when done. @module */
+import type { Writable } from 'node:stream';
+import type { ProjectMount } from '../project/project-mount.js';
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const FRAME_MS = 80;
+
+/** Starts the indicator when `stream` is a TTY; the returned function stops and erases it. */
+export function showMountProgress(mount: ProjectMount, stream: Writable): () => void {
+  if ((stream as { isTTY?: boolean }).isTTY !== true) return () => {};
+  let frame = 0;
+  const draw = () => {
+    const summary = mount.summary();
+    if (summary.connecting === 0) return;
+    const pending = summary.servers
+      .filter((s) => s.state === 'connecting')
+      .map((s) => s.name)
+      .join(', ');
+    const text = `${FRAMES[frame++ % FRAMES.length]} connecting MCP servers: ${summary.connected}/${summary.configured} connected, waiting for ${pending}`;
+    stream.write(`\r\x1b[2K${text.slice(0, 200)}`);
+  };
+  const timer = setInterval(draw, FRAME_MS);
+  draw();
+  return () => {
+    clearInterval(timer);
+    stream.write('\r\x1b[2K');
+  };
+}

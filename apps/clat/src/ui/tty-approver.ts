@@ -1,0 +1,77 @@
+/** Approval prompts and `ask_user` questions on a terminal (outside the REPL's own readline). @module */
+import type { Readable, Writable } from 'node:stream';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Approver,
+  UserAnswer,
+  UserAsker,
+  UserQuestion,
+} from '@clat/kernel';
+import { askLine, isYes } from './line-prompt.js';
+
+/** Renders the complete request: what, which effect, from where, and the full arguments. */
+export function describeApproval(request: ApprovalRequest): string {
+  const source =
+    request.source.id === '' ? request.source.kind : `${request.source.kind}:${request.source.id}`;
+  return [
+    `Approve ${request.tool}? effect: ${request.effect}, source: ${source}`,
+    `  reason: ${request.reason.split('\n')[0] ?? ''}`,
+    `  arguments: ${JSON.stringify(request.arguments, null, 2).replace(/\n/g, '\n  ')}`,
+  ].join('\n');
+}
+
+export type LineAsk = (question: string, signal: AbortSignal) => Promise<string | undefined>;
+
+/** An approver over any line-asking function (the REPL passes its readline). */
+export function createLineApprover(output: Writable, ask: LineAsk): Approver {
+  return {
+    async approve(request, signal): Promise<ApprovalDecision> {
+      output.write(`${describeApproval(request)}\n`);
+      const answer = await ask('Allow? [y/N] ', signal);
+      if (answer !== undefined && isYes(answer)) return { outcome: 'allow' };
+      return { outcome: 'deny', reason: answer === undefined ? 'cancelled' : 'denied by the user' };
+    },
+  };
+}
+
+/** A UserAsker over a line-asking function; `undefined` (Esc, end of input) cancels. */
+export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
+  return {
+    async ask(question: UserQuestion, signal): Promise<UserAnswer> {
+      output.write(`? ${question.question}\n`);
+      const options = question.options ?? [];
+      options.forEach((option, index) => {
+        output.write(
+          `  ${index + 1}. ${option.label}${option.description ? ` — ${option.description}` : ''}\n`,
+        );
+      });
+      const hint =
+        options.length > 0 ? `[1-${options.length}${question.allowCustom ? ' or text' : ''}]` : '';
+      const answer = await ask(
+        `${hint}${question.defaultAnswer ? ` (${question.defaultAnswer})` : ''}> `,
+        signal,
+      );
+      if (answer === undefined) return { kind: 'cancelled' };
+      const text =
+        answer.trim() === '' && question.defaultAnswer !== undefined
+          ? question.defaultAnswer
+          : answer.trim();
+      if (text === '') return { kind: 'declined' };
+      const index = Number.parseInt(text, 10);
+      if (options.length > 0 && String(index) === text && index >= 1 && index <= options.length) {
+        return { kind: 'answer', text: options[index - 1]?.label ?? text };
+      }
+      return { kind: 'answer', text };
+    },
+  };
+}
+
+/** Line asking on plain stdin/stderr (for `clat call` on a TTY). */
+export function ttyLineAsk(input: Readable, output: Writable): LineAsk {
+  return async (question, signal) => {
+    if (signal.aborted) return undefined;
+    const answer = await askLine(input, output, question, signal);
+    return signal.aborted ? undefined : answer;
+  };
+}
