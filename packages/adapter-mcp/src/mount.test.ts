@@ -1,0 +1,309 @@
+import {
+  createGlobalScope,
+  LIMITS,
+  PromptRegistry,
+  RunEventStream,
+  type Scope,
+  ToolPipeline,
+  ToolRegistry,
+} from '@clat/kernel';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type McpServerStatus, type MountedMcpServer, mountMcpServer } from './mount.js';
+import {
+  legacyServer,
+  modernServer,
+  ScriptedFactory,
+  type ScriptedServer,
+  type ServerSpec,
+} from './test-support/scripted-server.js';
+
+const scopes: Scope[] = [];
+
+afterEach(async () => {
+  await Promise.all(scopes.splice(0).map((scope) => scope.close().catch(() => {})));
+});
+
+function kernel() {
+  const registry = new ToolRegistry();
+  const prompts = new PromptRegistry();
+  const scope = createGlobalScope('test').child('project');
+  scopes.push(scope);
+  return { registry, prompts, scope };
+}
+
+async function mount(
+  setupServer: (server: ScriptedServer, index: number) => void,
+  k = kernel(),
+): Promise<{
+  mounted: MountedMcpServer;
+  statuses: McpServerStatus[];
+  factory: ScriptedFactory;
+  k: ReturnType<typeof kernel>;
+}> {
+  const factory = new ScriptedFactory(setupServer);
+  const statuses: McpServerStatus[] = [];
+  const mounted = await mountMcpServer({
+    name: 'srv',
+    factory,
+    ...k,
+    projectRoot: '/work/project',
+    onStatus: (status) => statuses.push(status),
+  });
+  return { mounted, statuses, factory, k };
+}
+
+const live = (factory: ScriptedFactory) => factory.servers.at(-1) as ScriptedServer;
+
+const ANNOTATED: ServerSpec['tools'] = [
+  { name: 'lookup', annotations: { readOnlyHint: true, openWorldHint: false } },
+  { name: 'fetch', annotations: { readOnlyHint: true } },
+  { name: 'save', annotations: { readOnlyHint: false, destructiveHint: false } },
+  { name: 'drop', annotations: { readOnlyHint: false, destructiveHint: true } },
+  { name: 'plain' },
+  { name: 'odd', annotations: { readOnlyHint: 'yes' } },
+];
+
+describe('mountMcpServer tools', () => {
+  it('registers mcp_{server}_{tool} with effects from annotations and reports status', async () => {
+    const { mounted, statuses, k } = await mount(legacyServer('2025-06-18', { tools: ANNOTATED }));
+    const effects = Object.fromEntries(k.registry.list().map((t) => [t.name, t.effect]));
+    expect(effects).toEqual({
+      mcp_srv_lookup: 'external-read',
+      mcp_srv_fetch: 'network',
+      mcp_srv_save: 'write',
+      mcp_srv_drop: 'destructive',
+      mcp_srv_plain: 'destructive',
+      mcp_srv_odd: 'destructive',
+    });
+    expect(k.registry.get('mcp_srv_save')?.definition).toMatchObject({
+      source: { kind: 'mcp', id: 'srv' },
+      sourceName: 'save',
+    });
+    expect(statuses.map((s) => s.state)).toEqual(['connecting', 'connected']);
+    expect(mounted.status()).toMatchObject({
+      name: 'srv',
+      transport: 'stdio',
+      state: 'connected',
+      era: 'legacy',
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'legacy-test', version: '1.2.3' },
+      tools: 6,
+      prompts: 0,
+    });
+  });
+
+  it('calls tools through the kernel pipeline and maps the result', async () => {
+    const { k, factory } = await mount((server) => {
+      modernServer({ tools: [{ name: 'echo', annotations: { readOnlyHint: true } }] })(server);
+      server.on('tools/call', (request) => ({
+        result: {
+          resultType: 'complete',
+          content: [
+            { type: 'text', text: `got ${JSON.stringify(request.params?.arguments)}` },
+            { type: 'image', data: 'AA==', mimeType: 'image/png' },
+            { type: 'text', text: 'second' },
+          ],
+          structuredContent: { n: 1 },
+        },
+      }));
+    });
+    const pipeline = new ToolPipeline({ registry: k.registry, events: new RunEventStream() });
+    const result = await pipeline.call(
+      'mcp_srv_echo',
+      { q: 'x' },
+      { runId: 'r', mode: 'project-write', signal: new AbortController().signal },
+    );
+    expect(result).toEqual({ content: 'got {"q":"x"}\nsecond', structured: { n: 1 } });
+    expect(live(factory).requests('tools/call')[0]?.params).toMatchObject({
+      name: 'echo',
+      arguments: { q: 'x' },
+    });
+  });
+
+  it('reports and skips name collisions without replacing earlier tools', async () => {
+    const k = kernel();
+    const other = createGlobalScope('other');
+    scopes.push(other);
+    k.registry.register(
+      {
+        definition: {
+          name: 'mcp_srv_a',
+          description: 'earlier',
+          inputSchema: { type: 'object' },
+          effect: 'read',
+          source: { kind: 'native', id: '' },
+        },
+        invoke: async () => ({ content: 'native' }),
+      },
+      other,
+    );
+    const { mounted } = await mount(
+      legacyServer('2025-11-25', { tools: [{ name: 'a' }, { name: 'b-c' }, { name: 'b_c' }] }),
+      k,
+    );
+    expect(k.registry.get('mcp_srv_a')?.definition.description).toBe('earlier');
+    expect(k.registry.get('mcp_srv_b_c')?.definition.sourceName).toBe('b-c');
+    const status = mounted.status();
+    expect(status.state).toBe('connected');
+    expect(status.tools).toBe(1);
+    expect(status.notes).toHaveLength(2);
+    expect(status.notes.join('\n')).toContain('already registered');
+  });
+
+  it('rejects the server and closes its connection when the registry is frozen', async () => {
+    const k = kernel();
+    k.registry.freeze();
+    const { mounted, factory } = await mount(
+      legacyServer('2025-11-25', { tools: [{ name: 'a' }] }),
+      k,
+    );
+    expect(mounted.status().state).toBe('rejected');
+    expect(mounted.status().error).toContain('froze');
+    expect(k.registry.list()).toHaveLength(0);
+    expect(live(factory).closed).toBe(true);
+  });
+
+  it('fails the server when tools/list breaks a limit, keeping nothing registered', async () => {
+    const { mounted, factory, k } = await mount((server) => {
+      legacyServer()(server);
+      server.on('tools/list', { result: { tools: [{ name: 'a' }], nextCursor: 'again' } });
+    });
+    expect(mounted.status()).toMatchObject({ state: 'failed', tools: 0 });
+    expect(mounted.status().error).toContain('repeated cursor');
+    expect(k.registry.list()).toHaveLength(0);
+    expect(live(factory).closed).toBe(true);
+  });
+
+  it('fails with a redacted error and the stderr tail when the handshake fails', async () => {
+    const { mounted } = await mount((server) => {
+      server.on('initialize', {
+        error: { code: -32603, message: 'bad key api_key=sk-verysecretvalue123' },
+      });
+      server.client.diagnostics = () => ({ tail: ['token=abcdefghijkl0123', 'listening'] });
+    });
+    const status = mounted.status();
+    expect(status.state).toBe('failed');
+    expect(mounted.client).toBeUndefined();
+    expect(status.error).toContain('failed both handshakes');
+    expect(JSON.stringify(status)).not.toContain('sk-verysecretvalue123');
+    expect(JSON.stringify(status)).not.toContain('abcdefghijkl0123');
+  });
+
+  it('reports a connection that dies after mounting', async () => {
+    const { mounted, factory, statuses } = await mount(legacyServer());
+    await live(factory).transport.close();
+    expect(mounted.status().state).toBe('failed');
+    expect(mounted.status().error).toContain('closed the connection');
+    expect(statuses.at(-1)?.state).toBe('failed');
+  });
+
+  it('revokes leases in reverse order before closing the connection when the scope closes', async () => {
+    const k = kernel();
+    const seenAtClose: number[] = [];
+    const { mounted, factory } = await mount((server, index) => {
+      legacyServer('2025-11-25', {
+        tools: [{ name: 'a' }, { name: 'b' }],
+        capabilities: { tools: {}, prompts: {} },
+      })(server);
+      server.on('prompts/list', {
+        result: { prompts: [{ name: 'sys', _meta: { 'io.artec.clat/dshSystemPrompt': true } }] },
+      });
+      server.on('prompts/get', {
+        result: { messages: [], _meta: { 'io.artec.clat/systemPrompt': 'Be nice' } },
+      });
+      const previous = server.transport.onclose;
+      // Index 0 is the disposable probe transport.
+      if (index === 0) return;
+      server.transport.onclose = (error) => {
+        seenAtClose.push(k.registry.list().length + k.prompts.list().length);
+        previous?.(error);
+      };
+    }, k);
+    expect(mounted.status()).toMatchObject({ tools: 2, prompts: 1 });
+    await k.scope.close();
+    expect(seenAtClose).toEqual([0]);
+    expect(mounted.status().state).toBe('closed');
+    expect(live(factory).closed).toBe(true);
+    await mounted.close();
+  });
+});
+
+describe('mountMcpServer marked DSH prompts', () => {
+  function promptServer(prompts: Record<string, unknown>[], get: (name: string) => unknown) {
+    return (server: ScriptedServer) => {
+      legacyServer('2025-11-25', {
+        tools: [{ name: 'tool' }],
+        capabilities: { tools: {}, prompts: {} },
+      })(server);
+      server.on('prompts/list', { result: { prompts } });
+      server.on('prompts/get', (request) => {
+        const answer = get(String(request.params?.name));
+        if (answer instanceof Error) return { error: { code: -32603, message: answer.message } };
+        return { result: answer as Record<string, unknown> };
+      });
+    };
+  }
+  const MARK = { 'io.artec.clat/dshSystemPrompt': true };
+
+  it('imports only marked prompts, resolved with cwd as the only argument', async () => {
+    const { k, factory, mounted } = await mount(
+      promptServer(
+        [
+          { name: 'system', _meta: MARK },
+          { name: 'unmarked' },
+          { name: 'joined', _meta: MARK },
+          { name: 'falsy', _meta: { 'io.artec.clat/dshSystemPrompt': 'true' } },
+        ],
+        (name) =>
+          name === 'system'
+            ? { messages: [], _meta: { 'io.artec.clat/systemPrompt': 'Use the todo tools.' } }
+            : {
+                messages: [
+                  { role: 'user', content: { type: 'text', text: 'one' } },
+                  { role: 'user', content: { type: 'text', text: 'two' } },
+                ],
+              },
+      ),
+    );
+    expect(k.prompts.list().map((p) => [p.name, p.text])).toEqual([
+      ['mcp_srv_system', 'Use the todo tools.'],
+      ['mcp_srv_joined', 'one\n\ntwo'],
+    ]);
+    const gets = live(factory).requests('prompts/get');
+    expect(gets.map((g) => g.params)).toEqual([
+      { name: 'system', arguments: { cwd: '/work/project' } },
+      { name: 'joined', arguments: { cwd: '/work/project' } },
+    ]);
+    expect(mounted.status()).toMatchObject({ state: 'connected', tools: 1, prompts: 2 });
+  });
+
+  it('keeps the tools when prompt resolution fails or exceeds its limits', async () => {
+    const cases: [Record<string, unknown>[], (name: string) => unknown, string][] = [
+      [[{ name: 'p', _meta: MARK }], () => new Error('prompt exploded'), 'prompt exploded'],
+      [
+        [{ name: 'p', _meta: MARK }],
+        () => ({
+          messages: [],
+          _meta: { 'io.artec.clat/systemPrompt': 'x'.repeat(LIMITS.dshPromptBytes + 1) },
+        }),
+        `${LIMITS.dshPromptBytes + 1} bytes`,
+      ],
+      [
+        Array.from({ length: LIMITS.dshPromptsPerServer + 1 }, (_, i) => ({
+          name: `p${i}`,
+          _meta: MARK,
+        })),
+        () => ({ messages: [] }),
+        String(LIMITS.dshPromptsPerServer),
+      ],
+    ];
+    for (const [list, get, expected] of cases) {
+      const { k, mounted } = await mount(promptServer(list, get));
+      const status = mounted.status();
+      expect(status.state).toBe('connected');
+      expect(status.tools).toBe(1);
+      expect(k.registry.has('mcp_srv_tool')).toBe(true);
+      expect(status.promptError).toContain(expected);
+    }
+  });
+});
