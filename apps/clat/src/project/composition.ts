@@ -5,8 +5,10 @@
  * @module
  */
 import type { ConfigIssue, McpServerConfig, Tool } from '@clat/kernel';
+import { createNativeTools } from '@clat/native-tools';
 import type { ClatHome } from '../config/clat-home.js';
 import type { UserConfig } from '../config/user-config.js';
+import { createMcpConnector } from './mcp-connector.js';
 import type { NativeToolContext } from './project-session.js';
 import type { ServerConnector } from './server-connector.js';
 
@@ -28,8 +30,13 @@ export interface Composition {
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
   return {
-    connectors: () => [],
-    nativeTools: () => [],
+    connectors: () => [createMcpConnector()],
+    nativeTools: (context) =>
+      createNativeTools({
+        projectRoot: context.projectRoot,
+        asker: (ctx) => context.askerFor(ctx.runId),
+        allowAbsoluteWrites: (ctx) => context.modeFor(ctx.runId) === 'full-access',
+      }),
     extraServers: async () => ({ servers: [], issues: [] }),
   };
 }

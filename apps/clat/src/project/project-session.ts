@@ -41,6 +41,7 @@ export interface ProjectSessionOptions {
 export interface NativeToolContext {
   projectRoot: string;
   askerFor(runId: string): UserAsker | undefined;
+  modeFor(runId: string): PermissionMode | undefined;
 }
 
 export interface RunOptions {
@@ -75,6 +76,7 @@ export class ProjectSession {
   readonly bridge: PluginHostBridge;
   readonly mount: ProjectMount;
   readonly redactor = new Redactor();
+  readonly #modes = new Map<string, PermissionMode>();
 
   constructor(options: ProjectSessionOptions) {
     this.home = options.home;
@@ -93,6 +95,7 @@ export class ProjectSession {
     const native = options.nativeTools?.({
       projectRoot: options.projectRoot,
       askerFor: (runId) => this.bridge.askerFor(runId),
+      modeFor: (runId) => this.#modes.get(runId),
     });
     for (const tool of native ?? []) this.registry.register(tool, this.project);
     this.mount = new ProjectMount({
@@ -137,6 +140,7 @@ export class ProjectSession {
       signal: token.signal,
       ...(options.approver === undefined ? {} : { approver: options.approver }),
     };
+    this.#modes.set(runId, options.mode);
     this.events.emit({ type: 'run.started', runId, at: Date.now(), mode: options.mode });
     let ended = false;
     return {
@@ -147,6 +151,7 @@ export class ProjectSession {
         if (ended) return;
         ended = true;
         bridgeRun.end();
+        this.#modes.delete(runId);
         token.dispose();
         await scope.close();
       },

@@ -1,0 +1,100 @@
+/**
+ * The MCP connector: the transport-independent client core (`@clat/adapter-mcp`) over the stdio
+ * and Streamable HTTP transports, adapted to the project mount's ServerConnector port.
+ * @module
+ */
+import { type McpServerStatus, mountMcpServer } from '@clat/adapter-mcp';
+import { HttpTransportFactory } from '@clat/adapter-mcp-http';
+import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
+import { Redactor, type TransportFactory } from '@clat/kernel';
+import { CLAT_VERSION } from '../version.js';
+import {
+  type MountedServer,
+  type ServerConnector,
+  ServerMountError,
+  type ServerMountRequest,
+  type ServerProgress,
+} from './server-connector.js';
+
+function progressOf(status: McpServerStatus): ServerProgress {
+  return {
+    ...(status.protocolVersion === undefined ? {} : { protocolVersion: status.protocolVersion }),
+    ...(status.era === undefined ? {} : { era: status.era }),
+    tools: status.tools,
+    prompts: status.prompts,
+    stderrTail: status.stderrTail,
+    warnings: [...status.notes, ...(status.promptError === undefined ? [] : [status.promptError])],
+  };
+}
+
+function factoryFor(request: ServerMountRequest, redactor: Redactor): TransportFactory {
+  const { server } = request;
+  if (server.transport === 'http') {
+    return new HttpTransportFactory({
+      url: server.url,
+      ...(server.headers === undefined ? {} : { headers: server.headers }),
+    });
+  }
+  return new StdioTransportFactory({
+    name: server.name,
+    command: server.command,
+    args: server.args,
+    env: server.env,
+    cwd: server.cwd,
+    clatHome: request.clatHome,
+    redactor,
+  });
+}
+
+export function createMcpConnector(): ServerConnector {
+  return {
+    transports: ['stdio', 'http'],
+    async mount(request: ServerMountRequest): Promise<MountedServer> {
+      const redactor = new Redactor();
+      if (request.server.transport === 'http') redactor.addHeaders(request.server.headers);
+      else for (const value of Object.values(request.server.env ?? {})) redactor.add(value);
+      let factory: TransportFactory;
+      try {
+        factory = factoryFor(request, redactor);
+      } catch (error) {
+        throw new ServerMountError(redactor.redact((error as Error).message));
+      }
+      const mounted = await mountMcpServer({
+        name: request.server.name,
+        factory,
+        registry: request.registry,
+        prompts: request.prompts,
+        scope: request.scope,
+        hostServices: request.hostServices,
+        projectRoot: request.projectRoot,
+        clientInfo: { name: 'clat', version: CLAT_VERSION },
+        signal: request.signal,
+        redactor,
+        onStatus: (status) => {
+          request.onProgress({
+            ...progressOf(status),
+            ...(status.state === 'connecting' ? { phase: 'connecting' } : {}),
+          });
+        },
+      });
+      const status = mounted.status();
+      if (status.state !== 'connected') {
+        throw new ServerMountError(
+          status.error ?? `server ended in state ${status.state}`,
+          status.stderrTail,
+        );
+      }
+      return {
+        progress: progressOf(status),
+        current: () => {
+          const now = mounted.status();
+          return {
+            ...progressOf(now),
+            ...(now.state === 'failed' ? { failure: now.error ?? 'connection lost' } : {}),
+          };
+        },
+        close: () => mounted.close(),
+      };
+    },
+  };
+}
