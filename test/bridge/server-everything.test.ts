@@ -1,0 +1,102 @@
+import { ScriptedApprover, ScriptedAsker } from '@clat/kernel/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BridgeHarness,
+  createBridgeHarness,
+  ScriptedModel,
+  serverEverythingEntry,
+} from './harness.js';
+
+let h: BridgeHarness;
+
+beforeAll(async () => {
+  h = await createBridgeHarness([
+    { name: 'everything', command: process.execPath, args: [serverEverythingEntry(), 'stdio'] },
+  ]);
+});
+afterAll(() => h.close());
+
+describe('server-everything through the PluginHostBridge', () => {
+  it('mounts with its sampling and elicitation tools advertised', () => {
+    const status = h.servers.get('everything')?.status();
+    expect(status).toMatchObject({ state: 'connected', transport: 'stdio' });
+    const names = h.registry.list().map((tool) => tool.name);
+    expect(names).toContain('mcp_everything_trigger_sampling_request');
+    expect(names).toContain('mcp_everything_trigger_elicitation_request');
+    // CLAT never advertises URL-mode elicitation, so the server does not offer that tool.
+    expect(names).not.toContain('mcp_everything_trigger_url_elicitation');
+  });
+
+  it('serves trigger-sampling-request with the session model after approval', async () => {
+    const model = new ScriptedModel();
+    const approver = new ScriptedApprover({ outcome: 'allow' });
+    const { run, context } = h.beginRun({ mode: 'project-write', approver, model });
+    try {
+      const result = await h.call(
+        'mcp_everything_trigger_sampling_request',
+        { prompt: 'what is 2+2?', maxTokens: 50 },
+        context,
+      );
+      expect(result.isError).toBeUndefined();
+      expect(result.content).toContain('scripted-1');
+      expect(result.content).toContain('echo(');
+      expect(model.requests).toHaveLength(1);
+      expect(model.requests[0]).toMatchObject({
+        system: 'You are a helpful test server.',
+        maxTokens: 50,
+      });
+      expect(model.requests[0]?.messages[0]?.text).toContain('what is 2+2?');
+      // The tool itself is `write` (allowed in project-write); only sampling asked, with the
+      // complete outbound payload.
+      expect(approver.requests).toHaveLength(1);
+      expect(approver.requests[0]).toMatchObject({
+        tool: 'mcp:everything:sampling',
+        effect: 'execute',
+        arguments: {
+          systemPrompt: 'You are a helpful test server.',
+          messages: [
+            { role: 'user', text: 'Resource trigger-sampling-request context: what is 2+2?' },
+          ],
+        },
+      });
+      expect(run.usage().requests).toBe(1);
+    } finally {
+      run.end();
+    }
+  });
+
+  it('refuses sampling when the user denies it, and the server sees the error', async () => {
+    const model = new ScriptedModel();
+    const approver = new ScriptedApprover((request) =>
+      request.tool.includes('sampling')
+        ? { outcome: 'deny', reason: 'not now' }
+        : { outcome: 'allow' },
+    );
+    const { run, context } = h.beginRun({ mode: 'project-write', approver, model });
+    try {
+      const result = await h.call(
+        'mcp_everything_trigger_sampling_request',
+        { prompt: 'no' },
+        context,
+      );
+      expect(result.isError).toBe(true);
+      expect(result.content).toMatch(/not approved|not now/);
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      run.end();
+    }
+  });
+
+  it('rejects its elicitation form (multi-select fields) with an explicit error, asking nothing', async () => {
+    const asker = new ScriptedAsker('Ada');
+    const { run, context } = h.beginRun({ mode: 'full-access', asker });
+    try {
+      const result = await h.call('mcp_everything_trigger_elicitation_request', {}, context);
+      expect(result.isError).toBe(true);
+      expect(result.content).toMatch(/-32602.*multi-select/);
+      expect(asker.questions).toHaveLength(0);
+    } finally {
+      run.end();
+    }
+  });
+});
