@@ -101,14 +101,17 @@ function readServerInfo(value: unknown): McpServerInfo {
   return info;
 }
 
-function stderrSuffix(transport: Transport | undefined): string {
-  if (transport === undefined) return '';
-  let tail: string[];
+function stderrTail(transport: Transport | undefined): string[] {
+  if (transport === undefined) return [];
   try {
-    tail = transport.diagnostics().tail;
+    return transport.diagnostics().tail.map((line) => redactSecrets(line));
   } catch {
-    return '';
+    return [];
   }
+}
+
+function stderrSuffix(transport: Transport | undefined): string {
+  const tail = stderrTail(transport);
   if (tail.length === 0) return '';
   const newest = tail
     .slice(-4)
@@ -210,7 +213,7 @@ export class McpClient {
         throw new McpError(
           McpErrorCode.MCP_HANDSHAKE_FAILED,
           `could not start MCP server ${quoted(server)}: ${errorMessage(error)}${stderrSuffix(transport)}`,
-          { server, cause: error },
+          { server, cause: error, stderrTail: stderrTail(transport) },
         );
       }
       return { session, transport };
@@ -270,7 +273,7 @@ export class McpClient {
         throw new McpError(
           McpErrorCode.MCP_HANDSHAKE_FAILED,
           `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}${stderrSuffix(first.transport)}`,
-          { server, cause: error },
+          { server, cause: error, stderrTail: stderrTail(first.transport) },
         );
       }
     }
@@ -316,11 +319,7 @@ export class McpClient {
 
   /** The transport's diagnostics (redacted stderr tail, endpoint). */
   diagnostics(): { tail: string[] } {
-    try {
-      return { tail: this.#transport.diagnostics().tail.map((line) => redactSecrets(line)) };
-    } catch {
-      return { tail: [] };
-    }
+    return { tail: stderrTail(this.#transport) };
   }
 
   /** Lists every tool: ≤ 32 pages of ≤ 30 s each, ≤ 512 tools, a repeated cursor aborts. */
@@ -334,7 +333,12 @@ export class McpClient {
       }
       const tool: McpToolDescriptor = {
         name: item.name,
-        description: typeof item.description === 'string' ? item.description : '',
+        description:
+          typeof item.description === 'string'
+            ? item.description
+            : typeof item.title === 'string'
+              ? item.title
+              : '',
         inputSchema: isJsonObject(item.inputSchema) ? item.inputSchema : { type: 'object' },
       };
       if (typeof item.title === 'string') tool.title = item.title;
@@ -404,6 +408,16 @@ export class McpClient {
           },
         },
       );
+    } catch (error) {
+      // Host work served for a call that ended early has no one left to wait for it.
+      if (
+        this.#toolCalls === 1 &&
+        isMcpError(error) &&
+        (error.code === McpErrorCode.MCP_CANCELLED || error.code === McpErrorCode.MCP_TIMEOUT)
+      ) {
+        this.#session.abortHostRequests(`${what} ended: ${error.message}`);
+      }
+      throw error;
     } finally {
       this.#toolCalls--;
     }
@@ -536,7 +550,8 @@ export class McpClient {
   }
 
   #startContextPushes(host: HostServices | undefined): void {
-    if (host === undefined || !this.hostServicesNegotiated) return;
+    // Stdio-style peers only: HTTP servers poll context/get instead (spec).
+    if (host === undefined || !this.hostServicesNegotiated || this.transportKind === 'http') return;
     // Notifications are fire-and-forget: a slow server never blocks a CLAT run.
     const unsubscribe = host.subscribeContext({ kind: 'mcp', id: this.name }, (snapshot) => {
       if (this.#session.closed) return;
@@ -602,6 +617,7 @@ function decorate(error: unknown, transport: Transport): unknown {
   if (suffix === '') return error;
   return new McpError(error.code, `${error.message}${suffix}`, {
     ...(error.server === undefined ? {} : { server: error.server }),
+    stderrTail: stderrTail(transport),
     cause: error,
   });
 }

@@ -40,6 +40,8 @@ export interface McpErrorOptions {
   rpcCode?: number;
   /** JSON-RPC error data, for MCP_REMOTE_ERROR. */
   rpcData?: unknown;
+  /** Redacted stderr tail of the transport that failed (handshake failures). */
+  stderrTail?: string[];
   cause?: unknown;
 }
 
@@ -51,6 +53,7 @@ export class McpError extends Error {
   readonly server: string | undefined;
   readonly rpcCode: number | undefined;
   readonly rpcData: unknown;
+  readonly stderrTail: readonly string[];
 
   constructor(code: McpErrorCode, message: string, options: McpErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -59,6 +62,7 @@ export class McpError extends Error {
     this.server = options.server;
     this.rpcCode = options.rpcCode;
     this.rpcData = options.rpcData;
+    this.stderrTail = options.stderrTail ?? [];
     Object.defineProperty(this, BRAND, { value: true });
   }
 }

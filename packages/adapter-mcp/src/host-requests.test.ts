@@ -287,6 +287,32 @@ describe('tools/call deadline extension through host requests', () => {
   });
 });
 
+describe('cancelling a tools/call', () => {
+  it('ends the call at once and stops host work served for it, answering the server with an error', async () => {
+    const host = fakeHost();
+    let samplingSignal: AbortSignal | undefined;
+    host.sampling = (signal) => {
+      samplingSignal = signal;
+      return new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      });
+    };
+    const { client, server } = await setup('2025-11-25', host);
+    const tool = await activeToolCall(client, server);
+    const sampling = server.request('sampling/createMessage', SAMPLING);
+    await settle();
+    expect(client.pendingHostRequests).toBe(1);
+    tool.controller.abort();
+    expect(await tool.call).toMatchObject({ code: McpErrorCode.MCP_CANCELLED });
+    expect(samplingSignal?.aborted).toBe(true);
+    const answer = await sampling;
+    expect(answer).toMatchObject({ error: { code: -32000 } });
+    expect((answer as { error: { message: string } }).error.message).toContain('tools/call work');
+    expect(server.requests('notifications/cancelled')).toHaveLength(1);
+    expect(client.pendingHostRequests).toBe(0);
+  });
+});
+
 describe('with the real PluginHostBridge', () => {
   function bridgeSetup() {
     const registry = new ToolRegistry();

@@ -185,6 +185,7 @@ describe('mountMcpServer tools', () => {
     expect(status.state).toBe('failed');
     expect(mounted.client).toBeUndefined();
     expect(status.error).toContain('failed both handshakes');
+    expect(status.stderrTail).toEqual([expect.stringContaining('token='), 'listening']);
     expect(JSON.stringify(status)).not.toContain('sk-verysecretvalue123');
     expect(JSON.stringify(status)).not.toContain('abcdefghijkl0123');
   });

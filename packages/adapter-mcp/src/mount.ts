@@ -34,7 +34,7 @@ import {
   type McpServerInfo,
   type McpToolDescriptor,
 } from './client.js';
-import { McpError, McpErrorCode } from './errors.js';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import type { McpClientInfo, McpEra, McpTimeouts } from './protocol.js';
 
 export type McpServerState = 'connecting' | 'connected' | 'failed' | 'rejected' | 'closed';
@@ -167,17 +167,20 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     try {
       options.onStatus?.(snapshot());
     } catch (error) {
-      options.onDiagnostic?.(`onStatus of ${quoted(name)} failed: ${errorMessage(error)}`);
+      diagnostic(`onStatus of ${quoted(name)} failed: ${errorMessage(error)}`);
     }
+  };
+  const diagnostic = (message: string): void => {
+    options.onDiagnostic?.(redact(message));
   };
   const note = (message: string): void => {
     status.notes.push(redact(message));
-    options.onDiagnostic?.(redact(message));
+    diagnostic(message);
   };
   const revoke = async (): Promise<void> => {
     for (const lease of leases.splice(0).reverse()) {
       await lease.release().catch((error: unknown) => {
-        options.onDiagnostic?.(`revoking ${lease.owner} failed: ${errorMessage(error)}`);
+        diagnostic(`revoking ${lease.owner} failed: ${errorMessage(error)}`);
       });
     }
     status.tools = 0;
@@ -186,7 +189,9 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   const close = (): Promise<void> => {
     closing ??= (async () => {
       await revoke();
-      await client?.close();
+      await client?.close().catch((error: unknown) => {
+        diagnostic(`closing MCP server ${quoted(name)} failed: ${errorMessage(error)}`);
+      });
       if (status.state === 'connected' || status.state === 'connecting') status.state = 'closed';
       emit();
     })();
@@ -196,6 +201,9 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     await revoke();
     status.state = state;
     status.error = redact(errorMessage(error));
+    if (isMcpError(error) && error.stderrTail.length > 0) {
+      status.stderrTail = error.stderrTail.map(redact);
+    }
     await client?.close().catch(() => {});
     emit();
   };
@@ -224,7 +232,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       hostServices: options.hostServices,
       clientInfo: options.clientInfo,
       signal: options.signal,
-      onDiagnostic: options.onDiagnostic,
+      onDiagnostic: diagnostic,
       timeouts: options.timeouts,
     });
   } catch (error) {
@@ -344,7 +352,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       if (error instanceof FrozenRegistryError || isFrozen(error)) throw error;
       // A prompt failure is reported; the server's tools stay registered.
       status.promptError = redact(errorMessage(error));
-      options.onDiagnostic?.(status.promptError);
+      diagnostic(status.promptError);
     }
   }
 }

@@ -72,6 +72,13 @@ interface PendingSlot {
   reject: (error: unknown) => void;
 }
 
+interface InflightRequest {
+  controller: AbortController;
+  extendsDeadline: boolean;
+  /** The server withdrew the request, so it gets no response. */
+  withdrawn: boolean;
+}
+
 interface HandlerEntry {
   handler: ServerRequestHandler;
   extendsDeadline: boolean;
@@ -89,7 +96,7 @@ export class RpcSession {
   readonly #forgotten = new Set<string>();
   readonly #handlers = new Map<string, HandlerEntry>();
   readonly #notificationHandlers = new Map<string, (params: Record<string, unknown>) => void>();
-  readonly #inflight = new Map<string, AbortController>();
+  readonly #inflight = new Map<string, InflightRequest>();
   readonly #closeListeners = new Set<(error: McpError) => void>();
   #nextId = 1;
   #extendingPending = 0;
@@ -263,6 +270,16 @@ export class RpcSession {
     });
   }
 
+  /**
+   * Aborts the server requests that extend deadlines (host work done on behalf of tools/call);
+   * each still gets an error response.
+   */
+  abortHostRequests(reason: string): void {
+    for (const inflight of this.#inflight.values()) {
+      if (inflight.extendsDeadline) inflight.controller.abort(reason);
+    }
+  }
+
   /** Ends the session: fails pending requests, aborts handlers, closes the transport. Idempotent. */
   async close(): Promise<void> {
     this.#shutdown(
@@ -305,7 +322,7 @@ export class RpcSession {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const slot of pending) slot.reject(error);
-    for (const controller of this.#inflight.values()) controller.abort(error.message);
+    for (const inflight of this.#inflight.values()) inflight.controller.abort(error.message);
     this.#inflight.clear();
     const listeners = [...this.#closeListeners];
     this.#closeListeners.clear();
@@ -364,7 +381,11 @@ export class RpcSession {
     if (method === 'notifications/cancelled') {
       const requestId = params.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
-        this.#inflight.get(String(requestId))?.abort('the MCP server cancelled the request');
+        const inflight = this.#inflight.get(String(requestId));
+        if (inflight !== undefined) {
+          inflight.withdrawn = true;
+          inflight.controller.abort('the MCP server cancelled the request');
+        }
       }
       return;
     }
@@ -408,10 +429,15 @@ export class RpcSession {
       return;
     }
     const controller = new AbortController();
-    this.#inflight.set(key, controller);
+    const inflight: InflightRequest = {
+      controller,
+      extendsDeadline: entry.extendsDeadline,
+      withdrawn: false,
+    };
+    this.#inflight.set(key, inflight);
     if (entry.extendsDeadline) this.#extendingPending++;
     const finish = () => {
-      if (this.#inflight.get(key) === controller) this.#inflight.delete(key);
+      if (this.#inflight.get(key) === inflight) this.#inflight.delete(key);
       if (entry.extendsDeadline) this.#extendingPending--;
     };
     Promise.resolve()
@@ -419,13 +445,21 @@ export class RpcSession {
       .then(
         (result) => {
           finish();
-          // A cancelled request gets no response (the server stopped waiting).
-          if (!controller.signal.aborted) this.#reply(id, { result });
+          // A withdrawn request gets no response (the server stopped waiting).
+          if (!inflight.withdrawn) this.#reply(id, { result });
         },
         (error: unknown) => {
           finish();
-          if (controller.signal.aborted) return;
-          this.#reply(id, { error: toRpcErrorObject(error, method) });
+          if (inflight.withdrawn) return;
+          const reason = controller.signal.reason;
+          this.#reply(id, {
+            error: controller.signal.aborted
+              ? {
+                  code: JsonRpcErrorCode.SERVER_ERROR,
+                  message: `CLAT stopped serving ${method}: ${typeof reason === 'string' ? reason : errorMessage(error)}`,
+                }
+              : toRpcErrorObject(error, method),
+          });
         },
       );
   }
