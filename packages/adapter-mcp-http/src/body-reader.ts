@@ -82,7 +82,12 @@ export async function readSse(
       // Bytes since the last dispatched event (an event resets the count while feeding).
       pendingBytes += value.byteLength;
       if (pendingBytes > options.limit) throw new BodyTooLarge(options.limit);
-      parser.feed(decoder.decode(value, { stream: true }));
+      try {
+        parser.feed(decoder.decode(value, { stream: true }));
+      } catch (error) {
+        // A terminated parser throws on feed; the overflow flag says why.
+        if (!overflow) throw error;
+      }
       if (overflow) throw new BodyTooLarge(options.limit);
     }
     return true;
