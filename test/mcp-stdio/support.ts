@@ -1,0 +1,155 @@
+/**
+ * Shared harness of the stdio e2e tests and the fault zoo: real subprocesses through the real
+ * transport, client core, kernel registry, scope and tool pipeline.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type McpServerStatus,
+  type McpTimeouts,
+  type MountedMcpServer,
+  mountMcpServer,
+} from '@clat/adapter-mcp';
+import {
+  groupMembers,
+  StdioTransportFactory,
+  type StdioTransportOptions,
+} from '@clat/adapter-mcp-stdio';
+import {
+  createGlobalScope,
+  PromptRegistry,
+  type RunContext,
+  RunEventStream,
+  type Scope,
+  ToolPipeline,
+  ToolRegistry,
+  type ToolResult,
+} from '@clat/kernel';
+
+export const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const FIXTURES = join(TEST_ROOT, 'fixtures', 'mcp-servers');
+
+/** Entry script of an npm MCP server installed as a devDependency of test/. */
+export function npmServer(pkg: string): string {
+  return join(TEST_ROOT, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
+}
+
+/** Node running one fixture script under test/fixtures/mcp-servers/. */
+export function fixture(file: string): { command: string; args: string[] } {
+  return { command: process.execPath, args: [join(FIXTURES, file)] };
+}
+
+export interface MountOptions {
+  timeouts?: Partial<McpTimeouts>;
+}
+
+/**
+ * One project's worth of kernel state plus every spawned pid, so `close()` can prove no process
+ * of any server survived.
+ */
+export class McpHarness {
+  readonly registry = new ToolRegistry();
+  readonly prompts = new PromptRegistry();
+  readonly events = new RunEventStream();
+  readonly pipeline = new ToolPipeline({ registry: this.registry, events: this.events });
+  readonly scope: Scope = createGlobalScope('e2e').child('project');
+  readonly factories: StdioTransportFactory[] = [];
+  readonly mounted: MountedMcpServer[] = [];
+  readonly diagnostics: string[] = [];
+  #home: string | undefined;
+
+  async home(): Promise<string> {
+    this.#home ??= await mkdtemp(join(tmpdir(), 'clat-e2e-home-'));
+    return this.#home;
+  }
+
+  async factory(
+    options: Omit<StdioTransportOptions, 'clatHome'> & { clatHome?: string },
+  ): Promise<StdioTransportFactory> {
+    const factory = new StdioTransportFactory({ clatHome: await this.home(), ...options });
+    this.factories.push(factory);
+    return factory;
+  }
+
+  async mount(
+    name: string,
+    launch: Omit<StdioTransportOptions, 'clatHome' | 'name'>,
+    options: MountOptions = {},
+  ): Promise<{ mounted: MountedMcpServer; factory: StdioTransportFactory }> {
+    const factory = await this.factory({ name, ...launch });
+    const mounted = await mountMcpServer({
+      name,
+      factory,
+      registry: this.registry,
+      prompts: this.prompts,
+      scope: this.scope,
+      projectRoot: TEST_ROOT,
+      onDiagnostic: (message) => this.diagnostics.push(message),
+      ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+    });
+    this.mounted.push(mounted);
+    return { mounted, factory };
+  }
+
+  /** Calls a registered tool through the kernel pipeline in full-access mode. */
+  call(
+    tool: string,
+    args: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<ToolResult> {
+    const run: RunContext = {
+      runId: 'e2e-run',
+      mode: 'full-access',
+      signal: signal ?? new AbortController().signal,
+    };
+    return this.pipeline.call(tool, args, run);
+  }
+
+  toolNames(server: string): string[] {
+    return this.registry
+      .list()
+      .filter((t) => t.source.kind === 'mcp' && t.source.id === server)
+      .map((t) => t.name)
+      .sort();
+  }
+
+  /** Every pid any factory of this harness spawned. */
+  spawnedPids(): number[] {
+    return this.factories.flatMap((f) => [...f.spawnedPids]);
+  }
+
+  /** Live, non-zombie processes left in any spawned process group. */
+  survivors(): number[] {
+    return this.spawnedPids().flatMap((pid) => groupMembers(pid));
+  }
+
+  async close(): Promise<void> {
+    await this.scope.close().catch(() => {});
+    await Promise.all(this.mounted.map((m) => m.close().catch(() => {})));
+    if (this.#home !== undefined) await rm(this.#home, { recursive: true, force: true });
+  }
+}
+
+/** True while `pid` runs (a zombie counts as gone). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** Text a status line would show: error, notes and stderr tail. */
+export function statusText(status: McpServerStatus): string {
+  return [status.error ?? '', ...status.notes, ...status.stderrTail].join('\n');
+}
