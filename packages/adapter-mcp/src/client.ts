@@ -31,6 +31,7 @@ import {
   MODERN_PROTOCOL_VERSION,
   modernMeta,
   resolveTimeouts,
+  serverAdvertisesHostServices,
   versionAtLeast,
 } from './protocol.js';
 import { RpcSession } from './rpc-session.js';
@@ -572,14 +573,6 @@ interface ClientHooks {
   toolCallActive: () => boolean;
   elicitation: () => boolean;
   serverCapabilities?: () => Record<string, unknown>;
-}
-
-/** True when `capabilities.experimental` carries the host-services extension at 0.1.0. */
-export function serverAdvertisesHostServices(capabilities: Record<string, unknown>): boolean {
-  const experimental = capabilities.experimental;
-  if (!isJsonObject(experimental)) return false;
-  const entry = experimental['io.artec.clat/hostServices'];
-  return isJsonObject(entry) && entry.version === '0.1.0';
 }
 
 /**

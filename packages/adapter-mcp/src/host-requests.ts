@@ -8,6 +8,8 @@ import {
   type ElicitationForm,
   type ElicitationOutcome,
   elicitationFromMcp,
+  HOST_SERVICES_EXTENSION,
+  HOST_SERVICES_VERSION,
   type HostCaller,
   type HostServices,
   HostServicesMethod,
@@ -18,6 +20,7 @@ import {
   samplingRequestFromMcp,
   samplingResultToMcp,
 } from '@clat/kernel';
+import { serverAdvertisesHostServices } from './protocol.js';
 import { RpcError, type RpcSession, type ServerRequestHandler } from './rpc-session.js';
 
 export interface HostHandlerOptions {
@@ -38,17 +41,6 @@ type ElicitWithRules = (
   signal: AbortSignal,
   options: { rules?: unknown },
 ) => Promise<ElicitationOutcome>;
-
-function hostServicesAdvertised(capabilities: Record<string, unknown>): boolean {
-  const experimental = capabilities.experimental;
-  if (typeof experimental !== 'object' || experimental === null) return false;
-  const entry = (experimental as Record<string, unknown>)['io.artec.clat/hostServices'];
-  return (
-    typeof entry === 'object' &&
-    entry !== null &&
-    (entry as Record<string, unknown>).version === '0.1.0'
-  );
-}
 
 /** Runs `work`, turning kernel failures into the JSON-RPC errors the host-error table defines. */
 async function served<T>(work: () => Promise<T>): Promise<T> {
@@ -99,10 +91,10 @@ export function installHostHandlers(session: RpcSession, options: HostHandlerOpt
     });
 
   const requireHostServices = (method: string): void => {
-    if (!hostServicesAdvertised(options.serverCapabilities())) {
+    if (!serverAdvertisesHostServices(options.serverCapabilities())) {
       throw new RpcError(
         JsonRpcErrorCode.METHOD_NOT_FOUND,
-        `${method} is a CLAT host service that was not negotiated: the server did not advertise io.artec.clat/hostServices 0.1.0`,
+        `${method} is a CLAT host service that was not negotiated: the server did not advertise ${HOST_SERVICES_EXTENSION} ${HOST_SERVICES_VERSION}`,
       );
     }
   };

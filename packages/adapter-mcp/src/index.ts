@@ -11,7 +11,6 @@ export {
   type McpPromptDescriptor,
   type McpServerInfo,
   type McpToolDescriptor,
-  serverAdvertisesHostServices,
 } from './client.js';
 export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
 export {
@@ -36,4 +35,5 @@ export {
   MODERN_ERROR_CODES,
   MODERN_PROTOCOL_VERSION,
   modernMeta,
+  serverAdvertisesHostServices,
 } from './protocol.js';

@@ -2,7 +2,13 @@
  * MCP wire constants for both eras: versions, `_meta` keys, client capabilities and timeouts.
  * @module
  */
-import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION, LIMITS } from '@clat/kernel';
+import {
+  HOST_SERVICES_CAPABILITY,
+  HOST_SERVICES_EXTENSION,
+  HOST_SERVICES_VERSION,
+  isJsonObject,
+  LIMITS,
+} from '@clat/kernel';
 
 /** The stateless modern revision CLAT speaks. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -99,4 +105,12 @@ export function resolveTimeouts(overrides: Partial<McpTimeouts> | undefined): Mc
 /** Compares two YYYY-MM-DD revisions. */
 export function versionAtLeast(version: string, minimum: string): boolean {
   return version >= minimum;
+}
+
+/** True when `capabilities.experimental` echoes the host-services extension at CLAT's version. */
+export function serverAdvertisesHostServices(capabilities: Record<string, unknown>): boolean {
+  const experimental = capabilities.experimental;
+  if (!isJsonObject(experimental)) return false;
+  const entry = experimental[HOST_SERVICES_EXTENSION];
+  return isJsonObject(entry) && entry.version === HOST_SERVICES_VERSION;
 }
