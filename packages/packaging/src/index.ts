@@ -1,0 +1,61 @@
+/**
+ * @clat/packaging: manifest inspection, the `clat-package-tree-v1` digest, `.clatpkg` containers
+ * and the transactional plugin store behind `clat plugin`.
+ * @module
+ */
+export { CLATPKG_MAGIC, type PackResult, packPackage, unpackContainer } from './clatpkg.js';
+export {
+  isPackagingError,
+  PackagingError,
+  PackagingErrorCode,
+  type PackagingErrorOptions,
+} from './errors.js';
+export {
+  capabilityExpansion,
+  type InspectedPackage,
+  inspectPackage,
+  type PackageTrust,
+  parseConfigJson,
+  readConfigFile,
+  SIGNATURE_FILES,
+  validateConfig,
+} from './inspect.js';
+export { PACKAGE_LIMITS } from './limits.js';
+export {
+  type ActivationResult,
+  type InstallOptions,
+  type PluginListEntry,
+  PluginStore,
+  type PluginStoreOptions,
+  resolveClatHome,
+  STORE_BUSY_MESSAGE,
+  STORE_DIR,
+  trustLabel,
+  type VerifiedArtifact,
+} from './plugin-store.js';
+export {
+  type Activation,
+  type ArtifactRecord,
+  type PackageRecord,
+  parseRegistry,
+  REGISTRY_FILE,
+  type Registry,
+  RegistrySchema,
+} from './registry.js';
+export {
+  type InstalledComponent,
+  type InstalledEntries,
+  type InstalledPackageIssue,
+  type InstalledPrompt,
+  installedServerEntries,
+  mergeServerEntries,
+} from './server-entries.js';
+export {
+  comparePaths,
+  hashRegularFile,
+  type PackageTree,
+  readPackageTree,
+  TREE_DIGEST_DOMAIN,
+  type TreeFile,
+  treeDigest,
+} from './tree.js';

@@ -1,0 +1,158 @@
+import { chmod, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  capabilityExpansion,
+  inspectPackage,
+  parseConfigJson,
+  readConfigFile,
+  validateConfig,
+} from './inspect.js';
+import { writeFixturePackage } from './test-fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'inspect-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('inspectPackage', () => {
+  it('returns the manifest, tree digest, entry and capability labels', async () => {
+    await writeFixturePackage(dir, { capabilities: { tools: true, hostTools: ['read_file'] } });
+    const inspected = await inspectPackage(dir);
+    expect(inspected.manifest.id).toBe('fixture');
+    expect(inspected.entry).toMatchObject({ path: 'bin/server.mjs', executable: true });
+    expect(inspected.capabilities).toEqual(['tools', 'hostTools.read_file']);
+    expect(inspected.tree.treeSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(inspected.trust).toBe('local-unverified');
+  });
+
+  it('rejects a missing manifest and unknown manifest fields, naming the file and field', async () => {
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'MANIFEST_INVALID',
+      message: expect.stringContaining('clat-plugin.json does not exist'),
+    });
+    await writeFixturePackage(dir, { manifest: { extra: true } as never });
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'MANIFEST_INVALID',
+      message: 'clat-plugin.json: (root): unknown field(s) "extra"',
+    });
+  });
+
+  it('rejects an entry digest mismatch', async () => {
+    await writeFixturePackage(dir);
+    await writeFile(join(dir, 'bin', 'server.mjs'), '#!/usr/bin/env node\n// changed\n');
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'ENTRY_INVALID',
+      message: expect.stringMatching(
+        /^clat-plugin.json: runtime.sha256 does not match bin\/server.mjs/,
+      ),
+    });
+  });
+
+  it('rejects a missing, non-executable or escaping entry', async () => {
+    await writeFixturePackage(dir, { executable: false });
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'ENTRY_INVALID',
+      message: 'bin/server.mjs must be executable (chmod +x) for an mcp-stdio package',
+    });
+    await chmod(join(dir, 'bin', 'server.mjs'), 0o755);
+    const { manifest } = await writeFixturePackage(dir);
+    await writeFile(
+      join(dir, 'clat-plugin.json'),
+      JSON.stringify({ ...manifest, runtime: { ...manifest.runtime, entry: '../outside' } }),
+    );
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'MANIFEST_INVALID',
+      message: expect.stringContaining('runtime.entry: entry must not contain ".." components'),
+    });
+    await writeFile(
+      join(dir, 'clat-plugin.json'),
+      JSON.stringify({ ...manifest, runtime: { ...manifest.runtime, entry: 'bin/missing' } }),
+    );
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'ENTRY_INVALID',
+      message: 'clat-plugin.json: runtime.entry "bin/missing" does not exist in the package',
+    });
+  });
+
+  it('rejects an entry that is a symlink pointing outside the package', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'outside-'));
+    try {
+      await writeFixturePackage(outside);
+      await writeFixturePackage(dir);
+      await rm(join(dir, 'bin', 'server.mjs'));
+      await symlink(join(outside, 'bin', 'server.mjs'), join(dir, 'bin', 'server.mjs'));
+      await expect(inspectPackage(dir)).rejects.toMatchObject({
+        code: 'TREE_SPECIAL_FILE',
+        message: 'bin/server.mjs is a symlink',
+      });
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses signed packages this build cannot verify', async () => {
+    await writeFixturePackage(dir, { extraFiles: { 'clat-plugin.minisig': 'sig' } });
+    await expect(inspectPackage(dir)).rejects.toMatchObject({ code: 'SIGNATURE_UNSUPPORTED' });
+  });
+});
+
+describe('capabilities and config', () => {
+  const caps = (over: object) => ({
+    tools: false,
+    prompts: false,
+    sampling: false,
+    elicitation: false,
+    hostContext: false,
+    hostTools: [] as string[],
+    ...over,
+  });
+
+  it('lists only added capabilities on update, all on install', () => {
+    expect(capabilityExpansion(undefined, caps({ tools: true }))).toEqual(['tools']);
+    expect(capabilityExpansion(caps({ tools: true }), caps({ tools: true }))).toEqual([]);
+    expect(
+      capabilityExpansion(
+        caps({ tools: true, hostTools: ['a'] }),
+        caps({ tools: true, sampling: true, hostTools: ['a', 'b'] }),
+      ),
+    ).toEqual(['sampling', 'hostTools.b']);
+    expect(capabilityExpansion(caps({ tools: true, sampling: true }), caps({}))).toEqual([]);
+  });
+
+  it('checks required config keys and the 64 KiB cap', async () => {
+    const { manifest } = await writeFixturePackage(dir, {
+      configSchema: { type: 'object', required: ['token'] },
+    });
+    const parsed = (await inspectPackage(dir)).manifest;
+    expect(() => validateConfig(parsed, undefined)).toThrow('needs a config with "token"');
+    expect(() => validateConfig(parsed, { other: 1 })).toThrow('missing required field(s) "token"');
+    expect(() => validateConfig(parsed, ['x'])).toThrow('must be a JSON object');
+    expect(() => validateConfig(parsed, { token: 'x'.repeat(64 * 1024) })).toThrow(
+      'over the 65536-byte limit',
+    );
+    expect(() => validateConfig(parsed, { token: 't' })).not.toThrow();
+    expect(manifest.id).toBe('fixture');
+  });
+
+  it('reads --config-json and a bounded, non-symlink --config-file', async () => {
+    expect(parseConfigJson('{"a":1}')).toEqual({ a: 1 });
+    expect(() => parseConfigJson('{')).toThrow('--config-json is not valid JSON');
+    const file = join(dir, 'config.json');
+    await writeFile(file, '{"dataDir":"/x"}');
+    expect(await readConfigFile(file)).toEqual({ dataDir: '/x' });
+    await symlink(file, join(dir, 'link.json'));
+    await expect(readConfigFile(join(dir, 'link.json'))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('is a symlink'),
+    });
+    await writeFile(join(dir, 'big.json'), `"${'x'.repeat(70 * 1024)}"`);
+    await expect(readConfigFile(join(dir, 'big.json'))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+});

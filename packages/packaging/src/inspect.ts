@@ -1,0 +1,227 @@
+/**
+ * Read-only package inspection: tree walk, manifest v1, entry digest and exec bit, config checks
+ * and capability expansion.
+ * @module
+ */
+import { constants } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  capabilityLabels,
+  type JsonValue,
+  MANIFEST_FILE,
+  MANIFEST_LIMITS,
+  type PluginCapabilities,
+  type PluginManifest,
+  parseManifest,
+} from '@clat/kernel';
+import { PackagingError } from './errors.js';
+import { PACKAGE_LIMITS } from './limits.js';
+import { type PackageTree, readPackageTree, type TreeFile } from './tree.js';
+
+/** Signature files of signed packages; verification is not part of this build. */
+export const SIGNATURE_FILES = ['clat-plugin.minisig', 'clat-plugin.publisher.json'] as const;
+
+export type PackageTrust = 'local-unverified' | 'publisher-verified';
+
+export interface InspectedPackage {
+  dir: string;
+  manifest: PluginManifest;
+  tree: PackageTree;
+  /** The manifest's runtime entry as found in the tree. */
+  entry: TreeFile;
+  /** Capability labels the package asks for (`tools`, `hostTools.<id>`, ...). */
+  capabilities: string[];
+  trust: PackageTrust;
+}
+
+/** Reads a bounded regular file without following symlinks. */
+export async function readBoundedFile(
+  path: string,
+  maxBytes: number,
+  label: string = path,
+): Promise<Buffer> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ELOOP' ? 'is a symlink' : code === 'ENOENT' ? 'does not exist' : code;
+    throw new PackagingError('MANIFEST_INVALID', `${label} ${why}`, { file: label, cause: error });
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) {
+      throw new PackagingError('MANIFEST_INVALID', `${label} is not a regular file`, {
+        file: label,
+      });
+    }
+    if (stat.size > maxBytes) {
+      throw new PackagingError('MANIFEST_INVALID', `${label} exceeds ${maxBytes} bytes`, {
+        file: label,
+      });
+    }
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const { bytesRead } = await handle.read(buffer, read, stat.size - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    if (read !== stat.size) {
+      throw new PackagingError('TREE_CHANGED', `${label} changed while being read`, {
+        file: label,
+      });
+    }
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Inspects a package directory without writing anything. */
+export async function inspectPackage(dir: string): Promise<InspectedPackage> {
+  const tree = await readPackageTree(dir);
+  const manifestFile = tree.files.find((file) => file.path === MANIFEST_FILE);
+  if (manifestFile === undefined) {
+    throw new PackagingError('MANIFEST_INVALID', `${join(dir, MANIFEST_FILE)} does not exist`, {
+      file: MANIFEST_FILE,
+    });
+  }
+  for (const name of SIGNATURE_FILES) {
+    if (tree.files.some((file) => file.path === name)) {
+      throw new PackagingError(
+        'SIGNATURE_UNSUPPORTED',
+        `${name} found: signed packages are not supported by this build; remove the signature files to install as local/unverified`,
+        { file: name },
+      );
+    }
+  }
+  const text = (
+    await readBoundedFile(join(dir, MANIFEST_FILE), MANIFEST_LIMITS.manifestBytes, MANIFEST_FILE)
+  ).toString('utf8');
+  const parsed = parseManifest(MANIFEST_FILE, text);
+  if (!parsed.ok) {
+    const detail = parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+    throw new PackagingError('MANIFEST_INVALID', `${MANIFEST_FILE}: ${detail}`, {
+      file: MANIFEST_FILE,
+      data: { issues: parsed.issues },
+    });
+  }
+  const manifest = parsed.manifest;
+  const entryPath = manifest.runtime.entry;
+  const entry = tree.files.find((file) => file.path === entryPath);
+  if (entry === undefined) {
+    // The walk admits regular files only, so a missing entry is absent, a directory or a symlink.
+    const stat = await lstat(join(dir, entryPath)).catch(() => undefined);
+    const why = stat?.isDirectory() ? 'is a directory' : 'does not exist in the package';
+    throw new PackagingError(
+      'ENTRY_INVALID',
+      `${MANIFEST_FILE}: runtime.entry ${JSON.stringify(entryPath)} ${why}`,
+      { file: entryPath },
+    );
+  }
+  if (entry.sha256 !== manifest.runtime.sha256) {
+    throw new PackagingError(
+      'ENTRY_INVALID',
+      `${MANIFEST_FILE}: runtime.sha256 does not match ${entryPath} (manifest ${manifest.runtime.sha256}, file ${entry.sha256})`,
+      { file: entryPath },
+    );
+  }
+  if (manifest.runtime.kind === 'mcp-stdio' && process.platform !== 'win32' && !entry.executable) {
+    throw new PackagingError(
+      'ENTRY_INVALID',
+      `${entryPath} must be executable (chmod +x) for an mcp-stdio package`,
+      { file: entryPath },
+    );
+  }
+  return {
+    dir,
+    manifest,
+    tree,
+    entry,
+    capabilities: capabilityLabels(manifest.capabilities),
+    trust: 'local-unverified',
+  };
+}
+
+/** Labels in `next` that `previous` did not grant (all of `next` on a fresh install). */
+export function capabilityExpansion(
+  previous: PluginCapabilities | undefined,
+  next: PluginCapabilities,
+): string[] {
+  const granted = new Set(previous === undefined ? [] : capabilityLabels(previous));
+  return capabilityLabels(next).filter((label) => !granted.has(label));
+}
+
+/**
+ * Checks a plugin configuration for a manifest: at most 64 KiB of compact JSON, and when the
+ * configSchema says `type: object`, an object carrying every `required` key. An absent config
+ * passes when nothing is required.
+ */
+export function validateConfig(manifest: PluginManifest, config: JsonValue | undefined): void {
+  if (config !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(config));
+    if (bytes > PACKAGE_LIMITS.configBytes) {
+      throw new PackagingError(
+        'CONFIG_INVALID',
+        `config is ${bytes} bytes, over the ${PACKAGE_LIMITS.configBytes}-byte limit`,
+      );
+    }
+  }
+  const schema = manifest.configSchema;
+  if (schema === undefined || schema.type !== 'object') return;
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((key): key is string => typeof key === 'string')
+    : [];
+  if (config === undefined) {
+    if (required.length === 0) return;
+    throw new PackagingError(
+      'CONFIG_INVALID',
+      `${manifest.id} needs a config with ${required.map((k) => JSON.stringify(k)).join(', ')} (use --config-json or --config-file)`,
+    );
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new PackagingError('CONFIG_INVALID', `config for ${manifest.id} must be a JSON object`);
+  }
+  const missing = required.filter((key) => !(key in config));
+  if (missing.length > 0) {
+    throw new PackagingError(
+      'CONFIG_INVALID',
+      `config for ${manifest.id} is missing required field(s) ${missing.map((k) => JSON.stringify(k)).join(', ')}`,
+    );
+  }
+}
+
+/** Parses `--config-json` text. */
+export function parseConfigJson(text: string, label = '--config-json'): JsonValue {
+  if (Buffer.byteLength(text) > PACKAGE_LIMITS.configBytes) {
+    throw new PackagingError(
+      'CONFIG_INVALID',
+      `${label} exceeds ${PACKAGE_LIMITS.configBytes} bytes`,
+    );
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw new PackagingError(
+      'CONFIG_INVALID',
+      `${label} is not valid JSON: ${(error as Error).message}`,
+      { file: label },
+    );
+  }
+}
+
+/** Reads `--config-file`: bounded, regular file, no symlink. */
+export async function readConfigFile(path: string): Promise<JsonValue> {
+  let buffer: Buffer;
+  try {
+    buffer = await readBoundedFile(path, PACKAGE_LIMITS.configFileBytes, path);
+  } catch (error) {
+    if (error instanceof PackagingError) {
+      throw new PackagingError('CONFIG_INVALID', error.message, { file: path, cause: error });
+    }
+    throw error;
+  }
+  return parseConfigJson(buffer.toString('utf8'), path);
+}

@@ -1,0 +1,237 @@
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { packPackage } from './clatpkg.js';
+import { PluginStore, resolveClatHome, STORE_BUSY_MESSAGE } from './plugin-store.js';
+import { type FixtureOptions, writeFixturePackage } from './test-fixtures.js';
+
+let work: string;
+let store: PluginStore;
+beforeEach(async () => {
+  work = await mkdtemp(join(tmpdir(), 'store-'));
+  store = new PluginStore({ clatHome: join(work, 'home') });
+});
+afterEach(async () => {
+  await chmodTree(work);
+  await rm(work, { recursive: true, force: true });
+});
+
+async function chmodTree(dir: string): Promise<void> {
+  await chmod(dir, 0o700).catch(() => undefined);
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await chmodTree(path);
+    else await chmod(path, 0o600).catch(() => undefined);
+  }
+}
+
+let counter = 0;
+async function pkg(options: FixtureOptions = {}) {
+  const dir = join(work, `src-${counter++}`);
+  await writeFixturePackage(dir, options);
+  return dir;
+}
+
+async function registryText(): Promise<string> {
+  return readFile(store.registryFile, 'utf8');
+}
+
+describe('PluginStore lifecycle', () => {
+  it('CLAT_HOME overrides ~/.clat', () => {
+    expect(resolveClatHome({ CLAT_HOME: '/x' })).toBe('/x');
+    expect(resolveClatHome({})).toMatch(/\.clat$/);
+  });
+
+  it('installs into an immutable content-addressed artifact with a 0600 registry', async () => {
+    const result = await store.install(await pkg(), { acceptCapabilities: true });
+    expect(result).toMatchObject({ id: 'fixture', version: '1.0.0', granted: ['tools'] });
+    const artifact = store.artifactDir('fixture', result.treeSha256);
+    expect((await stat(join(artifact, 'bin', 'server.mjs'))).mode & 0o777).toBe(0o500);
+    expect((await stat(join(artifact, 'clat-plugin.json'))).mode & 0o777).toBe(0o400);
+    expect((await stat(store.registryFile)).mode & 0o777).toBe(0o600);
+    expect((await stat(store.root)).mode & 0o777).toBe(0o700);
+    const registry = JSON.parse(await registryText());
+    expect(registry.unit).toEqual({ name: 'clat-plugin-registry', version: 1 });
+    expect(registry.packages.fixture.active.artifact).toBe(result.treeSha256);
+    expect(await store.list()).toMatchObject([
+      { id: 'fixture', version: '1.0.0', enabled: true, health: 'ok', trust: 'local/unverified' },
+    ]);
+  });
+
+  it('needs --accept-capabilities for any capability on install and lists them', async () => {
+    const dir = await pkg({ capabilities: { tools: true, sampling: true, hostTools: ['search'] } });
+    await expect(store.install(dir)).rejects.toMatchObject({
+      code: 'CAPABILITY_EXPANSION',
+      message: expect.stringContaining('requests capabilities tools, sampling, hostTools.search'),
+    });
+    await expect(lstat(store.registryFile)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('install on an installed id says "use update"; update on a missing id errors', async () => {
+    const dir = await pkg();
+    await expect(store.update(dir, { acceptCapabilities: true })).rejects.toMatchObject({
+      code: 'PACKAGE_STATE',
+      message: expect.stringContaining('not installed'),
+    });
+    await store.install(dir, { acceptCapabilities: true });
+    await expect(store.install(dir, { acceptCapabilities: true })).rejects.toMatchObject({
+      code: 'PACKAGE_STATE',
+      message: expect.stringContaining('use "clat plugin update"'),
+    });
+  });
+
+  it('update keeps one rollback; capability expansion stops unless accepted', async () => {
+    const v1 = await store.install(await pkg({ version: '1.0.0' }), { acceptCapabilities: true });
+    const v2 = await store.update(await pkg({ version: '2.0.0' }));
+    expect(v2).toMatchObject({ version: '2.0.0', rollbackVersion: '1.0.0', granted: [] });
+    const wider = await pkg({ version: '3.0.0', capabilities: { tools: true, elicitation: true } });
+    const before = await registryText();
+    await expect(store.update(wider)).rejects.toMatchObject({
+      code: 'CAPABILITY_EXPANSION',
+      message: expect.stringContaining('adds capabilities elicitation'),
+    });
+    expect(await registryText()).toBe(before);
+    const v3 = await store.update(wider, { acceptCapabilities: true });
+    expect(v3).toMatchObject({
+      version: '3.0.0',
+      rollbackVersion: '2.0.0',
+      granted: ['elicitation'],
+    });
+    // Only active + rollback bytes are kept.
+    expect((await readdir(join(store.root, 'artifacts', 'fixture'))).sort()).toEqual(
+      [v2.treeSha256, v3.treeSha256].sort(),
+    );
+    expect(v1.treeSha256).not.toBe(v2.treeSha256);
+
+    const rolled = await store.rollback('fixture');
+    expect(rolled).toMatchObject({ version: '2.0.0', rollbackVersion: '3.0.0' });
+    expect((await store.list())[0]).toMatchObject({ version: '2.0.0', rollbackVersion: '3.0.0' });
+  });
+
+  it('stores config only in the registry and carries it forward on update', async () => {
+    const schema = { type: 'object', required: ['token'] };
+    await expect(
+      store.install(await pkg({ configSchema: schema }), { acceptCapabilities: true }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await store.install(await pkg({ configSchema: schema }), {
+      acceptCapabilities: true,
+      config: { token: 'secret-value' },
+    });
+    await store.update(await pkg({ configSchema: schema, version: '2' }));
+    const registry = JSON.parse(await registryText());
+    expect(registry.packages.fixture.active.config).toEqual({ token: 'secret-value' });
+    const artifactFiles = await readdir(
+      store.artifactDir('fixture', registry.packages.fixture.active.artifact),
+      { recursive: true },
+    );
+    expect(artifactFiles.join(' ')).not.toContain('config');
+    await expect(
+      store.update(await pkg({ configSchema: schema, version: '3' }), {
+        config: { token: 'x'.repeat(65 * 1024) },
+      }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+
+  it('disable skips verification, enable verifies, uninstall removes pointer then bytes', async () => {
+    const { treeSha256 } = await store.install(await pkg(), { acceptCapabilities: true });
+    const entry = join(store.artifactDir('fixture', treeSha256), 'bin', 'server.mjs');
+    await chmod(entry, 0o700);
+    await writeFile(entry, '#!/usr/bin/env node\nconsole.log("tampered")\n');
+    await store.disable('fixture');
+    await expect(store.enable('fixture')).rejects.toMatchObject({ code: 'ARTIFACT_TAMPERED' });
+    expect((await store.list())[0]).toMatchObject({
+      enabled: false,
+      health: expect.stringContaining('installed package fixture is damaged'),
+    });
+    await store.uninstall('fixture');
+    expect(JSON.parse(await registryText()).packages).toEqual({});
+    await expect(lstat(join(store.root, 'artifacts', 'fixture'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+    await expect(store.uninstall('fixture')).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
+    await expect(store.rollback('fixture')).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
+  });
+
+  it('detects tampering that keeps the entry intact (an added file changes the tree digest)', async () => {
+    const { treeSha256 } = await store.install(await pkg(), { acceptCapabilities: true });
+    const dir = store.artifactDir('fixture', treeSha256);
+    await chmod(dir, 0o700);
+    await writeFile(join(dir, 'extra.js'), 'evil');
+    expect((await store.list())[0]?.health).toContain(`expected tree ${treeSha256}`);
+  });
+
+  it('rollback without a rollback activation errors', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    await expect(store.rollback('fixture')).rejects.toMatchObject({
+      code: 'PACKAGE_STATE',
+      message: 'fixture has no rollback activation',
+    });
+  });
+
+  it('installs from a .clatpkg container', async () => {
+    const { output, treeSha256 } = await packPackage(await pkg(), join(work, 'f.clatpkg'));
+    const result = await store.install(output, { acceptCapabilities: true });
+    expect(result.treeSha256).toBe(treeSha256);
+    expect(await readdir(join(store.root, 'staging'))).toEqual([]);
+  });
+});
+
+describe('PluginStore failure handling', () => {
+  it('fails closed on a malformed registry and never overwrites it', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    for (const text of ['{not json', '{"unit":{"name":"x","version":1},"packages":{}}']) {
+      await writeFile(store.registryFile, text);
+      await expect(store.list()).rejects.toMatchObject({ code: 'REGISTRY_INVALID' });
+      await expect(
+        store.install(await pkg({ id: 'other' }), { acceptCapabilities: true }),
+      ).rejects.toMatchObject({ code: 'REGISTRY_INVALID' });
+      expect(await registryText()).toBe(text);
+    }
+  });
+
+  it('fails closed on an invariant break (active points to a missing artifact)', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    const registry = JSON.parse(await registryText());
+    registry.packages.fixture.active.artifact = 'f'.repeat(64);
+    await writeFile(store.registryFile, JSON.stringify(registry));
+    await expect(store.list()).rejects.toMatchObject({
+      code: 'REGISTRY_INVALID',
+      message: expect.stringContaining('points to a missing artifact'),
+    });
+  });
+
+  it('isolates a damaged artifact to its own package', async () => {
+    const a = await store.install(await pkg({ id: 'alpha' }), { acceptCapabilities: true });
+    await store.install(await pkg({ id: 'beta' }), { acceptCapabilities: true });
+    await rm(store.artifactDir('alpha', a.treeSha256), { recursive: true, force: true });
+    const rows = await store.list();
+    expect(rows.find((r) => r.id === 'beta')?.health).toBe('ok');
+    expect(rows.find((r) => r.id === 'alpha')?.health).toContain('alpha');
+  });
+
+  it('reports a live lease holder as busy and reclaims a dead one', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    const lock = join(store.root, 'lock');
+    await writeFile(lock, String(process.pid));
+    await expect(store.disable('fixture')).rejects.toMatchObject({
+      code: 'STORE_BUSY',
+      message: STORE_BUSY_MESSAGE,
+    });
+    await writeFile(lock, '999999999');
+    await store.disable('fixture');
+    await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('recovers from a crash: wipes staging, temp registries and orphan artifacts', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    await writeFile(join(store.root, 'staging', 'leftover'), 'x');
+    await writeFile(join(store.root, '.registry.json.123.tmp'), '{half');
+    const orphan = join(store.root, 'artifacts', 'fixture', 'a'.repeat(64));
+    await writeFixturePackage(orphan);
+    await store.disable('fixture');
+    expect(await readdir(join(store.root, 'staging'))).toEqual([]);
+    expect((await readdir(store.root)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    await expect(lstat(orphan)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * `registry.json`: the single active pointer of the plugin store. Parsed strictly; any schema or
+ * invariant failure makes the whole plugin runtime fail closed.
+ * @module
+ */
+import {
+  capabilityLabels,
+  type JsonValue,
+  PLUGIN_ID_PATTERN,
+  PluginCapabilitiesSchema,
+  PluginManifestSchema,
+} from '@clat/kernel';
+import * as z from 'zod';
+import { PackagingError } from './errors.js';
+import { PACKAGE_LIMITS } from './limits.js';
+
+export const REGISTRY_FILE = 'registry.json';
+export const REGISTRY_UNIT = { name: 'clat-plugin-registry', version: 1 } as const;
+
+const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
+const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
+);
+
+export const ActivationSchema = z
+  .object({
+    artifact: Sha256Schema,
+    config: JsonValueSchema.optional(),
+    acceptedCapabilities: PluginCapabilitiesSchema,
+  })
+  .strict();
+
+export const ArtifactRecordSchema = z
+  .object({
+    treeSha256: Sha256Schema,
+    manifest: PluginManifestSchema,
+    trust: z.enum(['local-unverified', 'publisher-verified']),
+    publisher: z.object({ publisher: z.string(), publicKey: z.string() }).strict().optional(),
+  })
+  .strict();
+
+export const PackageRecordSchema = z
+  .object({
+    enabled: z.boolean(),
+    active: ActivationSchema,
+    rollback: ActivationSchema.optional(),
+    artifacts: z.record(Sha256Schema, ArtifactRecordSchema),
+  })
+  .strict();
+
+export const RegistrySchema = z
+  .object({
+    unit: z.object({ name: z.literal(REGISTRY_UNIT.name), version: z.literal(1) }).strict(),
+    packages: z.record(z.string().regex(PLUGIN_ID_PATTERN), PackageRecordSchema),
+  })
+  .strict();
+
+export type Activation = z.infer<typeof ActivationSchema>;
+export type ArtifactRecord = z.infer<typeof ArtifactRecordSchema>;
+export type PackageRecord = z.infer<typeof PackageRecordSchema>;
+export type Registry = z.infer<typeof RegistrySchema>;
+
+export function emptyRegistry(): Registry {
+  return { unit: { ...REGISTRY_UNIT }, packages: {} };
+}
+
+function sameLabels(a: Activation['acceptedCapabilities'], b: Activation['acceptedCapabilities']) {
+  return capabilityLabels(a).join(',') === capabilityLabels(b).join(',');
+}
+
+/** Invariant problems of a schema-valid registry, one line each. */
+export function registryInvariantProblems(registry: Registry): string[] {
+  const problems: string[] = [];
+  for (const [id, record] of Object.entries(registry.packages)) {
+    for (const [sha, artifact] of Object.entries(record.artifacts)) {
+      if (artifact.treeSha256 !== sha)
+        problems.push(`packages.${id}.artifacts.${sha}: key differs from treeSha256`);
+      if (artifact.manifest.id !== id)
+        problems.push(`packages.${id}.artifacts.${sha}: manifest id is ${artifact.manifest.id}`);
+      if ((artifact.trust === 'publisher-verified') !== (artifact.publisher !== undefined)) {
+        problems.push(`packages.${id}.artifacts.${sha}: trust and publisher disagree`);
+      }
+    }
+    const activations: [string, Activation | undefined][] = [
+      ['active', record.active],
+      ['rollback', record.rollback],
+    ];
+    for (const [slot, activation] of activations) {
+      if (activation === undefined) continue;
+      const artifact = record.artifacts[activation.artifact];
+      if (artifact === undefined) {
+        problems.push(
+          `packages.${id}.${slot}: points to a missing artifact ${activation.artifact}`,
+        );
+        continue;
+      }
+      if (!sameLabels(activation.acceptedCapabilities, artifact.manifest.capabilities)) {
+        problems.push(`packages.${id}.${slot}: acceptedCapabilities differ from the manifest`);
+      }
+      if (
+        activation.config !== undefined &&
+        Buffer.byteLength(JSON.stringify(activation.config)) > PACKAGE_LIMITS.configBytes
+      ) {
+        problems.push(`packages.${id}.${slot}.config: exceeds ${PACKAGE_LIMITS.configBytes} bytes`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Parses registry text; throws REGISTRY_INVALID naming the file and the first problems. */
+export function parseRegistry(file: string, text: string): Registry {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new PackagingError(
+      'REGISTRY_INVALID',
+      `${file} is not valid JSON (${(error as Error).message}); plugins are disabled until it is fixed or removed`,
+      { file },
+    );
+  }
+  const parsed = RegistrySchema.safeParse(raw);
+  if (!parsed.success) {
+    const detail = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    throw new PackagingError(
+      'REGISTRY_INVALID',
+      `${file} is malformed (${detail}); plugins are disabled until it is fixed or removed`,
+      { file },
+    );
+  }
+  const problems = registryInvariantProblems(parsed.data);
+  if (problems.length > 0) {
+    throw new PackagingError(
+      'REGISTRY_INVALID',
+      `${file} breaks an invariant (${problems.slice(0, 3).join('; ')}); plugins are disabled until it is fixed or removed`,
+      { file },
+    );
+  }
+  return parsed.data;
+}

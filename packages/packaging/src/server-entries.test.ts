@@ -1,0 +1,129 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { McpServerConfig } from '@clat/kernel';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PluginStore } from './plugin-store.js';
+import { installedServerEntries, mergeServerEntries } from './server-entries.js';
+import { writeFixturePackage } from './test-fixtures.js';
+
+let work: string;
+let home: string;
+beforeEach(async () => {
+  work = await mkdtemp(join(tmpdir(), 'entries-'));
+  home = join(work, 'home');
+});
+afterEach(async () => {
+  execFileSync('chmod', ['-R', 'u+rwX', work]);
+  await rm(work, { recursive: true, force: true });
+});
+
+const ENTRY = `#!/usr/bin/env node
+process.stdout.write(JSON.stringify({ cwd: process.cwd(), id: process.env.CLAT_PLUGIN_ID,
+  version: process.env.CLAT_PLUGIN_VERSION, config: process.env.CLAT_PLUGIN_CONFIG,
+  trust: process.env.CLAT_PLUGIN_TRUST, args: process.argv.slice(2) }));
+`;
+
+describe('installedServerEntries', () => {
+  it('returns a launchable stdio entry: absolute entry, artifact cwd, CLAT_PLUGIN_* env', async () => {
+    const src = join(work, 'src');
+    await writeFixturePackage(src, {
+      id: 'echo',
+      entryText: ENTRY,
+      capabilities: { tools: true, prompts: true },
+      args: ['--stdio'],
+      manifest: { prompts: [{ name: 'usage', system: 'Use echo.' }] },
+    });
+
+    const store = new PluginStore({ clatHome: home });
+    const { treeSha256 } = await store.install(src, {
+      acceptCapabilities: true,
+      config: { greeting: 'hi' },
+    });
+    const entries = await installedServerEntries(home);
+    expect(entries.issues).toEqual([]);
+    expect(entries.prompts).toEqual([{ server: 'echo', name: 'usage', system: 'Use echo.' }]);
+    const [server] = entries.servers;
+    expect(server).toMatchObject({
+      transport: 'stdio',
+      name: 'echo',
+      origin: 'package',
+      cwd: store.artifactDir('echo', treeSha256),
+      args: ['--stdio'],
+      env: {
+        CLAT_PLUGIN_ID: 'echo',
+        CLAT_PLUGIN_VERSION: '1.0.0',
+        CLAT_PLUGIN_TREE_SHA256: treeSha256,
+        CLAT_PLUGIN_TRUST: 'local/unverified',
+        CLAT_PLUGIN_CONFIG: '{"greeting":"hi"}',
+      },
+    });
+    if (server?.transport !== 'stdio') throw new Error('expected stdio');
+    // Really launch it the way the stdio adapter would.
+    const output = execFileSync(server.command, server.args ?? [], {
+      cwd: server.cwd,
+      env: { PATH: process.env.PATH, ...server.env },
+    }).toString();
+    expect(JSON.parse(output)).toEqual({
+      cwd: server.cwd,
+      id: 'echo',
+      version: '1.0.0',
+      config: '{"greeting":"hi"}',
+      trust: 'local/unverified',
+      args: ['--stdio'],
+    });
+  });
+
+  it('skips disabled packages, reports tampered ones, and mounts nothing on a bad registry', async () => {
+    const store = new PluginStore({ clatHome: home });
+    await writeFixturePackage(join(work, 'a'), { id: 'alpha' });
+    await writeFixturePackage(join(work, 'b'), { id: 'beta' });
+    await writeFixturePackage(join(work, 'c'), { id: 'gamma' });
+    const alpha = await store.install(join(work, 'a'), { acceptCapabilities: true });
+    await store.install(join(work, 'b'), { acceptCapabilities: true });
+    await store.install(join(work, 'c'), { acceptCapabilities: true });
+    await store.disable('gamma');
+    const entry = join(store.artifactDir('alpha', alpha.treeSha256), 'bin', 'server.mjs');
+    await chmod(entry, 0o700);
+    await writeFile(entry, '#!/bin/sh\necho pwned\n');
+
+    const entries = await installedServerEntries(home);
+    expect(entries.servers.map((s) => s.name)).toEqual(['beta']);
+    expect(entries.issues).toEqual([
+      { id: 'alpha', message: expect.stringContaining('installed package alpha is damaged') },
+    ]);
+
+    await writeFile(store.registryFile, '[]');
+    const closed = await installedServerEntries(home);
+    expect(closed.servers).toEqual([]);
+    expect(closed.registryError).toContain('registry.json is malformed');
+  });
+
+  it('returns nothing for a fresh CLAT home', async () => {
+    expect(await installedServerEntries(home)).toEqual({
+      servers: [],
+      components: [],
+      prompts: [],
+      issues: [],
+    });
+  });
+});
+
+describe('mergeServerEntries', () => {
+  it('lets a same-named user entry win and reports the shadowed package', () => {
+    const user: McpServerConfig[] = [
+      { transport: 'stdio', name: 'notes', origin: 'user', command: 'my-notes' },
+    ];
+    const installed: McpServerConfig[] = [
+      { transport: 'stdio', name: 'notes', origin: 'package', command: '/a/server.mjs' },
+      { transport: 'stdio', name: 'other', origin: 'package', command: '/b/server.mjs' },
+    ];
+    const merged = mergeServerEntries(user, installed);
+    expect(merged.servers.map((s) => `${s.name}:${s.origin}`)).toEqual([
+      'notes:user',
+      'other:package',
+    ]);
+    expect(merged.shadowed).toEqual(['notes']);
+  });
+});
