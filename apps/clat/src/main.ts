@@ -5,6 +5,10 @@ import { COMMANDS } from './commands/index.js';
 import { isCliError } from './errors.js';
 import { CLAT_VERSION } from './version.js';
 
+function isTtyStream(stream: unknown): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
 /** Runs a command; expected failures print one line (no stack) and map to an exit code. */
 async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
   try {
@@ -51,6 +55,13 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
   if (first === '--version' || first === '-V' || first === 'version') {
     full.stdout.write(`${CLAT_VERSION}\n`);
     return 0;
+  }
+  // On a terminal, bare `clat` (or only session flags) is the interactive session.
+  const sessionFlag =
+    first?.startsWith('-') === true && !['--help', '-h', '--version', '-V'].includes(first);
+  if ((first === undefined || sessionFlag) && isTtyStream(full.stdin)) {
+    const chat = COMMANDS.find((candidate) => candidate.name === 'chat');
+    if (chat !== undefined) return runCommand(chat, argv, full);
   }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;

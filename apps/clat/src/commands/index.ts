@@ -1,8 +1,17 @@
 /** Every `clat` subcommand, in help order. Add one import and one entry per command. @module */
 import type { Command } from '../command.js';
 import { callCommand } from './call.js';
+import { chatCommand } from './chat.js';
+import { execCommand } from './exec.js';
 import { mcpCommand } from './mcp.js';
 import { toolsCommand } from './tools.js';
 import { trustCommand } from './trust.js';
 
-export const COMMANDS: readonly Command[] = [mcpCommand, toolsCommand, callCommand, trustCommand];
+export const COMMANDS: readonly Command[] = [
+  chatCommand,
+  execCommand,
+  mcpCommand,
+  toolsCommand,
+  callCommand,
+  trustCommand,
+];

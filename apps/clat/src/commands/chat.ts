@@ -1,0 +1,309 @@
+/**
+ * The interactive session (`clat` on a terminal): servers connect in the background while the
+ * prompt is already usable; `/mcp`, `/tools`, `/call`, approval prompts, `ask_user` questions,
+ * and Esc cancelling the running tool call or model turn.
+ * @module
+ */
+import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
+import { errorMessage, isKernelError, KernelErrorCode, type PermissionMode } from '@clat/kernel';
+import {
+  type ChatMessage,
+  createOpenAiCompatibleProvider,
+  type OpenAiCompatibleProvider,
+} from '@clat/provider-openai';
+import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
+import type { Command, CommandIO } from '../command.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import type { OpenedProject } from '../project/open-project.js';
+import type { ActiveRun } from '../project/project-session.js';
+import { withProject } from '../project/with-project.js';
+import { runAgentTurn } from '../run/agent-loop.js';
+import { isTty } from '../ui/line-prompt.js';
+import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
+import { formatTools } from '../ui/tool-list.js';
+import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
+
+const USAGE = `Usage: clat [chat] [--mode <mode>]
+
+Interactive session in the current (trusted) project. MCP servers connect in the background;
+the first tool call or prompt waits for them (at most the initial-surface limit), then the tool
+registry freezes for the session.
+
+Commands inside the session:
+  /mcp                 MCP server status (counts, versions, tools, failures)
+  /tools               Registered tools
+  /call <tool> [json]  Call one tool through the permission pipeline
+  /mode [mode]         Show or set the permission mode
+  /help, /exit
+  anything else        A prompt for the configured model (~/.clat/config.json)
+Esc cancels the running tool call or model turn; Esc at a question cancels it.
+
+Options:
+${PROJECT_USAGE}
+`;
+
+const HELP = `/mcp  /tools  /call <tool> [json]  /mode [read-only|project-write|full-access]  /exit
+Esc cancels the running call.\n`;
+
+class ChatSession {
+  readonly #io: CommandIO;
+  readonly #project: OpenedProject;
+  readonly #rl: Interface;
+  readonly #provider: OpenAiCompatibleProvider | undefined;
+  readonly #history: ChatMessage[] = [];
+  #mode: PermissionMode;
+  #run: ActiveRun | undefined;
+  #question: AbortController | undefined;
+  #busy = false;
+
+  constructor(io: CommandIO, project: OpenedProject, mode: PermissionMode) {
+    this.#io = io;
+    this.#project = project;
+    this.#mode = mode;
+    this.#provider =
+      project.user.provider === undefined
+        ? undefined
+        : createOpenAiCompatibleProvider(project.user.provider);
+    this.#rl = createInterface({
+      input: io.stdin,
+      output: io.stdout,
+      terminal: isTty(io.stdin),
+      prompt: 'clat> ',
+    });
+  }
+
+  #write(text: string): void {
+    this.#io.stdout.write(text);
+  }
+
+  /** One line from the user, or undefined when Esc, the run's cancellation or end of input. */
+  readonly #ask: LineAsk = (question, signal) =>
+    new Promise((resolve) => {
+      const controller = new AbortController();
+      this.#question = controller;
+      const finish = (answer: string | undefined) => {
+        if (this.#question === controller) this.#question = undefined;
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
+      };
+      const onAbort = () => controller.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      controller.signal.addEventListener('abort', () => finish(undefined), { once: true });
+      if (signal.aborted) {
+        controller.abort();
+        return;
+      }
+      this.#rl.question(question, { signal: controller.signal }, (answer) => finish(answer));
+    });
+
+  async #withRun<T>(body: (run: ActiveRun) => Promise<T>): Promise<T | undefined> {
+    const mount = this.#project.session.mount;
+    if (!mount.frozen && mount.summary().connecting > 0) {
+      this.#write('waiting for MCP servers to connect…\n');
+    }
+    const run = await this.#project.session.beginRun({
+      mode: this.#mode,
+      approver: createLineApprover(this.#io.stdout, this.#ask),
+      asker: createLineAsker(this.#io.stdout, this.#ask),
+      ...(this.#provider === undefined ? {} : { model: this.#provider }),
+    });
+    this.#run = run;
+    try {
+      return await body(run);
+    } catch (error) {
+      if (isKernelError(error) && error.code === KernelErrorCode.CANCELLED) {
+        this.#write(`cancelled: ${error.message}\n`);
+      } else {
+        this.#write(`error: ${errorMessage(error)}\n`);
+      }
+      return undefined;
+    } finally {
+      this.#run = undefined;
+      await run.end();
+    }
+  }
+
+  async #call(rest: string): Promise<void> {
+    const match = /^(\S+)\s*([\s\S]*)$/.exec(rest.trim());
+    if (match === null) {
+      this.#write('usage: /call <tool> [json]\n');
+      return;
+    }
+    const [, name = '', json = ''] = match;
+    let args: unknown = {};
+    if (json.trim() !== '') {
+      try {
+        args = JSON.parse(json);
+      } catch (error) {
+        this.#write(`arguments are not valid JSON: ${errorMessage(error)}\n`);
+        return;
+      }
+    }
+    await this.#withRun(async (run) => {
+      const result = await this.#project.session.pipeline.call(name, args, run.context);
+      this.#write(`${result.isError ? 'tool error: ' : ''}${result.content}\n`);
+    });
+  }
+
+  async #prompt(text: string): Promise<void> {
+    const provider = this.#provider;
+    if (provider === undefined) {
+      this.#write(
+        `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json]\n`,
+      );
+      return;
+    }
+    await this.#withRun(async (run) => {
+      let streamed = false;
+      const result = await runAgentTurn({
+        provider,
+        session: this.#project.session,
+        run,
+        history: this.#history,
+        prompt: text,
+        onText: (delta) => {
+          streamed = true;
+          this.#write(delta);
+        },
+        onToolCall: (call) => this.#write(`→ ${call.name} ${call.arguments}\n`),
+        onToolResult: (call, outcome) =>
+          this.#write(
+            outcome.error === undefined
+              ? `  ✓ ${call.name}\n`
+              : `  ✗ ${call.name}: ${outcome.error}\n`,
+          ),
+      });
+      this.#write(streamed ? '\n' : `${result.text}\n`);
+    });
+  }
+
+  async #handle(line: string): Promise<boolean> {
+    const text = line.trim();
+    if (text === '') return true;
+    if (!text.startsWith('/')) {
+      await this.#prompt(text);
+      return true;
+    }
+    const [command = '', ...restParts] = text.split(/\s+/);
+    const rest = text.slice(command.length);
+    switch (command) {
+      case '/exit':
+      case '/quit':
+        return false;
+      case '/help':
+        this.#write(HELP);
+        return true;
+      case '/mcp':
+        this.#write(
+          formatMcpStatus(this.#project.session.mount.summary(), {
+            configIssues: this.#project.configIssues,
+          }),
+        );
+        return true;
+      case '/tools':
+        this.#write(formatTools(this.#project.session.registry.list()));
+        if (!this.#project.session.mount.frozen) {
+          this.#write('(servers may still be connecting; the list freezes at the first run)\n');
+        }
+        return true;
+      case '/call':
+        await this.#call(rest);
+        return true;
+      case '/mode':
+        if (restParts[0] !== undefined) {
+          try {
+            this.#mode = parseMode(restParts[0], this.#mode);
+          } catch (error) {
+            this.#write(`${errorMessage(error)}\n`);
+            return true;
+          }
+        }
+        this.#write(`mode: ${this.#mode}\n`);
+        return true;
+      default:
+        this.#write(`unknown command ${command}; ${HELP}`);
+        return true;
+    }
+  }
+
+  #onKeypress = (_text: string | undefined, key: { name?: string } | undefined): void => {
+    if (key?.name !== 'escape') return;
+    if (this.#question !== undefined) {
+      this.#question.abort();
+      return;
+    }
+    if (this.#run !== undefined) {
+      this.#write('\n^ Esc: cancelling…\n');
+      this.#run.token.cancel('cancelled by Esc');
+    }
+  };
+
+  async run(): Promise<number> {
+    const { session } = this.#project;
+    this.#write(`clat — project ${session.projectRoot} (mode ${this.#mode}); /help for commands\n`);
+    void session.mount.start().then(() => {
+      this.#write(`\n${summaryLine(session.mount.summary())}\n`);
+      if (!this.#busy) this.#rl.prompt(true);
+    });
+    if (isTty(this.#io.stdin)) {
+      emitKeypressEvents(this.#io.stdin);
+      this.#io.stdin.on('keypress', this.#onKeypress);
+    }
+    this.#rl.on('SIGINT', () => {
+      if (this.#run !== undefined) this.#run.token.cancel('cancelled by Ctrl-C');
+      else this.#rl.close();
+    });
+    this.#rl.prompt();
+    try {
+      await new Promise<void>((resolve) => {
+        this.#rl.on('close', resolve);
+        this.#rl.on('line', (line) => {
+          if (this.#busy) {
+            this.#write('busy — press Esc to cancel the running call\n');
+            return;
+          }
+          this.#busy = true;
+          this.#handle(line)
+            .then((keepGoing) => {
+              this.#busy = false;
+              if (keepGoing) this.#rl.prompt();
+              else this.#rl.close();
+            })
+            .catch((error: unknown) => {
+              this.#busy = false;
+              this.#write(`error: ${errorMessage(error)}\n`);
+              this.#rl.prompt();
+            });
+        });
+      });
+    } finally {
+      this.#io.stdin.removeListener('keypress', this.#onKeypress);
+      this.#run?.token.cancel('session closed');
+    }
+    this.#write('closing the project…\n');
+    return 0;
+  }
+}
+
+export const chatCommand: Command = {
+  name: 'chat',
+  summary: 'Interactive session (the default when clat runs on a terminal)',
+  usage: USAGE,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags('chat', argv, PROJECT_OPTIONS);
+    if (positionals.length > 0) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat chat: unexpected argument ${JSON.stringify(positionals[0])}`,
+      );
+    }
+    return withProject(
+      io,
+      { project: values.project, trust: values.trust, promptForTrust: true },
+      async (project) => {
+        const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
+        return new ChatSession(io, project, mode).run();
+      },
+    );
+  },
+};

@@ -1,0 +1,98 @@
+/** `clat exec "<prompt>"`: one headless agent run (no approver, no question frontend). @module */
+import { errorMessage } from '@clat/kernel';
+import { createOpenAiCompatibleProvider } from '@clat/provider-openai';
+import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
+import type { Command } from '../command.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { waitForSurface, withProject } from '../project/with-project.js';
+import { AGENT_MAX_STEPS, runAgentTurn } from '../run/agent-loop.js';
+import { EXIT, exitCodeFor } from '../run/exit-codes.js';
+
+const USAGE = `Usage: clat exec "<prompt>" [--mode <mode>] [--max-steps <n>]
+
+Runs one headless agent turn with the provider from ~/.clat/config.json:
+  { "provider": { "kind": "openai-compatible", "vendor": "glm", "model": "glm-4.6" } }
+Tool calls go through the permission pipeline; effects the mode would ask about are denied
+(there is no one to ask), and plugin elicitation fails cleanly. The answer goes to stdout,
+tool activity to stderr. Ctrl-C cancels (exit 130).
+
+Options:
+${PROJECT_USAGE}
+      --max-steps <n>  Model round trips before giving up (default ${AGENT_MAX_STEPS})
+`;
+
+function preview(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export const execCommand: Command = {
+  name: 'exec',
+  summary: 'Run one headless agent turn with the configured model',
+  usage: USAGE,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags('exec', argv, {
+      ...PROJECT_OPTIONS,
+      'max-steps': { type: 'string' },
+    });
+    const prompt = positionals.join(' ').trim();
+    if (prompt === '') throw new CliError(CliErrorCode.CLI_USAGE, 'clat exec: missing "<prompt>"');
+    const maxSteps =
+      values['max-steps'] === undefined ? AGENT_MAX_STEPS : Number(values['max-steps']);
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat exec: --max-steps must be a positive integer',
+      );
+    }
+    return withProject(io, { project: values.project, trust: values.trust }, async (project) => {
+      const config = project.user.provider;
+      if (config === undefined) {
+        throw new CliError(
+          CliErrorCode.CLI_NO_PROVIDER,
+          `no model provider configured; add a "provider" section to ${project.home.configFile}`,
+        );
+      }
+      const provider = createOpenAiCompatibleProvider(config, {
+        onRetry: (notice) =>
+          io.stderr.write(
+            `clat: provider retry ${notice.attempt} in ${notice.delayMs} ms: ${notice.error.message}\n`,
+          ),
+      });
+      const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
+      await waitForSurface(io, project);
+      const run = await project.session.beginRun({ mode, model: provider });
+      const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
+      process.once('SIGINT', onSigint);
+      try {
+        const result = await runAgentTurn({
+          provider,
+          session: project.session,
+          run,
+          history: [],
+          prompt,
+          maxSteps,
+          onToolCall: (call) => io.stderr.write(`→ ${call.name} ${preview(call.arguments)}\n`),
+          onToolResult: (call, outcome) =>
+            io.stderr.write(
+              outcome.error === undefined
+                ? `  ✓ ${call.name}${outcome.result?.isError ? ' (tool error)' : ''}: ${preview(outcome.result?.content ?? '')}\n`
+                : `  ✗ ${call.name}: ${outcome.error}\n`,
+            ),
+        });
+        if (result.exhausted) {
+          io.stderr.write(`clat: stopped after ${maxSteps} model steps without a final answer\n`);
+          return EXIT.failed;
+        }
+        io.stdout.write(`${result.text.trimEnd()}\n`);
+        return EXIT.ok;
+      } catch (error) {
+        io.stderr.write(`clat: ${errorMessage(error)}\n`);
+        return exitCodeFor(error);
+      } finally {
+        process.removeListener('SIGINT', onSigint);
+        await run.end();
+      }
+    });
+  },
+};
