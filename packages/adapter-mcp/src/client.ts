@@ -196,7 +196,16 @@ export class McpClient {
     const hooks: ClientHooks = { toolCallActive: () => false, elicitation: () => false };
     const open = async (): Promise<{ session: RpcSession; transport: Transport }> => {
       opened++;
-      const transport = factory.open();
+      let transport: Transport;
+      try {
+        transport = factory.open();
+      } catch (error) {
+        throw new McpError(
+          McpErrorCode.MCP_HANDSHAKE_FAILED,
+          `could not start MCP server ${quoted(server)}: ${errorMessage(error)}`,
+          { server, cause: error },
+        );
+      }
       const session = new RpcSession(transport, { server, onDiagnostic });
       if (options.hostServices !== undefined) {
         installHostHandlers(session, {

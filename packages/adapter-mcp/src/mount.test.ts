@@ -15,6 +15,7 @@ import {
   ScriptedFactory,
   type ScriptedServer,
   type ServerSpec,
+  settle,
 } from './test-support/scripted-server.js';
 
 const scopes: Scope[] = [];
@@ -196,6 +197,21 @@ describe('mountMcpServer tools', () => {
     expect(mounted.status().state).toBe('failed');
     expect(mounted.status().error).toContain('closed the connection');
     expect(statuses.at(-1)?.state).toBe('failed');
+  });
+
+  it('stops a mount in progress when its scope closes, leaving nothing open', async () => {
+    const k = kernel();
+    const factory = new ScriptedFactory((server) => {
+      legacyServer('2025-11-25', { tools: [{ name: 'a' }] })(server);
+      server.on('initialize', { silent: true });
+    });
+    const mounting = mountMcpServer({ name: 'srv', factory, ...k, projectRoot: '/p' });
+    await settle();
+    await k.scope.close();
+    const mounted = await mounting;
+    expect(mounted.status().state).toBe('closed');
+    expect(k.registry.list()).toHaveLength(0);
+    expect(factory.servers.every((server) => server.closed)).toBe(true);
   });
 
   it('revokes leases in reverse order before closing the connection when the scope closes', async () => {

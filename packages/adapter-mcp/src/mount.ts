@@ -156,6 +156,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     stderrTail: [],
   };
   const leases: Lease[] = [];
+  // close() also stops a connect or listing still in progress.
+  const stop = new AbortController();
+  const signal =
+    options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
   let client: McpClient | undefined;
   let closing: Promise<void> | undefined;
 
@@ -188,6 +192,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   };
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      stop.abort('the MCP server is being closed');
       await revoke();
       await client?.close().catch((error: unknown) => {
         diagnostic(`closing MCP server ${quoted(name)} failed: ${errorMessage(error)}`);
@@ -231,12 +236,18 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       factory: options.factory,
       hostServices: options.hostServices,
       clientInfo: options.clientInfo,
-      signal: options.signal,
+      signal,
       onDiagnostic: diagnostic,
       timeouts: options.timeouts,
     });
   } catch (error) {
+    if (closing !== undefined) return handle;
     await fail('failed', error);
+    return handle;
+  }
+  if (closing !== undefined) {
+    // The scope closed while connecting: nothing may stay open or registered.
+    await client.close().catch(() => {});
     return handle;
   }
   status.era = client.era;
@@ -252,12 +263,16 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
 
   let tools: McpToolDescriptor[];
   try {
-    tools = await connected.listTools(options.signal);
+    tools = await connected.listTools(signal);
   } catch (error) {
     await fail('failed', error);
     return handle;
   }
 
+  if (closing !== undefined) {
+    await connected.close().catch(() => {});
+    return handle;
+  }
   try {
     if (registry.frozen) throw new FrozenRegistryError('tool');
     for (const tool of tools) registerTool(tool);
@@ -277,6 +292,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     await fail('failed', error);
     return handle;
   }
+  if (closing !== undefined) return handle;
   status.state = 'connected';
   emit();
   return handle;
@@ -313,7 +329,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   async function importPrompts(): Promise<void> {
     if (!isJsonObject(connected.serverCapabilities.prompts)) return;
     try {
-      const listed = await connected.listPrompts(options.signal);
+      const listed = await connected.listPrompts(signal);
       const marked = listed.filter((prompt) => prompt._meta?.[DSH_SYSTEM_PROMPT_META] === true);
       if (marked.length > LIMITS.dshPromptsPerServer) {
         throw new McpError(
@@ -327,7 +343,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         const result = await connected.getPrompt(
           prompt.name,
           { cwd: options.projectRoot },
-          { signal: options.signal },
+          { signal },
         );
         const text = promptText(result);
         const bytes = utf8Length(text);
