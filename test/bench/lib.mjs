@@ -1,0 +1,151 @@
+/** Shared helpers of the benchmarks: timing, statistics, the CLAT stack and bare clients. */
+import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { mountMcpServer } from '@clat/adapter-mcp';
+import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
+import {
+  createGlobalScope,
+  PromptRegistry,
+  RunEventStream,
+  ToolPipeline,
+  ToolRegistry,
+} from '@clat/kernel';
+
+export const HERE = dirname(fileURLToPath(import.meta.url));
+export const BENCH_SERVER = join(HERE, 'fixtures', 'bench-server.mjs');
+export const RAW_PIPE = join(HERE, 'fixtures', 'raw-pipe.mjs');
+export const NODE = process.execPath;
+
+export const now = () => performance.now();
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+export function mean(values) {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** A private CLAT home so stdio servers never touch the user's. */
+export function tempHome() {
+  const dir = mkdtempSync(join(tmpdir(), 'clat-bench-home-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The real CLAT stack around one stdio server: registry, pipeline with a run-event listener,
+ * MCP client core, stdio transport. `call` goes through lookup, permission, transport and events.
+ */
+export async function mountClat(name, clatHome, server = BENCH_SERVER) {
+  const registry = new ToolRegistry();
+  const events = new RunEventStream();
+  let eventCount = 0;
+  events.on(() => {
+    eventCount++;
+  });
+  const pipeline = new ToolPipeline({ registry, events });
+  const scope = createGlobalScope(`bench-${name}`).child('project');
+  const factory = new StdioTransportFactory({ name, command: NODE, args: [server], clatHome });
+  const mounted = await mountMcpServer({
+    name,
+    factory,
+    registry,
+    prompts: new PromptRegistry(),
+    scope,
+    projectRoot: clatHome,
+  });
+  if (mounted.status().state !== 'connected') {
+    throw new Error(`bench server did not connect: ${mounted.status().error}`);
+  }
+  const controller = new AbortController();
+  // 1,000 concurrent calls each listen on the one run signal; that is expected here.
+  setMaxListeners(0, controller.signal);
+  const run = { runId: 'bench', mode: 'full-access', signal: controller.signal };
+  return {
+    call: (tool, args) => pipeline.call(`mcp_${name}_${tool}`, args, run),
+    events: () => eventCount,
+    close: () => scope.parent.close(),
+  };
+}
+
+/** A hand-written JSON-RPC client over the child's pipes: the floor any client can reach. */
+export async function bareClient(server = BENCH_SERVER, env = {}) {
+  const child = spawn(NODE, [server], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, ...env },
+  });
+  const pending = new Map();
+  let nextId = 1;
+  createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on(
+    'line',
+    (line) => {
+      const message = JSON.parse(line);
+      const resolve = pending.get(message.id);
+      if (resolve !== undefined) {
+        pending.delete(message.id);
+        resolve(message);
+      }
+    },
+  );
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  await request('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'bare', version: '0' },
+  });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  return {
+    call: (tool, args) => request('tools/call', { name: tool, arguments: args }),
+    close: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.stdin.end();
+      }),
+  };
+}
+
+/** A child that answers each stdin line with one line of `bytes` bytes: raw pipe transfer. */
+export function rawPipe(bytes) {
+  const child = spawn(NODE, [RAW_PIPE], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, BYTES: String(bytes) },
+  });
+  let waiter;
+  createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on(
+    'line',
+    (line) => {
+      waiter?.(line.length);
+    },
+  );
+  return {
+    roundTrip: () =>
+      new Promise((resolve) => {
+        waiter = resolve;
+        child.stdin.write('\n');
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.stdin.end();
+      }),
+  };
+}
