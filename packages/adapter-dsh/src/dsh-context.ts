@@ -42,7 +42,7 @@ export const SUPPORTED_SERVICES = [
 export type SupportedService = (typeof SUPPORTED_SERVICES)[number];
 
 /** Cordis basics every ctx has; never injected, always present. */
-const CORE_MEMBERS = [
+export const CORE_MEMBERS = [
   'reflect',
   'logger',
   'get',

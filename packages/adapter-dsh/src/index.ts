@@ -14,10 +14,12 @@ export { DshAdapterError, DshErrorCode, describeError, isDshAdapterError } from 
 export {
   annotationsForHint,
   type DshToolDefinition,
+  defineTool,
   TOOL_HINTS,
   type ToolAnnotations,
   type ToolHint,
   type ToolRunContext,
+  type ToolSpec,
 } from './seams/tools.js';
 export {
   type ClatServerHandle,
@@ -27,3 +29,9 @@ export {
   type ServedToolSummary,
   serveClat,
 } from './serve-clat.js';
+export {
+  configFromEnv,
+  PLUGIN_CONFIG_ENV,
+  type ServeProcessOptions,
+  servePluginProcess,
+} from './serve-process.js';

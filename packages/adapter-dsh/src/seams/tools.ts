@@ -4,6 +4,7 @@
  * @module
  */
 import { isJsonObject } from '@clat/kernel';
+import * as z from 'zod';
 import { DshAdapterError, DshErrorCode } from '../errors.js';
 
 export interface ToolRunContext {
@@ -173,4 +174,62 @@ export class ToolsService {
       builtin: false,
     };
   }
+}
+
+/** What `defineTool` accepts: JSON Schema parameters, or a zod object schema (validated on call). */
+export interface ToolSpec<Args, Result> {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown> | z.ZodType<Args>;
+  execute(args: Args, exec: ToolRunContext): Promise<Result> | Result;
+  /** Content blocks for the model; defaults to the JSON text of the result. */
+  render?(args: Args, value: Result): ContentBlockLike[];
+  timeoutMs?: number;
+}
+
+/**
+ * DSH's `defineTool()` for plugins written against this adapter: compiles a zod schema to JSON
+ * Schema (and validates arguments with it), and supplies the default JSON-text render.
+ */
+export function defineTool<Args = Record<string, unknown>, Result = unknown>(
+  spec: ToolSpec<Args, Result>,
+): DshToolDefinition {
+  // Duck-typed: a plugin's bundled zod copy is a different class than ours.
+  const candidate = spec.parameters as { _zod?: unknown; safeParse?: unknown };
+  const schema =
+    typeof candidate._zod === 'object' && typeof candidate.safeParse === 'function'
+      ? (spec.parameters as z.ZodType<Args>)
+      : undefined;
+  const parameters =
+    schema === undefined
+      ? (spec.parameters as Record<string, unknown>)
+      : (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+          string,
+          unknown
+        >);
+  delete parameters.$schema;
+  const parse = (args: unknown): Args => {
+    if (schema === undefined) return args as Args;
+    const parsed = schema.safeParse(args);
+    if (!parsed.success) {
+      throw new DshAdapterError(
+        DshErrorCode.BAD_REQUEST,
+        `invalid arguments for ${spec.name}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
+      );
+    }
+    return parsed.data;
+  };
+  const render =
+    spec.render ??
+    ((_args: Args, value: Result): ContentBlockLike[] => [
+      { type: 'text', text: typeof value === 'string' ? value : (JSON.stringify(value) ?? '') },
+    ]);
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters,
+    ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }),
+    output: { render: (args, value) => render(args as Args, value as Result) },
+    execute: (args, exec) => spec.execute(parse(args), exec),
+  };
 }

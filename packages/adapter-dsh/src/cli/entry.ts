@@ -1,0 +1,162 @@
+/**
+ * Finds a DSH plugin package's entry module (clat-original §8 order: `exports['.']`
+ * import/node/default → `module` → `main` → `src/index.{ts,tsx,js}` → `index.{ts,js}`) and
+ * bundles it with esbuild, so TypeScript plugins and their dependencies load the same way in
+ * `inspect`, `serve` and `package`. The entry must stay inside the package.
+ * @module
+ */
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DshAdapterError, DshErrorCode } from '../errors.js';
+
+export interface PluginPackage {
+  /** Package root (directory holding package.json), or the file's directory for a bare file. */
+  root: string;
+  /** Absolute entry module. */
+  entry: string;
+  /** package.json contents, when there is one. */
+  packageJson: Record<string, unknown> | undefined;
+}
+
+const FALLBACK_ENTRIES = ['src/index.ts', 'src/index.tsx', 'src/index.js', 'index.ts', 'index.js'];
+const EXPORT_CONDITIONS = ['import', 'node', 'default'];
+
+function pickExport(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if ('.' in record) return pickExport(record['.']);
+  for (const condition of EXPORT_CONDITIONS) {
+    if (condition in record) {
+      const picked = pickExport(record[condition]);
+      if (picked !== undefined) return picked;
+    }
+  }
+  return undefined;
+}
+
+function inside(root: string, file: string): boolean {
+  const rel = relative(root, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/** Resolves a plugin package directory (or a module file) to its entry. */
+export async function resolvePluginPackage(target: string, cwd: string): Promise<PluginPackage> {
+  const path = resolve(cwd, target);
+  if (!existsSync(path)) {
+    throw new DshAdapterError(DshErrorCode.CLI_USAGE, `${path} does not exist`);
+  }
+  if (statSync(path).isFile()) {
+    return { root: dirname(path), entry: path, packageJson: undefined };
+  }
+  const manifestPath = join(path, 'package.json');
+  let packageJson: Record<string, unknown> | undefined;
+  if (existsSync(manifestPath)) {
+    try {
+      packageJson = JSON.parse(await readFile(manifestPath, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new DshAdapterError(
+        DshErrorCode.CLI_USAGE,
+        `${manifestPath} is not valid JSON: ${(error as Error).message}`,
+      );
+    }
+  }
+  const candidates: { from: string; file: string }[] = [];
+  if (packageJson !== undefined) {
+    const fromExports = pickExport(packageJson.exports);
+    if (fromExports !== undefined)
+      candidates.push({ from: 'package.json exports["."]', file: fromExports });
+    for (const field of ['module', 'main'] as const) {
+      const value = packageJson[field];
+      if (typeof value === 'string')
+        candidates.push({ from: `package.json ${field}`, file: value });
+    }
+  }
+  for (const file of FALLBACK_ENTRIES) candidates.push({ from: file, file });
+  for (const candidate of candidates) {
+    const file = resolve(path, candidate.file);
+    if (!inside(path, file)) {
+      throw new DshAdapterError(
+        DshErrorCode.CLI_USAGE,
+        `${candidate.from} (${candidate.file}) points outside the package ${path}`,
+      );
+    }
+    if (existsSync(file) && statSync(file).isFile())
+      return { root: path, entry: file, packageJson };
+  }
+  throw new DshAdapterError(
+    DshErrorCode.CLI_USAGE,
+    `no plugin entry found in ${path} (tried exports["."], module, main, ${FALLBACK_ENTRIES.join(', ')})`,
+  );
+}
+
+/** Where this adapter's own public module lives (dist when built, src under vitest). */
+export function adapterModulePath(): { file: string; fromSource: boolean } {
+  const here = fileURLToPath(import.meta.url);
+  const fromSource = here.endsWith('.ts');
+  // dist/cli/main.js → dist/index.js; src/cli/entry.ts → src/index.ts.
+  const base = resolve(dirname(here), '..');
+  const file = join(base, fromSource ? 'index.ts' : 'index.js');
+  return { file, fromSource };
+}
+
+export interface BundleResult {
+  /** Plugin source files (inside the package, outside node_modules) that went into the bundle. */
+  sources: string[];
+}
+
+/**
+ * Bundles `entryCode` (resolved from `resolveDir`) into one self-contained ESM file. CJS
+ * dependencies get a real `require` through the banner.
+ */
+export async function bundle(options: {
+  entryCode: string;
+  resolveDir: string;
+  outfile: string;
+  packageRoot: string;
+  shebang?: boolean;
+  minify?: boolean;
+}): Promise<BundleResult> {
+  const { build } = await import('esbuild');
+  const { fromSource } = adapterModulePath();
+  const result = await build({
+    stdin: {
+      contents: options.entryCode,
+      resolveDir: options.resolveDir,
+      sourcefile: 'clat-dsh-entry.mjs',
+      loader: 'js',
+    },
+    outfile: options.outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    legalComments: 'none',
+    minify: options.minify ?? false,
+    metafile: true,
+    logLevel: 'silent',
+    // Under vitest the workspace packages resolve to their TypeScript sources, as everywhere else.
+    ...(fromSource ? { conditions: ['@clat/source'] } : {}),
+    banner: {
+      js: `${options.shebang === true ? '#!/usr/bin/env node\n' : ''}import { createRequire as __clatDshCreateRequire } from 'node:module';\nconst require = __clatDshCreateRequire(import.meta.url);`,
+    },
+  }).catch((error: unknown) => {
+    throw new DshAdapterError(
+      DshErrorCode.CLI_USAGE,
+      `bundling the plugin failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  });
+  const sources = Object.keys(result.metafile?.inputs ?? {})
+    .map((input) => resolve(input))
+    .filter(
+      (file) =>
+        inside(options.packageRoot, file) &&
+        !file.split(sep).includes('node_modules') &&
+        // The stdin wrapper is listed under its virtual name; keep only real files.
+        existsSync(file),
+    );
+  return { sources };
+}

@@ -1,0 +1,227 @@
+/**
+ * `clat-dsh package`: turns a DSH plugin package into an installable CLAT `mcp-stdio` package
+ * directory: one self-contained executable entry (`server.mjs`, esbuild bundle of the plugin,
+ * this adapter and its dependencies, mode 0755) plus a v1 `clat-plugin.json` whose capabilities
+ * come from `inspect`. The staged package is smoke-tested, then published atomically (staging
+ * dir + rename; `--force` swaps out the old directory only after the new one is complete).
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import {
+  MANIFEST_FILE,
+  MANIFEST_LIMITS,
+  PLUGIN_ID_PATTERN,
+  type PluginManifestInput,
+  parseManifest,
+} from '@clat/kernel';
+import { DshAdapterError, DshErrorCode } from '../errors.js';
+import { TOOL_HINTS, type ToolHint } from '../seams/tools.js';
+import { adapterModulePath, bundle, type PluginPackage } from './entry.js';
+import { type InspectReport, inspectPlugin } from './inspect.js';
+import { type SmokeReport, smokeTest } from './smoke.js';
+
+/** The packaged entry, relative to the package root. */
+export const PACKAGE_ENTRY = 'server.mjs';
+
+export interface PackageOptions {
+  out: string;
+  id?: string;
+  name?: string;
+  version?: string;
+  description?: string;
+  toolHints?: Readonly<Record<string, ToolHint>>;
+  /** Package even when the plugin uses seams the adapter cannot serve. */
+  allowPartial?: boolean;
+  /** Replace an existing output directory. */
+  force?: boolean;
+  /** Skip the spawned smoke test of the staged package. */
+  smoke?: boolean;
+  /** Configuration the smoke test serves the package with (as `CLAT_PLUGIN_CONFIG`). */
+  smokeConfig?: unknown;
+}
+
+export interface PackageResult {
+  dir: string;
+  manifest: PluginManifestInput;
+  report: InspectReport;
+  smoke: SmokeReport | undefined;
+}
+
+/** `dsh.` + the npm name with `@`/`/` and other non-id characters folded (≤128). */
+export function defaultPackageId(npmName: string): string {
+  const folded = npmName
+    .toLowerCase()
+    .replace(/^@/, '')
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .replace(/-+$/, '');
+  return `dsh.${folded === '' ? 'plugin' : folded}`.slice(0, MANIFEST_LIMITS.idChars);
+}
+
+/** Reads `"clat": { "id", "toolHints" }` from the plugin's package.json. */
+export function packageJsonClatOptions(pkg: PluginPackage): {
+  id?: string;
+  toolHints?: Record<string, ToolHint>;
+} {
+  const clat = pkg.packageJson?.clat;
+  if (typeof clat !== 'object' || clat === null) return {};
+  const record = clat as Record<string, unknown>;
+  const result: { id?: string; toolHints?: Record<string, ToolHint> } = {};
+  if (typeof record.id === 'string') result.id = record.id;
+  if (record.toolHints !== undefined)
+    result.toolHints = validateHints(record.toolHints, 'package.json clat.toolHints');
+  return result;
+}
+
+export function validateHints(value: unknown, where: string): Record<string, ToolHint> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new DshAdapterError(
+      DshErrorCode.CLI_USAGE,
+      `${where} must be an object of tool name → hint`,
+    );
+  }
+  for (const [tool, hint] of Object.entries(value)) {
+    if (!(TOOL_HINTS as readonly unknown[]).includes(hint)) {
+      throw new DshAdapterError(
+        DshErrorCode.CLI_USAGE,
+        `${where}.${tool} is ${JSON.stringify(hint)}; use one of ${TOOL_HINTS.join(', ')}`,
+      );
+    }
+  }
+  return value as Record<string, ToolHint>;
+}
+
+export async function packagePlugin(
+  pkg: PluginPackage,
+  options: PackageOptions,
+): Promise<PackageResult> {
+  const fromJson = packageJsonClatOptions(pkg);
+  const npmName =
+    typeof pkg.packageJson?.name === 'string' ? pkg.packageJson.name : basename(pkg.root);
+  const id = options.id ?? fromJson.id ?? defaultPackageId(npmName);
+  if (!PLUGIN_ID_PATTERN.test(id)) {
+    throw new DshAdapterError(
+      DshErrorCode.CLI_USAGE,
+      `package id ${JSON.stringify(id)} must match ${PLUGIN_ID_PATTERN}`,
+    );
+  }
+  const version =
+    options.version ??
+    (typeof pkg.packageJson?.version === 'string' ? pkg.packageJson.version : '0.0.0');
+  const name = options.name ?? npmName;
+  const toolHints = options.toolHints ?? fromJson.toolHints ?? {};
+  const description =
+    options.description ??
+    (typeof pkg.packageJson?.description === 'string' ? pkg.packageJson.description : undefined);
+
+  const report = await inspectPlugin(pkg, { toolHints });
+  if (report.unsupported.length > 0 && options.allowPartial !== true) {
+    throw new DshAdapterError(
+      DshErrorCode.PACKAGE_FAILED,
+      `the plugin uses seams the CLAT DSH adapter cannot serve: ${report.unsupported.join(', ')} (pass --allow-partial to package it anyway)`,
+    );
+  }
+
+  const out = resolve(options.out);
+  if (existsSync(out) && options.force !== true) {
+    throw new DshAdapterError(
+      DshErrorCode.PACKAGE_FAILED,
+      `${out} already exists (pass --force to replace it)`,
+    );
+  }
+  await mkdir(dirname(out), { recursive: true });
+  const staging = `${out}.staging-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  try {
+    const entry = join(staging, PACKAGE_ENTRY);
+    const serveOptions = { name: id, version, toolHints };
+    const adapter = adapterModulePath().file;
+    await bundle({
+      entryCode: [
+        `import * as plugin from ${JSON.stringify(pkg.entry)};`,
+        `import { servePluginProcess } from ${JSON.stringify(adapter)};`,
+        `await servePluginProcess(plugin.default ?? plugin, ${JSON.stringify(serveOptions)});`,
+        '',
+      ].join('\n'),
+      resolveDir: pkg.root,
+      outfile: entry,
+      packageRoot: pkg.root,
+      shebang: true,
+      minify: true,
+    });
+    await chmod(entry, 0o755);
+    const sha256 = createHash('sha256')
+      .update(await readFile(entry))
+      .digest('hex');
+    const manifest: PluginManifestInput = {
+      manifestVersion: 1,
+      id,
+      name,
+      version,
+      ...(description === undefined ? {} : { description }),
+      runtime: { kind: 'mcp-stdio', entry: PACKAGE_ENTRY, sha256, args: [] },
+      capabilities: report.capabilities,
+      configSchema: { type: 'object' },
+      compatibility: { kind: 'dsh' },
+    };
+    const parsed = parseManifest(MANIFEST_FILE, manifest);
+    if (!parsed.ok) {
+      throw new DshAdapterError(
+        DshErrorCode.PACKAGE_FAILED,
+        `the generated manifest is invalid: ${parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+      );
+    }
+    await writeAtomic(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+    const smoke =
+      options.smoke === false
+        ? undefined
+        : await smokeTest({
+            command: entry,
+            args: [],
+            cwd: staging,
+            env: {
+              CLAT_PLUGIN_CONFIG:
+                options.smokeConfig === undefined ? '' : JSON.stringify(options.smokeConfig),
+            },
+          });
+    await publish(staging, out);
+    return { dir: out, manifest, report, smoke };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  const { open } = await import('node:fs/promises');
+  const temp = `${file}.${process.pid}.tmp`;
+  const handle = await open(temp, 'w', 0o644);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, file);
+}
+
+/** Moves the complete staging dir into place; an old output is swapped out, then removed. */
+async function publish(staging: string, out: string): Promise<void> {
+  if (!existsSync(out)) {
+    await rename(staging, out);
+    return;
+  }
+  const backup = `${out}.old-${process.pid}`;
+  await rename(out, backup);
+  try {
+    await rename(staging, out);
+  } catch (error) {
+    await rename(backup, out);
+    throw error;
+  }
+  await rm(backup, { recursive: true, force: true });
+}
