@@ -257,6 +257,18 @@ describe('io.artec.clat host services', () => {
     await opted.client.close();
     expect(host.listeners).toHaveLength(0);
   });
+
+  it('pushes no context to HTTP servers, which poll context/get instead', async () => {
+    const host = fakeHost();
+    const factory = new ScriptedFactory(legacyServer('2025-11-25', { capabilities: HOST_CAPS }));
+    factory.kind = 'http';
+    clients.push(await McpClient.connect({ name: 'web', factory, hostServices: host }));
+    expect(host.listeners).toHaveLength(0);
+    const server = factory.servers.at(-1) as ScriptedServer;
+    expect(await server.request('io.artec.clat/context/get', {})).toMatchObject({
+      result: SNAPSHOT,
+    });
+  });
 });
 
 describe('tools/call deadline extension through host requests', () => {

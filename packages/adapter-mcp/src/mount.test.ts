@@ -191,6 +191,17 @@ describe('mountMcpServer tools', () => {
     expect(JSON.stringify(status)).not.toContain('abcdefghijkl0123');
   });
 
+  it('fails cleanly when the transport cannot be opened', async () => {
+    const k = kernel();
+    const factory = new ScriptedFactory(() => {});
+    factory.open = () => {
+      throw new Error('spawn mcp-missing ENOENT');
+    };
+    const mounted = await mountMcpServer({ name: 'srv', factory, ...k, projectRoot: '/p' });
+    expect(mounted.status()).toMatchObject({ state: 'failed', tools: 0 });
+    expect(mounted.status().error).toContain('ENOENT');
+  });
+
   it('reports a connection that dies after mounting', async () => {
     const { mounted, factory, statuses } = await mount(legacyServer());
     await live(factory).transport.close();

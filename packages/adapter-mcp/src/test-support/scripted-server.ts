@@ -9,6 +9,7 @@ import type {
   JsonRpcRequest,
   Transport,
   TransportFactory,
+  TransportKind,
 } from '@clat/kernel';
 import { createLinkedTransportPair, type InMemoryTransport } from '@clat/kernel/testing';
 import { MODERN_PROTOCOL_VERSION } from '../protocol.js';
@@ -142,7 +143,7 @@ export class ScriptedServer {
 
 /** A factory that opens one ScriptedServer per transport and remembers them all. */
 export class ScriptedFactory implements TransportFactory {
-  readonly kind = 'stdio';
+  kind: TransportKind = 'stdio';
   readonly probeIsolation: 'fresh' | 'shared';
   readonly servers: ScriptedServer[] = [];
   readonly #setup: (server: ScriptedServer, index: number) => void;
