@@ -4,6 +4,7 @@ import { callCommand } from './call.js';
 import { chatCommand } from './chat.js';
 import { execCommand } from './exec.js';
 import { mcpCommand } from './mcp.js';
+import { pluginCommand } from './plugin.js';
 import { toolsCommand } from './tools.js';
 import { trustCommand } from './trust.js';
 
@@ -14,4 +15,5 @@ export const COMMANDS: readonly Command[] = [
   toolsCommand,
   callCommand,
   trustCommand,
+  pluginCommand,
 ];

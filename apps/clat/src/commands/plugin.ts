@@ -1,0 +1,258 @@
+/** `clat plugin`: inspect, install, update, enable/disable, roll back, uninstall, list and pack packages. @module */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { JsonValue } from '@clat/kernel';
+import {
+  type InspectedPackage,
+  type InstallOptions,
+  inspectPackage,
+  isPackagingError,
+  type PluginListEntry,
+  PluginStore,
+  packPackage,
+  parseConfigJson,
+  readConfigFile,
+  unpackContainer,
+} from '@clat/packaging';
+import { parseFlags } from '../cli-options.js';
+import type { Command, CommandIO } from '../command.js';
+import { resolveClatHome } from '../config/clat-home.js';
+import { CliError, CliErrorCode } from '../errors.js';
+
+const USAGE = `Usage: clat plugin <action> [options]
+
+Actions:
+  inspect <dir|file.clatpkg> [--json]   Validate a package and show what it asks for (read-only)
+  install <dir|file.clatpkg>            Install a package
+  update <dir|file.clatpkg>             Replace an installed package (the old one becomes the rollback)
+  disable <id>                          Stop launching a package
+  enable <id>                           Launch a package again (verifies its installed bytes)
+  rollback <id>                         Swap the active and the rollback version
+  uninstall <id>                        Remove a package and its bytes
+  list [--json]                         Installed packages with version, trust and health
+  pack <dir> --output <file.clatpkg>    Write a deterministic .clatpkg container
+
+Install and update options:
+      --accept-capabilities   Grant capabilities the package adds (required when it adds any)
+      --config-file <file>    Plugin config (JSON object, at most 64 KiB, no symlink)
+      --config-json <json>    Plugin config inline; without either, update keeps the current config
+
+Packages live in $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
+`;
+
+/** Exit code when a capability expansion was not accepted (distinct, so scripts can tell). */
+const EXIT_CAPABILITIES = 3;
+
+function usage(message: string): CliError {
+  return new CliError(CliErrorCode.CLI_USAGE, `clat plugin: ${message}; see "clat plugin --help"`);
+}
+
+function one(positionals: string[], what: string): string {
+  const [value, ...rest] = positionals;
+  if (value === undefined || value === '') throw usage(`expected ${what}`);
+  if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}`);
+  return value;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isFile() === true;
+}
+
+/** Inspects a directory or a `.clatpkg` (unpacked into a temporary directory, then removed). */
+async function inspectSource(source: string): Promise<InspectedPackage> {
+  if (!(await isFile(source))) return inspectPackage(source);
+  const temp = await mkdtemp(join(tmpdir(), 'clat-inspect-'));
+  try {
+    const dir = join(temp, 'package');
+    await unpackContainer(source, dir);
+    const inspected = await inspectPackage(dir);
+    return { ...inspected, dir: source };
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+function describeInspected(inspected: InspectedPackage): Record<string, unknown> {
+  const { manifest, tree } = inspected;
+  return {
+    id: manifest.id,
+    name: manifest.name,
+    version: manifest.version,
+    ...(manifest.description === undefined ? {} : { description: manifest.description }),
+    runtime: manifest.runtime.kind,
+    entry: manifest.runtime.entry,
+    entrySha256: manifest.runtime.sha256,
+    treeSha256: tree.treeSha256,
+    files: tree.files.length,
+    bytes: tree.totalBytes,
+    capabilities: inspected.capabilities,
+    prompts: (manifest.prompts ?? []).map((prompt) => prompt.name),
+    configSchema: manifest.configSchema !== undefined,
+    trust: 'local/unverified',
+  };
+}
+
+function printTable(io: CommandIO, rows: PluginListEntry[]): void {
+  if (rows.length === 0) {
+    io.stdout.write('No plugins installed. Install one with "clat plugin install <dir>".\n');
+    return;
+  }
+  const header = ['ID', 'NAME', 'VERSION', 'RUNTIME', 'TREE', 'ENABLED', 'ROLLBACK', 'TRUST'];
+  const cells = rows.map((row) => [
+    row.id,
+    row.name,
+    row.version,
+    row.runtime,
+    row.treeSha256.slice(0, 12),
+    row.enabled ? 'yes' : 'no',
+    row.rollbackVersion ?? '-',
+    row.trust,
+  ]);
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...cells.map((line) => (line[i] ?? '').length)),
+  );
+  const format = (line: string[]) =>
+    `${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  `;
+  io.stdout.write(`${format(header)}HEALTH\n`);
+  rows.forEach((row, index) => {
+    io.stdout.write(`${format(cells[index] ?? [])}${row.health}\n`);
+  });
+}
+
+async function installOptions(
+  values: { 'accept-capabilities'?: boolean; 'config-file'?: string; 'config-json'?: string },
+  cwd: string,
+): Promise<InstallOptions> {
+  if (values['config-file'] !== undefined && values['config-json'] !== undefined) {
+    throw usage('use either --config-file or --config-json, not both');
+  }
+  let config: JsonValue | undefined;
+  if (values['config-file'] !== undefined) {
+    config = await readConfigFile(resolve(cwd, values['config-file']));
+  } else if (values['config-json'] !== undefined) {
+    config = parseConfigJson(values['config-json']);
+  }
+  return {
+    acceptCapabilities: values['accept-capabilities'] === true,
+    ...(config === undefined ? {} : { config }),
+  };
+}
+
+async function runAction(argv: string[], io: CommandIO): Promise<number> {
+  const [action, ...rest] = argv;
+  const { values, positionals } = parseFlags('plugin', rest, {
+    json: { type: 'boolean' },
+    'accept-capabilities': { type: 'boolean' },
+    'config-file': { type: 'string' },
+    'config-json': { type: 'string' },
+    output: { type: 'string', short: 'o' },
+  });
+  const installFlags = ['accept-capabilities', 'config-file', 'config-json'] as const;
+  if (action !== 'install' && action !== 'update') {
+    const stray = installFlags.find((flag) => values[flag] !== undefined);
+    if (stray !== undefined) throw usage(`--${stray} only applies to install and update`);
+  }
+  if (action !== 'pack' && values.output !== undefined) {
+    throw usage('--output only applies to pack');
+  }
+  const store = new PluginStore({ clatHome: resolveClatHome(io.env, io.cwd).dir });
+
+  switch (action) {
+    case 'inspect': {
+      const inspected = await inspectSource(resolve(io.cwd, one(positionals, 'a package')));
+      const summary = describeInspected(inspected);
+      if (values.json === true) {
+        io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        return 0;
+      }
+      for (const [key, value] of Object.entries(summary)) {
+        const shown = Array.isArray(value) ? value.join(', ') || '(none)' : String(value);
+        io.stdout.write(`${`${key}:`.padEnd(14)}${shown}\n`);
+      }
+      return 0;
+    }
+    case 'install':
+    case 'update': {
+      const source = resolve(io.cwd, one(positionals, 'a package directory or .clatpkg'));
+      const options = await installOptions(values, io.cwd);
+      const result =
+        action === 'install'
+          ? await store.install(source, options)
+          : await store.update(source, options);
+      const verb = action === 'install' ? 'Installed' : 'Updated';
+      io.stdout.write(
+        `${verb} ${result.id} ${result.version} (tree ${result.treeSha256.slice(0, 12)})\n`,
+      );
+      if (result.granted.length > 0) {
+        io.stdout.write(`Granted capabilities: ${result.granted.join(', ')}\n`);
+      }
+      if (result.rollbackVersion !== undefined) {
+        io.stdout.write(`Rollback: ${result.rollbackVersion}\n`);
+      }
+      io.stdout.write('Restart CLAT to apply.\n');
+      return 0;
+    }
+    case 'disable':
+    case 'enable': {
+      const id = one(positionals, 'a plugin id');
+      await (action === 'enable' ? store.enable(id) : store.disable(id));
+      io.stdout.write(
+        `${action === 'enable' ? 'Enabled' : 'Disabled'} ${id}. Restart CLAT to apply.\n`,
+      );
+      return 0;
+    }
+    case 'rollback': {
+      const result = await store.rollback(one(positionals, 'a plugin id'));
+      io.stdout.write(
+        `Rolled back ${result.id} to ${result.version} (rollback is now ${result.rollbackVersion}). Restart CLAT to apply.\n`,
+      );
+      return 0;
+    }
+    case 'uninstall': {
+      const id = one(positionals, 'a plugin id');
+      const { cleanupError } = await store.uninstall(id);
+      io.stdout.write(`Uninstalled ${id}. Restart CLAT to apply.\n`);
+      if (cleanupError !== undefined) {
+        io.stderr.write(`clat: note: could not remove all bytes of ${id}: ${cleanupError}\n`);
+      }
+      return 0;
+    }
+    case 'list': {
+      if (positionals.length > 0) throw usage('list takes no arguments');
+      const rows = await store.list();
+      if (values.json === true) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else printTable(io, rows);
+      return 0;
+    }
+    case 'pack': {
+      const dir = resolve(io.cwd, one(positionals, 'a package directory'));
+      if (values.output === undefined) throw usage('pack needs --output <file.clatpkg>');
+      const result = await packPackage(dir, resolve(io.cwd, values.output));
+      io.stdout.write(
+        `Packed ${result.files} files (${result.bytes} bytes) into ${result.output}\nsha256 ${result.sha256}\ntree   ${result.treeSha256}\n`,
+      );
+      return 0;
+    }
+    case undefined:
+      throw usage('expected an action');
+    default:
+      throw usage(`unknown action ${JSON.stringify(action)}`);
+  }
+}
+
+export const pluginCommand: Command = {
+  name: 'plugin',
+  summary: 'Manage installed plugin packages (inspect, install, update, list, pack, ...)',
+  usage: USAGE,
+  async run(argv, io) {
+    try {
+      return await runAction(argv, io);
+    } catch (error) {
+      // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
+      if (!isPackagingError(error)) throw error;
+      io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
+      return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
+    }
+  },
+};
