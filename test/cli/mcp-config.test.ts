@@ -1,0 +1,151 @@
+/**
+ * `clat mcp add|remove|list|get` against a real mcp.json, and per-entry validation when the
+ * project mounts: a bad entry is named by file and field, the rest still mount.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CliSandbox, parseJsonOutput } from './support.js';
+
+let sandbox: CliSandbox;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+describe('clat mcp add/remove/list/get', () => {
+  it('edits the wrapper shape in place and keeps unknown keys and other entries', async () => {
+    await sandbox.writeMcp({
+      $schema: 'https://example.com/mcp.schema.json',
+      mcpServers: { keep: { command: 'keep-me', args: ['x'], disabledNote: 'unknown key kept' } },
+      editorSettings: { tabSize: 2 },
+    });
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'notes',
+      '--env',
+      'MCP_NOTES_DIR=/tmp/n',
+      '--',
+      'node',
+      'server.mjs',
+      '--flag',
+    ]);
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    const http = await sandbox.run([
+      'mcp',
+      'add',
+      'web',
+      '--url',
+      'https://example.com/mcp',
+      '--header',
+      'Authorization: Bearer sk-secretsecret1234',
+    ]);
+    expect(http.code).toBe(0);
+    expect(await sandbox.readMcp()).toEqual({
+      $schema: 'https://example.com/mcp.schema.json',
+      mcpServers: {
+        keep: { command: 'keep-me', args: ['x'], disabledNote: 'unknown key kept' },
+        notes: {
+          command: 'node',
+          args: ['server.mjs', '--flag'],
+          env: { MCP_NOTES_DIR: '/tmp/n' },
+        },
+        web: {
+          url: 'https://example.com/mcp',
+          headers: { Authorization: 'Bearer sk-secretsecret1234' },
+        },
+      },
+      editorSettings: { tabSize: 2 },
+    });
+    // No temp files left behind by the atomic writes.
+    expect((await readdir(sandbox.home)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+
+    const listed = await sandbox.run(['mcp', 'list']);
+    expect(listed.stdout).toContain('notes  stdio  node server.mjs --flag');
+    expect(listed.stdout).toContain('web  http  https://example.com/mcp headers: Authorization');
+    expect(listed.stdout).not.toContain('sk-secretsecret1234');
+    // The "keep" entry has an unknown key, which the kernel schema rejects: reported, not hidden.
+    expect(listed.stderr).toContain('keep: unknown field(s) "disabledNote"');
+
+    const got = parseJsonOutput<Record<string, unknown>>(
+      await sandbox.run(['mcp', 'get', 'web', '--json']),
+    );
+    expect(got).toEqual({
+      name: 'web',
+      transport: 'http',
+      url: 'https://example.com/mcp',
+      headers: ['Authorization'],
+      origin: 'user',
+    });
+
+    const removed = await sandbox.run(['mcp', 'remove', 'notes']);
+    expect(removed.code).toBe(0);
+    const after = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    expect(Object.keys(after.mcpServers)).toEqual(['keep', 'web']);
+
+    const again = await sandbox.run(['mcp', 'remove', 'notes']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('no server named "notes"');
+  });
+
+  it('refuses an invalid entry with the field named, leaving the file untouched', async () => {
+    await sandbox.writeMcp({ a: { command: 'x' } });
+    const before = await readFile(join(sandbox.home, 'mcp.json'), 'utf8');
+    const bad = await sandbox.run(['mcp', 'add', 'web', '--url', 'ftp://example.com']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('web.url: must use http or https');
+    const both = await sandbox.run(['mcp', 'add', 'mix', '--url', 'https://e.com', '--', 'node']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('choose exactly one transport');
+    const dup = await sandbox.run(['mcp', 'add', 'a', '--', 'other']);
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toContain('already exists');
+    expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toBe(before);
+  });
+
+  it('refuses to rewrite a file that is not valid JSON', async () => {
+    await writeFile(join(sandbox.home, 'mcp.json'), '{ // a comment\n "a": {"command": "x"} }\n');
+    const result = await sandbox.run(['mcp', 'add', 'b', '--', 'node']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/mcp\.json: not valid JSON .*fix it by hand/);
+    expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toContain('// a comment');
+  });
+});
+
+describe('mounting with bad entries', () => {
+  it('reports each bad entry by file and field and still mounts the good one', async () => {
+    await sandbox.writeMcp({
+      mcpServers: {
+        both: { command: 'node', url: 'https://example.com/mcp' },
+        neither: { args: ['x'] },
+        typo: { command: 'node', argz: ['x'] },
+        notes: sandbox.notesServer(),
+      },
+    });
+    const result = await sandbox.run(['mcp', '--json', '--trust']);
+    expect(result.code).toBe(0);
+    const status = parseJsonOutput<{
+      configured: number;
+      connected: number;
+      configIssues: string[];
+      servers: { name: string; state: string; tools: number }[];
+    }>(result);
+    const file = join(sandbox.home, 'mcp.json');
+    expect(status.configIssues).toEqual([
+      `${file}: both: entry has both "command" and "url"; choose exactly one transport`,
+      `${file}: neither: entry needs either "command" (stdio) or "url" (Streamable HTTP)`,
+      `${file}: typo: unknown field(s) "argz"`,
+    ]);
+    expect(status.configured).toBe(1);
+    expect(status.connected).toBe(1);
+    expect(status.servers[0]).toMatchObject({ name: 'notes', state: 'connected', tools: 5 });
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * Harness of the CLI end-to-end tests: the real built `clat` binary as a spawned process, a
+ * temporary CLAT_HOME and project per test, real MCP servers, and a leak check that finds any
+ * server process that outlived its `clat`.
+ * @module
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CLAT_BIN = join(REPO_ROOT, 'apps/clat/bin/clat.js');
+export const NOTES_SERVER = join(REPO_ROOT, 'plugins/mcp-notes/dist/package/server.mjs');
+export const EVERYTHING_SERVER = join(
+  REPO_ROOT,
+  'test/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+export const STDIO_FIXTURES = join(REPO_ROOT, 'test/fixtures/mcp-servers');
+export const CLI_FIXTURES = join(REPO_ROOT, 'test/cli/fixtures');
+
+/** Fails fast with a clear message when the build this suite drives is missing. */
+export function assertBuilt(): void {
+  for (const file of [join(REPO_ROOT, 'apps/clat/dist/main.js'), NOTES_SERVER]) {
+    if (!existsSync(file))
+      throw new Error(`${file} is missing; run "pnpm build" before the e2e tests`);
+  }
+}
+
+export interface ClatResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A temporary CLAT_HOME and project directory, plus a marker that tags every server we start. */
+export class CliSandbox {
+  readonly marker = `clat-e2e-${randomBytes(6).toString('hex')}`;
+  root = '';
+  home = '';
+  project = '';
+  readonly #children = new Set<ChildProcess>();
+
+  async setup(): Promise<void> {
+    this.root = await realpath(await mkdtemp(join(tmpdir(), 'clat-cli-e2e-')));
+    this.home = join(this.root, 'home');
+    this.project = join(this.root, 'project');
+    await mkdir(this.home, { recursive: true });
+    await mkdir(this.project, { recursive: true });
+    await writeFile(join(this.project, 'README.md'), '# e2e project\n');
+  }
+
+  /** Node running `script`; the marker argument lets the leak check find the process. */
+  node(script: string, ...args: string[]): { command: string; args: string[] } {
+    return { command: process.execPath, args: [script, ...args, `--${this.marker}`] };
+  }
+
+  notesServer(): Record<string, unknown> {
+    return { ...this.node(NOTES_SERVER), env: { MCP_NOTES_DIR: join(this.root, 'notes') } };
+  }
+
+  async writeMcp(config: unknown): Promise<void> {
+    await writeFile(join(this.home, 'mcp.json'), `${JSON.stringify(config, null, 2)}\n`);
+  }
+
+  async readMcp(): Promise<unknown> {
+    return JSON.parse(await readFile(join(this.home, 'mcp.json'), 'utf8'));
+  }
+
+  async writeConfig(config: unknown): Promise<void> {
+    await writeFile(join(this.home, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  }
+
+  env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    return { ...process.env, CLAT_HOME: this.home, NO_COLOR: '1', ...extra };
+  }
+
+  /** Runs `clat` to completion (non-TTY stdin), killing it after `timeoutMs` as a hang guard. */
+  run(
+    args: string[],
+    options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<ClatResult> {
+    const child = spawn(process.execPath, [CLAT_BIN, ...args], {
+      cwd: options.cwd ?? this.project,
+      env: this.env(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.#children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 45_000);
+    return new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        this.#children.delete(child);
+        resolve({ code, signal, stdout, stderr });
+      });
+    });
+  }
+
+  /** Pids of processes whose command line carries this sandbox's marker. */
+  survivors(): number[] {
+    const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+    return out
+      .split('\n')
+      .filter((line) => line.includes(this.marker))
+      .map((line) => Number.parseInt(line.trim(), 10))
+      .filter((pid) => Number.isInteger(pid) && pid !== process.pid);
+  }
+
+  async cleanup(): Promise<void> {
+    for (const child of this.#children) child.kill('SIGKILL');
+    for (const pid of this.survivors()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    if (this.root !== '') await rm(this.root, { recursive: true, force: true });
+  }
+}
+
+/** The JSON a `--json` command printed, or a failure that shows what it printed instead. */
+export function parseJsonOutput<T>(result: ClatResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`expected JSON on stdout; got:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
