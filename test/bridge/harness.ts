@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type MountedMcpServer, mountMcpServer } from '@clat/adapter-mcp';
+import { type McpTimeouts, type MountedMcpServer, mountMcpServer } from '@clat/adapter-mcp';
 import { groupAlive, StdioTransportFactory } from '@clat/adapter-mcp-stdio';
 import {
   type BridgeRun,
@@ -63,14 +63,23 @@ export interface ServerSpec {
   command: string;
   args: string[];
   env?: Record<string, string>;
+  /** Shorter MCP deadlines (tests of the tools/call extension). */
+  timeouts?: Partial<McpTimeouts>;
 }
 
 export function fixtureServer(
   name: string,
   file: string,
   env: Record<string, string> = {},
+  timeouts?: Partial<McpTimeouts>,
 ): ServerSpec {
-  return { name, command: process.execPath, args: [join(FIXTURES, file)], env };
+  return {
+    name,
+    command: process.execPath,
+    args: [join(FIXTURES, file)],
+    env,
+    ...(timeouts === undefined ? {} : { timeouts }),
+  };
 }
 
 export interface BridgeHarness {
@@ -138,6 +147,7 @@ export async function createBridgeHarness(
         scope,
         hostServices: bridge,
         projectRoot,
+        timeouts: spec.timeouts,
       });
       servers.set(spec.name, mounted);
     }),
