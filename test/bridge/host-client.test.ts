@@ -33,7 +33,11 @@ const IDLE = 'mcp_host_client_idle_report';
 
 beforeAll(async () => {
   h = await createBridgeHarness(
-    [fixtureServer('host-client', 'host-client-server.mjs', { FIXTURE_IDLE_CALLS: '1' })],
+    [
+      fixtureServer('host-client', 'host-client-server.mjs', { FIXTURE_IDLE_CALLS: '1' }),
+      // A generic server: it does not advertise io.artec.clat/hostServices.
+      fixtureServer('generic', 'host-client-server.mjs', { FIXTURE_NO_HOST_SERVICES: '1' }),
+    ],
     {
       async setupProject(root) {
         outside = join(root, '..', `${root.split('/').pop()}-outside`);
@@ -371,6 +375,31 @@ describe('context', () => {
     }
     expect(seen).toContain(runId);
     expect(seen.slice(seen.indexOf(runId))).toContain(null);
+  });
+});
+
+describe('generic servers', () => {
+  it('get no context notifications and no host services, but still sampling', async () => {
+    await inRun({ mode: 'full-access', model: new ScriptedModel() }, async (context) => {
+      const report = await h.callJson<{ contextChanged: unknown[] }>(
+        'mcp_generic_idle_report',
+        {},
+        context,
+      );
+      expect(report.contextChanged).toEqual([]);
+      const tool = await h.callJson<Outcome>(
+        'mcp_generic_host_tool',
+        { name: 'read_file', arguments: { path: 'README.md' } },
+        context,
+      );
+      expect(tool).toMatchObject({ ok: false });
+      expect(await h.callJson<Outcome>('mcp_generic_context', {}, context)).toMatchObject({
+        ok: false,
+      });
+      expect(await h.callJson<Outcome>('mcp_generic_sample', {}, context)).toMatchObject({
+        ok: true,
+      });
+    });
   });
 });
 
