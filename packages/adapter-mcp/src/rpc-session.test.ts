@@ -263,6 +263,44 @@ describe('RpcSession cancellation and deadlines', () => {
     await session.close();
   });
 
+  it('grants one more step when a host request finished since the last deadline', async () => {
+    vi.useFakeTimers();
+    const { server, session } = open();
+    const hold = deferred<void>();
+    session.setRequestHandler(
+      'sampling/createMessage',
+      async () => {
+        await hold.promise;
+        return {};
+      },
+      { extendsDeadline: true },
+    );
+    server.on('tools/call', { silent: true });
+    await session.start();
+    const extension = { stepMs: 60_000, totalMs: 600_000 };
+    const call = session
+      .request('tools/call', {}, { timeoutMs: 120_000, extension })
+      .catch((e: unknown) => e);
+    void server.request('sampling/createMessage', {});
+    await settle();
+    await vi.advanceTimersByTimeAsync(119_000);
+    hold.resolve();
+    await settle();
+    expect(session.pendingHostRequests).toBe(0);
+    // At 120 s nothing is pending, but the sampling just ended: one step more, then no more.
+    await vi.advanceTimersByTimeAsync(1_000 + 60_000 - 1);
+    let done = false;
+    void call.then(() => {
+      done = true;
+    });
+    await settle();
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await call).toMatchObject({ code: McpErrorCode.MCP_TIMEOUT });
+    expect((await call) as Error).toHaveProperty('message', expect.stringContaining('180000 ms'));
+    await session.close();
+  });
+
   it('does not extend without a pending host request, and user cancel wins during an extension', async () => {
     vi.useFakeTimers();
     const { server, session } = open();

@@ -100,6 +100,8 @@ export class RpcSession {
   readonly #closeListeners = new Set<(error: McpError) => void>();
   #nextId = 1;
   #extendingPending = 0;
+  /** Counts extending host requests that finished on this connection. */
+  #hostActivity = 0;
   #closeError: McpError | undefined;
   #started = false;
 
@@ -184,6 +186,7 @@ export class RpcSession {
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       let extendedMs = 0;
+      let activityMark = this.#hostActivity;
       const cleanup = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -206,13 +209,12 @@ export class RpcSession {
       };
       const onDeadline = () => {
         const ext = options.extension;
-        // Only a host request pending on this connection right now buys one more step.
-        if (
-          ext !== undefined &&
-          this.#extendingPending > 0 &&
-          extendedMs + ext.stepMs <= ext.totalMs
-        ) {
+        // A host request pending on this connection now, or one that ran since the last
+        // deadline (the server may still be finishing with its answer), buys one more step.
+        const busy = this.#extendingPending > 0 || this.#hostActivity !== activityMark;
+        if (ext !== undefined && busy && extendedMs + ext.stepMs <= ext.totalMs) {
           extendedMs += ext.stepMs;
+          activityMark = this.#hostActivity;
           timer = setTimeout(onDeadline, ext.stepMs);
           return;
         }
@@ -438,7 +440,10 @@ export class RpcSession {
     if (entry.extendsDeadline) this.#extendingPending++;
     const finish = () => {
       if (this.#inflight.get(key) === inflight) this.#inflight.delete(key);
-      if (entry.extendsDeadline) this.#extendingPending--;
+      if (entry.extendsDeadline) {
+        this.#extendingPending--;
+        this.#hostActivity++;
+      }
     };
     Promise.resolve()
       .then(() => entry.handler(request.params ?? {}, { id, method, signal: controller.signal }))
