@@ -1,0 +1,105 @@
+/** `clat call`: one tool call through the permission pipeline, headless. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CliSandbox } from './support.js';
+
+let sandbox: CliSandbox;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.writeMcp({ notes: sandbox.notesServer() });
+  await sandbox.run(['trust']);
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+describe('clat call', () => {
+  it('runs a plugin tool and a native tool through the pipeline', async () => {
+    const added = await sandbox.run([
+      'call',
+      'mcp_notes_add_note',
+      JSON.stringify({ title: 'e2e', body: 'written by clat call' }),
+    ]);
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    const { id } = JSON.parse(added.stdout) as { id: string };
+    const stored = await readFile(join(sandbox.root, 'notes', 'notes.json'), 'utf8');
+    expect(stored).toContain(id);
+    expect(stored).toContain('written by clat call');
+
+    const read = await sandbox.run(['call', 'read_file', '{"path":"README.md"}']);
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain('# e2e project');
+  });
+
+  it('denies an effect the mode asks about when there is no terminal, with exit code 3', async () => {
+    const result = await sandbox.run(['call', 'mcp_notes_delete_note', '{"id":"x"}']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      'mcp_notes_delete_note was not approved: destructive needs approval and no approver is attached (headless)',
+    );
+    expect(result.stderr).toContain('--mode full-access');
+
+    const readOnly = await sandbox.run([
+      'call',
+      'mcp_notes_add_note',
+      '{"title":"t","body":"b"}',
+      '--mode',
+      'read-only',
+    ]);
+    expect(readOnly.code).toBe(3);
+    expect(readOnly.stderr).toContain('write needs approval');
+  });
+
+  it('runs the destructive call in full-access mode', async () => {
+    const added = await sandbox.run([
+      'call',
+      'mcp_notes_add_note',
+      '{"title":"gone","body":"soon"}',
+    ]);
+    const { id } = JSON.parse(added.stdout) as { id: string };
+    const deleted = await sandbox.run([
+      'call',
+      'mcp_notes_delete_note',
+      JSON.stringify({ id }),
+      '--mode',
+      'full-access',
+    ]);
+    expect(deleted.code).toBe(0);
+    expect(await readFile(join(sandbox.root, 'notes', 'notes.json'), 'utf8')).not.toContain(id);
+  });
+
+  it('reports bad usage clearly', async () => {
+    const unknown = await sandbox.run(['call', 'no_such_tool']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('tool "no_such_tool" is not registered; run "clat tools"');
+    const badJson = await sandbox.run(['call', 'read_file', '{path:']);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain('arguments are not valid JSON');
+    const badMode = await sandbox.run(['call', 'read_file', '{}', '--mode', 'yolo']);
+    expect(badMode.code).toBe(2);
+    expect(badMode.stderr).toContain('read-only, project-write, full-access');
+  });
+
+  it('lists tools with effects and sources', async () => {
+    const result = await sandbox.run(['tools', '--json']);
+    const { tools } = JSON.parse(result.stdout) as {
+      tools: { name: string; effect: string; source: { kind: string; id: string } }[];
+    };
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(byName.read_file).toMatchObject({ effect: 'read', source: { kind: 'native' } });
+    expect(byName.mcp_notes_add_note).toMatchObject({
+      effect: 'write',
+      source: { kind: 'mcp', id: 'notes' },
+    });
+    expect(byName.mcp_notes_delete_note?.effect).toBe('destructive');
+    const text = await sandbox.run(['tools']);
+    expect(text.stdout).toMatch(/mcp_notes_search_notes\s+external-read\s+mcp:notes/);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * `clat exec`: a headless agent run of the real binary against a local OpenAI-compatible server
+ * that requests tool calls, with real MCP servers behind the pipeline.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeChatServer, type ScriptedReply, startFakeChatServer } from './chat-server.js';
+import { assertBuilt, CLI_FIXTURES, CliSandbox } from './support.js';
+
+const API_KEY = 'sk-e2e-provider-key-0123456789';
+
+let sandbox: CliSandbox;
+let chat: FakeChatServer | undefined;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.run(['trust']);
+});
+afterEach(async () => {
+  await chat?.close();
+  chat = undefined;
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+async function withModel(replies: ScriptedReply[]): Promise<FakeChatServer> {
+  chat = await startFakeChatServer(replies);
+  await sandbox.writeConfig({
+    provider: {
+      kind: 'openai-compatible',
+      vendor: 'local',
+      baseUrl: chat.url,
+      model: 'fake-model',
+      apiKeyEnv: 'E2E_PROVIDER_KEY',
+    },
+  });
+  return chat;
+}
+
+function toolMessages(server: FakeChatServer, request: number) {
+  return (server.requests[request]?.body.messages ?? []).filter((m) => m.role === 'tool');
+}
+
+describe('clat exec', () => {
+  it('runs the model tool calls through the pipeline and prints the final answer', async () => {
+    await sandbox.writeMcp({ notes: sandbox.notesServer() });
+    const server = await withModel([
+      {
+        toolCalls: [
+          { name: 'mcp_notes_add_note', arguments: { title: 'from model', body: 'exec e2e' } },
+          { name: 'run_command', arguments: { command: 'echo should-not-run' } },
+        ],
+      },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+      { text: 'Saved the note.' },
+    ]);
+    const result = await sandbox.run(['exec', 'Save a note about this project'], {
+      env: { E2E_PROVIDER_KEY: API_KEY },
+    });
+    expect(result.stdout).toBe('Saved the note.\n');
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+
+    const first = server.requests[0];
+    expect(first?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(first?.body.model).toBe('fake-model');
+    const offered = first?.body.tools?.map((tool) => tool.function.name) ?? [];
+    expect(offered).toEqual(expect.arrayContaining(['read_file', 'mcp_notes_add_note']));
+    expect(first?.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'Save a note about this project',
+    });
+
+    const [added, denied] = toolMessages(server, 1);
+    expect(added?.tool_call_id).toBe('call_1_0');
+    const { id } = JSON.parse(added?.content ?? '{}') as { id: string };
+    expect(await readFile(join(sandbox.root, 'notes', 'notes.json'), 'utf8')).toContain(id);
+    expect(denied?.content).toContain('run_command was not approved');
+    expect(denied?.content).toContain('headless');
+    expect(toolMessages(server, 2).at(-1)?.content).toContain('# e2e project');
+
+    expect(result.stderr).toContain('→ mcp_notes_add_note');
+    expect(result.stderr).toContain('✗ run_command');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(API_KEY);
+  });
+
+  it('fails elicitation cleanly: no question frontend in exec', async () => {
+    await sandbox.writeMcp({ ask: sandbox.node(join(CLI_FIXTURES, 'ask-server.mjs')) });
+    const server = await withModel([
+      { toolCalls: [{ name: 'mcp_ask_ask_name', arguments: {} }] },
+      { text: 'The form could not be shown.' },
+    ]);
+    const result = await sandbox.run(['exec', 'Ask me my name'], {
+      env: { E2E_PROVIDER_KEY: API_KEY },
+    });
+    expect(result.stdout).toBe('The form could not be shown.\n');
+    expect(result.code).toBe(0);
+    const [elicited] = toolMessages(server, 1);
+    const { error } = JSON.parse(elicited?.content ?? '{}') as { error?: { message: string } };
+    expect(error?.message).toContain('no interactive frontend is attached');
+  });
+
+  it('explains a missing provider and a provider failure', async () => {
+    const none = await sandbox.run(['exec', 'hello']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('no model provider configured');
+    await withModel([]);
+    const failing = await sandbox.run(['exec', 'hello'], { env: { E2E_PROVIDER_KEY: API_KEY } });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toContain('clat: ');
+    expect(failing.stderr).not.toContain(API_KEY);
+  });
+});
