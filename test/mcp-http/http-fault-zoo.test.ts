@@ -23,7 +23,7 @@ const MAX_LAG_MS = 50;
  * the OS, not this process, delays timers (measured: raw fetch alone shows the same spikes).
  */
 function lagBoundMs(): number {
-  return MAX_LAG_MS * Math.max(1, loadavg()[0] / availableParallelism());
+  return MAX_LAG_MS * Math.max(1, (loadavg()[0] ?? 0) / availableParallelism());
 }
 const ZOO_TIMEOUTS: Partial<McpTimeouts> = {
   modernProbeMs: 1_000,
