@@ -21,6 +21,7 @@ import {
 } from '@clat/adapter-mcp-stdio';
 import {
   createGlobalScope,
+  PluginHostBridge,
   PromptRegistry,
   type RunContext,
   RunEventStream,
@@ -45,6 +46,8 @@ export function fixture(file: string): { command: string; args: string[] } {
 
 export interface MountOptions {
   timeouts?: Partial<McpTimeouts>;
+  /** Serve sampling, elicitation and io.artec.clat/* through the real PluginHostBridge. */
+  withHost?: boolean;
 }
 
 /**
@@ -56,6 +59,7 @@ export class McpHarness {
   readonly prompts = new PromptRegistry();
   readonly events = new RunEventStream();
   readonly pipeline = new ToolPipeline({ registry: this.registry, events: this.events });
+  readonly bridge = new PluginHostBridge({ projectRoot: TEST_ROOT, pipeline: this.pipeline });
   readonly scope: Scope = createGlobalScope('e2e').child('project');
   readonly factories: StdioTransportFactory[] = [];
   readonly mounted: MountedMcpServer[] = [];
@@ -90,6 +94,7 @@ export class McpHarness {
       projectRoot: TEST_ROOT,
       onDiagnostic: (message) => this.diagnostics.push(message),
       ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+      ...(options.withHost === true ? { hostServices: this.bridge } : {}),
     });
     this.mounted.push(mounted);
     return { mounted, factory };

@@ -291,6 +291,17 @@ describe('stderr', () => {
     for (const line of tail) expect(line.length).toBeLessThanOrEqual(LIMITS.stderrLineBytes + 1);
   });
 
+  it('keeps the newest lines in order across chunk boundaries', async () => {
+    const h = peer('stderr-lines');
+    await h.transport.start();
+    await h.next(byMethod('notifications/ready'));
+    for (let i = 0; i < 100 && h.transport.diagnostics().tail.at(-1) !== 'last partial'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const expected = [...Array.from({ length: 19 }, (_, i) => `line ${81 + i}`), 'last partial'];
+    expect(h.transport.diagnostics().tail).toEqual(expected);
+  });
+
   it('redacts exact secrets from a caller-supplied redactor', async () => {
     const redactor = new Redactor();
     redactor.add('none');

@@ -228,16 +228,19 @@ export class StdioTransport implements Transport {
     child.stdout.on('error', (error) => this.#report(error));
     child.stderr.on('error', (error) => this.#report(error));
     child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => this.#tail.push(chunk));
+    child.stderr.on('data', (chunk: string) => this.#onStderr(chunk));
     const decoder = new LineDecoder(LIMITS.stdioFrameBytes, {
       line: (bytes) => this.#onLine(bytes),
-      overflow: (seen) =>
+      overflow: (seen) => {
+        // Stop reading at once: draining the rest of a runaway frame costs CPU and GC for nothing.
+        child.stdout.destroy();
         this.#fail(
           this.#error(
             StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
             `sent a frame over the ${LIMITS.stdioFrameBytes}-byte limit (${seen}+ bytes without a newline); connection failed`,
           ),
-        ),
+        );
+      },
     });
     child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout.on('end', () => this.#onPeerGone());
@@ -297,6 +300,22 @@ export class StdioTransport implements Transport {
     } catch (error) {
       this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
     }
+  }
+
+  /** Only the newest lines can stay in the tail, so a flood is cut before it is split into lines. */
+  #onStderr(chunk: string): void {
+    let cut = chunk.length;
+    for (let seen = 0; seen <= LIMITS.stderrTailLines; seen++) {
+      cut = chunk.lastIndexOf('\n', cut - 1);
+      if (cut <= 0) {
+        this.#tail.push(chunk);
+        return;
+      }
+    }
+    // The chunk holds more complete lines than the tail keeps: end the pending partial line
+    // (it is older than everything kept) and push only the newest lines.
+    this.#tail.push('\n');
+    this.#tail.push(chunk.slice(cut + 1));
   }
 
   #onStdinError(error: Error): void {

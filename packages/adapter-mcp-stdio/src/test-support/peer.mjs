@@ -73,6 +73,18 @@ switch (mode) {
     serve();
     break;
   }
+  case 'stderr-lines': {
+    // A partial line split over two writes, then one write of many lines, then a partial line.
+    process.stderr.write('first half ');
+    setTimeout(() => {
+      process.stderr.write('second half\n');
+      const many = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n');
+      process.stderr.write(`${many}\nlast partial`);
+      out({ jsonrpc: '2.0', method: 'notifications/ready' });
+    }, 30);
+    serve();
+    break;
+  }
   case 'no-read':
     process.stdin.pause();
     setInterval(() => {}, 1000);
