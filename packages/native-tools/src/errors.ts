@@ -18,6 +18,8 @@ export const NativeToolErrorCode = {
   NATIVE_BINARY_FILE: 'NATIVE_BINARY_FILE',
   /** A file or argument is over a size limit. */
   NATIVE_TOO_LARGE: 'NATIVE_TOO_LARGE',
+  /** search: a regular expression exceeded its time budget on one file (catastrophic pattern). */
+  NATIVE_SEARCH_TOO_SLOW: 'NATIVE_SEARCH_TOO_SLOW',
   /** edit_file found no occurrence of old_str. */
   NATIVE_EDIT_NO_MATCH: 'NATIVE_EDIT_NO_MATCH',
   /** edit_file found old_str more than once. */

@@ -20,6 +20,8 @@ export const NATIVE_LIMITS = {
   searchMaxResults: 1000,
   /** Files larger than this are skipped by search. */
   searchMaxFileBytes: 4 * MiB,
+  /** Time a regular expression may spend on one file before the search fails. */
+  searchRegexFileMs: 5_000,
   /** Characters of one matched line shown in a search result. */
   searchLineChars: 500,
   commandMaxBytes: 64 * KiB,

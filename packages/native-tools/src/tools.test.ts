@@ -339,3 +339,30 @@ describe('through the kernel pipeline', () => {
     });
   });
 });
+
+describe('search with a catastrophic regular expression', () => {
+  it('runs it off the event loop and cancels it at once', async () => {
+    await writeFile(join(root, 'evil.txt'), `${'a'.repeat(40)}b\n`);
+    const controller = new AbortController();
+    const call = h.call(
+      'search',
+      { query: '^(a+)+$', mode: 'regex', path: 'evil.txt' },
+      { signal: controller.signal },
+    );
+    // The event loop still turns while the worker backtracks.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('still finds matches of ordinary regular expressions across files', async () => {
+    const out = await h.ok<{ matches: { path: string; line: number }[] }>('search', {
+      query: '^export const [ab]',
+      mode: 'regex',
+    });
+    expect(out.matches.map((m) => `${m.path}:${m.line}`)).toEqual([
+      'src/a.ts:1',
+      'src/nested/b.ts:1',
+    ]);
+  });
+});

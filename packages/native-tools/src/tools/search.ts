@@ -1,8 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { cancelledError } from '@clat/kernel';
 import {
   invalidArguments,
@@ -16,6 +14,7 @@ import {
 } from '../args.js';
 import { globToRegExp, IgnoreRules, matchesAny } from '../glob.js';
 import { NATIVE_LIMITS, SKIPPED_DIRECTORIES } from '../limits.js';
+import { literalMatcher, workerMatcher } from '../line-matcher.js';
 import { defineNativeTool } from '../native-tool.js';
 import { isPluginCall, type ToolEnv } from '../options.js';
 import { looksBinary } from './read-file.js';
@@ -172,27 +171,19 @@ export function searchTool(env: ToolEnv) {
           skippedFiles++;
           return true;
         }
-        const stream = createReadStream(absolute, { encoding: 'utf8' });
-        const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-        let lineNo = 0;
-        try {
-          for await (const line of lines) {
-            lineNo++;
-            if (!regex.test(line)) continue;
-            if (seen++ < skip) continue;
-            if (matches.length === maxResults) {
-              more = true;
-              return false;
-            }
-            const text =
-              line.length > NATIVE_LIMITS.searchLineChars
-                ? `${line.slice(0, NATIVE_LIMITS.searchLineChars)}…`
-                : line;
-            matches.push({ path: display, line: lineNo, text });
+        const text = await readFile(absolute, 'utf8');
+        const needed = Math.max(0, skip - seen) + (maxResults - matches.length) + 1;
+        for (const found of await matcher.match(text, needed)) {
+          if (seen++ < skip) continue;
+          if (matches.length === maxResults) {
+            more = true;
+            return false;
           }
-        } finally {
-          lines.close();
-          stream.destroy();
+          const line =
+            found.text.length > NATIVE_LIMITS.searchLineChars
+              ? `${found.text.slice(0, NATIVE_LIMITS.searchLineChars)}…`
+              : found.text;
+          matches.push({ path: display, line: found.line, text: line });
         }
         return true;
       };
@@ -231,11 +222,19 @@ export function searchTool(env: ToolEnv) {
         return true;
       };
 
-      const info = await lstat(target.absolute);
-      if (info.isDirectory()) {
-        await walk(target.absolute, base);
-      } else {
-        await scanFile(target.absolute, base);
+      const matcher =
+        mode === 'regex'
+          ? workerMatcher(regex, { signal: ctx.signal, budgetMs: NATIVE_LIMITS.searchRegexFileMs })
+          : literalMatcher(regex);
+      try {
+        const info = await lstat(target.absolute);
+        if (info.isDirectory()) {
+          await walk(target.absolute, base);
+        } else {
+          await scanFile(target.absolute, base);
+        }
+      } finally {
+        matcher.close();
       }
       return {
         matches,
