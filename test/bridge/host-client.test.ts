@@ -183,6 +183,29 @@ describe('sampling gates', () => {
     });
   });
 
+  it('stops large requests at the approximate 1,000,000-token run guard, before the 64-request cap', async () => {
+    const model = new ScriptedModel();
+    await inRun({ mode: 'full-access', model }, async (context, run) => {
+      const out = await h.callJson<{ counts: Record<string, number>; firstFailure: number }>(
+        FLOOD,
+        { n: 40, chars: LIMITS.samplingOutboundChars, maxTokens: LIMITS.samplingMaxOutputTokens },
+        context,
+      );
+      expect(out.firstFailure).toBeGreaterThan(0);
+      expect(out.firstFailure).toBeLessThan(LIMITS.samplingRequestsPerRun);
+      expect(out.counts).toEqual({
+        ok: out.firstFailure,
+        SAMPLING_BUDGET_EXHAUSTED: 40 - out.firstFailure,
+      });
+      expect(model.requests).toHaveLength(out.firstFailure);
+      const usage = run.usage();
+      expect(usage.completed).toBe(out.firstFailure);
+      // Real usage was reconciled: what the model reported is what the run counts.
+      expect(usage.inputTokens).toBe(out.firstFailure * (LIMITS.samplingOutboundChars / 4));
+      expect(usage.budgetTokens).toBeLessThanOrEqual(LIMITS.samplingTokensPerRun);
+    });
+  });
+
   it('answers every request of a concurrent flood without hanging, within the run budget', async () => {
     const model = new ScriptedModel();
     const n = 100;
