@@ -77,12 +77,14 @@ describe('era negotiation over stdio', () => {
     expect(pidAlive(probePid as number)).toBe(false);
     expect(pidAlive(sessionPid as number)).toBe(true);
 
-    // Two tools/list pages, every effect mapped, none claims native read.
+    // Four tools/list pages, every effect mapped, none claims native read.
     const effects = Object.fromEntries(harness.registry.list().map((t) => [t.name, t.effect]));
     expect(effects).toEqual({
       mcp_legacy_add: 'destructive',
+      mcp_legacy_big: 'external-read',
       mcp_legacy_echo: 'external-read',
       mcp_legacy_fetch_status: 'network',
+      mcp_legacy_sleep: 'external-read',
       mcp_legacy_where: 'external-read',
       mcp_legacy_write_note: 'write',
     });
