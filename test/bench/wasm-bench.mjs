@@ -1,0 +1,145 @@
+/**
+ * Figure 5 of `pnpm bench`: a WASM tool call (warm instance) p50/p99 vs the same call to an
+ * in-process native tool through the same pipeline, and a cold load (empty transpile cache)
+ * vs a warm load (cache hit). Skips with a reason when the adapter or the guest is missing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  createGlobalScope,
+  PluginHostBridge,
+  RunEventStream,
+  ToolPipeline,
+  ToolRegistry,
+} from '@clat/kernel';
+
+const require = createRequire(import.meta.url);
+
+async function loadAdapter() {
+  try {
+    return { adapter: await import('@clat/adapter-wasm') };
+  } catch (error) {
+    return {
+      skipped: `@clat/adapter-wasm is not available (${String(error.message).split('\n')[0]})`,
+    };
+  }
+}
+
+function guestPath() {
+  try {
+    return { path: require.resolve('@clat-examples/wasm-faults/faults.wasm') };
+  } catch {
+    return {
+      skipped: 'the wasm-faults guest is not built (@clat-examples/wasm-faults/faults.wasm)',
+    };
+  }
+}
+
+export async function runWasmBench({ quick, median, percentile }) {
+  const loaded = await loadAdapter();
+  if (loaded.skipped) return { skipped: loaded.skipped };
+  const guest = guestPath();
+  if (guest.skipped) return { skipped: guest.skipped };
+  const { mountWasmPlugin } = loaded.adapter;
+  const clatHome = mkdtempSync(join(tmpdir(), 'clat-bench-wasm-'));
+  const projectRoot = mkdtempSync(join(tmpdir(), 'clat-bench-wasm-project-'));
+  const scopes = [];
+  try {
+    const mount = async (name) => {
+      const registry = new ToolRegistry();
+      const pipeline = new ToolPipeline({ registry, events: new RunEventStream() });
+      const bridge = new PluginHostBridge({ projectRoot, pipeline });
+      const scope = createGlobalScope(`bench-wasm-${name}`).child('project');
+      scopes.push(scope.parent);
+      const t0 = performance.now();
+      const mounted = await mountWasmPlugin({
+        name,
+        componentPath: guest.path,
+        registry,
+        scope,
+        hostServices: bridge,
+        projectRoot,
+        clatHome,
+      });
+      const elapsed = performance.now() - t0;
+      const status = mounted.status();
+      if (status.state !== 'ready')
+        throw new Error(`WASM guest did not load: ${status.error?.message}`);
+      return { registry, pipeline, scope, elapsed };
+    };
+    // Cold: empty cache (transpile + compile + instantiate); warm: the same component again.
+    const cold = await mount('cold');
+    const warmLoads = [];
+    for (let i = 0; i < (quick ? 2 : 5); i++) warmLoads.push((await mount(`warm${i}`)).elapsed);
+    const { registry, pipeline, scope } = cold;
+    registry.register(
+      {
+        definition: {
+          name: 'native_echo',
+          description: 'in-process echo (baseline)',
+          inputSchema: { type: 'object' },
+          effect: 'pure',
+          source: { kind: 'native', id: '' },
+        },
+        invoke: async (args) => ({ content: JSON.stringify({ args }), structured: { args } }),
+      },
+      scope,
+    );
+    const run = { runId: 'bench-wasm', mode: 'full-access', signal: new AbortController().signal };
+    const wasmTool = registry
+      .list()
+      .find((tool) => tool.name.endsWith('_echo') && tool.source.kind === 'wasm');
+    if (wasmTool === undefined) throw new Error('the guest has no echo tool');
+    const sample = async (tool, n) => {
+      const times = [];
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const result = await pipeline.call(tool, { text: `m${i}` }, run);
+        times.push(performance.now() - t0);
+        if (result.isError) throw new Error(`${tool} failed: ${result.content}`);
+      }
+      return times;
+    };
+    const n = quick ? 200 : 2000;
+    await sample(wasmTool.name, 100);
+    await sample('native_echo', 100);
+    const wasmTimes = await sample(wasmTool.name, n);
+    const nativeTimes = await sample('native_echo', n);
+    const ms = (v) => `${v.toFixed(3)} ms`;
+    const warmLoad = median(warmLoads);
+    return {
+      figures: [
+        {
+          id: '5a',
+          name: 'WASM tool call p50 (warm instance) vs in-process native tool call, same pipeline',
+          value: ms(median(wasmTimes)),
+          baseline: ms(median(nativeTimes)),
+          ratio: median(wasmTimes) / median(nativeTimes),
+          raw: { calls: n },
+        },
+        {
+          id: '5b',
+          name: 'WASM tool call p99 (warm instance) vs in-process native tool call p99',
+          value: ms(percentile(wasmTimes, 99)),
+          baseline: ms(percentile(nativeTimes, 99)),
+          ratio: percentile(wasmTimes, 99) / percentile(nativeTimes, 99),
+        },
+        {
+          id: '5c',
+          name: 'WASM cold load (empty transpile cache) vs warm load (cache hit)',
+          value: `${cold.elapsed.toFixed(1)} ms`,
+          baseline: `${warmLoad.toFixed(1)} ms`,
+          ratio: cold.elapsed / warmLoad,
+          raw: { coldMs: cold.elapsed, warmMs: warmLoads },
+        },
+      ],
+    };
+  } finally {
+    for (const scope of scopes) await scope.close().catch(() => {});
+    rmSync(clatHome, { recursive: true, force: true });
+    rmSync(projectRoot, { recursive: true, force: true });
+  }
+}
