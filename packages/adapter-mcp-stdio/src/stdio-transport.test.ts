@@ -137,6 +137,20 @@ describe('cwd and environment', () => {
     expect(resolveServerCwd(process.cwd(), '/h')).toBe(process.cwd());
   });
 
+  it('uses $CLAT_HOME when no home is configured', async () => {
+    const previous = process.env.CLAT_HOME;
+    process.env.CLAT_HOME = join(home, 'from-env');
+    try {
+      const h = peer('echo', { clatHome: undefined });
+      await h.transport.start();
+      expect((await call(h, 1, 'cwd')).cwd).toBe(join(home, 'from-env'));
+      expect(h.transport.diagnostics().detail?.cwd).toBe(join(home, 'from-env'));
+    } finally {
+      if (previous === undefined) delete process.env.CLAT_HOME;
+      else process.env.CLAT_HOME = previous;
+    }
+  });
+
   it('rejects an absolute cwd that does not exist, naming it', async () => {
     const h = peer('echo', { cwd: '/nonexistent-clat/dir' });
     const error = await h.transport.start().catch((e: unknown) => e);
@@ -193,6 +207,20 @@ describe('spawn failures', () => {
     expect(tail[0]).toBe('loading config');
     expect(tail.join('\n')).not.toContain('sk-live');
     expect(h.closes).toHaveLength(1);
+  });
+});
+
+describe('peer leaving', () => {
+  it('fails a server that closes stdout but keeps running, and kills it', async () => {
+    const h = peer('close-stdout');
+    await h.transport.start();
+    const pid = h.transport.pid as number;
+    const error = await h.closed;
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_PROCESS_EXITED,
+    );
+    expect(error?.message).toContain('closed its stdout while still running');
+    expect(alive(pid)).toBe(false);
   });
 });
 

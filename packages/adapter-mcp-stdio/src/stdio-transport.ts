@@ -26,8 +26,12 @@ import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-gro
 /** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
 export const WRITE_QUEUE_BYTES = 2 * LIMITS.stdioFrameBytes;
 
+/** How often teardown looks whether a process group is empty. */
 const GROUP_POLL_MS = 25;
+/** Characters of an invalid line quoted in its diagnostic. */
 const PREVIEW_CHARS = 120;
+/** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
+const EXIT_DRAIN_MS = 250;
 // Env keys whose configured values are treated as secrets in diagnostics.
 const SECRET_ENV_KEY = /key|token|secret|password|passwd|credential|auth/i;
 
@@ -337,14 +341,25 @@ export class StdioTransport implements Transport {
       // Let the last stdout bytes and stderr lines arrive; a grandchild may hold stdout open.
       if (stdoutDone && this.#exit !== undefined) this.#peerGoneNow();
       else if (this.#finishTimer === undefined) {
-        this.#finishTimer = setTimeout(() => this.#peerGoneNow(), Math.min(this.#grace, 250));
+        this.#finishTimer = setTimeout(
+          () => this.#peerGoneNow(),
+          Math.min(this.#grace, EXIT_DRAIN_MS),
+        );
       }
     }
   }
 
   #peerGoneNow(): void {
     if (this.#state !== 'open') return;
-    this.#fail(undefined);
+    // Still running with stdout closed: say so, before teardown's signals change the exit story.
+    this.#fail(
+      this.#exit === undefined
+        ? this.#error(
+            StdioTransportErrorCode.STDIO_PROCESS_EXITED,
+            'closed its stdout while still running; connection failed',
+          )
+        : undefined,
+    );
   }
 
   /** Fails the connection: tears down, then reports `error` (or the exit) through onclose. */

@@ -85,6 +85,10 @@ switch (mode) {
     serve();
     break;
   }
+  case 'close-stdout':
+    process.stdout.end();
+    setInterval(() => {}, 1000);
+    break;
   case 'no-read':
     process.stdin.pause();
     setInterval(() => {}, 1000);
