@@ -1,0 +1,145 @@
+/**
+ * The `clat-dsh` bin as a user runs it: inspect, test and package against the example plugins
+ * and fixtures, with the packaged output checked against manifest v1 and the entry digest.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MANIFEST_FILE, parseManifest } from '@clat/kernel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clatDsh, DSH_FIXTURES, REPO } from './harness.js';
+
+let out: string;
+
+beforeAll(async () => {
+  out = await mkdtemp(join(tmpdir(), 'clat-dsh-cli-'));
+});
+afterAll(async () => {
+  await rm(out, { recursive: true, force: true });
+});
+
+describe('clat-dsh inspect', () => {
+  it('reports the seams, tools with effect hints and implied capabilities of dsh-todo', async () => {
+    const result = await clatDsh(['inspect', join(REPO, 'plugins', 'dsh-todo'), '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({
+      kind: 'object',
+      name: 'dsh-todo',
+      status: 'host-bridged',
+      unsupported: [],
+      applied: true,
+      systemPrompt: true,
+      tools: [
+        { name: 'todo_list', hint: 'read-only' },
+        { name: 'todo_add', hint: 'write' },
+        { name: 'todo_done', hint: 'write' },
+        { name: 'todo_clear', hint: 'destructive' },
+      ],
+      capabilities: {
+        tools: true,
+        prompts: true,
+        sampling: false,
+        elicitation: true,
+        hostContext: true,
+        hostTools: ['list_files', 'read_file', 'search', 'write_file', 'edit_file'],
+      },
+    });
+    expect(report.seams).toEqual(['tools', 'userQuestions', 'systemPrompt', 'clat', 'fs']);
+  });
+
+  it('fails (exit 1) listing every seam the adapter cannot serve', async () => {
+    const result = await clatDsh(['inspect', join(DSH_FIXTURES, 'spine-plugin.mjs')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/status: +unsupported/);
+    expect(result.stdout).toMatch(/unsupported: +database/);
+    expect(result.stdout).toContain('[SPINE_SERVICE]');
+  });
+
+  it('names the problem for bad input', async () => {
+    const missing = await clatDsh(['inspect', join(out, 'nope')]);
+    expect(missing).toMatchObject({ code: 1 });
+    expect(missing.stderr).toContain(`${join(out, 'nope')} does not exist`);
+    const usage = await clatDsh(['frobnicate', '.']);
+    expect(usage.code).toBe(1);
+    expect(usage.stderr).toContain('unknown command frobnicate');
+  });
+});
+
+describe('clat-dsh package and test', () => {
+  it('writes an installable mcp-stdio package whose manifest and entry digest verify', async () => {
+    const dest = join(out, 'todo-pkg');
+    const result = await clatDsh(['package', join(REPO, 'plugins', 'dsh-todo'), '--out', dest]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('packaged dsh.todo 0.1.0');
+    const parsed = parseManifest(MANIFEST_FILE, await readFile(join(dest, MANIFEST_FILE), 'utf8'));
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+    expect(parsed.manifest).toMatchObject({
+      manifestVersion: 1,
+      id: 'dsh.todo',
+      runtime: { kind: 'mcp-stdio', entry: 'server.mjs', args: [] },
+      capabilities: { tools: true, prompts: true, elicitation: true, hostContext: true },
+      compatibility: { kind: 'dsh' },
+    });
+    const entry = join(dest, 'server.mjs');
+    const digest = createHash('sha256')
+      .update(await readFile(entry))
+      .digest('hex');
+    expect(parsed.manifest.runtime.sha256).toBe(digest);
+    expect((await stat(entry)).mode & 0o111).not.toBe(0);
+
+    const smoke = await clatDsh(['test', dest]);
+    expect(smoke.code, smoke.stderr).toBe(0);
+    expect(smoke.stdout).toContain('modern:   server/discover ok (2026-07-28)');
+    expect(smoke.stdout).toContain('prompts:  dsh-system-prompt');
+    expect(smoke.stdout).toContain('todo_list {"readOnlyHint":true,"openWorldHint":false}');
+  });
+
+  it('refuses to overwrite an existing output without --force, and replaces it with --force', async () => {
+    const dest = join(out, 'web-pkg');
+    expect(
+      (await clatDsh(['package', join(REPO, 'plugins', 'dsh-web-search'), '--out', dest])).code,
+    ).toBe(0);
+    await writeFile(join(dest, 'marker'), 'old');
+    const again = await clatDsh([
+      'package',
+      join(REPO, 'plugins', 'dsh-web-search'),
+      '--out',
+      dest,
+    ]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already exists');
+    expect(await readFile(join(dest, 'marker'), 'utf8')).toBe('old');
+    const forced = await clatDsh([
+      'package',
+      join(REPO, 'plugins', 'dsh-web-search'),
+      '--out',
+      dest,
+      '--force',
+    ]);
+    expect(forced.code, forced.stderr).toBe(0);
+    await expect(stat(join(dest, 'marker'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('refuses to package a plugin with unsupported seams unless --allow-partial', async () => {
+    const dest = join(out, 'spine-pkg');
+    const refused = await clatDsh([
+      'package',
+      join(DSH_FIXTURES, 'spine-plugin.mjs'),
+      '--out',
+      dest,
+      '--id',
+      'dsh.spine',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('cannot serve: database');
+    await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('fails the smoke with the server stderr when the plugin cannot start', async () => {
+    const smoke = await clatDsh(['test', join(DSH_FIXTURES, 'spine-plugin.mjs')]);
+    expect(smoke.code).toBe(1);
+    expect(smoke.stderr).toMatch(/legacy smoke failed: .*server stderr: .*SPINE_SERVICE/);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * CLAT's era negotiation against DSH servers: the modern probe runs in a disposable process and,
+ * when it fails, a fresh process does the legacy handshake. apply() must run once per served
+ * process, and the live server must be the one that applied last.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { clatDshBin, createDshHarness, DSH_FIXTURES, type DshHarness } from './harness.js';
+
+let h: DshHarness | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+function eventsByPid(log: string): Map<number, string[]> {
+  const byPid = new Map<number, string[]>();
+  for (const line of log.split('\n').filter(Boolean)) {
+    const [pid, event] = line.split(' ') as [string, string];
+    byPid.set(Number(pid), [...(byPid.get(Number(pid)) ?? []), event]);
+  }
+  return byPid;
+}
+
+async function mountCounter(env: Record<string, string>) {
+  dir = await mkdtemp(join(tmpdir(), 'clat-dsh-apply-'));
+  const log = join(dir, 'apply.log');
+  h = await createDshHarness([
+    {
+      name: 'counter',
+      command: process.execPath,
+      args: [clatDshBin(), 'serve', join(DSH_FIXTURES, 'apply-counter.mjs')],
+      env: { APPLY_LOG: log, ...env },
+    },
+  ]);
+  return log;
+}
+
+describe('apply() per served process', () => {
+  it('answers the modern probe, so CLAT keeps the probe process and apply() runs exactly once', async () => {
+    const log = await mountCounter({});
+    const server = h?.servers.get('counter');
+    expect(server?.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 1 });
+    const pids = h?.factories.get('counter')?.spawnedPids ?? [];
+    expect(pids).toHaveLength(1);
+    expect(eventsByPid(await readFile(log, 'utf8'))).toEqual(
+      new Map([[pids[0], ['apply-start', 'apply-done']]]),
+    );
+    await h?.close();
+    h = undefined;
+    // Closing the project scope ends the server: its cleanup ran once.
+    expect(eventsByPid(await readFile(log, 'utf8')).get(pids[0] as number)).toEqual([
+      'apply-start',
+      'apply-done',
+      'dispose',
+    ]);
+  });
+
+  it('when apply() outlasts the 3 s probe, the fresh legacy process serves, and each process applied once', async () => {
+    const log = await mountCounter({ APPLY_DELAY_MS: '4000' });
+    const server = h?.servers.get('counter');
+    expect(server?.status()).toMatchObject({ state: 'connected', era: 'legacy', tools: 1 });
+    const pids = h?.factories.get('counter')?.spawnedPids ?? [];
+    expect(pids).toHaveLength(2);
+    const events = eventsByPid(await readFile(log, 'utf8'));
+    for (const [, list] of events)
+      expect(list.filter((event) => event === 'apply-start')).toHaveLength(1);
+    expect(events.get(pids[1] as number)).toEqual(['apply-start', 'apply-done']);
+    // The tool really runs in the second (live) process.
+    const { run, context } = h?.beginRun({ mode: 'full-access' }) ?? ({} as never);
+    try {
+      const result = await h?.call('mcp_counter_pid', {}, context);
+      expect(result?.structured).toEqual({ pid: pids[1] });
+    } finally {
+      run.end();
+    }
+  });
+});
