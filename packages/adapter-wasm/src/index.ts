@@ -1,0 +1,60 @@
+/**
+ * @clat/adapter-wasm: runs `clat:plugin@0.1.0` WebAssembly components (transpiled by jco) in
+ * sandboxed worker threads and mounts their tools in the kernel registry.
+ * @module
+ */
+
+export {
+  type CompiledComponent,
+  compileComponent,
+  MAX_COMPONENT_BYTES,
+  type PrepareComponentOptions,
+  type PreparedComponent,
+  prepareComponent,
+  resolveClatHome,
+  TRANSPILER_ID,
+  wasmCacheDir,
+} from './component-cache.js';
+export { normalizeSha256, sha256Hex } from './digest.js';
+export { isWasmError, WasmError, WasmErrorCode } from './errors.js';
+export { GRANTS_FILE, grantsPath, type WasmGrant, WasmGrantStore } from './grants.js';
+export { ALLOWED_IMPORTS, disallowedImports, unversionedInterface } from './import-policy.js';
+export {
+  type GuestCallOutcome,
+  type GuestToolDefinition,
+  type HostImportHandler,
+  JcoGuestHost,
+  type JcoGuestHostOptions,
+  type Preopen,
+} from './jco-guest-host.js';
+export { capModuleMemory, type MemoryCapResult, WASM_PAGE_BYTES } from './memory-cap.js';
+export {
+  type MountedWasmPlugin,
+  type MountWasmPluginOptions,
+  mountWasmPlugin,
+  PROJECT_PREOPEN,
+  toolResultOf,
+  WASM_PROTOCOL_MANIFEST,
+  WASM_PROTOCOL_PATH,
+  type WasmPluginState,
+  type WasmPluginStatus,
+} from './mount.js';
+export {
+  type MountedPluginsJson,
+  type MountPluginsJsonOptions,
+  mountPluginsJson,
+} from './mount-plugins-json.js';
+export {
+  loadPluginsJson,
+  MANIFEST_FILE,
+  type ParsedPluginsJson,
+  PLUGINS_FILE,
+  type PluginPathOptions,
+  type PluginsJsonIssue,
+  parsePluginsJson,
+  type ResolvedManifest,
+  resolveManifestEntry,
+  resolvePluginPath,
+  type WasmCapabilities,
+  type WasmPluginEntry,
+} from './plugins-json.js';

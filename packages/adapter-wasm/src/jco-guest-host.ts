@@ -1,0 +1,458 @@
+/**
+ * JcoGuestHost: runs one plugin's guest in a worker thread and serializes calls into it. Host
+ * imports are answered on the main thread (the worker parks in Atomics.wait meanwhile). Each
+ * call has a time budget that does not count host waits; running past it, a cancellation, a
+ * trap or an out-of-memory error terminates the worker, and the next call starts a fresh one.
+ * @module
+ */
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { errorMessage, LIMITS } from '@clat/kernel';
+import type { CompiledComponent } from './component-cache.js';
+import { WasmError, WasmErrorCode } from './errors.js';
+
+/** A directory the guest sees through `wasi:filesystem/preopens`. */
+export interface Preopen {
+  /** The name the guest sees (e.g. `project`). */
+  guestPath: string;
+  /** Absolute host directory. */
+  hostPath: string;
+  writable: boolean;
+}
+
+/** A tool as the guest declares it (WIT `definition`, jco shape). */
+export interface GuestToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: string;
+  effect: string;
+}
+
+/** Answers one host import; the result is the ok value, a throw becomes err(message). */
+export type HostImportHandler = (
+  iface: string,
+  fn: string,
+  args: unknown[],
+  signal: AbortSignal,
+) => Promise<unknown>;
+
+export type GuestCallOutcome =
+  | { kind: 'ok'; value: string }
+  /** The guest returned err(message); the instance stays. */
+  | { kind: 'error'; message: string }
+  /** The instance was terminated and will be restarted on the next call. */
+  | { kind: 'trap' | 'timeout' | 'cancelled' | 'out-of-memory'; message: string };
+
+export interface JcoGuestHostOptions {
+  plugin: string;
+  component: CompiledComponent;
+  preopens: readonly Preopen[];
+  hostImports: HostImportHandler;
+  /** Budget of one call, host waits excluded. Default: the kernel's tool-call limit. */
+  callTimeoutMs?: number | undefined;
+  /** Budget of instantiation plus list-tools. */
+  startTimeoutMs?: number | undefined;
+  /** Captured guest stdout/stderr. */
+  onOutput?: ((stream: 'stdout' | 'stderr', text: string) => void) | undefined;
+  /** Called when an instance is terminated (the next call restarts it). */
+  onRecycle?: ((reason: string) => void) | undefined;
+  /** Cap of captured output per instance. */
+  outputLimitBytes?: number | undefined;
+}
+
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+/** Recycle once guest memory passes this share of the cap: wasm memory never shrinks. */
+const MEMORY_HIGH_WATER = 0.9;
+/** Upper bound on waiting for worker.terminate() before reporting anyway. */
+const TERMINATE_WAIT_MS = 2_000;
+const OUT_OF_MEMORY = /out of memory/i;
+
+interface PendingCall {
+  id: number;
+  finish(outcome: GuestCallOutcome): void;
+  budget: CallBudget;
+  signal: AbortSignal;
+}
+
+interface Instance {
+  worker: Worker;
+  port: MessagePort;
+  cell: Int32Array;
+  /** Aborts host imports in flight when the instance dies. */
+  life: AbortController;
+  ready: Promise<GuestToolDefinition[]>;
+  pending: PendingCall | undefined;
+  dead: boolean;
+}
+
+/** A wall-clock budget that can be paused while the guest waits on the host. */
+class CallBudget {
+  #remaining: number;
+  #startedAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #onExpire: () => void;
+
+  constructor(ms: number, onExpire: () => void) {
+    this.#remaining = ms;
+    this.#onExpire = onExpire;
+    this.resume();
+  }
+
+  pause(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#remaining -= performance.now() - this.#startedAt;
+  }
+
+  resume(): void {
+    if (this.#timer !== undefined) return;
+    this.#startedAt = performance.now();
+    this.#timer = setTimeout(this.#onExpire, Math.max(0, this.#remaining));
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+let nextCallId = 1;
+
+export class JcoGuestHost {
+  readonly plugin: string;
+  readonly #options: JcoGuestHostOptions;
+  #preopens: readonly Preopen[];
+  #instance: Instance | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+  #starts = 0;
+
+  constructor(options: JcoGuestHostOptions) {
+    this.plugin = options.plugin;
+    this.#options = options;
+    this.#preopens = options.preopens;
+  }
+
+  /** Instances started after the first one (restarts after a trap, timeout or cancellation). */
+  get restarts(): number {
+    return Math.max(0, this.#starts - 1);
+  }
+
+  /** True while a worker is alive. */
+  get running(): boolean {
+    return this.#instance !== undefined && !this.#instance.dead;
+  }
+
+  get preopens(): readonly Preopen[] {
+    return this.#preopens;
+  }
+
+  /** Starts an instance (if none runs) and returns the tools it lists. */
+  start(): Promise<GuestToolDefinition[]> {
+    return this.#serialize(() => this.#ensure().ready);
+  }
+
+  /** Changes the preopens; the running instance is recycled so the next call sees them. */
+  setPreopens(preopens: readonly Preopen[]): Promise<void> {
+    return this.#serialize(async () => {
+      this.#preopens = preopens;
+      const instance = this.#instance;
+      if (instance !== undefined) await this.#kill(instance, 'preopens changed');
+    });
+  }
+
+  /** Calls one tool. Never rejects for guest failures: they come back as outcomes. */
+  call(name: string, argsJson: string, signal: AbortSignal): Promise<GuestCallOutcome> {
+    return this.#serialize(async () => {
+      if (this.#closed) {
+        throw new WasmError(WasmErrorCode.WASM_CLOSED, `wasm plugin ${this.plugin} is closed`);
+      }
+      if (signal.aborted) return this.#cancelledOutcome();
+      const instance = this.#ensure();
+      await instance.ready;
+      if (signal.aborted) return this.#cancelledOutcome();
+      return this.#dispatch(instance, name, argsJson, signal);
+    });
+  }
+
+  /** Terminates the worker; later calls fail with WASM_CLOSED. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const instance = this.#instance;
+    if (instance !== undefined) {
+      instance.pending?.finish({
+        kind: 'cancelled',
+        message: `wasm plugin ${this.plugin} was closed during the call`,
+      });
+      await this.#kill(instance, 'closed');
+    }
+  }
+
+  #serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  #cancelledOutcome(): GuestCallOutcome {
+    return { kind: 'cancelled', message: `call into wasm plugin ${this.plugin} was cancelled` };
+  }
+
+  #ensure(): Instance {
+    if (this.#closed) {
+      throw new WasmError(WasmErrorCode.WASM_CLOSED, `wasm plugin ${this.plugin} is closed`);
+    }
+    if (this.#instance !== undefined && !this.#instance.dead) return this.#instance;
+    const instance = this.#spawn();
+    this.#instance = instance;
+    return instance;
+  }
+
+  #spawn(): Instance {
+    this.#starts++;
+    const { component } = this.#options;
+    const channel = new MessageChannel();
+    const signalBuffer = new SharedArrayBuffer(4);
+    const worker = new Worker(new URL('./worker/guest-worker.mjs', import.meta.url), {
+      workerData: {
+        modules: component.modules,
+        glueUrl: component.glueUrl,
+        hostPort: channel.port2,
+        signalBuffer,
+        preopens: this.#preopens.map((preopen) => ({ ...preopen })),
+        outputLimitBytes: this.#options.outputLimitBytes,
+      },
+      transferList: [channel.port2],
+      // The guest worker gets no environment and never writes to the host's stdio.
+      env: {},
+      stdout: true,
+      stderr: true,
+      execArgv: [],
+    });
+    let readyResolve!: (tools: GuestToolDefinition[]) => void;
+    let readyReject!: (error: Error) => void;
+    const ready = new Promise<GuestToolDefinition[]>((resolve, reject) => {
+      readyResolve = resolve;
+      readyReject = reject;
+    });
+    ready.catch(() => {});
+    const instance: Instance = {
+      worker,
+      port: channel.port1,
+      cell: new Int32Array(signalBuffer),
+      life: new AbortController(),
+      ready,
+      pending: undefined,
+      dead: false,
+    };
+    const startTimer = setTimeout(() => {
+      readyReject(
+        new WasmError(
+          WasmErrorCode.WASM_START_FAILED,
+          `wasm plugin ${this.plugin} did not start within ${this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS} ms`,
+        ),
+      );
+      void this.#kill(instance, 'start timeout');
+    }, this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    const forward = (stream: 'stdout' | 'stderr') => (chunk: Buffer) =>
+      this.#options.onOutput?.(stream, chunk.toString('utf8'));
+    worker.stdout.on('data', forward('stdout'));
+    worker.stderr.on('data', forward('stderr'));
+    worker.on('message', (message: WorkerMessage) => {
+      switch (message.type) {
+        case 'ready':
+          clearTimeout(startTimer);
+          readyResolve(message.tools);
+          break;
+        case 'start-failed':
+          clearTimeout(startTimer);
+          readyReject(
+            new WasmError(
+              WasmErrorCode.WASM_START_FAILED,
+              `wasm plugin ${this.plugin} failed to start: ${message.message}`,
+            ),
+          );
+          void this.#kill(instance, 'start failed');
+          break;
+        case 'output':
+          this.#options.onOutput?.(message.stream, message.text);
+          break;
+        case 'result':
+          this.#onResult(instance, message);
+          break;
+      }
+    });
+    const onDeath = (reason: string) => {
+      clearTimeout(startTimer);
+      readyReject(
+        new WasmError(
+          WasmErrorCode.WASM_START_FAILED,
+          `wasm plugin ${this.plugin} failed to start: ${reason}`,
+        ),
+      );
+      const pending = instance.pending;
+      if (pending !== undefined) {
+        pending.finish({
+          kind: OUT_OF_MEMORY.test(reason) ? 'out-of-memory' : 'trap',
+          message: `wasm plugin ${this.plugin} crashed: ${reason}; the instance will be restarted`,
+        });
+      }
+      void this.#kill(instance, reason);
+    };
+    worker.on('error', (error) => onDeath(errorMessage(error)));
+    worker.on('exit', (code) => {
+      if (!instance.dead) onDeath(`the worker exited with code ${code}`);
+    });
+    channel.port1.on('message', (request: HostRequest) => {
+      void this.#answerHost(instance, request);
+    });
+    return instance;
+  }
+
+  async #answerHost(instance: Instance, request: HostRequest): Promise<void> {
+    const pending = instance.pending;
+    pending?.budget.pause();
+    const signal =
+      pending === undefined
+        ? instance.life.signal
+        : AbortSignal.any([instance.life.signal, pending.signal]);
+    let reply: { tag: 'ok' | 'err'; val: unknown };
+    try {
+      const value = await this.#options.hostImports(
+        request.iface,
+        request.fn,
+        request.args,
+        signal,
+      );
+      reply = { tag: 'ok', val: value };
+    } catch (error) {
+      reply = { tag: 'err', val: typeof error === 'string' ? error : hostErrorText(error) };
+    }
+    if (instance.dead) return;
+    instance.port.postMessage(reply);
+    Atomics.store(instance.cell, 0, 1);
+    Atomics.notify(instance.cell, 0);
+    if (instance.pending === pending) pending?.budget.resume();
+  }
+
+  #dispatch(
+    instance: Instance,
+    name: string,
+    argsJson: string,
+    signal: AbortSignal,
+  ): Promise<GuestCallOutcome> {
+    const timeoutMs = this.#options.callTimeoutMs ?? LIMITS.toolCallMs;
+    return new Promise<GuestCallOutcome>((resolve) => {
+      const id = nextCallId++;
+      let done = false;
+      const finish = (outcome: GuestCallOutcome) => {
+        if (done) return;
+        done = true;
+        budget.stop();
+        signal.removeEventListener('abort', onAbort);
+        if (instance.pending?.id === id) instance.pending = undefined;
+        resolve(outcome);
+      };
+      const terminateThen = (outcome: GuestCallOutcome, reason: string) => {
+        if (instance.pending?.id === id) instance.pending = undefined;
+        budget.stop();
+        void this.#kill(instance, reason).then(() => finish(outcome));
+      };
+      const budget = new CallBudget(timeoutMs, () =>
+        terminateThen(
+          {
+            kind: 'timeout',
+            message: `wasm plugin ${this.plugin}: tool ${JSON.stringify(name)} ran past its ${timeoutMs} ms time budget; the instance was terminated`,
+          },
+          'timeout',
+        ),
+      );
+      const onAbort = () =>
+        terminateThen(
+          {
+            kind: 'cancelled',
+            message: `interrupted: the call of tool ${JSON.stringify(name)} in wasm plugin ${this.plugin} was cancelled`,
+          },
+          'cancelled',
+        );
+      signal.addEventListener('abort', onAbort, { once: true });
+      instance.pending = { id, finish, budget, signal };
+      instance.worker.postMessage({ type: 'call', id, name, argsJson });
+    });
+  }
+
+  #onResult(instance: Instance, message: ResultMessage): void {
+    const pending = instance.pending;
+    if (pending === undefined || pending.id !== message.id) return;
+    instance.pending = undefined;
+    const limit = this.#options.component.memoryLimitBytes;
+    if (message.outcome === 'ok') {
+      pending.finish({ kind: 'ok', value: String(message.value) });
+      if (message.memoryBytes >= limit * MEMORY_HIGH_WATER) {
+        void this.#kill(instance, 'memory high-water mark');
+      }
+      return;
+    }
+    if (message.outcome === 'err' && !OUT_OF_MEMORY.test(message.value)) {
+      pending.finish({ kind: 'error', message: message.value });
+      if (message.memoryBytes >= limit * MEMORY_HIGH_WATER) {
+        void this.#kill(instance, 'memory high-water mark');
+      }
+      return;
+    }
+    const kind =
+      message.outcome === 'err' || OUT_OF_MEMORY.test(message.value) ? 'out-of-memory' : 'trap';
+    const what = kind === 'out-of-memory' ? `ran out of memory (cap ${limit} bytes)` : 'trapped';
+    pending.budget.stop();
+    void this.#kill(instance, kind).then(() =>
+      pending.finish({
+        kind,
+        message: `wasm plugin ${this.plugin} ${what}: ${message.value}; the instance was restarted`,
+      }),
+    );
+  }
+
+  async #kill(instance: Instance, reason: string): Promise<void> {
+    if (instance.dead) return;
+    instance.dead = true;
+    if (this.#instance === instance) this.#instance = undefined;
+    instance.life.abort(new WasmError(WasmErrorCode.WASM_CLOSED, `instance stopped: ${reason}`));
+    instance.port.close();
+    this.#options.onRecycle?.(reason);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      instance.worker.terminate().catch(() => 0),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, TERMINATE_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}
+
+interface HostRequest {
+  iface: string;
+  fn: string;
+  args: unknown[];
+}
+
+interface ResultMessage {
+  type: 'result';
+  id: number;
+  outcome: 'ok' | 'err' | 'trap';
+  value: string;
+  memoryBytes: number;
+}
+
+type WorkerMessage =
+  | { type: 'ready'; tools: GuestToolDefinition[]; memoryBytes: number }
+  | { type: 'start-failed'; message: string }
+  | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
+  | ResultMessage;
+
+/** `CODE: message` for typed errors, so the guest can tell denials from failures. */
+function hostErrorText(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = errorMessage(error);
+  return typeof code === 'string' && /^[A-Z_]+$/.test(code) ? `${code}: ${message}` : message;
+}

@@ -1,0 +1,398 @@
+/**
+ * Mounting a WASM plugin: prepare (digest, transpile cache, import allowlist, memory cap), start
+ * its sandboxed instance, and register its tools in the kernel registry as `wasm_{plugin}_{tool}`
+ * leases on a scope. Host imports go to the HostServices port (the PluginHostBridge), within the
+ * manifest's capability ceiling. Every failure is isolated in the plugin's status.
+ * @module
+ */
+import { resolve, sep } from 'node:path';
+import {
+  cancelledError,
+  type Effect,
+  type ElicitationForm,
+  errorMessage,
+  type HostCaller,
+  type HostServices,
+  isEffect,
+  isJsonObject,
+  type JsonObject,
+  KernelError,
+  KernelErrorCode,
+  type Lease,
+  LIMITS,
+  LineTail,
+  qualifyToolName,
+  type SamplingRequest,
+  type Scope,
+  type Tool,
+  type ToolRegistry,
+  type ToolResult,
+} from '@clat/kernel';
+import {
+  compileComponent,
+  prepareComponent,
+  resolveClatHome,
+  wasmCacheDir,
+} from './component-cache.js';
+import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
+import type { WasmGrantStore } from './grants.js';
+import {
+  type GuestCallOutcome,
+  type GuestToolDefinition,
+  JcoGuestHost,
+  type Preopen,
+} from './jco-guest-host.js';
+import type { WasmCapabilities } from './plugins-json.js';
+
+export const WASM_PROTOCOL_PATH = 'clat-wit/0.1.0';
+export const WASM_PROTOCOL_MANIFEST = 'clat-plugin-manifest/1';
+/** The guest's name for the project directory preopen. */
+export const PROJECT_PREOPEN = 'project';
+
+export type WasmPluginState = 'loading' | 'ready' | 'failed' | 'closed';
+
+/** One plugin's line in `/mcp`. */
+export interface WasmPluginStatus {
+  name: string;
+  transport: 'wasm';
+  protocol: typeof WASM_PROTOCOL_PATH | typeof WASM_PROTOCOL_MANIFEST;
+  state: WasmPluginState;
+  /** SHA-256 of the component, once read. */
+  sha256?: string;
+  /** Tools registered in the kernel registry. */
+  tools: number;
+  /** Instances started after the first (trap, timeout, cancellation, memory). */
+  restarts: number;
+  /** Whether the guest's preopens are writable (a matching grant exists). */
+  writable: boolean;
+  error?: { code: string; message: string };
+  /** Per-tool notes: skipped names, invalid schemas, collisions. */
+  notes: string[];
+  /** Newest lines of captured guest stdout/stderr. */
+  outputTail: string[];
+}
+
+export interface MountWasmPluginOptions {
+  /** Plugin id; tools become `wasm_{name}_{tool}`. */
+  name: string;
+  componentPath: string;
+  /** Pinned digest; a mismatch fails the plugin. */
+  sha256?: string | undefined;
+  /** The plugin's configuration, served by `config.get`. */
+  config?: unknown;
+  /** Manifest ceiling; undefined for path-only plugins (no ceiling). */
+  capabilities?: WasmCapabilities | undefined;
+  registry: ToolRegistry;
+  /** Owns the tool leases and the instance; closing it unmounts the plugin. */
+  scope: Scope;
+  hostServices: HostServices;
+  projectRoot: string;
+  /** Default: `$CLAT_HOME`, else `~/.clat`. */
+  clatHome?: string | undefined;
+  /** Extra directories the plugin may write to, with a grant. */
+  dirs?: readonly string[] | undefined;
+  grants?: WasmGrantStore | undefined;
+  memoryLimitBytes?: number | undefined;
+  callTimeoutMs?: number | undefined;
+  onStatus?: ((status: WasmPluginStatus) => void) | undefined;
+}
+
+export interface MountedWasmPlugin {
+  readonly name: string;
+  status(): WasmPluginStatus;
+  /** The running guest host (undefined when mounting failed). */
+  readonly guest: JcoGuestHost | undefined;
+  /** Revokes the tool leases, then terminates the instance. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Effects that need a writable filesystem to make sense (the `fs_cap` of the original). */
+const WRITE_EFFECTS: ReadonlySet<Effect> = new Set(['write', 'execute', 'destructive']);
+const OUTPUT_TAIL_LINES = LIMITS.stderrTailLines;
+
+function isInsideOrEqual(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+/** Maps a guest outcome to what the model reads. */
+export function toolResultOf(outcome: GuestCallOutcome): ToolResult {
+  if (outcome.kind !== 'ok') return { content: outcome.message, isError: true };
+  try {
+    const parsed: unknown = JSON.parse(outcome.value);
+    if (typeof parsed === 'string') return { content: parsed };
+    return { content: outcome.value, structured: parsed };
+  } catch {
+    return { content: outcome.value };
+  }
+}
+
+function denyCapability(plugin: string, capability: string): never {
+  throw `${WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED}: plugin ${JSON.stringify(plugin)} does not declare capability \`${capability}\``;
+}
+
+function toSamplingRequest(raw: unknown): SamplingRequest {
+  const request = raw as {
+    systemPrompt?: string;
+    messages: { role: 'user' | 'assistant'; text: string }[];
+    maxTokens: bigint | number;
+    temperature?: number;
+  };
+  const max = BigInt(request.maxTokens);
+  return {
+    messages: request.messages.map((message) => ({ role: message.role, text: message.text })),
+    maxTokens: Number(max > 0xffffffffn ? 0xffffffffn : max),
+    ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+  };
+}
+
+function toElicitationForm(raw: unknown): ElicitationForm {
+  const form = raw as ElicitationForm;
+  return {
+    message: form.message,
+    fields: form.fields.map((field) => ({
+      name: field.name,
+      kind: field.kind,
+      options: [...field.options],
+      required: field.required,
+      ...(field.title === undefined ? {} : { title: field.title }),
+      ...(field.description === undefined ? {} : { description: field.description }),
+      ...(field.default === undefined ? {} : { default: field.default }),
+    })),
+  };
+}
+
+/** Builds the main-thread side of the guest's host imports. */
+function hostImportsFor(options: MountWasmPluginOptions) {
+  const { name, hostServices: host, capabilities } = options;
+  const caller: HostCaller = { kind: 'wasm', id: name };
+  const configJson = options.config === undefined ? undefined : JSON.stringify(options.config);
+  return async (iface: string, fn: string, args: unknown[], signal: AbortSignal) => {
+    switch (`${iface}.${fn}`) {
+      case 'host.context':
+        if (capabilities !== undefined && !capabilities.hostContext) {
+          denyCapability(name, 'hostContext');
+        }
+        return JSON.stringify(await host.context(caller));
+      case 'host.callTool': {
+        const [tool, argsJson] = args as [string, string];
+        if (capabilities !== undefined && !capabilities.hostTools.includes(tool)) {
+          denyCapability(name, `hostTools.${tool}`);
+        }
+        let parsed: unknown;
+        try {
+          parsed = argsJson.trim() === '' ? {} : JSON.parse(argsJson);
+        } catch {
+          throw `${KernelErrorCode.HOST_INVALID_REQUEST}: arguments of host tool ${JSON.stringify(tool)} are not valid JSON`;
+        }
+        const result = await host.callTool(caller, tool, parsed, signal);
+        return JSON.stringify(result ?? null);
+      }
+      case 'sampling.createMessage':
+        if (capabilities !== undefined && !capabilities.sampling) denyCapability(name, 'sampling');
+        return host.createMessage(caller, toSamplingRequest(args[0]), signal);
+      case 'elicitation.elicit':
+        if (capabilities !== undefined && !capabilities.elicitation) {
+          denyCapability(name, 'elicitation');
+        }
+        return host.elicit(caller, toElicitationForm(args[0]), signal);
+      case 'config.get':
+        if (configJson === undefined)
+          throw `no configuration is set for plugin ${JSON.stringify(name)}`;
+        return configJson;
+      default:
+        throw `unknown host import ${iface}.${fn}`;
+    }
+  };
+}
+
+/**
+ * Mounts one WASM plugin. Never throws for plugin faults: a plugin that cannot load ends in state
+ * `failed` with the reason, and registers nothing.
+ */
+export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<MountedWasmPlugin> {
+  const { name, scope } = options;
+  const clatHome = options.clatHome ?? resolveClatHome();
+  const cacheDir = wasmCacheDir(clatHome);
+  const tail = new LineTail(OUTPUT_TAIL_LINES, LIMITS.stderrLineBytes);
+  const status: WasmPluginStatus = {
+    name,
+    transport: 'wasm',
+    protocol: options.capabilities === undefined ? WASM_PROTOCOL_PATH : WASM_PROTOCOL_MANIFEST,
+    state: 'loading',
+    tools: 0,
+    restarts: 0,
+    writable: false,
+    notes: [],
+    outputTail: [],
+  };
+  const leases: Lease[] = [];
+  let guest: JcoGuestHost | undefined;
+  let closing: Promise<void> | undefined;
+  const snapshot = (): WasmPluginStatus => ({
+    ...status,
+    restarts: guest?.restarts ?? 0,
+    notes: [...status.notes],
+    outputTail: tail.lines(),
+    ...(status.error === undefined ? {} : { error: { ...status.error } }),
+  });
+  const publish = () => options.onStatus?.(snapshot());
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      for (const lease of leases.reverse()) await lease.release();
+      leases.length = 0;
+      status.tools = 0;
+      await guest?.close();
+      status.state = status.state === 'failed' ? 'failed' : 'closed';
+      publish();
+    })();
+    return closing;
+  };
+  const mounted: MountedWasmPlugin = {
+    name,
+    status: snapshot,
+    get guest() {
+      return guest;
+    },
+    close,
+  };
+  scope.onClose(close, `wasm plugin ${name}`);
+  publish();
+
+  try {
+    const prepared = await prepareComponent({
+      componentPath: options.componentPath,
+      sha256: options.sha256,
+      cacheDir,
+    });
+    status.sha256 = prepared.sha256;
+    const compiled = await compileComponent(
+      prepared,
+      options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes,
+    );
+    const projectRoot = resolve(options.projectRoot);
+    const dirs = [...new Set((options.dirs ?? []).map((dir) => resolve(dir)))];
+    for (const dir of [projectRoot, ...dirs]) {
+      if (isInsideOrEqual(dir, cacheDir) || isInsideOrEqual(dir, clatHome)) {
+        throw new WasmError(
+          WasmErrorCode.WASM_PREOPEN_REFUSED,
+          `directory ${dir} would expose the CLAT home ${clatHome} (and its compiled-module cache) to the guest`,
+        );
+      }
+    }
+    const readOnly: Preopen[] = [
+      { guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: false },
+    ];
+    guest = new JcoGuestHost({
+      plugin: name,
+      component: compiled,
+      preopens: readOnly,
+      hostImports: hostImportsFor(options),
+      callTimeoutMs: options.callTimeoutMs,
+      onOutput: (_stream, text) => tail.push(text),
+    });
+    const definitions = await guest.start();
+    if (closing !== undefined) return mounted;
+
+    // Writable preopens need a tool that writes and a grant for this digest and directory set.
+    const writeDirs = [projectRoot, ...dirs].sort();
+    const wantsWrite = definitions.some(
+      (definition) => isEffect(definition.effect) && WRITE_EFFECTS.has(definition.effect),
+    );
+    if (wantsWrite && options.grants?.covers(name, prepared.sha256, writeDirs) === true) {
+      status.writable = true;
+      await guest.setPreopens([
+        { guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: true },
+        ...dirs.map((dir, index) => ({ guestPath: `dir${index}`, hostPath: dir, writable: true })),
+      ]);
+    }
+    registerTools(options, guest, definitions, status, leases);
+    status.state = 'ready';
+  } catch (error) {
+    status.state = 'failed';
+    status.error = isWasmError(error)
+      ? { code: error.code, message: error.message }
+      : { code: WasmErrorCode.WASM_START_FAILED, message: errorMessage(error) };
+    for (const lease of leases.splice(0)) await lease.release();
+    status.tools = 0;
+    await guest?.close();
+  }
+  publish();
+  return mounted;
+}
+
+function registerTools(
+  options: MountWasmPluginOptions,
+  guest: JcoGuestHost,
+  definitions: GuestToolDefinition[],
+  status: WasmPluginStatus,
+  leases: Lease[],
+): void {
+  const { name, registry, scope } = options;
+  const note = (message: string) => status.notes.push(message);
+  if (definitions.length > LIMITS.toolsPerServer) {
+    note(
+      `plugin lists ${definitions.length} tools; only the first ${LIMITS.toolsPerServer} are registered`,
+    );
+  }
+  for (const definition of definitions.slice(0, LIMITS.toolsPerServer)) {
+    let qualified: string;
+    try {
+      qualified = qualifyToolName('wasm', name, definition.name);
+    } catch (error) {
+      note(`tool ${JSON.stringify(definition.name)} skipped: ${errorMessage(error)}`);
+      continue;
+    }
+    let schema: unknown;
+    try {
+      schema = JSON.parse(definition.inputSchema);
+    } catch {
+      note(`tool ${JSON.stringify(definition.name)} skipped: its input-schema is not valid JSON`);
+      continue;
+    }
+    if (!isJsonObject(schema)) {
+      note(
+        `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a JSON object`,
+      );
+      continue;
+    }
+    if (!isEffect(definition.effect)) {
+      note(
+        `tool ${JSON.stringify(definition.name)} skipped: unknown effect ${JSON.stringify(definition.effect)}`,
+      );
+      continue;
+    }
+    const toolName = definition.name;
+    const tool: Tool = {
+      definition: {
+        name: qualified,
+        description: `[wasm:${name}] ${definition.description}`,
+        inputSchema: schema as JsonObject,
+        effect: definition.effect,
+        source: { kind: 'wasm', id: name },
+        sourceName: toolName,
+      },
+      invoke: async (args, ctx) => {
+        let outcome: GuestCallOutcome;
+        try {
+          outcome = await guest.call(toolName, JSON.stringify(args), ctx.signal);
+        } catch (error) {
+          if (isWasmError(error)) return { content: error.message, isError: true };
+          throw error;
+        }
+        if (outcome.kind === 'cancelled') {
+          throw ctx.signal.aborted
+            ? cancelledError(ctx.signal, `wasm tool ${qualified}`)
+            : new KernelError(KernelErrorCode.CANCELLED, outcome.message);
+        }
+        return toolResultOf(outcome);
+      },
+    };
+    try {
+      leases.push(registry.register(tool, scope));
+      status.tools++;
+    } catch (error) {
+      note(errorMessage(error));
+    }
+  }
+}

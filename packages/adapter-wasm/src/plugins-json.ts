@@ -1,0 +1,250 @@
+/**
+ * `~/.clat/plugins.json`: the developer/override list of WASM plugins, id → `{ path | manifest,
+ * dirs?, config?, sha256? }`. A file that is not JSON is fatal; a bad entry is reported with its
+ * id and field and skipped, so one typo never hides the other plugins.
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { type ConfigIssue, formatZodIssues, LIMITS, NATIVE_HOST_TOOLS } from '@clat/kernel';
+import * as z from 'zod';
+import { normalizeSha256 } from './digest.js';
+import { WasmError, WasmErrorCode } from './errors.js';
+
+export const PLUGINS_FILE = 'plugins.json';
+export const MANIFEST_FILE = 'clat-plugin.json';
+
+/** The capability ceiling of a manifest-backed plugin; path-only plugins have none. */
+export interface WasmCapabilities {
+  hostContext: boolean;
+  sampling: boolean;
+  elicitation: boolean;
+  hostTools: readonly string[];
+}
+
+/** One valid plugins.json entry, paths resolved. */
+export interface WasmPluginEntry {
+  id: string;
+  /** Absolute path of the component. Set for `path` entries; manifest entries resolve later. */
+  path?: string;
+  /** Absolute path of a `clat-plugin.json` (or its package directory). */
+  manifest?: string;
+  dirs: string[];
+  config?: unknown;
+  sha256?: string;
+}
+
+export interface PluginsJsonIssue {
+  id: string;
+  message: string;
+}
+
+export interface ParsedPluginsJson {
+  entries: WasmPluginEntry[];
+  issues: PluginsJsonIssue[];
+}
+
+export interface PluginPathOptions {
+  clatHome: string;
+  home?: string;
+}
+
+function issueText(issues: readonly ConfigIssue[]): string {
+  return issues
+    .map((issue) => `${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`)
+    .join('; ');
+}
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+const EntrySchema = z
+  .object({
+    path: z.string().min(1).optional(),
+    manifest: z.string().min(1).optional(),
+    dirs: z.array(z.string().min(1)).max(64).optional(),
+    config: z.unknown().optional(),
+    sha256: z
+      .string()
+      .refine((value) => normalizeSha256(value) !== undefined, 'must be a SHA-256 hex digest')
+      .optional(),
+  })
+  .strict();
+
+/** `~/` → home, relative → the CLAT home, absolute as given. */
+export function resolvePluginPath(path: string, options: PluginPathOptions): string {
+  if (path === '~' || path.startsWith('~/')) return join(options.home ?? homedir(), path.slice(1));
+  return isAbsolute(path) ? path : resolve(options.clatHome, path);
+}
+
+/** Parses plugins.json text. Throws WASM_CONFIG_INVALID only when the file as a whole is bad. */
+export function parsePluginsJson(
+  text: string,
+  options: PluginPathOptions & { file?: string },
+): ParsedPluginsJson {
+  const file = options.file ?? PLUGINS_FILE;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new WasmError(
+      WasmErrorCode.WASM_CONFIG_INVALID,
+      `${file} is not valid JSON: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new WasmError(
+      WasmErrorCode.WASM_CONFIG_INVALID,
+      `${file} must be a JSON object mapping plugin ids to entries`,
+    );
+  }
+  const entries: WasmPluginEntry[] = [];
+  const issues: PluginsJsonIssue[] = [];
+  for (const [id, raw] of Object.entries(json)) {
+    const fail = (message: string) =>
+      issues.push({ id, message: `${file}: plugin ${JSON.stringify(id)}: ${message}` });
+    if (!ID_PATTERN.test(id)) {
+      fail('the id must be 1-128 characters of letters, digits, ".", "_" or "-"');
+      continue;
+    }
+    const parsed = EntrySchema.safeParse(raw);
+    if (!parsed.success) {
+      fail(issueText(formatZodIssues(file, id, parsed.error)));
+      continue;
+    }
+    const entry = parsed.data;
+    if ((entry.path === undefined) === (entry.manifest === undefined)) {
+      fail('set exactly one of "path" (a .wasm component) or "manifest" (a clat-plugin.json)');
+      continue;
+    }
+    if (entry.config !== undefined) {
+      const bytes = Buffer.byteLength(JSON.stringify(entry.config) ?? '');
+      if (bytes > LIMITS.pluginConfigBytes) {
+        fail(`"config" is ${bytes} bytes, over the ${LIMITS.pluginConfigBytes}-byte limit`);
+        continue;
+      }
+    }
+    const resolved: WasmPluginEntry = {
+      id,
+      dirs: (entry.dirs ?? []).map((dir) => resolvePluginPath(dir, options)),
+    };
+    if (entry.path !== undefined) resolved.path = resolvePluginPath(entry.path, options);
+    if (entry.manifest !== undefined)
+      resolved.manifest = resolvePluginPath(entry.manifest, options);
+    if (entry.config !== undefined) resolved.config = entry.config;
+    if (entry.sha256 !== undefined) resolved.sha256 = normalizeSha256(entry.sha256) as string;
+    entries.push(resolved);
+  }
+  return { entries, issues };
+}
+
+/** Reads plugins.json; a missing file is an empty list. */
+export async function loadPluginsJson(
+  path: string,
+  options: PluginPathOptions,
+): Promise<ParsedPluginsJson> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], issues: [] };
+    throw new WasmError(
+      WasmErrorCode.WASM_CONFIG_INVALID,
+      `${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      { cause: error },
+    );
+  }
+  return parsePluginsJson(text, { ...options, file: path });
+}
+
+// The subset of manifest v1 the WASM runtime needs; full validation belongs to packaging.
+const ManifestSchema = z.object({
+  manifestVersion: z.literal(1),
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,127}$/),
+  runtime: z.object({
+    kind: z.string(),
+    entry: z.string().min(1),
+    sha256: z.string().optional(),
+  }),
+  capabilities: z
+    .object({
+      tools: z.boolean().optional(),
+      sampling: z.boolean().optional(),
+      elicitation: z.boolean().optional(),
+      hostContext: z.boolean().optional(),
+      hostTools: z.array(z.string()).max(64).optional(),
+    })
+    .optional(),
+});
+
+/** What a manifest-backed entry resolves to. */
+export interface ResolvedManifest {
+  componentPath: string;
+  sha256?: string;
+  capabilities: WasmCapabilities;
+}
+
+/** Reads and checks the manifest of a `manifest` entry: id, runtime kind, entry path, pins. */
+export async function resolveManifestEntry(entry: WasmPluginEntry): Promise<ResolvedManifest> {
+  const location = entry.manifest as string;
+  const file = location.endsWith('.json') ? location : join(location, MANIFEST_FILE);
+  const fail = (message: string) =>
+    new WasmError(WasmErrorCode.WASM_CONFIG_INVALID, `manifest ${file}: ${message}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw fail(`cannot be read as JSON: ${(error as Error).message}`);
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) throw fail(issueText(formatZodIssues(file, '', parsed.error)));
+  const manifest = parsed.data;
+  if (manifest.id !== entry.id) {
+    throw fail(
+      `its id ${JSON.stringify(manifest.id)} differs from the plugins.json key ${JSON.stringify(entry.id)}`,
+    );
+  }
+  if (manifest.runtime.kind !== 'wasm-component') {
+    throw fail(`runtime.kind is ${JSON.stringify(manifest.runtime.kind)}, not "wasm-component"`);
+  }
+  const root = dirname(file);
+  const componentPath = resolve(root, manifest.runtime.entry);
+  if (
+    isAbsolute(manifest.runtime.entry) ||
+    manifest.runtime.entry.split(/[\\/]/).includes('..') ||
+    !componentPath.startsWith(root + sep)
+  ) {
+    throw fail(
+      `runtime.entry ${JSON.stringify(manifest.runtime.entry)} must stay inside the package`,
+    );
+  }
+  let sha256: string | undefined;
+  if (manifest.runtime.sha256 !== undefined) {
+    sha256 = normalizeSha256(manifest.runtime.sha256);
+    if (sha256 === undefined) throw fail('runtime.sha256 is not a SHA-256 hex digest');
+  }
+  if (entry.sha256 !== undefined && sha256 !== undefined && entry.sha256 !== sha256) {
+    throw fail(`the plugins.json pin ${entry.sha256} disagrees with runtime.sha256 ${sha256}`);
+  }
+  const caps = manifest.capabilities ?? {};
+  const unknownTool = (caps.hostTools ?? []).find(
+    (tool) => !(NATIVE_HOST_TOOLS as readonly string[]).includes(tool),
+  );
+  if (unknownTool !== undefined) {
+    throw fail(
+      `capabilities.hostTools names ${JSON.stringify(unknownTool)}, which is not a host tool`,
+    );
+  }
+  const pinned = sha256 ?? entry.sha256;
+  return {
+    componentPath,
+    ...(pinned === undefined ? {} : { sha256: pinned }),
+    capabilities: {
+      hostContext: caps.hostContext === true,
+      sampling: caps.sampling === true,
+      elicitation: caps.elicitation === true,
+      hostTools: caps.hostTools ?? [],
+    },
+  };
+}

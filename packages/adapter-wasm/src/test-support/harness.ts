@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  createGlobalScope,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  PluginHostBridge,
+  RunEventStream,
+  ToolPipeline,
+  ToolRegistry,
+} from '@clat/kernel';
+
+/** A deterministic session model: answers with the last message, records requests. */
+export class EchoModel implements ModelProvider {
+  readonly name = 'test-provider';
+  readonly model = 'echo-1';
+  readonly requests: ModelRequest[] = [];
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(request);
+    const last = request.messages.at(-1)?.text ?? '';
+    return {
+      text: `echo: ${last}`,
+      model: this.model,
+      stopReason: 'endTurn',
+      usage: { inputTokens: 1, outputTokens: 1 },
+    };
+  }
+}
+
+/** A kernel world (registry, pipeline, bridge, scopes) around temporary project and CLAT home dirs. */
+export function createHarness() {
+  const root = mkdtempSync(join(tmpdir(), 'clat-wasm-'));
+  const projectRoot = join(root, 'project');
+  const clatHome = join(root, 'home');
+  const registry = new ToolRegistry();
+  const events = new RunEventStream();
+  const pipeline = new ToolPipeline({ registry, events });
+  const bridge = new PluginHostBridge({ projectRoot, pipeline });
+  const global = createGlobalScope('test');
+  const scope = global.child('project');
+  // A real native read_file over the project directory, for host.call-tool.
+  registry.register(
+    {
+      definition: {
+        name: 'read_file',
+        description: 'Reads a project file',
+        inputSchema: { type: 'object' },
+        effect: 'read',
+        source: { kind: 'native', id: '' },
+      },
+      async invoke(args) {
+        const path = resolve(projectRoot, String(args.path));
+        if (!path.startsWith(projectRoot)) return { content: 'outside project', isError: true };
+        const content = readFileSync(path, 'utf8');
+        return { content, structured: { path: String(args.path), content } };
+      },
+    },
+    global,
+  );
+  return {
+    root,
+    projectRoot,
+    clatHome,
+    registry,
+    events,
+    pipeline,
+    bridge,
+    scope,
+    async dispose() {
+      await global.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isKernelError } from '@clat/kernel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from './digest.js';
+import { WasmErrorCode } from './errors.js';
+import { type MountedWasmPlugin, mountWasmPlugin } from './mount.js';
+import { buildFixtureComponent } from './test-support/build-wat.js';
+import { createHarness } from './test-support/harness.js';
+
+const MiB = 1024 * 1024;
+
+describe('a hand-written WAT component', () => {
+  let h: ReturnType<typeof createHarness>;
+  let componentPath: string;
+  let plugin: MountedWasmPlugin;
+  let digest: string;
+
+  beforeAll(async () => {
+    h = createHarness();
+    mkdirSync(h.projectRoot, { recursive: true });
+    const component = await buildFixtureComponent();
+    digest = sha256Hex(component);
+    componentPath = join(h.root, 'wat-plugin.wasm');
+    writeFileSync(componentPath, component);
+    plugin = await mountWasmPlugin({
+      name: 'wat',
+      componentPath,
+      sha256: `sha256:${digest.toUpperCase()}`,
+      config: { greeting: 'hi' },
+      registry: h.registry,
+      scope: h.scope,
+      hostServices: h.bridge,
+      projectRoot: h.projectRoot,
+      clatHome: h.clatHome,
+      memoryLimitBytes: 32 * MiB,
+      callTimeoutMs: 1_000,
+    });
+  });
+
+  afterAll(async () => {
+    await h?.dispose();
+  });
+
+  const run = (signal = new AbortController().signal) => ({
+    runId: 'run-1',
+    mode: 'project-write' as const,
+    signal,
+  });
+
+  it('mounts its tools as wasm_{plugin}_{tool} with the declared effects', () => {
+    expect(plugin.status()).toMatchObject({
+      name: 'wat',
+      transport: 'wasm',
+      protocol: 'clat-wit/0.1.0',
+      state: 'ready',
+      sha256: digest,
+      tools: 6,
+    });
+    const names = h.registry.list().map((tool) => tool.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['wasm_wat_echo', 'wasm_wat_config', 'wasm_wat_spin']),
+    );
+    const config = h.registry.list().find((tool) => tool.name === 'wasm_wat_config');
+    expect(config).toMatchObject({
+      effect: 'read',
+      source: { kind: 'wasm', id: 'wat' },
+      sourceName: 'config',
+      description: '[wasm:wat] Returns the plugin configuration from the host',
+    });
+  });
+
+  it('passes arguments through and parses a JSON result', async () => {
+    const result = await h.pipeline.call('wasm_wat_echo', { text: 'héllo', n: 3 }, run());
+    expect(result.isError).toBeUndefined();
+    expect(result.structured).toEqual({ text: 'héllo', n: 3 });
+  });
+
+  it('answers a host import (config.get) from a non-JS guest', async () => {
+    const result = await h.pipeline.call('wasm_wat_config', {}, run());
+    expect(result.structured).toEqual({ greeting: 'hi' });
+  });
+
+  it('turns err(..) into a tool error and keeps the instance', async () => {
+    const before = plugin.status().restarts;
+    const result = await h.pipeline.call('wasm_wat_fail', {}, run());
+    expect(result).toEqual({ content: 'failed on purpose', isError: true });
+    expect(plugin.status().restarts).toBe(before);
+  });
+
+  it('stops an infinite loop at the time budget, then restarts on the next call', async () => {
+    const before = plugin.status().restarts;
+    const started = performance.now();
+    const result = await h.pipeline.call('wasm_wat_spin', {}, run());
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('ran past its 1000 ms time budget');
+    // Generous upper bound: hang detection only.
+    expect(performance.now() - started).toBeLessThan(15_000);
+    const again = await h.pipeline.call('wasm_wat_echo', { after: 'spin' }, run());
+    expect(again.structured).toEqual({ after: 'spin' });
+    expect(plugin.status().restarts).toBe(before + 1);
+  });
+
+  it('caps memory: growing past the cap fails inside the guest, and the instance is recycled', async () => {
+    const before = plugin.status().restarts;
+    const result = await h.pipeline.call('wasm_wat_grow', {}, run());
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain(`ran out of memory (cap ${32 * MiB} bytes)`);
+    const again = await h.pipeline.call('wasm_wat_echo', { after: 'grow' }, run());
+    expect(again.structured).toEqual({ after: 'grow' });
+    expect(plugin.status().restarts).toBe(before + 1);
+  });
+
+  it('reports a trap as a tool error, never a host crash, and restarts', async () => {
+    const before = plugin.status().restarts;
+    const result = await h.pipeline.call('wasm_wat_trap', {}, run());
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('trapped: RuntimeError');
+    const again = await h.pipeline.call('wasm_wat_echo', { after: 'trap' }, run());
+    expect(again.structured).toEqual({ after: 'trap' });
+    expect(plugin.status().restarts).toBe(before + 1);
+  });
+
+  it('cancellation terminates a spinning guest promptly', async () => {
+    const controller = new AbortController();
+    const call = h.pipeline.call('wasm_wat_spin', {}, run(controller.signal));
+    // Let the call reach the guest, then cancel the run.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const cancelledAt = performance.now();
+    controller.abort();
+    const error = await call.then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(isKernelError(error) && error.code).toBe('CANCELLED');
+    // The guest host itself resolves only after the worker is gone.
+    await plugin.guest?.call('echo', '{}', new AbortController().signal);
+    expect(performance.now() - cancelledAt).toBeLessThan(5_000);
+  });
+
+  it('a second mount of the same digest is served from the cache', async () => {
+    const { prepareComponent, wasmCacheDir } = await import('./component-cache.js');
+    const prepared = await prepareComponent({
+      componentPath,
+      cacheDir: wasmCacheDir(h.clatHome),
+    });
+    expect(prepared).toMatchObject({ sha256: digest, transpiled: false });
+    expect(prepared.imports).toEqual(['clat:plugin/config']);
+  });
+
+  it('a digest pin that does not match fails the plugin, isolated', async () => {
+    const other = await mountWasmPlugin({
+      name: 'pinned',
+      componentPath,
+      sha256: '0'.repeat(64),
+      registry: h.registry,
+      scope: h.scope,
+      hostServices: h.bridge,
+      projectRoot: h.projectRoot,
+      clatHome: h.clatHome,
+    });
+    expect(other.status()).toMatchObject({
+      state: 'failed',
+      tools: 0,
+      error: { code: WasmErrorCode.WASM_DIGEST_MISMATCH },
+    });
+    expect(h.registry.list().some((tool) => tool.name.startsWith('wasm_pinned_'))).toBe(false);
+  });
+
+  it('closing the plugin revokes its tools', async () => {
+    await plugin.close();
+    expect(plugin.status().state).toBe('closed');
+    expect(h.registry.list().some((tool) => tool.name.startsWith('wasm_wat_'))).toBe(false);
+  });
+});

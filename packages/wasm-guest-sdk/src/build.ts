@@ -1,0 +1,72 @@
+/**
+ * Builds a guest: esbuild bundles the entry (clat:plugin/* stay imports), then componentize-js
+ * (StarlingMonkey) turns it into a component of the clat:plugin world. Author-side only.
+ * @module
+ */
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { componentize } from '@bytecodealliance/componentize-js';
+import { build } from 'esbuild';
+
+/** The WIT contract shipped with this SDK (identical to the kernel's). */
+export const PLUGIN_WIT_PATH = fileURLToPath(new URL('../wit/plugin.wit', import.meta.url));
+
+export interface BuildGuestOptions {
+  /** Guest entry (.js or .ts) exporting `tools`. */
+  entry: string;
+  /** Output component path. */
+  outFile: string;
+  /**
+   * Keep StarlingMonkey's `fetch` (wasi:http). CLAT refuses such components at load, so this
+   * exists only to build refusal probes.
+   */
+  allowHttp?: boolean;
+}
+
+export interface BuildGuestResult {
+  outFile: string;
+  bytes: number;
+  /** Interfaces the component imports, as componentize-js reports them. */
+  imports: string[];
+}
+
+/** Bundles and componentizes one guest; the output is written atomically. */
+export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuestResult> {
+  const entry = resolve(options.entry);
+  const outFile = resolve(options.outFile);
+  const work = await mkdtemp(join(tmpdir(), 'clat-wasm-build-'));
+  try {
+    const bundlePath = join(work, 'guest.js');
+    await build({
+      entryPoints: [entry],
+      outfile: bundlePath,
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      target: 'es2022',
+      mainFields: ['module', 'main'],
+      external: ['clat:plugin/*'],
+      logLevel: 'warning',
+    });
+    const result = await componentize({
+      sourcePath: bundlePath,
+      witPath: PLUGIN_WIT_PATH,
+      worldName: 'plugin',
+      disableFeatures: options.allowHttp === true ? ['fetch-event'] : ['http', 'fetch-event'],
+    });
+    await mkdir(dirname(outFile), { recursive: true });
+    const temp = `${outFile}.${process.pid}.tmp`;
+    await writeFile(temp, result.component);
+    await rename(temp, outFile);
+    // Typed as [[iface, fn]][], but arrives as [iface, fn][]; accept either shape.
+    const pairs = result.imports as unknown as ([string, string] | [[string, string]])[];
+    const imports = [
+      ...new Set(pairs.map((pair) => (Array.isArray(pair[0]) ? pair[0][0] : pair[0]))),
+    ].sort();
+    return { outFile, bytes: result.component.length, imports };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
