@@ -57,6 +57,7 @@ describe('installedServerEntries', () => {
         CLAT_PLUGIN_TREE_SHA256: treeSha256,
         CLAT_PLUGIN_TRUST: 'local/unverified',
         CLAT_PLUGIN_CONFIG: '{"greeting":"hi"}',
+        CLAT_PLUGIN_DATA: join(home, 'plugin-data', 'echo'),
       },
     });
     if (server?.transport !== 'stdio') throw new Error('expected stdio');

@@ -87,6 +87,8 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         CLAT_PLUGIN_VERSION: manifest.version,
         CLAT_PLUGIN_TREE_SHA256: verified.record.treeSha256,
         CLAT_PLUGIN_TRUST: trustLabel(verified.record.trust),
+        // The artifact dir is immutable (digest-checked before launch); state goes here instead.
+        CLAT_PLUGIN_DATA: join(clatHome, 'plugin-data', id),
       };
       if (config !== undefined) env.CLAT_PLUGIN_CONFIG = JSON.stringify(config);
       if (verified.record.publisher !== undefined) {
