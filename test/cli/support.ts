@@ -109,12 +109,12 @@ export class CliSandbox {
     });
   }
 
-  /** Pids of processes whose command line carries this sandbox's marker. */
-  survivors(): number[] {
+  /** Pids of processes whose command line carries `tag` (default: this sandbox's marker). */
+  survivors(tag: string = this.marker): number[] {
     const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
     return out
       .split('\n')
-      .filter((line) => line.includes(this.marker))
+      .filter((line) => line.includes(tag))
       .map((line) => Number.parseInt(line.trim(), 10))
       .filter((pid) => Number.isInteger(pid) && pid !== process.pid);
   }

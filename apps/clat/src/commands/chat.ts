@@ -108,6 +108,11 @@ class ChatSession {
       ...(this.#provider === undefined ? {} : { model: this.#provider }),
     });
     this.#run = run;
+    const unsubscribe = this.#project.session.events.on((event) => {
+      if (event.type === 'tool.started' && event.runId === run.context.runId) {
+        this.#write(`running ${event.tool}… (Esc cancels)\n`);
+      }
+    });
     try {
       return await body(run);
     } catch (error) {
@@ -118,6 +123,7 @@ class ChatSession {
       }
       return undefined;
     } finally {
+      unsubscribe();
       this.#run = undefined;
       await run.end();
     }

@@ -1,0 +1,95 @@
+/**
+ * The interactive session of the real `clat` binary under tmux: background mount, /mcp, an
+ * approval prompt, elicitation answered through the same question port as ask_user, and Esc
+ * cancelling a running plugin call and a running native command.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox } from './support.js';
+import { hasTmux, TmuxSession } from './tmux.js';
+
+/** Polls `check` (hang guard: 10 s). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+let sandbox: CliSandbox;
+let tmux: TmuxSession;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  tmux = new TmuxSession(`clat-tmux-${process.pid}-${Date.now()}`);
+});
+afterEach(async () => {
+  tmux.kill();
+  await sandbox.cleanup();
+});
+
+describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
+  it('shows /mcp, asks for approval and questions, and cancels running calls with Esc', async () => {
+    await sandbox.writeMcp({
+      notes: sandbox.notesServer(),
+      ask: sandbox.node(join(CLI_FIXTURES, 'ask-server.mjs')),
+    });
+    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
+    await tmux.waitFor('MCP servers: 2 configured · 0 connecting · 2 connected');
+
+    let mark = tmux.capture().length;
+    tmux.line('/mcp');
+    await tmux.waitFor(/notes\s+stdio\s+connected .*5 tools/, mark);
+    await tmux.waitFor(/ask\s+stdio\s+connected .*2 tools/, mark);
+
+    // Destructive effect in project-write: the mode table asks; the user says no.
+    mark = tmux.capture().length;
+    tmux.line('/call mcp_notes_delete_note {"id":"nope"}');
+    await tmux.waitFor('Allow? [y/N]', mark);
+    tmux.line('n');
+    await tmux.waitFor('mcp_notes_delete_note was not approved: denied by the user', mark);
+
+    // Elicitation from a plugin reaches the user through the UserAsker port.
+    mark = tmux.capture().length;
+    tmux.line('/call mcp_ask_ask_name');
+    await tmux.waitFor('What is your name?', mark);
+    await tmux.waitFor('Name', mark);
+    tmux.line('Ada');
+    await tmux.waitFor(/"action":"accept".*"name":"Ada"/, mark);
+
+    // Esc cancels a plugin call that would never return; the connection stays usable.
+    mark = tmux.capture().length;
+    tmux.line('/call mcp_ask_wait_forever');
+    await tmux.waitFor('running mcp_ask_wait_forever… (Esc cancels)', mark);
+    tmux.key('Escape');
+    await tmux.waitFor(/cancelled: .*cancelled by Esc/, mark);
+    mark = tmux.capture().length;
+    tmux.line('/call mcp_notes_list_notes');
+    await tmux.waitFor(/"notes": \[\]/, mark);
+
+    // Esc cancels a native run_command and its process group is gone.
+    mark = tmux.capture().length;
+    tmux.line('/mode full-access');
+    await tmux.waitFor('mode: full-access', mark);
+    tmux.line(`/call run_command {"command":"sleep 300; echo ${sandbox.marker}-sleeper"}`);
+    await tmux.waitFor('running run_command… (Esc cancels)', mark);
+    const sleeper = () => sandbox.survivors(`${sandbox.marker}-sleeper`).length;
+    expect(sleeper()).toBeGreaterThan(0);
+    tmux.key('Escape');
+    await tmux.waitFor(/cancelled: .*cancelled by Esc/, mark);
+    // The kill of the process group follows the cancel at once; allow it a moment to be reaped.
+    await until(() => sleeper() === 0, 'the cancelled command to be killed');
+
+    // /exit closes the project: every server is stopped.
+    mark = tmux.capture().length;
+    tmux.line('/exit');
+    await tmux.waitFor('EXITED:0', mark);
+    expect(sandbox.survivors()).toEqual([]);
+  });
+});
