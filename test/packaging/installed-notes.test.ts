@@ -1,0 +1,180 @@
+/**
+ * The mcp-notes example as an installed package, end to end: built by its own build script,
+ * installed through the real `clat` binary, launched from the verified store entry over the real
+ * stdio transport and MCP client core, and refused once its installed bytes are tampered with.
+ */
+import { type ExecFileException, execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { installedServerEntries, PluginStore } from '@clat/packaging';
+import { buildPackage } from '@clat-examples/mcp-notes/build';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { McpHarness, pidAlive } from '../mcp-stdio/support.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLAT_BIN = join(REPO_ROOT, 'apps/clat/bin/clat.js');
+
+let work: string;
+let packageDir: string;
+let home: string;
+let harness: McpHarness | undefined;
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function clat(...args: string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLAT_BIN, ...args],
+      { cwd: work, env: { PATH: process.env.PATH ?? '', CLAT_HOME: home }, timeout: 60_000 },
+      (error: ExecFileException | null, stdout, stderr) => {
+        resolve({
+          code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
+          stdout,
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(REPO_ROOT, 'apps/clat/dist/main.js'))) {
+    throw new Error('apps/clat/dist is missing; run "pnpm build" before the e2e tests');
+  }
+  work = await mkdtemp(join(tmpdir(), 'clat-installed-notes-'));
+  packageDir = (await buildPackage(join(work, 'package'))).dir;
+});
+afterEach(async () => {
+  if (harness !== undefined) {
+    const pids = harness.spawnedPids();
+    await harness.close();
+    for (const pid of pids) expect(pidAlive(pid)).toBe(false);
+    harness = undefined;
+  }
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('chmod', ['-R', 'u+rwX', home]);
+  await rm(home, { recursive: true, force: true });
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('mcp-notes as an installed package', () => {
+  it('installs through clat, then launches from the immutable artifact over real stdio', async () => {
+    home = join(work, 'home-launch');
+    const inspected = await clat('plugin', 'inspect', packageDir, '--json');
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(JSON.parse(inspected.stdout)).toMatchObject({
+      id: 'mcp-notes',
+      runtime: 'mcp-stdio',
+      capabilities: ['tools', 'prompts'],
+      prompts: ['notes-usage'],
+    });
+
+    const refused = await clat('plugin', 'install', packageDir);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('requests capabilities tools, prompts');
+    const installed = await clat('plugin', 'install', packageDir, '--accept-capabilities');
+    expect(installed.code, installed.stderr).toBe(0);
+    const [row] = JSON.parse((await clat('plugin', 'list', '--json')).stdout);
+    expect(row).toMatchObject({ id: 'mcp-notes', enabled: true, health: 'ok' });
+
+    const entries = await installedServerEntries(home);
+    expect(entries.issues).toEqual([]);
+    expect(entries.prompts.map((p) => p.name)).toEqual(['notes-usage']);
+    const [server] = entries.servers;
+    if (server?.transport !== 'stdio') throw new Error('expected one stdio server');
+    const artifact = new PluginStore({ clatHome: home }).artifactDir('mcp-notes', row.treeSha256);
+    expect(server.cwd).toBe(artifact);
+    expect(server.command).toBe(join(artifact, 'server.mjs'));
+
+    harness = new McpHarness();
+    const { mounted } = await harness.mount(server.name, {
+      command: server.command,
+      args: server.args,
+      env: server.env,
+      cwd: server.cwd,
+    });
+    const status = mounted.status();
+    expect(status.state, status.error).toBe('connected');
+    expect(status.era).toBe('modern');
+    expect(harness.toolNames('mcp-notes')).toEqual([
+      'mcp_mcp_notes_add_note',
+      'mcp_mcp_notes_delete_note',
+      'mcp_mcp_notes_get_note',
+      'mcp_mcp_notes_list_notes',
+      'mcp_mcp_notes_search_notes',
+    ]);
+    const effects = Object.fromEntries(harness.registry.list().map((t) => [t.name, t.effect]));
+    expect(effects).toMatchObject({
+      mcp_mcp_notes_add_note: 'write',
+      mcp_mcp_notes_delete_note: 'destructive',
+      mcp_mcp_notes_list_notes: 'external-read',
+    });
+    const added = await harness.call('mcp_mcp_notes_add_note', {
+      title: 'Installed',
+      body: 'written from the artifact cwd',
+    });
+    expect(added.isError ?? false).toBe(false);
+    // State goes to CLAT_PLUGIN_DATA, never into the digest-checked artifact.
+    const notes = JSON.parse(
+      await readFile(join(home, 'plugin-data', 'mcp-notes', 'notes.json'), 'utf8'),
+    );
+    expect(notes.notes.map((n: { title: string }) => n.title)).toEqual(['Installed']);
+    expect(JSON.parse((await clat('plugin', 'list', '--json')).stdout)[0].health).toBe('ok');
+  });
+
+  it('detects tampered installed bytes before launch and recovers by reinstalling', async () => {
+    home = join(work, 'home-tamper');
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    const [row] = JSON.parse((await clat('plugin', 'list', '--json')).stdout);
+    const entry = join(
+      new PluginStore({ clatHome: home }).artifactDir('mcp-notes', row.treeSha256),
+      'server.mjs',
+    );
+    await chmod(entry, 0o700);
+    await writeFile(entry, '#!/usr/bin/env node\nconsole.log("tampered");\n');
+
+    const entries = await installedServerEntries(home);
+    expect(entries.servers).toEqual([]);
+    expect(entries.issues).toEqual([
+      {
+        id: 'mcp-notes',
+        message: expect.stringContaining('installed package mcp-notes is damaged'),
+      },
+    ]);
+    const listed = await clat('plugin', 'list');
+    expect(listed.stdout).toMatch(/mcp-notes .*installed package mcp-notes is damaged/);
+    const enable = await clat('plugin', 'enable', 'mcp-notes');
+    expect(enable.code).toBe(1);
+    expect(enable.stderr).toContain('[ARTIFACT_TAMPERED]');
+    const update = await clat('plugin', 'update', packageDir);
+    expect(update.stderr).toContain('[ARTIFACT_TAMPERED]');
+
+    expect((await clat('plugin', 'uninstall', 'mcp-notes')).code).toBe(0);
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    const healed = await installedServerEntries(home);
+    expect(healed.servers.map((s) => s.name)).toEqual(['mcp-notes']);
+  });
+
+  it('packs a deterministic .clatpkg with the binary and installs from it', async () => {
+    home = join(work, 'home-pack');
+    const a = join(work, 'notes-a.clatpkg');
+    const b = join(work, 'notes-b.clatpkg');
+    expect((await clat('plugin', 'pack', packageDir, '--output', a)).code).toBe(0);
+    expect((await clat('plugin', 'pack', packageDir, '--output', b)).code).toBe(0);
+    expect((await readFile(a)).equals(await readFile(b))).toBe(true);
+    const installed = await clat('plugin', 'install', a, '--accept-capabilities');
+    expect(installed.code, installed.stderr).toBe(0);
+    const entries = await installedServerEntries(home);
+    expect(entries.servers.map((s) => s.name)).toEqual(['mcp-notes']);
+  });
+});
