@@ -177,7 +177,7 @@ describe('GLM pack HTTP entries', () => {
       scope,
       projectRoot: home,
     });
-    expect(mounted.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 3 });
+    expect(mounted.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 4 });
     expect(registry.list().map((t) => t.name)).toContain('mcp_glm_search_echo');
     // The local replacement saw no Authorization header: the key stays with the pack's own entry.
     await local.waitFor('"method":"tools/list"');

@@ -165,6 +165,41 @@ describe('HttpTransport against a dual-era TS SDK v2 server', () => {
     expect(reply).toMatchObject({ error: { code: -32022 } });
   });
 
+  it('mirrors x-mcp-header arguments in Mcp-Param-* headers and drops tools with invalid ones', async () => {
+    const transport = open(`${dual.origin}/`);
+    const peer = rawPeer(transport);
+    const list = await peer.request('tools/list', { _meta: modernMeta() });
+    const names = (list as unknown as { result: { tools: { name: string }[] } }).result.tools.map(
+      (t) => t.name,
+    );
+    expect(names).toContain('forecast');
+    expect(names).not.toContain('bad_header');
+    expect(peer.errors.map((e) => e.message).join('\n')).toMatch(/dropped tool "bad_header"/);
+    // The server rejects a call whose Mcp-Param-* headers are missing or disagree (400 -32020).
+    const call = await peer.request('tools/call', {
+      name: 'forecast',
+      arguments: { region: 'Zürich Nord', days: 3, detailed: true },
+      _meta: modernMeta(),
+    });
+    expect(call).toMatchObject({ result: { content: [{ text: '3 days for Zürich Nord' }] } });
+    const plain = await peer.request('tools/call', {
+      name: 'forecast',
+      arguments: { region: 'eu-west', days: 7 },
+      _meta: modernMeta(),
+    });
+    expect(plain).toMatchObject({ result: { content: [{ text: '7 days for eu-west' }] } });
+  });
+
+  it('without the tools/list scan the same call is refused: the headers are what the server checks', async () => {
+    const transport = open(`${dual.origin}/`);
+    const reply = await rawPeer(transport).request('tools/call', {
+      name: 'forecast',
+      arguments: { region: 'eu-west', days: 7 },
+      _meta: modernMeta(),
+    });
+    expect(reply).toMatchObject({ error: { code: -32020 } });
+  });
+
   it('passes a legacy initialize through and serves the legacy era on the same endpoint', async () => {
     const transport = open(`${dual.origin}/`);
     const peer = rawPeer(transport);

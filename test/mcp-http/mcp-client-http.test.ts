@@ -76,10 +76,13 @@ describe('MCP over Streamable HTTP, end to end', () => {
       state: 'connected',
       era: 'modern',
       protocolVersion: '2026-07-28',
-      tools: 3,
+      // echo, slow, big, forecast; bad_header is dropped for its invalid x-mcp-header.
+      tools: 4,
     });
     const echo = await harness.call('mcp_dual_echo', { text: 'modern' });
     expect(echo.content).toBe('echo: modern');
+    const forecast = await harness.call('mcp_dual_forecast', { region: 'Köln', days: 2 });
+    expect(forecast.content).toBe('2 days for Köln');
     const slow = await harness.call('mcp_dual_slow', { steps: 2 });
     expect(slow.content).toBe('done after 2 steps');
     // The server saw modern headers on the call, and never a session.

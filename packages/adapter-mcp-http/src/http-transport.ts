@@ -6,10 +6,12 @@
 import {
   errorMessage,
   type HttpServerConfig,
+  isJsonObject,
   isNotification,
   isRequest,
   type JsonRpcMessage,
   type JsonRpcRequest,
+  type JsonRpcSuccess,
   LIMITS,
   parseJsonRpcMessage,
   Redactor,
@@ -26,6 +28,7 @@ import {
   modernRequestHeaders,
   modernVersionOf,
 } from './http-headers.js';
+import { type ParamHeader, paramHeaderValues, scanParamHeaders } from './param-headers.js';
 
 export interface HttpTransportOptions {
   /** The server endpoint (http or https). Only its origin ever appears in errors or status. */
@@ -120,6 +123,10 @@ export class HttpTransport implements Transport {
   readonly #abort = new AbortController();
   readonly #inflight = new Map<string, Inflight>();
   readonly #failures: string[] = [];
+  /** `x-mcp-header` declarations per tool, from modern tools/list results. */
+  readonly #paramHeaders = new Map<string, ParamHeader[]>();
+  /** Ids of modern tools/list requests in flight, whose results are scanned. */
+  readonly #modernLists = new Set<string>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #lastInitializeId: unknown;
@@ -189,8 +196,14 @@ export class HttpTransport implements Transport {
     };
     if (modernVersion !== undefined) {
       headers[HEADER.protocolVersion] = modernVersion;
-      if (isRequest(message))
+      if (isRequest(message)) {
         Object.assign(headers, modernRequestHeaders(message.method, message.params));
+        if (message.method === 'tools/list') this.#modernLists.add(idKey(message.id));
+        if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
+          const declared = this.#paramHeaders.get(message.params.name) ?? [];
+          Object.assign(headers, paramHeaderValues(declared, message.params.arguments));
+        }
+      }
     } else {
       if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
       if (this.#protocolVersion !== undefined)
@@ -234,6 +247,7 @@ export class HttpTransport implements Transport {
       }
       throw this.#fetchFailure(error, message, controller);
     } finally {
+      if (key !== undefined) this.#modernLists.delete(key);
       if (key !== undefined && this.#inflight.get(key)?.controller === controller)
         this.#inflight.delete(key);
     }
@@ -399,8 +413,42 @@ export class HttpTransport implements Transport {
 
   #deliver(message: JsonRpcMessage): void {
     if (this.#closed) return;
-    if ('result' in message) this.#sniffInitialize(message.id, message.result);
-    this.onmessage?.(message);
+    let out = message;
+    if ('result' in message) {
+      this.#sniffInitialize(message.id, message.result);
+      if (this.#modernLists.delete(idKey(message.id))) out = this.#scanTools(message);
+    }
+    this.onmessage?.(out);
+  }
+
+  /**
+   * Records each listed tool's `x-mcp-header` declarations and drops tools whose declarations
+   * are invalid (2026-07-28: a conforming HTTP client must not call them).
+   */
+  #scanTools(message: JsonRpcSuccess): JsonRpcSuccess {
+    const tools = message.result.tools;
+    if (!Array.isArray(tools)) return message;
+    const kept: unknown[] = [];
+    for (const tool of tools) {
+      const name = isJsonObject(tool) && typeof tool.name === 'string' ? tool.name : undefined;
+      if (name === undefined) {
+        kept.push(tool);
+        continue;
+      }
+      const scan = scanParamHeaders(isJsonObject(tool) ? tool.inputSchema : undefined);
+      if ('invalid' in scan) {
+        this.#paramHeaders.delete(name);
+        this.#nonFatal(
+          `dropped tool ${JSON.stringify(name)} of MCP server at ${this.origin}: ${scan.invalid}`,
+        );
+        continue;
+      }
+      if (scan.headers.length > 0) this.#paramHeaders.set(name, scan.headers);
+      else this.#paramHeaders.delete(name);
+      kept.push(tool);
+    }
+    if (kept.length === tools.length) return message;
+    return { ...message, result: { ...message.result, tools: kept } };
   }
 
   /** Legacy: the initialize result names the version for later `MCP-Protocol-Version` headers. */
@@ -410,8 +458,9 @@ export class HttpTransport implements Transport {
   }
 
   #nonFatal(text: string): void {
-    this.#recordFailure(text);
-    this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, text));
+    const clean = this.#redactor.redact(text);
+    this.#recordFailure(clean);
+    this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, clean));
   }
 
   #fail(error: Error): void {
