@@ -1,0 +1,163 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WasmGrantStore } from './grants.js';
+import { disallowedImports } from './import-policy.js';
+import { parsePluginsJson, resolveManifestEntry } from './plugins-json.js';
+
+const SHA = 'ab'.repeat(32);
+
+describe('the import allowlist', () => {
+  it('allows clat:plugin and the sandboxed WASI subset, refuses network and unknown imports', () => {
+    expect(
+      disallowedImports([
+        'clat:plugin/host',
+        'wasi:cli/stdout@0.2.3',
+        'wasi:filesystem/preopens',
+        'wasi:http/outgoing-handler',
+        'wasi:sockets/tcp@0.2.0',
+        'acme:spy/exfiltrate',
+      ]),
+    ).toEqual(['acme:spy/exfiltrate', 'wasi:http/outgoing-handler', 'wasi:sockets/tcp']);
+  });
+});
+
+describe('plugins.json', () => {
+  const paths = { clatHome: '/home/u/.clat', home: '/home/u' };
+
+  it('resolves paths (~/, relative to the CLAT home, absolute) and keeps config and pins', () => {
+    const parsed = parsePluginsJson(
+      JSON.stringify({
+        a: { path: '~/plugins/a.wasm', config: { k: 1 }, sha256: `sha256:${SHA.toUpperCase()}` },
+        b: { path: 'plugins/b.wasm', dirs: ['~/notes', '/tmp/out'] },
+        c: { manifest: '/opt/pkg/clat-plugin.json' },
+      }),
+      paths,
+    );
+    expect(parsed.issues).toEqual([]);
+    expect(parsed.entries).toEqual([
+      { id: 'a', path: '/home/u/plugins/a.wasm', dirs: [], config: { k: 1 }, sha256: SHA },
+      { id: 'b', path: '/home/u/.clat/plugins/b.wasm', dirs: ['/home/u/notes', '/tmp/out'] },
+      { id: 'c', manifest: '/opt/pkg/clat-plugin.json', dirs: [] },
+    ]);
+  });
+
+  it('reports each bad entry with its id and field, and keeps the good ones', () => {
+    const parsed = parsePluginsJson(
+      JSON.stringify({
+        good: { path: 'g.wasm' },
+        both: { path: 'x.wasm', manifest: 'y' },
+        neither: { config: {} },
+        typo: { path: 'x.wasm', dris: [] },
+        badsha: { path: 'x.wasm', sha256: 'xyz' },
+        'bad id!': { path: 'x.wasm' },
+      }),
+      { ...paths, file: 'plugins.json' },
+    );
+    expect(parsed.entries.map((entry) => entry.id)).toEqual(['good']);
+    const text = parsed.issues.map((issue) => `${issue.id}: ${issue.message}`).join('\n');
+    expect(text).toContain('plugins.json: plugin "both": set exactly one of "path"');
+    expect(text).toContain('plugins.json: plugin "neither": set exactly one of "path"');
+    expect(text).toContain('plugin "typo": typo: unknown field(s) "dris"');
+    expect(text).toContain('plugin "badsha": badsha.sha256: must be a SHA-256 hex digest');
+    expect(text).toContain('plugin "bad id!": the id must be');
+  });
+
+  it('fails as a whole only when the file is not a JSON object', () => {
+    expect(() => parsePluginsJson('{', paths)).toThrow('plugins.json is not valid JSON');
+    expect(() => parsePluginsJson('[]', paths)).toThrow('must be a JSON object');
+  });
+});
+
+describe('manifest entries', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'clat-manifest-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const write = (manifest: Record<string, unknown>) =>
+    writeFileSync(join(dir, 'clat-plugin.json'), JSON.stringify(manifest));
+  const base = {
+    manifestVersion: 1,
+    id: 'demo',
+    name: 'Demo',
+    version: '1',
+    runtime: { kind: 'wasm-component', entry: 'dist/plugin.wasm' },
+  };
+
+  it('resolves the entry inside the package and the capability ceiling', async () => {
+    write({ ...base, capabilities: { sampling: true, hostTools: ['read_file'] } });
+    const resolved = await resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] });
+    expect(resolved).toEqual({
+      componentPath: join(dir, 'dist', 'plugin.wasm'),
+      capabilities: {
+        hostContext: false,
+        sampling: true,
+        elicitation: false,
+        hostTools: ['read_file'],
+      },
+    });
+  });
+
+  it('rejects an id mismatch, a non-wasm runtime, an escaping entry and disagreeing pins', async () => {
+    write(base);
+    await expect(resolveManifestEntry({ id: 'other', manifest: dir, dirs: [] })).rejects.toThrow(
+      'differs from the plugins.json key "other"',
+    );
+    write({ ...base, runtime: { kind: 'mcp-stdio', entry: 'x' } });
+    await expect(resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] })).rejects.toThrow(
+      'not "wasm-component"',
+    );
+    write({ ...base, runtime: { kind: 'wasm-component', entry: '../x.wasm' } });
+    await expect(resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] })).rejects.toThrow(
+      'must stay inside the package',
+    );
+    write({ ...base, runtime: { ...base.runtime, sha256: SHA } });
+    await expect(
+      resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [], sha256: 'cd'.repeat(32) }),
+    ).rejects.toThrow('disagrees with runtime.sha256');
+  });
+});
+
+describe('plugin-grants.json', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'clat-grants-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('binds a grant to plugin name, digest and the exact directory set, and persists it', async () => {
+    const path = join(dir, 'plugin-grants.json');
+    const store = await WasmGrantStore.load(path);
+    expect(store.covers('p', SHA, ['/w'])).toBe(false);
+    await store.grant('p', SHA, ['/w', '/a']);
+    expect(store.covers('p', SHA.toUpperCase(), ['/a', '/w'])).toBe(true);
+    expect(store.covers('p', SHA, ['/w', '/other'])).toBe(false);
+    expect(store.covers('p', 'cd'.repeat(32), ['/w'])).toBe(false);
+    expect(store.covers('q', SHA, ['/w'])).toBe(false);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({
+      version: 1,
+      grants: [{ plugin: 'p', sha256: SHA, dirs: ['/a', '/w'] }],
+    });
+    expect((await WasmGrantStore.load(path)).covers('p', SHA, ['/w'])).toBe(true);
+  });
+
+  it('treats a corrupt or unknown-version file as no grants, with a warning', async () => {
+    const path = join(dir, 'plugin-grants.json');
+    writeFileSync(path, '{not json');
+    const corrupt = await WasmGrantStore.load(path);
+    expect(corrupt.list()).toEqual([]);
+    expect(corrupt.warning).toContain('not valid JSON');
+    writeFileSync(
+      path,
+      JSON.stringify({ version: 2, grants: [{ plugin: 'p', sha256: SHA, dirs: ['/w'] }] }),
+    );
+    const future = await WasmGrantStore.load(path);
+    expect(future.covers('p', SHA, ['/w'])).toBe(false);
+    expect(future.warning).toContain('not a version 1 grants file');
+    mkdirSync(join(dir, 'sub'));
+    expect((await WasmGrantStore.load(join(dir, 'sub', 'missing.json'))).warning).toBeUndefined();
+  });
+});
