@@ -316,6 +316,52 @@ describe('serveClat', () => {
   });
 });
 
+describe('cancellation and limits', () => {
+  it('aborts the tool signal when the client cancels the call (notifications/cancelled)', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const seen: string[] = [];
+    const plugin = (ctx: DshPluginContext) => {
+      ctx.tools.register(
+        textTool('wait', (_args, exec) => {
+          const { signal } = exec as { signal: AbortSignal };
+          started();
+          return new Promise((_resolve, reject) => {
+            signal.addEventListener('abort', () => {
+              seen.push('aborted');
+              reject(new Error('stopped'));
+            });
+          });
+        }),
+      );
+    };
+    const { client } = await connect(plugin);
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'wait', arguments: {} }, { signal: controller.signal });
+    await running;
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    for (let i = 0; i < 200 && seen.length === 0; i += 1)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual(['aborted']);
+  });
+
+  it('refuses to resolve a system prompt larger than CLAT accepts (256 KiB)', async () => {
+    const plugin = (ctx: DshPluginContext) => {
+      ctx.systemPrompt.section({ name: 'huge', order: 0, text: 'x'.repeat(256 * 1024 + 1) });
+    };
+    const { client } = await connect(plugin);
+    await expect(client.getPrompt({ name: DSH_PROMPT_NAME, arguments: {} })).rejects.toThrow(
+      /PROMPT_FAILED.*262145 bytes/,
+    );
+    await expect(client.getPrompt({ name: 'other', arguments: {} })).rejects.toThrow(
+      /UNKNOWN_PROMPT/,
+    );
+  });
+});
+
 describe('modern wire as CLAT speaks it', () => {
   const META = (caps: Record<string, unknown>) => ({
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -200,7 +200,8 @@ export async function inspectPlugin(
 /** The hint a tool's annotations express (what CLAT will map to an effect). */
 function hintOf(annotations: Record<string, boolean> | undefined): ToolHint {
   if (annotations === undefined) return 'destructive';
-  if (annotations.readOnlyHint === true) return annotations.openWorldHint === false ? 'read-only' : 'network';
+  if (annotations.readOnlyHint === true)
+    return annotations.openWorldHint === false ? 'read-only' : 'network';
   return annotations.destructiveHint === false ? 'write' : 'destructive';
 }
 
