@@ -103,9 +103,13 @@ describe('clat mcp status', () => {
     const broken = byName.broken;
     expect(broken?.state).toBe('failed');
     expect(broken?.failure).toContain('broken');
-    const diagnostics = `${broken?.failure}\n${broken?.stderrTail.join('\n')}`;
-    expect(diagnostics).toContain('leaky-crash: cannot start');
-    expect(diagnostics).toContain('[REDACTED]');
+    expect(broken?.stderrTail).toEqual(
+      expect.arrayContaining([
+        'leaky-crash: using api_key=[REDACTED]',
+        'leaky-crash: token [REDACTED]',
+        'leaky-crash: cannot start: missing database',
+      ]),
+    );
     // Neither the key-shaped value nor the configured env secret leaks anywhere.
     expect(result.stdout).not.toContain('sk-live-abcdefghijklmnop');
     expect(result.stdout).not.toContain('tok-0123456789abcdef');
@@ -117,6 +121,9 @@ describe('clat mcp status', () => {
     );
     expect(text.stdout).toMatch(/notes\s+stdio\s+connected\s+\S+.*5 tools/);
     expect(text.stdout).toContain('error: ');
+    expect(text.stdout).toMatch(
+      /stderr \(last \d+ lines\):\n(?:\s+\| .*\n)*\s+\| leaky-crash: cannot start/,
+    );
   });
 
   it('shows an empty configuration plainly', async () => {

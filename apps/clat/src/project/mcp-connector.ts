@@ -6,7 +6,7 @@
 import { type McpServerStatus, mountMcpServer } from '@clat/adapter-mcp';
 import { HttpTransportFactory } from '@clat/adapter-mcp-http';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
-import { Redactor, type TransportFactory } from '@clat/kernel';
+import { LIMITS, Redactor, type Transport, type TransportFactory } from '@clat/kernel';
 import { CLAT_VERSION } from '../version.js';
 import {
   type MountedServer,
@@ -46,6 +46,42 @@ function factoryFor(request: ServerMountRequest, redactor: Redactor): TransportF
   });
 }
 
+/**
+ * Remembers the transports it opened, so a server that failed before its client existed still
+ * has its (already redacted) stderr tail for /mcp.
+ */
+class TailKeepingFactory implements TransportFactory {
+  readonly kind: TransportFactory['kind'];
+  readonly probeIsolation: TransportFactory['probeIsolation'];
+  readonly #inner: TransportFactory;
+  #opened: Transport[] = [];
+
+  constructor(inner: TransportFactory) {
+    this.#inner = inner;
+    this.kind = inner.kind;
+    this.probeIsolation = inner.probeIsolation;
+  }
+
+  open(): Transport {
+    const transport = this.#inner.open();
+    this.#opened.push(transport);
+    return transport;
+  }
+
+  /** The stderr tail of every transport opened so far (probe, then legacy), newest last. */
+  tail(): string[] {
+    const lines: string[] = [];
+    for (const transport of this.#opened) {
+      try {
+        lines.push(...transport.diagnostics().tail);
+      } catch {
+        // A transport that cannot report diagnostics adds nothing.
+      }
+    }
+    return lines.slice(-LIMITS.stderrTailLines);
+  }
+}
+
 export function createMcpConnector(): ServerConnector {
   return {
     transports: ['stdio', 'http'],
@@ -53,9 +89,9 @@ export function createMcpConnector(): ServerConnector {
       const redactor = new Redactor();
       if (request.server.transport === 'http') redactor.addHeaders(request.server.headers);
       else for (const value of Object.values(request.server.env ?? {})) redactor.add(value);
-      let factory: TransportFactory;
+      let factory: TailKeepingFactory;
       try {
-        factory = factoryFor(request, redactor);
+        factory = new TailKeepingFactory(factoryFor(request, redactor));
       } catch (error) {
         throw new ServerMountError(redactor.redact((error as Error).message));
       }
@@ -79,9 +115,10 @@ export function createMcpConnector(): ServerConnector {
       });
       const status = mounted.status();
       if (status.state !== 'connected') {
+        const tail = status.stderrTail.length > 0 ? status.stderrTail : factory.tail();
         throw new ServerMountError(
           status.error ?? `server ended in state ${status.state}`,
-          status.stderrTail,
+          tail.map((line) => redactor.redact(line)),
         );
       }
       return {
