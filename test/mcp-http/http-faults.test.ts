@@ -104,6 +104,25 @@ describe('HTTP fault zoo (transport level)', () => {
     expectClean(error, fixture.origin);
   });
 
+  it('a legacy SSE stream closed early is resumed with GET + Last-Event-ID after retry', async () => {
+    const { fixture, peer } = await faulty('sse-poll');
+    const reply = await peer.request('tools/call', call);
+    expect(reply).toMatchObject({ result: { content: [{ text: 'resumed' }] } });
+    expect(peer.inbound).toHaveLength(1);
+    const resumed = /GET last-event-id=(\S+) after (\d+) ms/.exec(fixture.stderr());
+    expect(resumed?.[1]).toBe('ev-2');
+    // The server asked for 300 ms before reconnecting; an earlier GET breaks SEP-1699.
+    expect(Number(resumed?.[2])).toBeGreaterThanOrEqual(290);
+  });
+
+  it('a stream that cannot be resumed (GET refused) fails clearly', async () => {
+    const { fixture, peer } = await faulty('sse-poll-gone');
+    const error = await failure(peer.request('tools/call', call));
+    expect(error).toMatchObject({ code: 'HTTP_STREAM_ENDED', status: 405 });
+    expect(error.message).toContain('resuming it failed (HTTP 405)');
+    expectClean(error, fixture.origin);
+  });
+
   it('a connection reset is a network error naming the origin', async () => {
     const { fixture, peer } = await faulty('reset');
     const error = await failure(peer.request('tools/call', call));

@@ -44,6 +44,8 @@ export interface SseReadOptions {
   limit: number;
   /** Called per event, in order; returning true stops reading (the awaited event arrived). */
   onEvent: (event: EventSourceMessage) => boolean;
+  /** The server's `retry:` field (reconnection delay in ms). */
+  onRetry?: ((ms: number) => void) | undefined;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function readSse(
       pendingBytes = 0;
       if (!stop && options.onEvent(event)) stop = true;
     },
+    onRetry: (ms) => options.onRetry?.(ms),
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') overflow = true;
     },

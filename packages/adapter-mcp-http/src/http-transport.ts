@@ -4,6 +4,7 @@
  * @module
  */
 import {
+  delay,
   errorMessage,
   type HttpServerConfig,
   isJsonObject,
@@ -47,6 +48,10 @@ export interface HttpTransportOptions {
 const DEFAULT_MESSAGE_BYTES = LIMITS.stdioFrameBytes;
 const FAILURES_KEPT = LIMITS.stderrTailLines;
 const BODY_SNIPPET_CHARS = 200;
+/** GET reconnections of one legacy SSE response that ended early (SEP-1699 polling). */
+const SSE_RESUME_ATTEMPTS = 5;
+/** Reconnection delay when the server sent an event id but no `retry:`. */
+const SSE_DEFAULT_RETRY_MS = 1000;
 
 interface Inflight {
   controller: AbortController;
@@ -318,7 +323,8 @@ export class HttpTransport implements Transport {
       );
     }
     if (type === 'text/event-stream' && response.ok) {
-      await this.#readEventStream(response.body, request, controller);
+      const legacy = modernVersionOf(request) === undefined;
+      await this.#readEventStream(response.body, request, controller, legacy);
       return;
     }
     if (type !== 'application/json') {
@@ -371,16 +377,86 @@ export class HttpTransport implements Transport {
     );
   }
 
+  /**
+   * Reads an SSE response until it carries the answer. A legacy stream that ends early after
+   * sending event ids is resumed with GET + `Last-Event-ID` after the server's `retry:` delay
+   * (2025-11-25 polling); a modern stream is never resumed (the spec says re-issue instead).
+   */
   async #readEventStream(
+    first: ReadableStream<Uint8Array>,
+    request: JsonRpcRequest,
+    controller: AbortController,
+    legacy: boolean,
+  ): Promise<void> {
+    let body = first;
+    let lastEventId: string | undefined;
+    let retryMs = SSE_DEFAULT_RETRY_MS;
+    for (let attempt = 0; ; attempt++) {
+      const answered = await this.#readEvents(body, request, controller, {
+        onId: (id) => {
+          lastEventId = id;
+        },
+        onRetry: (ms) => {
+          retryMs = ms;
+        },
+      });
+      if (answered) return;
+      if (!legacy || lastEventId === undefined || attempt >= SSE_RESUME_ATTEMPTS) {
+        throw this.#error(
+          'HTTP_STREAM_ENDED',
+          `the SSE stream from MCP server at ${this.origin} ended before the response to ${describe(request)}`,
+        );
+      }
+      body = await this.#resume(request, controller, lastEventId, retryMs);
+    }
+  }
+
+  async #resume(
+    request: JsonRpcRequest,
+    controller: AbortController,
+    lastEventId: string,
+    retryMs: number,
+  ): Promise<ReadableStream<Uint8Array>> {
+    const signal = AbortSignal.any([this.#abort.signal, controller.signal]);
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      [HEADER.accept]: 'text/event-stream',
+      [HEADER.lastEventId]: lastEventId,
+    };
+    if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
+    if (this.#protocolVersion !== undefined)
+      headers[HEADER.protocolVersion] = this.#protocolVersion;
+    let response: Response;
+    try {
+      await delay(retryMs, signal);
+      response = await this.#fetch(this.#url, { method: 'GET', headers, signal });
+    } catch (error) {
+      throw this.#fetchFailure(error, request, controller);
+    }
+    const type = mediaType(response.headers.get(HEADER.contentType));
+    if (!response.ok || type !== 'text/event-stream' || response.body === null) {
+      await response.body?.cancel().catch(() => {});
+      throw this.#error(
+        'HTTP_STREAM_ENDED',
+        `the SSE stream from MCP server at ${this.origin} ended before the response to ${describe(request)}, and resuming it failed (HTTP ${response.status})`,
+        response.status,
+      );
+    }
+    return response.body;
+  }
+
+  async #readEvents(
     body: ReadableStream<Uint8Array>,
     request: JsonRpcRequest,
     controller: AbortController,
-  ): Promise<void> {
-    let answered: boolean;
+    track: { onId: (id: string) => void; onRetry: (ms: number) => void },
+  ): Promise<boolean> {
     try {
-      answered = await readSse(body, {
+      return await readSse(body, {
         limit: this.#limit,
+        onRetry: track.onRetry,
         onEvent: (event) => {
+          if (event.id !== undefined && event.id !== '') track.onId(event.id);
           if (event.data === '') return false; // priming events carry an id and no data
           let value: unknown;
           try {
@@ -402,12 +478,6 @@ export class HttpTransport implements Transport {
       });
     } catch (error) {
       throw this.#bodyFailure(error, request, controller, 200);
-    }
-    if (!answered) {
-      throw this.#error(
-        'HTTP_STREAM_ENDED',
-        `the SSE stream from MCP server at ${this.origin} ended before the response to ${describe(request)}`,
-      );
     }
   }
 
