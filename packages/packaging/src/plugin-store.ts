@@ -167,6 +167,7 @@ export class PluginStore {
   readonly clatHome: string;
   readonly root: string;
   readonly registryFile: string;
+  #leaseToken: string | undefined;
 
   constructor(options: PluginStoreOptions = {}) {
     this.clatHome = options.clatHome ?? resolveClatHome();
@@ -206,6 +207,16 @@ export class PluginStore {
   }
 
   async #writeRegistry(registry: Registry): Promise<void> {
+    // Two processes reclaiming one stale lease at once could both proceed; the loser notices
+    // here, before it touches the pointer.
+    const holder = await readBoundedFile(join(this.root, LOCK_FILE), 256)
+      .then((b) => b.toString('utf8'))
+      .catch(() => '');
+    if (this.#leaseToken === undefined || holder !== this.#leaseToken) {
+      throw new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, {
+        file: join(this.root, LOCK_FILE),
+      });
+    }
     const text = `${JSON.stringify(registry, null, 2)}\n`;
     if (Buffer.byteLength(text) > PACKAGE_LIMITS.registryBytes) {
       throw new PackagingError('REGISTRY_INVALID', `${this.registryFile} would exceed 4 MiB`);
@@ -253,16 +264,22 @@ export class PluginStore {
         await unlink(lock).catch(() => undefined);
       }
     }
+    const token = `${process.pid}:${randomUUID()}`;
     try {
-      await handle.writeFile(String(process.pid));
+      await handle.writeFile(token);
       await handle.sync();
       await handle.close();
+      this.#leaseToken = token;
       const registry = await this.readRegistry();
       await this.#recover(registry);
       return await task(registry);
     } finally {
+      this.#leaseToken = undefined;
       await handle.close().catch(() => undefined);
-      await unlink(lock).catch(() => undefined);
+      const holder = await readBoundedFile(lock, 256)
+        .then((b) => b.toString('utf8'))
+        .catch(() => '');
+      if (holder === token) await unlink(lock).catch(() => undefined);
     }
   }
 
