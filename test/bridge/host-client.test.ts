@@ -2,8 +2,10 @@
  * The PluginHostBridge end to end against real fixture server processes: every sampling gate,
  * floods, elicitation shapes, host-tool allowlist and project fence, and host calls outside a run.
  */
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LIMITS } from '@clat/kernel';
 import { ScriptedApprover, ScriptedAsker } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +25,16 @@ interface Outcome {
 }
 
 let h: BridgeHarness;
+
+/** Running, not a zombie awaiting a slow init. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
 let outside: string;
 const SAMPLE = 'mcp_host_client_sample';
 const FLOOD = 'mcp_host_client_flood_sampling';
@@ -37,6 +49,8 @@ beforeAll(async () => {
       fixtureServer('host-client', 'host-client-server.mjs', { FIXTURE_IDLE_CALLS: '1' }),
       // A generic server: it does not advertise io.artec.clat/hostServices.
       fixtureServer('generic', 'host-client-server.mjs', { FIXTURE_NO_HOST_SERVICES: '1' }),
+      // Negotiates 2025-03-26, before elicitation existed.
+      fixtureServer('old', 'host-client-server.mjs', { FIXTURE_PROTOCOL: '2025-03-26' }),
     ],
     {
       async setupProject(root) {
@@ -423,6 +437,95 @@ describe('generic servers', () => {
         ok: true,
       });
     });
+  });
+});
+
+describe('protocol and payload details', () => {
+  it('refuses elicitation to a server that negotiated a protocol before 2025-06-18', async () => {
+    const asker = new ScriptedAsker('x');
+    await inRun({ mode: 'full-access', asker }, async (context) => {
+      const out = await h.callJson<Outcome>(
+        'mcp_old_elicit',
+        {
+          params: {
+            message: 'm',
+            requestedSchema: { type: 'object', properties: { a: { type: 'string' } } },
+          },
+        },
+        context,
+      );
+      expect(out).toMatchObject({ ok: false, rpcCode: -32601 });
+      expect(out.message).toContain('2025-06-18');
+    });
+    expect(asker.questions).toHaveLength(0);
+  });
+
+  it('shows the approver the complete outbound sampling payload, not a preview', async () => {
+    const systemPrompt = `${'s'.repeat(10_000)}SYSTEM-SENTINEL`;
+    const approver = new ScriptedApprover({ outcome: 'allow' });
+    const model = new ScriptedModel();
+    await inRun({ mode: 'project-write', approver, model }, async (context) => {
+      const out = await h.callJson<Outcome>(SAMPLE, { chars: 20_000, systemPrompt }, context);
+      expect(out.ok).toBe(true);
+    });
+    const args = approver.requests[0]?.arguments as {
+      systemPrompt: string;
+      messages: { text: string }[];
+    };
+    expect(args.systemPrompt).toBe(systemPrompt);
+    expect(args.messages[0]?.text).toHaveLength(20_000);
+    expect(model.requests[0]?.system).toBe(systemPrompt);
+  });
+
+  it('never puts provider credentials or approvers into the context snapshot', async () => {
+    const secret = 'sk-live-0123456789abcdefSECRET';
+    const model = Object.assign(new ScriptedModel(), {
+      apiKey: secret,
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    const approver = new ScriptedApprover({ outcome: 'allow' });
+    await inRun({ mode: 'project-write', model, approver }, async (context) => {
+      const out = await h.callJson<Outcome>(CONTEXT, {}, context);
+      expect(out.ok).toBe(true);
+      const text = JSON.stringify(out);
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain('approve');
+      expect(Object.keys(out.result ?? {}).sort()).toEqual([
+        'hostTools',
+        'project',
+        'protocolVersion',
+        'run',
+      ]);
+    });
+  });
+
+  it('kills a host run_command process group when the run is cancelled', async () => {
+    const controller = new AbortController();
+    const { run, context } = h.beginRun({ mode: 'full-access', signal: controller.signal });
+    try {
+      const call = h.call(
+        HOST_TOOL,
+        { name: 'run_command', arguments: { command: 'sleep 60 & echo $! > sleeper.pid; wait' } },
+        context,
+      );
+      const pidFile = join(h.projectRoot, 'sleeper.pid');
+      let pid = 0;
+      for (let i = 0; i < 500 && pid === 0; i++) {
+        pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim()) || 0;
+        if (pid === 0) await sleep(10);
+      }
+      expect(pid).toBeGreaterThan(0);
+      controller.abort();
+      await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+      let alive = true;
+      for (let i = 0; i < 300 && alive; i++) {
+        alive = running(pid);
+        if (alive) await sleep(20);
+      }
+      expect(alive).toBe(false);
+    } finally {
+      run.end();
+    }
   });
 });
 
