@@ -139,6 +139,24 @@ describe('stdio fault zoo', () => {
     expect(z.faulty.status().stderrTail.join('\n')).toContain('segfault simulated');
   });
 
+  it('command not found: a clear error naming the command, nothing spawned', async () => {
+    const harness = new McpHarness();
+    const lag = new LagProbe();
+    const [healthy, missing] = await Promise.all([
+      harness.mount('healthy', fixture('legacy.mjs')),
+      harness.mount('ghost', { command: 'clat-no-such-mcp-server', args: ['--stdio'] }),
+    ]);
+    current = {
+      harness,
+      healthy: healthy.mounted,
+      faulty: missing.mounted,
+      factory: missing.factory,
+      lag,
+    };
+    await verdict(current, 'failed', /"clat-no-such-mcp-server" was not found \(ENOENT\)/);
+    expect(missing.factory.spawnedPids).toEqual([]);
+  });
+
   it('hang in handshake: probe and legacy handshake time out, both processes are reaped', async () => {
     const z = await zoo('hang', 'hang-handshake.mjs');
     await verdict(z, 'failed', /initialize|handshake|timed out/i);

@@ -193,6 +193,12 @@ describe('spawn failures', () => {
     await h.transport.close();
   });
 
+  it('resolves a bare command name through PATH', async () => {
+    const h = peer('echo', { command: 'node' });
+    await h.transport.start();
+    expect((await call(h, 1, 'hello', { via: 'PATH' })).echo).toEqual({ via: 'PATH' });
+  });
+
   it('reports a server that exits at once with its code and a redacted stderr line', async () => {
     const h = peer('exit');
     await h.transport.start();
@@ -345,8 +351,10 @@ describe('stderr', () => {
 
 describe('teardown', () => {
   it('closes a well-behaved server through stdin, once, idempotently', async () => {
-    const h = peer('echo');
+    // A generous grace: this server must leave on stdin EOF alone, however slow its start.
+    const h = peer('echo', { shutdownGraceMs: 10_000 });
     await h.transport.start();
+    await call(h, 1, 'ready');
     const pid = h.transport.pid as number;
     const first = h.transport.close();
     expect(h.transport.close()).toBe(first);
