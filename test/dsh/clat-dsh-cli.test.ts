@@ -82,6 +82,13 @@ describe('clat-dsh package and test', () => {
       capabilities: { tools: true, prompts: true, elicitation: true, hostContext: true },
       compatibility: { kind: 'dsh' },
     });
+    // The zod Config became the package's config schema (defaults make `file` optional).
+    expect(parsed.manifest.configSchema).toMatchObject({
+      type: 'object',
+      properties: { file: { type: 'string', default: '.clat-todo.json' } },
+      additionalProperties: false,
+    });
+    expect(parsed.manifest.configSchema?.required).toBeUndefined();
     const entry = join(dest, 'server.mjs');
     const digest = createHash('sha256')
       .update(await readFile(entry))

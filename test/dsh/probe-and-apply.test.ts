@@ -46,6 +46,11 @@ describe('apply() per served process', () => {
     const log = await mountCounter({});
     const server = h?.servers.get('counter');
     expect(server?.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 1 });
+    // The plugin's console.log and raw stdout writes went to stderr, not into the protocol.
+    const tail = server?.status().stderrTail.join('\n') ?? '';
+    expect(tail).toContain('apply-counter loaded');
+    expect(tail).toContain('apply-counter applying');
+    expect(tail).toContain('raw stdout write');
     const pids = h?.factories.get('counter')?.spawnedPids ?? [];
     expect(pids).toHaveLength(1);
     expect(eventsByPid(await readFile(log, 'utf8'))).toEqual(

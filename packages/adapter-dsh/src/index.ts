@@ -32,6 +32,7 @@ export {
 export {
   configFromEnv,
   PLUGIN_CONFIG_ENV,
+  reserveStdoutForProtocol,
   type ServeProcessOptions,
   servePluginProcess,
 } from './serve-process.js';

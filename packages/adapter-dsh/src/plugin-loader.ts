@@ -22,6 +22,8 @@ export interface NormalizedPlugin {
   inject: InjectDeclaration;
   /** Validates and returns the config (identity when the plugin exports no Config). */
   validateConfig(config: unknown): unknown;
+  /** The plugin's `Config` export as given (for `clat-dsh package` to describe it). */
+  config: unknown;
   /** Runs the plugin against `ctx`; its cleanups are owned by `stack`. */
   start(ctx: unknown, config: unknown, stack: DisposerStack): Promise<void>;
 }
@@ -118,6 +120,7 @@ export function normalizePlugin(value: unknown): NormalizedPlugin {
           : undefined,
       inject: readInject(Service.inject, `class ${Service.name}`),
       validateConfig: configValidator(Service.Config, `class ${Service.name}`),
+      config: Service.Config,
       async start(ctx, config, stack) {
         const instance = new Service(ctx, config);
         const hooks = instance[INIT_HOOKS];
@@ -138,6 +141,7 @@ export function normalizePlugin(value: unknown): NormalizedPlugin {
       name: !GENERIC_FUNCTION_NAMES.has(apply.name) ? apply.name : undefined,
       inject: readInject(apply.inject, 'plugin function'),
       validateConfig: configValidator(apply.Config, 'plugin function'),
+      config: apply.Config,
       async start(ctx, config, stack) {
         await stack.own(apply(ctx, config), 'apply');
       },
@@ -161,6 +165,7 @@ export function normalizePlugin(value: unknown): NormalizedPlugin {
             record.Config !== undefined
               ? configValidator(record.Config, 'plugin module')
               : inner.validateConfig,
+          config: record.Config !== undefined ? record.Config : inner.config,
         };
       }
       throw new DshAdapterError(
@@ -174,6 +179,7 @@ export function normalizePlugin(value: unknown): NormalizedPlugin {
       name: typeof record.name === 'string' && record.name !== '' ? record.name : undefined,
       inject: readInject(record.inject, 'plugin object'),
       validateConfig: configValidator(record.Config, 'plugin object'),
+      config: record.Config,
       async start(ctx, config, stack) {
         await stack.own(apply.call(record, ctx, config), 'apply');
       },

@@ -4,6 +4,7 @@
  * and SIGTERM into one orderly shutdown (abort calls, then the plugin's cleanups, newest first).
  * @module
  */
+import { Writable } from 'node:stream';
 import { LIMITS, utf8Length } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode, describeError } from './errors.js';
 import type { ToolHint } from './seams/tools.js';
@@ -38,6 +39,8 @@ export interface ServeProcessOptions {
   toolHints?: Readonly<Record<string, ToolHint>>;
   /** Overrides `CLAT_PLUGIN_CONFIG`. */
   config?: unknown;
+  /** The protocol stream from {@link reserveStdoutForProtocol}; reserved here when absent. */
+  output?: Writable;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function servePluginProcess(
   plugin: unknown,
   options: ServeProcessOptions = {},
 ): Promise<void> {
+  const output = options.output ?? reserveStdoutForProtocol();
   let handle: ClatServerHandle;
   try {
     const config = options.config === undefined ? configFromEnv(process.env) : options.config;
@@ -56,6 +60,7 @@ export async function servePluginProcess(
       ...(options.version === undefined ? {} : { version: options.version }),
       ...(options.toolHints === undefined ? {} : { toolHints: options.toolHints }),
       config,
+      output,
     });
   } catch (error) {
     process.stderr.write(`clat-dsh: ${describeError(error)}\n`);
@@ -71,4 +76,30 @@ export async function servePluginProcess(
   process.off('SIGTERM', stop);
   // A plugin that leaked a handle must not outlive its connection; cleanups already ran.
   setTimeout(() => process.exit(0), LIMITS.shutdownGraceMs).unref();
+}
+
+/**
+ * Keeps stdout for the protocol: the adapter writes through the returned stream, while anything
+ * else (a plugin's `console.log`, a dependency's `process.stdout.write`) goes to stderr instead
+ * of corrupting the JSON-RPC stream.
+ */
+export function reserveStdoutForProtocol(): Writable {
+  const stdout = process.stdout;
+  const write = stdout.write.bind(stdout) as (
+    chunk: string | Uint8Array,
+    callback: (error?: Error | null) => void,
+  ) => boolean;
+  stdout.write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) =>
+    process.stderr.write(
+      chunk,
+      encoding as BufferEncoding,
+      callback as () => void,
+    )) as typeof stdout.write;
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      write(chunk, (error) => callback(error ?? null));
+    },
+  });
+  stdout.on('error', (error) => output.destroy(error));
+  return output;
 }

@@ -13,6 +13,7 @@ import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { PluginCapabilities } from '@clat/kernel';
 import { NATIVE_HOST_TOOLS } from '@clat/kernel';
+import * as z from 'zod';
 import { CORE_MEMBERS, type SeamRecorder, SUPPORTED_SERVICES } from '../dsh-context.js';
 import { describeError } from '../errors.js';
 import { normalizePlugin } from '../plugin-loader.js';
@@ -39,6 +40,26 @@ export interface InspectReport {
   tools: { name: string; hint: ToolHint }[];
   systemPrompt: boolean;
   capabilities: PluginCapabilities;
+  /** JSON Schema of the plugin's config (from a zod `Config`), else `{ type: 'object' }`. */
+  configSchema: Record<string, unknown>;
+}
+
+/** JSON Schema for a zod `Config` (any zod 4 copy); `{ type: 'object' }` for anything else. */
+export function configSchemaOf(config: unknown): Record<string, unknown> {
+  const fallback = { type: 'object' };
+  const candidate = config as { _zod?: unknown } | undefined;
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate._zod !== 'object')
+    return fallback;
+  try {
+    const schema = z.toJSONSchema(config as z.ZodType, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
+    delete schema.$schema;
+    return schema.type === 'object' ? schema : fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 const HOST_BRIDGED = new Set(['llm', 'userQuestions', 'clat', 'fs', 'shell', 'sessions', 'agents']);
@@ -191,6 +212,7 @@ export async function inspectPlugin(
       tools,
       systemPrompt,
       capabilities: capabilitiesFor(seamSet, tools.length > 0, [...calledHostTools]),
+      configSchema: configSchemaOf(normalized.config),
     };
   } finally {
     await loaded.cleanup();

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MANIFEST_FILE, parseManifest } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode, describeError } from '../errors.js';
-import { servePluginProcess } from '../serve-process.js';
+import { reserveStdoutForProtocol, servePluginProcess } from '../serve-process.js';
 import { resolvePluginPackage } from './entry.js';
 import { formatInspectReport, inspectPlugin, loadPluginModule, pluginExport } from './inspect.js';
 import { packageJsonClatOptions, packagePlugin, validateHints } from './package.js';
@@ -183,8 +183,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'serve': {
         const pkg = await resolvePluginPackage(parsed.target, io.cwd);
         const hints = toolHints ?? packageJsonClatOptions(pkg).toolHints;
+        const output = reserveStdoutForProtocol();
         const loaded = await loadPluginModule(pkg);
         await servePluginProcess(pluginExport(loaded.module), {
+          output,
           ...(typeof pkg.packageJson?.name === 'string' ? { name: pkg.packageJson.name } : {}),
           ...(typeof pkg.packageJson?.version === 'string'
             ? { version: pkg.packageJson.version }

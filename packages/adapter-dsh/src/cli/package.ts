@@ -141,10 +141,12 @@ export async function packagePlugin(
     const serveOptions = { name: id, version, toolHints };
     const adapter = adapterModulePath().file;
     await bundle({
+      // stdout is reserved for the protocol BEFORE the plugin module (and its top-level code) loads.
       entryCode: [
-        `import * as plugin from ${JSON.stringify(pkg.entry)};`,
-        `import { servePluginProcess } from ${JSON.stringify(adapter)};`,
-        `await servePluginProcess(plugin.default ?? plugin, ${JSON.stringify(serveOptions)});`,
+        `import { reserveStdoutForProtocol, servePluginProcess } from ${JSON.stringify(adapter)};`,
+        'const output = reserveStdoutForProtocol();',
+        `const plugin = await import(${JSON.stringify(pkg.entry)});`,
+        `await servePluginProcess(plugin.default ?? plugin, { ...${JSON.stringify(serveOptions)}, output });`,
         '',
       ].join('\n'),
       resolveDir: pkg.root,
@@ -165,7 +167,7 @@ export async function packagePlugin(
       ...(description === undefined ? {} : { description }),
       runtime: { kind: 'mcp-stdio', entry: PACKAGE_ENTRY, sha256, args: [] },
       capabilities: report.capabilities,
-      configSchema: { type: 'object' },
+      configSchema: report.configSchema,
       compatibility: { kind: 'dsh' },
     };
     const parsed = parseManifest(MANIFEST_FILE, manifest);
