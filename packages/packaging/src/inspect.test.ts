@@ -156,3 +156,39 @@ describe('capabilities and config', () => {
     });
   });
 });
+
+describe('wasm-component packages', () => {
+  async function wasmPackage(bytes: Buffer) {
+    const { createHash } = await import('node:crypto');
+    await writeFile(join(dir, 'plugin.wasm'), bytes);
+    await writeFile(
+      join(dir, 'clat-plugin.json'),
+      JSON.stringify({
+        manifestVersion: 1,
+        id: 'wasm-demo',
+        name: 'Wasm demo',
+        version: '1.0.0',
+        runtime: {
+          kind: 'wasm-component',
+          entry: 'plugin.wasm',
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+        },
+        capabilities: { tools: true },
+      }),
+    );
+  }
+
+  it('accepts a component without an exec bit and rejects core modules and non-wasm', async () => {
+    await wasmPackage(Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00]));
+    expect((await inspectPackage(dir)).manifest.runtime.kind).toBe('wasm-component');
+    await wasmPackage(Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'ENTRY_INVALID',
+      message: expect.stringContaining('plugin.wasm is a core WebAssembly module, not a component'),
+    });
+    await wasmPackage(Buffer.from('#!/bin/sh\n'));
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      message: 'plugin.wasm is not a WebAssembly binary',
+    });
+  });
+});

@@ -22,6 +22,10 @@ import { type PackageTree, readPackageTree, type TreeFile } from './tree.js';
 /** Signature files of signed packages; verification is not part of this build. */
 export const SIGNATURE_FILES = ['clat-plugin.minisig', 'clat-plugin.publisher.json'] as const;
 
+const WASM_MAGIC = Buffer.from([0x00, 0x61, 0x73, 0x6d]);
+/** Version and layer of the component binary format (core modules carry 01 00 00 00). */
+const COMPONENT_LAYER = Buffer.from([0x0d, 0x00, 0x01, 0x00]);
+
 export type PackageTrust = 'local-unverified' | 'publisher-verified';
 
 export interface InspectedPackage {
@@ -74,6 +78,17 @@ export async function readBoundedFile(
       });
     }
     return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readPrefix(path: string, length: number): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }
@@ -134,6 +149,21 @@ export async function inspectPackage(dir: string): Promise<InspectedPackage> {
       `${entryPath} must be executable (chmod +x) for an mcp-stdio package`,
       { file: entryPath },
     );
+  }
+  if (manifest.runtime.kind === 'wasm-component') {
+    const header = await readPrefix(join(dir, entryPath), 8);
+    if (!header.subarray(0, 4).equals(WASM_MAGIC)) {
+      throw new PackagingError('ENTRY_INVALID', `${entryPath} is not a WebAssembly binary`, {
+        file: entryPath,
+      });
+    }
+    if (!header.subarray(4, 8).equals(COMPONENT_LAYER)) {
+      throw new PackagingError(
+        'ENTRY_INVALID',
+        `${entryPath} is a core WebAssembly module, not a component (build it with jco componentize)`,
+        { file: entryPath },
+      );
+    }
   }
   return {
     dir,
