@@ -1,5 +1,6 @@
 import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LIMITS } from '@clat/kernel';
 import { ScriptedApprover, ScriptedAsker } from '@clat/kernel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNativeTools, NATIVE_TOOL_NAMES } from './index.js';
@@ -364,5 +365,69 @@ describe('search with a catastrophic regular expression', () => {
       'src/a.ts:1',
       'src/nested/b.ts:1',
     ]);
+  });
+});
+
+describe('outputs stay under the tool result limit', () => {
+  const run = () => runContext('full-access');
+
+  it('read_file cuts escape-heavy and enormous lines without loading them whole', async () => {
+    await writeFile(join(root, 'tabs.txt'), `${'\t'.repeat(3 * 1024 * 1024)}\nsecond\n`);
+    const result = await h.pipeline.call(
+      'read_file',
+      { path: 'tabs.txt', max_bytes: NATIVE_LIMITS.readMaxBytes },
+      run(),
+    );
+    expect(Buffer.byteLength(result.content)).toBeLessThanOrEqual(LIMITS.toolResultBytes);
+    expect(result.structured).toMatchObject({ truncated: true, start_line: 1, end_line: 1 });
+    const next = await h.ok('read_file', { path: 'tabs.txt', start_line: 2 });
+    expect(next).toMatchObject({ content: '2 | second\n', truncated: false });
+  });
+
+  it('read_file handles CRLF and a last line without a newline', async () => {
+    await writeFile(join(root, 'crlf.txt'), 'one\r\ntwo\r\nthree');
+    expect(await h.ok('read_file', { path: 'crlf.txt' })).toMatchObject({
+      content: '1 | one\n2 | two\n3 | three\n',
+      end_line: 3,
+      truncated: false,
+    });
+    expect(await h.failure('read_file', { path: 'crlf.txt', start_line: 9 })).toBe(
+      'NATIVE_INVALID_ARGUMENTS',
+    );
+  });
+
+  it('list_files stops at the result budget with very long paths', async () => {
+    let dir = root;
+    for (let i = 0; i < 7; i++) {
+      dir = join(dir, `${String(i)}${'d'.repeat(240)}`);
+      await mkdir(dir);
+    }
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        writeFile(join(dir, `${String(i).padStart(4, '0')}${'f'.repeat(240)}`), ''),
+      ),
+    );
+    const result = await h.pipeline.call('list_files', { max_depth: 8, max_entries: 2000 }, run());
+    expect(Buffer.byteLength(result.content)).toBeLessThanOrEqual(LIMITS.toolResultBytes);
+    expect(result.structured).toMatchObject({ truncated: true });
+  });
+
+  it('search pages when escaped matches would pass the budget', async () => {
+    const lines = Array.from(
+      { length: 1000 },
+      (_, i) => `hit${String(i).padStart(4, '0')}${'\u0001'.repeat(490)}`,
+    );
+    await writeFile(join(root, 'many.txt'), `${lines.join('\n')}\n`);
+    const args = { query: 'hit', path: 'many.txt', max_results: 1000 };
+    const first = await h.pipeline.call('search', args, run());
+    expect(Buffer.byteLength(first.content)).toBeLessThanOrEqual(LIMITS.toolResultBytes);
+    const page = first.structured as { matches: { line: number }[]; next_cursor: string | null };
+    expect(page.matches.length).toBeLessThan(1000);
+    expect(page.next_cursor).not.toBeNull();
+    const second = await h.ok<{ matches: { line: number }[] }>('search', {
+      ...args,
+      cursor: page.next_cursor as string,
+    });
+    expect(second.matches[0]?.line).toBe(page.matches.length + 1);
   });
 });

@@ -6,6 +6,7 @@ import { onlyKnown, optionalInteger, optionalString } from '../args.js';
 import { NATIVE_LIMITS, SKIPPED_DIRECTORIES } from '../limits.js';
 import { defineNativeTool } from '../native-tool.js';
 import { isPluginCall, type ToolEnv } from '../options.js';
+import { ResultBudget } from '../result-budget.js';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -80,6 +81,7 @@ export function listFilesTool(env: ToolEnv) {
         return { path: base, entries: [{ path: base, kind: kindOf(info) }], truncated: false };
       }
       const entries: ListFilesOutput['entries'] = [];
+      const budget = new ResultBudget();
       let queue: { absolute: string; display: string }[] = [
         { absolute: target.absolute, display: base },
       ];
@@ -99,7 +101,9 @@ export function listFilesTool(env: ToolEnv) {
             if (kind === 'directory' && SKIPPED_DIRECTORIES.has(child.name)) continue;
             if (entries.length === maxEntries) return { path: base, entries, truncated: true };
             const display = joinDisplay(dir.display, child.name);
-            entries.push({ path: display, kind });
+            const entry = { path: display, kind };
+            if (!budget.take(entry)) return { path: base, entries, truncated: true };
+            entries.push(entry);
             if (kind === 'directory')
               next.push({ absolute: join(dir.absolute, child.name), display });
           }

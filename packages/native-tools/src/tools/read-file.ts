@@ -1,13 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { createInterface } from 'node:readline';
 import { cancelledError } from '@clat/kernel';
 import { invalidArguments, onlyKnown, optionalInteger, requiredString } from '../args.js';
 import { NativeToolError, NativeToolErrorCode } from '../errors.js';
 import { NATIVE_LIMITS } from '../limits.js';
 import { defineNativeTool } from '../native-tool.js';
 import { isPluginCall, type ToolEnv } from '../options.js';
+import { ResultBudget } from '../result-budget.js';
 
 export interface ReadFileOutput {
   path: string;
@@ -28,6 +28,17 @@ export async function looksBinary(path: string): Promise<boolean> {
   } finally {
     await handle.close();
   }
+}
+
+/** The longest head of `rendered` within `maxBytes` whose JSON form fits the result budget. */
+function headThatFits(rendered: string, maxBytes: number): string {
+  let head = Buffer.from(rendered)
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  while (head.length > 0 && !new ResultBudget().take(head))
+    head = head.slice(0, Math.floor(head.length / 2));
+  return head;
 }
 
 export function readFileTool(env: ToolEnv) {
@@ -88,39 +99,71 @@ export function readFileTool(env: ToolEnv) {
           `${path} looks like a binary file; read_file reads text only`,
         );
       }
-      const stream = createReadStream(target.absolute, { encoding: 'utf8' });
-      const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+      // Lines are split by hand so that an enormous line costs at most max_bytes of memory.
       let content = '';
       let bytes = 0;
+      // max_bytes counts raw text; the budget counts it JSON-escaped, as the result carries it.
+      const budget = new ResultBudget();
       let lineNo = 0;
       let last = start - 1;
       let truncated = false;
-      try {
-        for await (const line of lines) {
-          lineNo++;
-          if (lineNo < start) continue;
-          if (end !== undefined && lineNo > end) break;
-          if (ctx.signal.aborted) throw cancelledError(ctx.signal, 'read_file');
-          const rendered = `${lineNo} | ${line}\n`;
+      let done = false;
+      let parts: Buffer[] = [];
+      let kept = 0;
+      let seenInLine = 0;
+      let overlong = false;
+      const inRange = (n: number) => n >= start && (end === undefined || n <= end);
+      const finishLine = () => {
+        lineNo++;
+        if (inRange(lineNo)) {
+          let text = Buffer.concat(parts).toString('utf8');
+          if (overlong) text = text.replace(/\uFFFD$/, '');
+          else if (text.endsWith('\r')) text = text.slice(0, -1);
+          const rendered = `${lineNo} | ${text}\n`;
           const size = Buffer.byteLength(rendered);
-          if (bytes + size > maxBytes) {
+          if (overlong || bytes + size > maxBytes || !budget.take(rendered)) {
             truncated = true;
             if (content === '') {
               // A single line over the budget: show its head so the caller sees something.
-              content = Buffer.from(rendered)
-                .subarray(0, maxBytes)
-                .toString('utf8')
-                .replace(/\uFFFD$/, '');
+              content = headThatFits(rendered, maxBytes);
               last = lineNo;
             }
-            break;
+            done = true;
+          } else {
+            content += rendered;
+            bytes += size;
+            last = lineNo;
           }
-          content += rendered;
-          bytes += size;
-          last = lineNo;
         }
+        if (end !== undefined && lineNo >= end) done = true;
+        parts = [];
+        kept = 0;
+        seenInLine = 0;
+        overlong = false;
+      };
+      const stream = createReadStream(target.absolute);
+      try {
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          if (ctx.signal.aborted) throw cancelledError(ctx.signal, 'read_file');
+          let from = 0;
+          while (!done) {
+            const newline = chunk.indexOf(0x0a, from);
+            const piece = chunk.subarray(from, newline === -1 ? chunk.length : newline);
+            seenInLine += piece.length;
+            if (inRange(lineNo + 1) && piece.length > 0) {
+              const take = piece.subarray(0, Math.max(0, maxBytes - kept));
+              if (take.length > 0) parts.push(take);
+              kept += take.length;
+              if (take.length < piece.length) overlong = true;
+            }
+            if (newline === -1) break;
+            finishLine();
+            from = newline + 1;
+          }
+          if (done) break;
+        }
+        if (!done && seenInLine > 0) finishLine();
       } finally {
-        lines.close();
         stream.destroy();
       }
       if (lineNo < start && start > 1 && content === '') {

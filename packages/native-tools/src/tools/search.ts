@@ -17,6 +17,7 @@ import { NATIVE_LIMITS, SKIPPED_DIRECTORIES } from '../limits.js';
 import { literalMatcher, workerMatcher } from '../line-matcher.js';
 import { defineNativeTool } from '../native-tool.js';
 import { isPluginCall, type ToolEnv } from '../options.js';
+import { ResultBudget } from '../result-budget.js';
 import { looksBinary } from './read-file.js';
 
 export interface SearchMatch {
@@ -152,6 +153,7 @@ export function searchTool(env: ToolEnv) {
         ignore.add(rootIgnore, '');
       }
       const matches: SearchMatch[] = [];
+      const budget = new ResultBudget();
       let seen = 0;
       let skippedFiles = 0;
       let more = false;
@@ -183,7 +185,12 @@ export function searchTool(env: ToolEnv) {
             found.text.length > NATIVE_LIMITS.searchLineChars
               ? `${found.text.slice(0, NATIVE_LIMITS.searchLineChars)}…`
               : found.text;
-          matches.push({ path: display, line: found.line, text: line });
+          const match = { path: display, line: found.line, text: line };
+          if (!budget.take(match)) {
+            more = true;
+            return false;
+          }
+          matches.push(match);
         }
         return true;
       };
