@@ -30,6 +30,7 @@ export {
   resolveClatHome,
   STORE_BUSY_MESSAGE,
   STORE_DIR,
+  type StoreLease,
   trustLabel,
   type VerifiedArtifact,
 } from './plugin-store.js';

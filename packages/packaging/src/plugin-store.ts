@@ -157,6 +157,11 @@ async function removeTree(path: string): Promise<void> {
   });
 }
 
+/** The held storage-root lease; release it (or `await using`) when done. */
+export interface StoreLease extends AsyncDisposable {
+  release(): Promise<void>;
+}
+
 export interface PluginStoreOptions {
   /** Defaults to {@link resolveClatHome}. */
   clatHome?: string;
@@ -238,8 +243,12 @@ export class PluginStore {
     await fsyncPath(this.root);
   }
 
-  /** Runs `task` holding the storage-root lease, after crash recovery of staging and orphans. */
-  async #withLease<T>(task: (registry: Registry) => Promise<T>): Promise<T> {
+  /**
+   * Takes the storage-root lease (a `lock` file holding `pid:token`). A lease whose holder process
+   * is gone is reclaimed; a live holder means {@link STORE_BUSY_MESSAGE}. A running CLAT session
+   * may hold it so that `clat plugin` mutations wait for a restart.
+   */
+  async acquireLease(): Promise<StoreLease> {
     await mkdir(join(this.root, 'artifacts'), { recursive: true, mode: 0o700 });
     await mkdir(join(this.root, 'staging'), { recursive: true, mode: 0o700 });
     const lock = join(this.root, LOCK_FILE);
@@ -252,7 +261,7 @@ export class PluginStore {
           throw new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, { file: lock, cause: error });
         }
         const owner = Number.parseInt(
-          await readBoundedFile(lock, 64)
+          await readBoundedFile(lock, 256)
             .then((b) => b.toString('utf8'))
             .catch(() => ''),
           10,
@@ -268,18 +277,32 @@ export class PluginStore {
     try {
       await handle.writeFile(token);
       await handle.sync();
-      await handle.close();
-      this.#leaseToken = token;
-      const registry = await this.readRegistry();
-      await this.#recover(registry);
-      return await task(registry);
     } finally {
-      this.#leaseToken = undefined;
-      await handle.close().catch(() => undefined);
+      await handle.close();
+    }
+    this.#leaseToken = token;
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      if (this.#leaseToken === token) this.#leaseToken = undefined;
       const holder = await readBoundedFile(lock, 256)
         .then((b) => b.toString('utf8'))
         .catch(() => '');
       if (holder === token) await unlink(lock).catch(() => undefined);
+    };
+    return { release, [Symbol.asyncDispose]: release };
+  }
+
+  /** Runs `task` holding the storage-root lease, after crash recovery of staging and orphans. */
+  async #withLease<T>(task: (registry: Registry) => Promise<T>): Promise<T> {
+    const lease = await this.acquireLease();
+    try {
+      const registry = await this.readRegistry();
+      await this.#recover(registry);
+      return await task(registry);
+    } finally {
+      await lease.release();
     }
   }
 

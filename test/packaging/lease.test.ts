@@ -1,0 +1,102 @@
+/**
+ * The storage-root lease across real processes: while another live process holds it, every
+ * `clat plugin` mutation reports the busy message and changes nothing; once the holder is
+ * SIGKILLed, the next mutation reclaims the stale lease.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { STORE_BUSY_MESSAGE } from '@clat/packaging';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLAT_BIN = join(REPO_ROOT, 'apps/clat/bin/clat.js');
+const HOLDER = fileURLToPath(new URL('./fixtures/lease-holder.mjs', import.meta.url));
+
+let work: string;
+let home: string;
+let holder: ChildProcess | undefined;
+
+function clat(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLAT_BIN, ...args],
+      { cwd: work, env: { PATH: process.env.PATH ?? '', CLAT_HOME: home }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
+          stdout,
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'clat-lease-'));
+  home = join(work, 'home');
+  const entry = '#!/usr/bin/env node\n';
+  await mkdir(join(work, 'pkg'), { recursive: true });
+  await writeFile(join(work, 'pkg', 'run.mjs'), entry);
+  await chmod(join(work, 'pkg', 'run.mjs'), 0o755);
+  await writeFile(
+    join(work, 'pkg', 'clat-plugin.json'),
+    JSON.stringify({
+      manifestVersion: 1,
+      id: 'leased',
+      name: 'Leased',
+      version: '1',
+      runtime: {
+        kind: 'mcp-stdio',
+        entry: 'run.mjs',
+        sha256: createHash('sha256').update(entry).digest('hex'),
+      },
+    }),
+  );
+});
+afterEach(() => {
+  holder?.kill('SIGKILL');
+  holder = undefined;
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('storage-root lease', () => {
+  it('reports busy while a live process holds it and reclaims it after that process dies', async () => {
+    expect((await clat('plugin', 'install', 'pkg')).code).toBe(0);
+    const before = await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8');
+
+    const child = spawn(process.execPath, [HOLDER, home], { stdio: ['ignore', 'pipe', 'inherit'] });
+    holder = child;
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`lease holder exited with ${code}`)));
+    });
+
+    for (const args of [
+      ['disable', 'leased'],
+      ['uninstall', 'leased'],
+      ['update', 'pkg'],
+    ]) {
+      const busy = await clat('plugin', ...args);
+      expect(busy.code, args.join(' ')).toBe(1);
+      expect(busy.stderr).toBe(`clat: ${STORE_BUSY_MESSAGE} [STORE_BUSY]\n`);
+    }
+    expect(await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8')).toBe(before);
+    // Reading is not a mutation: list still works.
+    expect((await clat('plugin', 'list')).code).toBe(0);
+
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    holder = undefined;
+    const disabled = await clat('plugin', 'disable', 'leased');
+    expect(disabled.code, disabled.stderr).toBe(0);
+  });
+});
