@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type McpTimeouts, type MountedMcpServer, mountMcpServer } from '@clat/adapter-mcp';
 import { groupAlive, StdioTransportFactory } from '@clat/adapter-mcp-stdio';
+import { mountWasmPlugin } from '@clat/adapter-wasm';
 import {
   type BridgeRun,
   type BridgeRunOptions,
@@ -106,9 +107,14 @@ export interface BridgeHarness {
 
 let runs = 0;
 
+export interface WasmSpec {
+  name: string;
+  componentPath: string;
+}
+
 export async function createBridgeHarness(
   specs: ServerSpec[],
-  options: { setupProject?: (root: string) => Promise<void> } = {},
+  options: { setupProject?: (root: string) => Promise<void>; wasm?: WasmSpec[] } = {},
 ): Promise<BridgeHarness> {
   const projectRoot = await realpath(await mkdtemp(join(tmpdir(), 'clat-bridge-project-')));
   const clatHome = await realpath(await mkdtemp(join(tmpdir(), 'clat-bridge-home-')));
@@ -152,6 +158,21 @@ export async function createBridgeHarness(
       servers.set(spec.name, mounted);
     }),
   );
+  for (const plugin of options.wasm ?? []) {
+    const mounted = await mountWasmPlugin({
+      name: plugin.name,
+      componentPath: plugin.componentPath,
+      registry,
+      scope,
+      hostServices: bridge,
+      projectRoot,
+      clatHome,
+    });
+    const status = mounted.status();
+    if (status.state !== 'ready') {
+      throw new Error(`WASM plugin ${plugin.name} did not load: ${status.error?.message}`);
+    }
+  }
   const call = (tool: string, args: JsonObject, context: RunContext) =>
     pipeline.call(tool, args, context);
   return {
