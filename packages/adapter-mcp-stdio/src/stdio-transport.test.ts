@@ -410,6 +410,15 @@ describe('teardown', () => {
     await h.transport.close();
   });
 
+  it('disposes like close', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    const pid = h.transport.pid as number;
+    await h.transport[Symbol.asyncDispose]();
+    expect(h.closes).toEqual([undefined]);
+    expect(groupMembers(pid)).toEqual([]);
+  });
+
   it('rejects send before start and a second start', async () => {
     const h = peer('echo');
     const early = await h.transport.send({ jsonrpc: '2.0', method: 'x' }).catch((e: unknown) => e);

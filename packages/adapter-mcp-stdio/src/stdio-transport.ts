@@ -176,6 +176,11 @@ export class StdioTransport implements Transport {
     return this.#closing;
   }
 
+  /** `await using transport = factory.open()` closes it like {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   diagnostics(): TransportDiagnostics {
     const detail: Record<string, string | number> = {
       command: this.#redactor.redact(this.#options.command),
