@@ -82,6 +82,14 @@ describe('run_command', () => {
     expect(alive(grandchild)).toBe(false);
   });
 
+  it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
+    const out = await h.ok<{ timed_out: boolean; signal: string | null }>('run_command', {
+      command: "trap '' TERM; sleep 60",
+      timeout_seconds: 1,
+    });
+    expect(out).toMatchObject({ timed_out: true, signal: 'SIGKILL' });
+  });
+
   it('kills the group at once when the call is cancelled', async () => {
     const pidFile = join(root, 'child.pid');
     const controller = new AbortController();
