@@ -294,6 +294,18 @@ function table() {
   ].join('\n');
 }
 
+/** Formats the committed results the way `pnpm lint` expects (biome), when biome is installed. */
+function formatWithBiome(file) {
+  let biome;
+  try {
+    biome = require.resolve('@biomejs/biome/bin/biome');
+  } catch {
+    console.log('biome is not installed; results.json left unformatted');
+    return;
+  }
+  spawnSync(NODE, [biome, 'format', '--write', file], { stdio: 'ignore' });
+}
+
 function updateReadme(machine) {
   const readme = join(HERE, '..', '..', 'README.md');
   const text = readFileSync(readme, 'utf8');
@@ -332,6 +344,11 @@ const results = {
   quick: QUICK,
   figures: figures.map(({ raw, ...figure }) => ({ ...figure, raw })),
 };
-writeFileSync(join(HERE, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+// Quick smoke runs never replace the committed results of a full run.
+const resultsFile = QUICK
+  ? join(os.tmpdir(), 'clat-bench-results.quick.json')
+  : join(HERE, 'results.json');
+writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+formatWithBiome(resultsFile);
 if (!QUICK) updateReadme(machine);
-console.log(`\n${table()}\n\nwrote bench/results.json`);
+console.log(`\n${table()}\n\nwrote ${resultsFile}`);
