@@ -11,7 +11,7 @@ export const StdioTransportErrorCode = {
   STDIO_CWD_INVALID: 'STDIO_CWD_INVALID',
   /** A frame exceeded the stdio frame cap; the connection is failed. */
   STDIO_FRAME_TOO_LARGE: 'STDIO_FRAME_TOO_LARGE',
-  /** A line was not a JSON-RPC message; reported, not fatal. */
+  /** A line was not a JSON-RPC message (reported, not fatal), or an outbound message could not be encoded. */
   STDIO_FRAME_INVALID: 'STDIO_FRAME_INVALID',
   /** The server process exited (or its stdout ended) while the transport was open. */
   STDIO_PROCESS_EXITED: 'STDIO_PROCESS_EXITED',

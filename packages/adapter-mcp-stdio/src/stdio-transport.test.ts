@@ -285,6 +285,18 @@ describe('framing', () => {
     expect((await call(h, 2, 'echo', { ok: true })).echo).toEqual({ ok: true });
   });
 
+  it('rejects an outbound message JSON cannot encode, without failing the connection', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    const error = await h.transport
+      .send({ jsonrpc: '2.0', id: 1, method: 'x', params: { n: 1n } })
+      .catch((e: unknown) => e);
+    expect(isStdioTransportError(error) && error.code).toBe(
+      StdioTransportErrorCode.STDIO_FRAME_INVALID,
+    );
+    expect((await call(h, 2, 'echo', { ok: 1 })).echo).toEqual({ ok: 1 });
+  });
+
   it('bounds the writer queue when the server stops reading stdin', async () => {
     const h = peer('no-read');
     await h.transport.start();

@@ -141,7 +141,18 @@ export class StdioTransport implements Transport {
         this.#error(code, code === 'STDIO_CLOSED' ? 'is closed' : 'is not started'),
       );
     }
-    const frame = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+    let frame: Buffer;
+    try {
+      frame = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+    } catch (error) {
+      return Promise.reject(
+        this.#error(
+          StdioTransportErrorCode.STDIO_FRAME_INVALID,
+          `cannot encode an outbound message: ${errorMessage(error)}`,
+          { cause: error },
+        ),
+      );
+    }
     if (frame.length - 1 > LIMITS.stdioFrameBytes) {
       return Promise.reject(
         this.#error(
