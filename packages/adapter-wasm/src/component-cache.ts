@@ -33,6 +33,13 @@ interface CacheManifest {
   files: Record<string, string>;
 }
 
+// The global WebAssembly object, typed here so consumers need no DOM lib to compile this file.
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> };
+  }
+).WebAssembly;
+
 /** A transpiled, allowlisted component ready to compile. */
 export interface PreparedComponent {
   sha256: string;
@@ -285,7 +292,7 @@ export async function compileComponent(
       );
     }
     const capped = capModuleMemory(bytes, maxPages);
-    modules[name] = await WebAssembly.compile(capped.bytes as Uint8Array<ArrayBuffer>);
+    modules[name] = await wasm.compile(capped.bytes);
   }
   return { ...prepared, modules, memoryLimitBytes };
 }

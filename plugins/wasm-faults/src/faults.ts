@@ -44,10 +44,18 @@ const bomb = defineTool<{ chunkMiB?: number }>({
 
 const trap = defineTool({
   name: 'trap',
-  description: 'Exits the call with a non-string throw, which traps the instance.',
+  description: 'Throws a non-string out of the export, which traps the instance.',
   effect: 'pure',
   run() {
-    // definePlugin converts throws to strings, so bypass it: a recursion too deep for the stack.
+    return 'unreachable: the export wrapper below throws before this runs';
+  },
+});
+
+const overflow = defineTool({
+  name: 'overflow',
+  description: 'Recurses until the engine stops it (a JS error, not a trap).',
+  effect: 'pure',
+  run() {
     const recurse = (depth: number): number => recurse(depth + 1) + 1;
     return recurse(0);
   },
@@ -88,18 +96,19 @@ const probe = defineTool({
       now: Date.now(),
       random: [Math.random(), Math.random()],
     };
-    const fetchFn = g.fetch as ((url: string) => unknown) | undefined;
-    if (typeof fetchFn === 'function') {
-      try {
-        const pending = fetchFn('http://127.0.0.1:9/') as { then?: unknown };
-        report.fetch = typeof pending?.then === 'function' ? 'returned a promise' : 'returned';
-      } catch (error) {
-        report.fetch = `threw: ${error instanceof Error ? error.message : String(error)}`;
-      }
-    } else {
-      report.fetch = 'absent';
-    }
+    report.fetch = typeof g.fetch;
     return report;
+  },
+});
+
+const fetchProbe = defineTool<{ url: string }>({
+  name: 'fetch',
+  description: 'Tries to reach a URL with fetch().',
+  effect: 'network',
+  run({ url }) {
+    const fetchFn = (globalThis as Record<string, unknown>).fetch as (url: string) => unknown;
+    fetchFn(url);
+    return 'fetch returned';
   },
 });
 
@@ -135,4 +144,15 @@ const hostAll = defineTool<{ path?: string }>({
   },
 });
 
-export const tools = definePlugin({ tools: [spin, bomb, trap, echo, log, probe, hostAll] });
+const plugin = definePlugin({
+  tools: [spin, bomb, trap, overflow, echo, log, probe, fetchProbe, hostAll],
+});
+
+export const tools = {
+  listTools: plugin.listTools,
+  call(name: string, argsJson: string): string {
+    // Bypasses definePlugin's string conversion: only strings may leave an export as err(..).
+    if (name === 'trap') throw new TypeError('a non-string thrown out of the export');
+    return plugin.call(name, argsJson);
+  },
+};

@@ -1,0 +1,123 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  grantsPath,
+  type MountedWasmPlugin,
+  mountWasmPlugin,
+  sha256Hex,
+  WasmErrorCode,
+  WasmGrantStore,
+} from '@clat/adapter-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorld } from './harness.js';
+import { buildProbe } from './wat.js';
+
+// WASI error-code indices (wasi:filesystem/types@0.2.3): the probe reports failures by number.
+const NOT_PERMITTED = 31;
+const READ_ONLY = 33;
+
+describe('hand-written WAT guests probing the sandbox through WASI', () => {
+  let world: ReturnType<typeof createWorld>;
+  let fsProbe: string;
+  let digest: string;
+  const mounted: MountedWasmPlugin[] = [];
+
+  beforeAll(async () => {
+    world = createWorld();
+    fsProbe = await buildProbe('fs-probe', join(world.root, 'fs-probe.wasm'));
+    digest = sha256Hex(readFileSync(fsProbe));
+    writeFileSync(join(world.root, 'outside.txt'), 'outside the project');
+  });
+
+  afterAll(async () => {
+    await world?.dispose();
+  });
+
+  const mount = async (
+    name: string,
+    options: { grants?: WasmGrantStore; dirs?: string[] } = {},
+  ) => {
+    const plugin = await mountWasmPlugin({
+      name,
+      componentPath: fsProbe,
+      registry: world.registry,
+      scope: world.scope,
+      hostServices: world.bridge,
+      projectRoot: world.projectRoot,
+      clatHome: world.clatHome,
+      ...options,
+    });
+    mounted.push(plugin);
+    return plugin;
+  };
+
+  it('a non-JS guest loads, and its WASI environment is empty', async () => {
+    const plugin = await mount('probe');
+    expect(plugin.status()).toMatchObject({ state: 'ready', tools: 3, writable: false });
+    const env = await world.pipeline.call('wasm_probe_env', {}, world.run());
+    expect(env.structured).toBe(0);
+  });
+
+  it('cannot write into the read-only project preopen without a grant', async () => {
+    const result = await world.pipeline.call('wasm_probe_write', {}, world.run());
+    expect(result).toEqual({
+      content: `open-at failed: error-code ${READ_ONLY}`,
+      isError: true,
+    });
+    expect(existsSync(join(world.projectRoot, 'wasm-wrote.txt'))).toBe(false);
+  });
+
+  it('cannot leave the preopen with ..', async () => {
+    const result = await world.pipeline.call('wasm_probe_escape', {}, world.run());
+    expect(result).toEqual({
+      content: `open-at failed: error-code ${NOT_PERMITTED}`,
+      isError: true,
+    });
+  });
+
+  it('a grant for another digest or a smaller directory set leaves it read-only', async () => {
+    const store = await WasmGrantStore.load(grantsPath(world.clatHome));
+    await store.grant('other-digest', 'cd'.repeat(32), [world.projectRoot]);
+    await store.grant('narrow', digest, [world.projectRoot]);
+    const extra = join(world.root, 'extra');
+    mkdirSync(extra);
+    const otherDigest = await mount('other-digest', { grants: store });
+    const narrow = await mount('narrow', { grants: store, dirs: [extra] });
+    expect(otherDigest.status().writable).toBe(false);
+    expect(narrow.status().writable).toBe(false);
+    const result = await world.pipeline.call('wasm_narrow_write', {}, world.run());
+    expect(result.content).toBe(`open-at failed: error-code ${READ_ONLY}`);
+  });
+
+  it('writes with a grant bound to plugin name, digest and exact directory set', async () => {
+    const store = await WasmGrantStore.load(grantsPath(world.clatHome));
+    await store.grant('granted', digest, [world.projectRoot]);
+    const plugin = await mount('granted', { grants: await WasmGrantStore.load(store.path) });
+    expect(plugin.status().writable).toBe(true);
+    const result = await world.pipeline.call('wasm_granted_write', {}, world.run());
+    expect(result).toEqual({ content: 'written' });
+    expect(readFileSync(join(world.projectRoot, 'wasm-wrote.txt'), 'utf8')).toBe('written by wasm');
+    // Still fenced: a grant never opens paths outside the preopen.
+    const outside = await world.pipeline.call('wasm_granted_escape', {}, world.run());
+    expect(outside.content).toBe(`open-at failed: error-code ${NOT_PERMITTED}`);
+  });
+
+  it('refuses a guest that imports sockets before running any of its code', async () => {
+    const netProbe = await buildProbe('net-probe', join(world.root, 'net-probe.wasm'));
+    const plugin = await mountWasmPlugin({
+      name: 'net',
+      componentPath: netProbe,
+      registry: world.registry,
+      scope: world.scope,
+      hostServices: world.bridge,
+      projectRoot: world.projectRoot,
+      clatHome: world.clatHome,
+    });
+    expect(plugin.status()).toMatchObject({
+      state: 'failed',
+      error: { code: WasmErrorCode.WASM_IMPORT_NOT_ALLOWED },
+    });
+    expect(plugin.status().error?.message).toContain('wasi:sockets/instance-network');
+    expect(plugin.guest).toBeUndefined();
+  });
+});
