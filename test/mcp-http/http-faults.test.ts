@@ -123,6 +123,27 @@ describe('HTTP fault zoo (transport level)', () => {
     expectClean(error, fixture.origin);
   });
 
+  it('a redirect is not followed: the other server never sees the configured headers', async () => {
+    const target = await startFaultServer('status-500');
+    fixtures.push(target);
+    const source = await startFaultServer('redirect', undefined, {
+      CLAT_REDIRECT_TO: target.origin,
+    });
+    fixtures.push(source);
+    const transport = new HttpTransport({
+      url: `${source.origin}/mcp`,
+      headers: { Authorization: SECRET, 'X-Api-Key': API_KEY },
+    });
+    transports.push(transport);
+    const error = await failure(rawPeer(transport).request('tools/list'));
+    expect(error).toMatchObject({ code: 'HTTP_STATUS', status: 307 });
+    expect(error.message).toContain(`to ${target.origin}; redirects are not followed`);
+    expect(error.message).not.toContain('redirect-path-token');
+    expectClean(error, source.origin);
+    await source.waitFor('HTTP POST /mcp');
+    expect(target.stderr()).not.toContain('HTTP POST');
+  });
+
   it('a connection reset is a network error naming the origin', async () => {
     const { fixture, peer } = await faulty('reset');
     const error = await failure(peer.request('tools/call', call));

@@ -226,9 +226,19 @@ export class HttpTransport implements Transport {
     try {
       let response: Response;
       try {
-        response = await this.#fetch(this.#url, { method: 'POST', headers, body, signal });
+        response = await this.#fetch(this.#url, {
+          method: 'POST',
+          headers,
+          body,
+          signal,
+          redirect: 'manual',
+        });
       } catch (error) {
         throw this.#fetchFailure(error, message, controller);
+      }
+      if (isRedirect(response.status)) {
+        await response.body?.cancel().catch(() => {});
+        throw this.#redirectError(response, message);
       }
       if (modernVersion === undefined) {
         const session = response.headers.get(HEADER.sessionId);
@@ -273,6 +283,7 @@ export class HttpTransport implements Transport {
         const response = await this.#fetch(this.#url, {
           method: 'DELETE',
           headers,
+          redirect: 'manual',
           signal: AbortSignal.timeout(this.#closeTimeoutMs),
         });
         await response.body?.cancel().catch(() => {});
@@ -429,7 +440,12 @@ export class HttpTransport implements Transport {
     let response: Response;
     try {
       await delay(retryMs, signal);
-      response = await this.#fetch(this.#url, { method: 'GET', headers, signal });
+      response = await this.#fetch(this.#url, {
+        method: 'GET',
+        headers,
+        signal,
+        redirect: 'manual',
+      });
     } catch (error) {
       throw this.#fetchFailure(error, request, controller);
     }
@@ -549,6 +565,28 @@ export class HttpTransport implements Transport {
     }
   }
 
+  /**
+   * Redirects are never followed: fetch would carry the configured headers (all but
+   * Authorization) to wherever the server points, so the user updates the URL instead.
+   */
+  #redirectError(response: Response, message: JsonRpcMessage): HttpTransportError {
+    let target = '(no location)';
+    const location = response.headers.get('location');
+    if (location !== null) {
+      try {
+        const url = new URL(location, this.#url);
+        target = url.origin === this.origin ? 'another path on the same origin' : url.origin;
+      } catch {
+        target = '(an invalid location)';
+      }
+    }
+    return this.#error(
+      'HTTP_STATUS',
+      `MCP server at ${this.origin} redirected ${describe(message)} (HTTP ${response.status}) to ${target}; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json`,
+      response.status,
+    );
+  }
+
   #statusError(
     status: number,
     message: JsonRpcMessage,
@@ -623,6 +661,10 @@ function describe(message: JsonRpcMessage): string {
       : message.method;
   }
   return `the response to id ${JSON.stringify(message.id)}`;
+}
+
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
 }
 
 /** `text/event-stream; charset=utf-8` → `text/event-stream`. */
