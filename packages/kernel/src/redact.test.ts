@@ -12,6 +12,8 @@ describe('redactSecrets', () => {
     ['token=abc', 'token=abc'],
     ['GITHUB ghp_0123456789abcdefghijklmn', 'GITHUB [REDACTED]'],
     ['https://user:s3cretpw@example.com/x', 'https://user:[REDACTED]@example.com/x'],
+    ['aws AKIAIOSFODNN7EXAMPLE1 x', 'aws [REDACTED] x'],
+    ['sts ASIAIOSFODNN7EXAMPLE y', 'sts [REDACTED] y'],
     ['nothing to see', 'nothing to see'],
   ])('%j', (input, expected) => {
     expect(redactSecrets(input)).toBe(expected);

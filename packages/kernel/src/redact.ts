@@ -16,7 +16,7 @@ const PATTERNS: readonly RegExp[] = [
   // OpenAI/Anthropic-style keys: sk-…, sk-ant-…, ≥ 12
   new RegExp(String.raw`()\bsk-${TOKEN}{12,}`, 'g'),
   // GitHub, Slack, Google, AWS key shapes
-  /()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|AKIA[0-9A-Z]{16})/g,
+  /()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16,})/g,
   // NAME=value / NAME: value / "NAME": "value" where NAME ends like a secret, value ≥ 8
   new RegExp(
     String.raw`(\b[A-Za-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd|credential|private[_-]?key|key)["']?\s*[:=]\s*["']?)${TOKEN}{8,}`,
