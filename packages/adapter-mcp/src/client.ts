@@ -154,6 +154,8 @@ export class McpClient {
   readonly #cleanups: (() => void)[] = [];
   #toolCalls = 0;
   #closing: Promise<void> | undefined;
+  /** Teardown of a discarded probe transport still in progress. */
+  #probeClosing: Promise<void> | undefined;
 
   private constructor(
     options: McpClientOptions,
@@ -250,6 +252,7 @@ export class McpClient {
     await checkAbort(first.session);
 
     let negotiated: Negotiated;
+    let probeClosing: Promise<void> | undefined;
     if (probe.kind === 'modern') {
       try {
         negotiated = readDiscover(server, first, probe.result);
@@ -262,10 +265,16 @@ export class McpClient {
         `MCP server ${quoted(server)} is not modern (${probe.reason}); using initialize`,
       );
       if (factory.probeIsolation === 'fresh') {
-        // A strict legacy server must never see initialize after an unsupported probe.
-        await first.session.close().catch(() => {});
+        // A strict legacy server must never see initialize after an unsupported probe. The probe
+        // is torn down in parallel: a server that ignores EOF and SIGTERM would otherwise delay
+        // the fresh handshake by its whole grace period. connect() still reaps it before returning
+        // a failure, and close() awaits it on success.
+        probeClosing = first.session.close().catch(() => {});
         await checkAbort(undefined);
-        first = await open();
+        first = await open().catch(async (error: unknown) => {
+          await probeClosing;
+          throw error;
+        });
       }
       try {
         negotiated = await legacyHandshake(
@@ -277,7 +286,7 @@ export class McpClient {
           signal,
         );
       } catch (error) {
-        await first.session.close().catch(() => {});
+        await Promise.all([first.session.close().catch(() => {}), probeClosing]);
         const cause = isMcpError(error) ? error.message : errorMessage(error);
         if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
         throw new McpError(
@@ -287,8 +296,10 @@ export class McpClient {
         );
       }
     }
+    if (signal?.aborted === true) await probeClosing;
     await checkAbort(negotiated.session);
     const client = new McpClient(options, negotiated, capabilities, clientInfo, timeouts, opened);
+    if (probeClosing !== undefined) client.#probeClosing = probeClosing;
     hooks.toolCallActive = () => client.#toolCalls > 0;
     hooks.elicitation = () => client.elicitationNegotiated;
     hooks.serverCapabilities = () => client.serverCapabilities;
@@ -470,7 +481,7 @@ export class McpClient {
           this.#onDiagnostic(`cleanup of ${quoted(this.name)} failed: ${errorMessage(error)}`);
         }
       }
-      await this.#session.close();
+      await Promise.all([this.#session.close(), this.#probeClosing]);
     })();
     return this.#closing;
   }
