@@ -223,6 +223,24 @@ describe('HTTP fault zoo', () => {
     );
   });
 
+  it('the server forgets the session (404): the call fails and the server is marked failed', async () => {
+    await zoo('http-lost-session', 'session-404', 'tools/call', async (h, status) => {
+      const outcome = await failedCall('http-lost-session', /no longer knows the session/)(
+        h,
+        status,
+      );
+      const after = h.mounted.find((m) => m.name === 'http-lost-session')?.status();
+      expect(after?.state).toBe('failed');
+      // Later calls fail at once with the reason, instead of reaching a dead session.
+      const again = await h.call('mcp_http_lost_session_poke').then(
+        (result) => result.content,
+        (error: unknown) => String(error),
+      );
+      expect(again).toMatch(/no longer knows the session|closed/);
+      return outcome;
+    });
+  });
+
   it('a tools/call that stalls after its headers: the call deadline ends it', async () => {
     await zoo(
       'http-stall-call',
