@@ -1,17 +1,26 @@
 /**
  * `pnpm demo`: the embedded default. Mounts the bundled demo project (apps/clat/demo/project)
  * with the example plugins in a temporary CLAT home, prints /mcp and runs a scripted session
- * through the real pipeline. Offline, no API key. Exits non-zero when the demo plugin fails.
+ * through the real pipeline. Offline, no API key. Exits non-zero when a demo plugin fails.
  * @module
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type ApprovalRequest, type Approver, errorMessage, type RunEvent } from '@clat/kernel';
+import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
+import {
+  type ApprovalRequest,
+  type Approver,
+  errorMessage,
+  isKernelError,
+  KernelErrorCode,
+  type RunEvent,
+} from '@clat/kernel';
 import type { CommandIO } from './command.js';
-import { trustProject } from './config/trust-store.js';
+import { main } from './main.js';
 import { openProject } from './project/open-project.js';
 import { formatMcpStatus } from './ui/mcp-status.js';
 import { formatTools } from './ui/tool-list.js';
@@ -19,7 +28,14 @@ import { describeApproval } from './ui/tty-approver.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const DEMO_PROJECT = join(REPO_ROOT, 'apps/clat/demo/project');
-const NOTES_ENTRY = join(REPO_ROOT, 'plugins/mcp-notes/dist/package/server.mjs');
+/** The example plugins the demo mounts: an installed mcp-stdio package, a DSH plugin, a WASM guest. */
+const NOTES_PACKAGE = join(REPO_ROOT, 'plugins/mcp-notes/dist/package');
+const DSH_CLI = join(REPO_ROOT, 'packages/adapter-dsh/bin/clat-dsh.js');
+const DSH_TODO = join(REPO_ROOT, 'plugins/dsh-todo');
+const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
+const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
+/** Plugins that must connect for the demo to pass. */
+const REQUIRED = ['mcp-notes', 'todo', 'wasm-summarize'];
 
 interface Step {
   say: string;
@@ -29,18 +45,33 @@ interface Step {
 
 /** The scripted session: native tools, plugin tools, and one call the approver refuses. */
 const SCRIPT: Step[] = [
-  { say: 'List the project files', tool: 'list_files', args: { path: '.' } },
-  { say: 'Read the README', tool: 'read_file', args: { path: 'README.md' } },
+  { say: 'List the project files (native tool)', tool: 'list_files', args: { path: '.' } },
+  { say: 'Read the README (native tool)', tool: 'read_file', args: { path: 'README.md' } },
   {
-    say: 'Keep a note about it (plugin tool, write effect: allowed in project-write)',
-    tool: 'mcp_notes_add_note',
+    say: 'Keep a note (installed mcp-stdio package; write effect: allowed in project-write)',
+    tool: 'mcp_mcp_notes_add_note',
     args: { title: 'Demo project', body: 'greet() lives in src/greet.js', tags: ['demo'] },
   },
-  { say: 'Search the notes', tool: 'mcp_notes_search_notes', args: { query: 'greet' } },
-  { say: 'List the notes', tool: 'mcp_notes_list_notes', args: {} },
+  { say: 'Search the notes', tool: 'mcp_mcp_notes_search_notes', args: { query: 'greet' } },
   {
-    say: 'Delete every note (destructive effect: the mode table asks, the scripted user says no)',
-    tool: 'mcp_notes_delete_note',
+    say: 'Add a todo (DSH plugin; it writes through the host write_file tool and the pipeline)',
+    tool: 'mcp_todo_todo_add',
+    args: { text: 'Write tests for greet()' },
+  },
+  { say: 'List the todos', tool: 'mcp_todo_todo_list', args: {} },
+  {
+    say: 'Count words (WASM component, pure effect, no host access)',
+    tool: 'wasm_wasm_summarize_word_count',
+    args: { text: 'one kernel, many adapters, one pipeline' },
+  },
+  {
+    say: 'Ask the host for context (WASM component through the host bridge)',
+    tool: 'wasm_wasm_summarize_project_info',
+    args: {},
+  },
+  {
+    say: 'Delete a note (destructive effect: the mode table asks, the scripted user says no)',
+    tool: 'mcp_mcp_notes_delete_note',
     args: { id: 'all' },
   },
 ];
@@ -59,40 +90,53 @@ function indent(text: string, limit = 12): string {
 function describeEvent(event: RunEvent): string | undefined {
   switch (event.type) {
     case 'tool.approved':
-      return `  ✓ approved by ${event.by}`;
+      return `  ✓ ${event.tool}: approved by ${event.by}`;
     case 'tool.denied':
-      return `  ✗ denied: ${event.reason}`;
+      return `  ✗ ${event.tool}: denied: ${event.reason}`;
     case 'tool.finished':
-      return `  ✓ finished in ${event.durationMs} ms${event.isError ? ' (tool error)' : ''}`;
+      return `  ✓ ${event.tool}: finished in ${event.durationMs} ms${event.isError ? ' (tool error)' : ''}`;
     case 'tool.failed':
-      return `  ✗ failed: ${event.error.message}`;
+      return `  ✗ ${event.tool}: failed: ${event.error.message}`;
     default:
       return undefined;
   }
 }
 
 export async function runDemo(out: NodeJS.WritableStream = process.stdout): Promise<number> {
-  const home = await mkdtemp(join(tmpdir(), 'clat-demo-'));
+  const root = await mkdtemp(join(tmpdir(), 'clat-demo-'));
+  const home = join(root, 'clat-home');
+  const project = join(root, 'project');
+  await mkdir(home, { recursive: true });
   const env = { ...process.env, CLAT_HOME: home };
   const io: CommandIO = {
     stdin: process.stdin,
     stdout: out as CommandIO['stdout'],
     stderr: process.stderr,
     env,
-    cwd: DEMO_PROJECT,
+    cwd: project,
   };
+  const quiet = new PassThrough().resume();
   out.write(`CLAT demo — temporary CLAT home ${home}\n`);
   try {
     section(out, 'configuration');
-    if (!existsSync(NOTES_ENTRY)) {
-      out.write(`The mcp-notes plugin is not built (${NOTES_ENTRY}); run "pnpm build" first.\n`);
-      return 1;
+    for (const [file, hint] of [
+      [NOTES_PACKAGE, 'pnpm build'],
+      [WASM_COMPONENT, 'pnpm build'],
+      [join(REPO_ROOT, 'packages/adapter-dsh/dist'), 'pnpm build'],
+    ] as const) {
+      if (!existsSync(file)) {
+        out.write(`${file} is missing; run "${hint}" first.\n`);
+        return 1;
+      }
     }
-    const notesDir = join(home, 'notes-data');
-    await mkdir(notesDir, { recursive: true });
+    // A copy of the bundled project, so plugin writes never touch the repository.
+    await cp(DEMO_PROJECT, project, { recursive: true });
+    const clat = (argv: string[]) => main(argv, { ...io, stdout: quiet });
+    const installed = await clat(['plugin', 'install', NOTES_PACKAGE, '--accept-capabilities']);
+    out.write(`clat plugin install plugins/mcp-notes/dist/package → exit ${installed}\n`);
     const mcp = {
       mcpServers: {
-        notes: { command: process.execPath, args: [NOTES_ENTRY], env: { MCP_NOTES_DIR: notesDir } },
+        todo: { command: process.execPath, args: [DSH_CLI, 'serve', DSH_TODO] },
         // Shows failure isolation and stderr redaction: it prints a fake key and exits.
         broken: {
           command: process.execPath,
@@ -105,13 +149,23 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
     };
     await writeFile(join(home, 'mcp.json'), `${JSON.stringify(mcp, null, 2)}\n`);
     out.write(
-      `wrote ${join(home, 'mcp.json')} with servers: ${Object.keys(mcp.mcpServers).join(', ')}\n`,
+      `wrote mcp.json: ${Object.keys(mcp.mcpServers).join(', ')} (todo = DSH plugin via clat-dsh serve)\n`,
     );
-    await trustProject(join(home, 'trust.json'), DEMO_PROJECT);
-    out.write(`clat trust ${DEMO_PROJECT}\n`);
+    await writeFile(
+      join(home, 'plugins.json'),
+      `${JSON.stringify({ 'wasm-summarize': { manifest: WASM_MANIFEST } }, null, 2)}\n`,
+    );
+    out.write('wrote plugins.json: wasm-summarize (WASM component, manifest-backed)\n');
+    // The first jco transpile of a component takes seconds; warm the cache the way a user would
+    // before a first run, so the 20 s initial-surface wait is about connecting, not compiling.
+    const warm = Date.now();
+    await prepareComponent({ componentPath: WASM_COMPONENT, cacheDir: wasmCacheDir(home) });
+    out.write(`warmed the WASM component cache in ${Date.now() - warm} ms\n`);
+    await clat(['trust', project]);
+    out.write(`clat trust ${project}\n`);
 
-    const project = await openProject(io, {});
-    const { session } = project;
+    const opened = await openProject(io, {});
+    const { session } = opened;
     const stopEvents = session.events.on((event) => {
       const line = describeEvent(event);
       if (line !== undefined) out.write(`${line}\n`);
@@ -122,9 +176,15 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
       await session.mount.freezeForFirstRun();
       section(out, '/mcp');
       const summary = session.mount.summary();
-      out.write(formatMcpStatus(summary, { configIssues: project.configIssues }));
+      out.write(
+        formatMcpStatus(summary, { configIssues: opened.configIssues, notes: opened.sourceNotes }),
+      );
       section(out, '/tools');
       out.write(formatTools(session.registry.list()));
+      section(out, 'system prompt contributions (packages, DSH)');
+      for (const prompt of session.prompts.list()) {
+        out.write(`  ${prompt.name} [${prompt.source.kind}:${prompt.source.id}]\n`);
+      }
 
       section(out, 'scripted session (mode project-write)');
       const approver: Approver = {
@@ -135,18 +195,19 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
       };
       const run = await session.beginRun({ mode: 'project-write', approver });
       let calls = 0;
+      let failures = 0;
       try {
         for (const step of SCRIPT) {
           out.write(`\n» ${step.say}\n  ${step.tool} ${JSON.stringify(step.args)}\n`);
-          if (!session.registry.has(step.tool)) {
-            out.write('  - skipped: this tool is not registered in this build\n');
-            continue;
-          }
           try {
             const result = await session.pipeline.call(step.tool, step.args, run.context);
             calls++;
+            if (result.isError === true) failures++;
             out.write(indent(result.content));
           } catch (error) {
+            // The scripted denial is the one expected failure.
+            if (!(isKernelError(error) && error.code === KernelErrorCode.PERMISSION_DENIED))
+              failures++;
             out.write(`    (${errorMessage(error)})\n`);
           }
         }
@@ -156,15 +217,12 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
       section(out, 'teardown');
       await session.close();
       out.write('project scope closed: leases revoked, servers stopped\n');
-      const notes = summary.servers.find((server) => server.name === 'notes');
-      if (!project.composition.connectors({ env }).some((c) => c.transports.includes('stdio'))) {
-        // Partial build: say so plainly instead of pretending the plugin ran.
-        out.write('\nPartial demo: no MCP stdio connector is wired into this build yet.\n');
-        return 0;
-      }
-      if (notes?.state !== 'connected' || calls === 0) {
+      const missing = REQUIRED.filter(
+        (name) => summary.servers.find((server) => server.name === name)?.state !== 'connected',
+      );
+      if (missing.length > 0 || failures > 0) {
         out.write(
-          `\nDEMO FAILED: the notes plugin did not connect (${notes?.failure ?? notes?.state})\n`,
+          `\nDEMO FAILED: ${missing.length > 0 ? `not connected: ${missing.join(', ')}` : `${failures} scripted call(s) failed`}\n`,
         );
         return 1;
       }
@@ -175,7 +233,7 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
       await session.close().catch(() => {});
     }
   } finally {
-    await rm(home, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
   }
 }
 

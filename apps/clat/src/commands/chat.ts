@@ -203,6 +203,7 @@ class ChatSession {
         this.#write(
           formatMcpStatus(this.#project.session.mount.summary(), {
             configIssues: this.#project.configIssues,
+            notes: this.#project.sourceNotes,
           }),
         );
         return true;

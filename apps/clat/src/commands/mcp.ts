@@ -56,8 +56,15 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
     async (project) => {
       await waitForSurface(io, project);
       const summary = project.session.mount.summary();
-      if (values.json === true) writeJson(io, mcpStatusJson(summary, project.configIssues));
-      else io.stdout.write(formatMcpStatus(summary, { configIssues: project.configIssues }));
+      if (values.json === true)
+        writeJson(io, mcpStatusJson(summary, project.configIssues, project.sourceNotes));
+      else
+        io.stdout.write(
+          formatMcpStatus(summary, {
+            configIssues: project.configIssues,
+            notes: project.sourceNotes,
+          }),
+        );
       return 0;
     },
   );

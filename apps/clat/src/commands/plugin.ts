@@ -13,6 +13,7 @@ import {
   packPackage,
   parseConfigJson,
   readConfigFile,
+  trustLabel,
   unpackContainer,
 } from '@clat/packaging';
 import { parseFlags } from '../cli-options.js';
@@ -89,7 +90,8 @@ function describeInspected(inspected: InspectedPackage): Record<string, unknown>
     capabilities: inspected.capabilities,
     prompts: (manifest.prompts ?? []).map((prompt) => prompt.name),
     configSchema: manifest.configSchema !== undefined,
-    trust: 'local/unverified',
+    trust: trustLabel(inspected.trust),
+    ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher.publisher }),
   };
 }
 
@@ -98,7 +100,17 @@ function printTable(io: CommandIO, rows: PluginListEntry[]): void {
     io.stdout.write('No plugins installed. Install one with "clat plugin install <dir>".\n');
     return;
   }
-  const header = ['ID', 'NAME', 'VERSION', 'RUNTIME', 'TREE', 'ENABLED', 'ROLLBACK', 'TRUST'];
+  const header = [
+    'ID',
+    'NAME',
+    'VERSION',
+    'RUNTIME',
+    'TREE',
+    'ENABLED',
+    'ROLLBACK',
+    'TRUST',
+    'PUBLISHER',
+  ];
   const cells = rows.map((row) => [
     row.id,
     row.name,
@@ -108,6 +120,9 @@ function printTable(io: CommandIO, rows: PluginListEntry[]): void {
     row.enabled ? 'yes' : 'no',
     row.rollbackVersion ?? '-',
     row.trust,
+    row.publisher === undefined
+      ? '-'
+      : `${row.publisher.publisher} (${row.publisher.publicKey.slice(0, 12)}…)`,
   ]);
   const widths = header.map((title, i) =>
     Math.max(title.length, ...cells.map((line) => (line[i] ?? '').length)),

@@ -1,42 +1,136 @@
 /**
- * What this build of `clat` composes: server connectors per transport, native host tools and the
- * server sources besides mcp.json (installed packages, the GLM pack). A custom distribution
- * passes its own Composition.
+ * What this build of `clat` composes: connectors per transport (MCP over stdio and HTTP, WASM),
+ * native host tools, and the mount sources besides mcp.json: installed packages, plugins.json
+ * WASM plugins and the GLM Coding Plan pack. A custom distribution passes its own Composition.
  * @module
  */
-import type { ConfigIssue, McpServerConfig, Tool } from '@clat/kernel';
+import { join } from 'node:path';
+import { describeGlmPack, mergeGlmPack } from '@clat/adapter-glm';
+import { loadPluginsJson, PLUGINS_FILE } from '@clat/adapter-wasm';
+import type { ConfigIssue, McpServerConfig, PromptContribution, Tool } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
+import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packaging';
 import type { ClatHome } from '../config/clat-home.js';
 import type { UserConfig } from '../config/user-config.js';
 import { createMcpConnector } from './mcp-connector.js';
 import type { NativeToolContext } from './project-session.js';
-import type { ServerConnector } from './server-connector.js';
+import type { MountEntry, ServerConnector } from './server-connector.js';
+import { createWasmConnector } from './wasm-connector.js';
 
 export interface ServerSourceContext {
   home: ClatHome;
   env: NodeJS.ProcessEnv;
   user: UserConfig;
+  /** Entries of mcp.json, which win over every other source with the same name. */
+  userServers: readonly McpServerConfig[];
+}
+
+export interface ServerSources {
+  /** Entries besides mcp.json, in mount order; names never repeat a user entry. */
+  entries: MountEntry[];
+  issues: ConfigIssue[];
+  /** One line per source decision for /mcp (pack on/off, shadowed packages). */
+  notes: string[];
+  /** Static system prompts, contributed when their server connects. */
+  prompts: PromptContribution[];
 }
 
 export interface Composition {
   connectors(context: { env: NodeJS.ProcessEnv }): readonly ServerConnector[];
   nativeTools(context: NativeToolContext): readonly Tool[];
-  /** Servers besides mcp.json; a same-named mcp.json entry wins over them. */
-  extraServers(
-    context: ServerSourceContext,
-  ): Promise<{ servers: McpServerConfig[]; issues: ConfigIssue[] }>;
+  extraServers(context: ServerSourceContext): Promise<ServerSources>;
+}
+
+async function collectSources(context: ServerSourceContext): Promise<ServerSources> {
+  const { home } = context;
+  const out: ServerSources = { entries: [], issues: [], notes: [], prompts: [] };
+  const taken = new Set(context.userServers.map((server) => server.name));
+  const add = (entry: MountEntry, what: string): void => {
+    if (taken.has(entry.name)) {
+      out.notes.push(
+        `${what} ${JSON.stringify(entry.name)} is replaced by the same-named entry before it`,
+      );
+      return;
+    }
+    taken.add(entry.name);
+    out.entries.push(entry);
+  };
+
+  const registryFile = join(home.dir, STORE_DIR, REGISTRY_FILE);
+  const installed = await installedServerEntries(home.dir);
+  if (installed.registryError !== undefined) {
+    out.issues.push({ file: registryFile, path: '(root)', message: installed.registryError });
+  }
+  for (const issue of installed.issues) {
+    out.issues.push({ file: registryFile, path: issue.id, message: issue.message });
+  }
+  for (const server of installed.servers) add(server, 'installed package');
+  for (const component of installed.components) {
+    add(
+      {
+        transport: 'wasm',
+        name: component.id,
+        origin: 'package',
+        manifest: component.dir,
+        dirs: [],
+        ...(component.config === undefined ? {} : { config: component.config }),
+      },
+      'installed package',
+    );
+  }
+  for (const prompt of installed.prompts) {
+    out.prompts.push({
+      name: `package_${prompt.server}_${prompt.name}`.replace(/[^A-Za-z0-9_]/g, '_'),
+      source: { kind: 'package', id: prompt.server },
+      text: prompt.system,
+    });
+  }
+
+  const pluginsFile = join(home.dir, PLUGINS_FILE);
+  const plugins = await loadPluginsJson(pluginsFile, { clatHome: home.dir });
+  for (const issue of plugins.issues) {
+    out.issues.push({ file: pluginsFile, path: issue.id, message: issue.message });
+  }
+  for (const entry of plugins.entries) {
+    add(
+      {
+        transport: 'wasm',
+        name: entry.id,
+        origin: 'plugins.json',
+        dirs: entry.dirs,
+        ...(entry.path === undefined ? {} : { path: entry.path }),
+        ...(entry.manifest === undefined ? {} : { manifest: entry.manifest }),
+        ...(entry.sha256 === undefined ? {} : { sha256: entry.sha256 }),
+        ...(entry.config === undefined ? {} : { config: entry.config }),
+      },
+      'plugins.json entry',
+    );
+  }
+
+  const provider = context.user.provider;
+  const glm = mergeGlmPack(
+    provider === undefined
+      ? undefined
+      : { vendor: provider.vendor, baseUrl: provider.baseUrl, apiKey: provider.apiKey },
+    context.userServers,
+    { reservedNames: taken },
+  );
+  if (provider !== undefined && glm.status.active) out.notes.push(...describeGlmPack(glm));
+  for (const server of glm.servers.slice(context.userServers.length))
+    add(server, 'GLM pack server');
+  return out;
 }
 
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
   return {
-    connectors: () => [createMcpConnector()],
+    connectors: () => [createMcpConnector(), createWasmConnector()],
     nativeTools: (context) =>
       createNativeTools({
         projectRoot: context.projectRoot,
         asker: (ctx) => context.askerFor(ctx.runId),
         allowAbsoluteWrites: (ctx) => context.modeFor(ctx.runId) === 'full-access',
       }),
-    extraServers: async () => ({ servers: [], issues: [] }),
+    extraServers: collectSources,
   };
 }

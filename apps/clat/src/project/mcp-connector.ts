@@ -8,6 +8,7 @@ import { HttpTransportFactory } from '@clat/adapter-mcp-http';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
 import { LIMITS, Redactor, type Transport, type TransportFactory } from '@clat/kernel';
 import { CLAT_VERSION } from '../version.js';
+import { addEntrySecrets } from './secret-env.js';
 import {
   type MountedServer,
   type ServerConnector,
@@ -29,6 +30,7 @@ function progressOf(status: McpServerStatus): ServerProgress {
 
 function factoryFor(request: ServerMountRequest, redactor: Redactor): TransportFactory {
   const { server } = request;
+  if (server.transport === 'wasm') throw new Error('the MCP connector does not mount WASM plugins');
   if (server.transport === 'http') {
     return new HttpTransportFactory({
       url: server.url,
@@ -87,8 +89,7 @@ export function createMcpConnector(): ServerConnector {
     transports: ['stdio', 'http'],
     async mount(request: ServerMountRequest): Promise<MountedServer> {
       const redactor = new Redactor();
-      if (request.server.transport === 'http') redactor.addHeaders(request.server.headers);
-      else for (const value of Object.values(request.server.env ?? {})) redactor.add(value);
+      addEntrySecrets(redactor, request.server);
       let factory: TailKeepingFactory;
       try {
         factory = new TailKeepingFactory(factoryFor(request, redactor));

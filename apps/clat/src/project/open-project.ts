@@ -4,7 +4,6 @@
  * composes the session with the adapters wired into this build.
  * @module
  */
-import type { McpServerConfig } from '@clat/kernel';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
@@ -32,6 +31,8 @@ export interface OpenedProject {
   user: UserConfig;
   /** mcp.json problems, one line each, naming file and field. */
   configIssues: string[];
+  /** Source decisions (GLM pack on/off, replaced packages), for /mcp. */
+  sourceNotes: string[];
   composition: Composition;
 }
 
@@ -61,15 +62,6 @@ export async function requireTrust(
   );
 }
 
-/** User entries win over same-named entries from other sources (packages, the GLM pack). */
-function mergeServers(
-  user: readonly McpServerConfig[],
-  others: readonly McpServerConfig[],
-): McpServerConfig[] {
-  const names = new Set(user.map((server) => server.name));
-  return [...user, ...others.filter((server) => !names.has(server.name))];
-}
-
 export async function openProject(
   io: CommandIO,
   options: OpenProjectOptions,
@@ -78,14 +70,20 @@ export async function openProject(
   const user = await loadUserConfig(home.configFile, io.env);
   const mcp = await loadMcpConfig(home.mcpFile);
   const composition = options.composition ?? defaultComposition();
-  const extra = await composition.extraServers({ home, env: io.env, user });
+  const extra = await composition.extraServers({
+    home,
+    env: io.env,
+    user,
+    userServers: mcp.servers,
+  });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
   const session = new ProjectSession({
     home,
     projectRoot,
-    servers: mergeServers(mcp.servers, extra.servers),
+    servers: [...mcp.servers, ...extra.entries],
+    staticPrompts: extra.prompts,
     connectors: composition.connectors({ env: io.env }),
     nativeTools: (context) => composition.nativeTools(context),
   });
-  return { session, home, user, configIssues, composition };
+  return { session, home, user, configIssues, sourceNotes: extra.notes, composition };
 }

@@ -11,7 +11,7 @@ import {
   isKernelError,
   KernelErrorCode,
   LIMITS,
-  type McpServerConfig,
+  type PromptContribution,
   type PromptRegistry,
   type Redactor,
   type Scope,
@@ -19,6 +19,7 @@ import {
   type TransportKind,
 } from '@clat/kernel';
 import type {
+  MountEntry,
   MountedServer,
   ServerConnector,
   ServerProgress,
@@ -55,7 +56,7 @@ export interface McpSummary {
 }
 
 export interface ProjectMountOptions {
-  servers: readonly McpServerConfig[];
+  servers: readonly MountEntry[];
   connectors: readonly ServerConnector[];
   registry: ToolRegistry;
   prompts: PromptRegistry;
@@ -65,16 +66,19 @@ export interface ProjectMountOptions {
   clatHome: string;
   /** Redacts configured secrets (headers, env values) out of every diagnostic. */
   redactor: Redactor;
+  /** Static prompts contributed when the server named by `source.id` connects. */
+  staticPrompts?: readonly PromptContribution[];
 }
 
 interface Entry {
-  config: McpServerConfig;
+  config: MountEntry;
   status: ServerStatus;
   mounted: MountedServer | undefined;
   started: number;
 }
 
-function targetOf(server: McpServerConfig): string {
+function targetOf(server: MountEntry): string {
+  if (server.transport === 'wasm') return server.path ?? server.manifest ?? '';
   if (server.transport === 'http') {
     try {
       const url = new URL(server.url);
@@ -236,6 +240,20 @@ export class ProjectMount {
     this.#changed();
   }
 
+  #contributePrompts(entry: Entry): void {
+    for (const prompt of this.#options.staticPrompts ?? []) {
+      if (prompt.source.id !== entry.config.name) continue;
+      try {
+        this.#options.prompts.register(prompt, this.#options.scope);
+        entry.status.prompts++;
+      } catch (error) {
+        entry.status.warnings.push(
+          this.#options.redactor.redact(`prompt ${prompt.name}: ${errorMessage(error)}`),
+        );
+      }
+    }
+  }
+
   async #mountOne(entry: Entry): Promise<void> {
     entry.started = Date.now();
     const { options } = { options: this.#options };
@@ -280,6 +298,7 @@ export class ProjectMount {
         );
         return;
       }
+      this.#contributePrompts(entry);
       entry.status.state = 'connected';
       entry.status.phase = undefined;
       entry.status.durationMs = Date.now() - entry.started;

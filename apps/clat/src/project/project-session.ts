@@ -9,10 +9,10 @@ import {
   type BridgeRun,
   CancelToken,
   createGlobalScope,
-  type McpServerConfig,
   type ModelProvider,
   type PermissionMode,
   PluginHostBridge,
+  type PromptContribution,
   PromptRegistry,
   Redactor,
   type RunContext,
@@ -25,14 +25,17 @@ import {
 } from '@clat/kernel';
 import type { ClatHome } from '../config/clat-home.js';
 import { ProjectMount } from './project-mount.js';
-import type { ServerConnector } from './server-connector.js';
+import { addEntrySecrets } from './secret-env.js';
+import type { MountEntry, ServerConnector } from './server-connector.js';
 
 export interface ProjectSessionOptions {
   home: ClatHome;
   /** Canonical, trusted project root. */
   projectRoot: string;
-  servers: readonly McpServerConfig[];
+  servers: readonly MountEntry[];
   connectors: readonly ServerConnector[];
+  /** Static system prompts of installed packages, registered when their server connects. */
+  staticPrompts?: readonly PromptContribution[];
   /** Native host tools, registered before any server so a server can never shadow them. */
   nativeTools?: (context: NativeToolContext) => readonly Tool[];
 }
@@ -88,10 +91,7 @@ export class ProjectSession {
       projectRoot: options.projectRoot,
       pipeline: this.pipeline,
     });
-    for (const server of options.servers) {
-      if (server.transport === 'http') this.redactor.addHeaders(server.headers);
-      else for (const value of Object.values(server.env ?? {})) this.redactor.add(value);
-    }
+    for (const server of options.servers) addEntrySecrets(this.redactor, server);
     const native = options.nativeTools?.({
       projectRoot: options.projectRoot,
       askerFor: (runId) => this.bridge.askerFor(runId),
@@ -108,6 +108,7 @@ export class ProjectSession {
       projectRoot: options.projectRoot,
       clatHome: options.home.dir,
       redactor: this.redactor,
+      staticPrompts: options.staticPrompts ?? [],
     });
   }
 

@@ -9,9 +9,27 @@ import type {
   McpServerConfig,
   PromptRegistry,
   Scope,
+  ServerOrigin,
   ToolRegistry,
   TransportKind,
 } from '@clat/kernel';
+
+/** A WASM component plugin (`~/.clat/plugins.json` or an installed wasm-component package). */
+export interface WasmMountEntry {
+  transport: 'wasm';
+  name: string;
+  origin: ServerOrigin;
+  /** Absolute component path (path entries). */
+  path?: string;
+  /** Manifest file or package directory (manifest entries: capabilities ceiling, pins). */
+  manifest?: string;
+  sha256?: string;
+  config?: unknown;
+  dirs: string[];
+}
+
+/** Anything the project mount connects: an MCP server or a WASM plugin. */
+export type MountEntry = McpServerConfig | WasmMountEntry;
 
 export type ServerState = 'connecting' | 'connected' | 'failed';
 
@@ -32,7 +50,7 @@ export interface ServerProgress {
 }
 
 export interface ServerMountRequest {
-  server: McpServerConfig;
+  server: MountEntry;
   registry: ToolRegistry;
   prompts: PromptRegistry;
   /** The trusted project scope; registrations lease into it. */

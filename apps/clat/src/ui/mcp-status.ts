@@ -21,9 +21,10 @@ function versionText(server: ServerStatus): string {
 /** The /mcp text block. Every string in `summary` is already redacted by the mount. */
 export function formatMcpStatus(
   summary: McpSummary,
-  options: { configIssues?: string[] } = {},
+  options: { configIssues?: string[]; notes?: string[] } = {},
 ): string {
   const lines = [summaryLine(summary)];
+  for (const note of options.notes ?? []) lines.push(note);
   const issues = options.configIssues ?? [];
   if (issues.length > 0) {
     lines.push('Config issues (these entries were skipped):');
@@ -54,6 +55,10 @@ export function formatMcpStatus(
   return `${lines.join('\n')}\n`;
 }
 
-export function mcpStatusJson(summary: McpSummary, configIssues: string[] = []): unknown {
-  return { ...summary, configIssues };
+export function mcpStatusJson(
+  summary: McpSummary,
+  configIssues: string[] = [],
+  notes: string[] = [],
+): unknown {
+  return { ...summary, configIssues, notes };
 }

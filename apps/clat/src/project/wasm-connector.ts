@@ -1,0 +1,86 @@
+/**
+ * The WASM connector: `clat:plugin` components run by `@clat/adapter-wasm` in sandboxed workers,
+ * adapted to the project mount's ServerConnector port.
+ * @module
+ */
+import { mountWasmPlugin, resolveManifestEntry, type WasmPluginStatus } from '@clat/adapter-wasm';
+import {
+  type MountedServer,
+  type ServerConnector,
+  ServerMountError,
+  type ServerMountRequest,
+  type ServerProgress,
+} from './server-connector.js';
+
+function progressOf(status: WasmPluginStatus): ServerProgress {
+  return {
+    protocolVersion: status.protocol,
+    tools: status.tools,
+    stderrTail: status.outputTail,
+    warnings: status.notes,
+    ...(status.state === 'loading' ? { phase: 'loading' } : {}),
+  };
+}
+
+export function createWasmConnector(): ServerConnector {
+  return {
+    transports: ['wasm'],
+    async mount(request: ServerMountRequest): Promise<MountedServer> {
+      const entry = request.server;
+      if (entry.transport !== 'wasm') throw new ServerMountError('not a WASM plugin entry');
+      let componentPath = entry.path;
+      let sha256 = entry.sha256;
+      let capabilities:
+        | Awaited<ReturnType<typeof resolveManifestEntry>>['capabilities']
+        | undefined;
+      if (componentPath === undefined) {
+        try {
+          const manifest = await resolveManifestEntry({
+            id: entry.name,
+            dirs: entry.dirs,
+            ...(entry.manifest === undefined ? {} : { manifest: entry.manifest }),
+          });
+          componentPath = manifest.componentPath;
+          sha256 = manifest.sha256 ?? sha256;
+          capabilities = manifest.capabilities;
+        } catch (error) {
+          throw new ServerMountError((error as Error).message);
+        }
+      }
+      const mounted = await mountWasmPlugin({
+        name: entry.name,
+        componentPath,
+        sha256,
+        config: entry.config,
+        capabilities,
+        registry: request.registry,
+        scope: request.scope,
+        hostServices: request.hostServices,
+        projectRoot: request.projectRoot,
+        clatHome: request.clatHome,
+        dirs: entry.dirs,
+        onStatus: (status) => request.onProgress(progressOf(status)),
+      });
+      const status = mounted.status();
+      if (status.state !== 'ready') {
+        throw new ServerMountError(
+          status.error === undefined
+            ? `plugin ended in state ${status.state}`
+            : `${status.error.message} [${status.error.code}]`,
+          status.outputTail,
+        );
+      }
+      return {
+        progress: progressOf(status),
+        current: () => {
+          const now = mounted.status();
+          return {
+            ...progressOf(now),
+            ...(now.state === 'failed' ? { failure: now.error?.message ?? 'plugin failed' } : {}),
+          };
+        },
+        close: () => mounted.close(),
+      };
+    },
+  };
+}
