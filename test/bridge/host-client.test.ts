@@ -136,6 +136,8 @@ describe('sampling gates', () => {
       expect(out).toMatchObject({ ok: true, result: { role: 'assistant', model: 'scripted-1' } });
       expect(model.requests).toHaveLength(1);
       expect(model.requests[0]?.messages).toHaveLength(LIMITS.samplingMessages);
+      // The server's model hint and includeContext are ignored: session model, no conversation.
+      expect(JSON.stringify(model.requests[0])).not.toContain('some-other-model');
       expect(run.usage().requests).toBe(1);
       // Full Access skips the dialog only.
       expect(approver.requests).toHaveLength(0);
@@ -412,6 +414,35 @@ describe('context', () => {
     }
     expect(seen).toContain(runId);
     expect(seen.slice(seen.indexOf(runId))).toContain(null);
+  });
+});
+
+describe('context bounds', () => {
+  it('sends at most the last 64 history messages, dropping the oldest while over 256 KiB', async () => {
+    const small = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, k) => ({ role: 'user', text: `${prefix}${k}` }));
+    const all = small('m', LIMITS.contextMessages + 10);
+    await inRun({ mode: 'project-write', history: () => all }, async (context) => {
+      const out = await h.callJson<{ result: { run: { messages: { text: string }[] } } }>(
+        CONTEXT,
+        {},
+        context,
+      );
+      expect(out.result.run.messages.map((m) => m.text)).toEqual(
+        all.slice(-LIMITS.contextMessages).map((m) => m.text),
+      );
+    });
+    // An oversized message inside the window takes every older one with it.
+    const big = { role: 'user', text: 'x'.repeat(LIMITS.contextSnapshotBytes) };
+    const withBig = [...small('m', 70), big, ...small('n', 10)];
+    await inRun({ mode: 'project-write', history: () => withBig }, async (context) => {
+      const out = await h.callJson<{ result: { run: { messages: { text: string }[] } } }>(
+        CONTEXT,
+        {},
+        context,
+      );
+      expect(out.result.run.messages.map((m) => m.text)).toEqual(small('n', 10).map((m) => m.text));
+    });
   });
 });
 
