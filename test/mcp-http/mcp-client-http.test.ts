@@ -46,6 +46,20 @@ describe('MCP over Streamable HTTP, end to end', () => {
     expect(shown).not.toContain('e2e-http-secret');
   });
 
+  it('server-everything: 50 concurrent calls on one session each get their own answer', async () => {
+    harness = new HttpHarness();
+    await harness.mount('everything', `${everything.origin}/mcp`);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        harness.call('mcp_everything_get_sum', { a: i + 1, b: 10_000 }),
+      ),
+    );
+    results.forEach((result, i) => {
+      // The sum differs from both operands, so a crossed answer cannot pass.
+      expect(result.content).toContain(String(10_001 + i));
+    });
+  });
+
   it('server-everything: cancelling a long call ends it promptly', async () => {
     harness = new HttpHarness();
     await harness.mount('everything', `${everything.origin}/mcp`);
