@@ -15,21 +15,9 @@ import { runCommandTool } from './tools/run-command.js';
 import { searchTool } from './tools/search.js';
 import { writeFileTool } from './tools/write-file.js';
 
-export { writeFileAtomic } from './atomic-write.js';
 export { NativeToolError, NativeToolErrorCode } from './errors.js';
-export { globToRegExp, IgnoreRules } from './glob.js';
-export { NATIVE_LIMITS, SKIPPED_DIRECTORIES } from './limits.js';
-export { defineNativeTool, type NativeToolSpec } from './native-tool.js';
+export { NATIVE_LIMITS } from './limits.js';
 export type { NativeToolsOptions } from './options.js';
-export {
-  BoundedOutput,
-  type GroupRunOptions,
-  type GroupRunResult,
-  groupAlive,
-  killGroup,
-  runInProcessGroup,
-} from './process-group.js';
-export { type FencedPath, type FenceOptions, ProjectFence } from './project-fence.js';
 export type { AskUserOutput } from './tools/ask-user.js';
 export type { EditFileOutput } from './tools/edit-file.js';
 export type { EntryKind, ListFilesOutput } from './tools/list-files.js';
