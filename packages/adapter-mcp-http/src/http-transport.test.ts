@@ -88,6 +88,17 @@ describe('HttpTransport headers and sessions', () => {
     expect(del?.headers['mcp-session-id']).toBe('sess-42');
   });
 
+  it("protocol headers replace a caller's same-named headers whatever their case", async () => {
+    const { transport } = connect({
+      headers: { Authorization: SECRET, Accept: 'text/plain', 'Content-Type': 'text/plain' },
+    });
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    await transport.close();
+    expect(seen[0]?.headers.accept).toBe('application/json, text/event-stream');
+    expect(seen[0]?.headers['content-type']).toBe('application/json');
+    expect(seen[0]?.headers.authorization).toBe(SECRET);
+  });
+
   it('setProtocolVersion overrides the header of later legacy requests', async () => {
     const { transport } = connect();
     transport.setProtocolVersion('2025-03-26');

@@ -142,7 +142,13 @@ export class HttpTransport implements Transport {
     const { url, origin } = validate(options);
     this.#url = url;
     this.origin = origin;
-    this.#headers = Object.freeze({ ...options.headers });
+    // Lower-cased so a caller's `Accept` or `Content-Type` is replaced by the protocol's own
+    // value instead of being merged with it.
+    this.#headers = Object.freeze(
+      Object.fromEntries(
+        Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+      ),
+    );
     this.#redactor.addHeaders(options.headers);
     this.#limit = options.maxMessageBytes ?? DEFAULT_MESSAGE_BYTES;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? LIMITS.shutdownGraceMs;
