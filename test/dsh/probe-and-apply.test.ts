@@ -3,6 +3,7 @@
  * when it fails, a fresh process does the legacy handshake. apply() must run once per served
  * process, and the live server must be the one that applied last.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,5 +85,37 @@ describe('apply() per served process', () => {
     } finally {
       run.end();
     }
+  });
+
+  it('runs the plugin cleanup once on SIGTERM and exits cleanly', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'clat-dsh-apply-'));
+    const log = join(dir, 'apply.log');
+    const child = spawn(
+      process.execPath,
+      [clatDshBin(), 'serve', join(DSH_FIXTURES, 'apply-counter.mjs')],
+      {
+        env: { ...process.env, APPLY_LOG: log },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      // Serving starts after apply(); one round trip proves it.
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`,
+      );
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      child.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    expect(eventsByPid(await readFile(log, 'utf8')).get(child.pid as number)).toEqual([
+      'apply-start',
+      'apply-done',
+      'dispose',
+    ]);
   });
 });

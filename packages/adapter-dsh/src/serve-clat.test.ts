@@ -548,6 +548,19 @@ describe('plugin loading and lifecycle', () => {
     expect(order).toEqual(['cleaned']);
   });
 
+  it('warns on stderr about tool hints for tools the plugin did not register', async () => {
+    const pair = await servePaired(
+      (ctx: DshPluginContext) => ctx.tools.register(textTool('real', () => 1)),
+      {
+        toolHints: { real: 'write', reel: 'read-only' },
+      },
+    );
+    expect(pair.stderr.join('\n')).toContain(
+      'toolHints name tools the plugin did not register: reel',
+    );
+    await pair.server.dispose();
+  });
+
   it('writes logger output to stderr only', async () => {
     const pair = await servePaired((ctx: DshPluginContext) =>
       ctx.logger('named').info('hello %s', 'world'),

@@ -414,6 +414,15 @@ export async function startServer(
     await shutdown();
     throw failure;
   }
+  // A hint for a tool the plugin never registered is almost always a typo that would leave the
+  // real tool Destructive; say so where the author looks (stderr), without failing the server.
+  const served = new Set(runtime.servedTools().map((tool) => tool.name));
+  const unknownHints = Object.keys(toolHints).filter((tool) => !served.has(tool));
+  if (unknownHints.length > 0) {
+    log(
+      `[clat-dsh:${name}] toolHints name tools the plugin did not register: ${unknownHints.join(', ')}`,
+    );
+  }
   ready.resolve();
 
   return {
