@@ -35,8 +35,8 @@ export const PackagingErrorCode = {
   CONTAINER_INVALID: 'CONTAINER_INVALID',
   /** An output path already exists or the input is empty. */
   OUTPUT_INVALID: 'OUTPUT_INVALID',
-  /** Signed packages (clat-plugin.minisig) are not supported by this build. */
-  SIGNATURE_UNSUPPORTED: 'SIGNATURE_UNSUPPORTED',
+  /** A publisher file or Minisign signature is missing its pair, malformed, or does not verify. */
+  SIGNATURE_INVALID: 'SIGNATURE_INVALID',
 } as const;
 
 export type PackagingErrorCode = (typeof PackagingErrorCode)[keyof typeof PackagingErrorCode];

@@ -17,7 +17,6 @@ export {
   type PackageTrust,
   parseConfigJson,
   readConfigFile,
-  SIGNATURE_FILES,
   validateConfig,
 } from './inspect.js';
 export { PACKAGE_LIMITS } from './limits.js';
@@ -51,6 +50,15 @@ export {
   installedServerEntries,
   mergeServerEntries,
 } from './server-entries.js';
+export {
+  contentDigest,
+  PUBLISHER_FILE,
+  type Publisher,
+  parseMinisignPublicKey,
+  SIGNATURE_FILE,
+  signingMessage,
+  verifyMinisign,
+} from './signature.js';
 export {
   comparePaths,
   hashRegularFile,

@@ -94,11 +94,6 @@ describe('inspectPackage', () => {
       await rm(outside, { recursive: true, force: true });
     }
   });
-
-  it('refuses signed packages this build cannot verify', async () => {
-    await writeFixturePackage(dir, { extraFiles: { 'clat-plugin.minisig': 'sig' } });
-    await expect(inspectPackage(dir)).rejects.toMatchObject({ code: 'SIGNATURE_UNSUPPORTED' });
-  });
 });
 
 describe('capabilities and config', () => {

@@ -17,10 +17,17 @@ import {
 } from '@clat/kernel';
 import { PackagingError } from './errors.js';
 import { PACKAGE_LIMITS } from './limits.js';
+import {
+  contentDigest,
+  PUBLISHER_FILE,
+  type Publisher,
+  PublisherFileSchema,
+  SIGNATURE_FILE,
+  SIGNATURE_LIMITS,
+  signingMessage,
+  verifyMinisign,
+} from './signature.js';
 import { type PackageTree, readPackageTree, type TreeFile } from './tree.js';
-
-/** Signature files of signed packages; verification is not part of this build. */
-export const SIGNATURE_FILES = ['clat-plugin.minisig', 'clat-plugin.publisher.json'] as const;
 
 const WASM_MAGIC = Buffer.from([0x00, 0x61, 0x73, 0x6d]);
 /** Version and layer of the component binary format (core modules carry 01 00 00 00). */
@@ -37,6 +44,8 @@ export interface InspectedPackage {
   /** Capability labels the package asks for (`tools`, `hostTools.<id>`, ...). */
   capabilities: string[];
   trust: PackageTrust;
+  /** Set when a publisher signature verified (trust `publisher-verified`). */
+  publisher?: Publisher;
 }
 
 /** Reads a bounded regular file without following symlinks. */
@@ -103,15 +112,6 @@ export async function inspectPackage(dir: string): Promise<InspectedPackage> {
       file: MANIFEST_FILE,
     });
   }
-  for (const name of SIGNATURE_FILES) {
-    if (tree.files.some((file) => file.path === name)) {
-      throw new PackagingError(
-        'SIGNATURE_UNSUPPORTED',
-        `${name} found: signed packages are not supported by this build; remove the signature files to install as local/unverified`,
-        { file: name },
-      );
-    }
-  }
   const text = (
     await readBoundedFile(join(dir, MANIFEST_FILE), MANIFEST_LIMITS.manifestBytes, MANIFEST_FILE)
   ).toString('utf8');
@@ -165,14 +165,90 @@ export async function inspectPackage(dir: string): Promise<InspectedPackage> {
       );
     }
   }
+  const publisher = await verifyPublisher(dir, tree, manifest);
   return {
     dir,
     manifest,
     tree,
     entry,
     capabilities: capabilityLabels(manifest.capabilities),
-    trust: 'local-unverified',
+    trust: publisher === undefined ? 'local-unverified' : 'publisher-verified',
+    ...(publisher === undefined ? {} : { publisher }),
   };
+}
+
+async function readSignatureFile(dir: string, name: string, maxBytes: number): Promise<string> {
+  try {
+    return (await readBoundedFile(join(dir, name), maxBytes, name)).toString('utf8');
+  } catch (error) {
+    throw new PackagingError('SIGNATURE_INVALID', (error as Error).message, {
+      file: name,
+      cause: error,
+    });
+  }
+}
+
+/** Checks the optional publisher signature; both files or neither. */
+async function verifyPublisher(
+  dir: string,
+  tree: PackageTree,
+  manifest: PluginManifest,
+): Promise<Publisher | undefined> {
+  const hasPublisher = tree.files.some((file) => file.path === PUBLISHER_FILE);
+  const hasSignature = tree.files.some((file) => file.path === SIGNATURE_FILE);
+  if (!hasPublisher && !hasSignature) return undefined;
+  if (hasPublisher !== hasSignature) {
+    const missing = hasPublisher ? SIGNATURE_FILE : PUBLISHER_FILE;
+    throw new PackagingError(
+      'SIGNATURE_INVALID',
+      `${missing} is missing: ${PUBLISHER_FILE} and ${SIGNATURE_FILE} come together or not at all`,
+      { file: missing },
+    );
+  }
+  const publisherText = await readSignatureFile(
+    dir,
+    PUBLISHER_FILE,
+    SIGNATURE_LIMITS.publisherFileBytes,
+  );
+  let raw: unknown;
+  try {
+    raw = JSON.parse(publisherText);
+  } catch (error) {
+    throw new PackagingError(
+      'SIGNATURE_INVALID',
+      `${PUBLISHER_FILE} is not valid JSON: ${(error as Error).message}`,
+      { file: PUBLISHER_FILE },
+    );
+  }
+  const parsed = PublisherFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || '(root)';
+    const message =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
+        : (issue?.message ?? 'invalid');
+    throw new PackagingError('SIGNATURE_INVALID', `${PUBLISHER_FILE}: ${field}: ${message}`, {
+      file: PUBLISHER_FILE,
+    });
+  }
+  const publisher: Publisher = {
+    publisher: parsed.data.publisher,
+    publicKey: parsed.data.publicKey.trim(),
+  };
+  const signatureText = await readSignatureFile(
+    dir,
+    SIGNATURE_FILE,
+    SIGNATURE_LIMITS.signatureFileBytes,
+  );
+  const message = signingMessage({
+    ...publisher,
+    id: manifest.id,
+    version: manifest.version,
+    contentSha256: contentDigest(tree.files),
+  });
+  verifyMinisign(Buffer.from(message, 'utf8'), signatureText, publisher.publicKey);
+  return publisher;
 }
 
 /** Labels in `next` that `previous` did not grant (all of `next` on a fresh install). */

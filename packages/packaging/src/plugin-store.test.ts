@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packPackage } from './clatpkg.js';
 import { PluginStore, resolveClatHome, STORE_BUSY_MESSAGE } from './plugin-store.js';
-import { type FixtureOptions, writeFixturePackage } from './test-fixtures.js';
+import { installedServerEntries } from './server-entries.js';
+import {
+  type FixtureOptions,
+  minisignKeys,
+  signFixturePackage,
+  writeFixturePackage,
+} from './test-fixtures.js';
 
 let work: string;
 let store: PluginStore;
@@ -233,5 +239,46 @@ describe('PluginStore failure handling', () => {
     expect(await readdir(join(store.root, 'staging'))).toEqual([]);
     expect((await readdir(store.root)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     await expect(lstat(orphan)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('PluginStore publisher identity', () => {
+  it('records a verified publisher and passes it to the launched server', async () => {
+    const keys = minisignKeys();
+    const dir = await pkg();
+    await signFixturePackage(dir, keys, 'acme');
+    await store.install(dir, { acceptCapabilities: true });
+    expect((await store.list())[0]).toMatchObject({
+      trust: 'publisher/verified',
+      publisher: { publisher: 'acme', publicKey: keys.publicKey },
+      health: 'ok',
+    });
+    const [server] = (await installedServerEntries(store.clatHome)).servers;
+    expect(server?.transport === 'stdio' && server.env).toMatchObject({
+      CLAT_PLUGIN_TRUST: 'publisher/verified',
+      CLAT_PLUGIN_PUBLISHER: 'acme',
+    });
+  });
+
+  it('refuses an update that changes or drops the publisher identity', async () => {
+    const keys = minisignKeys();
+    const v1 = await pkg({ version: '1' });
+    await signFixturePackage(v1, keys, 'acme');
+    await store.install(v1, { acceptCapabilities: true });
+    const before = await registryText();
+    const otherKey = await pkg({ version: '2' });
+    await signFixturePackage(otherKey, minisignKeys(), 'acme');
+    await expect(store.update(otherKey)).rejects.toMatchObject({
+      code: 'IDENTITY_MISMATCH',
+      message: expect.stringContaining('uninstall it first'),
+    });
+    await expect(store.update(await pkg({ version: '3' }))).rejects.toMatchObject({
+      code: 'IDENTITY_MISMATCH',
+      message: expect.stringContaining('from publisher acme to unsigned'),
+    });
+    expect(await registryText()).toBe(before);
+    const sameKey = await pkg({ version: '4' });
+    await signFixturePackage(sameKey, keys, 'acme');
+    expect(await store.update(sameKey)).toMatchObject({ version: '4', rollbackVersion: '1' });
   });
 });

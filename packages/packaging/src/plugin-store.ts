@@ -368,6 +368,18 @@ export class PluginStore {
         { file: join(dir, 'clat-plugin.json') },
       );
     }
+    // Trust is re-derived from the installed bytes: a signature that no longer verifies, or one
+    // that appeared, is tampering too.
+    if (
+      inspected.trust !== artifact.trust ||
+      !isDeepStrictEqual(inspected.publisher, artifact.publisher)
+    ) {
+      throw new PackagingError(
+        'ARTIFACT_TAMPERED',
+        `installed publisher identity of ${id} differs from the registry record; reinstall it`,
+        { file: dir },
+      );
+    }
     return { id, dir, record: artifact, activation, inspected } satisfies VerifiedArtifact;
   }
 
@@ -406,7 +418,18 @@ export class PluginStore {
             `${id} is not installed; use "clat plugin install"`,
           );
         }
-        if (existing !== undefined) await this.verifyActivation(id, existing);
+        if (existing !== undefined) {
+          const current = await this.verifyActivation(id, existing);
+          const before = current.record.publisher;
+          if (!isDeepStrictEqual(before, inspected.publisher)) {
+            const name = (p: typeof before) =>
+              p === undefined ? 'unsigned' : `publisher ${p.publisher}`;
+            throw new PackagingError(
+              'IDENTITY_MISMATCH',
+              `${id} changes from ${name(before)} to ${name(inspected.publisher)} (or a different key); uninstall it first`,
+            );
+          }
+        }
         const expansion = capabilityExpansion(
           existing?.active.acceptedCapabilities,
           manifest.capabilities,
@@ -427,7 +450,8 @@ export class PluginStore {
         const restaged = await inspectPackage(staging);
         if (
           restaged.tree.treeSha256 !== treeSha ||
-          !isDeepStrictEqual(restaged.manifest, manifest)
+          !isDeepStrictEqual(restaged.manifest, manifest) ||
+          !isDeepStrictEqual(restaged.publisher, inspected.publisher)
         ) {
           throw new PackagingError(
             'IDENTITY_MISMATCH',
@@ -461,7 +485,12 @@ export class PluginStore {
           ...(config === undefined ? {} : { config }),
         };
         const artifacts: Record<string, ArtifactRecord> = {
-          [treeSha]: { treeSha256: treeSha, manifest, trust: 'local-unverified' },
+          [treeSha]: {
+            treeSha256: treeSha,
+            manifest,
+            trust: inspected.trust,
+            ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher }),
+          },
         };
         let rollback: Activation | undefined;
         if (existing !== undefined && existing.active.artifact !== treeSha) {
