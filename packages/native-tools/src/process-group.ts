@@ -123,6 +123,29 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 
 const POLL_MS = 20;
 
+// Groups of commands still running; killed if the host exits without waiting for them.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/** SIGKILLs every tracked group (the host is exiting). Exported for tests. */
+export function killTrackedGroups(): void {
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  liveGroups.clear();
+}
+
+function track(pgid: number): void {
+  liveGroups.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', killTrackedGroups);
+  }
+}
+
+/** Number of command groups currently tracked (tests). */
+export function trackedGroupCount(): number {
+  return liveGroups.size;
+}
+
 /** SIGTERM the group, wait up to `graceMs` for it to empty, then SIGKILL. */
 export async function killGroup(pgid: number, graceMs: number): Promise<void> {
   if (!groupAlive(pgid)) return;
@@ -158,6 +181,7 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunRes
     let cancelled = false;
     let settled = false;
     const pgid = child.pid;
+    if (pgid !== undefined) track(pgid);
     const stop = (why: 'timeout' | 'cancel') => {
       if (pgid === undefined) return;
       if (why === 'timeout') timedOut = true;
@@ -199,6 +223,7 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunRes
         ]);
         child.stdout?.destroy();
         child.stderr?.destroy();
+        if (pgid !== undefined && !groupAlive(pgid)) liveGroups.delete(pgid);
         if (settled) return;
         settled = true;
         resolve({ exitCode: code, signal, timedOut, cancelled, stdout, stderr, leftovers });

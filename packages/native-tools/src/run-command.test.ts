@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NATIVE_LIMITS } from './limits.js';
-import { groupAlive } from './process-group.js';
+import { groupAlive, killTrackedGroups, trackedGroupCount } from './process-group.js';
 import { type Harness, harness, tempDirs } from './test-support.js';
 
 const dirs = tempDirs();
@@ -116,6 +116,22 @@ describe('run_command', () => {
     spawnedGroups.push(left);
     expect(alive(left)).toBe(false);
     expect(groupAlive(left)).toBe(false);
+  });
+
+  it('tracks running groups so a host exit can kill them, and forgets finished ones', async () => {
+    const pidFile = join(root, 'tracked.pid');
+    const before = trackedGroupCount();
+    const call = h.call('run_command', { command: `sleep 60 & echo $! > ${pidFile}; wait` });
+    const child = Number(await waitForFile(pidFile));
+    expect(trackedGroupCount()).toBe(before + 1);
+    // What the process 'exit' hook does:
+    killTrackedGroups();
+    const out = (await call).structured as { signal: string | null };
+    expect(out.signal).toBe('SIGKILL');
+    expect(alive(child)).toBe(false);
+    expect(trackedGroupCount()).toBe(0);
+    await h.ok('run_command', { command: 'true' });
+    expect(trackedGroupCount()).toBe(0);
   });
 
   it('refuses a required sandbox, empty commands and bad timeouts', async () => {
