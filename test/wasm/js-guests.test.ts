@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, GUESTS, README } from './harness.js';
 
 const MiB = 1024 * 1024;
+const SECRET = 'tok-4f9a1c2e8b7d';
 
 describe('a TypeScript guest built with @clat/wasm-guest-sdk (manifest-backed, via plugins.json)', () => {
   let world: ReturnType<typeof createWorld>;
@@ -131,7 +132,7 @@ describe('the fault guest under the sandbox', () => {
     faults = await mountWasmPlugin({
       name: 'faults',
       componentPath: GUESTS.faults,
-      config: { answer: 42 },
+      config: { answer: 42, token: SECRET },
       registry: world.registry,
       scope: world.scope,
       hostServices: world.bridge,
@@ -192,6 +193,11 @@ describe('the fault guest under the sandbox', () => {
     expect(faults.status().outputTail).toEqual(
       expect.arrayContaining(['stdout: hello', 'stderr: hello']),
     );
+    // A configured secret the guest prints never reaches the status.
+    await call('log', { text: `using ${SECRET}` });
+    const tail = faults.status().outputTail.join('\n');
+    expect(tail).toContain('stdout: using [REDACTED]');
+    expect(tail).not.toContain(SECRET);
   });
 
   it('answers every host import through the bridge, with path-only plugins uncapped', async () => {
@@ -203,7 +209,7 @@ describe('the fault guest under the sandbox', () => {
     expect(report.writeFile?.err).toContain('HOST_TOOL_NOT_ALLOWED');
     expect(report.sampling).toEqual({ ok: 'echo: ping' });
     expect(report.elicit?.err).toContain('ELICITATION_NO_FRONTEND');
-    expect(report.config).toEqual({ ok: { answer: 42 } });
+    expect(report.config).toEqual({ ok: { answer: 42, token: SECRET } });
   });
 
   it('host imports outside a run are refused with HOST_NO_ACTIVE_RUN', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   grantsPath,
@@ -8,6 +8,7 @@ import {
   WasmErrorCode,
   WasmGrantStore,
 } from '@clat/adapter-wasm';
+import { ScriptedApprover } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld } from './harness.js';
 import { buildProbe } from './wat.js';
@@ -100,6 +101,29 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     // Still fenced: a grant never opens paths outside the preopen.
     const outside = await world.pipeline.call('wasm_granted_escape', {}, world.run());
     expect(outside.content).toBe(`open-at failed: error-code ${NOT_PERMITTED}`);
+  });
+
+  it('asks for write access in the run: deny keeps it read-only, allow records the grant', async () => {
+    const store = await WasmGrantStore.load(grantsPath(world.clatHome));
+    const plugin = await mount('asker', { grants: store });
+    const deny = new ScriptedApprover({ outcome: 'deny', reason: 'no' });
+    expect(await plugin.requestWriteAccess(deny, new AbortController().signal)).toBe(false);
+    expect(deny.requests).toEqual([
+      expect.objectContaining({
+        tool: 'wasm:asker',
+        effect: 'write',
+        arguments: { plugin: 'asker', component_sha256: digest, write_dirs: [world.projectRoot] },
+      }),
+    ]);
+    expect(plugin.status().writable).toBe(false);
+    const allow = new ScriptedApprover({ outcome: 'allow' });
+    expect(await plugin.requestWriteAccess(allow, new AbortController().signal)).toBe(true);
+    expect(plugin.status().writable).toBe(true);
+    rmSync(join(world.projectRoot, 'wasm-wrote.txt'), { force: true });
+    const result = await world.pipeline.call('wasm_asker_write', {}, world.run());
+    expect(result).toEqual({ content: 'written' });
+    const saved = await WasmGrantStore.load(store.path);
+    expect(saved.covers('asker', digest, [world.projectRoot])).toBe(true);
   });
 
   it('refuses a guest that imports sockets before running any of its code', async () => {

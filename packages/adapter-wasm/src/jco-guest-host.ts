@@ -65,6 +65,7 @@ const MEMORY_HIGH_WATER = 0.9;
 /** Upper bound on waiting for worker.terminate() before reporting anyway. */
 const TERMINATE_WAIT_MS = 2_000;
 const OUT_OF_MEMORY = /out of memory/i;
+const WORKER_HEAP_MB = 256;
 
 interface PendingCall {
   id: number;
@@ -228,6 +229,8 @@ export class JcoGuestHost {
       stdout: true,
       stderr: true,
       execArgv: [],
+      // Guest memory is capped in the module itself; this bounds the glue's JS heap.
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     let readyResolve!: (tools: GuestToolDefinition[]) => void;
     let readyReject!: (error: Error) => void;

@@ -57,6 +57,7 @@ function failedPlugin(entry: WasmPluginEntry, code: string, message: string): Mo
     name: entry.id,
     guest: undefined,
     status: () => ({ ...status, notes: [], outputTail: [] }),
+    requestWriteAccess: async () => false,
     close: async () => {},
   };
 }

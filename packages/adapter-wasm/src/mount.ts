@@ -7,6 +7,7 @@
  */
 import { resolve, sep } from 'node:path';
 import {
+  type Approver,
   cancelledError,
   type Effect,
   type ElicitationForm,
@@ -22,6 +23,7 @@ import {
   LIMITS,
   LineTail,
   qualifyToolName,
+  Redactor,
   type SamplingRequest,
   type Scope,
   type Tool,
@@ -95,6 +97,8 @@ export interface MountWasmPluginOptions {
   memoryLimitBytes?: number | undefined;
   callTimeoutMs?: number | undefined;
   onStatus?: ((status: WasmPluginStatus) => void) | undefined;
+  /** Known secrets to keep out of status texts; string values of `config` are added. */
+  redactor?: Redactor | undefined;
 }
 
 export interface MountedWasmPlugin {
@@ -102,6 +106,12 @@ export interface MountedWasmPlugin {
   status(): WasmPluginStatus;
   /** The running guest host (undefined when mounting failed). */
   readonly guest: JcoGuestHost | undefined;
+  /**
+   * Asks the approver for write access (tool `wasm:<name>`, effect write, arguments
+   * `{ plugin, component_sha256, write_dirs }`). On allow the grant is saved and the instance is
+   * restarted with writable preopens. False when denied, or when no tool of the plugin writes.
+   */
+  requestWriteAccess(approver: Approver, signal: AbortSignal): Promise<boolean>;
   /** Revokes the tool leases, then terminates the instance. Idempotent. */
   close(): Promise<void>;
 }
@@ -124,6 +134,15 @@ export function toolResultOf(outcome: GuestCallOutcome): ToolResult {
   } catch {
     return { content: outcome.value };
   }
+}
+
+/** Every string value inside a configuration (candidates for redaction). */
+function configStrings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(configStrings);
+  if (typeof value === 'object' && value !== null)
+    return Object.values(value).flatMap(configStrings);
+  return [];
 }
 
 function denyCapability(plugin: string, capability: string): never {
@@ -215,6 +234,9 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   const clatHome = options.clatHome ?? resolveClatHome();
   const cacheDir = wasmCacheDir(clatHome);
   const tail = new LineTail(OUTPUT_TAIL_LINES, LIMITS.stderrLineBytes);
+  // Guest output and errors may echo configured secrets; status texts never show them.
+  const redactor = options.redactor ?? new Redactor();
+  for (const value of configStrings(options.config)) redactor.add(value);
   const status: WasmPluginStatus = {
     name,
     transport: 'wasm',
@@ -232,9 +254,11 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   const snapshot = (): WasmPluginStatus => ({
     ...status,
     restarts: guest?.restarts ?? 0,
-    notes: [...status.notes],
-    outputTail: tail.lines(),
-    ...(status.error === undefined ? {} : { error: { ...status.error } }),
+    notes: status.notes.map((note) => redactor.redact(note)),
+    outputTail: tail.lines(redactor),
+    ...(status.error === undefined
+      ? {}
+      : { error: { code: status.error.code, message: redactor.redact(status.error.message) } }),
   });
   const publish = () => options.onStatus?.(snapshot());
   const close = (): Promise<void> => {
@@ -248,12 +272,42 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     })();
     return closing;
   };
+  // Set once the guest started: how to switch it to writable preopens, and what to ask for.
+  let writeAccess: { sha256: string; dirs: string[]; enable: () => Promise<void> } | undefined;
+  let nextGrantRequest = 1;
+  const requestWriteAccess = async (approver: Approver, signal: AbortSignal): Promise<boolean> => {
+    if (status.writable) return true;
+    if (writeAccess === undefined || closing !== undefined) return false;
+    const { sha256, dirs, enable } = writeAccess;
+    const decision = await approver.approve(
+      {
+        callId: `wasm-grant-${nextGrantRequest++}`,
+        tool: `wasm:${name}`,
+        effect: 'write',
+        source: { kind: 'wasm', id: name },
+        reason: `wasm plugin ${name} asks to write to ${dirs.join(', ')}`,
+        arguments: { plugin: name, component_sha256: sha256, write_dirs: dirs },
+      },
+      signal,
+    );
+    if (decision.outcome !== 'allow' || closing !== undefined) return false;
+    try {
+      await options.grants?.grant(name, sha256, dirs);
+    } catch (error) {
+      // The grant still holds for this process; only remembering it failed.
+      status.notes.push(`write grant could not be saved: ${errorMessage(error)}`);
+    }
+    await enable();
+    publish();
+    return true;
+  };
   const mounted: MountedWasmPlugin = {
     name,
     status: snapshot,
     get guest() {
       return guest;
     },
+    requestWriteAccess,
     close,
   };
   scope.onClose(close, `wasm plugin ${name}`);
@@ -299,12 +353,17 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     const wantsWrite = definitions.some(
       (definition) => isEffect(definition.effect) && WRITE_EFFECTS.has(definition.effect),
     );
-    if (wantsWrite && options.grants?.covers(name, prepared.sha256, writeDirs) === true) {
-      status.writable = true;
-      await guest.setPreopens([
+    const running = guest;
+    const enable = async () => {
+      await running.setPreopens([
         { guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: true },
         ...dirs.map((dir, index) => ({ guestPath: `dir${index}`, hostPath: dir, writable: true })),
       ]);
+      status.writable = true;
+    };
+    if (wantsWrite) writeAccess = { sha256: prepared.sha256, dirs: writeDirs, enable };
+    if (wantsWrite && options.grants?.covers(name, prepared.sha256, writeDirs) === true) {
+      await enable();
     }
     registerTools(options, guest, definitions, status, leases);
     status.state = 'ready';
