@@ -46,7 +46,7 @@ describe('apply() per served process', () => {
   it('answers the modern probe, so CLAT keeps the probe process and apply() runs exactly once', async () => {
     const log = await mountCounter({});
     const server = h?.servers.get('counter');
-    expect(server?.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 1 });
+    expect(server?.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 2 });
     // The plugin's console.log and raw stdout writes went to stderr, not into the protocol.
     const tail = server?.status().stderrTail.join('\n') ?? '';
     expect(tail).toContain('apply-counter loaded');
@@ -70,7 +70,7 @@ describe('apply() per served process', () => {
   it('when apply() outlasts the 3 s probe, the fresh legacy process serves, and each process applied once', async () => {
     const log = await mountCounter({ APPLY_DELAY_MS: '4000' });
     const server = h?.servers.get('counter');
-    expect(server?.status()).toMatchObject({ state: 'connected', era: 'legacy', tools: 1 });
+    expect(server?.status()).toMatchObject({ state: 'connected', era: 'legacy', tools: 2 });
     const pids = h?.factories.get('counter')?.spawnedPids ?? [];
     expect(pids).toHaveLength(2);
     const events = eventsByPid(await readFile(log, 'utf8'));
@@ -116,6 +116,36 @@ describe('apply() per served process', () => {
       'apply-start',
       'apply-done',
       'dispose',
+    ]);
+  });
+
+  it('a cancelled CLAT call aborts the plugin tool signal in the server process', async () => {
+    const log = await mountCounter({});
+    const { run, context } = h?.beginRun({ mode: 'full-access' }) ?? ({} as never);
+    const controller = new AbortController();
+    try {
+      const call = h?.call('mcp_counter_wait', {}, { ...context, signal: controller.signal });
+      for (let i = 0; i < 400 && !(await readFile(log, 'utf8')).includes('wait-start'); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      controller.abort();
+      const settled = await call?.then(
+        (result) => ({ isError: result.isError === true }),
+        () => ({ isError: true }),
+      );
+      expect(settled).toEqual({ isError: true });
+      for (let i = 0; i < 400 && !(await readFile(log, 'utf8')).includes('wait-aborted'); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      run.end();
+    }
+    const pid = h?.factories.get('counter')?.spawnedPids[0] as number;
+    expect(eventsByPid(await readFile(log, 'utf8')).get(pid)).toEqual([
+      'apply-start',
+      'apply-done',
+      'wait-start',
+      'wait-aborted',
     ]);
   });
 });
