@@ -2,8 +2,8 @@
  * Crash consistency of the plugin store: a real installer child process is SIGKILLed at random
  * points while it updates, rolls back, disables and enables a package. After every kill,
  * registry.json must parse and hold exactly the activation from before or after the operation in
- * flight, never a mix; the next store operation must recover (stale lease, staging, orphans) and
- * the active bytes must verify.
+ * flight, never a mix; a package still in the registry always has intact bytes (uninstall drops
+ * the pointer first); the next store operation must recover (stale lease, staging, orphans).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -53,10 +53,11 @@ async function writePackage(dir: string, version: string): Promise<void> {
   await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(manifest));
 }
 
-async function readState(): Promise<State> {
+/** The package's activation on disk, or null when it is not installed. */
+async function readState(): Promise<State | null> {
   const registry = parseRegistry(store.registryFile, await readFile(store.registryFile, 'utf8'));
   const record = registry.packages.crashy;
-  if (record === undefined) throw new Error('crashy vanished from the registry');
+  if (record === undefined) return null;
   return {
     active: record.active.artifact,
     rollback: record.rollback?.artifact ?? null,
@@ -64,8 +65,16 @@ async function readState(): Promise<State> {
   };
 }
 
-/** The state after `op` succeeds on `state`, mirroring the store's documented semantics. */
-function apply(state: State, op: string, shas: Record<string, string>): State {
+/**
+ * The state after `op` on `state`, mirroring the store's documented semantics; an operation
+ * that must fail (e.g. update while uninstalled) leaves the state unchanged.
+ */
+function apply(state: State | null, op: string, shas: Record<string, string>): State | null {
+  if (op === 'install:A') {
+    return state === null ? { active: shas.A as string, rollback: null, enabled: true } : state;
+  }
+  if (state === null) return null;
+  if (op === 'uninstall') return null;
   if (op.startsWith('update:')) {
     const next = shas[op.slice('update:'.length)] as string;
     if (next === state.active) return state;
@@ -162,6 +171,7 @@ describe('plugin store crash consistency', () => {
     const shas = { A: a.treeSha256, B: b.treeSha256 };
 
     let killsMidOperation = 0;
+    let uninstalledSeen = 0;
     let operationsCompleted = 0;
     for (let iteration = 0; iteration < ITERATIONS; iteration++) {
       let state = await readState();
@@ -190,19 +200,31 @@ describe('plugin store crash consistency', () => {
         `iteration ${iteration}, killed during ${inFlight ?? 'no operation'}`,
       ).toContainEqual(onDisk);
 
-      // The next operation reclaims the dead installer's lease and cleans up after it.
-      await store.disable('crashy');
-      await store.enable('crashy');
+      // Before any recovery: whatever the registry points to is intact on disk.
+      if (onDisk !== null) expect((await store.list())[0]?.health).toBe('ok');
+
+      // The next operation reclaims the dead installer's lease and cleans up after it. Killed
+      // after uninstall's pointer write, the bytes may linger until then; never the reverse.
+      if (onDisk === null) {
+        await store.install(dirA, { acceptCapabilities: true });
+        await store.uninstall('crashy');
+        expect(await readdir(join(store.root, 'artifacts'))).toEqual([]);
+        uninstalledSeen++;
+        await store.install(dirA, { acceptCapabilities: true });
+      } else {
+        await store.disable('crashy');
+        await store.enable('crashy');
+        const kept = [onDisk.active, onDisk.rollback].filter((sha) => sha !== null).sort();
+        expect((await readdir(join(store.root, 'artifacts', 'crashy'))).sort()).toEqual(kept);
+      }
       expect(await readdir(join(store.root, 'staging'))).toEqual([]);
       expect((await readdir(store.root)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-      const kept = [onDisk.active, onDisk.rollback].filter((sha) => sha !== null).sort();
-      expect((await readdir(join(store.root, 'artifacts', 'crashy'))).sort()).toEqual(kept);
       const [row] = await store.list();
       expect(row?.health).toBe('ok');
     }
     if (process.env.CLAT_CRASH_STATS === '1') {
       process.stderr.write(
-        `crash stats: ${JSON.stringify({ killsMidOperation, operationsCompleted })}\n`,
+        `crash stats: ${JSON.stringify({ killsMidOperation, operationsCompleted, uninstalledSeen })}\n`,
       );
     }
     // The kills really landed inside operations, not only before or after the loop.
