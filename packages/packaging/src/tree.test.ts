@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PACKAGE_LIMITS } from './limits.js';
 import { readPackageTree, TREE_DIGEST_DOMAIN, treeDigest } from './tree.js';
 
 let dir: string;
@@ -96,5 +97,35 @@ describe('clat-package-tree-v1 digest', () => {
     await mkdir(deep, { recursive: true });
     await writeFile(join(deep, 'f'), 'x');
     await expect(readPackageTree(dir)).rejects.toMatchObject({ code: 'TREE_PATH_INVALID' });
+  });
+
+  it('rejects an oversized file (sparse, so the test stays cheap) and too many files', async () => {
+    const { truncate } = await import('node:fs/promises');
+    await writeFile(join(dir, 'big.bin'), '');
+    await truncate(join(dir, 'big.bin'), PACKAGE_LIMITS.fileBytes + 1);
+    await expect(readPackageTree(dir)).rejects.toMatchObject({
+      code: 'TREE_TOO_LARGE',
+      message: `big.bin is ${PACKAGE_LIMITS.fileBytes + 1} bytes, over the ${PACKAGE_LIMITS.fileBytes}-byte file limit`,
+    });
+    await rm(join(dir, 'big.bin'));
+    await mkdir(join(dir, 'many'));
+    for (let i = 0; i <= PACKAGE_LIMITS.treeFiles; i++)
+      await writeFile(join(dir, 'many', `f${i}`), '');
+    await expect(readPackageTree(dir)).rejects.toMatchObject({
+      code: 'TREE_TOO_LARGE',
+      message: expect.stringContaining(`more than ${PACKAGE_LIMITS.treeFiles} files`),
+    });
+  });
+
+  it('rejects a tree whose files exceed the total size limit', async () => {
+    const { truncate } = await import('node:fs/promises');
+    for (const name of ['a.bin', 'b.bin', 'c.bin']) {
+      await writeFile(join(dir, name), '');
+      await truncate(join(dir, name), PACKAGE_LIMITS.fileBytes - 1);
+    }
+    await expect(readPackageTree(dir)).rejects.toMatchObject({
+      code: 'TREE_TOO_LARGE',
+      message: expect.stringContaining(`exceeds ${PACKAGE_LIMITS.treeBytes} bytes in total`),
+    });
   });
 });

@@ -143,6 +143,7 @@ export async function readPackageTree(root: string): Promise<PackageTree> {
     throw new PackagingError('TREE_PATH_INVALID', `${root} is not a directory`, { file: root });
   }
   const files: TreeFile[] = [];
+  const found: { relative: string; absolute: string; size: number }[] = [];
   let totalBytes = 0;
 
   const walk = async (relativeDir: string, depth: number): Promise<void> => {
@@ -184,7 +185,7 @@ export async function readPackageTree(root: string): Promise<PackageTree> {
           { file: relative },
         );
       }
-      if (files.length >= PACKAGE_LIMITS.treeFiles) {
+      if (found.length >= PACKAGE_LIMITS.treeFiles) {
         throw new PackagingError(
           'TREE_TOO_LARGE',
           `package has more than ${PACKAGE_LIMITS.treeFiles} files (at ${relative})`,
@@ -205,13 +206,17 @@ export async function readPackageTree(root: string): Promise<PackageTree> {
           { file: relative },
         );
       }
-      const hashed = await hashRegularFile(absolute, relative, stat.size);
-      totalBytes += hashed.size;
-      files.push({ path: relative, ...hashed });
+      totalBytes += stat.size;
+      found.push({ relative, absolute, size: stat.size });
     }
   };
 
+  // Walk and bound the whole tree first, so an oversized tree is refused before any byte is read.
   await walk('', 1);
+  for (const entry of found) {
+    const hashed = await hashRegularFile(entry.absolute, entry.relative, entry.size);
+    files.push({ path: entry.relative, ...hashed });
+  }
   files.sort((a, b) => comparePaths(a.path, b.path));
   return { root, files, totalBytes, treeSha256: treeDigest(files) };
 }
