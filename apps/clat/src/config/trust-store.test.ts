@@ -1,0 +1,42 @@
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  canonicalProjectRoot,
+  isTrusted,
+  listTrusted,
+  trustProject,
+  untrustProject,
+} from './trust-store.js';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'clat-trust-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('trust store', () => {
+  it('trusts the real path, so a symlink resolves to the same project', async () => {
+    const real = join(dir, 'real');
+    await mkdir(real);
+    await symlink(real, join(dir, 'link'));
+    const file = join(dir, 'home', 'trust.json');
+    const root = await canonicalProjectRoot('link', dir);
+    expect(root).toBe(await canonicalProjectRoot('real', dir));
+    expect(await isTrusted(file, root)).toBe(false);
+    await trustProject(file, root);
+    expect(await isTrusted(file, root)).toBe(true);
+    expect(await listTrusted(file)).toEqual([root]);
+    expect(await untrustProject(file, root)).toBe(true);
+    expect(await untrustProject(file, root)).toBe(false);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 1, projects: {} });
+  });
+
+  it('names a missing project directory', async () => {
+    await expect(canonicalProjectRoot('nope', dir)).rejects.toThrow(/nope" does not exist/);
+  });
+});
