@@ -50,6 +50,10 @@ describe('.clatpkg', () => {
     await expect(packPackage(dir, join(work, 'exists.clatpkg'))).rejects.toMatchObject({
       code: 'OUTPUT_INVALID',
     });
+    await expect(packPackage(dir, join(work, 'missing', 'x.clatpkg'))).rejects.toMatchObject({
+      code: 'OUTPUT_INVALID',
+      message: `${join(work, 'missing', 'x.clatpkg')} cannot be created (ENOENT)`,
+    });
     await mkdir(join(work, 'empty'));
     await expect(packPackage(join(work, 'empty'), join(work, 'e.clatpkg'))).rejects.toMatchObject({
       code: 'MANIFEST_INVALID',

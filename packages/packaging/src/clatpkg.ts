@@ -110,7 +110,12 @@ export async function packPackage(dir: string, output: string): Promise<PackResu
   const temp = join(dirname(output), `.${basename(output)}.${randomUUID()}.tmp`);
   const hash = createHash('sha256');
   let total = 0;
-  const handle = await open(temp, 'wx', 0o644);
+  const handle = await open(temp, 'wx', 0o644).catch((error: NodeJS.ErrnoException) => {
+    throw new PackagingError('OUTPUT_INVALID', `${output} cannot be created (${error.code})`, {
+      file: output,
+      cause: error,
+    });
+  });
   try {
     const write = async (chunk: Buffer) => {
       hash.update(chunk);
