@@ -1,8 +1,9 @@
 /** `clat call`: one tool call through the permission pipeline, headless. */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox } from './support.js';
+import { assertBuilt, CliSandbox, REPO_ROOT } from './support.js';
 
 let sandbox: CliSandbox;
 
@@ -101,5 +102,15 @@ describe('clat call', () => {
     expect(byName.mcp_notes_delete_note?.effect).toBe('destructive');
     const text = await sandbox.run(['tools']);
     expect(text.stdout).toMatch(/mcp_notes_search_notes\s+external-read\s+mcp:notes/);
+  });
+
+  it('starts user stdio servers in the CLAT home, never in the project', async () => {
+    await sandbox.writeMcp({
+      here: sandbox.node(join(REPO_ROOT, 'plugins/mcp-notes/dist/package/server.mjs')),
+    });
+    const added = await sandbox.run(['call', 'mcp_here_add_note', '{"title":"cwd","body":"b"}']);
+    expect(added.code).toBe(0);
+    expect(existsSync(join(sandbox.home, 'notes.json'))).toBe(true);
+    expect(existsSync(join(sandbox.project, 'notes.json'))).toBe(false);
   });
 });

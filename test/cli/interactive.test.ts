@@ -3,6 +3,7 @@
  * approval prompt, elicitation answered through the same question port as ask_user, and Esc
  * cancelling a running plugin call and a running native command.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox } from './support.js';
@@ -91,5 +92,35 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     tmux.line('/exit');
     await tmux.waitFor('EXITED:0', mark);
     expect(sandbox.survivors()).toEqual([]);
+  });
+
+  it('asks for trust on a terminal before anything starts, and records a yes', async () => {
+    const marker = join(sandbox.root, 'spawned');
+    await sandbox.writeMcp({
+      probe: sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), marker),
+    });
+    tmux.start([process.execPath, CLAT_BIN], sandbox.project, { CLAT_HOME: sandbox.home });
+    await tmux.waitFor('Trust this project? [y/N]');
+    expect(existsSync(marker)).toBe(false);
+    tmux.line('y');
+    await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 0 connected · 1 failed');
+    expect(existsSync(marker)).toBe(true);
+    const trusted = await sandbox.run(['trust', '--list']);
+    expect(trusted.stdout).toBe(`${sandbox.project}\n`);
+    tmux.line('/exit');
+    await tmux.waitFor('EXITED:0');
+  });
+
+  it('exits without starting anything when trust is declined', async () => {
+    const marker = join(sandbox.root, 'spawned');
+    await sandbox.writeMcp({
+      probe: sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), marker),
+    });
+    tmux.start([process.execPath, CLAT_BIN], sandbox.project, { CLAT_HOME: sandbox.home });
+    await tmux.waitFor('Trust this project? [y/N]');
+    tmux.line('n');
+    await tmux.waitFor('EXITED:1');
+    expect(tmux.capture()).toContain('is not trusted, so no MCP server was started');
+    expect(existsSync(marker)).toBe(false);
   });
 });
