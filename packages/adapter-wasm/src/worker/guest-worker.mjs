@@ -17,12 +17,12 @@ function post(message) {
 function hostCall(iface, fn, args) {
   Atomics.store(signal, 0, 0);
   hostPort.postMessage({ iface, fn, args });
-  for (;;) {
-    Atomics.wait(signal, 0, 0);
+  Atomics.wait(signal, 0, 0);
+  // The answer is posted before the wake-up, but may need a moment to reach this port's queue.
+  for (let attempt = 0; ; attempt++) {
     const received = receiveMessageOnPort(hostPort);
     if (received !== undefined) return received.message;
-    // Woken before the answer was queued: wait a little and look again.
-    Atomics.wait(signal, 0, 1, 1);
+    Atomics.wait(signal, 0, 1, attempt < 100 ? 0.01 : 1);
   }
 }
 
