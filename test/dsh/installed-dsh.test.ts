@@ -140,4 +140,52 @@ describe('installed DSH packages', () => {
     ).toEqual([{ id: 1, text: 'from the installed package', done: false }]);
     expect(h.prompts.list().map((prompt) => prompt.source.id)).toEqual(['dsh.todo']);
   });
+
+  it('is listed and called by the real clat binary (tools, call) in a trusted project', async () => {
+    // The packages were installed into `home` by the test above.
+    const project = await mkdtemp(join(tmpdir(), 'clat-dsh-cli-project-'));
+    try {
+      const tools = await clat('tools', '-C', project, '--trust');
+      expect(tools.code, tools.stderr).toBe(0);
+      expect(tools.stdout).toMatch(/mcp_dsh_todo_todo_add +write +mcp:dsh\.todo/);
+      expect(tools.stdout).toMatch(/mcp_dsh_todo_todo_list +external-read/);
+      expect(tools.stdout).toMatch(/mcp_dsh_web_search_web_search +network/);
+
+      const called = await clat(
+        'call',
+        'mcp_dsh_todo_todo_add',
+        JSON.stringify({ text: 'via clat call' }),
+        '-C',
+        project,
+        '--trust',
+        '--mode',
+        'project-write',
+      );
+      expect(called.code, called.stderr).toBe(0);
+      expect(JSON.parse(called.stdout)).toEqual({
+        item: { id: 1, text: 'via clat call', done: false },
+      });
+      expect(
+        JSON.parse(await readFile(join(project, '.clat-todo.json'), 'utf8')).items,
+      ).toHaveLength(1);
+
+      // Headless Read Only: the Write tool needs a dialog nobody can answer → denied, nothing written.
+      const denied = await clat(
+        'call',
+        'mcp_dsh_todo_todo_add',
+        JSON.stringify({ text: 'denied' }),
+        '-C',
+        project,
+        '--trust',
+        '--mode',
+        'read-only',
+      );
+      expect(denied.code).toBe(3);
+      expect(
+        JSON.parse(await readFile(join(project, '.clat-todo.json'), 'utf8')).items,
+      ).toHaveLength(1);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
 });
