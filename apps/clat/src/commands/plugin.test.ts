@@ -63,6 +63,14 @@ async function writePackage(name: string, version: string, caps: object = { tool
 }
 
 describe('clat plugin', () => {
+  it('reports a file-system refusal in one line', async () => {
+    await writeFile(join(work, 'home'), 'a file where CLAT_HOME should be a directory');
+    await writePackage('v1', '1.0.0');
+    const result = await run('install', 'v1', '--accept-capabilities');
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^clat: plugin install: .*(ENOTDIR|EEXIST).*\n$/);
+  });
+
   it('inspects read-only, installs with consent, lists, updates, rolls back and uninstalls', async () => {
     await writePackage('v1', '1.0.0');
     await writePackage('v2', '2.0.0', { tools: true, hostTools: ['read_file'] });

@@ -265,9 +265,17 @@ export const pluginCommand: Command = {
       return await runAction(argv, io);
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
-      if (!isPackagingError(error)) throw error;
-      io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
-      return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
+      if (isPackagingError(error)) {
+        io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
+        return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
+      }
+      // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+        io.stderr.write(`clat: plugin ${argv[0] ?? ''}: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
     }
   },
 };
