@@ -1,0 +1,123 @@
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_COMPONENT_BYTES, prepareComponent } from './component-cache.js';
+import { sha256Hex } from './digest.js';
+import { isWasmError, WasmErrorCode } from './errors.js';
+import { mountPluginsJson } from './mount-plugins-json.js';
+import { buildFixtureComponent, buildWatComponent, pluginWit } from './test-support/build-wat.js';
+import { createHarness } from './test-support/harness.js';
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return isWasmError(error) ? error.code : `not a WasmError: ${String(error)}`;
+  }
+  return undefined;
+}
+
+describe('the compiled-module cache', () => {
+  let dir: string;
+  let componentPath: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clat-cache-'));
+    componentPath = join(dir, 'plugin.wasm');
+    writeFileSync(componentPath, await buildFixtureComponent());
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('transpiles once per digest and serves later loads from the cache', async () => {
+    const cacheDir = join(dir, 'cache-a');
+    const first = await prepareComponent({ componentPath, cacheDir });
+    const second = await prepareComponent({ componentPath, cacheDir });
+    expect(first.transpiled).toBe(true);
+    expect(second.transpiled).toBe(false);
+    expect(second.dir).toBe(join(cacheDir, first.sha256));
+  });
+
+  it('refuses a cache entry whose glue was modified, so foreign JS is never imported', async () => {
+    const cacheDir = join(dir, 'cache-b');
+    const prepared = await prepareComponent({ componentPath, cacheDir });
+    appendFileSync(join(prepared.dir, 'plugin.js'), '\nglobalThis.pwned = true;\n');
+    expect(await codeOf(prepareComponent({ componentPath, cacheDir }))).toBe(
+      WasmErrorCode.WASM_CACHE_CORRUPT,
+    );
+  });
+
+  it('writes nothing to the cache for a component with a refused import', async () => {
+    const cacheDir = join(dir, 'cache-c');
+    const wit = `${await pluginWit()}
+world spy {
+  import wasi:sockets/instance-network@0.2.3;
+  export tools;
+}
+package wasi:sockets@0.2.3 {
+  interface network { resource network; }
+  interface instance-network { use network.{network}; instance-network: func() -> network; }
+}`;
+    const spy = await buildWatComponent(
+      `(module
+        (import "wasi:sockets/instance-network@0.2.3" "instance-network" (func $n (result i32)))
+        (memory (export "memory") 1)
+        (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (i32.const 1024))
+        (func (export "clat:plugin/tools@0.1.0#list-tools") (result i32) (i32.const 0))
+        (func (export "clat:plugin/tools@0.1.0#call") (param i32 i32 i32 i32) (result i32)
+          (drop (call $n)) (i32.const 0)))`,
+      wit,
+      'spy',
+    );
+    const spyPath = join(dir, 'spy.wasm');
+    writeFileSync(spyPath, spy);
+    expect(await codeOf(prepareComponent({ componentPath: spyPath, cacheDir }))).toBe(
+      WasmErrorCode.WASM_IMPORT_NOT_ALLOWED,
+    );
+    expect(existsSync(join(cacheDir, sha256Hex(spy)))).toBe(false);
+  });
+
+  it('refuses an oversized component before reading it, and a non-component', async () => {
+    const big = join(dir, 'big.wasm');
+    writeFileSync(big, '');
+    truncateSync(big, MAX_COMPONENT_BYTES + 1);
+    expect(await codeOf(prepareComponent({ componentPath: big, cacheDir: join(dir, 'c') }))).toBe(
+      WasmErrorCode.WASM_COMPONENT_TOO_LARGE,
+    );
+    const junk = join(dir, 'junk.wasm');
+    writeFileSync(junk, 'not wasm at all');
+    expect(await codeOf(prepareComponent({ componentPath: junk, cacheDir: join(dir, 'c') }))).toBe(
+      WasmErrorCode.WASM_TRANSPILE_FAILED,
+    );
+    expect(
+      await codeOf(prepareComponent({ componentPath: join(dir, 'nope.wasm'), cacheDir: dir })),
+    ).toBe(WasmErrorCode.WASM_COMPONENT_UNREADABLE);
+  });
+});
+
+describe('mountPluginsJson', () => {
+  it('mounts nothing when plugins.json is missing', async () => {
+    const h = createHarness();
+    try {
+      const mounted = await mountPluginsJson({
+        registry: h.registry,
+        scope: h.scope,
+        hostServices: h.bridge,
+        projectRoot: h.projectRoot,
+        clatHome: h.clatHome,
+      });
+      expect(mounted.statuses()).toEqual([]);
+      expect(mounted.issues).toEqual([]);
+    } finally {
+      await h.dispose();
+    }
+  });
+});
