@@ -8,7 +8,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clatDshBin, createDshHarness, DSH_FIXTURES, type DshHarness } from './harness.js';
+import {
+  clatDshBin,
+  createDshHarness,
+  DSH_FIXTURES,
+  type DshHarness,
+  ScriptedModel,
+} from './harness.js';
 
 let h: DshHarness | undefined;
 let dir: string | undefined;
@@ -46,7 +52,7 @@ describe('apply() per served process', () => {
   it('answers the modern probe, so CLAT keeps the probe process and apply() runs exactly once', async () => {
     const log = await mountCounter({});
     const server = h?.servers.get('counter');
-    expect(server?.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 2 });
+    expect(server?.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 3 });
     // The plugin's console.log and raw stdout writes went to stderr, not into the protocol.
     const tail = server?.status().stderrTail.join('\n') ?? '';
     expect(tail).toContain('apply-counter loaded');
@@ -70,7 +76,7 @@ describe('apply() per served process', () => {
   it('when apply() outlasts the 3 s probe, the fresh legacy process serves, and each process applied once', async () => {
     const log = await mountCounter({ APPLY_DELAY_MS: '4000' });
     const server = h?.servers.get('counter');
-    expect(server?.status()).toMatchObject({ state: 'connected', era: 'legacy', tools: 2 });
+    expect(server?.status()).toMatchObject({ state: 'connected', era: 'legacy', tools: 3 });
     const pids = h?.factories.get('counter')?.spawnedPids ?? [];
     expect(pids).toHaveLength(2);
     const events = eventsByPid(await readFile(log, 'utf8'));
@@ -78,10 +84,15 @@ describe('apply() per served process', () => {
       expect(list.filter((event) => event === 'apply-start')).toHaveLength(1);
     expect(events.get(pids[1] as number)).toEqual(['apply-start', 'apply-done']);
     // The tool really runs in the second (live) process.
-    const { run, context } = h?.beginRun({ mode: 'full-access' }) ?? ({} as never);
+    const model = new ScriptedModel(() => 'legacy era answer');
+    const { run, context } = h?.beginRun({ mode: 'full-access', model }) ?? ({} as never);
     try {
       const result = await h?.call('mcp_counter_pid', {}, context);
       expect(result?.structured).toEqual({ pid: pids[1] });
+      // Sampling works on the legacy connection too (a plain server request during tools/call).
+      const sampled = await h?.call('mcp_counter_sample', { q: 'legacy?' }, context);
+      expect(sampled?.structured).toEqual({ text: 'legacy era answer' });
+      expect(model.requests[0]?.messages).toEqual([{ role: 'user', text: 'legacy?' }]);
     } finally {
       run.end();
     }
