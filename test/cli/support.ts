@@ -79,16 +79,26 @@ export class CliSandbox {
     return { ...process.env, CLAT_HOME: this.home, NO_COLOR: '1', ...extra };
   }
 
-  /** Runs `clat` to completion (non-TTY stdin), killing it after `timeoutMs` as a hang guard. */
+  /**
+   * Runs `clat` to completion with non-TTY stdin (`input` piped, else none), killing it after
+   * `timeoutMs` as a hang guard.
+   */
   run(
     args: string[],
-    options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+    options: {
+      cwd?: string;
+      env?: Record<string, string>;
+      timeoutMs?: number;
+      input?: string;
+    } = {},
   ): Promise<ClatResult> {
     const child = spawn(process.execPath, [CLAT_BIN, ...args], {
       cwd: options.cwd ?? this.project,
       env: this.env(options.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    if (child.stdout === null || child.stderr === null) throw new Error('clat has no output pipes');
     this.#children.add(child);
     let stdout = '';
     let stderr = '';

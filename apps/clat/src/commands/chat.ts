@@ -55,6 +55,7 @@ class ChatSession {
   #run: ActiveRun | undefined;
   #question: AbortController | undefined;
   #busy = false;
+  #closed = false;
 
   constructor(io: CommandIO, project: OpenedProject, mode: PermissionMode) {
     this.#io = io;
@@ -69,6 +70,10 @@ class ChatSession {
       output: io.stdout,
       terminal: isTty(io.stdin),
       prompt: 'clat> ',
+    });
+    this.#rl.once('close', () => {
+      this.#closed = true;
+      this.#question?.abort();
     });
   }
 
@@ -89,7 +94,7 @@ class ChatSession {
       const onAbort = () => controller.abort();
       signal.addEventListener('abort', onAbort, { once: true });
       controller.signal.addEventListener('abort', () => finish(undefined), { once: true });
-      if (signal.aborted) {
+      if (signal.aborted || this.#closed) {
         controller.abort();
         return;
       }
@@ -250,7 +255,7 @@ class ChatSession {
     this.#write(`clat — project ${session.projectRoot} (mode ${this.#mode}); /help for commands\n`);
     void session.mount.start().then(() => {
       this.#write(`\n${summaryLine(session.mount.summary())}\n`);
-      if (!this.#busy) this.#rl.prompt(true);
+      if (!this.#busy && !this.#closed) this.#rl.prompt(true);
     });
     if (isTty(this.#io.stdin)) {
       emitKeypressEvents(this.#io.stdin);
@@ -261,28 +266,32 @@ class ChatSession {
       else this.#rl.close();
     });
     this.#rl.prompt();
+    // Lines run one at a time in arrival order (typed ahead or piped); /exit drops the rest.
+    let queue = Promise.resolve();
+    let pending = 0;
+    let stopped = false;
     try {
-      await new Promise<void>((resolve) => {
-        this.#rl.on('close', resolve);
-        this.#rl.on('line', (line) => {
-          if (this.#busy) {
-            this.#write('busy — press Esc to cancel the running call\n');
-            return;
-          }
+      this.#rl.on('line', (line) => {
+        pending++;
+        queue = queue.then(async () => {
+          if (stopped) return;
           this.#busy = true;
-          this.#handle(line)
-            .then((keepGoing) => {
-              this.#busy = false;
-              if (keepGoing) this.#rl.prompt();
-              else this.#rl.close();
-            })
-            .catch((error: unknown) => {
-              this.#busy = false;
-              this.#write(`error: ${errorMessage(error)}\n`);
-              this.#rl.prompt();
-            });
+          try {
+            if (!(await this.#handle(line))) {
+              stopped = true;
+              this.#rl.close();
+            }
+          } catch (error) {
+            this.#write(`error: ${errorMessage(error)}\n`);
+          } finally {
+            this.#busy = false;
+            pending--;
+            if (!stopped && !this.#closed && pending === 0) this.#rl.prompt();
+          }
         });
       });
+      await new Promise<void>((resolve) => this.#rl.once('close', resolve));
+      await queue;
     } finally {
       this.#io.stdin.removeListener('keypress', this.#onKeypress);
       this.#run?.token.cancel('session closed');

@@ -37,7 +37,9 @@ export function formatMcpStatus(
   const width = Math.max(...summary.servers.map((s) => s.name.length));
   for (const server of summary.servers) {
     const state =
-      server.state === 'connecting' && server.phase ? `connecting (${server.phase})` : server.state;
+      server.state === 'connecting' && server.phase !== undefined && server.phase !== 'connecting'
+        ? `connecting (${server.phase})`
+        : server.state;
     const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}`;
     const timing = server.durationMs === undefined ? '' : `  ${server.durationMs} ms`;
     lines.push(

@@ -1,0 +1,59 @@
+/** The session command with piped (non-TTY) input: lines run in order, nothing is dropped. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CliSandbox } from './support.js';
+
+let sandbox: CliSandbox;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.writeMcp({ notes: sandbox.notesServer() });
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+describe('clat chat with piped input', () => {
+  it('runs every line in order and denies what it cannot ask about', async () => {
+    const script = [
+      '/call mcp_notes_add_note {"title":"piped","body":"one"}',
+      '/call mcp_notes_list_notes',
+      '/call mcp_notes_delete_note {"id":"x"}',
+      '/mode read-only',
+      '/call mcp_notes_add_note {"title":"blocked","body":"two"}',
+      '/mcp',
+      '/nonsense',
+      '',
+    ].join('\n');
+    const result = await sandbox.run(['chat', '--trust'], { input: script });
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    const order = [
+      'running mcp_notes_add_note',
+      '"title": "piped"',
+      'mcp_notes_delete_note was not approved',
+      'mode: read-only',
+      'mcp_notes_add_note was not approved',
+      'notes  stdio  connected',
+      'unknown command /nonsense',
+      'closing the project',
+    ].map((text) => out.indexOf(text));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    const notes = await readFile(join(sandbox.root, 'notes', 'notes.json'), 'utf8');
+    expect(notes).toContain('piped');
+    expect(notes).not.toContain('blocked');
+  });
+
+  it('stops at /exit', async () => {
+    const result = await sandbox.run(['chat', '--trust'], {
+      input: '/exit\n/call mcp_notes_add_note {"title":"never","body":"x"}\n',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('running mcp_notes_add_note');
+  });
+});
