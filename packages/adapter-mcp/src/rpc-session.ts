@@ -13,6 +13,7 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
+  onAbort as kernelOnAbort,
   LIMITS,
   type Transport,
 } from '@clat/kernel';
@@ -187,9 +188,10 @@ export class RpcSession {
       let timer: ReturnType<typeof setTimeout> | undefined;
       let extendedMs = 0;
       let activityMark = this.#hostActivity;
+      let detachAbort = () => {};
       const cleanup = () => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        detachAbort();
         this.#pending.delete(key);
       };
       const abandon = (reason: string) => {
@@ -240,7 +242,8 @@ export class RpcSession {
         },
       });
       timer = setTimeout(onDeadline, options.timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // Kernel fan-out: thousands of concurrent calls share one run signal.
+      if (signal !== undefined) detachAbort = kernelOnAbort(signal, onAbort);
       const message: JsonRpcRequest = {
         jsonrpc: '2.0',
         id,

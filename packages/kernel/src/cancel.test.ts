@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortable, CancelToken, delay, withDeadline } from './cancel.js';
+import { abortable, CancelToken, delay, onAbort, withDeadline } from './cancel.js';
 import { KernelErrorCode } from './errors.js';
 
 describe('CancelToken', () => {
@@ -69,5 +69,34 @@ describe('abortable / withDeadline / delay', () => {
     const d = delay(10_000, token.signal);
     token.cancel();
     await expect(d).rejects.toMatchObject({ code: KernelErrorCode.CANCELLED });
+  });
+});
+
+describe('onAbort', () => {
+  it('fans one native listener out, detaches in O(1) and fires at once when already aborted', () => {
+    const controller = new AbortController();
+    const fired: number[] = [];
+    const detachers = Array.from({ length: 5_000 }, (_, i) =>
+      onAbort(controller.signal, () => fired.push(i)),
+    );
+    for (const detach of detachers.slice(0, 4_998)) detach();
+    controller.abort('stop');
+    expect(fired).toEqual([4_998, 4_999]);
+    let late = false;
+    onAbort(controller.signal, () => {
+      late = true;
+    });
+    expect(late).toBe(true);
+  });
+
+  it('delay detaches from a long-lived signal once it resolves', async () => {
+    const controller = new AbortController();
+    await delay(1, controller.signal);
+    await expect(delay(10_000, AbortSignal.abort('x'))).rejects.toMatchObject({
+      code: 'CANCELLED',
+    });
+    const pending = delay(10_000, controller.signal);
+    controller.abort('user');
+    await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 });

@@ -14,6 +14,46 @@ export function cancelledError(signal?: AbortSignal, what = 'operation'): Kernel
   });
 }
 
+/**
+ * One native listener per signal, fanned out to a Set. Node's EventTarget scans its listener list
+ * on every add, so a run signal shared by thousands of concurrent calls made adding quadratic;
+ * here add and remove are O(1) and no MaxListenersExceededWarning fires.
+ */
+const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `listener` once when `signal` aborts (at once, synchronously, if it already has).
+ * Returns a disposer that detaches it; calling it after the abort is harmless.
+ */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  if (signal.aborted) {
+    listener();
+    return () => {};
+  }
+  let listeners = fanOuts.get(signal);
+  if (listeners === undefined) {
+    const set = new Set<() => void>();
+    listeners = set;
+    fanOuts.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        fanOuts.delete(signal);
+        for (const each of [...set]) {
+          set.delete(each);
+          each();
+        }
+      },
+      { once: true },
+    );
+  }
+  const entry = () => listener();
+  listeners.add(entry);
+  return () => {
+    listeners.delete(entry);
+  };
+}
+
 /** A cancellation source with children: cancelling a parent cancels every child, never the reverse. */
 export class CancelToken {
   readonly #controller = new AbortController();
@@ -29,9 +69,7 @@ export class CancelToken {
       this.#detach = () => {};
       return;
     }
-    const onAbort = () => this.#controller.abort(parent.reason);
-    parent.addEventListener('abort', onAbort, { once: true });
-    this.#detach = () => parent.removeEventListener('abort', onAbort);
+    this.#detach = onAbort(parent, () => this.#controller.abort(parent.reason));
   }
 
   get signal(): AbortSignal {
@@ -73,15 +111,14 @@ export function abortable<T>(
     return Promise.reject(cancelledError(signal, what));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelledError(signal, what));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const detach = onAbort(signal, () => reject(cancelledError(signal, what)));
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        detach();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        detach();
         reject(error);
       },
     );
@@ -116,12 +153,18 @@ export async function withDeadline<T>(
 
 /** Resolves after `ms`, or rejects with CANCELLED when `signal` aborts first. */
 export function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return abortable(
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
-    }),
-    signal,
-    'delay',
-  );
+  if (signal?.aborted === true) return Promise.reject(cancelledError(signal, 'delay'));
+  return new Promise<void>((resolve, reject) => {
+    let detach = () => {};
+    const timer = setTimeout(() => {
+      detach();
+      resolve();
+    }, ms);
+    if (signal !== undefined) {
+      detach = onAbort(signal, () => {
+        clearTimeout(timer);
+        reject(cancelledError(signal, 'delay'));
+      });
+    }
+  });
 }

@@ -43,7 +43,7 @@ export {
   type SamplingReservation,
   type SamplingUsage,
 } from './bridge/sampling-gates.js';
-export { abortable, CancelToken, cancelledError, delay, withDeadline } from './cancel.js';
+export { abortable, CancelToken, cancelledError, delay, onAbort, withDeadline } from './cancel.js';
 export {
   type ConfigIssue,
   describeServerConfig,

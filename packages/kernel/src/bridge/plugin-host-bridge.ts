@@ -4,7 +4,7 @@
  * and cancellation after every wait, so late answers are ignored.
  * @module
  */
-import { abortable, CancelToken, cancelledError, withDeadline } from '../cancel.js';
+import { abortable, CancelToken, cancelledError, onAbort, withDeadline } from '../cancel.js';
 import {
   HOST_SERVICES_VERSION,
   type HostCaller,
@@ -110,12 +110,11 @@ function linkSignals(
 ): { signal: AbortSignal; dispose: () => void } {
   const token = new CancelToken(run.token.signal);
   if (signal.aborted) token.cancel(signal.reason);
-  const onAbort = () => token.cancel(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
+  const detach = onAbort(signal, () => token.cancel(signal.reason));
   return {
     signal: token.signal,
     dispose: () => {
-      signal.removeEventListener('abort', onAbort);
+      detach();
       token.dispose();
     },
   };
