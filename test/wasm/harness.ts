@@ -46,6 +46,17 @@ export class EchoModel implements ModelProvider {
   }
 }
 
+/**
+ * One compiled-module cache for every world of a test process: each digest is transpiled once.
+ * Per test file, so parallel files never race on one entry.
+ */
+export const SHARED_CACHE = mkdtempSync(join(tmpdir(), 'clat-wasm-e2e-cache-'));
+
+/** Call from a file-level afterAll. */
+export function removeSharedCache(): void {
+  rmSync(SHARED_CACHE, { recursive: true, force: true });
+}
+
 /** A kernel world around a temporary project (with a README) and CLAT home. */
 export function createWorld() {
   const root = mkdtempSync(join(tmpdir(), 'clat-wasm-e2e-'));
@@ -88,6 +99,7 @@ export function createWorld() {
     root,
     projectRoot,
     clatHome,
+    cacheDir: SHARED_CACHE,
     registry,
     events,
     pipeline,

@@ -10,7 +10,9 @@ import {
 import { isKernelError } from '@clat/kernel';
 import { ScriptedApprover } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorld, GUESTS, README } from './harness.js';
+import { createWorld, GUESTS, README, removeSharedCache } from './harness.js';
+
+afterAll(removeSharedCache);
 
 const MiB = 1024 * 1024;
 const SECRET = 'tok-4f9a1c2e8b7d';
@@ -35,6 +37,7 @@ describe('a TypeScript guest built with @clat/wasm-guest-sdk (manifest-backed, v
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
+      cacheDir: world.cacheDir,
     });
   });
 
@@ -138,6 +141,7 @@ describe('the fault guest under the sandbox', () => {
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
+      cacheDir: world.cacheDir,
       memoryLimitBytes: 128 * MiB,
       callTimeoutMs: 3_000,
     });
@@ -316,6 +320,7 @@ describe('capability ceiling of a manifest-backed package', () => {
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
+      cacheDir: world.cacheDir,
     });
     const approver = new ScriptedApprover({ outcome: 'allow' });
     const result = await world.pipeline.call('wasm_ceiling_host_all', {}, world.run({ approver }));

@@ -10,7 +10,10 @@ import {
 } from '@clat/adapter-wasm';
 import { ScriptedApprover } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorld } from './harness.js';
+import { createWorld, removeSharedCache } from './harness.js';
+
+afterAll(removeSharedCache);
+
 import { buildProbe } from './wat.js';
 
 // WASI error-code indices (wasi:filesystem/types@0.2.3): the probe reports failures by number.
@@ -46,6 +49,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
+      cacheDir: world.cacheDir,
       ...options,
     });
     mounted.push(plugin);
@@ -136,6 +140,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
+      cacheDir: world.cacheDir,
     });
     expect(plugin.status()).toMatchObject({
       state: 'failed',

@@ -91,6 +91,8 @@ export interface MountWasmPluginOptions {
   projectRoot: string;
   /** Default: `$CLAT_HOME`, else `~/.clat`. */
   clatHome?: string | undefined;
+  /** Compiled-module cache. Default: `<clatHome>/cache/wasm`. */
+  cacheDir?: string | undefined;
   /** Extra directories the plugin may write to, with a grant. */
   dirs?: readonly string[] | undefined;
   grants?: WasmGrantStore | undefined;
@@ -232,7 +234,7 @@ function hostImportsFor(options: MountWasmPluginOptions) {
 export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<MountedWasmPlugin> {
   const { name, scope } = options;
   const clatHome = options.clatHome ?? resolveClatHome();
-  const cacheDir = wasmCacheDir(clatHome);
+  const cacheDir = resolve(options.cacheDir ?? wasmCacheDir(clatHome));
   const tail = new LineTail(OUTPUT_TAIL_LINES, LIMITS.stderrLineBytes);
   // Guest output and errors may echo configured secrets; status texts never show them.
   const redactor = options.redactor ?? new Redactor();
