@@ -20,8 +20,8 @@ export interface ScriptedToolCall {
   arguments: Record<string, unknown>;
 }
 
-/** A reply that asks for tool calls, or one that answers with text. */
-export type ScriptedReply = { toolCalls: ScriptedToolCall[] } | { text: string };
+/** A reply that asks for tool calls, one that answers with text, or one that never answers. */
+export type ScriptedReply = { toolCalls: ScriptedToolCall[] } | { text: string } | { hang: true };
 
 export interface FakeChatServer {
   /** Base URL ending in /v1. */
@@ -30,7 +30,10 @@ export interface FakeChatServer {
   close(): Promise<void>;
 }
 
-function completion(reply: ScriptedReply, index: number): unknown {
+function completion(
+  reply: { toolCalls: ScriptedToolCall[] } | { text: string },
+  index: number,
+): unknown {
   const message =
     'text' in reply
       ? { role: 'assistant', content: reply.text }
@@ -69,6 +72,7 @@ export async function startFakeChatServer(replies: ScriptedReply[]): Promise<Fak
         res.end(JSON.stringify({ error: { message: 'the scripted conversation ran out' } }));
         return;
       }
+      if ('hang' in reply) return;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(completion(reply, requests.length)));
     });

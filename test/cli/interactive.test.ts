@@ -4,9 +4,11 @@
  * cancelling a running plugin call and a running native command.
  */
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox } from './support.js';
+import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
+import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox, NOTES_SERVER } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 /** Polls `check` (hang guard: 10 s). */
@@ -20,6 +22,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 let sandbox: CliSandbox;
 let tmux: TmuxSession;
+let chat: FakeChatServer | undefined;
 
 beforeAll(assertBuilt);
 beforeEach(async () => {
@@ -29,6 +32,8 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   tmux.kill();
+  await chat?.close();
+  chat = undefined;
   await sandbox.cleanup();
 });
 
@@ -122,5 +127,60 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     await tmux.waitFor('EXITED:1');
     expect(tmux.capture()).toContain('is not trusted, so no MCP server was started');
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('shows a progress line on the terminal while servers connect', async () => {
+    const gate = join(sandbox.root, 'go');
+    await sandbox.writeMcp({
+      late: sandbox.node(join(CLI_FIXTURES, 'gated-start.mjs'), gate, NOTES_SERVER),
+    });
+    tmux.start([process.execPath, CLAT_BIN, 'mcp', '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      MCP_NOTES_DIR: join(sandbox.root, 'notes'),
+    });
+    await tmux.waitFor(/connecting MCP servers: 0\/1 connected, waiting for late/);
+    await writeFile(gate, 'go\n');
+    await tmux.waitFor('EXITED:0');
+    const pane = tmux.capture();
+    expect(pane).toMatch(/late\s+stdio\s+connected/);
+    expect(pane).not.toContain('waiting for late');
+  });
+
+  it('runs a model turn with an approval prompt, and Esc cancels a hanging model call', async () => {
+    chat = await startFakeChatServer([
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'echo hi-from-model' } }] },
+      { text: 'Done: the command printed hi-from-model.' },
+      { hang: true },
+    ]);
+    await sandbox.writeConfig({
+      provider: {
+        kind: 'openai-compatible',
+        vendor: 'local',
+        baseUrl: chat.url,
+        model: 'fake-model',
+      },
+    });
+    await sandbox.writeMcp({});
+    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+    });
+    await tmux.waitFor('MCP servers: 0 configured');
+    let mark = tmux.capture().length;
+    tmux.line('run echo for me');
+    await tmux.waitFor('Approve run_command? effect: execute', mark);
+    await tmux.waitFor('Allow? [y/N]', mark);
+    tmux.line('y');
+    await tmux.waitFor('Done: the command printed hi-from-model.', mark);
+    const toolMessage = chat.requests[1]?.body.messages.find((m) => m.role === 'tool');
+    expect(toolMessage?.content).toContain('hi-from-model');
+
+    mark = tmux.capture().length;
+    tmux.line('and now think forever');
+    await tmux.waitFor('asking fake-model… (Esc cancels)', mark);
+    await until(() => chat?.requests.length === 3, 'the third model request');
+    tmux.key('Escape');
+    await tmux.waitFor(/cancelled: /, mark);
+    tmux.line('/exit');
+    await tmux.waitFor('EXITED:0', mark);
   });
 });

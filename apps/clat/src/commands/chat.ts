@@ -165,6 +165,7 @@ class ChatSession {
       return;
     }
     await this.#withRun(async (run) => {
+      this.#write(`asking ${provider.model}… (Esc cancels)\n`);
       let streamed = false;
       const result = await runAgentTurn({
         provider,
