@@ -69,6 +69,15 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     tmux.line('Ada');
     await tmux.waitFor(/"action":"accept".*"name":"Ada"/, mark);
 
+    // The native ask_user tool uses the same question port.
+    mark = tmux.capture().length;
+    tmux.line(
+      '/call ask_user {"question":"Pick a colour","options":[{"label":"red"},{"label":"blue"}]}',
+    );
+    await tmux.waitFor('2. blue', mark);
+    tmux.line('2');
+    await tmux.waitFor('"answer":"blue"', mark);
+
     // Esc cancels a plugin call that would never return; the connection stays usable.
     mark = tmux.capture().length;
     tmux.line('/call mcp_ask_wait_forever');
