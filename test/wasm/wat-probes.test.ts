@@ -80,18 +80,50 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     });
   });
 
-  it('a grant for another digest or a smaller directory set leaves it read-only', async () => {
+  it('a grant for another digest leaves it read-only', async () => {
     const store = await WasmGrantStore.load(grantsPath(world.clatHome));
     await store.grant('other-digest', 'cd'.repeat(32), [world.projectRoot]);
+    const otherDigest = await mount('other-digest', { grants: store });
+    expect(otherDigest.status().writable).toBe(false);
+    const result = await world.pipeline.call('wasm_other_digest_write', {}, world.run());
+    expect(result.content).toBe(`open-at failed: error-code ${READ_ONLY}`);
+  });
+
+  it('a grant covers only its exact directory set: extra dirs need Full Access and their own grant', async () => {
+    const store = await WasmGrantStore.load(grantsPath(world.clatHome));
     await store.grant('narrow', digest, [world.projectRoot]);
     const extra = join(world.root, 'extra');
     mkdirSync(extra);
-    const otherDigest = await mount('other-digest', { grants: store });
     const narrow = await mount('narrow', { grants: store, dirs: [extra] });
-    expect(otherDigest.status().writable).toBe(false);
-    expect(narrow.status().writable).toBe(false);
-    const result = await world.pipeline.call('wasm_narrow_write', {}, world.run());
-    expect(result.content).toBe(`open-at failed: error-code ${READ_ONLY}`);
+    expect(narrow.status().writable).toBe(true);
+    expect(narrow.guest?.preopens.map((preopen) => [preopen.guestPath, preopen.writable])).toEqual([
+      ['project', true],
+    ]);
+    await world.pipeline.call('wasm_narrow_write', {}, world.run({ mode: 'full-access' }));
+    // Full Access asks for project + extra; the grant names only the project, so extra stays shut.
+    expect(narrow.guest?.preopens.map((preopen) => preopen.guestPath)).toEqual(['project']);
+    await store.grant('narrow', digest, [world.projectRoot, extra]);
+    await world.pipeline.call('wasm_narrow_write', {}, world.run({ mode: 'full-access' }));
+    expect(narrow.guest?.preopens.map((preopen) => [preopen.guestPath, preopen.writable])).toEqual([
+      ['project', true],
+      ['dir0', true],
+    ]);
+  });
+
+  it('the read-only mode keeps even a granted plugin read-only, rebuilding it on mode changes', async () => {
+    const store = await WasmGrantStore.load(grantsPath(world.clatHome));
+    await store.grant('moded', digest, [world.projectRoot]);
+    await mount('moded', { grants: store });
+    rmSync(join(world.projectRoot, 'wasm-wrote.txt'), { force: true });
+    const denied = await world.pipeline.call(
+      'wasm_moded_write',
+      {},
+      world.run({ mode: 'read-only', approver: new ScriptedApprover({ outcome: 'allow' }) }),
+    );
+    expect(denied.content).toBe(`open-at failed: error-code ${READ_ONLY}`);
+    expect(existsSync(join(world.projectRoot, 'wasm-wrote.txt'))).toBe(false);
+    const allowed = await world.pipeline.call('wasm_moded_write', {}, world.run());
+    expect(allowed).toEqual({ content: 'written' });
   });
 
   it('writes with a grant bound to plugin name, digest and exact directory set', async () => {

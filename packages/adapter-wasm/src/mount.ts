@@ -22,6 +22,7 @@ import {
   type Lease,
   LIMITS,
   LineTail,
+  type PermissionMode,
   qualifyToolName,
   Redactor,
   type SamplingRequest,
@@ -124,6 +125,63 @@ const OUTPUT_TAIL_LINES = LIMITS.stderrTailLines;
 
 function isInsideOrEqual(parent: string, child: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+interface WriteAccess {
+  sha256: string;
+  /** The mode the preopens were last built for (null: no run). */
+  mode: PermissionMode | null;
+  /** Directory sets allowed by the user during this process. */
+  sessionGrants: string[][];
+  /** The directories a write grant covers in `mode`: the project, plus `dirs` in Full Access. */
+  requestedDirs(mode: PermissionMode | null): string[];
+  granted(dirs: readonly string[]): boolean;
+  /** Rebuilds the instance if the preopens for `mode` differ from the current ones. */
+  apply(mode: PermissionMode | null): Promise<void>;
+}
+
+function createWriteAccess(options: {
+  name: string;
+  sha256: string;
+  projectRoot: string;
+  dirs: string[];
+  grants: WasmGrantStore | undefined;
+  guest: JcoGuestHost;
+  onChange: (writable: boolean) => void;
+}): WriteAccess {
+  const { name, sha256, projectRoot, dirs, grants, guest } = options;
+  const access: WriteAccess = {
+    sha256,
+    mode: null,
+    sessionGrants: [],
+    requestedDirs: (mode) =>
+      mode === 'full-access' ? [projectRoot, ...dirs].sort() : [projectRoot],
+    granted: (wanted) =>
+      grants?.covers(name, sha256, wanted) === true ||
+      access.sessionGrants.some((set) => wanted.every((dir) => set.includes(dir))),
+    async apply(mode) {
+      access.mode = mode;
+      let writable: string[] = [];
+      if (mode !== 'read-only') {
+        const wanted = access.requestedDirs(mode);
+        if (access.granted(wanted)) writable = wanted;
+        else if (access.granted([projectRoot])) writable = [projectRoot];
+      }
+      const next: Preopen[] = [
+        {
+          guestPath: PROJECT_PREOPEN,
+          hostPath: projectRoot,
+          writable: writable.includes(projectRoot),
+        },
+        ...dirs
+          .filter((dir) => writable.includes(dir))
+          .map((dir) => ({ guestPath: `dir${dirs.indexOf(dir)}`, hostPath: dir, writable: true })),
+      ];
+      if (JSON.stringify(next) !== JSON.stringify(guest.preopens)) await guest.setPreopens(next);
+      options.onChange(next.some((preopen) => preopen.writable));
+    },
+  };
+  return access;
 }
 
 /** Maps a guest outcome to what the model reads. */
@@ -274,13 +332,14 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     })();
     return closing;
   };
-  // Set once the guest started: how to switch it to writable preopens, and what to ask for.
-  let writeAccess: { sha256: string; dirs: string[]; enable: () => Promise<void> } | undefined;
+  // Set once the guest started and lists a tool that writes: the write policy of this plugin.
+  let writeAccess: WriteAccess | undefined;
   let nextGrantRequest = 1;
   const requestWriteAccess = async (approver: Approver, signal: AbortSignal): Promise<boolean> => {
-    if (status.writable) return true;
     if (writeAccess === undefined || closing !== undefined) return false;
-    const { sha256, dirs, enable } = writeAccess;
+    const access = writeAccess;
+    const dirs = access.requestedDirs(access.mode);
+    if (access.granted(dirs)) return status.writable;
     const decision = await approver.approve(
       {
         callId: `wasm-grant-${nextGrantRequest++}`,
@@ -288,20 +347,21 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
         effect: 'write',
         source: { kind: 'wasm', id: name },
         reason: `wasm plugin ${name} asks to write to ${dirs.join(', ')}`,
-        arguments: { plugin: name, component_sha256: sha256, write_dirs: dirs },
+        arguments: { plugin: name, component_sha256: access.sha256, write_dirs: dirs },
       },
       signal,
     );
     if (decision.outcome !== 'allow' || closing !== undefined) return false;
+    access.sessionGrants.push(dirs);
     try {
-      await options.grants?.grant(name, sha256, dirs);
+      await options.grants?.grant(name, access.sha256, dirs);
     } catch (error) {
       // The grant still holds for this process; only remembering it failed.
       status.notes.push(`write grant could not be saved: ${errorMessage(error)}`);
     }
-    await enable();
+    await access.apply(access.mode);
     publish();
-    return true;
+    return status.writable;
   };
   const mounted: MountedWasmPlugin = {
     name,
@@ -350,24 +410,40 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     const definitions = await guest.start();
     if (closing !== undefined) return mounted;
 
-    // Writable preopens need a tool that writes and a grant for this digest and directory set.
-    const writeDirs = [projectRoot, ...dirs].sort();
+    // Writable preopens need a tool that writes, a grant for this digest and directory set, and
+    // a permission mode that allows writing; the instance is rebuilt whenever that changes.
     const wantsWrite = definitions.some(
       (definition) => isEffect(definition.effect) && WRITE_EFFECTS.has(definition.effect),
     );
-    const running = guest;
-    const enable = async () => {
-      await running.setPreopens([
-        { guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: true },
-        ...dirs.map((dir, index) => ({ guestPath: `dir${index}`, hostPath: dir, writable: true })),
-      ]);
-      status.writable = true;
-    };
-    if (wantsWrite) writeAccess = { sha256: prepared.sha256, dirs: writeDirs, enable };
-    if (wantsWrite && options.grants?.covers(name, prepared.sha256, writeDirs) === true) {
-      await enable();
+    if (wantsWrite) {
+      writeAccess = createWriteAccess({
+        name,
+        sha256: prepared.sha256,
+        projectRoot,
+        dirs,
+        grants: options.grants,
+        guest,
+        onChange: (writable) => {
+          status.writable = writable;
+        },
+      });
+      await writeAccess.apply(null);
     }
-    registerTools(options, guest, definitions, status, leases);
+    const access = writeAccess;
+    const caller: HostCaller = { kind: 'wasm', id: name };
+    const beforeCall =
+      access === undefined
+        ? undefined
+        : async () => {
+            let mode: PermissionMode | null = null;
+            try {
+              mode = (await options.hostServices.context(caller)).run?.permissionMode ?? null;
+            } catch {
+              // No active run: the mount-time policy applies.
+            }
+            await access.apply(mode);
+          };
+    registerTools(options, guest, definitions, status, leases, beforeCall);
     status.state = 'ready';
   } catch (error) {
     status.state = 'failed';
@@ -388,6 +464,7 @@ function registerTools(
   definitions: GuestToolDefinition[],
   status: WasmPluginStatus,
   leases: Lease[],
+  beforeCall: (() => Promise<void>) | undefined,
 ): void {
   const { name, registry, scope } = options;
   const note = (message: string) => status.notes.push(message);
@@ -436,6 +513,7 @@ function registerTools(
       invoke: async (args, ctx) => {
         let outcome: GuestCallOutcome;
         try {
+          await beforeCall?.();
           outcome = await guest.call(toolName, JSON.stringify(args), ctx.signal);
         } catch (error) {
           if (isWasmError(error)) return { content: error.message, isError: true };
