@@ -7,8 +7,10 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedApprover } from '@clat/kernel/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  clatDsh,
   clatDshBin,
   createDshHarness,
   DSH_FIXTURES,
@@ -18,6 +20,26 @@ import {
 
 let h: DshHarness | undefined;
 let dir: string | undefined;
+let packaged: string;
+
+// The fixture is packaged once (a real `clat-dsh package`), so each served process starts from
+// one pre-bundled file: the probe timing below then depends on apply(), not on bundling speed.
+beforeAll(async () => {
+  packaged = await mkdtemp(join(tmpdir(), 'clat-dsh-counter-pkg-'));
+  const built = await clatDsh([
+    'package',
+    join(DSH_FIXTURES, 'apply-counter.mjs'),
+    '--out',
+    join(packaged, 'counter'),
+    '--id',
+    'dsh.counter',
+    '--no-smoke',
+  ]);
+  expect(built.code, built.stderr).toBe(0);
+});
+afterAll(async () => {
+  await rm(packaged, { recursive: true, force: true });
+});
 
 afterEach(async () => {
   await h?.close();
@@ -40,8 +62,8 @@ async function mountCounter(env: Record<string, string>) {
   h = await createDshHarness([
     {
       name: 'counter',
-      command: process.execPath,
-      args: [clatDshBin(), 'serve', join(DSH_FIXTURES, 'apply-counter.mjs')],
+      command: join(packaged, 'counter', 'server.mjs'),
+      cwd: join(packaged, 'counter'),
       env: { APPLY_LOG: log, ...env },
     },
   ]);
@@ -52,9 +74,14 @@ describe('apply() per served process', () => {
   it('answers the modern probe, so CLAT keeps the probe process and apply() runs exactly once', async () => {
     const log = await mountCounter({});
     const server = h?.servers.get('counter');
-    expect(server?.status()).toMatchObject({ state: 'connected', era: 'modern', tools: 3 });
+    const status = server?.status();
+    expect(status, JSON.stringify(status)).toMatchObject({
+      state: 'connected',
+      era: 'modern',
+      tools: 4,
+    });
     // The plugin's console.log and raw stdout writes went to stderr, not into the protocol.
-    const tail = server?.status().stderrTail.join('\n') ?? '';
+    const tail = status?.stderrTail.join('\n') ?? '';
     expect(tail).toContain('apply-counter loaded');
     expect(tail).toContain('apply-counter applying');
     expect(tail).toContain('raw stdout write');
@@ -76,7 +103,12 @@ describe('apply() per served process', () => {
   it('when apply() outlasts the 3 s probe, the fresh legacy process serves, and each process applied once', async () => {
     const log = await mountCounter({ APPLY_DELAY_MS: '4000' });
     const server = h?.servers.get('counter');
-    expect(server?.status()).toMatchObject({ state: 'connected', era: 'legacy', tools: 3 });
+    const status = server?.status();
+    expect(status, JSON.stringify(status)).toMatchObject({
+      state: 'connected',
+      era: 'legacy',
+      tools: 4,
+    });
     const pids = h?.factories.get('counter')?.spawnedPids ?? [];
     expect(pids).toHaveLength(2);
     const events = eventsByPid(await readFile(log, 'utf8'));
@@ -158,5 +190,28 @@ describe('apply() per served process', () => {
       'wait-start',
       'wait-aborted',
     ]);
+  });
+
+  it('mirrors the run CLAT pushes (context/changed) into read-only ctx.sessions and ctx.agents', async () => {
+    await mountCounter({});
+    const model = new ScriptedModel();
+    const { run, context } =
+      h?.beginRun({
+        mode: 'project-write',
+        model,
+        sessionId: 'session-7',
+        approver: new ScriptedApprover({ outcome: 'allow' }),
+      }) ?? ({} as never);
+    try {
+      const result = await h?.call('mcp_counter_session', {}, context);
+      expect(result?.structured).toMatchObject({
+        id: 'session-7',
+        header: { origin: 'clat-host-mirror', model: 'scripted-1', project: h?.projectRoot },
+        agents: 1,
+        mutation: 'READ_ONLY_HOST_SERVICE',
+      });
+    } finally {
+      run.end();
+    }
   });
 });
