@@ -66,6 +66,9 @@ const MEMORY_HIGH_WATER = 0.9;
 const TERMINATE_WAIT_MS = 2_000;
 const OUT_OF_MEMORY = /out of memory/i;
 const WORKER_HEAP_MB = 256;
+/** Planned stops, not faults: they do not count as restarts. */
+const PREOPENS_CHANGED = 'preopens changed';
+const CLOSED = 'closed';
 
 interface PendingCall {
   id: number;
@@ -126,7 +129,7 @@ export class JcoGuestHost {
   #instance: Instance | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
-  #starts = 0;
+  #recycled = 0;
 
   constructor(options: JcoGuestHostOptions) {
     this.plugin = options.plugin;
@@ -134,9 +137,9 @@ export class JcoGuestHost {
     this.#preopens = options.preopens;
   }
 
-  /** Instances started after the first one (restarts after a trap, timeout or cancellation). */
+  /** Instances terminated by a fault (trap, timeout, cancellation, memory); each restarts. */
   get restarts(): number {
-    return Math.max(0, this.#starts - 1);
+    return this.#recycled;
   }
 
   /** True while a worker is alive. */
@@ -158,7 +161,7 @@ export class JcoGuestHost {
     return this.#serialize(async () => {
       this.#preopens = preopens;
       const instance = this.#instance;
-      if (instance !== undefined) await this.#kill(instance, 'preopens changed');
+      if (instance !== undefined) await this.#kill(instance, PREOPENS_CHANGED);
     });
   }
 
@@ -185,7 +188,7 @@ export class JcoGuestHost {
         kind: 'cancelled',
         message: `wasm plugin ${this.plugin} was closed during the call`,
       });
-      await this.#kill(instance, 'closed');
+      await this.#kill(instance, CLOSED);
     }
   }
 
@@ -210,7 +213,6 @@ export class JcoGuestHost {
   }
 
   #spawn(): Instance {
-    this.#starts++;
     const { component } = this.#options;
     const channel = new MessageChannel();
     const signalBuffer = new SharedArrayBuffer(4);
@@ -421,6 +423,7 @@ export class JcoGuestHost {
     if (this.#instance === instance) this.#instance = undefined;
     instance.life.abort(new WasmError(WasmErrorCode.WASM_CLOSED, `instance stopped: ${reason}`));
     instance.port.close();
+    if (reason !== PREOPENS_CHANGED && reason !== CLOSED) this.#recycled++;
     this.#options.onRecycle?.(reason);
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([

@@ -64,7 +64,7 @@ export interface WasmPluginStatus {
   sha256?: string;
   /** Tools registered in the kernel registry. */
   tools: number;
-  /** Instances started after the first (trap, timeout, cancellation, memory). */
+  /** Instances terminated by a fault (trap, timeout, cancellation, memory) and restarted. */
   restarts: number;
   /** Whether the guest's preopens are writable (a matching grant exists). */
   writable: boolean;
