@@ -30,7 +30,7 @@ export const WasmErrorCode = {
   WASM_CAPABILITY_NOT_DECLARED: 'WASM_CAPABILITY_NOT_DECLARED',
   /** plugins.json, a plugin manifest or plugin-grants.json is invalid. */
   WASM_CONFIG_INVALID: 'WASM_CONFIG_INVALID',
-  /** A preopen was refused (it would expose the private module cache, or is missing). */
+  /** A directory was not preopened: it overlaps the CLAT home or the module cache. */
   WASM_PREOPEN_REFUSED: 'WASM_PREOPEN_REFUSED',
   /** The plugin was closed. */
   WASM_CLOSED: 'WASM_CLOSED',

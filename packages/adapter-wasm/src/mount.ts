@@ -37,7 +37,7 @@ import {
   resolveClatHome,
   wasmCacheDir,
 } from './component-cache.js';
-import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
+import { isWasmError, WasmErrorCode } from './errors.js';
 import type { WasmGrantStore } from './grants.js';
 import {
   type GuestCallOutcome,
@@ -387,18 +387,25 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes,
     );
     const projectRoot = resolve(options.projectRoot);
-    const dirs = [...new Set((options.dirs ?? []).map((dir) => resolve(dir)))];
-    for (const dir of [projectRoot, ...dirs]) {
-      if (isInsideOrEqual(dir, cacheDir) || isInsideOrEqual(dir, clatHome)) {
-        throw new WasmError(
-          WasmErrorCode.WASM_PREOPEN_REFUSED,
-          `directory ${dir} would expose the CLAT home ${clatHome} (and its compiled-module cache) to the guest`,
-        );
-      }
-    }
-    const readOnly: Preopen[] = [
-      { guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: false },
-    ];
+    // A preopen must neither contain nor sit inside the CLAT home or the module cache: the guest
+    // could read the grants or rewrite our glue. Such directories are left out, not the plugin.
+    const home = resolve(clatHome);
+    const exposes = (dir: string) =>
+      [home, cacheDir].some((owned) => isInsideOrEqual(dir, owned) || isInsideOrEqual(owned, dir));
+    const refuse = (dir: string, what: string) =>
+      status.notes.push(
+        `${WasmErrorCode.WASM_PREOPEN_REFUSED}: ${what} ${dir} is not preopened: it overlaps the CLAT home ${home} or its module cache`,
+      );
+    const projectOpen = !exposes(projectRoot);
+    if (!projectOpen) refuse(projectRoot, 'the project directory');
+    const dirs = [...new Set((options.dirs ?? []).map((dir) => resolve(dir)))].filter((dir) => {
+      if (!exposes(dir)) return true;
+      refuse(dir, 'directory');
+      return false;
+    });
+    const readOnly: Preopen[] = projectOpen
+      ? [{ guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: false }]
+      : [];
     guest = new JcoGuestHost({
       plugin: name,
       component: compiled,
@@ -415,7 +422,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     const wantsWrite = definitions.some(
       (definition) => isEffect(definition.effect) && WRITE_EFFECTS.has(definition.effect),
     );
-    if (wantsWrite) {
+    if (wantsWrite && projectOpen) {
       writeAccess = createWriteAccess({
         name,
         sha256: prepared.sha256,

@@ -167,6 +167,31 @@ describe('a hand-written WAT component', () => {
     expect(h.registry.list().some((tool) => tool.name.startsWith('wasm_pinned_'))).toBe(false);
   });
 
+  it('never preopens a directory that overlaps the CLAT home, but still mounts the plugin', async () => {
+    const overlapping = await mountWasmPlugin({
+      name: 'home',
+      componentPath,
+      registry: h.registry,
+      scope: h.scope,
+      hostServices: h.bridge,
+      // The project contains the CLAT home (think: clat started in ~), and a dir inside it.
+      projectRoot: h.root,
+      dirs: [join(h.clatHome, 'cache')],
+      clatHome: h.clatHome,
+    });
+    expect(overlapping.status().state).toBe('ready');
+    expect(overlapping.guest?.preopens).toEqual([]);
+    expect(overlapping.status().notes).toEqual([
+      expect.stringContaining(
+        `WASM_PREOPEN_REFUSED: the project directory ${h.root} is not preopened`,
+      ),
+      expect.stringContaining(
+        `WASM_PREOPEN_REFUSED: directory ${join(h.clatHome, 'cache')} is not preopened`,
+      ),
+    ]);
+    await overlapping.close();
+  });
+
   it('closing the plugin revokes its tools', async () => {
     await plugin.close();
     expect(plugin.status().state).toBe('closed');
