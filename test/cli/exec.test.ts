@@ -2,11 +2,15 @@
  * `clat exec`: a headless agent run of the real binary against a local OpenAI-compatible server
  * that requests tool calls, with real MCP servers behind the pipeline.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeChatServer, type ScriptedReply, startFakeChatServer } from './chat-server.js';
-import { assertBuilt, CLI_FIXTURES, CliSandbox } from './support.js';
+import { assertBuilt, CLI_FIXTURES, CliSandbox, REPO_ROOT } from './support.js';
+
+const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
+const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 
 const API_KEY = 'sk-e2e-provider-key-0123456789';
 
@@ -112,5 +116,34 @@ describe('clat exec', () => {
     expect(failing.code).toBe(1);
     expect(failing.stderr).toContain('clat: ');
     expect(failing.stderr).not.toContain(API_KEY);
+  });
+
+  it('serves plugin sampling from the session model: a WASM tool summarizes a file', async () => {
+    await prepareComponent({ componentPath: WASM_COMPONENT, cacheDir: wasmCacheDir(sandbox.home) });
+    await writeFile(
+      join(sandbox.home, 'plugins.json'),
+      JSON.stringify({ 'wasm-summarize': { manifest: WASM_MANIFEST } }),
+    );
+    const server = await withModel([
+      {
+        toolCalls: [
+          { name: 'wasm_wasm_summarize_summarize_file', arguments: { path: 'README.md' } },
+        ],
+      },
+      // The plugin's sampling/createMessage, answered by the same provider.
+      { text: 'A one-line e2e project.' },
+      { text: 'The README describes a one-line e2e project.' },
+    ]);
+    const result = await sandbox.run(['exec', 'Summarize the README', '--mode', 'full-access'], {
+      env: { E2E_PROVIDER_KEY: API_KEY },
+    });
+    expect(result.stdout).toBe('The README describes a one-line e2e project.\n');
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    // The sampling request carried the file the plugin read through the host, and no tools.
+    const sampling = server.requests[1]?.body;
+    expect(JSON.stringify(sampling?.messages)).toContain('# e2e project');
+    expect(sampling?.tools).toBeUndefined();
+    expect(toolMessages(server, 2)[0]?.content).toContain('A one-line e2e project.');
   });
 });
