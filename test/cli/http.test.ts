@@ -1,0 +1,69 @@
+/** Streamable HTTP servers through the real `clat` binary, with secret headers kept out of output. */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type HttpFixture,
+  startDualEraServer,
+  stopAllHttpFixtures,
+} from '../fixtures/http-servers/spawn.js';
+import { assertBuilt, CliSandbox, parseJsonOutput } from './support.js';
+
+const SECRET = 'sk-http-header-secret-0123456789';
+
+let sandbox: CliSandbox;
+let fixture: HttpFixture;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.run(['trust']);
+  fixture = await startDualEraServer();
+});
+afterEach(async () => {
+  await stopAllHttpFixtures();
+  await sandbox.cleanup();
+});
+
+describe('HTTP servers via clat', () => {
+  it('connects with the configured header and never prints it', async () => {
+    await sandbox.run([
+      'mcp',
+      'add',
+      'web',
+      '--url',
+      `${fixture.origin}/mcp`,
+      '--header',
+      `Authorization: Bearer ${SECRET}`,
+    ]);
+    await sandbox.writeMcp({
+      ...((await sandbox.readMcp()) as { mcpServers: object }).mcpServers,
+      down: { url: 'http://127.0.0.1:1/mcp', headers: { 'X-Api-Key': SECRET } },
+    });
+    const result = await sandbox.run(['mcp', '--json']);
+    const status = parseJsonOutput<{
+      servers: {
+        name: string;
+        transport: string;
+        state: string;
+        tools: number;
+        protocolVersion?: string;
+        failure?: string;
+      }[];
+    }>(result);
+    const [web, down] = status.servers;
+    expect(web).toMatchObject({ name: 'web', transport: 'http', state: 'connected' });
+    expect(web?.tools).toBeGreaterThan(0);
+    expect(web?.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(down).toMatchObject({ name: 'down', state: 'failed' });
+    expect(down?.failure).toContain('127.0.0.1:1');
+    expect(fixture.stderr()).toContain('"authorization":true');
+
+    const echoed = await sandbox.run(['call', 'mcp_web_echo', '{"text":"over http"}']);
+    expect(echoed.stdout).toBe('echo: over http\n');
+
+    const listed = await sandbox.run(['mcp', 'list', '--json']);
+    for (const output of [result, echoed, listed]) {
+      expect(`${output.stdout}${output.stderr}`).not.toContain(SECRET);
+    }
+  });
+});
