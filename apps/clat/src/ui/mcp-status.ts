@@ -40,7 +40,9 @@ export function formatMcpStatus(
       server.state === 'connecting' && server.phase !== undefined && server.phase !== 'connecting'
         ? `connecting (${server.phase})`
         : server.state;
-    const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}`;
+    const prompts =
+      server.prompts > 0 ? `, ${server.prompts} prompt${server.prompts === 1 ? '' : 's'}` : '';
+    const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}`;
     const timing = server.durationMs === undefined ? '' : `  ${server.durationMs} ms`;
     lines.push(
       `  ${server.name.padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${server.origin}] ${server.target}${timing}`,
