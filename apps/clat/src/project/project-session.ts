@@ -151,6 +151,12 @@ export class ProjectSession {
       end: async () => {
         if (ended) return;
         ended = true;
+        this.events.emit({
+          type: 'run.ended',
+          runId,
+          at: Date.now(),
+          reason: token.cancelled ? 'cancelled' : 'completed',
+        });
         bridgeRun.end();
         this.#modes.delete(runId);
         token.dispose();
