@@ -75,6 +75,11 @@ describe('clat mcp add/remove/list/get', () => {
     // The "keep" entry has an unknown key, which the kernel schema rejects: reported, not hidden.
     expect(listed.stderr).toContain('keep: unknown field(s) "disabledNote"');
 
+    const debug = await sandbox.run(['mcp', 'get', 'notes']);
+    expect(debug.stdout).toContain(
+      `to debug, run it by hand: cd ${JSON.stringify(sandbox.home)} && MCP_NOTES_DIR=… node server.mjs --flag`,
+    );
+
     const got = parseJsonOutput<Record<string, unknown>>(
       await sandbox.run(['mcp', 'get', 'web', '--json']),
     );

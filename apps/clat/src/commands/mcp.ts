@@ -105,6 +105,14 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
         ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
         : [server.command, ...(server.args ?? [])].join(' ');
     io.stdout.write(`  ${server.name}  ${server.transport}  ${target}\n`);
+    if (one !== undefined && server.transport === 'stdio') {
+      // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
+      const env = (server.env ?? []).map((name) => `${name}=…`).join(' ');
+      const cwd = server.cwd === undefined ? home.dir : `${home.dir}/${server.cwd}`;
+      io.stdout.write(
+        `  to debug, run it by hand: cd ${JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd)} && ${env === '' ? '' : `${env} `}${target}\n`,
+      );
+    }
   }
   for (const issue of issues) io.stderr.write(`clat: config: ${issue}\n`);
   return 0;
