@@ -178,6 +178,26 @@ describe('HTTP fault zoo', () => {
     await zoo('http-stall', 'stall', undefined, failedMount(/did not answer|timed out/));
   });
 
+  // mcp-protocol.md §1: over HTTP a probe timeout, 401/403 or 5xx is no evidence of a legacy
+  // server. This fixture would accept initialize, so a fallback would wrongly connect it.
+  it('a probe that stalls is not taken for legacy: the mount fails without initialize', async () => {
+    await zoo(
+      'http-stall-probe',
+      'stall',
+      'server/discover',
+      failedMount(/failed the modern probe: .*did not answer server\/discover/),
+    );
+  });
+
+  it('a probe answered with 5xx is not taken for legacy: the mount fails with the status', async () => {
+    await zoo(
+      'http-500-probe',
+      'status-500',
+      'server/discover',
+      failedMount(/failed the modern probe: .*HTTP 500/),
+    );
+  });
+
   it('never answers tools/list: the mount fails after the page deadline', async () => {
     await zoo(
       'http-stall-list',

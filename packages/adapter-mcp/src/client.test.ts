@@ -65,6 +65,32 @@ describe('era negotiation', () => {
     expect(factory.opened).toBe(2);
   });
 
+  it('never treats a silent HTTP probe as legacy: the connection fails without initialize', async () => {
+    const factory = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('server/discover', { silent: true });
+    }, 'shared');
+    factory.kind = 'http';
+    const error = await McpClient.connect({
+      name: 'srv',
+      factory,
+      timeouts: { modernProbeMs: 30 },
+    }).catch((e: unknown) => e);
+    expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_HANDSHAKE_FAILED);
+    expect((error as Error).message).toMatch(/did not answer server\/discover within 30 ms/);
+    expect((error as Error).message).toContain('no evidence of a legacy server');
+    expect(factory.opened).toBe(1);
+    expect(methods(factory.servers[0] as ScriptedServer)).not.toContain('initialize');
+    expect(factory.servers.every((server) => server.closed)).toBe(true);
+  });
+
+  it('still falls back on HTTP when the probe gets a plain JSON-RPC error', async () => {
+    const factory = new ScriptedFactory(legacyServer(), 'shared');
+    factory.kind = 'http';
+    const client = await connect(factory);
+    expect(client.era).toBe('legacy');
+  });
+
   it('reuses the transport for the legacy handshake when isolation is shared', async () => {
     const factory = new ScriptedFactory(legacyServer(), 'shared');
     const client = await connect(factory);

@@ -244,7 +244,14 @@ export class McpClient {
     let first = await open();
     let probe: ProbeOutcome;
     try {
-      probe = await probeModern(first.session, clientInfo, capabilities, timeouts, signal);
+      probe = await probeModern(
+        first.session,
+        factory.kind,
+        clientInfo,
+        capabilities,
+        timeouts,
+        signal,
+      );
     } catch (error) {
       await first.session.close().catch(() => {});
       throw decorate(error, first.transport);
@@ -635,12 +642,29 @@ function decorate(error: unknown, transport: Transport): unknown {
   });
 }
 
+/** HTTP statuses whose failed probe still points at a legacy server (mcp-protocol.md §1). */
+const HTTP_LEGACY_PROBE_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
+
+/** The HTTP status a transport error carries (`status` on the error or a cause), if any. */
+function httpStatusOf(error: unknown): number | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const status = (current as { status?: unknown }).status;
+    if (typeof status === 'number') return status;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /**
- * Sends `server/discover`. A result or a recognized modern error means modern; any other error,
- * a timeout or a closed connection means legacy (never keyed on one error code).
+ * Sends `server/discover`. A result or a recognized modern error means modern; any other
+ * JSON-RPC error means legacy (never keyed on one error code). A timeout or a closed connection
+ * means legacy on stdio only: on HTTP a dead, slow or unauthorized server is no legacy one, so
+ * only a 400/404/405 status counts there and everything else fails the connection.
  */
 async function probeModern(
   session: RpcSession,
+  kind: TransportKind,
   clientInfo: McpClientInfo,
   capabilities: Record<string, unknown>,
   timeouts: McpTimeouts,
@@ -682,6 +706,16 @@ async function probeModern(
           `MCP server ${quoted(server)} is modern but refused ${MODERN_PROTOCOL_VERSION}: ${error.message}${Array.isArray(supported) ? ` (supported: ${supported.join(', ')})` : ''}`,
           { server, cause: error },
         );
+      }
+      if (kind === 'http') {
+        const status = httpStatusOf(error);
+        if (status === undefined || !HTTP_LEGACY_PROBE_STATUSES.has(status)) {
+          throw new McpError(
+            McpErrorCode.MCP_HANDSHAKE_FAILED,
+            `MCP server ${quoted(server)} failed the modern probe: ${error.message}; over HTTP that is no evidence of a legacy server, so CLAT does not fall back to initialize`,
+            { server, cause: error },
+          );
+        }
       }
       return { kind: 'legacy', reason: error.message };
     }
