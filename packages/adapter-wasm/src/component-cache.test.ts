@@ -6,6 +6,7 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +84,43 @@ package wasi:sockets@0.2.3 {
       WasmErrorCode.WASM_IMPORT_NOT_ALLOWED,
     );
     expect(existsSync(join(cacheDir, sha256Hex(spy)))).toBe(false);
+  });
+
+  it('refuses a component built for another clat:plugin version, before transpiling', async () => {
+    const cacheDir = join(dir, 'cache-d');
+    const wat = await readFile(join(import.meta.dirname, 'test-support', 'plugin.wat'), 'utf8');
+    // The same guest, built against a clat:plugin@0.2.0 contract: jco names its imports
+    // without the version, so only the binary's own names can tell it apart.
+    const future = await buildWatComponent(
+      wat.replaceAll('@0.1.0', '@0.2.0'),
+      (await pluginWit()).replace(/^package clat:plugin@0\.1\.0;/m, 'package clat:plugin@0.2.0;'),
+    );
+    const futurePath = join(dir, 'future.wasm');
+    writeFileSync(futurePath, future);
+    await expect(prepareComponent({ componentPath: futurePath, cacheDir })).rejects.toMatchObject({
+      code: WasmErrorCode.WASM_IMPORT_NOT_ALLOWED,
+      message: expect.stringContaining('clat:plugin/config@0.2.0'),
+    });
+    expect(existsSync(join(cacheDir, sha256Hex(future)))).toBe(false);
+
+    // Allowed imports but no clat:plugin/tools@0.1.0 export: nothing the host could call.
+    const bare = await buildWatComponent(
+      `(module
+        (import "clat:plugin/config@0.1.0" "get" (func $get (param i32)))
+        (memory (export "memory") 1)
+        (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (i32.const 1024)))`,
+      `${await pluginWit()}
+world bare {
+  import config;
+}`,
+      'bare',
+    );
+    const barePath = join(dir, 'bare.wasm');
+    writeFileSync(barePath, bare);
+    await expect(prepareComponent({ componentPath: barePath, cacheDir })).rejects.toMatchObject({
+      code: WasmErrorCode.WASM_IMPORT_NOT_ALLOWED,
+      message: expect.stringContaining('does not export clat:plugin/tools@0.1.0'),
+    });
   });
 
   it('refuses an oversized component before reading it, and a non-component', async () => {

@@ -13,14 +13,14 @@ import { Worker } from 'node:worker_threads';
 import { LIMITS } from '@clat/kernel';
 import { normalizeSha256, sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
-import { disallowedImports } from './import-policy.js';
+import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
 import { capModuleMemory, WASM_PAGE_BYTES } from './memory-cap.js';
 
 /** Largest component accepted, checked before the file is read. */
 export const MAX_COMPONENT_BYTES = 32 * 1024 * 1024;
 
 /** Bumped whenever the transpiler or its options change, so stale cache entries rebuild. */
-export const TRANSPILER_ID = 'jco-transpile@0.15.0/async/no-wasi-shim/v1';
+export const TRANSPILER_ID = 'jco-transpile@0.15.0/async/no-wasi-shim/v2';
 
 const GLUE_FILE = 'plugin.js';
 const MANIFEST_FILE = 'manifest.json';
@@ -45,7 +45,7 @@ export interface PreparedComponent {
   sha256: string;
   /** The cache directory holding our glue and the core modules. */
   dir: string;
-  /** Interfaces the component imports, as jco reports them (unversioned). */
+  /** Interfaces the component imports, versioned, as its binary names them. */
   imports: string[];
   /** `file:` URL of the glue module our transpiler generated. */
   glueUrl: string;
@@ -191,10 +191,34 @@ function checkImports(path: string, imports: readonly string[]): void {
   if (refused.length > 0) {
     throw new WasmError(
       WasmErrorCode.WASM_IMPORT_NOT_ALLOWED,
-      `component ${path} imports ${refused.join(', ')}, which this host does not provide (no network, sockets or http)`,
+      `component ${path} imports ${refused.join(', ')}, which this host does not provide (it implements clat:plugin@0.1.0 and sandboxed WASI 0.2, no network, sockets or http)`,
       { data: { imports: refused } },
     );
   }
+}
+
+// Reads the versioned interface names from the binary (jco reports imports without versions).
+function checkInterfaces(path: string, bytes: Uint8Array): string[] {
+  let interfaces: ReturnType<typeof componentInterfaces>;
+  try {
+    interfaces = componentInterfaces(bytes);
+  } catch (error) {
+    throw new WasmError(
+      WasmErrorCode.WASM_TRANSPILE_FAILED,
+      `component ${path} is not a readable WebAssembly component: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  checkImports(path, interfaces.imports);
+  if (!interfaces.exports.includes(TOOLS_EXPORT)) {
+    const found = interfaces.exports.filter((name) => name.startsWith('clat:plugin/'));
+    throw new WasmError(
+      WasmErrorCode.WASM_IMPORT_NOT_ALLOWED,
+      `component ${path} does not export ${TOOLS_EXPORT}${found.length > 0 ? ` (it exports ${found.join(', ')})` : ''}`,
+      { data: { exports: interfaces.exports } },
+    );
+  }
+  return interfaces.imports;
 }
 
 /**
@@ -222,12 +246,12 @@ export async function prepareComponent(
   let transpiled = false;
   let transpileMs = 0;
   if (manifest === undefined) {
+    // Refuse before transpiling, so nothing lands in the cache.
+    const imports = checkInterfaces(componentPath, bytes);
     const started = performance.now();
     const result = await transpileInWorker(bytes);
     transpileMs = performance.now() - started;
     transpiled = true;
-    // Refuse before anything lands in the cache.
-    checkImports(componentPath, result.imports);
     const files: Record<string, string> = {};
     for (const [name, content] of Object.entries(result.files)) files[name] = sha256Hex(content);
     if (files[GLUE_FILE] === undefined) {
@@ -236,7 +260,7 @@ export async function prepareComponent(
         `jco produced no ${GLUE_FILE} for component ${componentPath}`,
       );
     }
-    manifest = { transpiler: TRANSPILER_ID, sha256, imports: result.imports, files };
+    manifest = { transpiler: TRANSPILER_ID, sha256, imports, files };
     await mkdir(cacheDir, { recursive: true, mode: 0o700 });
     const staging = join(cacheDir, `.${sha256}.${process.pid}.${randomUUID()}.tmp`);
     await mkdir(staging, { mode: 0o700 });

@@ -12,14 +12,38 @@ describe('the import allowlist', () => {
   it('allows clat:plugin and the sandboxed WASI subset, refuses network and unknown imports', () => {
     expect(
       disallowedImports([
-        'clat:plugin/host',
+        'clat:plugin/host@0.1.0',
         'wasi:cli/stdout@0.2.3',
-        'wasi:filesystem/preopens',
-        'wasi:http/outgoing-handler',
+        'wasi:filesystem/preopens@0.2.12',
+        'wasi:http/outgoing-handler@0.2.10',
         'wasi:sockets/tcp@0.2.0',
         'acme:spy/exfiltrate',
       ]),
-    ).toEqual(['acme:spy/exfiltrate', 'wasi:http/outgoing-handler', 'wasi:sockets/tcp']);
+    ).toEqual([
+      'acme:spy/exfiltrate',
+      'wasi:http/outgoing-handler@0.2.10',
+      'wasi:sockets/tcp@0.2.0',
+    ]);
+  });
+
+  it('checks versions: only clat:plugin@0.1.0 and WASI 0.2.x, never an unversioned name', () => {
+    expect(
+      disallowedImports([
+        'clat:plugin/host@0.1.0',
+        'clat:plugin/host@0.2.0',
+        'clat:plugin/config@0.1.1',
+        'clat:plugin/sampling',
+        'wasi:cli/stdout@0.2.0',
+        'wasi:cli/stderr@0.3.0',
+        'wasi:io/poll',
+      ]),
+    ).toEqual([
+      'clat:plugin/config@0.1.1',
+      'clat:plugin/host@0.2.0',
+      'clat:plugin/sampling',
+      'wasi:cli/stderr@0.3.0',
+      'wasi:io/poll',
+    ]);
   });
 });
 

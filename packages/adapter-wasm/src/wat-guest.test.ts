@@ -145,7 +145,7 @@ describe('a hand-written WAT component', () => {
       cacheDir: wasmCacheDir(h.clatHome),
     });
     expect(prepared).toMatchObject({ sha256: digest, transpiled: false });
-    expect(prepared.imports).toEqual(['clat:plugin/config']);
+    expect(prepared.imports).toEqual(['clat:plugin/config@0.1.0', 'clat:plugin/types@0.1.0']);
   });
 
   it('a digest pin that does not match fails the plugin, isolated', async () => {
