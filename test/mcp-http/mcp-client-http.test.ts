@@ -1,3 +1,5 @@
+import { McpClient } from '@clat/adapter-mcp';
+import { HttpTransportFactory } from '@clat/adapter-mcp-http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpFixture,
@@ -118,6 +120,25 @@ describe('MCP over Streamable HTTP, end to end', () => {
     expect(JSON.stringify([mounted.status(), harness.diagnostics])).not.toContain(
       'e2e-http-secret',
     );
+  });
+
+  it('dual-era SDK v2 server: a -32020 header mismatch re-lists tools and retries once', async () => {
+    // Called before any tools/list, the transport knows no x-mcp-header declarations, so the
+    // first call lacks its Mcp-Param-* headers and the server answers 400 -32020.
+    const diagnostics: string[] = [];
+    const client = await McpClient.connect({
+      name: 'dual',
+      factory: HttpTransportFactory.fromConfig({ url: `${dual.origin}/` }),
+      onDiagnostic: (message) => diagnostics.push(message),
+    });
+    try {
+      expect(client.era).toBe('modern');
+      const result = await client.callTool('forecast', { region: 'Bonn', days: 3 });
+      expect(result.content).toEqual([{ type: 'text', text: '3 days for Bonn' }]);
+      expect(diagnostics.join('\n')).toMatch(/-32020.*re-listing tools and retrying once/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('a result above the tool-result limit is refused without breaking the connection', async () => {

@@ -386,6 +386,51 @@ describe('tools/call', () => {
     expect((error as Error).message).toContain('"big"');
   });
 
+  const mismatch = { error: { code: -32020, message: 'Mcp-Param-Region header missing' } };
+
+  it('re-lists tools and retries once when a modern server answers -32020', async () => {
+    let refusals = 1;
+    const factory = new ScriptedFactory((server) => {
+      modernServer({ tools: [{ name: 'echo' }] })(server);
+      server.on('tools/call', () =>
+        refusals-- > 0 ? mismatch : complete({ content: [{ type: 'text', text: 'ok' }] }),
+      );
+    });
+    const client = await connect(factory);
+    const result = await client.callTool('echo', { text: 'hi' });
+    expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
+    const live = factory.servers[0] as ScriptedServer;
+    expect(methods(live)).toEqual(['server/discover', 'tools/call', 'tools/list', 'tools/call']);
+  });
+
+  it('retries a -32020 only once, and not at all on legacy connections', async () => {
+    const modern = new ScriptedFactory((server) => {
+      modernServer({ tools: [{ name: 'echo' }] })(server);
+      server.on('tools/call', mismatch);
+    });
+    const error = await (await connect(modern)).callTool('echo').catch((e: unknown) => e);
+    expect(isMcpError(error) && error.rpcCode).toBe(-32020);
+    expect((modern.servers[0] as ScriptedServer).requests('tools/call')).toHaveLength(2);
+
+    const gone = new ScriptedFactory((server) => {
+      modernServer({ tools: [] })(server);
+      server.on('tools/call', mismatch);
+    });
+    const vanished = await (await connect(gone)).callTool('echo').catch((e: unknown) => e);
+    expect((vanished as Error).message).toContain('no longer lists tool "echo"');
+    expect((gone.servers[0] as ScriptedServer).requests('tools/call')).toHaveLength(1);
+
+    const legacy = new ScriptedFactory((server) => {
+      legacyServer()(server);
+      server.on('tools/call', mismatch);
+    });
+    await expect((await connect(legacy)).callTool('echo')).rejects.toMatchObject({
+      rpcCode: -32020,
+    });
+    expect((legacy.servers[1] as ScriptedServer).requests('tools/list')).toHaveLength(0);
+    expect((legacy.servers[1] as ScriptedServer).requests('tools/call')).toHaveLength(1);
+  });
+
   it('sends notifications/cancelled with the original id when the caller cancels', async () => {
     const factory = new ScriptedFactory((server) => {
       modernServer()(server);

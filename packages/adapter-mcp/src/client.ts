@@ -8,6 +8,7 @@ import {
   errorMessage,
   type HostServices,
   isJsonObject,
+  JsonRpcErrorCode,
   LIMITS,
   redactSecrets,
   type Transport,
@@ -420,10 +421,8 @@ export class McpClient {
     options: McpCallOptions = {},
   ): Promise<McpCallToolResult> {
     const what = `tools/call ${name}`;
-    this.#toolCalls++;
-    let result: Record<string, unknown>;
-    try {
-      result = await this.#request(
+    const call = () =>
+      this.#request(
         'tools/call',
         { name, arguments: args },
         {
@@ -436,6 +435,28 @@ export class McpClient {
           },
         },
       );
+    this.#toolCalls++;
+    let result: Record<string, unknown>;
+    try {
+      try {
+        result = await call();
+      } catch (error) {
+        if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
+        // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
+        // the tool list (Mcp-Param-*) are stale. Re-list, which refreshes them, and retry once.
+        this.#onDiagnostic(
+          `MCP server ${quoted(this.name)} refused ${what} with -32020 (header mismatch); re-listing tools and retrying once`,
+        );
+        const listed = await this.listTools(options.signal);
+        if (!listed.some((tool) => tool.name === name)) {
+          throw new McpError(
+            McpErrorCode.MCP_REMOTE_ERROR,
+            `MCP server ${quoted(this.name)} refused ${what} with a header mismatch (-32020) and no longer lists tool ${quoted(name)}`,
+            { server: this.name, rpcCode: JsonRpcErrorCode.HEADER_MISMATCH, cause: error },
+          );
+        }
+        result = await call();
+      }
     } catch (error) {
       // Host work served for a call that ended early has no one left to wait for it.
       if (
@@ -594,6 +615,14 @@ export class McpClient {
     this.#cleanups.push(unsubscribe);
     this.#session.onClose(() => unsubscribe());
   }
+}
+
+function isHeaderMismatch(error: unknown): boolean {
+  return (
+    isMcpError(error) &&
+    error.code === McpErrorCode.MCP_REMOTE_ERROR &&
+    error.rpcCode === JsonRpcErrorCode.HEADER_MISMATCH
+  );
 }
 
 interface ClientHooks {
