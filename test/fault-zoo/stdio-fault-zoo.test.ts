@@ -137,6 +137,14 @@ describe('stdio fault zoo', () => {
     expect(shown).toMatch(/exited with code 139|closed|crash/);
     await verdict(z, 'failed', /exited with code 139/);
     expect(z.faulty.status().stderrTail.join('\n')).toContain('segfault simulated');
+    // Its tools stay registered (the registry may be frozen), but a later call fails at once
+    // with the exit reason instead of waiting for the 15 s call deadline.
+    const started = Date.now();
+    const again = await settle(z.harness.call('mcp_crash_echo', { text: 'anyone there?' }));
+    const againShown = again instanceof Error ? again.message : again.content;
+    expect(again instanceof Error || again.isError === true, againShown).toBe(true);
+    expect(againShown).toMatch(/"crash" closed the connection.*exited with code 139/);
+    expect(Date.now() - started, 'hang detection only').toBeLessThan(5_000);
   });
 
   it('command not found: a clear error naming the command, nothing spawned', async () => {
