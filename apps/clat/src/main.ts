@@ -1,5 +1,5 @@
 /** `clat` entry: dispatches to subcommands; the bin shim calls main(). @module */
-import { isKernelError } from '@clat/kernel';
+import { errorMessage, isKernelError, redactSecrets } from '@clat/kernel';
 import type { Command, CommandIO } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { isCliError } from './errors.js';
@@ -22,7 +22,11 @@ async function runCommand(command: Command, argv: string[], io: CommandIO): Prom
       io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
       return 1;
     }
-    throw error;
+    // Anything else is a bug: one redacted line, the stack only on request.
+    const detail =
+      io.env.CLAT_DEBUG === undefined ? '' : `\n${(error as Error)?.stack ?? String(error)}`;
+    io.stderr.write(`clat: unexpected error: ${redactSecrets(errorMessage(error))}${detail}\n`);
+    return 1;
   }
 }
 
