@@ -1,7 +1,8 @@
 /**
  * A real jco-built WASM component (the wasm-summarize example) as an installable
  * `wasm-component` package: installed, returned as a verified component entry, and refused once
- * its installed bytes change.
+ * its installed bytes change; and the package `pnpm build` produces, installed and called through
+ * the real `clat` binary.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,17 +10,23 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { installedServerEntries, PluginStore } from '@clat/packaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliSandbox, parseJsonOutput } from '../cli/support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
+/** The installable package directory `pnpm build` writes (component + manifest with its digest). */
+const PACKAGE_DIR = join(REPO_ROOT, 'plugins/wasm-summarize/dist');
+const CLAT_MAIN = join(REPO_ROOT, 'apps/clat/dist/main.js');
 
 let work: string;
 
 beforeAll(async () => {
-  if (!existsSync(COMPONENT)) {
-    throw new Error(`${COMPONENT} is missing; run "pnpm build" before the e2e tests`);
+  for (const file of [COMPONENT, join(PACKAGE_DIR, 'clat-plugin.json'), CLAT_MAIN]) {
+    if (!existsSync(file))
+      throw new Error(`${file} is missing; run "pnpm build" before the e2e tests`);
   }
   work = await mkdtemp(join(tmpdir(), 'clat-wasm-package-'));
 });
@@ -81,5 +88,72 @@ describe('wasm-component package', () => {
     const tampered = await installedServerEntries(home);
     expect(tampered.components).toEqual([]);
     expect(tampered.issues[0]?.message).toContain('installed package wasm-summarize is damaged');
+  });
+
+  it('installs the built package with the clat binary and calls its tools', async () => {
+    const sandbox = new CliSandbox();
+    await sandbox.setup();
+    try {
+      const manifest = JSON.parse(await readFile(join(PACKAGE_DIR, 'clat-plugin.json'), 'utf8'));
+      expect(manifest.runtime).toEqual({
+        kind: 'wasm-component',
+        entry: 'plugin.wasm',
+        sha256: createHash('sha256')
+          .update(await readFile(COMPONENT))
+          .digest('hex'),
+      });
+
+      const inspected = await sandbox.run(['plugin', 'inspect', PACKAGE_DIR]);
+      expect(inspected.code, inspected.stderr).toBe(0);
+      expect(inspected.stdout).toMatch(/runtime: +wasm-component/);
+
+      const refused = await sandbox.run(['plugin', 'install', PACKAGE_DIR]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('hostTools.read_file');
+      const installed = await sandbox.run([
+        'plugin',
+        'install',
+        PACKAGE_DIR,
+        '--accept-capabilities',
+      ]);
+      expect(installed.code, installed.stderr).toBe(0);
+      const listed = parseJsonOutput<{ id: string; runtime: string }[]>(
+        await sandbox.run(['plugin', 'list', '--json']),
+      );
+      expect(listed).toEqual([
+        expect.objectContaining({ id: 'wasm-summarize', runtime: 'wasm-component' }),
+      ]);
+
+      // Warm the jco transpile cache: the first run waits for the surface only so long.
+      await prepareComponent({ componentPath: COMPONENT, cacheDir: wasmCacheDir(sandbox.home) });
+      expect((await sandbox.run(['trust'])).code).toBe(0);
+      const status = parseJsonOutput<{
+        servers: {
+          name: string;
+          origin: string;
+          transport: string;
+          state: string;
+          tools: number;
+        }[];
+      }>(await sandbox.run(['mcp', '--json']));
+      expect(status.servers).toEqual([
+        expect.objectContaining({
+          name: 'wasm-summarize',
+          origin: 'package',
+          transport: 'wasm',
+          state: 'connected',
+          tools: 3,
+        }),
+      ]);
+      const counted = await sandbox.run([
+        'call',
+        'wasm_wasm_summarize_word_count',
+        JSON.stringify({ text: 'installed and called' }),
+      ]);
+      expect(counted.code, counted.stderr).toBe(0);
+      expect(JSON.parse(counted.stdout)).toEqual({ words: 3 });
+    } finally {
+      await sandbox.cleanup();
+    }
   });
 });
