@@ -18,13 +18,17 @@ afterEach(async () => {
 });
 
 describe('clat chat with piped input', () => {
-  it('runs every line in order and denies what it cannot ask about', async () => {
+  it('runs every line in order; approvals and questions take the next line', async () => {
     const script = [
       '/call mcp_notes_add_note {"title":"piped","body":"one"}',
       '/call mcp_notes_list_notes',
       '/call mcp_notes_delete_note {"id":"x"}',
+      'n',
       '/mode read-only',
       '/call mcp_notes_add_note {"title":"blocked","body":"two"}',
+      'n',
+      '/call ask_user {"question":"Colour?","options":[{"label":"red"},{"label":"blue"}]}',
+      '2',
       '/mcp',
       '/nonsense',
       '',
@@ -35,9 +39,11 @@ describe('clat chat with piped input', () => {
     const order = [
       'running mcp_notes_add_note',
       '"title": "piped"',
-      'mcp_notes_delete_note was not approved',
+      'Allow? [y/N] n',
+      'mcp_notes_delete_note was not approved: denied by the user',
       'mode: read-only',
-      'mcp_notes_add_note was not approved',
+      'mcp_notes_add_note was not approved: denied by the user',
+      '"answer":"blue"',
       'notes  stdio  connected',
       'unknown command /nonsense',
       'closing the project',
@@ -55,5 +61,15 @@ describe('clat chat with piped input', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain('running mcp_notes_add_note');
+  });
+
+  it('approves from the script and denies when the script ends before the answer', async () => {
+    const result = await sandbox.run(['chat', '--trust'], {
+      input:
+        '/call mcp_notes_add_note {"title":"a","body":"b"}\n/call mcp_notes_delete_note {"id":"x"}\ny\n/call mcp_notes_delete_note {"id":"y"}\n',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"deleted": false');
+    expect(result.stdout).toContain('mcp_notes_delete_note was not approved: cancelled');
   });
 });

@@ -56,6 +56,12 @@ class ChatSession {
   #question: AbortController | undefined;
   #busy = false;
   #closed = false;
+  #stopped = false;
+  /** Lines read but not run yet (typed ahead, or piped input read in one go). */
+  readonly #pending: string[] = [];
+  /** A question waiting for the next piped line. */
+  #lineWaiter: ((line: string | undefined) => void) | undefined;
+  #drained: (() => void) | undefined;
 
   constructor(io: CommandIO, project: OpenedProject, mode: PermissionMode) {
     this.#io = io;
@@ -74,6 +80,9 @@ class ChatSession {
     this.#rl.once('close', () => {
       this.#closed = true;
       this.#question?.abort();
+      const waiter = this.#lineWaiter;
+      this.#lineWaiter = undefined;
+      waiter?.(undefined);
     });
   }
 
@@ -86,15 +95,35 @@ class ChatSession {
     new Promise((resolve) => {
       const controller = new AbortController();
       this.#question = controller;
+      let waiter: ((line: string | undefined) => void) | undefined;
       const finish = (answer: string | undefined) => {
         if (this.#question === controller) this.#question = undefined;
+        if (waiter !== undefined && this.#lineWaiter === waiter) this.#lineWaiter = undefined;
         signal.removeEventListener('abort', onAbort);
         resolve(answer);
       };
       const onAbort = () => controller.abort();
       signal.addEventListener('abort', onAbort, { once: true });
       controller.signal.addEventListener('abort', () => finish(undefined), { once: true });
-      if (signal.aborted || this.#closed) {
+      if (signal.aborted) {
+        controller.abort();
+        return;
+      }
+      if (!isTty(this.#io.stdin)) {
+        // Piped input: the answer is the next line of the script, already read or still coming.
+        this.#write(question);
+        const next = this.#pending.shift();
+        if (next !== undefined) {
+          this.#write(`${next}\n`);
+          finish(next);
+        } else if (this.#closed) controller.abort();
+        else {
+          waiter = (line) => finish(line);
+          this.#lineWaiter = waiter;
+        }
+        return;
+      }
+      if (this.#closed) {
         controller.abort();
         return;
       }
@@ -251,12 +280,38 @@ class ChatSession {
     }
   };
 
+  /** Runs the next pending line unless one is running; resolves run() once input is done. */
+  #pump(): void {
+    if (this.#busy) return;
+    const line = this.#stopped ? undefined : this.#pending.shift();
+    if (line === undefined) {
+      if (this.#closed || this.#stopped) this.#drained?.();
+      else this.#rl.prompt();
+      return;
+    }
+    this.#busy = true;
+    this.#handle(line)
+      .then((keepGoing) => {
+        if (!keepGoing) {
+          this.#stopped = true;
+          this.#rl.close();
+        }
+      })
+      .catch((error: unknown) => {
+        this.#write(`error: ${errorMessage(error)}\n`);
+      })
+      .finally(() => {
+        this.#busy = false;
+        this.#pump();
+      });
+  }
+
   async run(): Promise<number> {
     const { session } = this.#project;
     this.#write(`clat — project ${session.projectRoot} (mode ${this.#mode}); /help for commands\n`);
     void session.mount.start().then(() => {
       this.#write(`\n${summaryLine(session.mount.summary())}\n`);
-      if (!this.#busy && !this.#closed) this.#rl.prompt(true);
+      if (!this.#busy && !this.#closed && this.#pending.length === 0) this.#rl.prompt(true);
     });
     if (isTty(this.#io.stdin)) {
       emitKeypressEvents(this.#io.stdin);
@@ -268,31 +323,21 @@ class ChatSession {
     });
     this.#rl.prompt();
     // Lines run one at a time in arrival order (typed ahead or piped); /exit drops the rest.
-    let queue = Promise.resolve();
-    let pending = 0;
-    let stopped = false;
     try {
       this.#rl.on('line', (line) => {
-        pending++;
-        queue = queue.then(async () => {
-          if (stopped) return;
-          this.#busy = true;
-          try {
-            if (!(await this.#handle(line))) {
-              stopped = true;
-              this.#rl.close();
-            }
-          } catch (error) {
-            this.#write(`error: ${errorMessage(error)}\n`);
-          } finally {
-            this.#busy = false;
-            pending--;
-            if (!stopped && !this.#closed && pending === 0) this.#rl.prompt();
-          }
-        });
+        const waiter = this.#lineWaiter;
+        if (waiter !== undefined) {
+          this.#lineWaiter = undefined;
+          waiter(line);
+          return;
+        }
+        this.#pending.push(line);
+        this.#pump();
       });
-      await new Promise<void>((resolve) => this.#rl.once('close', resolve));
-      await queue;
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve;
+        this.#rl.once('close', () => this.#pump());
+      });
     } finally {
       this.#io.stdin.removeListener('keypress', this.#onKeypress);
       this.#run?.token.cancel('session closed');
