@@ -117,6 +117,7 @@ describe('manifest entries', () => {
     expect(resolved).toEqual({
       componentPath: join(dir, 'dist', 'plugin.wasm'),
       capabilities: {
+        tools: false,
         hostContext: false,
         sampling: true,
         elicitation: false,

@@ -37,7 +37,7 @@ import {
   resolveClatHome,
   wasmCacheDir,
 } from './component-cache.js';
-import { isWasmError, WasmErrorCode } from './errors.js';
+import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import type { WasmGrantStore } from './grants.js';
 import {
   type GuestCallOutcome,
@@ -416,6 +416,12 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     });
     const definitions = await guest.start();
     if (closing !== undefined) return mounted;
+    if (options.capabilities?.tools === false && definitions.length > 0) {
+      throw new WasmError(
+        WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED,
+        `wasm plugin ${name} exports ${definitions.length} tools, but its manifest does not declare capability \`tools\``,
+      );
+    }
 
     // Writable preopens need a tool that writes, a grant for this digest and directory set, and
     // a permission mode that allows writing; the instance is rebuilt whenever that changes.

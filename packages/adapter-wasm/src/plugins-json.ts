@@ -17,6 +17,8 @@ export const MANIFEST_FILE = 'clat-plugin.json';
 
 /** The capability ceiling of a manifest-backed plugin; path-only plugins have none. */
 export interface WasmCapabilities {
+  /** `false` refuses a component that exports tools; undefined (older callers) does not check. */
+  tools?: boolean;
   hostContext: boolean;
   sampling: boolean;
   elicitation: boolean;
@@ -241,6 +243,7 @@ export async function resolveManifestEntry(entry: WasmPluginEntry): Promise<Reso
     componentPath,
     ...(pinned === undefined ? {} : { sha256: pinned }),
     capabilities: {
+      tools: caps.tools === true,
       hostContext: caps.hostContext === true,
       sampling: caps.sampling === true,
       elicitation: caps.elicitation === true,

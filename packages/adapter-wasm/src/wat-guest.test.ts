@@ -167,6 +167,34 @@ describe('a hand-written WAT component', () => {
     expect(h.registry.list().some((tool) => tool.name.startsWith('wasm_pinned_'))).toBe(false);
   });
 
+  it('a manifest that does not declare tools refuses a component exporting them', async () => {
+    const undeclared = await mountWasmPlugin({
+      name: 'notools',
+      componentPath,
+      capabilities: {
+        tools: false,
+        hostContext: false,
+        sampling: false,
+        elicitation: false,
+        hostTools: [],
+      },
+      registry: h.registry,
+      scope: h.scope,
+      hostServices: h.bridge,
+      projectRoot: h.projectRoot,
+      clatHome: h.clatHome,
+    });
+    expect(undeclared.status()).toMatchObject({
+      state: 'failed',
+      tools: 0,
+      error: {
+        code: WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED,
+        message: expect.stringContaining('does not declare capability `tools`'),
+      },
+    });
+    expect(h.registry.list().some((tool) => tool.name.startsWith('wasm_notools_'))).toBe(false);
+  });
+
   it('never preopens a directory that overlaps the CLAT home, but still mounts the plugin', async () => {
     const overlapping = await mountWasmPlugin({
       name: 'home',
