@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -306,7 +307,11 @@ describe('capability ceiling of a manifest-backed package', () => {
         id: 'ceiling',
         name: 'Ceiling',
         version: '1',
-        runtime: { kind: 'wasm-component', entry: 'dist/faults.wasm' },
+        runtime: {
+          kind: 'wasm-component',
+          entry: 'dist/faults.wasm',
+          sha256: createHash('sha256').update(readFileSync(GUESTS.faults)).digest('hex'),
+        },
         capabilities: { tools: true },
       }),
     );

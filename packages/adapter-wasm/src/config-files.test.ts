@@ -108,7 +108,7 @@ describe('manifest entries', () => {
     id: 'demo',
     name: 'Demo',
     version: '1',
-    runtime: { kind: 'wasm-component', entry: 'dist/plugin.wasm' },
+    runtime: { kind: 'wasm-component', entry: 'dist/plugin.wasm', sha256: SHA },
   };
 
   it('resolves the entry inside the package and the capability ceiling', async () => {
@@ -116,6 +116,7 @@ describe('manifest entries', () => {
     const resolved = await resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] });
     expect(resolved).toEqual({
       componentPath: join(dir, 'dist', 'plugin.wasm'),
+      sha256: SHA,
       capabilities: {
         tools: false,
         hostContext: false,
@@ -131,18 +132,50 @@ describe('manifest entries', () => {
     await expect(resolveManifestEntry({ id: 'other', manifest: dir, dirs: [] })).rejects.toThrow(
       'differs from the plugins.json key "other"',
     );
-    write({ ...base, runtime: { kind: 'mcp-stdio', entry: 'x' } });
+    write({ ...base, runtime: { kind: 'mcp-stdio', entry: 'x', sha256: SHA } });
     await expect(resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] })).rejects.toThrow(
       'not "wasm-component"',
     );
-    write({ ...base, runtime: { kind: 'wasm-component', entry: '../x.wasm' } });
+    write({ ...base, runtime: { ...base.runtime, entry: '../x.wasm' } });
     await expect(resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] })).rejects.toThrow(
-      'must stay inside the package',
+      'runtime.entry',
     );
-    write({ ...base, runtime: { ...base.runtime, sha256: SHA } });
+    write(base);
     await expect(
       resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [], sha256: 'cd'.repeat(32) }),
     ).rejects.toThrow('disagrees with runtime.sha256');
+  });
+
+  it('applies the full manifest v1 rules: digest, unknown fields, no args for a component', async () => {
+    const resolveDemo = () => resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] });
+    write({ ...base, runtime: { kind: 'wasm-component', entry: 'dist/plugin.wasm' } });
+    await expect(resolveDemo()).rejects.toThrow('runtime.sha256');
+    write({ ...base, runtime: { ...base.runtime, args: ['--verbose'] } });
+    await expect(resolveDemo()).rejects.toThrow('args are only allowed for mcp-stdio packages');
+    write({ ...base, capabilites: { tools: true } });
+    await expect(resolveDemo()).rejects.toThrow('capabilites');
+    write({ ...base, capabilities: { tools: true, network: true } });
+    await expect(resolveDemo()).rejects.toThrow('network');
+  });
+
+  it('validates the entry config against the configSchema required keys', async () => {
+    write({
+      ...base,
+      configSchema: { type: 'object', required: ['endpoint'], properties: { endpoint: {} } },
+    });
+    const resolveWith = (config?: unknown) =>
+      resolveManifestEntry({
+        id: 'demo',
+        manifest: dir,
+        dirs: [],
+        ...(config === undefined ? {} : { config }),
+      });
+    await expect(resolveWith()).rejects.toThrow('configSchema requires "endpoint"');
+    await expect(resolveWith(['x'])).rejects.toThrow('is not an object');
+    await expect(resolveWith({ other: 1 })).rejects.toThrow('lacks required field(s) "endpoint"');
+    await expect(resolveWith({ endpoint: 'http://127.0.0.1' })).resolves.toMatchObject({
+      sha256: SHA,
+    });
   });
 });
 

@@ -7,7 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { type ConfigIssue, formatZodIssues, LIMITS, NATIVE_HOST_TOOLS } from '@clat/kernel';
+import {
+  type ConfigIssue,
+  formatZodIssues,
+  LIMITS,
+  NATIVE_HOST_TOOLS,
+  parseManifest,
+} from '@clat/kernel';
 import * as z from 'zod';
 import { normalizeSha256 } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
@@ -160,25 +166,30 @@ export async function loadPluginsJson(
   return parsePluginsJson(text, { ...options, file: path });
 }
 
-// The subset of manifest v1 the WASM runtime needs; full validation belongs to packaging.
-const ManifestSchema = z.object({
-  manifestVersion: z.literal(1),
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,127}$/),
-  runtime: z.object({
-    kind: z.string(),
-    entry: z.string().min(1),
-    sha256: z.string().optional(),
-  }),
-  capabilities: z
-    .object({
-      tools: z.boolean().optional(),
-      sampling: z.boolean().optional(),
-      elicitation: z.boolean().optional(),
-      hostContext: z.boolean().optional(),
-      hostTools: z.array(z.string()).max(64).optional(),
-    })
-    .optional(),
-});
+// configSchema is checked as `clat plugin install` does: `type: object` needs an object config
+// with every `required` key. Returns the problem, or undefined.
+function missingConfigKeys(
+  schema: Record<string, unknown> | undefined,
+  config: unknown,
+): string | undefined {
+  if (schema === undefined || schema.type !== 'object') return undefined;
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((key): key is string => typeof key === 'string')
+    : [];
+  const names = (keys: string[]) => keys.map((key) => JSON.stringify(key)).join(', ');
+  if (config === undefined) {
+    return required.length === 0
+      ? undefined
+      : `configSchema requires ${names(required)}, but the plugins.json entry has no "config"`;
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    return 'configSchema says type object, but the plugins.json "config" is not an object';
+  }
+  const missing = required.filter((key) => !(key in config));
+  return missing.length === 0
+    ? undefined
+    : `the plugins.json "config" lacks required field(s) ${names(missing)}`;
+}
 
 /** What a manifest-backed entry resolves to. */
 export interface ResolvedManifest {
@@ -193,15 +204,17 @@ export async function resolveManifestEntry(entry: WasmPluginEntry): Promise<Reso
   const file = location.endsWith('.json') ? location : join(location, MANIFEST_FILE);
   const fail = (message: string) =>
     new WasmError(WasmErrorCode.WASM_CONFIG_INVALID, `manifest ${file}: ${message}`);
-  let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(await readFile(file, 'utf8'));
+    text = await readFile(file, 'utf8');
   } catch (error) {
-    throw fail(`cannot be read as JSON: ${(error as Error).message}`);
+    throw fail(`cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) throw fail(issueText(formatZodIssues(file, '', parsed.error)));
-  const manifest = parsed.data;
+  // The full manifest v1 rules (unknown fields, digest, no args for components, prompts), the
+  // same ones `clat plugin install` applies: a development entry is no looser than a package.
+  const parsed = parseManifest(file, text);
+  if (!parsed.ok) throw fail(issueText(parsed.issues));
+  const manifest = parsed.manifest;
   if (manifest.id !== entry.id) {
     throw fail(
       `its id ${JSON.stringify(manifest.id)} differs from the plugins.json key ${JSON.stringify(entry.id)}`,
@@ -221,16 +234,12 @@ export async function resolveManifestEntry(entry: WasmPluginEntry): Promise<Reso
       `runtime.entry ${JSON.stringify(manifest.runtime.entry)} must stay inside the package`,
     );
   }
-  let sha256: string | undefined;
-  if (manifest.runtime.sha256 !== undefined) {
-    sha256 = normalizeSha256(manifest.runtime.sha256);
-    if (sha256 === undefined) throw fail('runtime.sha256 is not a SHA-256 hex digest');
-  }
-  if (entry.sha256 !== undefined && sha256 !== undefined && entry.sha256 !== sha256) {
+  const sha256 = manifest.runtime.sha256;
+  if (entry.sha256 !== undefined && entry.sha256 !== sha256) {
     throw fail(`the plugins.json pin ${entry.sha256} disagrees with runtime.sha256 ${sha256}`);
   }
-  const caps = manifest.capabilities ?? {};
-  const unknownTool = (caps.hostTools ?? []).find(
+  const caps = manifest.capabilities;
+  const unknownTool = caps.hostTools.find(
     (tool) => !(NATIVE_HOST_TOOLS as readonly string[]).includes(tool),
   );
   if (unknownTool !== undefined) {
@@ -238,16 +247,17 @@ export async function resolveManifestEntry(entry: WasmPluginEntry): Promise<Reso
       `capabilities.hostTools names ${JSON.stringify(unknownTool)}, which is not a host tool`,
     );
   }
-  const pinned = sha256 ?? entry.sha256;
+  const missing = missingConfigKeys(manifest.configSchema, entry.config);
+  if (missing !== undefined) throw fail(missing);
   return {
     componentPath,
-    ...(pinned === undefined ? {} : { sha256: pinned }),
+    sha256,
     capabilities: {
-      tools: caps.tools === true,
-      hostContext: caps.hostContext === true,
-      sampling: caps.sampling === true,
-      elicitation: caps.elicitation === true,
-      hostTools: caps.hostTools ?? [],
+      tools: caps.tools,
+      hostContext: caps.hostContext,
+      sampling: caps.sampling,
+      elicitation: caps.elicitation,
+      hostTools: caps.hostTools,
     },
   };
 }
