@@ -106,7 +106,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     await world.pipeline.call('wasm_narrow_write', {}, world.run({ mode: 'full-access' }));
     expect(narrow.guest?.preopens.map((preopen) => [preopen.guestPath, preopen.writable])).toEqual([
       ['project', true],
-      ['dir0', true],
+      ['extra', true],
     ]);
   });
 

@@ -5,7 +5,7 @@
  * manifest's capability ceiling. Every failure is isolated in the plugin's status.
  * @module
  */
-import { resolve, sep } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
 import {
   type Approver,
   cancelledError,
@@ -140,6 +140,22 @@ interface WriteAccess {
   apply(mode: PermissionMode | null): Promise<void>;
 }
 
+/**
+ * Guest names of the extra directories: the basename with characters outside `[A-Za-z0-9_]` as
+ * `-`, trimmed of `-`; `dirN` (N = its index) when that is empty or already taken.
+ */
+export function guestDirNames(dirs: readonly string[]): string[] {
+  const taken = new Set([PROJECT_PREOPEN]);
+  return dirs.map((dir, index) => {
+    let name = basename(dir)
+      .replace(/[^A-Za-z0-9_]/g, '-')
+      .replace(/^-+|-+$/g, '');
+    for (let n = index; name === '' || taken.has(name); n++) name = `dir${n}`;
+    taken.add(name);
+    return name;
+  });
+}
+
 function createWriteAccess(options: {
   name: string;
   sha256: string;
@@ -150,6 +166,7 @@ function createWriteAccess(options: {
   onChange: (writable: boolean) => void;
 }): WriteAccess {
   const { name, sha256, projectRoot, dirs, grants, guest } = options;
+  const guestNames = guestDirNames(dirs);
   const access: WriteAccess = {
     sha256,
     mode: null,
@@ -175,7 +192,11 @@ function createWriteAccess(options: {
         },
         ...dirs
           .filter((dir) => writable.includes(dir))
-          .map((dir) => ({ guestPath: `dir${dirs.indexOf(dir)}`, hostPath: dir, writable: true })),
+          .map((dir) => ({
+            guestPath: guestNames[dirs.indexOf(dir)] as string,
+            hostPath: dir,
+            writable: true,
+          })),
       ];
       if (JSON.stringify(next) !== JSON.stringify(guest.preopens)) await guest.setPreopens(next);
       options.onChange(next.some((preopen) => preopen.writable));
