@@ -3,7 +3,13 @@
  * adapted to the project mount's ServerConnector port.
  * @module
  */
-import { mountWasmPlugin, resolveManifestEntry, type WasmPluginStatus } from '@clat/adapter-wasm';
+import {
+  grantsPath,
+  mountWasmPlugin,
+  resolveManifestEntry,
+  WasmGrantStore,
+  type WasmPluginStatus,
+} from '@clat/adapter-wasm';
 import {
   type MountedServer,
   type ServerConnector,
@@ -12,12 +18,15 @@ import {
   type ServerProgress,
 } from './server-connector.js';
 
-function progressOf(status: WasmPluginStatus): ServerProgress {
+function progressOf(
+  status: WasmPluginStatus,
+  extraWarnings: readonly string[] = [],
+): ServerProgress {
   return {
     protocolVersion: status.protocol,
     tools: status.tools,
     stderrTail: status.outputTail,
-    warnings: status.notes,
+    warnings: [...status.notes, ...extraWarnings],
     ...(status.state === 'loading' ? { phase: 'loading' } : {}),
   };
 }
@@ -47,7 +56,12 @@ export function createWasmConnector(): ServerConnector {
           throw new ServerMountError((error as Error).message);
         }
       }
+      // Write grants recorded in ~/.clat/plugin-grants.json (bound to name + digest + dirs); a
+      // missing or invalid file means read-only preopens, never a failed mount.
+      const grants = await WasmGrantStore.load(grantsPath(request.clatHome));
+      const grantWarnings = grants.warning === undefined ? [] : [grants.warning];
       const mounted = await mountWasmPlugin({
+        grants,
         name: entry.name,
         componentPath,
         sha256,
@@ -59,7 +73,7 @@ export function createWasmConnector(): ServerConnector {
         projectRoot: request.projectRoot,
         clatHome: request.clatHome,
         dirs: entry.dirs,
-        onStatus: (status) => request.onProgress(progressOf(status)),
+        onStatus: (status) => request.onProgress(progressOf(status, grantWarnings)),
       });
       const status = mounted.status();
       if (status.state !== 'ready') {
@@ -71,11 +85,11 @@ export function createWasmConnector(): ServerConnector {
         );
       }
       return {
-        progress: progressOf(status),
+        progress: progressOf(status, grantWarnings),
         current: () => {
           const now = mounted.status();
           return {
-            ...progressOf(now),
+            ...progressOf(now, grantWarnings),
             ...(now.state === 'failed' ? { failure: now.error?.message ?? 'plugin failed' } : {}),
           };
         },

@@ -1,0 +1,40 @@
+/**
+ * WASM write grants through the real `clat` binary: the mount reads ~/.clat/plugin-grants.json,
+ * and a corrupt file leaves the plugin mounted read-only with the reason shown in `/mcp`.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CliSandbox, REPO_ROOT } from './support.js';
+
+const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
+const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
+
+let sandbox: CliSandbox;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.run(['trust']);
+  await prepareComponent({ componentPath: WASM_COMPONENT, cacheDir: wasmCacheDir(sandbox.home) });
+  await writeFile(
+    join(sandbox.home, 'plugins.json'),
+    JSON.stringify({ 'wasm-summarize': { manifest: WASM_MANIFEST } }),
+  );
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+describe('WASM write grants in the CLI', () => {
+  it('a corrupt plugin-grants.json keeps the plugin mounted and says why no grant applies', async () => {
+    await writeFile(join(sandbox.home, 'plugin-grants.json'), '{ not json');
+    const result = await sandbox.run(['mcp']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/wasm-summarize\s+wasm\s+connected/);
+    expect(result.stdout).toContain('plugin-grants.json is not valid JSON; no write grants apply');
+  });
+});
