@@ -1,8 +1,7 @@
 /** `clat` entry: dispatches to subcommands; the bin shim calls main(). @module */
-import { errorMessage, isKernelError, redactSecrets } from '@clat/kernel';
+// Only what `--version` needs is imported eagerly: the commands pull in every adapter (WASM host,
+// MCP transports, zod schemas), which would multiply the CLI's cold start.
 import type { Command, CommandIO } from './command.js';
-import { COMMANDS } from './commands/index.js';
-import { isCliError } from './errors.js';
 import { CLAT_VERSION } from './version.js';
 
 function isTtyStream(stream: unknown): boolean {
@@ -11,6 +10,10 @@ function isTtyStream(stream: unknown): boolean {
 
 /** Runs a command; expected failures print one line (no stack) and map to an exit code. */
 async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
+  const [{ errorMessage, isKernelError, redactSecrets }, { isCliError }] = await Promise.all([
+    import('@clat/kernel'),
+    import('./errors.js'),
+  ]);
   try {
     return await command.run(argv, io);
   } catch (error) {
@@ -30,15 +33,15 @@ async function runCommand(command: Command, argv: string[], io: CommandIO): Prom
   }
 }
 
-function helpText(): string {
-  const width = Math.max(8, ...COMMANDS.map((command) => command.name.length)) + 2;
+function helpText(commands: readonly Command[]): string {
+  const width = Math.max(8, ...commands.map((command) => command.name.length)) + 2;
   const lines = [
     `clat ${CLAT_VERSION} — CLAT plugin host`,
     '',
     'Usage: clat <command> [options]',
     '',
     'Commands:',
-    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
+    ...commands.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
     '',
     'Options:',
     `  ${'--help'.padEnd(width)}Show help (also: clat <command> --help)`,
@@ -60,6 +63,7 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     full.stdout.write(`${CLAT_VERSION}\n`);
     return 0;
   }
+  const { COMMANDS } = await import('./commands/index.js');
   // On a terminal, bare `clat` (or only session flags) is the interactive session.
   const sessionFlag =
     first?.startsWith('-') === true && !['--help', '-h', '--version', '-V'].includes(first);
@@ -70,7 +74,7 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
     const command = COMMANDS.find((candidate) => candidate.name === topic);
-    full.stdout.write(command ? `${command.usage.trimEnd()}\n` : helpText());
+    full.stdout.write(command ? `${command.usage.trimEnd()}\n` : helpText(COMMANDS));
     return 0;
   }
   const command = COMMANDS.find((candidate) => candidate.name === first);
