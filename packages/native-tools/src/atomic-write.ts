@@ -7,14 +7,25 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
+export interface AtomicWriteOptions {
+  /** Mode of a file that does not exist yet (default 0o666, less the umask). */
+  newFileMode?: number;
+  /** Mode of directories created on the way (default 0o777, less the umask). */
+  dirMode?: number;
+}
+
 /** Writes `content` to `path` atomically; keeps an existing file's mode. Returns whether it was created. */
 export async function writeFileAtomic(
   path: string,
   content: string | Uint8Array,
+  options: AtomicWriteOptions = {},
 ): Promise<{ created: boolean }> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  let mode = 0o666;
+  await mkdir(dir, {
+    recursive: true,
+    ...(options.dirMode === undefined ? {} : { mode: options.dirMode }),
+  });
+  let mode = options.newFileMode ?? 0o666;
   let created = true;
   try {
     const info = await stat(path);

@@ -15,6 +15,7 @@ import { runCommandTool } from './tools/run-command.js';
 import { searchTool } from './tools/search.js';
 import { writeFileTool } from './tools/write-file.js';
 
+export { type AtomicWriteOptions, writeFileAtomic } from './atomic-write.js';
 export { NativeToolError, NativeToolErrorCode } from './errors.js';
 export { NATIVE_LIMITS } from './limits.js';
 export type { NativeToolsOptions } from './options.js';
