@@ -1,6 +1,7 @@
 import {
   appendFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   rmSync,
   truncateSync,
@@ -154,6 +155,50 @@ describe('mountPluginsJson', () => {
       });
       expect(mounted.statuses()).toEqual([]);
       expect(mounted.issues).toEqual([]);
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  it('refuses a manifest entry whose config misses a configSchema required key', async () => {
+    const h = createHarness();
+    try {
+      const pkg = join(h.clatHome, 'pkg');
+      mkdirSync(pkg, { recursive: true });
+      const component = await buildFixtureComponent();
+      writeFileSync(join(pkg, 'plugin.wasm'), component);
+      writeFileSync(
+        join(pkg, 'clat-plugin.json'),
+        JSON.stringify({
+          manifestVersion: 1,
+          id: 'needs-config',
+          name: 'Needs config',
+          version: '1',
+          runtime: { kind: 'wasm-component', entry: 'plugin.wasm', sha256: sha256Hex(component) },
+          capabilities: { tools: true },
+          configSchema: { type: 'object', required: ['greeting'] },
+        }),
+      );
+      writeFileSync(
+        join(h.clatHome, 'plugins.json'),
+        JSON.stringify({ 'needs-config': { manifest: 'pkg', config: { other: 1 } } }),
+      );
+      const mounted = await mountPluginsJson({
+        registry: h.registry,
+        scope: h.scope,
+        hostServices: h.bridge,
+        projectRoot: h.projectRoot,
+        clatHome: h.clatHome,
+      });
+      const [status] = mounted.statuses();
+      expect(status).toMatchObject({
+        name: 'needs-config',
+        state: 'failed',
+        error: {
+          code: WasmErrorCode.WASM_CONFIG_INVALID,
+          message: expect.stringContaining('lacks required field(s) "greeting"'),
+        },
+      });
     } finally {
       await h.dispose();
     }

@@ -164,18 +164,20 @@ describe('manifest entries', () => {
       configSchema: { type: 'object', required: ['endpoint'], properties: { endpoint: {} } },
     });
     const resolveWith = (config?: unknown) =>
-      resolveManifestEntry({
-        id: 'demo',
-        manifest: dir,
-        dirs: [],
-        ...(config === undefined ? {} : { config }),
-      });
+      resolveManifestEntry(
+        { id: 'demo', manifest: dir, dirs: [], ...(config === undefined ? {} : { config }) },
+        { validateConfig: true },
+      );
     await expect(resolveWith()).rejects.toThrow('configSchema requires "endpoint"');
     await expect(resolveWith(['x'])).rejects.toThrow('is not an object');
     await expect(resolveWith({ other: 1 })).rejects.toThrow('lacks required field(s) "endpoint"');
     await expect(resolveWith({ endpoint: 'http://127.0.0.1' })).resolves.toMatchObject({
       sha256: SHA,
     });
+    // Without validateConfig (config held elsewhere, e.g. by the package store) it is not checked.
+    await expect(
+      resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] }),
+    ).resolves.toMatchObject({ sha256: SHA });
   });
 });
 

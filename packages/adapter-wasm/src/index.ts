@@ -53,6 +53,7 @@ export {
   type PluginsJsonIssue,
   parsePluginsJson,
   type ResolvedManifest,
+  type ResolveManifestOptions,
   resolveManifestEntry,
   resolvePluginPath,
   type WasmCapabilities,

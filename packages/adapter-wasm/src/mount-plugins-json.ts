@@ -76,7 +76,7 @@ async function mountEntry(
     return mountWasmPlugin({ ...base, componentPath: entry.path, sha256: entry.sha256 });
   }
   try {
-    const manifest = await resolveManifestEntry(entry);
+    const manifest = await resolveManifestEntry(entry, { validateConfig: true });
     return await mountWasmPlugin({
       ...base,
       componentPath: manifest.componentPath,

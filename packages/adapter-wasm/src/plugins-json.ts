@@ -198,8 +198,20 @@ export interface ResolvedManifest {
   capabilities: WasmCapabilities;
 }
 
+export interface ResolveManifestOptions {
+  /**
+   * Check `entry.config` against the manifest's configSchema (a missing config counts). Off by
+   * default for callers that hold the config elsewhere, e.g. installed packages whose config the
+   * store validated at install.
+   */
+  validateConfig?: boolean;
+}
+
 /** Reads and checks the manifest of a `manifest` entry: id, runtime kind, entry path, pins. */
-export async function resolveManifestEntry(entry: WasmPluginEntry): Promise<ResolvedManifest> {
+export async function resolveManifestEntry(
+  entry: WasmPluginEntry,
+  options: ResolveManifestOptions = {},
+): Promise<ResolvedManifest> {
   const location = entry.manifest as string;
   const file = location.endsWith('.json') ? location : join(location, MANIFEST_FILE);
   const fail = (message: string) =>
@@ -247,8 +259,10 @@ export async function resolveManifestEntry(entry: WasmPluginEntry): Promise<Reso
       `capabilities.hostTools names ${JSON.stringify(unknownTool)}, which is not a host tool`,
     );
   }
-  const missing = missingConfigKeys(manifest.configSchema, entry.config);
-  if (missing !== undefined) throw fail(missing);
+  if (options.validateConfig === true) {
+    const problem = missingConfigKeys(manifest.configSchema, entry.config);
+    if (problem !== undefined) throw fail(problem);
+  }
   return {
     componentPath,
     sha256,
