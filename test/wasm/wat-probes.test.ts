@@ -39,7 +39,11 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
 
   const mount = async (
     name: string,
-    options: { grants?: WasmGrantStore; dirs?: string[] } = {},
+    options: {
+      grants?: WasmGrantStore;
+      dirs?: string[];
+      approverFor?: (runId: string) => ScriptedApprover | undefined;
+    } = {},
   ) => {
     const plugin = await mountWasmPlugin({
       name,
@@ -160,6 +164,40 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     expect(result).toEqual({ content: 'written' });
     const saved = await WasmGrantStore.load(store.path);
     expect(saved.covers('asker', digest, [world.projectRoot])).toBe(true);
+  });
+
+  it('a write tool asks for the missing grant in the run; a denial holds for that run', async () => {
+    const store = await WasmGrantStore.load(grantsPath(world.clatHome));
+    let approver = new ScriptedApprover({ outcome: 'deny', reason: 'not today' });
+    const plugin = await mount('granter', { grants: store, approverFor: () => approver });
+    const grantRequests = () =>
+      approver.requests.filter((request) => request.tool === 'wasm:granter');
+    rmSync(join(world.projectRoot, 'wasm-wrote.txt'), { force: true });
+
+    const denyRun = world.run({ approver });
+    const denied = await world.pipeline.call('wasm_granter_write', {}, denyRun);
+    expect(denied.content).toBe(`open-at failed: error-code ${READ_ONLY}`);
+    expect(grantRequests()).toEqual([
+      expect.objectContaining({
+        effect: 'write',
+        arguments: {
+          plugin: 'granter',
+          component_sha256: digest,
+          write_dirs: [world.projectRoot],
+        },
+      }),
+    ]);
+    await world.pipeline.call('wasm_granter_write', {}, denyRun);
+    expect(grantRequests()).toHaveLength(1);
+    expect(plugin.status().writable).toBe(false);
+
+    approver = new ScriptedApprover({ outcome: 'allow' });
+    const allowed = await world.pipeline.call('wasm_granter_write', {}, world.run({ approver }));
+    expect(allowed).toEqual({ content: 'written' });
+    expect(grantRequests()).toHaveLength(1);
+    expect(existsSync(join(world.projectRoot, 'wasm-wrote.txt'))).toBe(true);
+    const saved = await WasmGrantStore.load(store.path);
+    expect(saved.covers('granter', digest, [world.projectRoot])).toBe(true);
   });
 
   it('refuses a guest that imports sockets before running any of its code', async () => {

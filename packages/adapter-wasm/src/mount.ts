@@ -28,6 +28,7 @@ import {
   type SamplingRequest,
   type Scope,
   type Tool,
+  type ToolCallContext,
   type ToolRegistry,
   type ToolResult,
 } from '@clat/kernel';
@@ -102,6 +103,12 @@ export interface MountWasmPluginOptions {
   onStatus?: ((status: WasmPluginStatus) => void) | undefined;
   /** Known secrets to keep out of status texts; string values of `config` are added. */
   redactor?: Redactor | undefined;
+  /**
+   * The approver of a run. With it, a call of a writing tool whose write grant is missing asks in
+   * the run (see `requestWriteAccess`); a denial keeps the plugin read-only for the rest of that
+   * run. Without it (headless), only recorded grants make the plugin writable.
+   */
+  approverFor?: ((runId: string) => Approver | undefined) | undefined;
 }
 
 export interface MountedWasmPlugin {
@@ -465,10 +472,12 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     }
     const access = writeAccess;
     const caller: HostCaller = { kind: 'wasm', id: name };
+    // Runs whose user denied the write grant: they are not asked again.
+    const deniedRuns = new Set<string>();
     const beforeCall =
       access === undefined
         ? undefined
-        : async () => {
+        : async (ctx: ToolCallContext, effect: Effect) => {
             let mode: PermissionMode | null = null;
             try {
               mode = (await options.hostServices.context(caller)).run?.permissionMode ?? null;
@@ -476,6 +485,11 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
               // No active run: the mount-time policy applies.
             }
             await access.apply(mode);
+            if (mode === null || mode === 'read-only' || !WRITE_EFFECTS.has(effect)) return;
+            if (access.granted(access.requestedDirs(mode)) || deniedRuns.has(ctx.runId)) return;
+            const approver = options.approverFor?.(ctx.runId);
+            if (approver === undefined) return;
+            if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.runId);
           };
     registerTools(options, guest, definitions, status, leases, beforeCall);
     status.state = 'ready';
@@ -498,7 +512,7 @@ function registerTools(
   definitions: GuestToolDefinition[],
   status: WasmPluginStatus,
   leases: Lease[],
-  beforeCall: (() => Promise<void>) | undefined,
+  beforeCall: ((ctx: ToolCallContext, effect: Effect) => Promise<void>) | undefined,
 ): void {
   const { name, registry, scope } = options;
   const note = (message: string) => status.notes.push(message);
@@ -535,6 +549,7 @@ function registerTools(
       continue;
     }
     const toolName = definition.name;
+    const toolEffect = definition.effect;
     const tool: Tool = {
       definition: {
         name: qualified,
@@ -547,7 +562,7 @@ function registerTools(
       invoke: async (args, ctx) => {
         let outcome: GuestCallOutcome;
         try {
-          await beforeCall?.();
+          await beforeCall?.(ctx, toolEffect);
           outcome = await guest.call(toolName, JSON.stringify(args), ctx.signal);
         } catch (error) {
           if (isWasmError(error)) return { content: error.message, isError: true };
