@@ -72,7 +72,13 @@ describe('mount sources', () => {
     await sandbox.writeMcp({ 'mcp-notes': sandbox.notesServer() });
     const replaced = parseJsonOutput<StatusJson>(await sandbox.run(['mcp', '--json']));
     expect(replaced.servers).toEqual([
-      expect.objectContaining({ name: 'mcp-notes', origin: 'user', state: 'connected' }),
+      // The shadowed package's static prompt does not ride along with the user's server.
+      expect.objectContaining({
+        name: 'mcp-notes',
+        origin: 'user',
+        state: 'connected',
+        prompts: 0,
+      }),
     ]);
     expect(replaced.notes).toContain(
       'installed package "mcp-notes" is replaced by the same-named entry before it',

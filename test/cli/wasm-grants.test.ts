@@ -37,4 +37,15 @@ describe('WASM write grants in the CLI', () => {
     expect(result.stdout).toMatch(/wasm-summarize\s+wasm\s+connected/);
     expect(result.stdout).toContain('plugin-grants.json is not valid JSON; no write grants apply');
   });
+
+  it('a plugins.json pin that disagrees with the manifest digest fails that plugin only', async () => {
+    const pin = 'a'.repeat(64);
+    await writeFile(
+      join(sandbox.home, 'plugins.json'),
+      JSON.stringify({ 'wasm-summarize': { manifest: WASM_MANIFEST, sha256: pin } }),
+    );
+    const result = await sandbox.run(['mcp']);
+    expect(result.stdout).toMatch(/wasm-summarize\s+wasm\s+failed/);
+    expect(result.stdout).toContain(`the plugins.json pin ${pin} disagrees with runtime.sha256`);
+  });
 });

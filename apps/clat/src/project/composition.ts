@@ -45,47 +45,20 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
   const { home } = context;
   const out: ServerSources = { entries: [], issues: [], notes: [], prompts: [] };
   const taken = new Set(context.userServers.map((server) => server.name));
-  const add = (entry: MountEntry, what: string): void => {
+  /** Adds `entry` unless a same-named entry came first; says whether it was added. */
+  const add = (entry: MountEntry, what: string): boolean => {
     if (taken.has(entry.name)) {
       out.notes.push(
         `${what} ${JSON.stringify(entry.name)} is replaced by the same-named entry before it`,
       );
-      return;
+      return false;
     }
     taken.add(entry.name);
     out.entries.push(entry);
+    return true;
   };
 
-  const registryFile = join(home.dir, STORE_DIR, REGISTRY_FILE);
-  const installed = await installedServerEntries(home.dir);
-  if (installed.registryError !== undefined) {
-    out.issues.push({ file: registryFile, path: '(root)', message: installed.registryError });
-  }
-  for (const issue of installed.issues) {
-    out.issues.push({ file: registryFile, path: issue.id, message: issue.message });
-  }
-  for (const server of installed.servers) add(server, 'installed package');
-  for (const component of installed.components) {
-    add(
-      {
-        transport: 'wasm',
-        name: component.id,
-        origin: 'package',
-        manifest: component.dir,
-        dirs: [],
-        ...(component.config === undefined ? {} : { config: component.config }),
-      },
-      'installed package',
-    );
-  }
-  for (const prompt of installed.prompts) {
-    out.prompts.push({
-      name: `package_${prompt.server}_${prompt.name}`.replace(/[^A-Za-z0-9_]/g, '_'),
-      source: { kind: 'package', id: prompt.server },
-      text: prompt.system,
-    });
-  }
-
+  // User entries win over installed packages: mcp.json first (taken), then plugins.json.
   const pluginsFile = join(home.dir, PLUGINS_FILE);
   const plugins = await loadPluginsJson(pluginsFile, { clatHome: home.dir });
   for (const issue of plugins.issues) {
@@ -105,6 +78,39 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
       },
       'plugins.json entry',
     );
+  }
+
+  const registryFile = join(home.dir, STORE_DIR, REGISTRY_FILE);
+  const installed = await installedServerEntries(home.dir);
+  if (installed.registryError !== undefined) {
+    out.issues.push({ file: registryFile, path: '(root)', message: installed.registryError });
+  }
+  for (const issue of installed.issues) {
+    out.issues.push({ file: registryFile, path: issue.id, message: issue.message });
+  }
+  // A package's static prompts come only with its own server: not when a user entry shadows it.
+  const addedPackages = new Set<string>();
+  const addPackage = (entry: MountEntry): void => {
+    if (add(entry, 'installed package')) addedPackages.add(entry.name);
+  };
+  for (const server of installed.servers) addPackage(server);
+  for (const component of installed.components) {
+    addPackage({
+      transport: 'wasm',
+      name: component.id,
+      origin: 'package',
+      manifest: component.dir,
+      dirs: [],
+      ...(component.config === undefined ? {} : { config: component.config }),
+    });
+  }
+  for (const prompt of installed.prompts) {
+    if (!addedPackages.has(prompt.server)) continue;
+    out.prompts.push({
+      name: `package_${prompt.server}_${prompt.name}`.replace(/[^A-Za-z0-9_]/g, '_'),
+      source: { kind: 'package', id: prompt.server },
+      text: prompt.system,
+    });
   }
 
   const provider = context.user.provider;

@@ -35,6 +35,7 @@ function mountWith(connectors: ServerConnector[], servers: McpServerConfig[]) {
     prompts: new PromptRegistry(),
     scope,
     hostServices,
+    approverFor: () => undefined,
     projectRoot: '/project',
     clatHome: '/home/.clat',
     redactor,

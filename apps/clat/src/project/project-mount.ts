@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  type Approver,
   CancelToken,
   errorMessage,
   type HostServices,
@@ -62,6 +63,8 @@ export interface ProjectMountOptions {
   prompts: PromptRegistry;
   scope: Scope;
   hostServices: HostServices;
+  /** The active run's approver, for adapters that ask during a run. */
+  approverFor: (runId: string) => Approver | undefined;
   projectRoot: string;
   clatHome: string;
   /** Redacts configured secrets (headers, env values) out of every diagnostic. */
@@ -283,6 +286,7 @@ export class ProjectMount {
         prompts: options.prompts,
         scope: options.scope,
         hostServices: options.hostServices,
+        approverFor: options.approverFor,
         projectRoot: options.projectRoot,
         clatHome: options.clatHome,
         signal: this.#token.signal,

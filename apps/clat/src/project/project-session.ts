@@ -105,6 +105,7 @@ export class ProjectSession {
       prompts: this.prompts,
       scope: this.project,
       hostServices: this.bridge,
+      approverFor: (runId) => this.bridge.approverFor(runId),
       projectRoot: options.projectRoot,
       clatHome: options.home.dir,
       redactor: this.redactor,

@@ -44,13 +44,21 @@ export function createWasmConnector(): ServerConnector {
         | undefined;
       if (componentPath === undefined) {
         try {
-          const manifest = await resolveManifestEntry({
-            id: entry.name,
-            dirs: entry.dirs,
-            ...(entry.manifest === undefined ? {} : { manifest: entry.manifest }),
-          });
+          // The plugins.json pin and config go in so a disagreeing pin or a config that misses
+          // the manifest's required keys fails here; installed packages had their config
+          // checked by the store at install.
+          const manifest = await resolveManifestEntry(
+            {
+              id: entry.name,
+              dirs: entry.dirs,
+              ...(entry.manifest === undefined ? {} : { manifest: entry.manifest }),
+              ...(entry.sha256 === undefined ? {} : { sha256: entry.sha256 }),
+              ...(entry.config === undefined ? {} : { config: entry.config }),
+            },
+            { validateConfig: entry.origin === 'plugins.json' },
+          );
           componentPath = manifest.componentPath;
-          sha256 = manifest.sha256 ?? sha256;
+          sha256 = manifest.sha256;
           capabilities = manifest.capabilities;
         } catch (error) {
           throw new ServerMountError((error as Error).message);
@@ -70,6 +78,7 @@ export function createWasmConnector(): ServerConnector {
         registry: request.registry,
         scope: request.scope,
         hostServices: request.hostServices,
+        approverFor: request.approverFor,
         projectRoot: request.projectRoot,
         clatHome: request.clatHome,
         dirs: entry.dirs,

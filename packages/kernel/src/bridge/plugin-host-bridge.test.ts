@@ -495,6 +495,12 @@ describe('elicit', () => {
     ).toEqual(['elicitation.requested', 'accept']);
   });
 
+  it('exposes the active run approver only to that run', () => {
+    const { bridge, approver } = setup();
+    expect(bridge.approverFor('run-1')).toBe(approver);
+    expect(bridge.approverFor('other')).toBeUndefined();
+  });
+
   it('fails cleanly when headless', async () => {
     const { bridge } = setup();
     await expect(bridge.elicit(MCP, form, live())).rejects.toMatchObject({

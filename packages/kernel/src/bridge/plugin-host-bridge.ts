@@ -147,6 +147,11 @@ export class PluginHostBridge implements HostServices {
     return this.#run?.runId === runId ? this.#run.asker : undefined;
   }
 
+  /** The active run's approver, for adapters that ask per run (a WASM write grant). */
+  approverFor(runId: string): Approver | undefined {
+    return this.#run?.runId === runId ? this.#run.approver : undefined;
+  }
+
   /** Installs the active run. Throws RUN_ALREADY_ACTIVE while another run is installed. */
   beginRun(options: BridgeRunOptions): BridgeRun {
     if (this.#run !== undefined) {
