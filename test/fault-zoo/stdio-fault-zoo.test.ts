@@ -2,7 +2,7 @@ import type { McpServerState, McpTimeouts, MountedMcpServer } from '@clat/adapte
 import type { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, McpHarness, pidAlive, statusText } from '../mcp-stdio/support.js';
-import { LagProbe, type LagReport } from './lag-probe.js';
+import { LagProbe, type LagReport } from '../support/lag-probe.js';
 
 // The stdio fault zoo: every misbehaving fixture is a real process, mounted next to a healthy
 // server in the same project. For each: the failure stays with that server, the host's event loop

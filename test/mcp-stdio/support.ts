@@ -19,17 +19,8 @@ import {
   StdioTransportFactory,
   type StdioTransportOptions,
 } from '@clat/adapter-mcp-stdio';
-import {
-  createGlobalScope,
-  PluginHostBridge,
-  PromptRegistry,
-  type RunContext,
-  RunEventStream,
-  type Scope,
-  ToolPipeline,
-  ToolRegistry,
-  type ToolResult,
-} from '@clat/kernel';
+import { PluginHostBridge } from '@clat/kernel';
+import { KernelHarness } from '../support/kernel-harness.js';
 
 export const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const FIXTURES = join(TEST_ROOT, 'fixtures', 'mcp-servers');
@@ -54,16 +45,9 @@ export interface MountOptions {
  * One project's worth of kernel state plus every spawned pid, so `close()` can prove no process
  * of any server survived.
  */
-export class McpHarness {
-  readonly registry = new ToolRegistry();
-  readonly prompts = new PromptRegistry();
-  readonly events = new RunEventStream();
-  readonly pipeline = new ToolPipeline({ registry: this.registry, events: this.events });
+export class McpHarness extends KernelHarness {
   readonly bridge = new PluginHostBridge({ projectRoot: TEST_ROOT, pipeline: this.pipeline });
-  readonly scope: Scope = createGlobalScope('e2e').child('project');
   readonly factories: StdioTransportFactory[] = [];
-  readonly mounted: MountedMcpServer[] = [];
-  readonly diagnostics: string[] = [];
   #home: string | undefined;
 
   async home(): Promise<string> {
@@ -100,28 +84,6 @@ export class McpHarness {
     return { mounted, factory };
   }
 
-  /** Calls a registered tool through the kernel pipeline in full-access mode. */
-  call(
-    tool: string,
-    args: Record<string, unknown> = {},
-    signal?: AbortSignal,
-  ): Promise<ToolResult> {
-    const run: RunContext = {
-      runId: 'e2e-run',
-      mode: 'full-access',
-      signal: signal ?? new AbortController().signal,
-    };
-    return this.pipeline.call(tool, args, run);
-  }
-
-  toolNames(server: string): string[] {
-    return this.registry
-      .list()
-      .filter((t) => t.source.kind === 'mcp' && t.source.id === server)
-      .map((t) => t.name)
-      .sort();
-  }
-
   /** Every pid any factory of this harness spawned. */
   spawnedPids(): number[] {
     return this.factories.flatMap((f) => [...f.spawnedPids]);
@@ -132,9 +94,8 @@ export class McpHarness {
     return this.spawnedPids().flatMap((pid) => groupMembers(pid));
   }
 
-  async close(): Promise<void> {
-    await this.scope.close().catch(() => {});
-    await Promise.all(this.mounted.map((m) => m.close().catch(() => {})));
+  override async close(): Promise<void> {
+    await super.close();
     if (this.#home !== undefined) await rm(this.#home, { recursive: true, force: true });
   }
 }
