@@ -3,7 +3,6 @@
  * review, config) → the store's verified launch entry → mounted through CLAT over real stdio,
  * with config arriving as CLAT_PLUGIN_CONFIG and the artifact dir as cwd.
  */
-import { type ExecFileException, execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,30 +11,16 @@ import { ScriptedApprover } from '@clat/kernel/testing';
 import { installedServerEntries, PluginStore } from '@clat/packaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSearchServer } from '../fixtures/dsh/search-server.mjs';
+import { type ClatExit, execClat } from '../support/clat-bin.js';
 import { clatDsh, createDshHarness, type DshHarness, REPO, ScriptedModel } from './harness.js';
-
-const CLAT_BIN = join(REPO, 'apps/clat/bin/clat.js');
 
 let work: string;
 let home: string;
 let h: DshHarness | undefined;
 let search: Awaited<ReturnType<typeof startSearchServer>>;
 
-function clat(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLAT_BIN, ...args],
-      { cwd: work, env: { PATH: process.env.PATH ?? '', CLAT_HOME: home }, timeout: 60_000 },
-      (error: ExecFileException | null, stdout, stderr) => {
-        resolve({
-          code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
+function clat(...args: string[]): Promise<ClatExit> {
+  return execClat(args, { cwd: work, home });
 }
 
 beforeAll(async () => {

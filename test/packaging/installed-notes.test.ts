@@ -3,7 +3,6 @@
  * installed through the real `clat` binary, launched from the verified store entry over the real
  * stdio transport and MCP client core, and refused once its installed bytes are tampered with.
  */
-import { type ExecFileException, execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,36 +12,17 @@ import { installedServerEntries, PluginStore } from '@clat/packaging';
 import { buildPackage } from '@clat-examples/mcp-notes/build';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpHarness, pidAlive } from '../mcp-stdio/support.js';
+import { type ClatExit, execClat } from '../support/clat-bin.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLAT_BIN = join(REPO_ROOT, 'apps/clat/bin/clat.js');
 
 let work: string;
 let packageDir: string;
 let home: string;
 let harness: McpHarness | undefined;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function clat(...args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLAT_BIN, ...args],
-      { cwd: work, env: { PATH: process.env.PATH ?? '', CLAT_HOME: home }, timeout: 60_000 },
-      (error: ExecFileException | null, stdout, stderr) => {
-        resolve({
-          code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
+function clat(...args: string[]): Promise<ClatExit> {
+  return execClat(args, { cwd: work, home });
 }
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@
  * `clat plugin` mutation reports the busy message and changes nothing; once the holder is
  * SIGKILLed, the next mutation reclaims the stale lease.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,30 +11,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STORE_BUSY_MESSAGE } from '@clat/packaging';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ClatExit, execClat } from '../support/clat-bin.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLAT_BIN = join(REPO_ROOT, 'apps/clat/bin/clat.js');
 const HOLDER = fileURLToPath(new URL('./fixtures/lease-holder.mjs', import.meta.url));
 
 let work: string;
 let home: string;
 let holder: ChildProcess | undefined;
 
-function clat(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLAT_BIN, ...args],
-      { cwd: work, env: { PATH: process.env.PATH ?? '', CLAT_HOME: home }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({
-          code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
+function clat(...args: string[]): Promise<ClatExit> {
+  return execClat(args, { cwd: work, home });
 }
 
 beforeAll(async () => {

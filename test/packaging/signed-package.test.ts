@@ -3,35 +3,20 @@
  * fixtures/make-signed-package.sh): inspected and installed through the `clat` binary as
  * publisher/verified; any change to the signed content is refused.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClatExit, execClat } from '../support/clat-bin.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLAT_BIN = join(REPO_ROOT, 'apps/clat/bin/clat.js');
 const FIXTURE = fileURLToPath(new URL('./fixtures/generated/signed-package', import.meta.url));
 
 let work: string;
 
-function clat(home: string, ...args: string[]) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [CLAT_BIN, ...args],
-      { cwd: work, env: { PATH: process.env.PATH ?? '', CLAT_HOME: home }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({
-          code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
+function clat(home: string, ...args: string[]): Promise<ClatExit> {
+  return execClat(args, { cwd: work, home });
 }
 
 beforeAll(async () => {
