@@ -10,20 +10,15 @@ function isTtyStream(stream: unknown): boolean {
 
 /** Runs a command; expected failures print one line (no stack) and map to an exit code. */
 async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
-  const [{ errorMessage, isKernelError, redactSecrets }, { isCliError }] = await Promise.all([
-    import('@clat/kernel'),
-    import('./errors.js'),
-  ]);
+  const [{ errorMessage, isClatError, redactSecrets }, { isCliError }, { errorLine }] =
+    await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
   try {
     return await command.run(argv, io);
   } catch (error) {
-    if (isCliError(error)) {
-      io.stderr.write(`clat: ${error.message}\n`);
-      return error.exitCode;
-    }
-    if (isKernelError(error)) {
-      io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
-      return 1;
+    // Any package's ClatError is an expected failure: one line with its code.
+    if (isClatError(error)) {
+      io.stderr.write(errorLine(error));
+      return isCliError(error) ? error.exitCode : 1;
     }
     // Anything else is a bug: one redacted line, the stack only on request.
     const detail =
