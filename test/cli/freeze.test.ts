@@ -5,8 +5,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { McpServerConfig } from '@clat/adapter-mcp';
 import { defaultComposition, formatMcpStatus, ProjectSession, resolveClatHome } from '@clat/cli';
-import type { McpServerConfig } from '@clat/kernel';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI_FIXTURES, CliSandbox, NOTES_SERVER } from './support.js';
 

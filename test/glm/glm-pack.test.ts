@@ -4,18 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describeGlmPack, mergeGlmPack } from '@clat/adapter-glm';
-import { McpClient, mountMcpServer } from '@clat/adapter-mcp';
+import {
+  describeServerConfig,
+  McpClient,
+  type McpServerConfig,
+  mountMcpServer,
+  parseMcpConfig,
+} from '@clat/adapter-mcp';
 import { HttpTransportFactory } from '@clat/adapter-mcp-http';
 import { groupMembers, StdioTransportFactory } from '@clat/adapter-mcp-stdio';
-import {
-  createGlobalScope,
-  describeServerConfig,
-  type McpServerConfig,
-  PromptRegistry,
-  parseMcpConfig,
-  Redactor,
-  ToolRegistry,
-} from '@clat/kernel';
+import { createGlobalScope, PromptRegistry, Redactor, ToolRegistry } from '@clat/kernel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpFixture,

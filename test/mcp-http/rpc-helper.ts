@@ -3,7 +3,7 @@
  * core: requests get ids, responses are matched, everything else is collected.
  * @module
  */
-import type { JsonRpcMessage, JsonRpcResponse, Transport } from '@clat/kernel';
+import type { JsonRpcMessage, JsonRpcResponse, Transport } from '@clat/adapter-mcp';
 
 export interface RawPeer {
   request(method: string, params?: Record<string, unknown>): Promise<JsonRpcResponse>;

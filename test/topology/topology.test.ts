@@ -37,16 +37,29 @@ describe('package topology', () => {
     expect(Object.keys(runtimeDeps(kernel?.manifest as Manifest))).toEqual(['zod']);
   });
 
+  // The MCP core (@clat/adapter-mcp) owns the Transport port, JSON-RPC, the mcp.json schema and
+  // the MCP limits; what speaks or produces MCP builds on it. No other adapter edge exists.
+  const MCP_CORE = '@clat/adapter-mcp';
+  const MCP_CORE_USERS = new Set([
+    '@clat/adapter-mcp-stdio',
+    '@clat/adapter-mcp-http',
+    '@clat/adapter-dsh',
+    '@clat/adapter-glm',
+    '@clat/packaging',
+  ]);
   for (const { manifest } of packages.filter((p) => p.manifest.name !== '@clat/kernel')) {
     it(`${manifest.name} depends on no other workspace adapter, and on the kernel as a peer`, () => {
+      const allowed = new Set(['@clat/kernel']);
+      if (MCP_CORE_USERS.has(manifest.name)) allowed.add(MCP_CORE);
       const internal = Object.keys({
         ...runtimeDeps(manifest),
         ...manifest.devDependencies,
-      }).filter((name) => name.startsWith('@clat/') && name !== '@clat/kernel');
+      }).filter((name) => name.startsWith('@clat/') && !allowed.has(name));
       expect(internal).toEqual([]);
-      if (runtimeDeps(manifest)['@clat/kernel'] !== undefined) {
-        expect(manifest.peerDependencies?.['@clat/kernel']).toBe('workspace:^');
-        expect(manifest.dependencies?.['@clat/kernel']).toBeUndefined();
+      for (const peer of allowed) {
+        if (runtimeDeps(manifest)[peer] === undefined) continue;
+        expect(manifest.peerDependencies?.[peer]).toBe('workspace:^');
+        expect(manifest.dependencies?.[peer]).toBeUndefined();
       }
     });
 

@@ -7,13 +7,8 @@
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  HOST_SERVICES_EXTENSION,
-  HOST_SERVICES_VERSION,
-  HostServicesMethod,
-  isJsonObject,
-  JsonRpcErrorCode,
-} from '@clat/kernel';
+import { HOST_SERVICES_EXTENSION, HostServicesMethod, JsonRpcErrorCode } from '@clat/adapter-mcp';
+import { HOST_SERVICES_VERSION, isJsonObject } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode, type DshErrorCode as DshErrorCodeType } from './errors.js';
 import { HostRequestError } from './stdio-wire.js';
 

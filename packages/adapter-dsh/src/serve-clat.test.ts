@@ -1,4 +1,4 @@
-import { DSH_SYSTEM_PROMPT_META, HostServicesMethod, SYSTEM_PROMPT_META } from '@clat/kernel';
+import { DSH_SYSTEM_PROMPT_META, HostServicesMethod, SYSTEM_PROMPT_META } from '@clat/adapter-mcp';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';

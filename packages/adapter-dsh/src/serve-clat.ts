@@ -8,13 +8,11 @@ import type { Readable, Writable } from 'node:stream';
 import {
   DSH_SYSTEM_PROMPT_META,
   HOST_SERVICES_EXTENSION,
-  HOST_SERVICES_VERSION,
   HostServicesMethod,
-  isJsonObject,
-  LIMITS,
+  MCP_LIMITS,
   SYSTEM_PROMPT_META,
-  utf8Length,
-} from '@clat/kernel';
+} from '@clat/adapter-mcp';
+import { HOST_SERVICES_VERSION, isJsonObject, utf8Length } from '@clat/kernel';
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
@@ -337,10 +335,10 @@ export async function startServer(
             `[${DshErrorCode.PROMPT_FAILED}] ${describeError(error)}`,
           );
         }
-        if (utf8Length(rendered.prompt) > LIMITS.dshPromptBytes) {
+        if (utf8Length(rendered.prompt) > MCP_LIMITS.dshPromptBytes) {
           throw new ProtocolError(
             ProtocolErrorCode.InternalError,
-            `[${DshErrorCode.PROMPT_FAILED}] the system prompt has ${utf8Length(rendered.prompt)} bytes; CLAT accepts at most ${LIMITS.dshPromptBytes}`,
+            `[${DshErrorCode.PROMPT_FAILED}] the system prompt has ${utf8Length(rendered.prompt)} bytes; CLAT accepts at most ${MCP_LIMITS.dshPromptBytes}`,
           );
         }
         return {
@@ -396,7 +394,7 @@ export async function startServer(
     assertServicesAvailable(normalized.inject, (service) => runtime.isAvailable(service));
     await withDeadline(
       normalized.start(runtime.ctx as DshContext, config, runtime.stack),
-      LIMITS.legacyHandshakeMs,
+      MCP_LIMITS.legacyHandshakeMs,
       `apply() of ${name}`,
     );
   } catch (error) {

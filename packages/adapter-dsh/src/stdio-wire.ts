@@ -12,7 +12,8 @@
  * @module
  */
 import type { Readable, Writable } from 'node:stream';
-import { ClatError, JsonRpcErrorCode, LIMITS, parseJsonRpcMessage } from '@clat/kernel';
+import { JsonRpcErrorCode, MCP_LIMITS, parseJsonRpcMessage } from '@clat/adapter-mcp';
+import { ClatError, LIMITS } from '@clat/kernel';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { DshAdapterError, DshErrorCode } from './errors.js';
 
@@ -51,7 +52,7 @@ interface PendingRequest {
   reject: (error: Error) => void;
 }
 
-const HOST_REQUEST_TIMEOUT_MS = LIMITS.toolCallMs + LIMITS.toolCallExtensionTotalMs;
+const HOST_REQUEST_TIMEOUT_MS = LIMITS.toolCallMs + MCP_LIMITS.toolCallExtensionTotalMs;
 
 export class StdioWire implements Transport {
   onclose?: (() => void) | undefined;
@@ -222,7 +223,7 @@ export class StdioWire implements Transport {
   #write(message: Record<string, unknown>): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('stdio wire is closed'));
     let line = `${JSON.stringify(message)}\n`;
-    if (Buffer.byteLength(line) > LIMITS.stdioFrameBytes) {
+    if (Buffer.byteLength(line) > MCP_LIMITS.stdioFrameBytes) {
       // Never emit an oversize frame; a response degrades to an error the peer can correlate.
       if ('id' in message && ('result' in message || 'error' in message)) {
         line = `${JSON.stringify({
@@ -230,12 +231,12 @@ export class StdioWire implements Transport {
           id: message.id,
           error: {
             code: JsonRpcErrorCode.INTERNAL_ERROR,
-            message: `response exceeds the ${LIMITS.stdioFrameBytes}-byte stdio frame limit`,
+            message: `response exceeds the ${MCP_LIMITS.stdioFrameBytes}-byte stdio frame limit`,
           },
         })}\n`;
       } else {
         return Promise.reject(
-          new Error(`message exceeds the ${LIMITS.stdioFrameBytes}-byte stdio frame limit`),
+          new Error(`message exceeds the ${MCP_LIMITS.stdioFrameBytes}-byte stdio frame limit`),
         );
       }
     }
@@ -261,7 +262,7 @@ export class StdioWire implements Transport {
 
   #append(part: Buffer): void {
     if (this.#discarding || part.length === 0) return;
-    if (this.#buffered + part.length > LIMITS.stdioFrameBytes) {
+    if (this.#buffered + part.length > MCP_LIMITS.stdioFrameBytes) {
       this.#discarding = true;
       this.#chunks = [];
       this.#buffered = 0;
@@ -275,11 +276,11 @@ export class StdioWire implements Transport {
   #take(): string | undefined {
     if (this.#discarding) {
       this.#discarding = false;
-      this.#log(`dropped an inbound frame larger than ${LIMITS.stdioFrameBytes} bytes`);
+      this.#log(`dropped an inbound frame larger than ${MCP_LIMITS.stdioFrameBytes} bytes`);
       this.#replyError(
         null,
         JsonRpcErrorCode.INVALID_REQUEST,
-        `frame exceeds ${LIMITS.stdioFrameBytes} bytes`,
+        `frame exceeds ${MCP_LIMITS.stdioFrameBytes} bytes`,
       );
       return undefined;
     }

@@ -4,7 +4,7 @@
  * @module
  */
 import { PassThrough } from 'node:stream';
-import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from '@clat/kernel';
+import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from '@clat/adapter-mcp';
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/client';
 import { type ClatServerHandle, type ServeClatOptions, serveClat } from './serve-clat.js';

@@ -1,10 +1,6 @@
 import { inspect } from 'node:util';
-import {
-  describeServerConfig,
-  type McpServerConfig,
-  parseMcpConfig,
-  redactSecrets,
-} from '@clat/kernel';
+import { describeServerConfig, type McpServerConfig, parseMcpConfig } from '@clat/adapter-mcp';
+import { redactSecrets } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import {
   describeGlmPack,

@@ -4,7 +4,7 @@
  * reads no file, writes no file, and is evaluated once per mount.
  * @module
  */
-import type { McpServerConfig } from '@clat/kernel';
+import type { McpServerConfig } from '@clat/adapter-mcp';
 
 /** What the pack needs to know about the active model provider. */
 export interface GlmProviderDescriptor {

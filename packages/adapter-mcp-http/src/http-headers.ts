@@ -3,7 +3,7 @@
  * the header, never its value) and the per-request headers of the 2026-07-28 revision.
  * @module
  */
-import type { JsonRpcMessage } from '@clat/kernel';
+import type { JsonRpcMessage } from '@clat/adapter-mcp';
 
 export const HEADER = {
   accept: 'accept',

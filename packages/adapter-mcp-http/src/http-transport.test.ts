@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import type { JsonRpcMessage } from '@clat/kernel';
+import type { JsonRpcMessage } from '@clat/adapter-mcp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeHeaderValue } from './http-headers.js';
 import { HttpTransport, HttpTransportFactory } from './http-transport.js';

@@ -3,23 +3,21 @@
  * and the per-request headers of the modern (2026-07-28) revision.
  * @module
  */
+
 import {
-  delay,
-  errorMessage,
   type HttpServerConfig,
-  isJsonObject,
   isNotification,
   isRequest,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcSuccess,
-  LIMITS,
+  MCP_LIMITS,
   parseJsonRpcMessage,
-  Redactor,
   type Transport,
   type TransportDiagnostics,
   type TransportFactory,
-} from '@clat/kernel';
+} from '@clat/adapter-mcp';
+import { delay, errorMessage, isJsonObject, LIMITS, Redactor } from '@clat/kernel';
 import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
 import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
 import {
@@ -45,7 +43,7 @@ export interface HttpTransportOptions {
 }
 
 // Same cap as one stdio frame: the limits table fixes one message size for every transport.
-const DEFAULT_MESSAGE_BYTES = LIMITS.stdioFrameBytes;
+const DEFAULT_MESSAGE_BYTES = MCP_LIMITS.stdioFrameBytes;
 const FAILURES_KEPT = LIMITS.stderrTailLines;
 const BODY_SNIPPET_CHARS = 200;
 /** GET reconnections of one legacy SSE response that ended early (SEP-1699 polling). */

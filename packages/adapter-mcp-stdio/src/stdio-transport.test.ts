@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type JsonRpcMessage, LIMITS, Redactor } from '@clat/kernel';
+import { type JsonRpcMessage, MCP_LIMITS } from '@clat/adapter-mcp';
+import { LIMITS, Redactor } from '@clat/kernel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { groupMembers } from './process-group.js';
@@ -253,7 +254,7 @@ describe('framing', () => {
     expect(isStdioTransportError(error) && error.code).toBe(
       StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
     );
-    expect(error?.message).toContain(`${LIMITS.stdioFrameBytes}-byte limit`);
+    expect(error?.message).toContain(`${MCP_LIMITS.stdioFrameBytes}-byte limit`);
     expect(h.messages).toEqual([]);
     expect(groupMembers(pid)).toEqual([]);
   });
@@ -261,7 +262,7 @@ describe('framing', () => {
   it('carries a frame just under the cap in both directions', async () => {
     const h = peer('echo');
     await h.transport.start();
-    const bytes = LIMITS.stdioFrameBytes - 100;
+    const bytes = MCP_LIMITS.stdioFrameBytes - 100;
     const result = await call(h, 1, 'big', { bytes });
     expect((result.data as string).length).toBe(bytes);
     const echoed = await call(h, 2, 'echo', { s: 'z'.repeat(bytes - 200) });
@@ -276,7 +277,7 @@ describe('framing', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'x',
-        params: { s: 'a'.repeat(LIMITS.stdioFrameBytes) },
+        params: { s: 'a'.repeat(MCP_LIMITS.stdioFrameBytes) },
       })
       .catch((e: unknown) => e);
     expect(isStdioTransportError(error) && error.code).toBe(

@@ -9,22 +9,20 @@ import { mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
-  errorMessage,
   type JsonRpcMessage,
-  LIMITS,
-  LineTail,
+  MCP_LIMITS,
   parseJsonRpcMessage,
-  Redactor,
   type Transport,
   type TransportDiagnostics,
   type TransportFactory,
-} from '@clat/kernel';
+} from '@clat/adapter-mcp';
+import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { LineDecoder } from './line-decoder.js';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
 
 /** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
-export const WRITE_QUEUE_BYTES = 2 * LIMITS.stdioFrameBytes;
+export const WRITE_QUEUE_BYTES = 2 * MCP_LIMITS.stdioFrameBytes;
 
 /** How often teardown looks whether a process group is empty. */
 const GROUP_POLL_MS = 25;
@@ -153,11 +151,11 @@ export class StdioTransport implements Transport {
         ),
       );
     }
-    if (frame.length - 1 > LIMITS.stdioFrameBytes) {
+    if (frame.length - 1 > MCP_LIMITS.stdioFrameBytes) {
       return Promise.reject(
         this.#error(
           StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
-          `refused an outbound frame of ${frame.length - 1} bytes (limit ${LIMITS.stdioFrameBytes})`,
+          `refused an outbound frame of ${frame.length - 1} bytes (limit ${MCP_LIMITS.stdioFrameBytes})`,
         ),
       );
     }
@@ -249,7 +247,7 @@ export class StdioTransport implements Transport {
     child.stderr.on('error', (error) => this.#report(error));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => this.#onStderr(chunk));
-    const decoder = new LineDecoder(LIMITS.stdioFrameBytes, {
+    const decoder = new LineDecoder(MCP_LIMITS.stdioFrameBytes, {
       line: (bytes) => this.#onLine(bytes),
       overflow: (seen) => {
         // Stop reading at once: draining the rest of a runaway frame costs CPU and GC for nothing.
@@ -257,7 +255,7 @@ export class StdioTransport implements Transport {
         this.#fail(
           this.#error(
             StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
-            `sent a frame over the ${LIMITS.stdioFrameBytes}-byte limit (${seen}+ bytes without a newline); connection failed`,
+            `sent a frame over the ${MCP_LIMITS.stdioFrameBytes}-byte limit (${seen}+ bytes without a newline); connection failed`,
           ),
         );
       },

@@ -1,7 +1,9 @@
-import { HOST_SERVICES_EXTENSION, LIMITS } from '@clat/kernel';
+import { LIMITS } from '@clat/kernel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpClient } from './client.js';
 import { isMcpError, McpErrorCode } from './errors.js';
+import { HOST_SERVICES_EXTENSION } from './host-services-wire.js';
+import { MCP_LIMITS } from './limits.js';
 import { MODERN_PROTOCOL_VERSION } from './protocol.js';
 import { fakeHost } from './test-support/fake-host.js';
 import {
@@ -315,16 +317,16 @@ describe('tools/list paging', () => {
 
   it('stops after the page limit', async () => {
     const ok = await connect(
-      new ScriptedFactory(pagedServer(LIMITS.listPages, 1, (p) => `c:${p}`)),
+      new ScriptedFactory(pagedServer(MCP_LIMITS.listPages, 1, (p) => `c:${p}`)),
     );
-    expect(await ok.listTools()).toHaveLength(LIMITS.listPages);
-    const factory = new ScriptedFactory(pagedServer(LIMITS.listPages + 1, 1, (p) => `c:${p}`));
+    expect(await ok.listTools()).toHaveLength(MCP_LIMITS.listPages);
+    const factory = new ScriptedFactory(pagedServer(MCP_LIMITS.listPages + 1, 1, (p) => `c:${p}`));
     const client = await connect(factory);
     const error = await client.listTools().catch((e: unknown) => e);
     expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_LIST_LIMIT);
-    expect((error as Error).message).toContain(`${LIMITS.listPages} pages`);
+    expect((error as Error).message).toContain(`${MCP_LIMITS.listPages} pages`);
     expect((factory.servers[1] as ScriptedServer).requests('tools/list')).toHaveLength(
-      LIMITS.listPages,
+      MCP_LIMITS.listPages,
     );
   });
 

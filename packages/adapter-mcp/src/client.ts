@@ -8,16 +8,13 @@ import {
   errorMessage,
   type HostServices,
   isJsonObject,
-  JsonRpcErrorCode,
   LIMITS,
   redactSecrets,
-  type Transport,
-  type TransportFactory,
-  type TransportKind,
   utf8Length,
 } from '@clat/kernel';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { installHostHandlers } from './host-requests.js';
+import { MCP_LIMITS } from './limits.js';
 import {
   CLIENT_NAME,
   clientCapabilities,
@@ -36,6 +33,12 @@ import {
   versionAtLeast,
 } from './protocol.js';
 import { RpcSession } from './rpc-session.js';
+import {
+  JsonRpcErrorCode,
+  type Transport,
+  type TransportFactory,
+  type TransportKind,
+} from './transport.js';
 
 export interface McpServerInfo {
   name: string;
@@ -529,9 +532,9 @@ export class McpClient {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
-      if (page > LIMITS.listPages) {
+      if (page > MCP_LIMITS.listPages) {
         throw this.#listLimit(
-          `${method} of MCP server ${quoted(this.name)} needs more than ${LIMITS.listPages} pages`,
+          `${method} of MCP server ${quoted(this.name)} needs more than ${MCP_LIMITS.listPages} pages`,
         );
       }
       const result = await this.#request(method, cursor === undefined ? {} : { cursor }, {

@@ -7,21 +7,19 @@
 import {
   type ElicitationForm,
   type ElicitationOutcome,
-  elicitationFromMcp,
-  HOST_SERVICES_EXTENSION,
   HOST_SERVICES_VERSION,
   type HostCaller,
   type HostServices,
-  HostServicesMethod,
   HostToolCallParamsSchema,
-  hostErrorToJsonRpc,
   isKernelError,
-  JsonRpcErrorCode,
-  samplingRequestFromMcp,
-  samplingResultToMcp,
 } from '@clat/kernel';
+import { hostErrorToJsonRpc } from './host-error-rpc.js';
+import { HOST_SERVICES_EXTENSION, HostServicesMethod } from './host-services-wire.js';
+import { elicitationFromMcp } from './mcp-elicitation.js';
+import { samplingRequestFromMcp, samplingResultToMcp } from './mcp-sampling.js';
 import { serverAdvertisesHostServices } from './protocol.js';
 import { RpcError, type RpcSession, type ServerRequestHandler } from './rpc-session.js';
+import { JsonRpcErrorCode } from './transport.js';
 
 export interface HostHandlerOptions {
   server: string;

@@ -1,6 +1,8 @@
 /**
- * @clat/adapter-mcp: the transport-independent MCP client core of CLAT (both protocol eras,
- * server requests, host services, tool and prompt mounting).
+ * @clat/adapter-mcp: the MCP core of CLAT. The JSON-RPC messages and the Transport port every MCP
+ * transport implements, the mcp.json schema, the MCP limits, the host-request translators
+ * (sampling, elicitation, host-service errors), and the transport-independent client (both
+ * protocol eras, server requests, host services, tool and prompt mounting).
  * @module
  */
 export {
@@ -12,7 +14,40 @@ export {
   type McpServerInfo,
   type McpToolDescriptor,
 } from './client.js';
+export {
+  describeServerConfig,
+  type HttpServerConfig,
+  HttpServerConfigSchema,
+  type McpServerConfig,
+  type ParsedMcpConfig,
+  parseMcpConfig,
+  parseServerEntry,
+  type ServerOrigin,
+  type StdioServerConfig,
+  StdioServerConfigSchema,
+} from './config.js';
 export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
+export { hostErrorToJsonRpc } from './host-error-rpc.js';
+export {
+  DSH_SYSTEM_PROMPT_META,
+  HOST_SERVICES_CAPABILITY,
+  HOST_SERVICES_EXTENSION,
+  HostServicesMethod,
+  SYSTEM_PROMPT_META,
+} from './host-services-wire.js';
+export { MCP_LIMITS, type McpLimitName } from './limits.js';
+export {
+  elicitationFromMcp,
+  elicitationResultToMcp,
+  type McpElicitationTranslation,
+  type McpElicitResult,
+} from './mcp-elicitation.js';
+export {
+  type McpCreateMessageResult,
+  type McpSamplingTranslation,
+  samplingRequestFromMcp,
+  samplingResultToMcp,
+} from './mcp-sampling.js';
 export {
   type McpServerState,
   type McpServerStatus,
@@ -37,3 +72,23 @@ export {
   modernMeta,
   serverAdvertisesHostServices,
 } from './protocol.js';
+export {
+  isFailure,
+  isNotification,
+  isRequest,
+  isResponse,
+  JsonRpcErrorCode,
+  type JsonRpcErrorObject,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcSuccess,
+  parseJsonRpcMessage,
+  type Transport,
+  type TransportDiagnostics,
+  type TransportFactory,
+  type TransportKind,
+} from './transport.js';

@@ -1,6 +1,5 @@
 import {
   createGlobalScope,
-  LIMITS,
   PromptRegistry,
   RunEventStream,
   type Scope,
@@ -8,6 +7,7 @@ import {
   ToolRegistry,
 } from '@clat/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MCP_LIMITS } from './limits.js';
 import { type McpServerStatus, type MountedMcpServer, mountMcpServer } from './mount.js';
 import {
   legacyServer,
@@ -312,17 +312,17 @@ describe('mountMcpServer marked DSH prompts', () => {
         [{ name: 'p', _meta: MARK }],
         () => ({
           messages: [],
-          _meta: { 'io.artec.clat/systemPrompt': 'x'.repeat(LIMITS.dshPromptBytes + 1) },
+          _meta: { 'io.artec.clat/systemPrompt': 'x'.repeat(MCP_LIMITS.dshPromptBytes + 1) },
         }),
-        `${LIMITS.dshPromptBytes + 1} bytes`,
+        `${MCP_LIMITS.dshPromptBytes + 1} bytes`,
       ],
       [
-        Array.from({ length: LIMITS.dshPromptsPerServer + 1 }, (_, i) => ({
+        Array.from({ length: MCP_LIMITS.dshPromptsPerServer + 1 }, (_, i) => ({
           name: `p${i}`,
           _meta: MARK,
         })),
         () => ({ messages: [] }),
-        String(LIMITS.dshPromptsPerServer),
+        String(MCP_LIMITS.dshPromptsPerServer),
       ],
     ];
     for (const [list, get, expected] of cases) {

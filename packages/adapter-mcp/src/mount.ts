@@ -5,7 +5,6 @@
  */
 import {
   ClatError,
-  DSH_SYSTEM_PROMPT_META,
   effectFromAnnotations,
   errorMessage,
   type HostServices,
@@ -14,19 +13,15 @@ import {
   type JsonObject,
   KernelErrorCode,
   type Lease,
-  LIMITS,
   type PromptRegistry,
   qualifyToolName,
   type Redactor,
   redactSecrets,
   type Scope,
-  SYSTEM_PROMPT_META,
   type Tool,
   type ToolRegistry,
   type ToolResult,
   type ToolSourceRef,
-  type TransportFactory,
-  type TransportKind,
   utf8Length,
 } from '@clat/kernel';
 import {
@@ -36,7 +31,10 @@ import {
   type McpToolDescriptor,
 } from './client.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
+import { MCP_LIMITS } from './limits.js';
 import type { McpClientInfo, McpEra, McpTimeouts } from './protocol.js';
+import type { TransportFactory, TransportKind } from './transport.js';
 
 export type McpServerState = 'connecting' | 'connected' | 'failed' | 'rejected' | 'closed';
 
@@ -341,10 +339,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     try {
       const listed = await connected.listPrompts(signal);
       const marked = listed.filter((prompt) => prompt._meta?.[DSH_SYSTEM_PROMPT_META] === true);
-      if (marked.length > LIMITS.dshPromptsPerServer) {
+      if (marked.length > MCP_LIMITS.dshPromptsPerServer) {
         throw new McpError(
           McpErrorCode.MCP_LIST_LIMIT,
-          `MCP server ${quoted(name)} marks ${marked.length} DSH system prompts, over the limit of ${LIMITS.dshPromptsPerServer}`,
+          `MCP server ${quoted(name)} marks ${marked.length} DSH system prompts, over the limit of ${MCP_LIMITS.dshPromptsPerServer}`,
           { server: name },
         );
       }
@@ -357,10 +355,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         );
         const text = promptText(result);
         const bytes = utf8Length(text);
-        if (bytes > LIMITS.dshPromptBytes) {
+        if (bytes > MCP_LIMITS.dshPromptBytes) {
           throw new McpError(
             McpErrorCode.MCP_RESULT_TOO_LARGE,
-            `DSH system prompt ${quoted(prompt.name)} of ${quoted(name)} resolved to ${bytes} bytes, over the limit of ${LIMITS.dshPromptBytes}`,
+            `DSH system prompt ${quoted(prompt.name)} of ${quoted(name)} resolved to ${bytes} bytes, over the limit of ${MCP_LIMITS.dshPromptBytes}`,
             { server: name },
           );
         }

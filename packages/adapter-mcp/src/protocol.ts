@@ -2,13 +2,9 @@
  * MCP wire constants for both eras: versions, `_meta` keys, client capabilities and timeouts.
  * @module
  */
-import {
-  HOST_SERVICES_CAPABILITY,
-  HOST_SERVICES_EXTENSION,
-  HOST_SERVICES_VERSION,
-  isJsonObject,
-  LIMITS,
-} from '@clat/kernel';
+import { HOST_SERVICES_VERSION, isJsonObject, LIMITS } from '@clat/kernel';
+import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from './host-services-wire.js';
+import { MCP_LIMITS } from './limits.js';
 
 /** The stateless modern revision CLAT speaks. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -89,13 +85,13 @@ export interface McpTimeouts {
 }
 
 export const DEFAULT_TIMEOUTS: Readonly<McpTimeouts> = {
-  modernProbeMs: LIMITS.modernProbeMs,
-  legacyHandshakeMs: LIMITS.legacyHandshakeMs,
-  listPageMs: LIMITS.listPageMs,
-  promptGetMs: LIMITS.listPageMs,
+  modernProbeMs: MCP_LIMITS.modernProbeMs,
+  legacyHandshakeMs: MCP_LIMITS.legacyHandshakeMs,
+  listPageMs: MCP_LIMITS.listPageMs,
+  promptGetMs: MCP_LIMITS.listPageMs,
   toolCallMs: LIMITS.toolCallMs,
-  toolCallExtensionStepMs: LIMITS.toolCallExtensionStepMs,
-  toolCallExtensionTotalMs: LIMITS.toolCallExtensionTotalMs,
+  toolCallExtensionStepMs: MCP_LIMITS.toolCallExtensionStepMs,
+  toolCallExtensionTotalMs: MCP_LIMITS.toolCallExtensionTotalMs,
 };
 
 export function resolveTimeouts(overrides: Partial<McpTimeouts> | undefined): McpTimeouts {

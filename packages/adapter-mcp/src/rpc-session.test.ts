@@ -1,8 +1,8 @@
-import type { JsonRpcMessage } from '@clat/kernel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isMcpError, McpErrorCode } from './errors.js';
 import { RpcSession } from './rpc-session.js';
 import { type Reply, ScriptedServer, settle } from './test-support/scripted-server.js';
+import type { JsonRpcMessage } from './transport.js';
 
 function open(inboundLimit?: number) {
   const server = new ScriptedServer();

@@ -4,9 +4,10 @@
  * cancellation and the same-connection deadline extension.
  * @module
  */
+import { ClatError, errorMessage, onAbort as kernelOnAbort } from '@clat/kernel';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import { MCP_LIMITS } from './limits.js';
 import {
-  ClatError,
-  errorMessage,
   isFailure,
   isNotification,
   isRequest,
@@ -14,11 +15,8 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
-  onAbort as kernelOnAbort,
-  LIMITS,
   type Transport,
-} from '@clat/kernel';
-import { isMcpError, McpError, McpErrorCode } from './errors.js';
+} from './transport.js';
 
 /** Thrown by a server-request handler to answer with a specific JSON-RPC error. */
 export class RpcError extends ClatError<typeof McpErrorCode.MCP_REQUEST_REFUSED> {
@@ -111,7 +109,7 @@ export class RpcSession {
   constructor(transport: Transport, options: RpcSessionOptions) {
     this.server = options.server;
     this.transport = transport;
-    this.#inboundLimit = options.inboundLimit ?? LIMITS.inboundRequestQueue;
+    this.#inboundLimit = options.inboundLimit ?? MCP_LIMITS.inboundRequestQueue;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
     transport.onmessage = (message) => this.#onMessage(message);
     transport.onerror = (error) => this.#onDiagnostic(error.message);

@@ -54,7 +54,7 @@ export const KernelErrorCode = {
   ELICITATION_NO_FRONTEND: 'ELICITATION_NO_FRONTEND',
   /** An answer stayed invalid after the allowed re-asks. */
   ELICITATION_INVALID_ANSWER: 'ELICITATION_INVALID_ANSWER',
-  /** Configuration (mcp.json, plugins.json, config.json) is invalid. */
+  /** A configuration file (server list, plugin list, settings) is invalid. */
   CONFIG_INVALID: 'CONFIG_INVALID',
   /** A value crossed a limit from the limits table. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',

@@ -14,19 +14,6 @@ export {
   SKIP_OPTION,
   validateElicitationForm,
 } from './bridge/elicitation-flow.js';
-export { hostErrorToJsonRpc } from './bridge/host-error-rpc.js';
-export {
-  elicitationFromMcp,
-  elicitationResultToMcp,
-  type McpElicitationTranslation,
-  type McpElicitResult,
-} from './bridge/mcp-elicitation.js';
-export {
-  type McpCreateMessageResult,
-  type McpSamplingTranslation,
-  samplingRequestFromMcp,
-  samplingResultToMcp,
-} from './bridge/mcp-sampling.js';
 export {
   type BridgeElicitOptions,
   type BridgeRun,
@@ -44,37 +31,19 @@ export {
   type SamplingUsage,
 } from './bridge/sampling-gates.js';
 export { abortable, CancelToken, cancelledError, delay, onAbort, withDeadline } from './cancel.js';
+export { type ConfigIssue, formatZodIssues } from './config-issues.js';
 export {
-  type ConfigIssue,
-  describeServerConfig,
-  formatZodIssues,
-  type HttpServerConfig,
-  HttpServerConfigSchema,
-  type McpServerConfig,
-  type ParsedMcpConfig,
-  parseMcpConfig,
-  parseServerEntry,
-  type ServerOrigin,
-  type StdioServerConfig,
-  StdioServerConfigSchema,
-} from './config.js';
-export {
-  DSH_SYSTEM_PROMPT_META,
-  HOST_SERVICES_CAPABILITY,
-  HOST_SERVICES_EXTENSION,
   HOST_SERVICES_VERSION,
   type HostCaller,
   type HostContextSnapshot,
   HostContextSnapshotSchema,
   type HostServices,
-  HostServicesMethod,
   type HostToolCallParams,
   HostToolCallParamsSchema,
   HostToolCallResultSchema,
   isNativeHostTool,
   NATIVE_HOST_TOOLS,
   type NativeHostTool,
-  SYSTEM_PROMPT_META,
 } from './contract/host-services.js';
 export {
   type ContractFunction,
@@ -210,23 +179,3 @@ export {
   ToolRegistry,
   type ToolResult,
 } from './tool-registry.js';
-export {
-  isFailure,
-  isNotification,
-  isRequest,
-  isResponse,
-  JsonRpcErrorCode,
-  type JsonRpcErrorObject,
-  type JsonRpcFailure,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type JsonRpcSuccess,
-  parseJsonRpcMessage,
-  type Transport,
-  type TransportDiagnostics,
-  type TransportFactory,
-  type TransportKind,
-} from './transport.js';

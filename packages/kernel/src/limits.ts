@@ -1,6 +1,8 @@
 /**
- * Every resource limit of the plugin host, from spec/mcp-integration.txt "Resource limits" plus the
- * seeds the other specs fix. Code reads limits from here only; never repeat a number elsewhere.
+ * The runtime-neutral resource limits of the plugin host, from spec/mcp-integration.txt "Resource
+ * limits" plus the seeds the other specs fix: the ones every plugin runtime shares. Limits of the
+ * MCP wire (frames, handshakes, listings, extensions, the inbound queue) are `MCP_LIMITS` in
+ * `@clat/adapter-mcp`. Code reads limits from these tables only; never repeat a number elsewhere.
  * @module
  */
 
@@ -10,32 +12,12 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
 export const LIMITS = {
-  /** One stdio frame, either direction. */
-  stdioFrameBytes: 4 * MiB,
-  /** Legacy initialize/initialized handshake. */
-  legacyHandshakeMs: 10 * SECOND,
-  /** Modern server/discover probe, then a fresh legacy fallback. */
-  modernProbeMs: 3 * SECOND,
-  /** One tools/list (or prompts/list) page. */
-  listPageMs: 30 * SECOND,
-  /** tools/list pages per server. */
-  listPages: 32,
   /** Tools per server. */
   toolsPerServer: 512,
-  /** Marked DSH system prompts per server. */
-  dshPromptsPerServer: 128,
-  /** One resolved DSH system prompt. */
-  dshPromptBytes: 256 * KiB,
-  /** One tools/call, before host-request extensions. */
+  /** One tool call of a plugin, before any host-request extension its runtime grants. */
   toolCallMs: 120 * SECOND,
-  /** One extension step while a same-connection host request is pending. */
-  toolCallExtensionStepMs: 60 * SECOND,
-  /** Total host-request extension of one tools/call. */
-  toolCallExtensionTotalMs: 10 * MINUTE,
   /** A tool result. */
   toolResultBytes: 1 * MiB,
-  /** Inbound server-request queue per connection. */
-  inboundRequestQueue: 16,
   /** Messages in one sampling request (text only). */
   samplingMessages: 32,
   /** Requested output tokens of one sampling request. */
@@ -58,7 +40,7 @@ export const LIMITS = {
   elicitationFormsPerRun: 64,
   /** One provider call of an approved sampling request. */
   samplingProviderMs: 120 * SECOND,
-  /** Wait of the first run for the initial MCP/DSH surface before the registries freeze. */
+  /** Wait of the first run for the initial plugin surface before the registries freeze. */
   initialSurfaceWaitMs: 20 * SECOND,
   /** Stderr lines kept per server. */
   stderrTailLines: 20,

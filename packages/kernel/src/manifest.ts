@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod';
-import { type ConfigIssue, formatZodIssues } from './config.js';
+import { type ConfigIssue, formatZodIssues } from './config-issues.js';
 import { utf8Length } from './json.js';
 
 /** The manifest file name at the package root. */

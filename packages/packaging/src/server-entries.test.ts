@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { McpServerConfig } from '@clat/kernel';
+import type { McpServerConfig } from '@clat/adapter-mcp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PluginStore } from './plugin-store.js';
 import { installedServerEntries, mergeServerEntries } from './server-entries.js';

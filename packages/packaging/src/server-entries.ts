@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from 'node:path';
-import type { McpServerConfig } from '@clat/kernel';
+import type { McpServerConfig } from '@clat/adapter-mcp';
 import { isPackagingError } from './errors.js';
 import { PluginStore, trustLabel } from './plugin-store.js';
 

@@ -4,7 +4,8 @@
  * @module
  */
 import { homedir } from 'node:os';
-import { describeServerConfig, parseServerEntry, redactSecrets } from '@clat/kernel';
+import { describeServerConfig, parseServerEntry } from '@clat/adapter-mcp';
+import { redactSecrets } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';

@@ -1,5 +1,6 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
-import { describeServerConfig } from '@clat/kernel';
+
+import { describeServerConfig } from '@clat/adapter-mcp';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';

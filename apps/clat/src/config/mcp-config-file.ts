@@ -5,12 +5,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import {
-  type ConfigIssue,
   type McpServerConfig,
   type ParsedMcpConfig,
   parseMcpConfig,
   parseServerEntry,
-} from '@clat/kernel';
+} from '@clat/adapter-mcp';
+import type { ConfigIssue } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 

@@ -1,4 +1,4 @@
-import type { McpServerConfig } from '@clat/kernel';
+import type { McpServerConfig } from '@clat/adapter-mcp';
 import { describe, expect, it } from 'vitest';
 import { expandServerVariables } from './mcp-variables.js';
 

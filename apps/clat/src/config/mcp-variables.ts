@@ -5,7 +5,9 @@
  * environment (often secrets) are never echoed back.
  * @module
  */
-import type { ConfigIssue, McpServerConfig } from '@clat/kernel';
+
+import type { McpServerConfig } from '@clat/adapter-mcp';
+import type { ConfigIssue } from '@clat/kernel';
 import { ClatError } from '@clat/kernel';
 import { CliErrorCode } from '../errors.js';
 

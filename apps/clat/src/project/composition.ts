@@ -6,8 +6,9 @@
  */
 import { join } from 'node:path';
 import { describeGlmPack, mergeGlmPack } from '@clat/adapter-glm';
+import type { McpServerConfig } from '@clat/adapter-mcp';
 import { loadPluginsJson, PLUGINS_FILE } from '@clat/adapter-wasm';
-import type { ConfigIssue, McpServerConfig, PromptContribution, Tool } from '@clat/kernel';
+import type { ConfigIssue, PromptContribution, Tool } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packaging';
 import type { ClatHome } from '../config/clat-home.js';

@@ -3,10 +3,15 @@
  * and Streamable HTTP transports, adapted to the project mount's ServerConnector port.
  * @module
  */
-import { type McpServerStatus, mountMcpServer } from '@clat/adapter-mcp';
+import {
+  type McpServerStatus,
+  mountMcpServer,
+  type Transport,
+  type TransportFactory,
+} from '@clat/adapter-mcp';
 import { HttpTransportFactory } from '@clat/adapter-mcp-http';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
-import { LIMITS, Redactor, type Transport, type TransportFactory } from '@clat/kernel';
+import { LIMITS, Redactor } from '@clat/kernel';
 import { CLAT_VERSION } from '../version.js';
 import { addEntrySecrets } from './secret-env.js';
 import {

@@ -4,7 +4,8 @@
  * composes the session with the adapters wired into this build.
  * @module
  */
-import type { McpServerConfig } from '@clat/kernel';
+
+import type { McpServerConfig } from '@clat/adapter-mcp';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';

@@ -1,10 +1,5 @@
-import {
-  createGlobalScope,
-  type McpServerConfig,
-  PromptRegistry,
-  Redactor,
-  ToolRegistry,
-} from '@clat/kernel';
+import type { McpServerConfig } from '@clat/adapter-mcp';
+import { createGlobalScope, PromptRegistry, Redactor, ToolRegistry } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import { formatMcpStatus } from '../ui/mcp-status.js';
 import { ProjectMount } from './project-mount.js';

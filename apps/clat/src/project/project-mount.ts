@@ -4,6 +4,8 @@
  * server that finishes later is rejected and reported. Failures stay per server.
  * @module
  */
+
+import type { TransportKind } from '@clat/adapter-mcp';
 import {
   type Approver,
   CancelToken,
@@ -17,7 +19,6 @@ import {
   type Redactor,
   type Scope,
   type ToolRegistry,
-  type TransportKind,
 } from '@clat/kernel';
 import type {
   MountEntry,

@@ -4,16 +4,9 @@
  * only connects, registers into the given registries and reports progress.
  * @module
  */
-import type {
-  Approver,
-  HostServices,
-  McpServerConfig,
-  PromptRegistry,
-  Scope,
-  ServerOrigin,
-  ToolRegistry,
-  TransportKind,
-} from '@clat/kernel';
+
+import type { McpServerConfig, ServerOrigin, TransportKind } from '@clat/adapter-mcp';
+import type { Approver, HostServices, PromptRegistry, Scope, ToolRegistry } from '@clat/kernel';
 import { ClatError } from '@clat/kernel';
 
 /** A WASM component plugin (`~/.clat/plugins.json` or an installed wasm-component package). */

@@ -5,7 +5,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from '@clat/kernel';
+import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from '@clat/adapter-mcp';
 import { DshAdapterError, DshErrorCode } from '../errors.js';
 
 /** Upper bound of one smoke (per era); a hang fails instead of blocking the caller. */

@@ -1,4 +1,4 @@
-import { HostServicesMethod } from '@clat/kernel';
+import { HostServicesMethod } from '@clat/adapter-mcp';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';

@@ -3,6 +3,8 @@
  * TransportFactory that counts and keeps every transport it opens. Test-only; not exported.
  * @module
  */
+import { MODERN_PROTOCOL_VERSION } from '../protocol.js';
+import { createLinkedTransportPair, type InMemoryTransport } from '../testing/index.js';
 import type {
   JsonRpcId,
   JsonRpcMessage,
@@ -10,9 +12,7 @@ import type {
   Transport,
   TransportFactory,
   TransportKind,
-} from '@clat/kernel';
-import { createLinkedTransportPair, type InMemoryTransport } from '@clat/kernel/testing';
-import { MODERN_PROTOCOL_VERSION } from '../protocol.js';
+} from '../transport.js';
 
 export type Reply =
   | { result: Record<string, unknown> }

@@ -4,7 +4,6 @@ import { KernelErrorCode } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { ScriptedAsker } from '../testing/fakes.js';
 import { askElicitationForm, SKIP_OPTION, validateElicitationForm } from './elicitation-flow.js';
-import { elicitationFromMcp } from './mcp-elicitation.js';
 
 const live = () => new AbortController().signal;
 
@@ -97,14 +96,12 @@ describe('askElicitationForm', () => {
     expect(bad.questions).toHaveLength(1 + 1 + LIMITS.elicitationNumberRetries);
   });
 
-  it('applies integer and range rules from the source schema', async () => {
-    const { form: translated, rules } = elicitationFromMcp({
+  it('applies integer and range rules a translator read from its source schema', async () => {
+    const translated: ElicitationForm = {
       message: 'm',
-      requestedSchema: {
-        properties: { n: { type: 'integer', minimum: 1, maximum: 10 } },
-        required: ['n'],
-      },
-    });
+      fields: [{ name: 'n', kind: 'number', options: [], required: true }],
+    };
+    const rules = { n: { integer: true, minimum: 1, maximum: 10 } };
     const asker = new ScriptedAsker('2.5', '11', '10');
     const outcome = await askElicitationForm(translated, asker, live(), { rules });
     expect(outcome).toEqual({ tag: 'accepted', val: [['n', { tag: 'number', val: 10 }]] });

@@ -1,6 +1,7 @@
 /**
- * The host-services port: the one semantic host behind MCP's `io.artec.clat/*` extension, WIT
- * imports and the DSH adapter. Adapters only translate to and from these shapes.
+ * The host-services port: the one semantic host behind every plugin runtime's host calls (an
+ * MCP extension, WIT imports, the DSH adapter). Adapters only translate to and from these shapes;
+ * wire names live with each wire.
  * @module
  */
 import * as z from 'zod';
@@ -13,25 +14,8 @@ import type {
   SamplingRequest,
 } from './plugin-contract.js';
 
-export const HOST_SERVICES_EXTENSION = 'io.artec.clat/hostServices';
+/** Version of the host-services contract (the context snapshot carries it). */
 export const HOST_SERVICES_VERSION = '0.1.0';
-
-export const HostServicesMethod = {
-  contextGet: 'io.artec.clat/context/get',
-  toolsCall: 'io.artec.clat/tools/call',
-  contextChanged: 'io.artec.clat/context/changed',
-} as const;
-
-/** The capability CLAT advertises (client) and expects echoed (server) under `experimental`. */
-export const HOST_SERVICES_CAPABILITY = {
-  version: HOST_SERVICES_VERSION,
-  methods: Object.values(HostServicesMethod),
-} as const;
-
-/** `_meta` key marking a DSH system-prompt contribution on prompts/list. */
-export const DSH_SYSTEM_PROMPT_META = 'io.artec.clat/dshSystemPrompt';
-/** `_meta` key carrying the resolved system prompt text on prompts/get. */
-export const SYSTEM_PROMPT_META = 'io.artec.clat/systemPrompt';
 
 /** The only native tools a plugin may call through host services. */
 export const NATIVE_HOST_TOOLS = [
@@ -68,7 +52,7 @@ export const HostContextSnapshotSchema = z.object({
 
 export type HostContextSnapshot = z.infer<typeof HostContextSnapshotSchema>;
 
-/** `io.artec.clat/tools/call` params and result. */
+/** Params and result of a host-tool call. */
 export const HostToolCallParamsSchema = z.object({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
@@ -97,7 +81,7 @@ export interface HostServices {
     form: ElicitationForm,
     signal: AbortSignal,
   ): Promise<ElicitationOutcome>;
-  /** Context pushes (`context/changed`); `null` when the run ends. Returns unsubscribe. */
+  /** Context pushes; `null` when the run ends. Returns unsubscribe. */
   subscribeContext(
     caller: HostCaller,
     listener: (snapshot: HostContextSnapshot | null) => void,

@@ -1,7 +1,5 @@
 /**
- * In-memory fakes for tests of the kernel and its adapters. Fakes stand in for the frontend only;
- * transports and servers in tests are real processes.
+ * In-memory fakes of the frontend (approver, asker) for tests of the kernel and its adapters.
  * @module
  */
 export { ScriptedApprover, ScriptedAsker } from './fakes.js';
-export { createLinkedTransportPair, InMemoryTransport } from './in-memory-transport.js';

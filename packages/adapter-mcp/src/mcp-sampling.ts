@@ -3,9 +3,13 @@
  * The MCP client core calls these; the bridge applies the gates.
  * @module
  */
-import type { SamplingOutcome, SamplingRequest } from '../contract/plugin-contract.js';
-import { KernelError, KernelErrorCode } from '../errors.js';
-import { isJsonObject } from '../json.js';
+import {
+  isJsonObject,
+  KernelError,
+  KernelErrorCode,
+  type SamplingOutcome,
+  type SamplingRequest,
+} from '@clat/kernel';
 
 export interface McpSamplingTranslation {
   request: SamplingRequest;

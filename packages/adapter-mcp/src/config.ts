@@ -3,6 +3,7 @@
  * per entry so one bad entry never stops the others from mounting.
  * @module
  */
+import { type ConfigIssue, formatZodIssues } from '@clat/kernel';
 import * as z from 'zod';
 
 export const StdioServerConfigSchema = z
@@ -36,37 +37,9 @@ export type McpServerConfig =
   | ({ transport: 'stdio'; name: string; origin: ServerOrigin } & StdioServerConfig)
   | ({ transport: 'http'; name: string; origin: ServerOrigin } & HttpServerConfig);
 
-export interface ConfigIssue {
-  /** The file the issue is in. */
-  file: string;
-  /** Dotted path, e.g. `memory.args[1]`. */
-  path: string;
-  message: string;
-}
-
 export interface ParsedMcpConfig {
   servers: McpServerConfig[];
   issues: ConfigIssue[];
-}
-
-function issuePath(base: string, path: readonly PropertyKey[]): string {
-  let out = base;
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
-  return out;
-}
-
-/** Turns zod issues into one line each, naming the file and field. */
-export function formatZodIssues(file: string, base: string, error: z.ZodError): ConfigIssue[] {
-  return error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      return {
-        file,
-        path: issuePath(base, issue.path),
-        message: `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`,
-      };
-    }
-    return { file, path: issuePath(base, issue.path), message: issue.message };
-  });
 }
 
 /** Parses one named entry; `origin` tags where it came from. */

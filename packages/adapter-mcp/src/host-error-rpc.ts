@@ -2,8 +2,8 @@
  * The wire edge of host-service failures: KernelError → JSON-RPC error object.
  * @module
  */
-import { isKernelError, type KernelErrorCode } from '../errors.js';
-import { JsonRpcErrorCode, type JsonRpcErrorObject } from '../transport.js';
+import { isKernelError, type KernelErrorCode } from '@clat/kernel';
+import { JsonRpcErrorCode, type JsonRpcErrorObject } from './transport.js';
 
 /** Codes that mean "your params were wrong" rather than "the host refused or failed". */
 const INVALID_PARAMS: ReadonlySet<KernelErrorCode> = new Set<KernelErrorCode>([

@@ -4,7 +4,7 @@
  * each other.
  * @module
  */
-import { isJsonObject } from './json.js';
+import { isJsonObject } from '@clat/kernel';
 
 export type JsonRpcId = string | number;
 

@@ -3,16 +3,17 @@
  * become choice fields showing titles; answers map back to the server's `const` values.
  * @module
  */
-import type {
-  ElicitationField,
-  ElicitationForm,
-  ElicitationOutcome,
-  ElicitationValue,
-} from '../contract/plugin-contract.js';
-import { KernelError, KernelErrorCode } from '../errors.js';
-import { isJsonObject } from '../json.js';
-import { LIMITS } from '../limits.js';
-import type { ElicitationFieldRule } from './elicitation-flow.js';
+import {
+  type ElicitationField,
+  type ElicitationFieldRule,
+  type ElicitationForm,
+  type ElicitationOutcome,
+  type ElicitationValue,
+  isJsonObject,
+  KernelError,
+  KernelErrorCode,
+  LIMITS,
+} from '@clat/kernel';
 
 /** `elicitation/create` result. `content` only on accept. */
 export interface McpElicitResult {

@@ -1,10 +1,9 @@
+import { KernelError, KernelErrorCode, LIMITS } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { KernelError, KernelErrorCode } from '../errors.js';
-import { LIMITS } from '../limits.js';
-import { JsonRpcErrorCode } from '../transport.js';
 import { hostErrorToJsonRpc } from './host-error-rpc.js';
 import { elicitationFromMcp, elicitationResultToMcp } from './mcp-elicitation.js';
 import { samplingRequestFromMcp, samplingResultToMcp } from './mcp-sampling.js';
+import { JsonRpcErrorCode } from './transport.js';
 
 function failure(fn: () => unknown): { code?: string; message: string } {
   try {

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { MCP_LIMITS } from './limits.js';
+
+// The MCP rows of the "Resource limits" table of spec/mcp-integration.txt, pinned so that a
+// changed number fails loudly instead of drifting (the kernel pins the runtime-neutral rows).
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+describe('MCP_LIMITS match spec/mcp-integration.txt', () => {
+  it.each([
+    ['one stdio frame: 4 MiB', MCP_LIMITS.stdioFrameBytes, 4 * MiB],
+    ['legacy handshake: 10 s', MCP_LIMITS.legacyHandshakeMs, 10_000],
+    ['modern discovery probe: 3 s', MCP_LIMITS.modernProbeMs, 3_000],
+    ['one tools/list page: 30 s', MCP_LIMITS.listPageMs, 30_000],
+    ['tools/list pages: 32', MCP_LIMITS.listPages, 32],
+    ['marked DSH prompts per server: 128', MCP_LIMITS.dshPromptsPerServer, 128],
+    ['one resolved DSH system prompt: 256 KiB', MCP_LIMITS.dshPromptBytes, 256 * KiB],
+    ['extension step: 60 s', MCP_LIMITS.toolCallExtensionStepMs, 60_000],
+    ['total host-request extension: 10 min', MCP_LIMITS.toolCallExtensionTotalMs, 600_000],
+    ['inbound server-request queue: 16', MCP_LIMITS.inboundRequestQueue, 16],
+  ])('%s', (_row, actual, expected) => {
+    expect(actual).toBe(expected);
+  });
+
+  it('the extension steps fit the total a whole number of times', () => {
+    expect(MCP_LIMITS.toolCallExtensionTotalMs % MCP_LIMITS.toolCallExtensionStepMs).toBe(0);
+  });
+});
