@@ -19,12 +19,17 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--header "Name: value"]... [--force]
        clat mcp remove <name>
+       clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
                   connected counts, transport, negotiated version, tool count and failures
                   (with the redacted stderr tail).
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
+import            Copy the servers of another client (claude-desktop, claude-code, cursor,
+                  vscode, gemini, codex) from its documented config files into mcp.json in one
+                  atomic write; reports fields that could not be mapped; never replaces an
+                  existing name without --force; --dry-run only reports.
 
 Options:
 ${PROJECT_USAGE}
@@ -238,6 +243,10 @@ export const mcpCommand: Command = {
         return remove(rest, io);
       case 'status':
         return status(rest, io);
+      case 'import': {
+        const { importServers } = await import('./mcp-import.js');
+        return importServers(rest, io);
+      }
       default:
         if (sub !== undefined && !sub.startsWith('-')) {
           throw new CliError(
