@@ -5,7 +5,14 @@
  * @module
  */
 import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
-import { errorMessage, isKernelError, KernelErrorCode, type PermissionMode } from '@clat/kernel';
+import {
+  errorMessage,
+  isKernelError,
+  KernelErrorCode,
+  sanitizeTerminalLine as oneLine,
+  type PermissionMode,
+  sanitizeTerminalText,
+} from '@clat/kernel';
 import {
   type ChatMessage,
   createOpenAiCompatibleProvider,
@@ -87,8 +94,9 @@ class ChatSession {
     });
   }
 
+  /** The session's one output path: servers, packages and the model write into it, so sanitised. */
   #write(text: string): void {
-    this.#io.stdout.write(text);
+    this.#io.stdout.write(sanitizeTerminalText(text));
   }
 
   /** One line from the user, or undefined when Esc, the run's cancellation or end of input. */
@@ -145,7 +153,7 @@ class ChatSession {
     this.#run = run;
     const unsubscribe = this.#project.session.events.on((event) => {
       if (event.type === 'tool.started' && event.runId === run.context.runId) {
-        this.#write(`running ${event.tool}… (Esc cancels)\n`);
+        this.#write(`running ${oneLine(event.tool)}… (Esc cancels)\n`);
       }
     });
     try {
@@ -207,12 +215,12 @@ class ChatSession {
           streamed = true;
           this.#write(delta);
         },
-        onToolCall: (call) => this.#write(`→ ${call.name} ${call.arguments}\n`),
+        onToolCall: (call) => this.#write(`→ ${oneLine(call.name)} ${oneLine(call.arguments)}\n`),
         onToolResult: (call, outcome) =>
           this.#write(
             outcome.error === undefined
-              ? `  ✓ ${call.name}\n`
-              : `  ✗ ${call.name}: ${outcome.error}\n`,
+              ? `  ✓ ${oneLine(call.name)}\n`
+              : `  ✗ ${oneLine(call.name)}: ${oneLine(outcome.error)}\n`,
           ),
       });
       this.#write(streamed ? '\n' : `${result.text}\n`);
