@@ -126,6 +126,8 @@ export class JcoGuestHost {
   readonly plugin: string;
   readonly #options: JcoGuestHostOptions;
   #preopens: readonly Preopen[];
+  /** The verified glue, imported from memory: the cache file may change after verification. */
+  readonly #glueUrl: string;
   #instance: Instance | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -135,6 +137,7 @@ export class JcoGuestHost {
     this.plugin = options.plugin;
     this.#options = options;
     this.#preopens = options.preopens;
+    this.#glueUrl = `data:text/javascript;base64,${Buffer.from(options.component.glueSource).toString('base64')}`;
   }
 
   /** Instances terminated by a fault (trap, timeout, cancellation, memory); each restarts. */
@@ -219,7 +222,7 @@ export class JcoGuestHost {
     const worker = new Worker(new URL('./worker/guest-worker.mjs', import.meta.url), {
       workerData: {
         modules: component.modules,
-        glueUrl: component.glueUrl,
+        glueUrl: this.#glueUrl,
         hostPort: channel.port2,
         signalBuffer,
         preopens: this.#preopens.map((preopen) => ({ ...preopen })),
