@@ -58,7 +58,7 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
     throw invalid(probe.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '));
   }
   const { sha256 } = await hashRegularFile(join(root, entry), entry).catch((error: unknown) => {
-    const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? {}).code;
+    const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
     if (code === 'ENOENT') {
       throw new PackagingError(
         'ENTRY_INVALID',
