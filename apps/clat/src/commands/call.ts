@@ -59,8 +59,16 @@ export const callCommand: Command = {
         const args = jsonArgs ?? parseKeyValueArguments(words, tool?.definition.inputSchema ?? {});
         const interactive = isTty(io.stdin);
         const ask = ttyLineAsk(io.stdin, io.stderr);
+        // A configured provider serves plugins' sampling requests during the call (through the
+        // same gates and budget as in a session); without one, sampling fails cleanly.
+        const config = project.user.provider;
+        const model =
+          config === undefined
+            ? undefined
+            : (await import('@clat/provider-openai')).createOpenAiCompatibleProvider(config);
         const run = await project.session.beginRun({
           mode,
+          ...(model === undefined ? {} : { model }),
           ...(interactive
             ? {
                 approver: createLineApprover(io.stderr, ask),
