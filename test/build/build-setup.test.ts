@@ -87,7 +87,10 @@ describe('pnpm bootstrap', () => {
   it('the README commands fetch exactly that pnpm through npx', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const start = '<!-- ci:commands -->';
-    const block = readme.slice(readme.indexOf(start) + start.length, readme.indexOf('<!-- /ci:commands -->'));
+    const block = readme.slice(
+      readme.indexOf(start) + start.length,
+      readme.indexOf('<!-- /ci:commands -->'),
+    );
     const commands = block.split('\n').filter((line) => /^[^#`\s]/.test(line));
     expect(commands).toHaveLength(2);
     for (const command of commands) {
