@@ -195,6 +195,7 @@ export {
   type ScopeKind,
   type ScopeOptions,
 } from './scope.js';
+export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
   NamedRegistry,
   type RegistryDiagnostic,
@@ -203,6 +204,7 @@ export {
   type ToolDefinition,
   ToolRegistry,
   type ToolResult,
+  type ToolRun,
 } from './tool-registry.js';
 export {
   isFailure,

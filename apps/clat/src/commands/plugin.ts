@@ -2,13 +2,12 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { JsonValue } from '@clat/kernel';
+import { type JsonValue, sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import {
   type InspectedPackage,
   type InstallOptions,
   inspectPackage,
   isPackagingError,
-  type PluginListEntry,
   PluginStore,
   packPackage,
   parseConfigJson,
@@ -20,6 +19,7 @@ import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
@@ -95,46 +95,6 @@ function describeInspected(inspected: InspectedPackage): Record<string, unknown>
   };
 }
 
-function printTable(io: CommandIO, rows: PluginListEntry[]): void {
-  if (rows.length === 0) {
-    io.stdout.write('No plugins installed. Install one with "clat plugin install <dir>".\n');
-    return;
-  }
-  const header = [
-    'ID',
-    'NAME',
-    'VERSION',
-    'RUNTIME',
-    'TREE',
-    'ENABLED',
-    'ROLLBACK',
-    'TRUST',
-    'PUBLISHER',
-  ];
-  const cells = rows.map((row) => [
-    row.id,
-    row.name,
-    row.version,
-    row.runtime,
-    row.treeSha256.slice(0, 12),
-    row.enabled ? 'yes' : 'no',
-    row.rollbackVersion ?? '-',
-    row.trust,
-    row.publisher === undefined
-      ? '-'
-      : `${row.publisher.publisher} (${row.publisher.publicKey.slice(0, 12)}…)`,
-  ]);
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...cells.map((line) => (line[i] ?? '').length)),
-  );
-  const format = (line: string[]) =>
-    `${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  `;
-  io.stdout.write(`${format(header)}HEALTH\n`);
-  rows.forEach((row, index) => {
-    io.stdout.write(`${format(cells[index] ?? [])}${row.health}\n`);
-  });
-}
-
 async function installOptions(
   values: { 'accept-capabilities'?: boolean; 'config-file'?: string; 'config-json'?: string },
   cwd: string,
@@ -176,15 +136,11 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   switch (action) {
     case 'inspect': {
       const inspected = await inspectSource(resolve(io.cwd, one(positionals, 'a package')));
-      const summary = describeInspected(inspected);
       if (values.json === true) {
-        io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        io.stdout.write(`${JSON.stringify(describeInspected(inspected), null, 2)}\n`);
         return 0;
       }
-      for (const [key, value] of Object.entries(summary)) {
-        const shown = Array.isArray(value) ? value.join(', ') || '(none)' : String(value);
-        io.stdout.write(`${`${key}:`.padEnd(14)}${shown}\n`);
-      }
+      io.stdout.write(formatInspected(inspected));
       return 0;
     }
     case 'install':
@@ -197,13 +153,15 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
           : await store.update(source, options);
       const verb = action === 'install' ? 'Installed' : 'Updated';
       io.stdout.write(
-        `${verb} ${result.id} ${result.version} (tree ${result.treeSha256.slice(0, 12)})\n`,
+        `${verb} ${result.id} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
       );
       if (result.granted.length > 0) {
-        io.stdout.write(`Granted capabilities: ${result.granted.join(', ')}\n`);
+        io.stdout.write(
+          `Granted capabilities: ${sanitizeTerminalLine(result.granted.join(', '))}\n`,
+        );
       }
       if (result.rollbackVersion !== undefined) {
-        io.stdout.write(`Rollback: ${result.rollbackVersion}\n`);
+        io.stdout.write(`Rollback: ${sanitizeTerminalLine(result.rollbackVersion)}\n`);
       }
       io.stdout.write('Restart CLAT to apply.\n');
       return 0;
@@ -220,7 +178,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     case 'rollback': {
       const result = await store.rollback(one(positionals, 'a plugin id'));
       io.stdout.write(
-        `Rolled back ${result.id} to ${result.version} (rollback is now ${result.rollbackVersion}). Restart CLAT to apply.\n`,
+        `Rolled back ${result.id} to ${sanitizeTerminalLine(result.version)} (rollback is now ${sanitizeTerminalLine(result.rollbackVersion ?? '')}). Restart CLAT to apply.\n`,
       );
       return 0;
     }
@@ -229,7 +187,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       const { cleanupError } = await store.uninstall(id);
       io.stdout.write(`Uninstalled ${id}. Restart CLAT to apply.\n`);
       if (cleanupError !== undefined) {
-        io.stderr.write(`clat: note: could not remove all bytes of ${id}: ${cleanupError}\n`);
+        io.stderr.write(
+          `clat: note: could not remove all bytes of ${sanitizeTerminalLine(id)}: ${sanitizeTerminalLine(String(cleanupError))}\n`,
+        );
       }
       return 0;
     }
@@ -237,7 +197,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (positionals.length > 0) throw usage('list takes no arguments');
       const rows = await store.list();
       if (values.json === true) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else printTable(io, rows);
+      else io.stdout.write(formatPluginTable(rows));
       return 0;
     }
     case 'pack': {
@@ -266,13 +226,15 @@ export const pluginCommand: Command = {
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
       if (isPackagingError(error)) {
-        io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
+        io.stderr.write(`clat: ${sanitizeTerminalText(error.message)} [${error.code}]\n`);
         return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
       }
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
       if (error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
-        io.stderr.write(`clat: plugin ${argv[0] ?? ''}: ${error.message}\n`);
+        io.stderr.write(
+          `clat: plugin ${sanitizeTerminalLine(argv[0] ?? '')}: ${sanitizeTerminalText(error.message)}\n`,
+        );
         return 1;
       }
       throw error;

@@ -8,16 +8,21 @@ import type {
   UserAsker,
   UserQuestion,
 } from '@clat/kernel';
+import { sanitizeTerminalLine as line, sanitizeTerminalText } from '@clat/kernel';
 import { askLine, isYes } from './line-prompt.js';
 
-/** Renders the complete request: what, which effect, from where, and the full arguments. */
+/**
+ * Renders the complete request: what, which effect, from where, and the full arguments. Names,
+ * the reason and argument strings may come from a server or the model, so each is sanitised.
+ */
 export function describeApproval(request: ApprovalRequest): string {
   const source =
     request.source.id === '' ? request.source.kind : `${request.source.kind}:${request.source.id}`;
+  const args = JSON.stringify(request.arguments, null, 2) ?? 'undefined';
   return [
-    `Approve ${request.tool}? effect: ${request.effect}, source: ${source}`,
-    `  reason: ${request.reason.split('\n')[0] ?? ''}`,
-    `  arguments: ${JSON.stringify(request.arguments, null, 2).replace(/\n/g, '\n  ')}`,
+    `Approve ${line(request.tool)}? effect: ${request.effect}, source: ${line(source)}`,
+    `  reason: ${line(request.reason.split('\n')[0] ?? '')}`,
+    `  arguments: ${sanitizeTerminalText(args).replace(/\n/g, '\n  ')}`,
   ].join('\n');
 }
 
@@ -39,17 +44,17 @@ export function createLineApprover(output: Writable, ask: LineAsk): Approver {
 export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
   return {
     async ask(question: UserQuestion, signal): Promise<UserAnswer> {
-      output.write(`? ${question.question}\n`);
+      output.write(`? ${sanitizeTerminalText(question.question)}\n`);
       const options = question.options ?? [];
       options.forEach((option, index) => {
         output.write(
-          `  ${index + 1}. ${option.label}${option.description ? ` — ${option.description}` : ''}\n`,
+          `  ${index + 1}. ${line(option.label)}${option.description ? ` — ${line(option.description)}` : ''}\n`,
         );
       });
       const hint =
         options.length > 0 ? `[1-${options.length}${question.allowCustom ? ' or text' : ''}]` : '';
       const answer = await ask(
-        `${hint}${question.defaultAnswer ? ` (${question.defaultAnswer})` : ''}> `,
+        `${hint}${question.defaultAnswer ? ` (${line(question.defaultAnswer)})` : ''}> `,
         signal,
       );
       if (answer === undefined) return { kind: 'cancelled' };
