@@ -344,7 +344,9 @@ describe('framing', () => {
 
 describe('stderr', () => {
   it('keeps a bounded, redacted tail of a flood and never blocks the protocol', async () => {
-    const h = peer('stderr-flood', { env: { PEER_API_KEY: 'abcd1234efgh5678' } });
+    const h = peer('stderr-flood', {
+      env: { PEER_API_KEY: 'abcd1234efgh5678', PEER_PLAIN: 'plain-named-value-7' },
+    });
     await h.transport.start();
     expect((await call(h, 1, 'echo', { after: 'flood' })).echo).toEqual({ after: 'flood' });
     // The last lines arrive on a separate pipe; wait for them.
@@ -357,6 +359,8 @@ describe('stderr', () => {
     expect(text).toContain('Bearer [REDACTED]');
     expect(text).not.toContain('SECRETSECRET');
     expect(text).not.toContain('abcd1234efgh5678');
+    // A configured env value is secret whatever its name.
+    expect(text).toContain('using [REDACTED] as the workspace');
     for (const line of tail) expect(line.length).toBeLessThanOrEqual(LIMITS.stderrLineBytes + 1);
   });
 

@@ -32,8 +32,6 @@ const GROUP_POLL_MS = 25;
 const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
 const EXIT_DRAIN_MS = 250;
-// Env keys whose configured values are treated as secrets in diagnostics.
-const SECRET_ENV_KEY = /key|token|secret|password|passwd|credential|auth/i;
 
 export interface StdioTransportOptions {
   /** Server name, used in diagnostics and error messages. */
@@ -138,9 +136,8 @@ export class StdioTransport implements Transport {
   constructor(options: StdioTransportOptions) {
     this.#options = options;
     this.#redactor = options.redactor ?? new Redactor();
-    for (const [key, value] of Object.entries(options.env ?? {})) {
-      if (SECRET_ENV_KEY.test(key)) this.#redactor.add(value);
-    }
+    // Every configured env value is treated as secret, whatever its name.
+    for (const value of Object.values(options.env ?? {})) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
   }
 

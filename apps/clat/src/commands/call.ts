@@ -71,7 +71,7 @@ export const callCommand: Command = {
           ...(model === undefined ? {} : { model }),
           ...(interactive
             ? {
-                approver: createLineApprover(io.stderr, ask),
+                approver: createLineApprover(io.stderr, ask, project.approvals),
                 asker: createLineAsker(io.stderr, ask),
               }
             : {}),

@@ -146,7 +146,7 @@ class ChatSession {
     }
     const run = await this.#project.session.beginRun({
       mode: this.#mode,
-      approver: createLineApprover(this.#io.stdout, this.#ask),
+      approver: createLineApprover(this.#io.stdout, this.#ask, this.#project.approvals),
       asker: createLineAsker(this.#io.stdout, this.#ask),
       ...(this.#provider === undefined ? {} : { model: this.#provider }),
     });

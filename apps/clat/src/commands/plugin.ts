@@ -12,6 +12,7 @@ import {
   packPackage,
   parseConfigJson,
   readConfigFile,
+  stampEntryDigest,
   trustLabel,
   unpackContainer,
 } from '@clat/packaging';
@@ -20,24 +21,28 @@ import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
+import { isComponentFile, packageFromComponent } from './plugin-component.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
 Actions:
   inspect <dir|file.clatpkg> [--json]   Validate a package and show what it asks for (read-only)
-  install <dir|file.clatpkg>            Install a package
-  update <dir|file.clatpkg>             Replace an installed package (the old one becomes the rollback)
+  install <dir|file.clatpkg|file.wasm>  Install a package (a bare .wasm component is packaged for you)
+  update <dir|file.clatpkg|file.wasm>   Replace an installed package (the old one becomes the rollback)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
   rollback <id>                         Swap the active and the rollback version
   uninstall <id>                        Remove a package and its bytes
   list [--json]                         Installed packages with version, trust and health
-  pack <dir> --output <file.clatpkg>    Write a deterministic .clatpkg container
+  pack <dir> [--output <file.clatpkg>]  Compute the entry's sha256 into <dir>/clat-plugin.json; with
+                                        --output also write a deterministic .clatpkg container
 
 Install and update options:
       --accept-capabilities   Grant capabilities the package adds (required when it adds any)
       --config-file <file>    Plugin config (JSON object, at most 64 KiB, no symlink)
       --config-json <json>    Plugin config inline; without either, update keeps the current config
+      --id <id>               Package id for a .wasm component (default: the file name)
+      --host-tools <a,b>      Host tools a .wasm component may call (list_files, read_file, ...)
 
 Packages live in $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
 `;
@@ -122,8 +127,16 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     'config-file': { type: 'string' },
     'config-json': { type: 'string' },
     output: { type: 'string', short: 'o' },
+    id: { type: 'string' },
+    'host-tools': { type: 'string' },
   });
-  const installFlags = ['accept-capabilities', 'config-file', 'config-json'] as const;
+  const installFlags = [
+    'accept-capabilities',
+    'config-file',
+    'config-json',
+    'id',
+    'host-tools',
+  ] as const;
   if (action !== 'install' && action !== 'update') {
     const stray = installFlags.find((flag) => values[flag] !== undefined);
     if (stray !== undefined) throw usage(`--${stray} only applies to install and update`);
@@ -145,12 +158,30 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     }
     case 'install':
     case 'update': {
-      const source = resolve(io.cwd, one(positionals, 'a package directory or .clatpkg'));
+      const source = resolve(io.cwd, one(positionals, 'a package directory, .clatpkg or .wasm'));
       const options = await installOptions(values, io.cwd);
-      const result =
-        action === 'install'
-          ? await store.install(source, options)
-          : await store.update(source, options);
+      const component = isComponentFile(source)
+        ? await packageFromComponent(source, {
+            id: values.id,
+            hostTools: values['host-tools']?.split(',').map((tool) => tool.trim()),
+          })
+        : undefined;
+      if (
+        component === undefined &&
+        (values.id !== undefined || values['host-tools'] !== undefined)
+      ) {
+        throw usage('--id and --host-tools only apply to a .wasm component');
+      }
+      const result = await (async () => {
+        const from = component?.dir ?? source;
+        try {
+          return action === 'install'
+            ? await store.install(from, options)
+            : await store.update(from, options);
+        } finally {
+          await component?.cleanup();
+        }
+      })();
       const verb = action === 'install' ? 'Installed' : 'Updated';
       io.stdout.write(
         `${verb} ${result.id} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
@@ -202,7 +233,17 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     }
     case 'pack': {
       const dir = resolve(io.cwd, one(positionals, 'a package directory'));
-      if (values.output === undefined) throw usage('pack needs --output <file.clatpkg>');
+      const stamp = await stampEntryDigest(dir);
+      io.stdout.write(
+        `${stamp.changed ? 'Wrote' : 'Checked'} runtime.sha256 ${stamp.sha256} (${stamp.entry}) in ${stamp.manifestPath}\n`,
+      );
+      const inspected = await inspectPackage(dir);
+      if (values.output === undefined) {
+        io.stdout.write(
+          `${inspected.manifest.id} ${inspected.manifest.version} is ready: clat plugin install ${dir}\n`,
+        );
+        return 0;
+      }
       const result = await packPackage(dir, resolve(io.cwd, values.output));
       io.stdout.write(
         `Packed ${result.files} files (${result.bytes} bytes) into ${result.output}\nsha256 ${result.sha256}\ntree   ${result.treeSha256}\n`,

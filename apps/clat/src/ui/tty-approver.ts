@@ -9,6 +9,7 @@ import type {
   UserQuestion,
 } from '@clat/kernel';
 import { sanitizeTerminalLine as line, sanitizeTerminalText } from '@clat/kernel';
+import type { ApprovalStore } from '../approvals/approval-store.js';
 import { askLine, isYes } from './line-prompt.js';
 
 /**
@@ -28,14 +29,75 @@ export function describeApproval(request: ApprovalRequest): string {
 
 export type LineAsk = (question: string, signal: AbortSignal) => Promise<string | undefined>;
 
+/**
+ * What lets an approver keep answers: "always this tool in this session" (in memory) and "always
+ * this tool in this project" (saved, bound to the tool's effect and its server's configuration
+ * digest). Only registry tools are remembered; sampling and host requests always ask.
+ */
+export interface ApprovalMemory {
+  readonly session: Set<string>;
+  readonly store: ApprovalStore;
+  readonly projectRoot: string;
+  digestOf(source: ApprovalRequest['source']): string | undefined;
+}
+
 /** An approver over any line-asking function (the REPL passes its readline). */
-export function createLineApprover(output: Writable, ask: LineAsk): Approver {
+export function createLineApprover(
+  output: Writable,
+  ask: LineAsk,
+  memory?: ApprovalMemory,
+): Approver {
   return {
     async approve(request, signal): Promise<ApprovalDecision> {
+      const digest = memory?.digestOf(request.source);
+      const rememberable =
+        memory !== undefined && digest !== undefined && !request.tool.includes(':');
+      const key = `${request.tool}\u0000${request.effect}\u0000${digest}`;
+      if (rememberable) {
+        if (memory.session.has(key)) return { outcome: 'allow' };
+        const saved = await memory.store
+          .allows(memory.projectRoot, request.tool, request.effect, digest)
+          .catch((error: unknown) => {
+            output.write(`clat: saved approvals ignored: ${(error as Error).message}\n`);
+            return false;
+          });
+        if (saved) {
+          output.write(
+            `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "clat approvals reset" forgets it\n`,
+          );
+          memory.session.add(key);
+          return { outcome: 'allow' };
+        }
+      }
       output.write(`${describeApproval(request)}\n`);
-      const answer = await ask('Allow? [y/N] ', signal);
-      if (answer !== undefined && isYes(answer)) return { outcome: 'allow' };
-      return { outcome: 'deny', reason: answer === undefined ? 'cancelled' : 'denied by the user' };
+      const answer = await ask(
+        rememberable
+          ? 'Allow? [y/N] (s = always this session, p = always in this project) '
+          : 'Allow? [y/N] ',
+        signal,
+      );
+      if (answer === undefined) return { outcome: 'deny', reason: 'cancelled' };
+      const choice = answer.trim().toLowerCase();
+      if (rememberable && (choice === 's' || choice === 'session')) {
+        memory.session.add(key);
+        return { outcome: 'allow' };
+      }
+      if (rememberable && (choice === 'p' || choice === 'project')) {
+        memory.session.add(key);
+        try {
+          await memory.store.save(memory.projectRoot, {
+            tool: request.tool,
+            effect: request.effect,
+            digest,
+            at: new Date().toISOString(),
+          });
+        } catch (error) {
+          output.write(`clat: the approval was not saved: ${(error as Error).message}\n`);
+        }
+        return { outcome: 'allow' };
+      }
+      if (isYes(answer)) return { outcome: 'allow' };
+      return { outcome: 'deny', reason: 'denied by the user' };
     },
   };
 }

@@ -69,6 +69,7 @@ switch (mode) {
     const block = line.repeat(1000);
     for (let i = 0; i < 40; i++) process.stderr.write(block);
     process.stderr.write('request failed: Authorization: Bearer sk-test-SECRETSECRET12345\n');
+    process.stderr.write(`using ${process.env.PEER_PLAIN ?? 'none'} as the workspace\n`);
     process.stderr.write(`API_KEY=${process.env.PEER_API_KEY ?? 'none'}\n`);
     serve();
     break;
