@@ -188,7 +188,7 @@ export type {
   UserQuestionOption,
 } from './ports.js';
 export { type PromptContribution, PromptRegistry } from './prompt-registry.js';
-export { LineTail, REDACTED, Redactor, redactSecrets } from './redact.js';
+export { LineTail, REDACTED, Redactor, redactArgs, redactSecrets } from './redact.js';
 export {
   createGlobalScope,
   type Lease,
