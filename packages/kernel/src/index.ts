@@ -57,6 +57,7 @@ export {
   type ServerOrigin,
   type StdioServerConfig,
   StdioServerConfigSchema,
+  toolAllowedByEntry,
 } from './config.js';
 export {
   DSH_SYSTEM_PROMPT_META,
@@ -150,6 +151,7 @@ export {
   type JsonObject,
   type JsonPrimitive,
   type JsonValue,
+  jsonDepthExceeds,
   utf8Length,
 } from './json.js';
 export { LIMITS, type LimitName } from './limits.js';
@@ -192,7 +194,7 @@ export type {
   UserQuestionOption,
 } from './ports.js';
 export { type PromptContribution, PromptRegistry } from './prompt-registry.js';
-export { LineTail, REDACTED, Redactor, redactSecrets } from './redact.js';
+export { LineTail, REDACTED, Redactor, redactArgs, redactSecrets } from './redact.js';
 export {
   createGlobalScope,
   type Lease,
