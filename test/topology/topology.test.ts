@@ -13,6 +13,9 @@ interface Manifest {
   peerDependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   exports?: Record<string, unknown>;
+  files?: string[];
+  publishConfig?: Record<string, unknown>;
+  license?: string;
 }
 
 function workspacePackages(dir: string): { dir: string; manifest: Manifest }[] {
@@ -56,11 +59,19 @@ describe('package topology', () => {
         ...manifest.devDependencies,
       }).filter((name) => name.startsWith('@clat/') && !allowed.has(name));
       expect(internal).toEqual([]);
+      // Any 0.x kernel (and MCP core): a minor release stays in range, so changesets plans no
+      // major bump of the dependents (onlyUpdatePeerDependentsWhenOutOfRange in .changeset/config.json).
       for (const peer of allowed) {
         if (runtimeDeps(manifest)[peer] === undefined) continue;
-        expect(manifest.peerDependencies?.[peer]).toBe('workspace:^');
+        expect(manifest.peerDependencies?.[peer]).toBe('workspace:>=0.1.0 <1.0.0');
         expect(manifest.dependencies?.[peer]).toBeUndefined();
       }
+    });
+
+    it(`${manifest.name} is publish-ready: files with README and LICENSE, public access`, () => {
+      expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'README.md', 'LICENSE']));
+      expect(manifest.publishConfig).toEqual({ access: 'public' });
+      expect(manifest.license).toBe('MIT');
     });
 
     it(`${manifest.name} exposes sources to the workspace through the @clat/source condition`, () => {

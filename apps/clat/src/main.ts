@@ -10,12 +10,17 @@ function isTtyStream(stream: unknown): boolean {
 
 /** Runs a command; expected failures print one line (no stack) and map to an exit code. */
 async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
-  const [{ errorMessage, isClatError, redactSecrets }, { isCliError }, { errorLine }] =
-    await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
+  const [
+    { errorMessage, isClatError, redactSecrets, sanitizeTerminalText },
+    { isCliError },
+    { errorLine },
+  ] = await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
+  // Error text carries what servers and packages sent: it reaches the terminal sanitised.
+  const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
   try {
     return await command.run(argv, io);
   } catch (error) {
-    // Any package's ClatError is an expected failure: one line with its code.
+    // Any package's ClatError is an expected failure: one line with its code (sanitised there).
     if (isClatError(error)) {
       io.stderr.write(errorLine(error));
       return isCliError(error) ? error.exitCode : 1;
@@ -23,7 +28,7 @@ async function runCommand(command: Command, argv: string[], io: CommandIO): Prom
     // Anything else is a bug: one redacted line, the stack only on request.
     const detail =
       io.env.CLAT_DEBUG === undefined ? '' : `\n${(error as Error)?.stack ?? String(error)}`;
-    io.stderr.write(`clat: unexpected error: ${redactSecrets(errorMessage(error))}${detail}\n`);
+    say(`unexpected error: ${redactSecrets(errorMessage(error))}${detail}`);
     return 1;
   }
 }

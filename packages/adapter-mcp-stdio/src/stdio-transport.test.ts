@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,12 +128,35 @@ describe('cwd and environment', () => {
     expect((await call(b, 1, 'cwd')).cwd).toBe(join(fresh, 'mcp-work'));
   });
 
+  it('refuses a relative cwd that leaves the CLAT home by .. or through a symlink', async () => {
+    const fresh = join(home, 'escape-home');
+    const project = join(home, 'project');
+    await mkdir(join(fresh), { recursive: true });
+    await mkdir(project, { recursive: true });
+    await symlink(project, join(fresh, 'link'));
+    for (const cwd of ['../project', 'link', 'link/sub']) {
+      const h = peer('echo', { clatHome: fresh, cwd });
+      const error = await h.transport.start().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(isStdioTransportError(error) && error.code, cwd).toBe(
+        StdioTransportErrorCode.STDIO_CWD_INVALID,
+      );
+      expect((error as Error).message, cwd).toMatch(/outside the CLAT home|leaves the CLAT home/);
+    }
+    // Nothing was created through the link.
+    await expect(stat(join(project, 'sub'))).rejects.toThrow();
+  });
+
   it('resolves the CLAT home from CLAT_HOME and never from the project directory', () => {
     expect(resolveClatHome({ CLAT_HOME: '/opt/clat-home' })).toBe('/opt/clat-home');
     expect(resolveClatHome({})).toMatch(/\.clat$/);
     expect(resolveServerCwd(undefined, '/h')).toBe('/h');
     expect(resolveServerCwd('work', '/h')).toBe('/h/work');
-    expect(resolveServerCwd('../escape', '/h')).toBe('/escape');
+    expect(resolveServerCwd('a/../b', '/h')).toBe('/h/b');
+    expect(() => resolveServerCwd('../escape', '/h')).toThrow(/leaves the CLAT home/);
+    expect(() => resolveServerCwd('a/../../p', '/h')).toThrow(/leaves the CLAT home/);
     expect(resolveServerCwd('/abs', '/h')).toBe('/abs');
     expect(resolveServerCwd(process.cwd(), '/h')).toBe(process.cwd());
   });
@@ -246,16 +269,45 @@ describe('framing', () => {
     expect(h.closes).toEqual([]);
   });
 
-  it('fails the connection on an oversize frame and kills the server', async () => {
+  it('skips an oversize frame to its newline and keeps the connection', async () => {
     const h = peer('oversize');
+    await h.transport.start();
+    expect((await call(h, 1, 'echo', { after: 'huge' })).echo).toEqual({ after: 'huge' });
+    expect(h.closes).toEqual([]);
+    const skipped = h.errors.find(
+      (error) =>
+        isStdioTransportError(error) &&
+        error.code === StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+    );
+    expect(skipped?.message).toMatch(/sent a frame of \d+ bytes, over the 4 MiB frame limit/);
+  });
+
+  it('fails only the request an oversize result answers; later calls go through', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    await h.transport.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'big',
+      params: { bytes: MCP_LIMITS.stdioFrameBytes + 1000 },
+    });
+    const answer = await h.next(byId(1));
+    expect('error' in answer && answer.error.message).toMatch(
+      /the result exceeded the 4 MiB frame limit/,
+    );
+    expect((await call(h, 2, 'echo', { still: 'open' })).echo).toEqual({ still: 'open' });
+    expect(h.closes).toEqual([]);
+  });
+
+  it('fails the connection on a runaway frame and kills the server', async () => {
+    const h = peer('runaway');
     await h.transport.start();
     const pid = h.transport.pid as number;
     const error = await h.closed;
     expect(isStdioTransportError(error) && error.code).toBe(
       StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
     );
-    expect(error?.message).toContain(`${MCP_LIMITS.stdioFrameBytes}-byte limit`);
-    expect(h.messages).toEqual([]);
+    expect(error?.message).toContain('without a newline');
     expect(groupMembers(pid)).toEqual([]);
   });
 
@@ -322,7 +374,9 @@ describe('framing', () => {
 
 describe('stderr', () => {
   it('keeps a bounded, redacted tail of a flood and never blocks the protocol', async () => {
-    const h = peer('stderr-flood', { env: { PEER_API_KEY: 'abcd1234efgh5678' } });
+    const h = peer('stderr-flood', {
+      env: { PEER_API_KEY: 'abcd1234efgh5678', PEER_PLAIN: 'plain-named-value-7' },
+    });
     await h.transport.start();
     expect((await call(h, 1, 'echo', { after: 'flood' })).echo).toEqual({ after: 'flood' });
     // The last lines arrive on a separate pipe; wait for them.
@@ -335,6 +389,8 @@ describe('stderr', () => {
     expect(text).toContain('Bearer [REDACTED]');
     expect(text).not.toContain('SECRETSECRET');
     expect(text).not.toContain('abcd1234efgh5678');
+    // A configured env value is secret whatever its name.
+    expect(text).toContain('using [REDACTED] as the workspace');
     for (const line of tail) expect(line.length).toBeLessThanOrEqual(LIMITS.stderrLineBytes + 1);
   });
 

@@ -5,10 +5,11 @@
  * @module
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
+  JsonRpcErrorCode,
   type JsonRpcMessage,
   MCP_LIMITS,
   parseJsonRpcMessage,
@@ -18,6 +19,7 @@ import {
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
+import { readFrameHead } from './frame-head.js';
 import { LineDecoder } from './line-decoder.js';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
 
@@ -30,8 +32,9 @@ const GROUP_POLL_MS = 25;
 const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
 const EXIT_DRAIN_MS = 250;
-// Env keys whose configured values are treated as secrets in diagnostics.
-const SECRET_ENV_KEY = /key|token|secret|password|passwd|credential|auth/i;
+const MIB = 1024 * 1024;
+/** A frame still without a newline after this many bytes is a runaway: the connection fails. */
+const RUNAWAY_FRAME_BYTES = 64 * MIB;
 
 export interface StdioTransportOptions {
   /** Server name, used in diagnostics and error messages. */
@@ -60,11 +63,48 @@ export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
     : join(homedir(), '.clat');
 }
 
-/** The server's working directory: never the project directory, relative paths under the CLAT home. */
+function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** The deepest existing directory on the way from `home` to `path`. */
+async function existingAncestor(path: string, home: string): Promise<string> {
+  let current = path;
+  while (
+    current !== home &&
+    !(await stat(current).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    current = dirname(current);
+  }
+  return current;
+}
+
+/** The real path of `path`, or a throw when it lies outside `realHome`. */
+async function assertInsideHome(path: string, realHome: string): Promise<string> {
+  const real = await realpath(path);
+  if (!isInside(real, realHome)) {
+    throw new Error(`it resolves through a symlink to ${real}, outside the CLAT home`);
+  }
+  return real;
+}
+
+/**
+ * The server's working directory: never the project directory. A relative path resolves under
+ * the CLAT home and may not leave it (`../p` throws); absolute and `~/` paths are taken as given.
+ */
 export function resolveServerCwd(cwd: string | undefined, clatHome: string): string {
   if (cwd === undefined) return clatHome;
   if (cwd === '~' || cwd.startsWith('~/')) return join(homedir(), cwd.slice(1));
-  return isAbsolute(cwd) ? cwd : resolve(clatHome, cwd);
+  if (isAbsolute(cwd)) return cwd;
+  const resolved = resolve(clatHome, cwd);
+  if (!isInside(resolved, clatHome)) {
+    throw new Error(`relative cwd ${JSON.stringify(cwd)} leaves the CLAT home ${clatHome}`);
+  }
+  return resolved;
 }
 
 type State = 'new' | 'starting' | 'open' | 'closing' | 'closed';
@@ -99,9 +139,8 @@ export class StdioTransport implements Transport {
   constructor(options: StdioTransportOptions) {
     this.#options = options;
     this.#redactor = options.redactor ?? new Redactor();
-    for (const [key, value] of Object.entries(options.env ?? {})) {
-      if (SECRET_ENV_KEY.test(key)) this.#redactor.add(value);
-    }
+    // Every configured env value is treated as secret, whatever its name.
+    for (const value of Object.values(options.env ?? {})) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
   }
 
@@ -209,17 +248,28 @@ export class StdioTransport implements Transport {
 
   async #prepareCwd(): Promise<string> {
     const home = this.#options.clatHome ?? resolveClatHome();
-    const cwd = resolveServerCwd(this.#options.cwd, home);
-    const underHome = cwd === home || cwd.startsWith(`${home}/`);
+    const configured = this.#options.cwd;
+    let cwd = configured ?? home;
     try {
-      // The CLAT home and directories under it are ours to create; anything else must exist.
-      if (underHome) await mkdir(cwd, { recursive: true, mode: 0o700 });
+      cwd = resolveServerCwd(configured, home);
+      const relativeCwd =
+        configured !== undefined && !isAbsolute(configured) && !configured.startsWith('~');
+      if (cwd === home) await mkdir(cwd, { recursive: true, mode: 0o700 });
+      if (relativeCwd) {
+        // A symlink under the home must not lead the server (or our mkdir) out of it, into the
+        // project: check the part that exists before creating the rest, then the result.
+        await mkdir(home, { recursive: true, mode: 0o700 });
+        const realHome = await realpath(home);
+        await assertInsideHome(await existingAncestor(cwd, home), realHome);
+        await mkdir(cwd, { recursive: true, mode: 0o700 });
+        cwd = await assertInsideHome(cwd, realHome);
+      }
       const info = await stat(cwd);
       if (!info.isDirectory()) throw new Error('not a directory');
     } catch (error) {
       throw this.#error(
         StdioTransportErrorCode.STDIO_CWD_INVALID,
-        `cannot use working directory ${cwd}: ${errorMessage(error)}`,
+        `cannot use working directory ${configured ?? cwd}: ${errorMessage(error)}`,
         { cause: error },
       );
     }
@@ -247,19 +297,24 @@ export class StdioTransport implements Transport {
     child.stderr.on('error', (error) => this.#report(error));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => this.#onStderr(chunk));
-    const decoder = new LineDecoder(MCP_LIMITS.stdioFrameBytes, {
-      line: (bytes) => this.#onLine(bytes),
-      overflow: (seen) => {
-        // Stop reading at once: draining the rest of a runaway frame costs CPU and GC for nothing.
-        child.stdout.destroy();
-        this.#fail(
-          this.#error(
-            StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
-            `sent a frame over the ${MCP_LIMITS.stdioFrameBytes}-byte limit (${seen}+ bytes without a newline); connection failed`,
-          ),
-        );
+    const decoder = new LineDecoder(
+      MCP_LIMITS.stdioFrameBytes,
+      {
+        line: (bytes) => this.#onLine(bytes),
+        oversized: (head, bytes) => this.#onOversized(head, bytes),
+        overflow: (seen) => {
+          // Stop reading at once: draining a runaway frame costs CPU and GC for nothing.
+          child.stdout.destroy();
+          this.#fail(
+            this.#error(
+              StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+              `sent a frame of ${seen}+ bytes without a newline (over ${RUNAWAY_FRAME_BYTES}); connection failed`,
+            ),
+          );
+        },
       },
-    });
+      RUNAWAY_FRAME_BYTES,
+    );
     child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout.on('end', () => this.#onPeerGone());
     child.on('exit', (code, signal) => {
@@ -285,6 +340,37 @@ export class StdioTransport implements Transport {
     this.#pid = child.pid as number;
     trackGroup(this.#pid);
     this.#options.onSpawn?.(this.#pid);
+  }
+
+  /**
+   * A frame over the cap was skipped. When its head shows a response with an id, only that
+   * request fails (with a clear error); the connection stays open either way.
+   */
+  #onOversized(head: Buffer, bytes: number): void {
+    if (this.#state === 'closed') return;
+    const frame = readFrameHead(head.toString('utf8'));
+    const isResponse =
+      !frame.keys.has('method') && (frame.keys.has('result') || frame.keys.has('error'));
+    const limit = `${MCP_LIMITS.stdioFrameBytes / MIB} MiB`;
+    this.#report(
+      this.#error(
+        StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+        `sent a frame of ${bytes} bytes, over the ${limit} frame limit; skipped it${frame.id === undefined ? '' : ` (id ${JSON.stringify(frame.id)})`}`,
+      ),
+    );
+    if (!isResponse || frame.id === undefined) return;
+    try {
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id: frame.id,
+        error: {
+          code: JsonRpcErrorCode.INTERNAL_ERROR,
+          message: `MCP server "${this.#options.name}": the result exceeded the ${limit} frame limit (${bytes} bytes)`,
+        },
+      });
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
+    }
   }
 
   #onLine(bytes: Buffer): void {

@@ -25,6 +25,7 @@ export {
   type ServerOrigin,
   type StdioServerConfig,
   StdioServerConfigSchema,
+  toolAllowedByEntry,
 } from './config.js';
 export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
 export { hostErrorToJsonRpc } from './host-error-rpc.js';

@@ -18,6 +18,8 @@ export const LIMITS = {
   toolCallMs: 120 * SECOND,
   /** A tool result. */
   toolResultBytes: 1 * MiB,
+  /** Nesting depth of a tool result's structured JSON; deeper results are refused. */
+  toolResultDepth: 512,
   /** Messages in one sampling request (text only). */
   samplingMessages: 32,
   /** Requested output tokens of one sampling request. */
@@ -60,6 +62,8 @@ export const LIMITS = {
   pluginConfigBytes: 64 * KiB,
   /** Default WASM guest memory cap. */
   wasmMemoryBytes: 256 * MiB,
+  /** Calls waiting for one WASM plugin's instance (it runs one at a time); more fail fast. */
+  wasmCallQueue: 16,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { describeServerConfig, parseServerEntry } from '@clat/adapter-mcp';
-import { redactSecrets } from '@clat/kernel';
+import { redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -19,13 +19,15 @@ import {
 } from '../config/import/client-sources.js';
 import { mapForeignEntry } from '../config/import/map-entry.js';
 import { ForeignFileError, readForeignFile } from '../config/import/read-foreign.js';
-import { existingServerNames, putServerEntries } from '../config/mcp-config-file.js';
+import {
+  existingServerNames,
+  putServerEntries,
+  serverNameProblem,
+} from '../config/mcp-config-file.js';
 import { canonicalProjectRoot } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 /** Names CLAT refuses as mcp.json keys: path-like, prototype keys, control characters. */
-const BAD_NAME = /[/\\\p{Cc}]|^\.\.?$|^(__proto__|constructor|prototype)$/u;
-
 interface Planned {
   name: string;
   file: string;
@@ -110,9 +112,9 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       if (earlier !== undefined)
         notes.push(`replaces the entry of the same name in ${earlier.file}`);
       let reason = mapped.skipped;
-      if (reason === undefined && BAD_NAME.test(server.name)) {
-        reason =
-          'its name is not usable as a CLAT server name (path characters, control characters or a reserved word)';
+      const nameProblem = serverNameProblem(server.name);
+      if (reason === undefined && nameProblem !== undefined) {
+        reason = `its name is not usable as a CLAT server name (it ${nameProblem})`;
       }
       if (reason === undefined && mapped.entry !== undefined) {
         const checked = parseServerEntry(home.mcpFile, server.name, mapped.entry, 'user');
@@ -177,8 +179,11 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       plan.action === 'skip'
         ? `skipped: ${plan.reason}`
         : describe(plan.name, plan.entry ?? {}, home.mcpFile);
-    io.stdout.write(`  ${mark} ${plan.name}  ${line}\n`);
-    for (const note of plan.notes) io.stdout.write(`      note: ${note}\n`);
+    // Names and notes come from another client's file: one sanitised line each.
+    io.stdout.write(
+      `  ${mark} ${sanitizeTerminalLine(plan.name)}  ${sanitizeTerminalLine(line)}\n`,
+    );
+    for (const note of plan.notes) io.stdout.write(`      note: ${sanitizeTerminalLine(note)}\n`);
   }
   const verb = dryRun ? 'Would write' : 'Wrote';
   io.stdout.write(

@@ -1,6 +1,7 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
 
 import { describeServerConfig } from '@clat/adapter-mcp';
+import { redactArgs, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -9,6 +10,7 @@ import {
   loadMcpConfig,
   putServerEntry,
   removeServerEntry,
+  setServerDisabled,
 } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
@@ -20,13 +22,17 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--header "Name: value"]... [--force]
        clat mcp remove <name>
+       clat mcp enable|disable <name>
        clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
                   connected counts, transport, negotiated version, tool count and failures
-                  (with the redacted stderr tail).
+                  (with the redacted stderr tail). Exits 1 when a configured server failed.
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
+enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again.
+                  Entries may also set "includeTools"/"excludeTools" (names, * wildcards).
+                  A trusted project's own .clat/mcp.json is merged under this file.
 import            Copy the servers of another client (claude-desktop, claude-code, cursor,
                   vscode, gemini, codex) from its documented config files into mcp.json in one
                   atomic write; reports fields that could not be mapped; never replaces an
@@ -48,6 +54,15 @@ interface ListedServer {
   env?: string[];
   cwd?: string;
   origin: string;
+  disabled?: boolean;
+}
+
+/** A listed entry with URL credentials (userinfo, secret query parameters) and secret args redacted. */
+function listed(name: string, described: Omit<ListedServer, 'name'>): ListedServer {
+  const server: ListedServer = { name, ...described };
+  if (server.url !== undefined) server.url = redactSecrets(server.url);
+  if (server.args !== undefined) server.args = redactArgs(server.args);
+  return server;
 }
 
 function writeJson(io: CommandIO, value: unknown): void {
@@ -71,7 +86,8 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
             notes: project.sourceNotes,
           }),
         );
-      return 0;
+      // Scripts can tell a healthy surface from a broken one without parsing the output.
+      return summary.failed > 0 ? 1 : 0;
     },
   );
 }
@@ -83,7 +99,9 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
   const issues = config.issues.map(formatIssue);
   const servers = config.servers
     .filter((server) => one === undefined || server.name === one)
-    .map((server) => ({ name: server.name, ...describeServerConfig(server) }) as ListedServer);
+    .map((server) =>
+      listed(server.name, describeServerConfig(server) as Omit<ListedServer, 'name'>),
+    );
   if (one !== undefined && servers.length === 0) {
     const bad = config.issues.filter(
       (issue) => issue.path === one || issue.path.startsWith(`${one}.`),
@@ -106,21 +124,24 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
   }
   for (const server of servers) {
     const headers = server.headers ?? [];
-    const target =
+    const target = sanitizeTerminalLine(
       server.transport === 'http'
         ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
-        : [server.command, ...(server.args ?? [])].join(' ');
-    io.stdout.write(`  ${server.name}  ${server.transport}  ${target}\n`);
+        : [server.command, ...(server.args ?? [])].join(' '),
+    );
+    io.stdout.write(
+      `  ${sanitizeTerminalLine(server.name)}  ${server.transport}  ${target}${server.disabled === true ? '  (disabled)' : ''}\n`,
+    );
     if (one !== undefined && server.transport === 'stdio') {
       // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
-      const env = (server.env ?? []).map((name) => `${name}=…`).join(' ');
+      const env = sanitizeTerminalLine((server.env ?? []).map((name) => `${name}=…`).join(' '));
       const cwd = server.cwd === undefined ? home.dir : `${home.dir}/${server.cwd}`;
       io.stdout.write(
-        `  to debug, run it by hand: cd ${JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd)} && ${env === '' ? '' : `${env} `}${target}\n`,
+        `  to debug, run it by hand: cd ${sanitizeTerminalLine(JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd))} && ${env === '' ? '' : `${env} `}${target}\n`,
       );
     }
   }
-  for (const issue of issues) io.stderr.write(`clat: config: ${issue}\n`);
+  for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
   return 0;
 }
 
@@ -210,6 +231,23 @@ async function remove(argv: string[], io: CommandIO): Promise<number> {
   return 0;
 }
 
+async function toggle(disabled: boolean, argv: string[], io: CommandIO): Promise<number> {
+  const verb = disabled ? 'disable' : 'enable';
+  const { positionals } = parseFlags(`mcp ${verb}`, argv, {});
+  const [name] = positionals;
+  if (name === undefined || positionals.length > 1) {
+    throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
+  }
+  const home = resolveClatHome(io.env, io.cwd);
+  const changed = await setServerDisabled(home.mcpFile, name, disabled);
+  io.stdout.write(
+    changed
+      ? `${disabled ? 'Disabled' : 'Enabled'} server ${JSON.stringify(name)} in ${home.mcpFile}; restart CLAT for it to take effect\n`
+      : `Server ${JSON.stringify(name)} was already ${disabled ? 'disabled' : 'enabled'}\n`,
+  );
+  return 0;
+}
+
 export const mcpCommand: Command = {
   name: 'mcp',
   summary: 'Show MCP server status; add, remove, list or get mcp.json entries',
@@ -232,6 +270,9 @@ export const mcpCommand: Command = {
         return remove(rest, io);
       case 'status':
         return status(rest, io);
+      case 'enable':
+      case 'disable':
+        return toggle(sub === 'disable', rest, io);
       case 'import': {
         const { importServers } = await import('./mcp-import.js');
         return importServers(rest, io);

@@ -8,6 +8,7 @@ import {
   mountMcpServer,
   type Transport,
   type TransportFactory,
+  toolAllowedByEntry,
 } from '@clat/adapter-mcp';
 import { HttpTransportFactory } from '@clat/adapter-mcp-http';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
@@ -95,6 +96,10 @@ export function createMcpConnector(): ServerConnector {
     async mount(request: ServerMountRequest): Promise<MountedServer> {
       const redactor = new Redactor();
       addEntrySecrets(redactor, request.server);
+      const server = request.server;
+      if (server.transport === 'wasm') {
+        throw new ServerMountError('the MCP connector does not mount WASM plugins');
+      }
       let factory: TailKeepingFactory;
       try {
         factory = new TailKeepingFactory(factoryFor(request, redactor));
@@ -112,6 +117,7 @@ export function createMcpConnector(): ServerConnector {
         clientInfo: { name: 'clat', version: CLAT_VERSION },
         signal: request.signal,
         redactor,
+        toolFilter: (tool) => toolAllowedByEntry(server, tool),
         onStatus: (status) => {
           request.onProgress({
             ...progressOf(status),

@@ -4,8 +4,11 @@
  * composes the session with the adapters wired into this build.
  * @module
  */
-
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/adapter-mcp';
+import { ApprovalStore } from '../approvals/approval-store.js';
+import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
@@ -14,6 +17,7 @@ import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-s
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
+import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
 import { ProjectSession } from './project-session.js';
 
@@ -26,6 +30,11 @@ export interface OpenProjectOptions {
   promptForTrust?: boolean;
   /** Replaces the adapters wired into this build (custom distributions, the demo). */
   composition?: Composition;
+  /**
+   * Mounts only the entries this accepts (one-shot commands that need one server or tool);
+   * interactive sessions mount everything.
+   */
+  select?: (entry: { name: string; transport: string }) => boolean;
 }
 
 export interface OpenedProject {
@@ -37,6 +46,8 @@ export interface OpenedProject {
   /** Source decisions (GLM pack on/off, replaced packages), for /mcp. */
   sourceNotes: string[];
   composition: Composition;
+  /** Remembered approvals of this project (session answers and saved ones). */
+  approvals: ApprovalMemory;
 }
 
 /** Resolves home and project and checks trust; nothing is spawned here. */
@@ -51,7 +62,7 @@ export async function requireTrust(
   }
   if (options.promptForTrust === true && isTty(io.stdin)) {
     io.stderr.write(
-      `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}.\n`,
+      `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}${(await hasFile(projectMcpFile(projectRoot))) ? ` and in the project's own ${projectMcpFile(projectRoot)}` : ''}.\n`,
     );
     const answer = await askLine(io.stdin, io.stderr, 'Trust this project? [y/N] ');
     if (isYes(answer)) {
@@ -65,6 +76,18 @@ export async function requireTrust(
   );
 }
 
+/** The project-local server file, merged under the user's once the project is trusted. */
+export function projectMcpFile(projectRoot: string): string {
+  return join(projectRoot, '.clat', 'mcp.json');
+}
+
+async function hasFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}
+
 export async function openProject(
   io: CommandIO,
   options: OpenProjectOptions,
@@ -72,14 +95,35 @@ export async function openProject(
   const { home, projectRoot } = await requireTrust(io, options);
   const user = await loadUserConfig(home.configFile, io.env);
   const mcp = await loadMcpConfig(home.mcpFile);
+  // The project's own `.clat/mcp.json`, read only now that the project is trusted; the user's
+  // file wins for a name both define.
+  const projectFile = projectMcpFile(projectRoot);
+  const local = await loadMcpConfig(projectFile, 'project');
+  const notes: string[] = [];
+  const userNames = new Set(mcp.servers.map((server) => server.name));
+  const configured: Array<{ server: McpServerConfig; file: string }> = mcp.servers.map(
+    (server) => ({ server, file: home.mcpFile }),
+  );
+  for (const server of local.servers) {
+    if (userNames.has(server.name)) {
+      notes.push(
+        `${projectFile} entry ${JSON.stringify(server.name)} is replaced by the same-named entry in ${home.mcpFile}`,
+      );
+    } else configured.push({ server, file: projectFile });
+  }
+  mcp.issues.push(...local.issues);
   // `${VAR}` references are resolved here, at mount, never written back or listed expanded.
   const userServers: McpServerConfig[] = [];
-  for (const server of mcp.servers) {
-    const result = expandServerVariables(server, {
-      file: home.mcpFile,
-      env: io.env,
-      projectRoot,
-    });
+  for (const { server, file } of configured) {
+    if (server.disabled === true) {
+      notes.push(
+        file === home.mcpFile
+          ? `${JSON.stringify(server.name)} is disabled; "clat mcp enable ${server.name}" starts it again`
+          : `${JSON.stringify(server.name)} is disabled in ${file}`,
+      );
+      continue;
+    }
+    const result = expandServerVariables(server, { file, env: io.env, projectRoot });
     if ('server' in result) userServers.push(result.server);
     else mcp.issues.push(...result.issues);
   }
@@ -88,17 +132,32 @@ export async function openProject(
     home,
     env: io.env,
     user,
-    // Unexpanded: a user entry that failed expansion still reserves its name.
-    userServers: mcp.servers,
+    // Unexpanded: a user entry that failed expansion (or is disabled) still reserves its name.
+    userServers: configured.map((entry) => entry.server),
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
+  const entries = [...userServers, ...extra.entries];
+  const approvals: ApprovalMemory = {
+    session: new Set(),
+    store: new ApprovalStore(home.approvalsFile),
+    projectRoot,
+    digestOf: createDigestLookup(entries),
+  };
   const session = new ProjectSession({
     home,
     projectRoot,
-    servers: [...userServers, ...extra.entries],
+    servers: entries.filter((entry) => options.select === undefined || options.select(entry)),
     staticPrompts: extra.prompts,
     connectors: composition.connectors({ env: io.env }),
     nativeTools: (context) => composition.nativeTools(context),
   });
-  return { session, home, user, configIssues, sourceNotes: extra.notes, composition };
+  return {
+    session,
+    home,
+    user,
+    configIssues,
+    sourceNotes: [...notes, ...extra.notes],
+    composition,
+    approvals,
+  };
 }

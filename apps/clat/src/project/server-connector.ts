@@ -6,7 +6,7 @@
  */
 
 import type { McpServerConfig, ServerOrigin, TransportKind } from '@clat/adapter-mcp';
-import type { Approver, HostServices, PromptRegistry, Scope, ToolRegistry } from '@clat/kernel';
+import type { HostServices, PromptRegistry, Scope, ToolRegistry } from '@clat/kernel';
 import { ClatError } from '@clat/kernel';
 
 /** A WASM component plugin (`~/.clat/plugins.json` or an installed wasm-component package). */
@@ -51,8 +51,6 @@ export interface ServerMountRequest {
   /** The trusted project scope; registrations lease into it. */
   scope: Scope;
   hostServices: HostServices;
-  /** The active run's approver (undefined when headless or no run is active). */
-  approverFor: (runId: string) => Approver | undefined;
   projectRoot: string;
   /** `~/.clat`: the default working directory of user stdio servers. */
   clatHome: string;

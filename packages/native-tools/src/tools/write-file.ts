@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { NativeToolError, NativeToolErrorCode } from '../errors.js';
 import { NATIVE_LIMITS } from '../limits.js';
 import { defineNativeTool } from '../native-tool.js';
-import { isPluginCall, type ToolEnv } from '../options.js';
+import { allowsAbsoluteWrites, isPluginCall, type ToolEnv } from '../options.js';
 import type { FencedPath } from '../project-fence.js';
 
 export interface WriteFileOutput {
@@ -21,11 +21,11 @@ export async function resolveWriteTarget(
   tool: string,
   path: string,
   ctx: ToolCallContext,
-): Promise<{ target: FencedPath; shown: string }> {
+): Promise<{ target: FencedPath; shown: string; verifyDir?: (realDir: string) => void }> {
   const strict = isPluginCall(ctx);
   const target = await env.fence.resolveWrite(path, {
     strict,
-    allowAbsolute: !strict && (env.options.allowAbsoluteWrites?.(ctx) ?? false),
+    allowAbsolute: allowsAbsoluteWrites(ctx),
   });
   if (target.exists) {
     const info = await lstat(target.absolute);
@@ -37,7 +37,8 @@ export async function resolveWriteTarget(
     }
   }
   const shown = strict || !isAbsolute(path) ? target.display : target.absolute;
-  return { target, shown };
+  const verifyDir = await env.fence.landingGuard(target, path);
+  return { target, shown, ...(verifyDir === undefined ? {} : { verifyDir }) };
 }
 
 export function writeFileTool(env: ToolEnv) {
@@ -66,8 +67,12 @@ export function writeFileTool(env: ToolEnv) {
           `write_file: "content" is ${bytes} bytes, over the ${NATIVE_LIMITS.writeMaxBytes}-byte limit`,
         );
       }
-      const { target, shown } = await resolveWriteTarget(env, 'write_file', path, ctx);
-      const { created } = await writeFileAtomic(target.absolute, content);
+      const { target, shown, verifyDir } = await resolveWriteTarget(env, 'write_file', path, ctx);
+      const { created } = await writeFileAtomic(
+        target.absolute,
+        content,
+        verifyDir === undefined ? {} : { verifyDir },
+      );
       return { path: shown, bytes, created };
     },
   });
