@@ -52,7 +52,7 @@ interface PendingRequest {
   reject: (error: Error) => void;
 }
 
-const HOST_REQUEST_TIMEOUT_MS = LIMITS.toolCallMs + MCP_LIMITS.toolCallExtensionTotalMs;
+const HOST_REQUEST_TIMEOUT_MS = LIMITS.toolCallMs + LIMITS.toolCallExtensionTotalMs;
 
 export class StdioWire implements Transport {
   onclose?: (() => void) | undefined;

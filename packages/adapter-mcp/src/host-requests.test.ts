@@ -13,7 +13,6 @@ import { ScriptedApprover, ScriptedAsker } from '@clat/kernel/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpClient } from './client.js';
 import { McpErrorCode } from './errors.js';
-import { MCP_LIMITS } from './limits.js';
 import { type FakeHost, fakeHost, SNAPSHOT } from './test-support/fake-host.js';
 import {
   complete,
@@ -288,7 +287,7 @@ describe('tools/call deadline extension through host requests', () => {
     const sampling = server.request('sampling/createMessage', SAMPLING);
     await settle();
     expect(client.pendingHostRequests).toBe(1);
-    await vi.advanceTimersByTimeAsync(LIMITS.toolCallMs + 5 * MCP_LIMITS.toolCallExtensionStepMs);
+    await vi.advanceTimersByTimeAsync(LIMITS.toolCallMs + 5 * LIMITS.toolCallExtensionStepMs);
     releaseSampling();
     expect(await sampling).toMatchObject({ result: { content: { text: 'late' } } });
     const result = await tool.finish({ content: [{ type: 'text', text: 'done' }] });

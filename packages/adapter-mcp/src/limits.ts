@@ -1,15 +1,14 @@
 /**
  * Limits of the MCP wire, from spec/mcp-integration.txt "Resource limits": frames, handshakes,
- * listings, DSH prompts, host-request extensions of a tools/call, the inbound request queue. The
- * limits every plugin runtime shares (tool call and result, sampling, elicitation, stderr tail,
- * shutdown grace) are the kernel's `LIMITS`.
+ * listings, DSH prompts, the inbound request queue. The limits every plugin runtime shares (tool
+ * call, its host-request extension and result, sampling, elicitation, stderr tail, shutdown
+ * grace) are the kernel's `LIMITS`.
  * @module
  */
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const SECOND = 1000;
-const MINUTE = 60 * SECOND;
 
 export const MCP_LIMITS = {
   /** One stdio frame, either direction. */
@@ -26,10 +25,6 @@ export const MCP_LIMITS = {
   dshPromptsPerServer: 128,
   /** One resolved DSH system prompt. */
   dshPromptBytes: 256 * KiB,
-  /** One extension step while a same-connection host request is pending. */
-  toolCallExtensionStepMs: 60 * SECOND,
-  /** Total host-request extension of one tools/call. */
-  toolCallExtensionTotalMs: 10 * MINUTE,
   /** Inbound server-request queue per connection. */
   inboundRequestQueue: 16,
 } as const;

@@ -90,8 +90,8 @@ export const DEFAULT_TIMEOUTS: Readonly<McpTimeouts> = {
   listPageMs: MCP_LIMITS.listPageMs,
   promptGetMs: MCP_LIMITS.listPageMs,
   toolCallMs: LIMITS.toolCallMs,
-  toolCallExtensionStepMs: MCP_LIMITS.toolCallExtensionStepMs,
-  toolCallExtensionTotalMs: MCP_LIMITS.toolCallExtensionTotalMs,
+  toolCallExtensionStepMs: LIMITS.toolCallExtensionStepMs,
+  toolCallExtensionTotalMs: LIMITS.toolCallExtensionTotalMs,
 };
 
 export function resolveTimeouts(overrides: Partial<McpTimeouts> | undefined): McpTimeouts {

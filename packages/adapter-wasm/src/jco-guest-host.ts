@@ -8,7 +8,6 @@
  * @module
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { MCP_LIMITS } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS } from '@clat/kernel';
 import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
@@ -354,7 +353,7 @@ export class JcoGuestHost {
         budget.stop();
         void this.#kill(instance, reason).then(() => finish(outcome));
       };
-      const extensionMs = this.#options.hostWaitLimitMs ?? MCP_LIMITS.toolCallExtensionTotalMs;
+      const extensionMs = this.#options.hostWaitLimitMs ?? LIMITS.toolCallExtensionTotalMs;
       const budget = new CallBudget(timeoutMs, extensionMs, (why: BudgetExpiry) =>
         terminateThen(
           {

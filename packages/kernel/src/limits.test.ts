@@ -11,6 +11,8 @@ describe('LIMITS match spec/mcp-integration.txt (the runtime-neutral rows)', () 
   it.each([
     ['tools per server: 512', LIMITS.toolsPerServer, 512],
     ['one tools/call: 120 s', LIMITS.toolCallMs, 120_000],
+    ['extension step: 60 s', LIMITS.toolCallExtensionStepMs, 60_000],
+    ['total host-request extension: 10 min', LIMITS.toolCallExtensionTotalMs, 600_000],
     ['tool result: 1 MiB', LIMITS.toolResultBytes, MiB],
     ['sampling messages: 32', LIMITS.samplingMessages, 32],
     ['sampling output request: 8,192 tokens', LIMITS.samplingMaxOutputTokens, 8192],
@@ -25,5 +27,9 @@ describe('LIMITS match spec/mcp-integration.txt (the runtime-neutral rows)', () 
     ['tool names: 64 characters before the hash suffix', LIMITS.toolNameChars, 64],
   ])('%s', (_row, actual, expected) => {
     expect(actual).toBe(expected);
+  });
+
+  it('the extension steps fit the total a whole number of times', () => {
+    expect(LIMITS.toolCallExtensionTotalMs % LIMITS.toolCallExtensionStepMs).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The runtime-neutral resource limits of the plugin host, from spec/mcp-integration.txt "Resource
  * limits" plus the seeds the other specs fix: the ones every plugin runtime shares. Limits of the
- * MCP wire (frames, handshakes, listings, extensions, the inbound queue) are `MCP_LIMITS` in
+ * MCP wire (frames, handshakes, listings, DSH prompts, the inbound queue) are `MCP_LIMITS` in
  * `@clat/adapter-mcp`. Code reads limits from these tables only; never repeat a number elsewhere.
  * @module
  */
@@ -16,6 +16,10 @@ export const LIMITS = {
   toolsPerServer: 512,
   /** One tool call of a plugin, before any host-request extension its runtime grants. */
   toolCallMs: 120 * SECOND,
+  /** One extension step of a tool call while a host request of that call is pending. */
+  toolCallExtensionStepMs: 60 * SECOND,
+  /** Total host-request extension of one tool call. */
+  toolCallExtensionTotalMs: 10 * MINUTE,
   /** A tool result. */
   toolResultBytes: 1 * MiB,
   /** Nesting depth of a tool result's structured JSON; deeper results are refused. */
