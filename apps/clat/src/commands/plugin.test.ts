@@ -86,8 +86,10 @@ describe('clat plugin', () => {
 
     const refused = await run('install', 'v1');
     expect(refused.code).toBe(3);
-    expect(refused.err).toContain('requests capabilities tools');
-    expect(refused.err).toContain('--accept-capabilities');
+    // Tools only: headless, --yes grants it (and --accept-capabilities still does).
+    expect(refused.err).toBe(
+      'clat: demo requests capability tools; rerun with --yes to grant it [CAPABILITY_EXPANSION]\n',
+    );
 
     const installed = await run(
       'install',

@@ -2,17 +2,20 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { JsonValue } from '@clat/kernel';
+import { sanitizeTerminalLine } from '@clat/kernel';
 import {
   type InspectedPackage,
-  type InstallOptions,
   inspectPackage,
+  isMcpbSource,
   isPackagingError,
+  type McpbInfo,
+  NPM_SPEC_PREFIX,
   type PluginListEntry,
   PluginStore,
   packPackage,
-  parseConfigJson,
-  readConfigFile,
+  parseNpmSpec,
+  stageMcpbBundle,
+  stageNpmPackage,
   trustLabel,
   unpackContainer,
 } from '@clat/packaging';
@@ -20,26 +23,45 @@ import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
+Sources: a package directory, a .clatpkg file, npm:<name>[@<version|range|tag>], or an MCP
+Bundle (a .mcpb file or an unpacked directory with an MCPB manifest.json).
+
 Actions:
-  inspect <dir|file.clatpkg> [--json]   Validate a package and show what it asks for (read-only)
-  install <dir|file.clatpkg>            Install a package
-  update <dir|file.clatpkg>             Replace an installed package (the old one becomes the rollback)
+  inspect <source> [--json]             Validate a package and show what it asks for (read-only)
+  install <source>                      Install a package
+  update <id|source>                    Replace an installed package (the old one becomes the
+                                        rollback); an npm package moves to the newest version
+                                        matching the range it was installed with
+  rollback <id>                         Swap the active and the rollback version
+  repair <id>                           Restore the installed bytes from the stored copy
+                                        (removes files a server wrote into its directory)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
-  rollback <id>                         Swap the active and the rollback version
   uninstall <id>                        Remove a package and its bytes
-  list [--json]                         Installed packages with version, trust and health
+  list [--json]                         Installed packages with version, trust, source and health
   pack <dir> --output <file.clatpkg>    Write a deterministic .clatpkg container
 
 Install and update options:
-      --accept-capabilities   Grant capabilities the package adds (required when it adds any)
+  -y, --yes                   Grant the tools capability without asking (asked y/N on a terminal)
+      --accept-capabilities   Grant every capability the package adds (needed beyond tools)
+      --config <key=value>    A setting the package declares (repeatable); missing required
+                              settings are asked for on a terminal
       --config-file <file>    Plugin config (JSON object, at most 64 KiB, no symlink)
-      --config-json <json>    Plugin config inline; without either, update keeps the current config
+      --config-json <json>    Plugin config inline; without any, update keeps the current config
+      --bin <name>            npm: the package's bin that runs the server (asked when several)
+      --env <NAME=value>      npm: environment for the server; \${CLAT_PLUGIN_DATA} and
+                              \${config.KEY} are substituted at launch (repeatable)
+      --allow-scripts         npm: run dependency install scripts (never run otherwise)
+      --id <id>               npm/MCPB: the package id (default: the unscoped name)
 
-Packages live in $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
+npm sources are resolved and fetched by npm with this machine's npm configuration; the exact
+version and the registry integrity are recorded. Each server gets a private data directory,
+$CLAT_PLUGIN_DATA (<CLAT_HOME>/plugin-data/<id>, 0700). Packages live in
+$CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
 `;
 
 /** Exit code when a capability expansion was not accepted (distinct, so scripts can tell). */
@@ -60,8 +82,41 @@ async function isFile(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() === true;
 }
 
+/**
+ * Inspects a directory, a `.clatpkg`, an `npm:` spec or an MCPB bundle (staged in a temporary
+ * directory, then removed).
+ */
+async function inspectSource(
+  source: string,
+  io: CommandIO,
+  bin: string | undefined,
+): Promise<{ inspected: InspectedPackage; mcpb?: McpbInfo }> {
+  if (source.startsWith(NPM_SPEC_PREFIX)) {
+    const staged = await stageNpmPackage({
+      spec: parseNpmSpec(source),
+      ...(bin === undefined ? {} : { bin }),
+      processEnv: io.env,
+    });
+    try {
+      return { inspected: { ...(await inspectPackage(staged.dir)), dir: source } };
+    } finally {
+      await staged.cleanup();
+    }
+  }
+  const path = resolve(io.cwd, source);
+  if (await isMcpbSource(path)) {
+    const staged = await stageMcpbBundle(path);
+    try {
+      return { inspected: { ...(await inspectPackage(staged.dir)), dir: path }, mcpb: staged.info };
+    } finally {
+      await staged.cleanup();
+    }
+  }
+  return { inspected: await inspectPackageOrContainer(path) };
+}
+
 /** Inspects a directory or a `.clatpkg` (unpacked into a temporary directory, then removed). */
-async function inspectSource(source: string): Promise<InspectedPackage> {
+async function inspectPackageOrContainer(source: string): Promise<InspectedPackage> {
   if (!(await isFile(source))) return inspectPackage(source);
   const temp = await mkdtemp(join(tmpdir(), 'clat-inspect-'));
   try {
@@ -74,8 +129,12 @@ async function inspectSource(source: string): Promise<InspectedPackage> {
   }
 }
 
-function describeInspected(inspected: InspectedPackage): Record<string, unknown> {
+function describeInspected(inspected: InspectedPackage, mcpb?: McpbInfo): Record<string, unknown> {
   const { manifest, tree } = inspected;
+  const settings = Object.entries(manifest.userConfig ?? {}).map(
+    ([key, field]) =>
+      `${key} (${field.type}${field.required ? ', required' : ''}${field.sensitive ? ', sensitive' : ''})`,
+  );
   return {
     id: manifest.id,
     name: manifest.name,
@@ -90,8 +149,19 @@ function describeInspected(inspected: InspectedPackage): Record<string, unknown>
     capabilities: inspected.capabilities,
     prompts: (manifest.prompts ?? []).map((prompt) => prompt.name),
     configSchema: manifest.configSchema !== undefined,
+    settings,
     trust: trustLabel(inspected.trust),
     ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher.publisher }),
+    ...(mcpb === undefined
+      ? {}
+      : {
+          mcpb: `manifest ${mcpb.manifestVersion}, server ${mcpb.serverType}${mcpb.signed ? ', signed (signature not verified)' : ', unsigned'}`,
+          declaredTools: mcpb.tools.map((tool) => tool.name),
+          declaredPrompts: mcpb.prompts.map((prompt) => prompt.name),
+          ...(mcpb.compatibility === undefined
+            ? {}
+            : { compatibility: JSON.stringify(mcpb.compatibility) }),
+        }),
   };
 }
 
@@ -113,8 +183,8 @@ function printTable(io: CommandIO, rows: PluginListEntry[]): void {
   ];
   const cells = rows.map((row) => [
     row.id,
-    row.name,
-    row.version,
+    sanitizeTerminalLine(row.name),
+    sanitizeTerminalLine(row.version),
     row.runtime,
     row.treeSha256.slice(0, 12),
     row.enabled ? 'yes' : 'no',
@@ -131,27 +201,8 @@ function printTable(io: CommandIO, rows: PluginListEntry[]): void {
     `${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  `;
   io.stdout.write(`${format(header)}HEALTH\n`);
   rows.forEach((row, index) => {
-    io.stdout.write(`${format(cells[index] ?? [])}${row.health}\n`);
+    io.stdout.write(`${format(cells[index] ?? [])}${sanitizeTerminalLine(row.health)}\n`);
   });
-}
-
-async function installOptions(
-  values: { 'accept-capabilities'?: boolean; 'config-file'?: string; 'config-json'?: string },
-  cwd: string,
-): Promise<InstallOptions> {
-  if (values['config-file'] !== undefined && values['config-json'] !== undefined) {
-    throw usage('use either --config-file or --config-json, not both');
-  }
-  let config: JsonValue | undefined;
-  if (values['config-file'] !== undefined) {
-    config = await readConfigFile(resolve(cwd, values['config-file']));
-  } else if (values['config-json'] !== undefined) {
-    config = parseConfigJson(values['config-json']);
-  }
-  return {
-    acceptCapabilities: values['accept-capabilities'] === true,
-    ...(config === undefined ? {} : { config }),
-  };
 }
 
 async function runAction(argv: string[], io: CommandIO): Promise<number> {
@@ -159,13 +210,31 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseFlags('plugin', rest, {
     json: { type: 'boolean' },
     'accept-capabilities': { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
+    config: { type: 'string', multiple: true },
     'config-file': { type: 'string' },
     'config-json': { type: 'string' },
+    bin: { type: 'string' },
+    env: { type: 'string', multiple: true },
+    'allow-scripts': { type: 'boolean' },
+    id: { type: 'string' },
     output: { type: 'string', short: 'o' },
   });
-  const installFlags = ['accept-capabilities', 'config-file', 'config-json'] as const;
+  const installFlags = [
+    'accept-capabilities',
+    'yes',
+    'config',
+    'config-file',
+    'config-json',
+    'bin',
+    'env',
+    'allow-scripts',
+    'id',
+  ] as const;
   if (action !== 'install' && action !== 'update') {
-    const stray = installFlags.find((flag) => values[flag] !== undefined);
+    const stray = installFlags.find(
+      (flag) => values[flag] !== undefined && !(action === 'inspect' && flag === 'bin'),
+    );
     if (stray !== undefined) throw usage(`--${stray} only applies to install and update`);
   }
   if (action !== 'pack' && values.output !== undefined) {
@@ -175,29 +244,42 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
 
   switch (action) {
     case 'inspect': {
-      const inspected = await inspectSource(resolve(io.cwd, one(positionals, 'a package')));
-      const summary = describeInspected(inspected);
+      const { inspected, mcpb } = await inspectSource(
+        one(positionals, 'a package'),
+        io,
+        values.bin,
+      );
+      const summary = describeInspected(inspected, mcpb);
       if (values.json === true) {
         io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
         return 0;
       }
       for (const [key, value] of Object.entries(summary)) {
         const shown = Array.isArray(value) ? value.join(', ') || '(none)' : String(value);
-        io.stdout.write(`${`${key}:`.padEnd(14)}${shown}\n`);
+        io.stdout.write(`${`${key}:`.padEnd(15)}${sanitizeTerminalLine(shown)}\n`);
       }
       return 0;
     }
     case 'install':
     case 'update': {
-      const source = resolve(io.cwd, one(positionals, 'a package directory or .clatpkg'));
-      const options = await installOptions(values, io.cwd);
+      const source = one(
+        positionals,
+        `a package ${action === 'update' ? 'id or source' : 'source'}`,
+      );
+      const flags = values as InstallFlags;
       const result =
         action === 'install'
-          ? await store.install(source, options)
-          : await store.update(source, options);
+          ? await installFrom(store, source, flags, io)
+          : await updateFrom(store, source, flags, io);
+      if ('unchanged' in result && result.unchanged === true) {
+        io.stdout.write(
+          `${sanitizeTerminalLine(result.id)} is already at ${sanitizeTerminalLine(result.version)}, the newest version its range allows\n`,
+        );
+        return 0;
+      }
       const verb = action === 'install' ? 'Installed' : 'Updated';
       io.stdout.write(
-        `${verb} ${result.id} ${result.version} (tree ${result.treeSha256.slice(0, 12)})\n`,
+        `${verb} ${sanitizeTerminalLine(result.id)} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
       );
       if (result.granted.length > 0) {
         io.stdout.write(`Granted capabilities: ${result.granted.join(', ')}\n`);
@@ -221,6 +303,21 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       const result = await store.rollback(one(positionals, 'a plugin id'));
       io.stdout.write(
         `Rolled back ${result.id} to ${result.version} (rollback is now ${result.rollbackVersion}). Restart CLAT to apply.\n`,
+      );
+      return 0;
+    }
+    case 'repair': {
+      const result = await store.repair(one(positionals, 'a plugin id'));
+      if (result.repaired.length === 0) {
+        io.stdout.write(
+          `${result.id} ${sanitizeTerminalLine(result.version)} is intact; nothing to repair.\n`,
+        );
+        return 0;
+      }
+      for (const line of result.repaired)
+        io.stdout.write(`Repaired ${sanitizeTerminalLine(line)}\n`);
+      io.stdout.write(
+        `${result.id} ${sanitizeTerminalLine(result.version)} is restored. Restart CLAT to apply.\n`,
       );
       return 0;
     }
@@ -266,7 +363,7 @@ export const pluginCommand: Command = {
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
       if (isPackagingError(error)) {
-        io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
+        io.stderr.write(`clat: ${sanitizeTerminalLine(error.message)} [${error.code}]\n`);
         return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
       }
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).
