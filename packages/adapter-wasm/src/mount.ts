@@ -5,7 +5,7 @@
  * manifest's capability ceiling. Every failure is isolated in the plugin's status.
  * @module
  */
-import { basename, resolve, sep } from 'node:path';
+import { basename, resolve } from 'node:path';
 import {
   type Approver,
   cancelledError,
@@ -48,6 +48,7 @@ import {
   type Preopen,
 } from './jco-guest-host.js';
 import type { WasmCapabilities } from './plugins-json.js';
+import { overlapsOwned } from './preopen-overlap.js';
 
 export const WASM_PROTOCOL_PATH = 'clat-wit/0.1.0';
 export const WASM_PROTOCOL_MANIFEST = 'clat-plugin-manifest/1';
@@ -104,12 +105,6 @@ export interface MountWasmPluginOptions {
   onStatus?: ((status: WasmPluginStatus) => void) | undefined;
   /** Known secrets to keep out of status texts; string values of `config` are added. */
   redactor?: Redactor | undefined;
-  /**
-   * The approver of a run. With it, a call of a writing tool whose write grant is missing asks in
-   * the run (see `requestWriteAccess`); a denial keeps the plugin read-only for the rest of that
-   * run. Without it (headless), only recorded grants make the plugin writable.
-   */
-  approverFor?: ((runId: string) => Approver | undefined) | undefined;
 }
 
 export interface MountedWasmPlugin {
@@ -130,10 +125,6 @@ export interface MountedWasmPlugin {
 /** Effects that need a writable filesystem to make sense (the `fs_cap` of the original). */
 const WRITE_EFFECTS: ReadonlySet<Effect> = new Set(['write', 'execute', 'destructive']);
 const OUTPUT_TAIL_LINES = LIMITS.stderrTailLines;
-
-function isInsideOrEqual(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
 
 interface WriteAccess {
   sha256: string;
@@ -411,6 +402,9 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       cacheDir,
     });
     status.sha256 = prepared.sha256;
+    if (prepared.rebuilt !== undefined) {
+      status.notes.push(`the compiled-module cache entry was rebuilt: ${prepared.rebuilt}`);
+    }
     const compiled = await compileComponent(
       prepared,
       options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes,
@@ -419,8 +413,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     // A preopen must neither contain nor sit inside the CLAT home or the module cache: the guest
     // could read the grants or rewrite our glue. Such directories are left out, not the plugin.
     const home = resolve(clatHome);
-    const exposes = (dir: string) =>
-      [home, cacheDir].some((owned) => isInsideOrEqual(dir, owned) || isInsideOrEqual(owned, dir));
+    const exposes = overlapsOwned([home, cacheDir]);
     const refuse = (dir: string, what: string) =>
       status.notes.push(
         `${WasmErrorCode.WASM_PREOPEN_REFUSED}: ${what} ${dir} is not preopened: it overlaps the CLAT home ${home} or its module cache`,
@@ -472,25 +465,19 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       await writeAccess.apply(null);
     }
     const access = writeAccess;
-    const caller: HostCaller = { kind: 'wasm', id: name };
     // Runs whose user denied the write grant: they are not asked again.
     const deniedRuns = new Set<string>();
     const beforeCall =
       access === undefined
         ? undefined
         : async (ctx: ToolCallContext, effect: Effect) => {
-            let mode: PermissionMode | null = null;
-            try {
-              mode = (await options.hostServices.context(caller)).run?.permissionMode ?? null;
-            } catch {
-              // No active run: the mount-time policy applies.
-            }
+            const { mode } = ctx.run;
             await access.apply(mode);
-            if (mode === null || mode === 'read-only' || !WRITE_EFFECTS.has(effect)) return;
-            if (access.granted(access.requestedDirs(mode)) || deniedRuns.has(ctx.runId)) return;
-            const approver = options.approverFor?.(ctx.runId);
+            if (mode === 'read-only' || !WRITE_EFFECTS.has(effect)) return;
+            if (access.granted(access.requestedDirs(mode)) || deniedRuns.has(ctx.run.id)) return;
+            const approver = ctx.run.approver;
             if (approver === undefined) return;
-            if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.runId);
+            if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.run.id);
           };
     registerTools(options, guest, definitions, status, leases, beforeCall);
     status.state = 'ready';

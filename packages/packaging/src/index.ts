@@ -90,6 +90,7 @@ export {
   signingMessage,
   verifyMinisign,
 } from './signature.js';
+export { type StampResult, stampEntryDigest } from './stamp.js';
 export {
   comparePaths,
   hashRegularFile,

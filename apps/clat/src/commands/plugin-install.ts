@@ -4,6 +4,7 @@
  * of a tools-only request, `--config key=value` and prompts for missing settings.
  * @module
  */
+import { lstat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type JsonValue, type PluginUserConfigField, sanitizeTerminalLine } from '@clat/kernel';
 import {
@@ -23,6 +24,7 @@ import {
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
+import { isComponentFile, packageFromComponent } from './plugin-component.js';
 
 export interface InstallFlags {
   'accept-capabilities'?: boolean;
@@ -34,6 +36,7 @@ export interface InstallFlags {
   'allow-scripts'?: boolean;
   env?: string[];
   id?: string;
+  'host-tools'?: string;
 }
 
 function usage(message: string): CliError {
@@ -138,31 +141,56 @@ async function activateNpm(
   }
 }
 
-/** `clat plugin install <source>`: directory, `.clatpkg`, `npm:<spec>` or MCPB bundle. */
+type Activated = ActivationResult & { unchanged?: boolean };
+
+/** Installs or updates from a local path: MCPB bundle, bare `.wasm`, directory or `.clatpkg`. */
+async function activatePath(
+  store: PluginStore,
+  mode: 'install' | 'update',
+  path: string,
+  values: InstallFlags,
+  options: InstallOptions,
+): Promise<Activated> {
+  for (const flag of ['bin', 'allow-scripts', 'env'] as const) {
+    if (values[flag] !== undefined) throw usage(`--${flag} only applies to npm: sources`);
+  }
+  const run = (dir: string) =>
+    mode === 'install' ? store.install(dir, options) : store.update(dir, options);
+  const component = isComponentFile(path);
+  if (!component && values['host-tools'] !== undefined) {
+    throw usage('--host-tools only applies to a .wasm component');
+  }
+  let staged: { dir: string; cleanup(): Promise<void> } | undefined;
+  if (component) {
+    staged = await packageFromComponent(path, {
+      id: values.id,
+      hostTools: values['host-tools']?.split(',').map((tool) => tool.trim()),
+    });
+  } else if (await isMcpbSource(path)) {
+    staged = await stageMcpbBundle(path, values.id === undefined ? {} : { id: values.id });
+  } else if (values.id !== undefined) {
+    throw usage('--id only applies to npm:, MCPB and .wasm sources');
+  }
+  if (staged === undefined) return run(path);
+  try {
+    return await run(staged.dir);
+  } finally {
+    await staged.cleanup();
+  }
+}
+
+/** `clat plugin install <source>`: directory, `.clatpkg`, `.wasm`, `npm:<spec>` or MCPB bundle. */
 export async function installFrom(
   store: PluginStore,
   source: string,
   values: InstallFlags,
   io: CommandIO,
-): Promise<ActivationResult> {
+): Promise<Activated> {
   const options = await installOptions(values, io);
   if (source.startsWith(NPM_SPEC_PREFIX)) {
     return activateNpm(store, 'install', parseNpmSpec(source), values, io, options);
   }
-  for (const flag of ['bin', 'allow-scripts', 'env'] as const) {
-    if (values[flag] !== undefined) throw usage(`--${flag} only applies to npm: sources`);
-  }
-  const path = resolve(io.cwd, source);
-  if (await isMcpbSource(path)) {
-    const staged = await stageMcpbBundle(path, values.id === undefined ? {} : { id: values.id });
-    try {
-      return await store.install(staged.dir, options);
-    } finally {
-      await staged.cleanup();
-    }
-  }
-  if (values.id !== undefined) throw usage('--id only applies to npm: and MCPB sources');
-  return store.install(path, options);
+  return activatePath(store, 'install', resolve(io.cwd, source), values, options);
 }
 
 /**
@@ -174,13 +202,15 @@ export async function updateFrom(
   target: string,
   values: InstallFlags,
   io: CommandIO,
-): Promise<ActivationResult & { unchanged?: boolean }> {
+): Promise<Activated> {
   const options = await installOptions(values, io);
   if (target.startsWith(NPM_SPEC_PREFIX)) {
     return activateNpm(store, 'update', parseNpmSpec(target), values, io, options);
   }
+  // A path that exists wins over a same-named package id.
+  const asPath = await lstat(resolve(io.cwd, target)).catch(() => undefined);
   const registry = await store.readRegistry();
-  const record = registry.packages[target];
+  const record = asPath === undefined ? registry.packages[target] : undefined;
   if (record !== undefined) {
     const artifact = record.artifacts[record.active.artifact];
     const source = artifact?.source;
@@ -205,14 +235,5 @@ export async function updateFrom(
     );
     return { ...result, unchanged: result.treeSha256 === record.active.artifact };
   }
-  const path = resolve(io.cwd, target);
-  if (await isMcpbSource(path)) {
-    const staged = await stageMcpbBundle(path, values.id === undefined ? {} : { id: values.id });
-    try {
-      return await store.update(staged.dir, options);
-    } finally {
-      await staged.cleanup();
-    }
-  }
-  return store.update(path, options);
+  return activatePath(store, 'update', resolve(io.cwd, target), values, options);
 }

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sanitizeTerminalLine } from '@clat/kernel';
+import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import {
   type InspectedPackage,
   inspectPackage,
@@ -10,12 +10,12 @@ import {
   isPackagingError,
   type McpbInfo,
   NPM_SPEC_PREFIX,
-  type PluginListEntry,
   PluginStore,
   packPackage,
   parseNpmSpec,
   stageMcpbBundle,
   stageNpmPackage,
+  stampEntryDigest,
   trustLabel,
   unpackContainer,
 } from '@clat/packaging';
@@ -23,12 +23,13 @@ import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
 import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
-Sources: a package directory, a .clatpkg file, npm:<name>[@<version|range|tag>], or an MCP
-Bundle (a .mcpb file or an unpacked directory with an MCPB manifest.json).
+Sources: a package directory, a .clatpkg file, a bare .wasm component, npm:<name>[@<version|
+range|tag>], or an MCP Bundle (a .mcpb file or an unpacked directory with an MCPB manifest.json).
 
 Actions:
   inspect <source> [--json]             Validate a package and show what it asks for (read-only)
@@ -42,8 +43,9 @@ Actions:
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
   uninstall <id>                        Remove a package and its bytes
-  list [--json]                         Installed packages with version, trust, source and health
-  pack <dir> --output <file.clatpkg>    Write a deterministic .clatpkg container
+  list [--json]                         Installed packages with version, trust and health
+  pack <dir> [--output <file.clatpkg>]  Compute the entry's sha256 into <dir>/clat-plugin.json; with
+                                        --output also write a deterministic .clatpkg container
 
 Install and update options:
   -y, --yes                   Grant the tools capability without asking (asked y/N on a terminal)
@@ -52,15 +54,16 @@ Install and update options:
                               settings are asked for on a terminal
       --config-file <file>    Plugin config (JSON object, at most 64 KiB, no symlink)
       --config-json <json>    Plugin config inline; without any, update keeps the current config
+      --id <id>               Package id for npm:, MCPB and .wasm sources (default: from the name)
       --bin <name>            npm: the package's bin that runs the server (asked when several)
       --env <NAME=value>      npm: environment for the server; \${CLAT_PLUGIN_DATA} and
                               \${config.KEY} are substituted at launch (repeatable)
       --allow-scripts         npm: run dependency install scripts (never run otherwise)
-      --id <id>               npm/MCPB: the package id (default: the unscoped name)
+      --host-tools <a,b>      Host tools a .wasm component may call (list_files, read_file, ...)
 
 npm sources are resolved and fetched by npm with this machine's npm configuration; the exact
-version and the registry integrity are recorded. Each server gets a private data directory,
-$CLAT_PLUGIN_DATA (<CLAT_HOME>/plugin-data/<id>, 0700). Packages live in
+version and the registry integrity are recorded. Each installed server gets a private data
+directory, $CLAT_PLUGIN_DATA (<CLAT_HOME>/plugin-data/<id>, 0700). Packages live in
 $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
 `;
 
@@ -107,7 +110,10 @@ async function inspectSource(
   if (await isMcpbSource(path)) {
     const staged = await stageMcpbBundle(path);
     try {
-      return { inspected: { ...(await inspectPackage(staged.dir)), dir: path }, mcpb: staged.info };
+      return {
+        inspected: { ...(await inspectPackage(staged.dir)), dir: path },
+        mcpb: staged.info,
+      };
     } finally {
       await staged.cleanup();
     }
@@ -129,12 +135,36 @@ async function inspectPackageOrContainer(source: string): Promise<InspectedPacka
   }
 }
 
-function describeInspected(inspected: InspectedPackage, mcpb?: McpbInfo): Record<string, unknown> {
-  const { manifest, tree } = inspected;
-  const settings = Object.entries(manifest.userConfig ?? {}).map(
+/** MCPB declarations and settings under the inspect screen (author-written, sanitised). */
+function formatBundleExtras(inspected: InspectedPackage, mcpb: McpbInfo | undefined): string {
+  const lines: string[] = [];
+  const settings = describeSettings(inspected);
+  if (settings.length > 0)
+    lines.push(`  settings      ${settings.map(sanitizeTerminalLine).join(', ')}`);
+  if (mcpb !== undefined) {
+    const names = (list: { name: string }[]) =>
+      list.length === 0 ? 'none' : list.map((item) => sanitizeTerminalLine(item.name)).join(', ');
+    lines.push(
+      `MCP Bundle (manifest ${sanitizeTerminalLine(mcpb.manifestVersion)}, server ${mcpb.serverType}, ${mcpb.signed ? 'signed; signature not verified' : 'unsigned'}):`,
+      `  tools         ${names(mcpb.tools)}${mcpb.toolsGenerated ? ' (more at run time)' : ''}`,
+      `  prompts       ${names(mcpb.prompts)}`,
+    );
+    if (mcpb.compatibility !== undefined) {
+      lines.push(`  compatibility ${sanitizeTerminalLine(JSON.stringify(mcpb.compatibility))}`);
+    }
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+function describeSettings(inspected: InspectedPackage): string[] {
+  return Object.entries(inspected.manifest.userConfig ?? {}).map(
     ([key, field]) =>
       `${key} (${field.type}${field.required ? ', required' : ''}${field.sensitive ? ', sensitive' : ''})`,
   );
+}
+
+function describeInspected(inspected: InspectedPackage, mcpb?: McpbInfo): Record<string, unknown> {
+  const { manifest, tree } = inspected;
   return {
     id: manifest.id,
     name: manifest.name,
@@ -149,60 +179,18 @@ function describeInspected(inspected: InspectedPackage, mcpb?: McpbInfo): Record
     capabilities: inspected.capabilities,
     prompts: (manifest.prompts ?? []).map((prompt) => prompt.name),
     configSchema: manifest.configSchema !== undefined,
-    settings,
+    settings: describeSettings(inspected),
     trust: trustLabel(inspected.trust),
     ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher.publisher }),
     ...(mcpb === undefined
       ? {}
       : {
-          mcpb: `manifest ${mcpb.manifestVersion}, server ${mcpb.serverType}${mcpb.signed ? ', signed (signature not verified)' : ', unsigned'}`,
+          mcpb: `manifest ${mcpb.manifestVersion}, server ${mcpb.serverType}, ${mcpb.signed ? 'signed (signature not verified)' : 'unsigned'}`,
           declaredTools: mcpb.tools.map((tool) => tool.name),
           declaredPrompts: mcpb.prompts.map((prompt) => prompt.name),
-          ...(mcpb.compatibility === undefined
-            ? {}
-            : { compatibility: JSON.stringify(mcpb.compatibility) }),
+          ...(mcpb.compatibility === undefined ? {} : { compatibility: mcpb.compatibility }),
         }),
   };
-}
-
-function printTable(io: CommandIO, rows: PluginListEntry[]): void {
-  if (rows.length === 0) {
-    io.stdout.write('No plugins installed. Install one with "clat plugin install <dir>".\n');
-    return;
-  }
-  const header = [
-    'ID',
-    'NAME',
-    'VERSION',
-    'RUNTIME',
-    'TREE',
-    'ENABLED',
-    'ROLLBACK',
-    'TRUST',
-    'PUBLISHER',
-  ];
-  const cells = rows.map((row) => [
-    row.id,
-    sanitizeTerminalLine(row.name),
-    sanitizeTerminalLine(row.version),
-    row.runtime,
-    row.treeSha256.slice(0, 12),
-    row.enabled ? 'yes' : 'no',
-    row.rollbackVersion ?? '-',
-    row.trust,
-    row.publisher === undefined
-      ? '-'
-      : `${row.publisher.publisher} (${row.publisher.publicKey.slice(0, 12)}…)`,
-  ]);
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...cells.map((line) => (line[i] ?? '').length)),
-  );
-  const format = (line: string[]) =>
-    `${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  `;
-  io.stdout.write(`${format(header)}HEALTH\n`);
-  rows.forEach((row, index) => {
-    io.stdout.write(`${format(cells[index] ?? [])}${sanitizeTerminalLine(row.health)}\n`);
-  });
 }
 
 async function runAction(argv: string[], io: CommandIO): Promise<number> {
@@ -210,26 +198,28 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseFlags('plugin', rest, {
     json: { type: 'boolean' },
     'accept-capabilities': { type: 'boolean' },
-    yes: { type: 'boolean', short: 'y' },
-    config: { type: 'string', multiple: true },
     'config-file': { type: 'string' },
     'config-json': { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    id: { type: 'string' },
+    'host-tools': { type: 'string' },
+    yes: { type: 'boolean', short: 'y' },
+    config: { type: 'string', multiple: true },
     bin: { type: 'string' },
     env: { type: 'string', multiple: true },
     'allow-scripts': { type: 'boolean' },
-    id: { type: 'string' },
-    output: { type: 'string', short: 'o' },
   });
   const installFlags = [
     'accept-capabilities',
-    'yes',
-    'config',
     'config-file',
     'config-json',
+    'id',
+    'host-tools',
+    'yes',
+    'config',
     'bin',
     'env',
     'allow-scripts',
-    'id',
   ] as const;
   if (action !== 'install' && action !== 'update') {
     const stray = installFlags.find(
@@ -249,43 +239,41 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
         io,
         values.bin,
       );
-      const summary = describeInspected(inspected, mcpb);
       if (values.json === true) {
-        io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        io.stdout.write(`${JSON.stringify(describeInspected(inspected, mcpb), null, 2)}\n`);
         return 0;
       }
-      for (const [key, value] of Object.entries(summary)) {
-        const shown = Array.isArray(value) ? value.join(', ') || '(none)' : String(value);
-        io.stdout.write(`${`${key}:`.padEnd(15)}${sanitizeTerminalLine(shown)}\n`);
-      }
+      io.stdout.write(formatInspected(inspected) + formatBundleExtras(inspected, mcpb));
       return 0;
     }
     case 'install':
     case 'update': {
       const source = one(
         positionals,
-        `a package ${action === 'update' ? 'id or source' : 'source'}`,
+        `a package ${action === 'update' ? 'id or source' : 'source'} (directory, .clatpkg, .wasm, npm:<name> or .mcpb)`,
       );
       const flags = values as InstallFlags;
       const result =
         action === 'install'
           ? await installFrom(store, source, flags, io)
           : await updateFrom(store, source, flags, io);
-      if ('unchanged' in result && result.unchanged === true) {
+      if (result.unchanged === true) {
         io.stdout.write(
-          `${sanitizeTerminalLine(result.id)} is already at ${sanitizeTerminalLine(result.version)}, the newest version its range allows\n`,
+          `${result.id} is already at ${sanitizeTerminalLine(result.version)}, the newest version its range allows\n`,
         );
         return 0;
       }
       const verb = action === 'install' ? 'Installed' : 'Updated';
       io.stdout.write(
-        `${verb} ${sanitizeTerminalLine(result.id)} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
+        `${verb} ${result.id} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
       );
       if (result.granted.length > 0) {
-        io.stdout.write(`Granted capabilities: ${result.granted.join(', ')}\n`);
+        io.stdout.write(
+          `Granted capabilities: ${sanitizeTerminalLine(result.granted.join(', '))}\n`,
+        );
       }
       if (result.rollbackVersion !== undefined) {
-        io.stdout.write(`Rollback: ${result.rollbackVersion}\n`);
+        io.stdout.write(`Rollback: ${sanitizeTerminalLine(result.rollbackVersion)}\n`);
       }
       io.stdout.write('Restart CLAT to apply.\n');
       return 0;
@@ -302,23 +290,21 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     case 'rollback': {
       const result = await store.rollback(one(positionals, 'a plugin id'));
       io.stdout.write(
-        `Rolled back ${result.id} to ${result.version} (rollback is now ${result.rollbackVersion}). Restart CLAT to apply.\n`,
+        `Rolled back ${result.id} to ${sanitizeTerminalLine(result.version)} (rollback is now ${sanitizeTerminalLine(result.rollbackVersion ?? '')}). Restart CLAT to apply.\n`,
       );
       return 0;
     }
     case 'repair': {
       const result = await store.repair(one(positionals, 'a plugin id'));
+      const version = sanitizeTerminalLine(result.version);
       if (result.repaired.length === 0) {
-        io.stdout.write(
-          `${result.id} ${sanitizeTerminalLine(result.version)} is intact; nothing to repair.\n`,
-        );
+        io.stdout.write(`${result.id} ${version} is intact; nothing to repair.\n`);
         return 0;
       }
-      for (const line of result.repaired)
+      for (const line of result.repaired) {
         io.stdout.write(`Repaired ${sanitizeTerminalLine(line)}\n`);
-      io.stdout.write(
-        `${result.id} ${sanitizeTerminalLine(result.version)} is restored. Restart CLAT to apply.\n`,
-      );
+      }
+      io.stdout.write(`${result.id} ${version} is restored. Restart CLAT to apply.\n`);
       return 0;
     }
     case 'uninstall': {
@@ -326,7 +312,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       const { cleanupError } = await store.uninstall(id);
       io.stdout.write(`Uninstalled ${id}. Restart CLAT to apply.\n`);
       if (cleanupError !== undefined) {
-        io.stderr.write(`clat: note: could not remove all bytes of ${id}: ${cleanupError}\n`);
+        io.stderr.write(
+          `clat: note: could not remove all bytes of ${sanitizeTerminalLine(id)}: ${sanitizeTerminalLine(String(cleanupError))}\n`,
+        );
       }
       return 0;
     }
@@ -334,12 +322,22 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (positionals.length > 0) throw usage('list takes no arguments');
       const rows = await store.list();
       if (values.json === true) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else printTable(io, rows);
+      else io.stdout.write(formatPluginTable(rows));
       return 0;
     }
     case 'pack': {
       const dir = resolve(io.cwd, one(positionals, 'a package directory'));
-      if (values.output === undefined) throw usage('pack needs --output <file.clatpkg>');
+      const stamp = await stampEntryDigest(dir);
+      io.stdout.write(
+        `${stamp.changed ? 'Wrote' : 'Checked'} runtime.sha256 ${stamp.sha256} (${stamp.entry}) in ${stamp.manifestPath}\n`,
+      );
+      const inspected = await inspectPackage(dir);
+      if (values.output === undefined) {
+        io.stdout.write(
+          `${inspected.manifest.id} ${inspected.manifest.version} is ready: clat plugin install ${dir}\n`,
+        );
+        return 0;
+      }
       const result = await packPackage(dir, resolve(io.cwd, values.output));
       io.stdout.write(
         `Packed ${result.files} files (${result.bytes} bytes) into ${result.output}\nsha256 ${result.sha256}\ntree   ${result.treeSha256}\n`,
@@ -363,13 +361,15 @@ export const pluginCommand: Command = {
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
       if (isPackagingError(error)) {
-        io.stderr.write(`clat: ${sanitizeTerminalLine(error.message)} [${error.code}]\n`);
+        io.stderr.write(`clat: ${sanitizeTerminalText(error.message)} [${error.code}]\n`);
         return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
       }
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
       if (error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
-        io.stderr.write(`clat: plugin ${argv[0] ?? ''}: ${error.message}\n`);
+        io.stderr.write(
+          `clat: plugin ${sanitizeTerminalLine(argv[0] ?? '')}: ${sanitizeTerminalText(error.message)}\n`,
+        );
         return 1;
       }
       throw error;
