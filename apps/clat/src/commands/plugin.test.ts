@@ -162,7 +162,13 @@ describe('clat plugin', () => {
     await expect(run('list', '--accept-capabilities')).rejects.toThrow('only applies to install');
     await expect(run('frobnicate')).rejects.toThrow('unknown action "frobnicate"');
     await expect(run('install', 'v1', '--id', 'x')).rejects.toThrow(
-      '--id and --host-tools only apply to a .wasm component',
+      '--id only applies to npm:, MCPB and .wasm sources',
+    );
+    await expect(run('install', 'v1', '--host-tools', 'read_file')).rejects.toThrow(
+      '--host-tools only applies to a .wasm component',
+    );
+    await expect(run('install', 'v1', '--bin', 'x')).rejects.toThrow(
+      '--bin only applies to npm: sources',
     );
   });
 
