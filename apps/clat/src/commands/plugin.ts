@@ -23,6 +23,7 @@ import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
 import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 
@@ -32,6 +33,7 @@ Sources: a package directory, a .clatpkg file, a bare .wasm component, npm:<name
 range|tag>], or an MCP Bundle (a .mcpb file or an unpacked directory with an MCPB manifest.json).
 
 Actions:
+  new <dsh|wasm|mcp> <name> [dir]       Create a plugin project (builds, tests and installs as is)
   inspect <source> [--json]             Validate a package and show what it asks for (read-only)
   install <source>                      Install a package
   update <id|source>                    Replace an installed package (the old one becomes the
@@ -233,6 +235,19 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   const store = new PluginStore({ clatHome: resolveClatHome(io.env, io.cwd).dir });
 
   switch (action) {
+    case 'new': {
+      const [kind, name, target, ...extra] = positionals;
+      if (kind === undefined || !isScaffoldKind(kind)) {
+        throw usage(`new needs a kind: ${SCAFFOLD_KINDS.join(', ')}`);
+      }
+      if (name === undefined) throw usage('new needs a plugin name');
+      if (extra.length > 0) throw usage(`unexpected argument ${JSON.stringify(extra[0])}`);
+      const result = await writeScaffold(kind, name, resolve(io.cwd, target ?? name));
+      io.stdout.write(
+        `Created a ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\nthen install it as its README says; its tool is ${result.tool}.\n`,
+      );
+      return 0;
+    }
     case 'inspect': {
       const { inspected, mcpb } = await inspectSource(
         one(positionals, 'a package'),
