@@ -153,7 +153,7 @@ describe('clat plugin install npm:<name>', () => {
       rollbackVersion: string;
     }[];
     expect(rows[0]).toMatchObject({ version: v1.version, rollbackVersion: v2.version });
-  }, 600_000);
+  }, 900_000);
 
   it('does not brick a package whose directory a server wrote into; the suggested repair works', async () => {
     const registryJson = JSON.parse(
