@@ -24,8 +24,11 @@ afterEach(async () => {
   world = undefined;
 });
 
-function textOf(result: { content?: unknown }): string {
-  const blocks = (result.content ?? []) as Array<{ type: string; text?: string }>;
+function textOf(result: object): string {
+  const blocks = ((result as { content?: unknown }).content ?? []) as Array<{
+    type: string;
+    text?: string;
+  }>;
   return blocks.map((block) => block.text ?? '').join('\n');
 }
 
