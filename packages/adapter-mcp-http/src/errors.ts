@@ -27,6 +27,8 @@ export const HttpTransportErrorCode = {
   HTTP_CANCELLED: 'HTTP_CANCELLED',
   /** The transport is closed. */
   HTTP_CLOSED: 'HTTP_CLOSED',
+  /** A reply to a server request was dropped: the connection's reply POST slots and queue were full. */
+  HTTP_REPLY_DROPPED: 'HTTP_REPLY_DROPPED',
 } as const;
 
 export type HttpTransportErrorCode =
