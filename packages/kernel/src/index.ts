@@ -57,6 +57,7 @@ export {
   type ServerOrigin,
   type StdioServerConfig,
   StdioServerConfigSchema,
+  toolAllowedByEntry,
 } from './config.js';
 export {
   DSH_SYSTEM_PROMPT_META,
@@ -127,7 +128,12 @@ export {
   type ToolAnnotationHints,
 } from './effects.js';
 export {
+  ClatError,
+  type ClatErrorOptions,
+  clatErrorGuard,
+  describeClatError,
   errorMessage,
+  isClatError,
   isKernelError,
   KernelError,
   KernelErrorCode,
@@ -145,6 +151,7 @@ export {
   type JsonObject,
   type JsonPrimitive,
   type JsonValue,
+  jsonDepthExceeds,
   utf8Length,
 } from './json.js';
 export { LIMITS, type LimitName } from './limits.js';
@@ -162,8 +169,10 @@ export {
   type PluginManifestInput,
   PluginManifestSchema,
   type PluginRuntimeKind,
+  type PluginUserConfigField,
   parseManifest,
   relativePathProblem,
+  USER_CONFIG_KEY_PATTERN,
 } from './manifest.js';
 export { fnv1a64, normalizeNameSegment, qualifyToolName } from './naming.js';
 export {

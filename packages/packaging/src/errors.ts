@@ -4,6 +4,8 @@
  * @module
  */
 
+import { ClatError, clatErrorGuard } from '@clat/kernel';
+
 export const PackagingErrorCode = {
   /** The manifest is missing, not a regular file, oversized or fails manifest v1 validation. */
   MANIFEST_INVALID: 'MANIFEST_INVALID',
@@ -35,13 +37,15 @@ export const PackagingErrorCode = {
   CONTAINER_INVALID: 'CONTAINER_INVALID',
   /** An output path already exists or the input is empty. */
   OUTPUT_INVALID: 'OUTPUT_INVALID',
+  /** An `npm:` source could not be resolved, fetched or installed by npm, or has no usable bin. */
+  NPM_FAILED: 'NPM_FAILED',
+  /** An MCPB bundle is malformed, unsupported (python) or incompatible with this host. */
+  MCPB_INVALID: 'MCPB_INVALID',
   /** A publisher file or Minisign signature is missing its pair, malformed, or does not verify. */
   SIGNATURE_INVALID: 'SIGNATURE_INVALID',
 } as const;
 
 export type PackagingErrorCode = (typeof PackagingErrorCode)[keyof typeof PackagingErrorCode];
-
-const BRAND = Symbol.for('@clat/packaging/error');
 
 export interface PackagingErrorOptions {
   /** The file (absolute or package-relative) the error is about. */
@@ -51,26 +55,15 @@ export interface PackagingErrorOptions {
 }
 
 /** A local packaging error with a string code from {@link PackagingErrorCode}. */
-export class PackagingError extends Error {
-  readonly code: PackagingErrorCode;
+export class PackagingError extends ClatError<PackagingErrorCode> {
   readonly file: string | undefined;
-  readonly data: Record<string, unknown> | undefined;
 
   constructor(code: PackagingErrorCode, message: string, options: PackagingErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { data: options.data, cause: options.cause });
     this.name = 'PackagingError';
-    this.code = code;
     this.file = options.file;
-    this.data = options.data;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
 /** True for a PackagingError from any bundled copy of this package. */
-export function isPackagingError(value: unknown): value is PackagingError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
-}
+export const isPackagingError = clatErrorGuard<PackagingError>('PackagingError');
