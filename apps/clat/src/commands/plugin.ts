@@ -23,13 +23,15 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
+import { packageDirOf } from './plugin-project.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
 Actions:
   new <dsh|wasm|mcp> <name> [dir]       Create a plugin project (builds, tests and installs as is)
   inspect <dir|file.clatpkg> [--json]   Validate a package and show what it asks for (read-only)
-  install <dir|file.clatpkg|file.wasm>  Install a package (a bare .wasm component is packaged for you)
+  install <dir|file.clatpkg|file.wasm>  Install a package (a bare .wasm component is packaged for you;
+                                        a project dir installs its package.json "clat.package")
   update <dir|file.clatpkg|file.wasm>   Replace an installed package (the old one becomes the rollback)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
@@ -158,7 +160,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (extra.length > 0) throw usage(`unexpected argument ${JSON.stringify(extra[0])}`);
       const result = await writeScaffold(kind, name, resolve(io.cwd, target ?? name));
       io.stdout.write(
-        `Created a ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\nthen install it as its README says; its tool is ${result.tool}.\n`,
+        `Created a ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\n  clat plugin install . --accept-capabilities\nIts tool is ${result.tool}; the README has the rest.\n`,
       );
       return 0;
     }
@@ -173,7 +175,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     }
     case 'install':
     case 'update': {
-      const source = resolve(io.cwd, one(positionals, 'a package directory, .clatpkg or .wasm'));
+      const source = await packageDirOf(
+        resolve(io.cwd, one(positionals, 'a package directory, .clatpkg or .wasm')),
+      );
       const options = await installOptions(values, io.cwd);
       const component = isComponentFile(source)
         ? await packageFromComponent(source, {
