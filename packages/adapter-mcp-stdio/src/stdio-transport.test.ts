@@ -268,16 +268,45 @@ describe('framing', () => {
     expect(h.closes).toEqual([]);
   });
 
-  it('fails the connection on an oversize frame and kills the server', async () => {
+  it('skips an oversize frame to its newline and keeps the connection', async () => {
     const h = peer('oversize');
+    await h.transport.start();
+    expect((await call(h, 1, 'echo', { after: 'huge' })).echo).toEqual({ after: 'huge' });
+    expect(h.closes).toEqual([]);
+    const skipped = h.errors.find(
+      (error) =>
+        isStdioTransportError(error) &&
+        error.code === StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+    );
+    expect(skipped?.message).toMatch(/sent a frame of \d+ bytes, over the 4 MiB frame limit/);
+  });
+
+  it('fails only the request an oversize result answers; later calls go through', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    await h.transport.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'big',
+      params: { bytes: LIMITS.stdioFrameBytes + 1000 },
+    });
+    const answer = await h.next(byId(1));
+    expect('error' in answer && answer.error.message).toMatch(
+      /the result exceeded the 4 MiB frame limit/,
+    );
+    expect((await call(h, 2, 'echo', { still: 'open' })).echo).toEqual({ still: 'open' });
+    expect(h.closes).toEqual([]);
+  });
+
+  it('fails the connection on a runaway frame and kills the server', async () => {
+    const h = peer('runaway');
     await h.transport.start();
     const pid = h.transport.pid as number;
     const error = await h.closed;
     expect(isStdioTransportError(error) && error.code).toBe(
       StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
     );
-    expect(error?.message).toContain(`${LIMITS.stdioFrameBytes}-byte limit`);
-    expect(h.messages).toEqual([]);
+    expect(error?.message).toContain('without a newline');
     expect(groupMembers(pid)).toEqual([]);
   });
 

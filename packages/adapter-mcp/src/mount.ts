@@ -73,6 +73,8 @@ export interface MountMcpServerOptions {
   projectRoot: string;
   clientInfo?: McpClientInfo | undefined;
   signal?: AbortSignal | undefined;
+  /** The entry's includeTools/excludeTools: tools it refuses are listed but not registered. */
+  toolFilter?: ((tool: string) => boolean) | undefined;
   onStatus?: ((status: McpServerStatus) => void) | undefined;
   onDiagnostic?: ((message: string) => void) | undefined;
   /** Known secrets (HTTP header values) to redact from status texts. */
@@ -143,6 +145,8 @@ class FrozenRegistryError extends Error {}
  */
 export async function mountMcpServer(options: MountMcpServerOptions): Promise<MountedMcpServer> {
   const { name, registry, prompts, scope } = options;
+  /** Tools the entry's includeTools/excludeTools left out, reported as one note. */
+  let filtered = 0;
   const source: ToolSourceRef = { kind: 'mcp', id: name };
   const redact = (text: string): string =>
     options.redactor === undefined ? redactSecrets(text) : options.redactor.redact(text);
@@ -276,6 +280,11 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   try {
     if (registry.frozen) throw new FrozenRegistryError('tool');
     for (const tool of tools) registerTool(tool);
+    if (filtered > 0) {
+      note(
+        `${filtered} tool${filtered === 1 ? '' : 's'} of ${quoted(name)} left out by includeTools/excludeTools`,
+      );
+    }
     await importPrompts();
   } catch (error) {
     if (error instanceof FrozenRegistryError || isFrozen(error)) {
@@ -298,6 +307,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   return handle;
 
   function registerTool(tool: McpToolDescriptor): void {
+    if (options.toolFilter !== undefined && !options.toolFilter(tool.name)) {
+      filtered++;
+      return;
+    }
     let qualified: string;
     try {
       qualified = qualifyToolName('mcp', name, tool.name);

@@ -57,6 +57,7 @@ export {
   type ServerOrigin,
   type StdioServerConfig,
   StdioServerConfigSchema,
+  toolAllowedByEntry,
 } from './config.js';
 export {
   DSH_SYSTEM_PROMPT_META,
@@ -145,6 +146,7 @@ export {
   type JsonObject,
   type JsonPrimitive,
   type JsonValue,
+  jsonDepthExceeds,
   utf8Length,
 } from './json.js';
 export { LIMITS, type LimitName } from './limits.js';

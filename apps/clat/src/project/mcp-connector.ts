@@ -6,7 +6,13 @@
 import { type McpServerStatus, mountMcpServer } from '@clat/adapter-mcp';
 import { HttpTransportFactory } from '@clat/adapter-mcp-http';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
-import { LIMITS, Redactor, type Transport, type TransportFactory } from '@clat/kernel';
+import {
+  LIMITS,
+  Redactor,
+  type Transport,
+  type TransportFactory,
+  toolAllowedByEntry,
+} from '@clat/kernel';
 import { CLAT_VERSION } from '../version.js';
 import { addEntrySecrets } from './secret-env.js';
 import {
@@ -90,6 +96,10 @@ export function createMcpConnector(): ServerConnector {
     async mount(request: ServerMountRequest): Promise<MountedServer> {
       const redactor = new Redactor();
       addEntrySecrets(redactor, request.server);
+      const server = request.server;
+      if (server.transport === 'wasm') {
+        throw new ServerMountError('the MCP connector does not mount WASM plugins');
+      }
       let factory: TailKeepingFactory;
       try {
         factory = new TailKeepingFactory(factoryFor(request, redactor));
@@ -107,6 +117,7 @@ export function createMcpConnector(): ServerConnector {
         clientInfo: { name: 'clat', version: CLAT_VERSION },
         signal: request.signal,
         redactor,
+        toolFilter: (tool) => toolAllowedByEntry(server, tool),
         onStatus: (status) => {
           request.onProgress({
             ...progressOf(status),
