@@ -4,6 +4,7 @@
  * @module
  */
 import {
+  ClatError,
   DSH_SYSTEM_PROMPT_META,
   effectFromAnnotations,
   errorMessage,
@@ -136,7 +137,16 @@ function promptText(result: Record<string, unknown>): string {
   return texts.join(PROMPT_TEXT_SEPARATOR);
 }
 
-class FrozenRegistryError extends Error {}
+/** The registry froze before this server's tools or prompts were registered; `kind` says which. */
+class FrozenRegistryError extends ClatError<typeof McpErrorCode.MCP_REGISTRY_FROZEN> {
+  readonly kind: 'tool' | 'prompt';
+
+  constructor(kind: 'tool' | 'prompt') {
+    super(McpErrorCode.MCP_REGISTRY_FROZEN, `the ${kind} registry froze`);
+    this.name = 'FrozenRegistryError';
+    this.kind = kind;
+  }
+}
 
 /**
  * Connects, lists and registers one server. Never throws for server failures: the returned
@@ -292,7 +302,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         'rejected',
         new McpError(
           McpErrorCode.MCP_REGISTRY_FROZEN,
-          `MCP server ${quoted(name)} finished after the ${error instanceof FrozenRegistryError ? error.message : 'tool'} registry froze for the first run; restart CLAT after fixing or warming it`,
+          `MCP server ${quoted(name)} finished after the ${error instanceof FrozenRegistryError ? error.kind : 'tool'} registry froze for the first run; restart CLAT after fixing or warming it`,
           { server: name, cause: error },
         ),
       );

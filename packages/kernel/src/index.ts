@@ -128,7 +128,12 @@ export {
   type ToolAnnotationHints,
 } from './effects.js';
 export {
+  ClatError,
+  type ClatErrorOptions,
+  clatErrorGuard,
+  describeClatError,
   errorMessage,
+  isClatError,
   isKernelError,
   KernelError,
   KernelErrorCode,

@@ -13,6 +13,7 @@ import type {
   ToolRegistry,
   TransportKind,
 } from '@clat/kernel';
+import { ClatError } from '@clat/kernel';
 
 /** A WASM component plugin (`~/.clat/plugins.json` or an installed wasm-component package). */
 export interface WasmMountEntry {
@@ -73,11 +74,11 @@ export interface MountedServer {
 }
 
 /** Thrown by a connector when its server failed; carries the redacted stderr tail. */
-export class ServerMountError extends Error {
+export class ServerMountError extends ClatError<'MOUNT_FAILED'> {
   readonly stderrTail: string[];
 
   constructor(message: string, stderrTail: string[] = []) {
-    super(message);
+    super('MOUNT_FAILED', message);
     this.name = 'ServerMountError';
     this.stderrTail = stderrTail;
   }
