@@ -88,6 +88,7 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
   for (const issue of installed.issues) {
     out.issues.push({ file: registryFile, path: issue.id, message: issue.message });
   }
+  for (const note of installed.notes) out.notes.push(note.message);
   // A package's static prompts come only with its own server: not when a user entry shadows it.
   const addedPackages = new Set<string>();
   const addPackage = (entry: MountEntry): void => {
