@@ -13,6 +13,7 @@ import {
   type TransportFactory,
   toolAllowedByEntry,
 } from '@clat/kernel';
+import type { EraMemory } from '../config/era-store.js';
 import { CLAT_VERSION } from '../version.js';
 import { addEntrySecrets } from './secret-env.js';
 import {
@@ -90,7 +91,12 @@ class TailKeepingFactory implements TransportFactory {
   }
 }
 
-export function createMcpConnector(): ServerConnector {
+export interface McpConnectorOptions {
+  /** Remembers legacy-era configurations so their next start skips the probe. */
+  eras?: EraMemory;
+}
+
+export function createMcpConnector(options: McpConnectorOptions = {}): ServerConnector {
   return {
     transports: ['stdio', 'http'],
     async mount(request: ServerMountRequest): Promise<MountedServer> {
@@ -106,7 +112,9 @@ export function createMcpConnector(): ServerConnector {
       } catch (error) {
         throw new ServerMountError(redactor.redact((error as Error).message));
       }
+      const eraHint = await options.eras?.hint(server);
       const mounted = await mountMcpServer({
+        eraHint,
         name: request.server.name,
         factory,
         registry: request.registry,
@@ -126,6 +134,14 @@ export function createMcpConnector(): ServerConnector {
         },
       });
       const status = mounted.status();
+      if (status.state === 'connected') {
+        await options.eras?.record(
+          server,
+          status.era,
+          status.serverInfo?.version,
+          eraHint !== undefined,
+        );
+      }
       if (status.state !== 'connected') {
         const tail = status.stderrTail.length > 0 ? status.stderrTail : factory.tail();
         throw new ServerMountError(
