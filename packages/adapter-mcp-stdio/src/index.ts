@@ -12,6 +12,7 @@ export {
 export { LineDecoder, type LineDecoderHandlers } from './line-decoder.js';
 export { groupAlive, groupMembers, signalGroup } from './process-group.js';
 export {
+  isSecretEnvName,
   resolveClatHome,
   resolveServerCwd,
   StdioTransport,
@@ -19,3 +20,8 @@ export {
   type StdioTransportOptions,
   WRITE_QUEUE_BYTES,
 } from './stdio-transport.js';
+export {
+  type StdioTransportProvider,
+  type StdioTransportProviderOptions,
+  stdioTransport,
+} from './stdio-transport-provider.js';

@@ -32,8 +32,14 @@ const GROUP_POLL_MS = 25;
 const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
 const EXIT_DRAIN_MS = 250;
-// Env keys whose configured values are treated as secrets in diagnostics.
-const SECRET_ENV_KEY = /key|token|secret|password|passwd|credential|auth/i;
+// Env keys whose configured values are treated as secrets in diagnostics and status (API_KEY,
+// GITHUB_TOKEN…); plain values (paths, ids) stay readable.
+const SECRET_ENV_KEY = /key|token|secret|passw|credential|auth|cookie|session/i;
+
+/** True when the value of env variable `name` is treated as a secret. */
+export function isSecretEnvName(name: string): boolean {
+  return SECRET_ENV_KEY.test(name);
+}
 
 export interface StdioTransportOptions {
   /** Server name, used in diagnostics and error messages. */

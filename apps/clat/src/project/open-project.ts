@@ -1,10 +1,11 @@
 /**
  * Opens the current project for a command: resolves `~/.clat`, enforces project trust before
  * anything is spawned or contacted, loads mcp.json (bad entries reported, the rest mounted) and
- * composes the session with the adapters wired into this build.
+ * composes the kernel host with the connectors wired into this build.
  * @module
  */
-import type { McpServerConfig } from '@clat/kernel';
+import { mcpEntry } from '@clat/adapter-mcp';
+import { createHost, type Host, type McpServerConfig, type MountEntry } from '@clat/kernel';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
@@ -14,7 +15,6 @@ import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import { type Composition, defaultComposition } from './composition.js';
-import { ProjectSession } from './project-session.js';
 
 export interface OpenProjectOptions {
   /** `--project`; defaults to the current directory. */
@@ -29,11 +29,11 @@ export interface OpenProjectOptions {
    * Mounts only the entries this accepts (one-shot commands that need one server or tool);
    * interactive sessions mount everything.
    */
-  select?: (entry: { name: string; transport: string }) => boolean;
+  select?: (entry: MountEntry) => boolean;
 }
 
 export interface OpenedProject {
-  session: ProjectSession;
+  session: Host;
   home: ClatHome;
   user: UserConfig;
   /** mcp.json problems, one line each, naming file and field. */
@@ -96,15 +96,14 @@ export async function openProject(
     userServers: mcp.servers,
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
-  const session = new ProjectSession({
-    home,
+  const session = createHost({
     projectRoot,
-    servers: [...userServers, ...extra.entries].filter(
+    entries: [...userServers.map(mcpEntry), ...extra.entries].filter(
       (entry) => options.select === undefined || options.select(entry),
     ),
     staticPrompts: extra.prompts,
-    connectors: composition.connectors({ env: io.env }),
-    nativeTools: (context) => composition.nativeTools(context),
+    connectors: composition.connectors({ env: io.env, home }),
+    nativeTools: composition.nativeTools({ projectRoot }),
   });
   return { session, home, user, configIssues, sourceNotes: extra.notes, composition };
 }

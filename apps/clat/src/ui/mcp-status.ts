@@ -1,5 +1,5 @@
 /** `/mcp` and `clat mcp`: the text and JSON views of the project's MCP surface. @module */
-import type { McpSummary, ServerStatus } from '../project/project-mount.js';
+import type { MountSummary as McpSummary, MountStatus as ServerStatus } from '@clat/kernel';
 
 export function summaryLine(summary: McpSummary): string {
   const parts = [
