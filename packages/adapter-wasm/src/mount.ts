@@ -402,6 +402,9 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       cacheDir,
     });
     status.sha256 = prepared.sha256;
+    if (prepared.rebuilt !== undefined) {
+      status.notes.push(`the compiled-module cache entry was rebuilt: ${prepared.rebuilt}`);
+    }
     const compiled = await compileComponent(
       prepared,
       options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes,

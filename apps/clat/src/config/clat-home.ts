@@ -11,6 +11,8 @@ export interface ClatHome {
   configFile: string;
   /** Trusted project roots. */
   trustFile: string;
+  /** Saved "always allow in this project" approvals. */
+  approvalsFile: string;
 }
 
 export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
@@ -21,5 +23,6 @@ export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
     mcpFile: join(dir, 'mcp.json'),
     configFile: join(dir, 'config.json'),
     trustFile: join(dir, 'trust.json'),
+    approvalsFile: join(dir, 'approvals.json'),
   };
 }

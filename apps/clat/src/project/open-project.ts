@@ -6,6 +6,8 @@
  */
 import { mcpEntry } from '@clat/adapter-mcp';
 import { createHost, type Host, type McpServerConfig, type MountEntry } from '@clat/kernel';
+import { ApprovalStore } from '../approvals/approval-store.js';
+import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
@@ -14,6 +16,7 @@ import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-s
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
+import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
 
 export interface OpenProjectOptions {
@@ -41,6 +44,8 @@ export interface OpenedProject {
   /** Source decisions (GLM pack on/off, replaced packages), for /mcp. */
   sourceNotes: string[];
   composition: Composition;
+  /** Remembered approvals of this project (session answers and saved ones). */
+  approvals: ApprovalMemory;
 }
 
 /** Resolves home and project and checks trust; nothing is spawned here. */
@@ -67,6 +72,16 @@ export async function requireTrust(
     CliErrorCode.CLI_PROJECT_UNTRUSTED,
     `project ${projectRoot} is not trusted, so no MCP server was started; run "clat trust" in it, or pass --trust`,
   );
+}
+
+/**
+ * The fields an approval digest is computed over: an MCP entry's mcp.json config, a WASM
+ * entry's reference with its transport (the shape approvals were first bound to).
+ */
+function digestView(entry: MountEntry): { name: string; [field: string]: unknown } {
+  if (entry.kind === 'mcp') return entry.config as McpServerConfig;
+  const { validateConfig: _checked, ...config } = entry.config as Record<string, unknown>;
+  return { ...config, transport: entry.kind, name: entry.name, origin: entry.origin };
 }
 
 export async function openProject(
@@ -96,14 +111,27 @@ export async function openProject(
     userServers: mcp.servers,
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
+  const entries = [...userServers.map(mcpEntry), ...extra.entries];
+  const approvals: ApprovalMemory = {
+    session: new Set(),
+    store: new ApprovalStore(home.approvalsFile),
+    projectRoot,
+    digestOf: createDigestLookup(entries.map(digestView)),
+  };
   const session = createHost({
     projectRoot,
-    entries: [...userServers.map(mcpEntry), ...extra.entries].filter(
-      (entry) => options.select === undefined || options.select(entry),
-    ),
+    entries: entries.filter((entry) => options.select === undefined || options.select(entry)),
     staticPrompts: extra.prompts,
     connectors: composition.connectors({ env: io.env, home }),
     nativeTools: composition.nativeTools({ projectRoot }),
   });
-  return { session, home, user, configIssues, sourceNotes: extra.notes, composition };
+  return {
+    session,
+    home,
+    user,
+    configIssues,
+    sourceNotes: extra.notes,
+    composition,
+    approvals,
+  };
 }

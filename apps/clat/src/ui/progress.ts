@@ -1,6 +1,6 @@
 /** A one-line "connecting…" indicator on stderr, shown only on a TTY and erased when done. @module */
 import type { Writable } from 'node:stream';
-import type { PluginMount } from '@clat/kernel';
+import { type PluginMount, sanitizeTerminalLine } from '@clat/kernel';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const FRAME_MS = 80;
@@ -14,7 +14,7 @@ export function showMountProgress(mount: PluginMount, stream: Writable): () => v
     if (summary.connecting === 0) return;
     const pending = summary.servers
       .filter((s) => s.state === 'connecting')
-      .map((s) => s.name)
+      .map((s) => sanitizeTerminalLine(s.name))
       .join(', ');
     const text = `${FRAMES[frame++ % FRAMES.length]} connecting MCP servers: ${summary.connected}/${summary.configured} connected, waiting for ${pending}`;
     stream.write(`\r\x1b[2K${text.slice(0, 200)}`);
