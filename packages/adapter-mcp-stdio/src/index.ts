@@ -12,7 +12,6 @@ export {
 export { LineDecoder, type LineDecoderHandlers } from './line-decoder.js';
 export { groupAlive, groupMembers, signalGroup } from './process-group.js';
 export {
-  isSecretEnvName,
   resolveClatHome,
   resolveServerCwd,
   StdioTransport,

@@ -3,9 +3,9 @@
  * `@clat/adapter-mcp` (`createMcpConnector({ transports: [stdioTransport(...)] })`).
  * @module
  */
-import type { McpServerConfig, Redactor } from '@clat/kernel';
+import { type McpServerConfig, type Redactor, redactArgs } from '@clat/kernel';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
-import { isSecretEnvName, StdioTransportFactory } from './stdio-transport.js';
+import { StdioTransportFactory } from './stdio-transport.js';
 
 export interface StdioTransportProviderOptions {
   /** Working directory of servers without `cwd`, and base of a relative `cwd`. */
@@ -37,10 +37,9 @@ export function stdioTransport(options: StdioTransportProviderOptions): StdioTra
     transport: 'stdio',
     describe(server) {
       const entry = stdio(server);
-      const secrets = Object.entries(entry.env ?? {})
-        .filter(([name]) => isSecretEnvName(name))
-        .map(([, value]) => value);
-      return { target: [entry.command, ...(entry.args ?? [])].join(' '), secrets };
+      // Every configured env value is a secret, whatever its name.
+      const secrets = Object.values(entry.env ?? {});
+      return { target: [entry.command, ...redactArgs(entry.args ?? [])].join(' '), secrets };
     },
     factory(server, context) {
       const entry = stdio(server);

@@ -168,6 +168,7 @@ export {
   type JsonObject,
   type JsonPrimitive,
   type JsonValue,
+  jsonDepthExceeds,
   utf8Length,
 } from './json.js';
 export { LIMITS, type LimitName } from './limits.js';
@@ -210,7 +211,7 @@ export type {
   UserQuestionOption,
 } from './ports.js';
 export { type PromptContribution, PromptRegistry } from './prompt-registry.js';
-export { LineTail, REDACTED, Redactor, redactSecrets } from './redact.js';
+export { LineTail, REDACTED, Redactor, redactArgs, redactSecrets } from './redact.js';
 export {
   createGlobalScope,
   type Lease,

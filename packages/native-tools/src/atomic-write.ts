@@ -12,6 +12,8 @@ export interface AtomicWriteOptions {
   newFileMode?: number;
   /** Mode of directories created on the way (default 0o777, less the umask). */
   dirMode?: number;
+  /** Mode of the written file even when it existed with another one (files holding secrets). */
+  mode?: number;
 }
 
 /** Writes `content` to `path` atomically; keeps an existing file's mode. Returns whether it was created. */
@@ -25,11 +27,11 @@ export async function writeFileAtomic(
     recursive: true,
     ...(options.dirMode === undefined ? {} : { mode: options.dirMode }),
   });
-  let mode = options.newFileMode ?? 0o666;
+  let mode = options.mode ?? options.newFileMode ?? 0o666;
   let created = true;
   try {
     const info = await stat(path);
-    mode = info.mode & 0o7777;
+    mode = options.mode ?? info.mode & 0o7777;
     created = false;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

@@ -1,5 +1,10 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
-import { describeServerConfig, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import {
+  describeServerConfig,
+  redactArgs,
+  redactSecrets,
+  sanitizeTerminalLine,
+} from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -53,8 +58,7 @@ interface ListedServer {
 function listed(name: string, described: Omit<ListedServer, 'name'>): ListedServer {
   const server: ListedServer = { name, ...described };
   if (server.url !== undefined) server.url = redactSecrets(server.url);
-  if (server.args !== undefined)
-    server.args = redactSecrets(server.args.join('\u0000')).split('\u0000');
+  if (server.args !== undefined) server.args = redactArgs(server.args);
   return server;
 }
 

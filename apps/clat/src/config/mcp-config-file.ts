@@ -13,6 +13,7 @@ import {
 } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { findDuplicateKeys } from './duplicate-keys.js';
 
 export interface LoadedMcpConfig extends ParsedMcpConfig {
   file: string;
@@ -37,7 +38,51 @@ async function readText(file: string): Promise<string | undefined> {
 export async function loadMcpConfig(file: string): Promise<LoadedMcpConfig> {
   const text = await readText(file);
   if (text === undefined) return { file, exists: false, servers: [], issues: [] };
-  return { file, exists: true, ...parseMcpConfig(file, text, 'user') };
+  const parsed = parseMcpConfig(file, text, 'user');
+  const duplicates = duplicateIssues(file, text);
+  if (duplicates.length > 0) parsed.issues = [...duplicates, ...parsed.issues];
+  return { file, exists: true, ...parsed };
+}
+
+function duplicateIssues(file: string, text: string): ConfigIssue[] {
+  let keys: string[];
+  try {
+    keys = findDuplicateKeys(text);
+  } catch {
+    return []; // not valid JSON: parseMcpConfig reports that
+  }
+  return keys.map((path) => ({
+    file,
+    path,
+    message: 'duplicate key; only its last value is used, remove the others',
+  }));
+}
+
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype', '.', '..']);
+
+/**
+ * Why `name` cannot be a server name, or undefined when it can. Names become object keys, file
+ * names and tool-name segments: no path separators, control or invisible characters, reserved
+ * words, or surrounding spaces.
+ */
+export function serverNameProblem(name: string): string | undefined {
+  if (name === '' || name.length > 64) return 'must be 1-64 characters';
+  if (RESERVED_NAMES.has(name)) return 'is a reserved word';
+  if (/[/\\]/.test(name)) return 'must not contain "/" or "\\"';
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name))
+    return 'must not contain control or invisible characters';
+  if (name.trim() !== name) return 'must not start or end with a space';
+  return undefined;
+}
+
+/** Throws CLI_USAGE naming the file and the value when `name` is not a usable server name. */
+export function assertServerName(file: string, name: string): void {
+  const problem = serverNameProblem(name);
+  if (problem === undefined) return;
+  throw new CliError(
+    CliErrorCode.CLI_USAGE,
+    `${file}: server name ${JSON.stringify(name)} ${problem}`,
+  );
 }
 
 export function formatIssue(issue: ConfigIssue): string {
@@ -65,8 +110,15 @@ async function openDocument(file: string): Promise<{ root: JsonMap; servers: Jso
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
     throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, `${file}: (root): must be a JSON object`);
   }
+  const duplicates = findDuplicateKeys(text);
+  if (duplicates.length > 0) {
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `${file}: duplicate key ${duplicates.join(', ')}; remove the duplicates by hand before editing with clat mcp, so no entry is lost`,
+    );
+  }
   const map = root as JsonMap;
-  if ('mcpServers' in map) {
+  if (Object.hasOwn(map, 'mcpServers')) {
     const inner = map.mcpServers;
     if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
       throw new CliError(
@@ -93,6 +145,7 @@ export async function putServerEntry(
   entry: JsonMap,
   options: { replace?: boolean } = {},
 ): Promise<McpServerConfig> {
+  assertServerName(file, name);
   const checked = parseServerEntry(file, name, entry, 'user');
   if ('issues' in checked) {
     throw new CliError(
@@ -136,6 +189,7 @@ export async function putServerEntries(
 ): Promise<McpServerConfig[]> {
   const checked: McpServerConfig[] = [];
   for (const { name, entry } of entries) {
+    assertServerName(file, name);
     const result = parseServerEntry(file, name, entry, 'user');
     if ('issues' in result) {
       throw new CliError(
