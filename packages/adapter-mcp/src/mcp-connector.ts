@@ -17,6 +17,7 @@ import {
   type Redactor,
   type Transport,
   type TransportFactory,
+  toolAllowedByEntry,
 } from '@clat/kernel';
 import { type McpServerStatus, mountMcpServer } from './mount.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
@@ -131,6 +132,7 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         timeouts: options.timeouts,
         signal: ctx.signal,
         redactor: ctx.redactor,
+        toolFilter: (tool) => toolAllowedByEntry(server, tool),
         onStatus: (status) => {
           const progress = progressOf(status);
           if (status.state === 'connecting') progress.phase = 'connecting';

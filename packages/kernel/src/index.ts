@@ -57,6 +57,7 @@ export {
   type ServerOrigin,
   type StdioServerConfig,
   StdioServerConfigSchema,
+  toolAllowedByEntry,
 } from './config.js';
 export {
   DSH_SYSTEM_PROMPT_META,
@@ -127,7 +128,12 @@ export {
   type ToolAnnotationHints,
 } from './effects.js';
 export {
+  ClatError,
+  type ClatErrorOptions,
+  clatErrorGuard,
+  describeClatError,
   errorMessage,
+  isClatError,
   isKernelError,
   KernelError,
   KernelErrorCode,

@@ -8,6 +8,7 @@ import {
 } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command } from '../command.js';
+import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
@@ -106,7 +107,7 @@ export const callCommand: Command = {
             isKernelError(error) && error.code === KernelErrorCode.PERMISSION_DENIED && !interactive
               ? ` (no terminal to ask; rerun with a terminal or a mode that allows it, e.g. --mode full-access)`
               : '';
-          io.stderr.write(`clat: ${sanitizeTerminalText((error as Error).message)}${hint}\n`);
+          io.stderr.write(errorLine(error, hint));
           return exitCodeFor(error);
         } finally {
           process.removeListener('SIGINT', onSigint);

@@ -13,6 +13,7 @@ import {
   loadMcpConfig,
   putServerEntry,
   removeServerEntry,
+  setServerDisabled,
 } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
@@ -24,6 +25,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--header "Name: value"]... [--force]
        clat mcp remove <name>
+       clat mcp enable|disable <name>
        clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
@@ -31,6 +33,9 @@ status (default)  Mount the trusted project's servers and show configured, conne
                   (with the redacted stderr tail). Exits 1 when a configured server failed.
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
+enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again.
+                  Entries may also set "includeTools"/"excludeTools" (names, * wildcards).
+                  A trusted project's own .clat/mcp.json is merged under this file.
 import            Copy the servers of another client (claude-desktop, claude-code, cursor,
                   vscode, gemini, codex) from its documented config files into mcp.json in one
                   atomic write; reports fields that could not be mapped; never replaces an
@@ -52,6 +57,7 @@ interface ListedServer {
   env?: string[];
   cwd?: string;
   origin: string;
+  disabled?: boolean;
 }
 
 /** A listed entry with URL credentials (userinfo, secret query parameters) and secret args redacted. */
@@ -126,7 +132,9 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
         ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
         : [server.command, ...(server.args ?? [])].join(' '),
     );
-    io.stdout.write(`  ${sanitizeTerminalLine(server.name)}  ${server.transport}  ${target}\n`);
+    io.stdout.write(
+      `  ${sanitizeTerminalLine(server.name)}  ${server.transport}  ${target}${server.disabled === true ? '  (disabled)' : ''}\n`,
+    );
     if (one !== undefined && server.transport === 'stdio') {
       // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
       const env = sanitizeTerminalLine((server.env ?? []).map((name) => `${name}=…`).join(' '));
@@ -226,6 +234,23 @@ async function remove(argv: string[], io: CommandIO): Promise<number> {
   return 0;
 }
 
+async function toggle(disabled: boolean, argv: string[], io: CommandIO): Promise<number> {
+  const verb = disabled ? 'disable' : 'enable';
+  const { positionals } = parseFlags(`mcp ${verb}`, argv, {});
+  const [name] = positionals;
+  if (name === undefined || positionals.length > 1) {
+    throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
+  }
+  const home = resolveClatHome(io.env, io.cwd);
+  const changed = await setServerDisabled(home.mcpFile, name, disabled);
+  io.stdout.write(
+    changed
+      ? `${disabled ? 'Disabled' : 'Enabled'} server ${JSON.stringify(name)} in ${home.mcpFile}; restart CLAT for it to take effect\n`
+      : `Server ${JSON.stringify(name)} was already ${disabled ? 'disabled' : 'enabled'}\n`,
+  );
+  return 0;
+}
+
 export const mcpCommand: Command = {
   name: 'mcp',
   summary: 'Show MCP server status; add, remove, list or get mcp.json entries',
@@ -248,6 +273,9 @@ export const mcpCommand: Command = {
         return remove(rest, io);
       case 'status':
         return status(rest, io);
+      case 'enable':
+      case 'disable':
+        return toggle(sub === 'disable', rest, io);
       case 'import': {
         const { importServers } = await import('./mcp-import.js');
         return importServers(rest, io);

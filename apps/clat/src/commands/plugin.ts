@@ -19,6 +19,7 @@ import {
 import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
+import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
@@ -282,7 +283,7 @@ export const pluginCommand: Command = {
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
       if (isPackagingError(error)) {
-        io.stderr.write(`clat: ${sanitizeTerminalText(error.message)} [${error.code}]\n`);
+        io.stderr.write(errorLine(error));
         return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
       }
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).

@@ -10,6 +10,7 @@ import {
   type ParsedMcpConfig,
   parseMcpConfig,
   parseServerEntry,
+  type ServerOrigin,
 } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -35,10 +36,13 @@ async function readText(file: string): Promise<string | undefined> {
 }
 
 /** Loads mcp.json; a missing file is an empty configuration. Bad entries become issues. */
-export async function loadMcpConfig(file: string): Promise<LoadedMcpConfig> {
+export async function loadMcpConfig(
+  file: string,
+  origin: ServerOrigin = 'user',
+): Promise<LoadedMcpConfig> {
   const text = await readText(file);
   if (text === undefined) return { file, exists: false, servers: [], issues: [] };
-  const parsed = parseMcpConfig(file, text, 'user');
+  const parsed = parseMcpConfig(file, text, origin);
   const duplicates = duplicateIssues(file, text);
   if (duplicates.length > 0) parsed.issues = [...duplicates, ...parsed.issues];
   return { file, exists: true, ...parsed };
@@ -217,4 +221,26 @@ export async function putServerEntries(
 export async function existingServerNames(file: string): Promise<Set<string>> {
   const { servers } = await openDocument(file);
   return new Set(Object.keys(servers));
+}
+
+/** Sets or clears an entry's `disabled` flag; the rest of the file is kept as it was. */
+export async function setServerDisabled(
+  file: string,
+  name: string,
+  disabled: boolean,
+): Promise<boolean> {
+  const { root, servers } = await openDocument(file);
+  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw new CliError(
+      CliErrorCode.CLI_SERVER_NOT_FOUND,
+      `${file}: no server named ${JSON.stringify(name)}`,
+    );
+  }
+  const map = entry as JsonMap;
+  const was = map.disabled === true;
+  if (disabled) map.disabled = true;
+  else delete map.disabled;
+  await saveDocument(file, root);
+  return was !== disabled;
 }

@@ -4,6 +4,8 @@
  * composes the kernel host with the connectors wired into this build.
  * @module
  */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { mcpEntry } from '@clat/adapter-mcp';
 import { createHost, type Host, type McpServerConfig, type MountEntry } from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
@@ -60,7 +62,7 @@ export async function requireTrust(
   }
   if (options.promptForTrust === true && isTty(io.stdin)) {
     io.stderr.write(
-      `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}.\n`,
+      `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}${(await hasFile(projectMcpFile(projectRoot))) ? ` and in the project's own ${projectMcpFile(projectRoot)}` : ''}.\n`,
     );
     const answer = await askLine(io.stdin, io.stderr, 'Trust this project? [y/N] ');
     if (isYes(answer)) {
@@ -84,6 +86,18 @@ function digestView(entry: MountEntry): { name: string; [field: string]: unknown
   return { ...config, transport: entry.kind, name: entry.name, origin: entry.origin };
 }
 
+/** The project-local server file, merged under the user's once the project is trusted. */
+export function projectMcpFile(projectRoot: string): string {
+  return join(projectRoot, '.clat', 'mcp.json');
+}
+
+async function hasFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}
+
 export async function openProject(
   io: CommandIO,
   options: OpenProjectOptions,
@@ -91,14 +105,35 @@ export async function openProject(
   const { home, projectRoot } = await requireTrust(io, options);
   const user = await loadUserConfig(home.configFile, io.env);
   const mcp = await loadMcpConfig(home.mcpFile);
+  // The project's own `.clat/mcp.json`, read only now that the project is trusted; the user's
+  // file wins for a name both define.
+  const projectFile = projectMcpFile(projectRoot);
+  const local = await loadMcpConfig(projectFile, 'project');
+  const notes: string[] = [];
+  const userNames = new Set(mcp.servers.map((server) => server.name));
+  const configured: Array<{ server: McpServerConfig; file: string }> = mcp.servers.map(
+    (server) => ({ server, file: home.mcpFile }),
+  );
+  for (const server of local.servers) {
+    if (userNames.has(server.name)) {
+      notes.push(
+        `${projectFile} entry ${JSON.stringify(server.name)} is replaced by the same-named entry in ${home.mcpFile}`,
+      );
+    } else configured.push({ server, file: projectFile });
+  }
+  mcp.issues.push(...local.issues);
   // `${VAR}` references are resolved here, at mount, never written back or listed expanded.
   const userServers: McpServerConfig[] = [];
-  for (const server of mcp.servers) {
-    const result = expandServerVariables(server, {
-      file: home.mcpFile,
-      env: io.env,
-      projectRoot,
-    });
+  for (const { server, file } of configured) {
+    if (server.disabled === true) {
+      notes.push(
+        file === home.mcpFile
+          ? `${JSON.stringify(server.name)} is disabled; "clat mcp enable ${server.name}" starts it again`
+          : `${JSON.stringify(server.name)} is disabled in ${file}`,
+      );
+      continue;
+    }
+    const result = expandServerVariables(server, { file, env: io.env, projectRoot });
     if ('server' in result) userServers.push(result.server);
     else mcp.issues.push(...result.issues);
   }
@@ -107,8 +142,8 @@ export async function openProject(
     home,
     env: io.env,
     user,
-    // Unexpanded: a user entry that failed expansion still reserves its name.
-    userServers: mcp.servers,
+    // Unexpanded: a user entry that failed expansion (or is disabled) still reserves its name.
+    userServers: configured.map((entry) => entry.server),
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
   const entries = [...userServers.map(mcpEntry), ...extra.entries];
@@ -130,7 +165,7 @@ export async function openProject(
     home,
     user,
     configIssues,
-    sourceNotes: extra.notes,
+    sourceNotes: [...notes, ...extra.notes],
     composition,
     approvals,
   };
