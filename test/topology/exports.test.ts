@@ -23,6 +23,7 @@ const PINNED: Record<string, string[]> = {
   '@clat/wasm-guest-sdk': ['.', './build', './wit/plugin.wit', './package.json'],
   '@clat/cli': ['.', './package.json'],
   '@clat-examples/mcp-only': ['./package.json'],
+  '@clat/gateway': ['.', './package.json'],
 };
 
 function manifests(): { name: string; exports: string[] }[] {

@@ -17,6 +17,7 @@ export {
   createMcpConnector,
   MCP_KIND,
   type McpConnectorOptions,
+  type McpEraMemory,
   type McpTransportProvider,
   mcpEntry,
 } from './mcp-connector.js';

@@ -35,8 +35,21 @@ export interface McpTransportProvider {
   factory(server: McpServerConfig, context: { redactor: Redactor }): TransportFactory;
 }
 
+/** Remembers which configurations spoke the legacy era, so their next start skips the probe. */
+export interface McpEraMemory {
+  hint(server: McpServerConfig): Promise<'legacy' | undefined>;
+  /** Records the negotiated era; `hinted` says whether the connect skipped the probe. */
+  record(
+    server: McpServerConfig,
+    era: string | undefined,
+    serverVersion: string | undefined,
+    hinted: boolean,
+  ): Promise<void>;
+}
+
 export interface McpConnectorOptions {
   transports: readonly McpTransportProvider[];
+  eras?: McpEraMemory;
   /** Sent in `initialize` / discovery (default: the client core's name). */
   clientInfo?: McpClientInfo;
   timeouts?: Partial<McpTimeouts>;
@@ -120,7 +133,9 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
       } catch (error) {
         throw new MountError(ctx.redactor.redact((error as Error).message), [], error);
       }
+      const eraHint = await options.eras?.hint(server);
       const mounted = await mountMcpServer({
+        eraHint,
         name: server.name,
         factory,
         registry: ctx.registry,
@@ -140,6 +155,14 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         },
       });
       const status = mounted.status();
+      if (status.state === 'connected') {
+        await options.eras?.record(
+          server,
+          status.era,
+          status.serverInfo?.version,
+          eraHint !== undefined,
+        );
+      }
       if (status.state !== 'connected') {
         const tail = status.stderrTail.length > 0 ? status.stderrTail : factory.tail();
         throw new MountError(

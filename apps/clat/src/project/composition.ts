@@ -28,6 +28,7 @@ import type {
 import { createNativeTools } from '@clat/native-tools';
 import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packaging';
 import type { ClatHome } from '../config/clat-home.js';
+import { ERA_FILE, EraStore } from '../config/era-store.js';
 import type { UserConfig } from '../config/user-config.js';
 import { CLAT_VERSION } from '../version.js';
 
@@ -106,6 +107,7 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
   for (const issue of installed.issues) {
     out.issues.push({ file: registryFile, path: issue.id, message: issue.message });
   }
+  for (const note of installed.notes) out.notes.push(note.message);
   // A package's static prompts come only with its own server: not when a user entry shadows it.
   const addedPackages = new Set<string>();
   const addPackage = (entry: MountEntry): void => {
@@ -152,6 +154,7 @@ export function defaultComposition(): Composition {
       createMcpConnector({
         transports: [stdioTransport({ defaultCwd: home.dir }), httpTransport()],
         clientInfo: { name: 'clat', version: CLAT_VERSION },
+        eras: new EraStore(join(home.dir, ERA_FILE)),
       }),
       createWasmConnector({ clatHome: home.dir, grantsFile: grantsPath(home.dir) }),
     ],
