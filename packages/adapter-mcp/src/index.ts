@@ -38,6 +38,14 @@ export {
 } from './host-services-wire.js';
 export { MCP_LIMITS, type McpLimitName } from './limits.js';
 export {
+  createMcpConnector,
+  MCP_KIND,
+  type McpConnectorOptions,
+  type McpEraMemory,
+  type McpTransportProvider,
+  mcpEntry,
+} from './mcp-connector.js';
+export {
   elicitationFromMcp,
   elicitationResultToMcp,
   type McpElicitationTranslation,
