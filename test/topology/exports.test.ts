@@ -14,7 +14,7 @@ const PINNED: Record<string, string[]> = {
   '@clat/adapter-glm': ['.', './package.json'],
   '@clat/adapter-mcp-http': ['.', './package.json'],
   '@clat/adapter-mcp-stdio': ['.', './package.json'],
-  '@clat/adapter-mcp': ['.', './package.json'],
+  '@clat/adapter-mcp': ['.', './testing', './package.json'],
   '@clat/adapter-wasm': ['.', './package.json'],
   '@clat/kernel': ['.', './testing', './wit/plugin.wit', './schemas/*.json', './package.json'],
   '@clat/native-tools': ['.', './package.json'],

@@ -31,7 +31,15 @@ function workspaceImports(dir: string): string[] {
 }
 
 const MCP_CORE = '@clat/adapter-mcp';
-const TRANSPORTS = new Set(['@clat/adapter-mcp-stdio', '@clat/adapter-mcp-http']);
+// What speaks or produces MCP builds on the MCP core (it owns JSON-RPC, the Transport port, the
+// mcp.json schema and the MCP limits): the transports, DSH (an MCP server), the GLM pack, packaging.
+const TRANSPORTS = new Set([
+  '@clat/adapter-mcp-stdio',
+  '@clat/adapter-mcp-http',
+  '@clat/adapter-dsh',
+  '@clat/adapter-glm',
+  '@clat/packaging',
+]);
 
 describe('source imports', () => {
   const kernel = join(ROOT, 'packages', 'kernel', 'src');

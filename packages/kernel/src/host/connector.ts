@@ -31,7 +31,7 @@ export interface MountProgress {
   protocolVersion?: string;
   /** `modern` or `legacy` (MCP). */
   era?: string;
-  /** What the connector is doing now (`spawning`, `initialize`, `loading`…). */
+  /** What the connector is doing now (`spawning`, handshaking, `loading`…). */
   phase?: string;
   tools?: number;
   prompts?: number;
