@@ -7,5 +7,5 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
-  external: [/^@clat\//, 'zod', 'eventsource-parser'],
+  external: [/^@clat\//, 'zod', 'eventsource-parser', 'oauth4webapi'],
 });

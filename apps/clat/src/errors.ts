@@ -11,6 +11,8 @@ export const CliErrorCode = {
   CLI_SERVER_NOT_FOUND: 'CLI_SERVER_NOT_FOUND',
   /** No model provider is configured for `clat exec` or a REPL prompt. */
   CLI_NO_PROVIDER: 'CLI_NO_PROVIDER',
+  /** `clat mcp login` failed, timed out or was cancelled. */
+  CLI_LOGIN_FAILED: 'CLI_LOGIN_FAILED',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -49,6 +49,7 @@ export {
   describeServerConfig,
   formatZodIssues,
   type HttpServerConfig,
+  type OAuthConfig,
   HttpServerConfigSchema,
   type McpServerConfig,
   type ParsedMcpConfig,

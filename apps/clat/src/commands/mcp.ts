@@ -19,12 +19,18 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--header "Name: value"]... [--force]
        clat mcp remove <name>
+       clat mcp login <name>
+       clat mcp logout <name>
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
                   connected counts, transport, negotiated version, tool count and failures
                   (with the redacted stderr tail).
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
+login             OAuth login to an HTTP server: prints the authorization URL, opens it with
+                  $BROWSER (else the platform opener) and waits for the redirect; the token is
+                  kept in an owner-only file under the CLAT home, never in mcp.json.
+logout            Forget the stored OAuth tokens of a server.
 
 Options:
 ${PROJECT_USAGE}
@@ -226,6 +232,10 @@ export const mcpCommand: Command = {
         return remove(rest, io);
       case 'status':
         return status(rest, io);
+      case 'login':
+        return (await import('./mcp-login.js')).login(rest, io);
+      case 'logout':
+        return (await import('./mcp-login.js')).logout(rest, io);
       default:
         if (sub !== undefined && !sub.startsWith('-')) {
           throw new CliError(

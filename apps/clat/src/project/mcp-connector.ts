@@ -4,12 +4,15 @@
  * @module
  */
 import { type McpServerStatus, mountMcpServer } from '@clat/adapter-mcp';
-import { HttpTransportFactory } from '@clat/adapter-mcp-http';
+import { HttpTransportFactory, OAuthClient } from '@clat/adapter-mcp-http';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
 import { LIMITS, Redactor, type Transport, type TransportFactory } from '@clat/kernel';
+import { oauthDirIn } from '../config/clat-home.js';
+import { FileTokenStore } from '../config/oauth-token-store.js';
 import { CLAT_VERSION } from '../version.js';
 import { addEntrySecrets } from './secret-env.js';
 import {
+  type MountEntry,
   type MountedServer,
   type ServerConnector,
   ServerMountError,
@@ -28,13 +31,43 @@ function progressOf(status: McpServerStatus): ServerProgress {
   };
 }
 
-function factoryFor(request: ServerMountRequest, redactor: Redactor): TransportFactory {
+/** The command a person runs to log in to `name` (shown in /mcp, errors and headless runs). */
+export function loginCommand(name: string): string {
+  return `clat mcp login ${/^[\w.@-]+$/.test(name) ? name : JSON.stringify(name)}`;
+}
+
+/**
+ * The OAuth client of an HTTP entry, unless its configured headers already authorize it (a
+ * static `Authorization` header wins: the user chose it).
+ */
+export function oauthClientFor(
+  server: Extract<MountEntry, { transport: 'http' }>,
+  clatHome: string,
+): OAuthClient | undefined {
+  const headers = Object.keys(server.headers ?? {}).map((name) => name.toLowerCase());
+  if (headers.includes('authorization') && server.oauth === undefined) return undefined;
+  return new OAuthClient({
+    serverUrl: server.url,
+    store: new FileTokenStore(oauthDirIn(clatHome)),
+    config: server.oauth,
+    clientName: 'CLAT',
+    loginHint: `run \`${loginCommand(server.name)}\``,
+  });
+}
+
+function factoryFor(
+  request: ServerMountRequest,
+  redactor: Redactor,
+  oauth: OAuthClient | undefined,
+): TransportFactory {
   const { server } = request;
   if (server.transport === 'wasm') throw new Error('the MCP connector does not mount WASM plugins');
   if (server.transport === 'http') {
+    if (server.oauth?.clientSecret !== undefined) redactor.add(server.oauth.clientSecret);
     return new HttpTransportFactory({
       url: server.url,
       ...(server.headers === undefined ? {} : { headers: server.headers }),
+      ...(oauth === undefined ? {} : { auth: oauth }),
     });
   }
   return new StdioTransportFactory({
@@ -90,9 +123,12 @@ export function createMcpConnector(): ServerConnector {
     async mount(request: ServerMountRequest): Promise<MountedServer> {
       const redactor = new Redactor();
       addEntrySecrets(redactor, request.server);
+      const { server } = request;
+      const oauth =
+        server.transport === 'http' ? oauthClientFor(server, request.clatHome) : undefined;
       let factory: TailKeepingFactory;
       try {
-        factory = new TailKeepingFactory(factoryFor(request, redactor));
+        factory = new TailKeepingFactory(factoryFor(request, redactor, oauth));
       } catch (error) {
         throw new ServerMountError(redactor.redact((error as Error).message));
       }
@@ -115,6 +151,13 @@ export function createMcpConnector(): ServerConnector {
         },
       });
       const status = mounted.status();
+      if (status.state !== 'connected' && oauth?.loginRequired === true) {
+        throw new ServerMountError(
+          `needs login: run \`${loginCommand(server.name)}\``,
+          [],
+          loginCommand(server.name),
+        );
+      }
       if (status.state !== 'connected') {
         const tail = status.stderrTail.length > 0 ? status.stderrTail : factory.tail();
         throw new ServerMountError(

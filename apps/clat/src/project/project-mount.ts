@@ -42,6 +42,8 @@ export interface ServerStatus {
   /** Milliseconds from mount start to connected or failed. */
   durationMs: number | undefined;
   failure: string | undefined;
+  /** For `needs-login`: the exact command that logs in. */
+  login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
 }
@@ -51,6 +53,8 @@ export interface McpSummary {
   connecting: number;
   connected: number;
   failed: number;
+  /** OAuth-protected servers waiting for `clat mcp login`. */
+  needsLogin: number;
   /** True once the registries froze for the first run. */
   frozen: boolean;
   servers: ServerStatus[];
@@ -202,6 +206,7 @@ export class ProjectMount {
       connecting: count('connecting'),
       connected: count('connected'),
       failed: count('failed'),
+      needsLogin: count('needs-login'),
       frozen: this.#frozen,
       servers,
     };
@@ -310,6 +315,13 @@ export class ProjectMount {
     } catch (error) {
       const tail = (error as { stderrTail?: unknown }).stderrTail;
       if (Array.isArray(tail)) entry.status.stderrTail = this.#clean(tail.map(String));
+      const login = (error as { loginCommand?: unknown }).loginCommand;
+      if (typeof login === 'string') {
+        this.#fail(entry, errorMessage(error));
+        entry.status.state = 'needs-login';
+        entry.status.login = login;
+        return;
+      }
       const frozen =
         isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN
           ? ' (the registries froze for the first run before this server finished; restart CLAT after fixing or warming it)'

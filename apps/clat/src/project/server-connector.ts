@@ -32,7 +32,8 @@ export interface WasmMountEntry {
 /** Anything the project mount connects: an MCP server or a WASM plugin. */
 export type MountEntry = McpServerConfig | WasmMountEntry;
 
-export type ServerState = 'connecting' | 'connected' | 'failed';
+/** `needs-login`: an OAuth-protected server without usable tokens (not a failure). */
+export type ServerState = 'connecting' | 'connected' | 'failed' | 'needs-login';
 
 /** What a connector may report while or after connecting (all optional, merged into status). */
 export interface ServerProgress {
@@ -78,11 +79,14 @@ export interface MountedServer {
 /** Thrown by a connector when its server failed; carries the redacted stderr tail. */
 export class ServerMountError extends Error {
   readonly stderrTail: string[];
+  /** Set when the server only needs an OAuth login: the command that does it. */
+  readonly loginCommand: string | undefined;
 
-  constructor(message: string, stderrTail: string[] = []) {
+  constructor(message: string, stderrTail: string[] = [], loginCommand?: string) {
     super(message);
     this.name = 'ServerMountError';
     this.stderrTail = stderrTail;
+    this.loginCommand = loginCommand;
   }
 }
 

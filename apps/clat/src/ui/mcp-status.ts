@@ -7,6 +7,7 @@ export function summaryLine(summary: McpSummary): string {
     `${summary.connecting} connecting`,
     `${summary.connected} connected`,
   ];
+  if (summary.needsLogin > 0) parts.push(`${summary.needsLogin} need login`);
   if (summary.failed > 0) parts.push(`${summary.failed} failed`);
   return `MCP servers: ${parts.join(' · ')}${summary.frozen ? ' (registries frozen)' : ''}`;
 }
@@ -39,7 +40,9 @@ export function formatMcpStatus(
     const state =
       server.state === 'connecting' && server.phase !== undefined && server.phase !== 'connecting'
         ? `connecting (${server.phase})`
-        : server.state;
+        : server.state === 'needs-login'
+          ? 'needs login'
+          : server.state;
     const prompts =
       server.prompts > 0 ? `, ${server.prompts} prompt${server.prompts === 1 ? '' : 's'}` : '';
     const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}`;
@@ -48,7 +51,9 @@ export function formatMcpStatus(
       `  ${server.name.padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${server.origin}] ${server.target}${timing}`,
     );
     for (const warning of server.warnings) lines.push(`      warning: ${warning}`);
-    if (server.failure !== undefined) {
+    if (server.state === 'needs-login') {
+      lines.push(`      to log in, run: ${server.login ?? 'clat mcp login'}`);
+    } else if (server.failure !== undefined) {
       lines.push(`      error: ${server.failure}`);
       if (server.stderrTail.length > 0) {
         lines.push(`      stderr (last ${server.stderrTail.length} lines):`);
