@@ -19,10 +19,10 @@ export interface ClatExit {
   stderr: string;
 }
 
-/** Runs `clat <args>` in `cwd` with `home` as CLAT_HOME; never rejects. */
+/** Runs `clat <args>` in `cwd` with `home` as CLAT_HOME (plus `env`); never rejects. */
 export function execClat(
   args: readonly string[],
-  options: { cwd: string; home: string; timeoutMs?: number },
+  options: { cwd: string; home: string; timeoutMs?: number; env?: Record<string, string> },
 ): Promise<ClatExit> {
   return new Promise((resolve) => {
     execFile(
@@ -30,7 +30,7 @@ export function execClat(
       [CLAT_BIN, ...args],
       {
         cwd: options.cwd,
-        env: { PATH: process.env.PATH ?? '', CLAT_HOME: options.home },
+        env: { PATH: process.env.PATH ?? '', ...options.env, CLAT_HOME: options.home },
         timeout: options.timeoutMs ?? 60_000,
       },
       (error, stdout, stderr) => {

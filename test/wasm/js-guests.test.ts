@@ -115,6 +115,23 @@ describe('a TypeScript guest built with @clat/wasm-guest-sdk (manifest-backed, v
     });
   });
 
+  it('checks arguments against the tool input schema before the guest runs', async () => {
+    const run = world.run();
+    const call = (args: Record<string, unknown>) =>
+      world.pipeline.call('wasm_wasm_summarize_word_count', args, run);
+    await expect(call({})).rejects.toMatchObject({
+      code: 'TOOL_INVALID_ARGUMENTS',
+      message: 'invalid arguments for wasm_wasm_summarize_word_count: field "text" is required',
+    });
+    await expect(call({ text: 42 })).rejects.toMatchObject({
+      message: 'invalid arguments for wasm_wasm_summarize_word_count: field "text" must be string',
+    });
+    // The guest never saw the bad calls: it has not restarted and still answers.
+    expect(await call({ text: 'one two three' })).toMatchObject({ structured: { words: 3 } });
+    const status = mounted.statuses().find((s) => s.name === 'wasm-summarize');
+    expect(status).toMatchObject({ restarts: 0 });
+  });
+
   it('reads the host context', async () => {
     const run = world.run();
     const result = await world.pipeline.call('wasm_wasm_summarize_project_info', {}, run);

@@ -32,6 +32,7 @@ import {
   type ToolRegistry,
   type ToolResult,
 } from '@clat/kernel';
+import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
 import {
   compileComponent,
   prepareComponent,
@@ -542,6 +543,15 @@ function registerTools(
       );
       continue;
     }
+    let validate: ArgumentValidator;
+    try {
+      validate = compileArgumentValidator(schema);
+    } catch (error) {
+      note(
+        `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a usable JSON Schema (${errorMessage(error)})`,
+      );
+      continue;
+    }
     if (!isEffect(definition.effect)) {
       note(
         `tool ${JSON.stringify(definition.name)} skipped: unknown effect ${JSON.stringify(definition.effect)}`,
@@ -560,6 +570,14 @@ function registerTools(
         sourceName: toolName,
       },
       invoke: async (args, ctx) => {
+        // Before any grant prompt or guest call: a guest only ever sees arguments it declared.
+        const problem = validate(args);
+        if (problem !== undefined) {
+          throw new KernelError(
+            KernelErrorCode.TOOL_INVALID_ARGUMENTS,
+            `invalid arguments for ${qualified}: ${problem}`,
+          );
+        }
         let outcome: GuestCallOutcome;
         try {
           await beforeCall?.(ctx, toolEffect);

@@ -196,6 +196,7 @@ export {
   type ScopeKind,
   type ScopeOptions,
 } from './scope.js';
+export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
   NamedRegistry,
   type RegistryDiagnostic,

@@ -3,7 +3,7 @@
  * host refusal (no active run, permission denied, capability not declared) throws HostError.
  * @module
  */
-/// <reference path="./wit-imports.d.ts" />
+/// <reference path="./gen/plugin.d.ts" />
 import { get as witConfigGet } from 'clat:plugin/config@0.1.0';
 import { elicit as witElicit } from 'clat:plugin/elicitation@0.1.0';
 import { callTool as witCallTool, context as witContext } from 'clat:plugin/host@0.1.0';

@@ -21,6 +21,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp remove <name>
        clat mcp login <name>
        clat mcp logout <name>
+       clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
                   connected counts, transport, negotiated version, tool count and failures
@@ -31,6 +32,10 @@ login             OAuth login to an HTTP server: prints the authorization URL, o
                   $BROWSER (else the platform opener) and waits for the redirect; the token is
                   kept in an owner-only file under the CLAT home, never in mcp.json.
 logout            Forget the stored OAuth tokens of a server.
+import            Copy the servers of another client (claude-desktop, claude-code, cursor,
+                  vscode, gemini, codex) from its documented config files into mcp.json in one
+                  atomic write; reports fields that could not be mapped; never replaces an
+                  existing name without --force; --dry-run only reports.
 
 Options:
 ${PROJECT_USAGE}
@@ -236,6 +241,10 @@ export const mcpCommand: Command = {
         return (await import('./mcp-login.js')).login(rest, io);
       case 'logout':
         return (await import('./mcp-login.js')).logout(rest, io);
+      case 'import': {
+        const { importServers } = await import('./mcp-import.js');
+        return importServers(rest, io);
+      }
       default:
         if (sub !== undefined && !sub.startsWith('-')) {
           throw new CliError(

@@ -124,3 +124,43 @@ export async function removeServerEntry(file: string, name: string): Promise<voi
   delete servers[name];
   await saveDocument(file, root);
 }
+
+/**
+ * Adds several entries in one atomic write after validating each; with `replace` false, an
+ * existing name is an error. Either every entry is written or none.
+ */
+export async function putServerEntries(
+  file: string,
+  entries: ReadonlyArray<{ name: string; entry: JsonMap }>,
+  options: { replace?: boolean } = {},
+): Promise<McpServerConfig[]> {
+  const checked: McpServerConfig[] = [];
+  for (const { name, entry } of entries) {
+    const result = parseServerEntry(file, name, entry, 'user');
+    if ('issues' in result) {
+      throw new CliError(
+        CliErrorCode.CLI_CONFIG_INVALID,
+        result.issues.map((issue) => formatIssue(issue)).join('\n'),
+      );
+    }
+    checked.push(result.server);
+  }
+  const { root, servers } = await openDocument(file);
+  for (const { name } of entries) {
+    if (Object.hasOwn(servers, name) && options.replace !== true) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `${file}: server ${JSON.stringify(name)} already exists; remove it first or pass --force`,
+      );
+    }
+  }
+  for (const { name, entry } of entries) servers[name] = entry;
+  await saveDocument(file, root);
+  return checked;
+}
+
+/** The names already in mcp.json (valid or not), without validating anything. */
+export async function existingServerNames(file: string): Promise<Set<string>> {
+  const { servers } = await openDocument(file);
+  return new Set(Object.keys(servers));
+}

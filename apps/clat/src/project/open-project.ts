@@ -4,9 +4,11 @@
  * composes the session with the adapters wired into this build.
  * @module
  */
+import type { McpServerConfig } from '@clat/kernel';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
+import { expandServerVariables } from '../config/mcp-variables.js';
 import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-store.js';
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -69,18 +71,30 @@ export async function openProject(
   const { home, projectRoot } = await requireTrust(io, options);
   const user = await loadUserConfig(home.configFile, io.env);
   const mcp = await loadMcpConfig(home.mcpFile);
+  // `${VAR}` references are resolved here, at mount, never written back or listed expanded.
+  const userServers: McpServerConfig[] = [];
+  for (const server of mcp.servers) {
+    const result = expandServerVariables(server, {
+      file: home.mcpFile,
+      env: io.env,
+      projectRoot,
+    });
+    if ('server' in result) userServers.push(result.server);
+    else mcp.issues.push(...result.issues);
+  }
   const composition = options.composition ?? defaultComposition();
   const extra = await composition.extraServers({
     home,
     env: io.env,
     user,
+    // Unexpanded: a user entry that failed expansion still reserves its name.
     userServers: mcp.servers,
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
   const session = new ProjectSession({
     home,
     projectRoot,
-    servers: [...mcp.servers, ...extra.entries],
+    servers: [...userServers, ...extra.entries],
     staticPrompts: extra.prompts,
     connectors: composition.connectors({ env: io.env }),
     nativeTools: (context) => composition.nativeTools(context),

@@ -1,0 +1,189 @@
+/**
+ * `clat mcp import --from <client>`: copies the MCP servers another client has configured into
+ * ~/.clat/mcp.json, in one atomic write, reporting what could not be mapped.
+ * @module
+ */
+import { homedir } from 'node:os';
+import { describeServerConfig, parseServerEntry, redactSecrets } from '@clat/kernel';
+import { parseFlags } from '../cli-options.js';
+import type { CommandIO } from '../command.js';
+import { resolveClatHome } from '../config/clat-home.js';
+import {
+  IMPORT_CLIENTS,
+  type ImportClient,
+  isImportClient,
+  type SourceFile,
+  shapeOfFile,
+  sourceFiles,
+} from '../config/import/client-sources.js';
+import { mapForeignEntry } from '../config/import/map-entry.js';
+import { ForeignFileError, readForeignFile } from '../config/import/read-foreign.js';
+import { existingServerNames, putServerEntries } from '../config/mcp-config-file.js';
+import { canonicalProjectRoot } from '../config/trust-store.js';
+import { CliError, CliErrorCode } from '../errors.js';
+
+/** Names CLAT refuses as mcp.json keys: path-like, prototype keys, control characters. */
+const BAD_NAME = /[/\\\p{Cc}]|^\.\.?$|^(__proto__|constructor|prototype)$/u;
+
+interface Planned {
+  name: string;
+  file: string;
+  scope: SourceFile['scope'];
+  action: 'add' | 'replace' | 'skip';
+  reason?: string;
+  entry?: Record<string, unknown>;
+  notes: string[];
+}
+
+function homeOf(io: CommandIO): string {
+  return io.env.HOME || io.env.USERPROFILE || homedir();
+}
+
+/** One readable line for an entry, without env or header values; args are redacted. */
+function describe(name: string, entry: Record<string, unknown>, file: string): string {
+  const parsed = parseServerEntry(file, name, entry, 'user');
+  if (!('server' in parsed)) return '';
+  const shown = describeServerConfig(parsed.server) as {
+    transport: string;
+    url?: string;
+    command?: string;
+    args?: string[];
+    env?: string[];
+    headers?: string[];
+  };
+  const target =
+    shown.transport === 'http'
+      ? `${shown.url}${shown.headers?.length ? ` (headers: ${shown.headers.join(', ')})` : ''}`
+      : `${[shown.command, ...(shown.args ?? [])].join(' ')}${shown.env?.length ? ` (env: ${shown.env.join(', ')})` : ''}`;
+  return `${shown.transport}  ${redactSecrets(target)}`;
+}
+
+export async function importServers(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parseFlags('mcp import', argv, {
+    from: { type: 'string' },
+    file: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    force: { type: 'boolean' },
+    json: { type: 'boolean' },
+    project: { type: 'string', short: 'C' },
+  });
+  const from = values.from ?? positionals[0];
+  if (from === undefined || !isImportClient(from)) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp import: --from must be one of ${IMPORT_CLIENTS.join(', ')}${from === undefined ? '' : ` (got ${JSON.stringify(from)})`}`,
+    );
+  }
+  const client: ImportClient = from;
+  const home = resolveClatHome(io.env, io.cwd);
+  const projectRoot = await canonicalProjectRoot(values.project ?? '.', io.cwd);
+  const userHome = homeOf(io);
+  const files: SourceFile[] =
+    values.file === undefined
+      ? sourceFiles(client, {
+          home: userHome,
+          cwd: projectRoot,
+          env: io.env,
+          platform: process.platform,
+        })
+      : [{ path: values.file, shape: shapeOfFile(client, values.file), scope: 'user' }];
+
+  const planned = new Map<string, Planned>();
+  const read: string[] = [];
+  for (const source of files) {
+    let found: Awaited<ReturnType<typeof readForeignFile>>;
+    try {
+      found = await readForeignFile(source.path, source.shape, projectRoot);
+    } catch (error) {
+      if (error instanceof ForeignFileError) {
+        throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, error.message, { cause: error });
+      }
+      throw error;
+    }
+    if (found === undefined) continue;
+    read.push(source.path);
+    for (const server of found.servers) {
+      const mapped = mapForeignEntry(server.raw, { client, home: userHome, inputs: found.inputs });
+      const notes = [...mapped.notes];
+      const earlier = planned.get(server.name);
+      if (earlier !== undefined)
+        notes.push(`replaces the entry of the same name in ${earlier.file}`);
+      let reason = mapped.skipped;
+      if (reason === undefined && BAD_NAME.test(server.name)) {
+        reason =
+          'its name is not usable as a CLAT server name (path characters, control characters or a reserved word)';
+      }
+      if (reason === undefined && mapped.entry !== undefined) {
+        const checked = parseServerEntry(home.mcpFile, server.name, mapped.entry, 'user');
+        if ('issues' in checked)
+          reason = checked.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+      }
+      planned.set(server.name, {
+        name: server.name,
+        file: source.path,
+        scope: source.scope,
+        action: reason === undefined ? 'add' : 'skip',
+        ...(reason === undefined ? {} : { reason }),
+        ...(mapped.entry === undefined ? {} : { entry: mapped.entry }),
+        notes,
+      });
+    }
+  }
+  if (read.length === 0) {
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `no ${client} configuration found (looked in ${files.map((file) => file.path).join(', ')}); pass --file <path> to name one`,
+    );
+  }
+
+  const existing = await existingServerNames(home.mcpFile);
+  for (const plan of planned.values()) {
+    if (plan.action !== 'add' || !existing.has(plan.name)) continue;
+    if (values.force === true) plan.action = 'replace';
+    else {
+      plan.action = 'skip';
+      plan.reason = `a server named ${JSON.stringify(plan.name)} is already in ${home.mcpFile}; pass --force to replace it`;
+    }
+  }
+  const writes = [...planned.values()].filter((plan) => plan.action !== 'skip');
+  const dryRun = values['dry-run'] === true;
+  if (!dryRun && writes.length > 0) {
+    await putServerEntries(
+      home.mcpFile,
+      writes.map((plan) => ({ name: plan.name, entry: plan.entry ?? {} })),
+      { replace: values.force === true },
+    );
+  }
+
+  if (values.json === true) {
+    const servers = [...planned.values()].map((plan) => ({
+      name: plan.name,
+      action: plan.action,
+      source: plan.file,
+      ...(plan.reason === undefined ? {} : { reason: plan.reason }),
+      notes: plan.notes,
+    }));
+    io.stdout.write(
+      `${JSON.stringify({ from: client, read, target: home.mcpFile, dryRun, servers }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  io.stdout.write(`Read ${read.join(', ')}\n`);
+  if (planned.size === 0) io.stdout.write('  (no servers configured there)\n');
+  for (const plan of planned.values()) {
+    const mark = plan.action === 'skip' ? '-' : plan.action === 'replace' ? '~' : '+';
+    const line =
+      plan.action === 'skip'
+        ? `skipped: ${plan.reason}`
+        : describe(plan.name, plan.entry ?? {}, home.mcpFile);
+    io.stdout.write(`  ${mark} ${plan.name}  ${line}\n`);
+    for (const note of plan.notes) io.stdout.write(`      note: ${note}\n`);
+  }
+  const verb = dryRun ? 'Would write' : 'Wrote';
+  io.stdout.write(
+    writes.length === 0
+      ? `Nothing to write to ${home.mcpFile}\n`
+      : `${verb} ${writes.length} server${writes.length === 1 ? '' : 's'} to ${home.mcpFile}${dryRun ? ' (dry run: nothing changed)' : '; restart CLAT to mount them'}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { inputVariable, mapForeignEntry } from './map-entry.js';
+
+const base = { home: '/home/u', inputs: new Map() };
+
+describe('mapForeignEntry', () => {
+  it('reads Gemini httpUrl as Streamable HTTP and url as the unsupported SSE transport', () => {
+    expect(
+      mapForeignEntry(
+        { httpUrl: 'https://g.example/mcp', headers: { 'X-A': '1' }, trust: true, timeout: 5 },
+        { ...base, client: 'gemini' },
+      ),
+    ).toEqual({
+      entry: { url: 'https://g.example/mcp', headers: { 'X-A': '1' } },
+      notes: [
+        '"trust" was not imported: CLAT asks per its permission mode',
+        '"timeout" was not imported: CLAT applies its own limits (10 s handshake, 120 s per call)',
+      ],
+    });
+    expect(
+      mapForeignEntry({ url: 'https://g.example/sse' }, { ...base, client: 'gemini' }).skipped,
+    ).toContain('HTTP+SSE');
+  });
+
+  it('keeps stdio fields, stringifies numeric args and env, and drops cosmetic fields quietly', () => {
+    expect(
+      mapForeignEntry(
+        { command: 'srv', args: ['--port', 8080], env: { N: 3 }, cwd: 'work', description: 'd' },
+        { ...base, client: 'cursor' },
+      ),
+    ).toEqual({
+      entry: { command: 'srv', args: ['--port', '8080'], env: { N: '3' }, cwd: 'work' },
+      notes: [],
+    });
+  });
+
+  it('leaves ${workspaceFolder} outside args/env as written, with a note', () => {
+    const mapped = mapForeignEntry(
+      { command: '${workspaceFolder}/bin/srv' },
+      { ...base, client: 'vscode' },
+    );
+    expect(mapped.entry).toEqual({ command: '${workspaceFolder}/bin/srv' });
+    expect(mapped.notes[0]).toContain('only supported in args and env');
+  });
+
+  it('refuses entries without command or URL, and non-objects', () => {
+    expect(mapForeignEntry({ foo: 1 }, { ...base, client: 'cursor' }).skipped).toBe(
+      'the entry has neither a command nor a URL',
+    );
+    expect(mapForeignEntry('x', { ...base, client: 'cursor' }).skipped).toBe(
+      'the entry is not an object',
+    );
+  });
+
+  it('names input variables after the input id', () => {
+    expect(inputVariable('api-key')).toBe('API_KEY');
+    expect(inputVariable('2fa')).toBe('INPUT_2FA');
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * Maps one server entry of another client onto a CLAT mcp.json entry (stdio: command, args, env,
+ * cwd; Streamable HTTP: url, headers). What has no CLAT equivalent is reported, never dropped
+ * silently; variable references are rewritten to CLAT's `${VAR}` / `${projectRoot}` forms.
+ * @module
+ */
+import type { ImportClient } from './client-sources.js';
+
+type JsonMap = Record<string, unknown>;
+
+export interface MappedEntry {
+  /** The mcp.json entry, or undefined when the server cannot be used by CLAT. */
+  entry?: JsonMap;
+  /** Why the server was not imported (set when `entry` is undefined). */
+  skipped?: string;
+  /** Fields that were not carried over, and variables the user must provide. */
+  notes: string[];
+}
+
+export interface MapContext {
+  client: ImportClient;
+  home: string;
+  /** VS Code `inputs` declared in the same file. */
+  inputs: ReadonlyMap<string, { password: boolean; description?: string }>;
+}
+
+function isMap(value: unknown): value is JsonMap {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringMap(value: unknown): Record<string, string> | undefined {
+  if (!isMap(value)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === 'string') out[key] = item;
+    else if (typeof item === 'number' || typeof item === 'boolean') out[key] = String(item);
+  }
+  return out;
+}
+
+/** The environment variable a VS Code input id becomes (`api-key` → `API_KEY`). */
+export function inputVariable(id: string): string {
+  const name = id
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toUpperCase();
+  return /^[A-Za-z_]/.test(name) ? name : `INPUT_${name}`;
+}
+
+/**
+ * Rewrites editor-style references: `${env:VAR}` → `${VAR}`, `${workspaceFolder}` →
+ * `${projectRoot}` (args and env only), `${userHome}` → the home path, `${input:id}` → a
+ * variable named after the input, which the user must export.
+ */
+function rewrite(
+  value: string,
+  where: 'args' | 'env' | 'other',
+  context: MapContext,
+  notes: Set<string>,
+): string {
+  if (!value.includes('${')) return value;
+  return value.replace(/\$\{([^}]*)\}/g, (whole, body: string) => {
+    if (body.startsWith('env:')) return `\${${body.slice(4)}}`;
+    if (body === 'workspaceFolder' || body === 'workspaceRoot') {
+      if (where === 'other') {
+        notes.add(`\${${body}} is only supported in args and env; it was left as written`);
+        return whole;
+      }
+      return '${projectRoot}';
+    }
+    if (body === 'userHome') return context.home;
+    if (body.startsWith('input:')) {
+      const id = body.slice(6);
+      const variable = inputVariable(id);
+      const input = context.inputs.get(id);
+      const what = input?.password === true ? 'a secret' : 'a value';
+      notes.add(
+        `asks for ${what} "${id}" in ${context.client}: export ${variable} before starting clat`,
+      );
+      return `\${${variable}}`;
+    }
+    return whole;
+  });
+}
+
+const KNOWN_STDIO = new Set(['type', 'command', 'args', 'env', 'cwd']);
+const KNOWN_HTTP = new Set(['type', 'url', 'httpUrl', 'headers', 'http_headers']);
+/** Fields that are documentation or client UI only: dropped without a note. */
+const COSMETIC = new Set(['description', 'name', 'title', 'icon', 'gallery', 'version']);
+
+/** Maps one entry; `raw` is whatever the other client stored under the server's name. */
+export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry {
+  const notes = new Set<string>();
+  if (!isMap(raw)) return { skipped: 'the entry is not an object', notes: [] };
+  const type = typeof raw.type === 'string' ? raw.type.toLowerCase() : undefined;
+  if (raw.disabled === true || raw.enabled === false) {
+    return { skipped: `disabled in ${context.client}`, notes: [] };
+  }
+  const command = typeof raw.command === 'string' ? raw.command : undefined;
+  // Gemini: `httpUrl` is Streamable HTTP, `url` is the older HTTP+SSE transport.
+  const httpUrl =
+    typeof raw.httpUrl === 'string'
+      ? raw.httpUrl
+      : context.client === 'gemini'
+        ? undefined
+        : typeof raw.url === 'string'
+          ? raw.url
+          : undefined;
+  const sse = type === 'sse' || (context.client === 'gemini' && typeof raw.url === 'string');
+  if (sse && command === undefined && typeof raw.httpUrl !== 'string') {
+    return {
+      skipped:
+        'uses the HTTP+SSE transport of 2024-11-05, which CLAT does not speak; add the server\'s Streamable HTTP endpoint with "clat mcp add <name> --url <url>"',
+      notes: [],
+    };
+  }
+  let entry: JsonMap;
+  let known: Set<string>;
+  if (command !== undefined) {
+    known = KNOWN_STDIO;
+    entry = { command: rewrite(command, 'other', context, notes) };
+    if (Array.isArray(raw.args)) {
+      entry.args = raw.args
+        .filter((arg): arg is string | number => typeof arg === 'string' || typeof arg === 'number')
+        .map((arg) => rewrite(String(arg), 'args', context, notes));
+    }
+    const env = stringMap(raw.env);
+    if (env !== undefined && Object.keys(env).length > 0) {
+      for (const key of Object.keys(env)) env[key] = rewrite(env[key] ?? '', 'env', context, notes);
+      entry.env = env;
+    }
+    if (typeof raw.cwd === 'string') entry.cwd = rewrite(raw.cwd, 'other', context, notes);
+  } else if (httpUrl !== undefined) {
+    known = KNOWN_HTTP;
+    entry = { url: rewrite(httpUrl, 'other', context, notes) };
+    const headers: Record<string, string> = {
+      ...stringMap(raw.headers),
+      ...stringMap(raw.http_headers),
+    };
+    // Codex: header values or a bearer token taken from named environment variables.
+    const fromEnv = stringMap(raw.env_http_headers);
+    for (const [header, variable] of Object.entries(fromEnv ?? {})) {
+      headers[header] = `\${${variable}}`;
+    }
+    if (typeof raw.bearer_token_env_var === 'string') {
+      headers.Authorization = `Bearer \${${raw.bearer_token_env_var}}`;
+    }
+    for (const key of Object.keys(headers)) {
+      headers[key] = rewrite(headers[key] ?? '', 'other', context, notes);
+    }
+    if (Object.keys(headers).length > 0) entry.headers = headers;
+  } else {
+    return { skipped: 'the entry has neither a command nor a URL', notes: [] };
+  }
+  for (const key of Object.keys(raw)) {
+    if (known.has(key) || COSMETIC.has(key)) continue;
+    if (key === 'env_http_headers' || key === 'bearer_token_env_var') continue;
+    if (key === 'env_vars') continue; // Codex passes named variables through; CLAT passes all.
+    if (key === 'enabled' || key === 'disabled') continue;
+    notes.add(describeUnmapped(key));
+  }
+  return { entry, notes: [...notes] };
+}
+
+function describeUnmapped(key: string): string {
+  switch (key) {
+    case 'envFile':
+      return '"envFile" is not read by CLAT; put those variables in the environment or "env"';
+    case 'timeout':
+    case 'startup_timeout_sec':
+    case 'startup_timeout_ms':
+    case 'tool_timeout_sec':
+      return `"${key}" was not imported: CLAT applies its own limits (10 s handshake, 120 s per call)`;
+    case 'trust':
+    case 'alwaysAllow':
+    case 'autoApprove':
+      return `"${key}" was not imported: CLAT asks per its permission mode`;
+    case 'includeTools':
+    case 'excludeTools':
+    case 'enabled_tools':
+    case 'disabled_tools':
+      return `"${key}" (a tool filter) was not imported`;
+    case 'oauth':
+    case 'authProviderType':
+      return `"${key}" was not imported: sign in to the server with clat once it is added`;
+    default:
+      return `"${key}" has no CLAT equivalent and was not imported`;
+  }
+}

@@ -1,0 +1,99 @@
+import type { McpServerConfig } from '@clat/kernel';
+import { describe, expect, it } from 'vitest';
+import { expandServerVariables } from './mcp-variables.js';
+
+const context = {
+  file: '/home/u/.clat/mcp.json',
+  env: { TOKEN: 's3cret', EMPTY: '', HOST: 'example.com' },
+  projectRoot: '/work/project',
+};
+
+const stdio = (fields: Partial<McpServerConfig & { transport: 'stdio' }>): McpServerConfig => ({
+  transport: 'stdio',
+  name: 'fs',
+  origin: 'user',
+  command: 'npx',
+  ...fields,
+});
+
+describe('expandServerVariables', () => {
+  it('expands ${VAR}, ${VAR:-default} and ${projectRoot} in args and env', () => {
+    const result = expandServerVariables(
+      stdio({
+        args: ['-y', 'server-filesystem', '${projectRoot}', '${MISSING:-/tmp}', '${EMPTY:-x}'],
+        env: { API_KEY: '${TOKEN}', ROOT: '${projectRoot}/src', KEEP: '${EMPTY}' },
+      }),
+      context,
+    );
+    expect(result).toEqual({
+      server: stdio({
+        args: ['-y', 'server-filesystem', '/work/project', '/tmp', 'x'],
+        env: { API_KEY: 's3cret', ROOT: '/work/project/src', KEEP: '' },
+      }),
+    });
+  });
+
+  it('expands url and header values of HTTP entries', () => {
+    const result = expandServerVariables(
+      {
+        transport: 'http',
+        name: 'docs',
+        origin: 'user',
+        url: 'https://${HOST}/mcp',
+        headers: { Authorization: 'Bearer ${TOKEN}' },
+      },
+      context,
+    );
+    expect(result).toMatchObject({
+      server: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer s3cret' } },
+    });
+  });
+
+  it('names the entry and field of an unset variable without default', () => {
+    const result = expandServerVariables(stdio({ env: { KEY: '${NOPE}' } }), context);
+    expect(result).toEqual({
+      issues: [
+        {
+          file: context.file,
+          path: 'fs.env.KEY',
+          message:
+            'environment variable NOPE is not set and has no default (write ${NOPE:-default} for one)',
+        },
+      ],
+    });
+  });
+
+  it('allows ${projectRoot} only in args and env', () => {
+    const http = expandServerVariables(
+      { transport: 'http', name: 'h', origin: 'user', url: 'http://x/${projectRoot}' },
+      context,
+    );
+    expect(http).toMatchObject({
+      issues: [
+        { path: 'h.url', message: '${projectRoot} is allowed only in "args" and "env" values' },
+      ],
+    });
+    const command = expandServerVariables(stdio({ command: '${projectRoot}/bin/server' }), context);
+    expect(command).toMatchObject({ issues: [{ path: 'fs.command' }] });
+  });
+
+  it('reports malformed references and a URL that is not http(s) after expansion', () => {
+    expect(expandServerVariables(stdio({ args: ['${oops'] }), context)).toMatchObject({
+      issues: [{ path: 'fs.args[0]', message: 'unclosed "${" at character 1' }],
+    });
+    expect(expandServerVariables(stdio({ args: ['${a b}'] }), context)).toMatchObject({
+      issues: [{ path: 'fs.args[0]' }],
+    });
+    expect(
+      expandServerVariables(
+        { transport: 'http', name: 'h', origin: 'user', url: '${HOST}' },
+        context,
+      ),
+    ).toMatchObject({ issues: [{ path: 'h.url' }] });
+  });
+
+  it('returns the same entry when nothing references a variable', () => {
+    const server = stdio({ args: ['$HOME', 'a$b'] });
+    expect(expandServerVariables(server, context)).toEqual({ server });
+  });
+});

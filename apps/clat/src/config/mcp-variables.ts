@@ -1,0 +1,132 @@
+/**
+ * `${VAR}` and `${VAR:-default}` in mcp.json entries (as Claude Code's `.mcp.json` reads them),
+ * plus `${projectRoot}` in `args` and `env` only. Expansion happens when a project is opened for
+ * mounting; `clat mcp list|get` keep showing the entry as written, so values taken from the
+ * environment (often secrets) are never echoed back.
+ * @module
+ */
+import type { ConfigIssue, McpServerConfig } from '@clat/kernel';
+
+export interface VariableContext {
+  /** The file the entry came from, for issues. */
+  file: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The trusted project root: `${projectRoot}` is allowed in `args` and `env` values only. */
+  projectRoot: string;
+}
+
+const PROJECT_ROOT = 'projectRoot';
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+class VariableIssue extends Error {}
+
+/**
+ * Expands one string. Throws VariableIssue (message names the variable) for an unset variable
+ * without default, a malformed reference, or `${projectRoot}` where it is not allowed.
+ */
+function expand(value: string, context: VariableContext, allowProjectRoot: boolean): string {
+  if (!value.includes('${')) return value;
+  let out = '';
+  let index = 0;
+  while (index < value.length) {
+    const start = value.indexOf('${', index);
+    if (start === -1) {
+      out += value.slice(index);
+      break;
+    }
+    out += value.slice(index, start);
+    const end = value.indexOf('}', start + 2);
+    if (end === -1) {
+      throw new VariableIssue(`unclosed "\${" at character ${start + 1}`);
+    }
+    const body = value.slice(start + 2, end);
+    const dash = body.indexOf(':-');
+    const name = dash === -1 ? body : body.slice(0, dash);
+    const fallback = dash === -1 ? undefined : body.slice(dash + 2);
+    if (!NAME.test(name)) {
+      throw new VariableIssue(
+        `"\${${body}}" is not a variable reference; use \${NAME} or \${NAME:-default}`,
+      );
+    }
+    if (name === PROJECT_ROOT) {
+      if (!allowProjectRoot) {
+        throw new VariableIssue('${projectRoot} is allowed only in "args" and "env" values');
+      }
+      out += context.projectRoot;
+    } else {
+      const found = context.env[name];
+      // Shell semantics: `:-` also replaces an empty value; a bare reference keeps it.
+      if (found !== undefined && (found !== '' || fallback === undefined)) out += found;
+      else if (fallback !== undefined) out += fallback;
+      else {
+        throw new VariableIssue(
+          `environment variable ${name} is not set and has no default (write \${${name}:-default} for one)`,
+        );
+      }
+    }
+    index = end + 1;
+  }
+  return out;
+}
+
+/** True when any string field of the entry holds a `${` reference. */
+export function hasVariables(server: McpServerConfig): boolean {
+  return JSON.stringify(server).includes('${');
+}
+
+/**
+ * Returns the entry with every reference expanded, or one issue per bad field (file, entry and
+ * field named) so the entry is skipped and the others still mount.
+ */
+export function expandServerVariables(
+  server: McpServerConfig,
+  context: VariableContext,
+): { server: McpServerConfig } | { issues: ConfigIssue[] } {
+  if (!hasVariables(server)) return { server };
+  const issues: ConfigIssue[] = [];
+  const field = (path: string, value: string, allowProjectRoot = false): string => {
+    try {
+      return expand(value, context, allowProjectRoot);
+    } catch (error) {
+      if (!(error instanceof VariableIssue)) throw error;
+      issues.push({ file: context.file, path: `${server.name}.${path}`, message: error.message });
+      return value;
+    }
+  };
+  const map = (
+    path: string,
+    record: Record<string, string> | undefined,
+    allowProjectRoot: boolean,
+  ): Record<string, string> | undefined => {
+    if (record === undefined) return undefined;
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(record)) {
+      out[key] = field(`${path}.${key}`, value, allowProjectRoot);
+    }
+    return out;
+  };
+  let expanded: McpServerConfig;
+  if (server.transport === 'http') {
+    const url = field('url', server.url);
+    if (issues.length === 0 && !/^https?:\/\/[^/\s]/i.test(url)) {
+      issues.push({
+        file: context.file,
+        path: `${server.name}.url`,
+        message: 'must be an absolute http or https URL after variable expansion',
+      });
+    }
+    const headers = map('headers', server.headers, false);
+    expanded = { ...server, url, ...(headers === undefined ? {} : { headers }) };
+  } else {
+    const command = field('command', server.command);
+    const args = server.args?.map((arg, i) => field(`args[${i}]`, arg, true));
+    const env = map('env', server.env, true);
+    expanded = {
+      ...server,
+      command,
+      ...(args === undefined ? {} : { args }),
+      ...(env === undefined ? {} : { env }),
+    };
+  }
+  return issues.length > 0 ? { issues } : { server: expanded };
+}

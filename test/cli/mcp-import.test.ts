@@ -1,0 +1,234 @@
+/**
+ * `clat mcp import --from <client>` through the real binary: each client's documented file under
+ * a temporary HOME, field mapping and notes, dry run, name conflicts, and that an imported entry
+ * with `${VAR}` references really mounts (mcp.json variables, day-one issue items 3 and 5).
+ */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CliSandbox, NOTES_SERVER, parseJsonOutput } from './support.js';
+
+let sandbox: CliSandbox;
+let userHome: string;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  userHome = join(sandbox.root, 'user');
+  await mkdir(userHome, { recursive: true });
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+async function put(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
+/** Runs clat with HOME pointing at the fake user home (where other clients keep their files). */
+function run(args: string[], env: Record<string, string> = {}) {
+  return sandbox.run(args, { env: { HOME: userHome, XDG_CONFIG_HOME: '', ...env } });
+}
+
+interface ImportReport {
+  read: string[];
+  servers: { name: string; action: string; reason?: string; notes: string[] }[];
+}
+
+describe('clat mcp import', () => {
+  it('imports Codex TOML servers, maps bearer env vars to headers, and the result mounts', async () => {
+    const [command, ...args] = [process.execPath, NOTES_SERVER, `--${sandbox.marker}`];
+    await put(
+      join(userHome, '.codex', 'config.toml'),
+      `# Codex configuration
+model = "o3"
+
+[mcp_servers.notes]
+command = ${JSON.stringify(command)}
+args = ${JSON.stringify(args)}
+env = { MCP_NOTES_DIR = "\${NOTES_DIR}" }
+tool_timeout_sec = 30
+
+[mcp_servers.tracker]
+url = "https://tracker.example.com/mcp"
+bearer_token_env_var = "TRACKER_TOKEN"
+enabled_tools = ["search"]
+
+[mcp_servers.old]
+command = "old-server"
+enabled = false
+`,
+    );
+    const dry = await run(['mcp', 'import', '--from', 'codex', '--dry-run', '--json']);
+    expect(dry.code).toBe(0);
+    const report = parseJsonOutput<ImportReport>(dry);
+    expect(report.read).toEqual([join(userHome, '.codex', 'config.toml')]);
+    const byName = Object.fromEntries(report.servers.map((server) => [server.name, server]));
+    expect(byName.notes?.action).toBe('add');
+    expect(byName.notes?.notes.join('\n')).toContain('"tool_timeout_sec" was not imported');
+    expect(byName.tracker?.action).toBe('add');
+    expect(byName.tracker?.notes.join('\n')).toContain('tool filter');
+    expect(byName.old).toMatchObject({ action: 'skip', reason: 'disabled in codex' });
+    await expect(stat(join(sandbox.home, 'mcp.json'))).rejects.toThrow(/ENOENT/);
+
+    const real = await run(['mcp', 'import', '--from', 'codex']);
+    expect(real.code).toBe(0);
+    expect(real.stdout).toContain('+ notes  stdio');
+    expect(real.stdout).toContain('(env: MCP_NOTES_DIR)');
+    expect(real.stdout).toContain('Wrote 2 servers');
+    const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    expect(written.mcpServers.tracker).toEqual({
+      url: 'https://tracker.example.com/mcp',
+      headers: { Authorization: 'Bearer ${TRACKER_TOKEN}' },
+    });
+    expect(written.mcpServers.notes).toMatchObject({ env: { MCP_NOTES_DIR: '${NOTES_DIR}' } });
+
+    // The notes entry mounts with NOTES_DIR from the environment; the tracker entry's unset
+    // variable is one config issue naming entry and field, and does not stop the other server.
+    const notesDir = join(sandbox.root, 'notes-from-env');
+    const tools = await sandbox.run(['tools', '--json', '--trust'], {
+      env: { NOTES_DIR: notesDir },
+    });
+    expect(tools.stderr).toContain(
+      'tracker.headers.Authorization: environment variable TRACKER_TOKEN is not set and has no default',
+    );
+    const listed = parseJsonOutput<{ tools: { name: string }[] }>(tools);
+    expect(listed.tools.map((tool) => tool.name)).toContain('mcp_notes_add_note');
+    const added = await sandbox.run(
+      [
+        'call',
+        'mcp_notes_add_note',
+        '{"title":"t","body":"from import"}',
+        '--trust',
+        '--mode',
+        'full-access',
+      ],
+      { env: { NOTES_DIR: notesDir, TRACKER_TOKEN: 'tok-123' } },
+    );
+    expect(added.code).toBe(0);
+    const files = await readFile(join(notesDir, 'notes.json'), 'utf8').catch(() => '');
+    expect(files).toContain('from import');
+    // `list` shows the entry as written: the variable, not its value.
+    const listedEntry = await sandbox.run(['mcp', 'get', 'notes', '--json'], {
+      env: { NOTES_DIR: notesDir },
+    });
+    expect(listedEntry.stdout).not.toContain(notesDir);
+  });
+
+  it('reads VS Code mcp.json with comments and inputs, rewrites variables and skips SSE', async () => {
+    await put(
+      join(sandbox.project, '.vscode', 'mcp.json'),
+      `{
+  // project servers
+  "inputs": [{ "type": "promptString", "id": "api-key", "description": "Key", "password": true }],
+  "servers": {
+    "fs": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "\${workspaceFolder}"],
+      "env": { "API_KEY": "\${input:api-key}", "HOME_DIR": "\${userHome}/x", "P": "\${env:PATH}" },
+      "envFile": "\${workspaceFolder}/.env",
+    },
+    "legacy": { "type": "sse", "url": "http://localhost:9/sse" },
+  },
+}
+`,
+    );
+    const result = await run(['mcp', 'import', '--from', 'vscode']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('- legacy  skipped: uses the HTTP+SSE transport');
+    expect(result.stdout).toContain('asks for a secret "api-key" in vscode: export API_KEY');
+    expect(result.stdout).toContain('"envFile" is not read by CLAT');
+    const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    expect(written.mcpServers.fs).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '${projectRoot}'],
+      env: { API_KEY: '${API_KEY}', HOME_DIR: `${userHome}/x`, P: '${PATH}' },
+    });
+    expect(written.mcpServers.legacy).toBeUndefined();
+  });
+
+  it('never replaces an existing name without --force, and keeps other entries', async () => {
+    await sandbox.writeMcp({
+      mcpServers: { memory: { command: 'mine' }, other: { command: 'o' } },
+    });
+    await put(
+      join(userHome, '.config', 'Claude', 'claude_desktop_config.json'),
+      JSON.stringify({
+        mcpServers: {
+          memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
+          'bad/name': { command: 'x' },
+        },
+      }),
+    );
+    const kept = await run(['mcp', 'import', '--from', 'claude-desktop']);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain('already in');
+    expect(kept.stdout).toContain('pass --force to replace it');
+    expect(kept.stdout).toContain('- bad/name  skipped: its name is not usable');
+    expect(kept.stdout).toContain('Nothing to write');
+    expect(
+      ((await sandbox.readMcp()) as { mcpServers: { memory: unknown } }).mcpServers.memory,
+    ).toEqual({
+      command: 'mine',
+    });
+    const forced = await run(['mcp', 'import', '--from', 'claude-desktop', '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('~ memory  stdio  npx -y @modelcontextprotocol/server-memory');
+    const after = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    expect(after.mcpServers.memory).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+    });
+    expect(after.mcpServers.other).toEqual({ command: 'o' });
+  });
+
+  it('reads Claude Code user, local and project scopes; names the files when none exist', async () => {
+    const missing = await run(['mcp', 'import', '--from', 'cursor']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(
+      `no cursor configuration found (looked in ${join(userHome, '.cursor', 'mcp.json')}`,
+    );
+    expect(missing.stderr).toContain('pass --file <path>');
+
+    await put(
+      join(userHome, '.claude.json'),
+      JSON.stringify({
+        mcpServers: { user_one: { type: 'stdio', command: 'u' } },
+        projects: {
+          [sandbox.project]: { mcpServers: { local_one: { command: 'l', args: ['${X:-1}'] } } },
+        },
+      }),
+    );
+    await put(
+      join(sandbox.project, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          web: { type: 'http', url: 'https://x.example/mcp', headers: { 'X-Key': '${KEY}' } },
+        },
+      }),
+    );
+    const result = await run(['mcp', 'import', '--from', 'claude-code', '--json']);
+    const report = parseJsonOutput<ImportReport>(result);
+    expect(report.servers.map((server) => [server.name, server.action])).toEqual([
+      ['user_one', 'add'],
+      ['local_one', 'add'],
+      ['web', 'add'],
+    ]);
+    const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    expect(written.mcpServers.local_one).toEqual({ command: 'l', args: ['${X:-1}'] });
+    expect(written.mcpServers.web).toEqual({
+      url: 'https://x.example/mcp',
+      headers: { 'X-Key': '${KEY}' },
+    });
+
+    const badToml = join(sandbox.root, 'broken.toml');
+    await writeFile(badToml, '[mcp_servers.x\ncommand = 1');
+    const broken = await run(['mcp', 'import', '--from', 'codex', '--file', badToml]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`${badToml}: not valid TOML`);
+  });
+});
