@@ -71,3 +71,13 @@ export function mcpStatusJson(
 ): unknown {
   return { ...summary, configIssues, notes };
 }
+
+/** One line per server that waits for an OAuth login, naming the exact command. */
+export function needsLoginLines(summary: McpSummary): string[] {
+  return summary.servers
+    .filter((server) => server.state === 'needs-login')
+    .map(
+      (server) =>
+        `MCP server ${server.name} needs login; run \`${server.login ?? 'clat mcp login'}\` (its tools are not available until then)`,
+    );
+}

@@ -13,8 +13,8 @@ import {
 import { HttpTransportError } from '../errors.js';
 import { type OAuthClientConfig, oauthClientOf, resolveClient } from './client-identity.js';
 import { startLoopbackListener } from './loopback-listener.js';
-import { checkEndpoint, type OAuthHttp } from './oauth-http.js';
-import { exchangeCode, oauthFailureText } from './token-grants.js';
+import { checkEndpoint, type OAuthHttp, oauthFailureText } from './oauth-http.js';
+import { exchangeCode } from './token-grants.js';
 import type { StoredClient, StoredTokens } from './token-store.js';
 
 /** How the person is sent to the authorization URL and how long CLAT waits for them. */
@@ -56,7 +56,6 @@ export async function runAuthorizationCode(
       stored: options.stored,
       redirectUri: listener.redirectUri,
       clientName: options.clientName,
-      scope,
       origin,
       http: options.http,
     });

@@ -14,7 +14,7 @@ import {
   processDynamicClientRegistrationResponse,
 } from 'oauth4webapi';
 import { HttpTransportError } from '../errors.js';
-import { type OAuthHttp, requestOptions } from './oauth-http.js';
+import { type OAuthHttp, oauthFailureText, requestOptions } from './oauth-http.js';
 import type { StoredClient, TokenEndpointAuthMethod } from './token-store.js';
 
 /** The `oauth` object of an mcp.json HTTP entry. */
@@ -59,7 +59,6 @@ export interface ResolveClientOptions {
   stored: StoredClient | undefined;
   redirectUri: string;
   clientName: string;
-  scope: string | undefined;
   origin: string;
   http: OAuthHttp;
 }
@@ -93,11 +92,12 @@ export async function resolveClient(options: ResolveClientOptions): Promise<Stor
     redirect_uris: [options.redirectUri],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
-    // RFC 7591 defaults to client_secret_basic; a CLI cannot keep a secret.
+    // No `scope`: resource scopes are often not registrable (oidc-provider refuses them), and
+    // the authorization request names the scopes anyway. RFC 7591 defaults the auth method to
+    // client_secret_basic; a CLI cannot keep a secret.
     token_endpoint_auth_method: 'none',
     application_type: 'native',
   };
-  if (options.scope !== undefined) metadata.scope = options.scope;
   let registered: Client;
   try {
     const url = new URL(as.registration_endpoint);
@@ -111,7 +111,7 @@ export async function resolveClient(options: ResolveClientOptions): Promise<Stor
     throw new HttpTransportError(
       'OAUTH_CLIENT',
       origin,
-      `client registration at ${as.issuer} failed: ${(error as Error).message}`,
+      `client registration at ${as.issuer} failed (${oauthFailureText(error)})`,
       { cause: error },
     );
   }

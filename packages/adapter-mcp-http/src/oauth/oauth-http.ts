@@ -64,3 +64,10 @@ export async function getJson(http: OAuthHttp, url: URL): Promise<Response> {
     signal: options.signal,
   });
 }
+
+/** Names the OAuth error code (e.g. `invalid_grant`), never its free-text description. */
+export function oauthFailureText(error: unknown): string {
+  const code = (error as { error?: unknown }).error;
+  const text = (error as Error).message;
+  return typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? `${code}: ${text}` : text;
+}

@@ -11,7 +11,7 @@ import {
 } from 'oauth4webapi';
 import { HttpTransportError } from '../errors.js';
 import { clientAuthOf, oauthClientOf } from './client-identity.js';
-import { type OAuthHttp, requestOptions } from './oauth-http.js';
+import { type OAuthHttp, oauthFailureText, requestOptions } from './oauth-http.js';
 import type { StoredClient, StoredTokens } from './token-store.js';
 
 export interface GrantContext {
@@ -38,13 +38,6 @@ function tokensOf(response: TokenEndpointResponse, previous?: StoredTokens): Sto
 
 function tokenUrl(ctx: GrantContext): URL {
   return new URL(String(ctx.as.token_endpoint));
-}
-
-/** Names the OAuth error code (e.g. `invalid_grant`), never its free-text description. */
-export function oauthFailureText(error: unknown): string {
-  const code = (error as { error?: unknown }).error;
-  const text = (error as Error).message;
-  return typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? `${code}: ${text}` : text;
 }
 
 function failure(ctx: GrantContext, what: string, error: unknown): HttpTransportError {
