@@ -3,7 +3,7 @@
  * and fixtures, with the packaged output checked against manifest v1 and the entry digest.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MANIFEST_FILE, parseManifest } from '@clat/kernel';
@@ -61,9 +61,31 @@ describe('clat-dsh inspect', () => {
     const missing = await clatDsh(['inspect', join(out, 'nope')]);
     expect(missing).toMatchObject({ code: 1 });
     expect(missing.stderr).toContain(`${join(out, 'nope')} does not exist`);
+    expect(missing.stderr).toContain('[PLUGIN_NOT_LOADABLE]');
+    expect(missing.stderr).not.toContain('usage:');
     const usage = await clatDsh(['frobnicate', '.']);
     expect(usage.code).toBe(1);
     expect(usage.stderr).toContain('unknown command frobnicate');
+    expect(usage.stderr).toContain('usage:');
+  });
+
+  it('reports a plugin that does not compile as a build error with the compiler message', async () => {
+    const plugin = join(out, 'broken-plugin');
+    await mkdir(join(plugin, 'src'), { recursive: true });
+    await writeFile(join(plugin, 'package.json'), '{"name":"broken","main":"src/index.ts"}');
+    await writeFile(
+      join(plugin, 'src/index.ts'),
+      'export const name = "broken";\nexport function apply( {\n',
+    );
+    for (const command of ['inspect', 'package']) {
+      const args = command === 'package' ? [plugin, '--out', join(out, 'never')] : [plugin];
+      const result = await clatDsh([command, ...args]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^clat-dsh: \[BUILD_FAILED\] building the plugin failed: src\/index\.ts:\d+:\d+: Expected .*\n$/,
+      );
+      expect(result.stderr).not.toContain('usage:');
+    }
   });
 });
 

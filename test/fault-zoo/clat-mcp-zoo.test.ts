@@ -61,7 +61,8 @@ afterAll(async () => {
 
 describe('clat mcp over the stdio fault zoo', () => {
   it('keeps healthy servers connected and fails only the misbehaving ones', () => {
-    expect(json.code, json.stderr).toBe(0);
+    // Some zoo servers fail by design: `clat mcp` reports them and exits 1.
+    expect(json.code, json.stderr).toBe(1);
     const status = parseJsonOutput<StatusJson>(json);
     const state = Object.fromEntries(status.servers.map((s) => [s.name, s.state]));
     expect(state).toEqual({

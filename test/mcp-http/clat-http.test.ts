@@ -86,7 +86,8 @@ afterAll(async () => {
 
 describe('clat mcp with Streamable HTTP servers and the GLM pack', () => {
   it('connects legacy and modern HTTP servers and isolates the broken one', () => {
-    expect(json.code, json.stderr).toBe(0);
+    // The echoing proxy fails by design: `clat mcp` reports it and exits 1.
+    expect(json.code, json.stderr).toBe(1);
     const status = parseJsonOutput<StatusJson>(json);
     const byName = Object.fromEntries(status.servers.map((s) => [s.name, s]));
     expect(byName['legacy-remote']).toMatchObject({

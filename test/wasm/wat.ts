@@ -19,7 +19,10 @@ async function probeWit(): Promise<string> {
 }
 
 /** Builds test/fixtures/wasm/<name>.wat into a component at `out`: parse, embed WIT, componentize. */
-export async function buildProbe(name: 'fs-probe' | 'net-probe', out: string): Promise<string> {
+export async function buildProbe(
+  name: 'fs-probe' | 'fs-escape' | 'net-probe',
+  out: string,
+): Promise<string> {
   const core = await parse(await readFile(join(FIXTURES, `${name}.wat`), 'utf8'));
   const embedded = await componentEmbed({
     binary: core,

@@ -97,8 +97,12 @@ export const DshErrorCode = {
   PROMPT_FAILED: 'PROMPT_FAILED',
   /** The adapter was disposed. */
   DISPOSED: 'DISPOSED',
-  /** `clat-dsh` was given bad arguments or an unusable plugin package. */
+  /** `clat-dsh` was given bad arguments. */
   CLI_USAGE: 'CLI_USAGE',
+  /** The plugin path, its package.json or its entry is missing or unusable. */
+  PLUGIN_NOT_LOADABLE: 'PLUGIN_NOT_LOADABLE',
+  /** Bundling (compiling) the plugin failed; the message carries the compiler's errors. */
+  BUILD_FAILED: 'BUILD_FAILED',
   /** `clat-dsh package` could not produce a complete package. */
   PACKAGE_FAILED: 'PACKAGE_FAILED',
   /** `clat-dsh test` smoke failed. */

@@ -5,7 +5,7 @@
  * manifest's capability ceiling. Every failure is isolated in the plugin's status.
  * @module
  */
-import { basename, resolve, sep } from 'node:path';
+import { basename, resolve } from 'node:path';
 import {
   type Approver,
   cancelledError,
@@ -48,6 +48,7 @@ import {
   type Preopen,
 } from './jco-guest-host.js';
 import type { WasmCapabilities } from './plugins-json.js';
+import { overlapsOwned } from './preopen-overlap.js';
 
 export const WASM_PROTOCOL_PATH = 'clat-wit/0.1.0';
 export const WASM_PROTOCOL_MANIFEST = 'clat-plugin-manifest/1';
@@ -130,10 +131,6 @@ export interface MountedWasmPlugin {
 /** Effects that need a writable filesystem to make sense (the `fs_cap` of the original). */
 const WRITE_EFFECTS: ReadonlySet<Effect> = new Set(['write', 'execute', 'destructive']);
 const OUTPUT_TAIL_LINES = LIMITS.stderrTailLines;
-
-function isInsideOrEqual(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
 
 interface WriteAccess {
   sha256: string;
@@ -419,8 +416,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     // A preopen must neither contain nor sit inside the CLAT home or the module cache: the guest
     // could read the grants or rewrite our glue. Such directories are left out, not the plugin.
     const home = resolve(clatHome);
-    const exposes = (dir: string) =>
-      [home, cacheDir].some((owned) => isInsideOrEqual(dir, owned) || isInsideOrEqual(owned, dir));
+    const exposes = overlapsOwned([home, cacheDir]);
     const refuse = (dir: string, what: string) =>
       status.notes.push(
         `${WasmErrorCode.WASM_PREOPEN_REFUSED}: ${what} ${dir} is not preopened: it overlaps the CLAT home ${home} or its module cache`,

@@ -185,7 +185,7 @@ function missingConfigKeys(
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     return 'configSchema says type object, but the plugins.json "config" is not an object';
   }
-  const missing = required.filter((key) => !(key in config));
+  const missing = required.filter((key) => !Object.hasOwn(config, key));
   return missing.length === 0
     ? undefined
     : `the plugins.json "config" lacks required field(s) ${names(missing)}`;

@@ -104,6 +104,35 @@ describe('.clatpkg', () => {
     }
   });
 
+  // Issue 14 item 8: `a` and `a/b` used to fail with a raw EEXIST half-way through unpacking.
+  it('reports a path that is both a file and a directory as CONTAINER_INVALID', async () => {
+    const bodies = [Buffer.from('file a'), Buffer.from('x'), Buffer.from('file a/b')];
+    const paths = ['a', 'a-x', 'a/b'];
+    const header = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 1,
+        files: paths.map((path, i) => ({
+          path,
+          bytes: bodies[i]?.length,
+          sha256: createHash('sha256')
+            .update(bodies[i] as Buffer)
+            .digest('hex'),
+          executable: false,
+        })),
+      }),
+    );
+    const prefix = Buffer.alloc(12);
+    prefix.write(CLATPKG_MAGIC, 0, 'ascii');
+    prefix.writeUInt32BE(header.length, 8);
+    const file = join(work, 'both.clatpkg');
+    await writeFile(file, Buffer.concat([prefix, header, ...bodies]));
+    await expect(unpackContainer(file, join(work, 'out-both'))).rejects.toMatchObject({
+      code: 'CONTAINER_INVALID',
+      message: `${file}: path "a" is both a file and the directory of "a/b"`,
+    });
+    await expect(stat(join(work, 'out-both'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('refuses to unpack into an existing directory', async () => {
     const { output } = await packPackage(await fixture(), join(work, 'p.clatpkg'));
     await mkdir(join(work, 'taken'));

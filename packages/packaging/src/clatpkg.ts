@@ -156,6 +156,7 @@ function invalid(file: string, message: string): PackagingError {
 
 function checkHeader(file: string, header: ContainerHeader): void {
   let total = 0;
+  const files = new Set<string>();
   let previous: string | undefined;
   for (const entry of header.files) {
     const problem = relativePathProblem(entry.path);
@@ -170,8 +171,21 @@ function checkHeader(file: string, header: ContainerHeader): void {
       );
     }
     previous = entry.path;
+    files.add(entry.path);
     total += entry.bytes;
     if (total > PACKAGE_LIMITS.treeBytes) throw invalid(file, 'files exceed 512 MiB in total');
+  }
+  // A file may not also be a directory of another path (`a` and `a/b`).
+  for (const path of files) {
+    for (let cut = path.indexOf('/'); cut !== -1; cut = path.indexOf('/', cut + 1)) {
+      const parent = path.slice(0, cut);
+      if (files.has(parent)) {
+        throw invalid(
+          file,
+          `path ${JSON.stringify(parent)} is both a file and the directory of ${JSON.stringify(path)}`,
+        );
+      }
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { chmod, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { JsonValue } from '@clat/kernel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   capabilityExpansion,
@@ -125,13 +126,59 @@ describe('capabilities and config', () => {
     });
     const parsed = (await inspectPackage(dir)).manifest;
     expect(() => validateConfig(parsed, undefined)).toThrow('needs a config with "token"');
-    expect(() => validateConfig(parsed, { other: 1 })).toThrow('missing required field(s) "token"');
-    expect(() => validateConfig(parsed, ['x'])).toThrow('must be a JSON object');
+    expect(() => validateConfig(parsed, { other: 1 })).toThrow(
+      'config for fixture: the config is missing required field "token"',
+    );
+    expect(() => validateConfig(parsed, ['x'])).toThrow('the config must be object');
     expect(() => validateConfig(parsed, { token: 'x'.repeat(64 * 1024) })).toThrow(
       'over the 65536-byte limit',
     );
     expect(() => validateConfig(parsed, { token: 't' })).not.toThrow();
     expect(manifest.id).toBe('fixture');
+  });
+
+  // Issue 14 item 7: the schema is enforced as JSON Schema, and prototype keys satisfy nothing.
+  it('enforces configSchema with a real JSON Schema validator and own properties', async () => {
+    await writeFixturePackage(dir, {
+      configSchema: {
+        type: 'object',
+        properties: { token: { type: 'string', minLength: 1 }, dataDir: { type: 'string' } },
+        required: ['token'],
+        additionalProperties: false,
+      },
+    });
+    const parsed = (await inspectPackage(dir)).manifest;
+    expect(() => validateConfig(parsed, { token: 't', evil: 1 })).toThrow(
+      'the config has unknown field "evil"',
+    );
+    expect(() => validateConfig(parsed, { token: 't', dataDir: 42 })).toThrow(
+      'config/dataDir must be string',
+    );
+    expect(() => validateConfig(parsed, { token: '' })).toThrow(
+      'config/token must NOT have fewer than 1 characters',
+    );
+    expect(() => validateConfig(parsed, { token: 't', dataDir: '/d' })).not.toThrow();
+
+    await writeFixturePackage(dir, {
+      configSchema: { type: 'object', required: ['constructor', 'toString'] },
+    });
+    const proto = (await inspectPackage(dir)).manifest;
+    expect(() => validateConfig(proto, {})).toThrow('missing required field "constructor"');
+    expect(() =>
+      validateConfig(proto, JSON.parse('{"constructor":1,"toString":2}') as JsonValue),
+    ).not.toThrow();
+  });
+
+  it('refuses a configSchema that is not a valid 2020-12 schema at inspect', async () => {
+    await writeFixturePackage(dir, { configSchema: { type: 'object', minProperties: 'two' } });
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'MANIFEST_INVALID',
+      message: expect.stringContaining('configSchema is not a valid JSON Schema 2020-12'),
+    });
+    await writeFixturePackage(dir, {
+      configSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' },
+    });
+    await expect(inspectPackage(dir)).rejects.toThrow('use JSON Schema 2020-12');
   });
 
   it('reads --config-json and a bounded, non-symlink --config-file', async () => {

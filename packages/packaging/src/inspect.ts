@@ -15,6 +15,7 @@ import {
   type PluginManifest,
   parseManifest,
 } from '@clat/kernel';
+import { compileConfigSchema, configSchemaProblem, requiredKeys } from './config-schema.js';
 import { PackagingError } from './errors.js';
 import { PACKAGE_LIMITS } from './limits.js';
 import {
@@ -165,6 +166,10 @@ export async function inspectPackage(dir: string): Promise<InspectedPackage> {
       );
     }
   }
+  // A broken configSchema is the package's fault; say so at inspect, not at the first install.
+  if (manifest.configSchema !== undefined) {
+    compileConfigSchema(manifest.configSchema, `${MANIFEST_FILE} configSchema`);
+  }
   const publisher = await verifyPublisher(dir, tree, manifest);
   return {
     dir,
@@ -261,9 +266,9 @@ export function capabilityExpansion(
 }
 
 /**
- * Checks a plugin configuration for a manifest: at most 64 KiB of compact JSON, and when the
- * configSchema says `type: object`, an object carrying every `required` key. An absent config
- * passes when nothing is required.
+ * Checks a plugin configuration for a manifest: at most 64 KiB of compact JSON, valid against the
+ * manifest's configSchema (JSON Schema 2020-12, own properties only). An absent config passes
+ * unless the schema requires top-level fields.
  */
 export function validateConfig(manifest: PluginManifest, config: JsonValue | undefined): void {
   if (config !== undefined) {
@@ -276,26 +281,18 @@ export function validateConfig(manifest: PluginManifest, config: JsonValue | und
     }
   }
   const schema = manifest.configSchema;
-  if (schema === undefined || schema.type !== 'object') return;
-  const required = Array.isArray(schema.required)
-    ? schema.required.filter((key): key is string => typeof key === 'string')
-    : [];
+  if (schema === undefined) return;
   if (config === undefined) {
+    const required = requiredKeys(schema);
     if (required.length === 0) return;
     throw new PackagingError(
       'CONFIG_INVALID',
       `${manifest.id} needs a config with ${required.map((k) => JSON.stringify(k)).join(', ')} (use --config-json or --config-file)`,
     );
   }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw new PackagingError('CONFIG_INVALID', `config for ${manifest.id} must be a JSON object`);
-  }
-  const missing = required.filter((key) => !(key in config));
-  if (missing.length > 0) {
-    throw new PackagingError(
-      'CONFIG_INVALID',
-      `config for ${manifest.id} is missing required field(s) ${missing.map((k) => JSON.stringify(k)).join(', ')}`,
-    );
+  const problem = configSchemaProblem(schema, config, `${MANIFEST_FILE} configSchema`);
+  if (problem !== undefined) {
+    throw new PackagingError('CONFIG_INVALID', `config for ${manifest.id}: ${problem}`);
   }
 }
 

@@ -1,4 +1,14 @@
-import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -227,6 +237,34 @@ describe('PluginStore failure handling', () => {
     await writeFile(lock, '999999999');
     await store.disable('fixture');
     await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  // Issue 14 item 8: a lock file is published complete, and an empty one is never reclaimed on sight.
+  it('treats a fresh empty lock as busy and reclaims it only once it is old', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    const lock = join(store.root, 'lock');
+    await writeFile(lock, '');
+    await expect(store.disable('fixture')).rejects.toMatchObject({ code: 'STORE_BUSY' });
+    expect(await readFile(lock, 'utf8')).toBe('');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lock, old, old);
+    await store.disable('fixture');
+    await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('grants the lease to exactly one of many concurrent acquirers', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    for (let round = 0; round < 5; round++) {
+      const stores = Array.from({ length: 8 }, () => new PluginStore({ clatHome: store.clatHome }));
+      const results = await Promise.allSettled(stores.map((s) => s.acquireLease()));
+      const held = results.filter((r) => r.status === 'fulfilled');
+      expect(held).toHaveLength(1);
+      const lockText = await readFile(join(store.root, 'lock'), 'utf8');
+      expect(lockText).toMatch(new RegExp(`^${process.pid}:`));
+      for (const r of held)
+        await (r as PromiseFulfilledResult<{ release(): Promise<void> }>).value.release();
+    }
+    expect((await readdir(store.root)).filter((n) => n.startsWith('lock'))).toEqual([]);
   });
 
   it('recovers from a crash: wipes staging, temp registries and orphan artifacts', async () => {

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -35,6 +35,8 @@ import { readPackageTree } from './tree.js';
 
 export const STORE_DIR = 'plugin-store';
 const LOCK_FILE = 'lock';
+/** Age after which a lock file without a `pid:token` is considered abandoned. */
+const LOCK_UNREADABLE_STALE_MS = 30_000;
 export const STORE_BUSY_MESSAGE = 'CLAT storage is busy; close the running CLAT process and retry';
 
 /** `CLAT_HOME` when set, else `~/.clat`. */
@@ -102,6 +104,37 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Writes `token` to a temp file and links it to `lock`; false when a lock already exists. */
+async function publishLock(lock: string, token: string): Promise<boolean> {
+  const temp = `${lock}.${randomUUID()}.tmp`;
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(token);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** A lock left by a process that is gone; an unreadable one only once it is old. */
+async function lockIsStale(lock: string, content: string): Promise<boolean> {
+  const owner = /^(\d+)(?::|$)/.exec(content)?.[1];
+  if (owner !== undefined) return !processAlive(Number(owner));
+  // Not `pid:token`: written by something else or by an older CLAT; judge it by age, never as
+  // stale the moment it is seen.
+  const stat = await lstat(lock).catch(() => undefined);
+  return stat !== undefined && Date.now() - stat.mtimeMs > LOCK_UNREADABLE_STALE_MS;
 }
 
 /** Copies an inspected tree file by file (0400, 0500 when executable), fsyncing files and dirs. */
@@ -244,41 +277,45 @@ export class PluginStore {
   }
 
   /**
-   * Takes the storage-root lease (a `lock` file holding `pid:token`). A lease whose holder process
-   * is gone is reclaimed; a live holder means {@link STORE_BUSY_MESSAGE}. A running CLAT session
-   * may hold it so that `clat plugin` mutations wait for a restart.
+   * Takes the storage-root lease (a `lock` file holding `pid:token`). The lock is published
+   * complete: the token is written to a temp file first and hard-linked into place, so a live
+   * holder's lock is never empty. A lease whose holder process is gone is reclaimed; a live holder
+   * (or a lock too fresh to judge) means {@link STORE_BUSY_MESSAGE}. A running CLAT session may
+   * hold it so that `clat plugin` mutations wait for a restart.
    */
   async acquireLease(): Promise<StoreLease> {
     await mkdir(join(this.root, 'artifacts'), { recursive: true, mode: 0o700 });
     await mkdir(join(this.root, 'staging'), { recursive: true, mode: 0o700 });
     const lock = join(this.root, LOCK_FILE);
-    let handle: Awaited<ReturnType<typeof open>> | undefined;
-    for (let attempt = 0; handle === undefined; attempt++) {
-      try {
-        handle = await open(lock, 'wx', 0o600);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
-          throw new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, { file: lock, cause: error });
-        }
-        const owner = Number.parseInt(
-          await readBoundedFile(lock, 256)
-            .then((b) => b.toString('utf8'))
-            .catch(() => ''),
-          10,
-        );
-        // A lease left by a killed process (pid gone, or unreadable) is stale and reclaimed.
-        if (Number.isInteger(owner) && owner > 0 && processAlive(owner)) {
-          throw new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, { file: lock });
-        }
-        await unlink(lock).catch(() => undefined);
-      }
-    }
     const token = `${process.pid}:${randomUUID()}`;
-    try {
-      await handle.writeFile(token);
-      await handle.sync();
-    } finally {
-      await handle.close();
+    const busy = (cause?: unknown) =>
+      new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, {
+        file: lock,
+        ...(cause === undefined ? {} : { cause }),
+      });
+    if (!(await publishLock(lock, token))) {
+      const seen = await readBoundedFile(lock, 256)
+        .then((b) => b.toString('utf8'))
+        .catch(() => undefined);
+      if (seen === undefined || !(await lockIsStale(lock, seen))) throw busy();
+      // Move the stale lock aside and make sure it is the one we judged: another process may
+      // have reclaimed and re-taken it in between.
+      const aside = join(this.root, `${LOCK_FILE}.${randomUUID()}.stale`);
+      try {
+        await rename(lock, aside);
+      } catch (error) {
+        throw busy(error);
+      }
+      const moved = await readBoundedFile(aside, 256)
+        .then((b) => b.toString('utf8'))
+        .catch(() => undefined);
+      if (moved !== seen) {
+        await link(aside, lock).catch(() => undefined);
+        await unlink(aside).catch(() => undefined);
+        throw busy();
+      }
+      await unlink(aside).catch(() => undefined);
+      if (!(await publishLock(lock, token))) throw busy();
     }
     this.#leaseToken = token;
     let released = false;
@@ -311,7 +348,9 @@ export class PluginStore {
     const staging = join(this.root, 'staging');
     for (const name of await readdir(staging)) await removeTree(join(staging, name));
     for (const name of await readdir(this.root)) {
-      if (name.startsWith(`.${REGISTRY_FILE}.`) && name.endsWith('.tmp')) {
+      const lockLeftover =
+        name.startsWith(`${LOCK_FILE}.`) && (name.endsWith('.tmp') || name.endsWith('.stale'));
+      if ((name.startsWith(`.${REGISTRY_FILE}.`) && name.endsWith('.tmp')) || lockLeftover) {
         await unlink(join(this.root, name)).catch(() => undefined);
       }
     }

@@ -13,6 +13,38 @@ import { build } from 'esbuild';
 /** The WIT contract shipped with this SDK (identical to the kernel's). */
 export const PLUGIN_WIT_PATH = fileURLToPath(new URL('../wit/plugin.wit', import.meta.url));
 
+/** A guest that does not compile or whose top level throws; the message carries the reason. */
+export class GuestBuildError extends Error {
+  readonly code = 'GUEST_BUILD_FAILED';
+
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'GuestBuildError';
+  }
+}
+
+interface CompilerMessage {
+  text: string;
+  location: { file: string; line: number; column: number } | null;
+}
+
+/** esbuild's errors as `file:line:col: text`, joined; the first few, then a count. */
+function compilerMessages(error: unknown): string {
+  const errors = (error as { errors?: CompilerMessage[] } | undefined)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const shown = errors
+    .slice(0, 3)
+    .map(({ text, location }) =>
+      location === null
+        ? text
+        : `${location.file}:${location.line}:${location.column + 1}: ${text}`,
+    );
+  const more = errors.length - shown.length;
+  return `${shown.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
+}
+
 export interface BuildGuestOptions {
   /** Guest entry (.js or .ts) exporting `tools`. */
   entry: string;
@@ -40,6 +72,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   try {
     const bundlePath = join(work, 'guest.js');
     await build({
+      absWorkingDir: dirname(entry),
       entryPoints: [entry],
       outfile: bundlePath,
       bundle: true,
@@ -48,13 +81,19 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
       target: 'es2022',
       mainFields: ['module', 'main'],
       external: ['clat:plugin/*'],
-      logLevel: 'warning',
+      logLevel: 'silent',
+    }).catch((error: unknown) => {
+      throw new GuestBuildError(`bundling ${entry} failed: ${compilerMessages(error)}`, error);
     });
     const result = await componentize({
       sourcePath: bundlePath,
       witPath: PLUGIN_WIT_PATH,
       worldName: 'plugin',
       disableFeatures: options.allowHttp === true ? ['fetch-event'] : ['http', 'fetch-event'],
+    }).catch((error: unknown) => {
+      // Wizer runs the guest's top level at build time: its exception text is the useful part.
+      const text = error instanceof Error ? error.message : String(error);
+      throw new GuestBuildError(`componentize-js could not build ${entry}: ${text}`, error);
     });
     await mkdir(dirname(outFile), { recursive: true });
     const temp = `${outFile}.${process.pid}.tmp`;

@@ -3,14 +3,22 @@ import { isKernelError, KernelErrorCode } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
+import {
+  isJsonArgument,
+  parseJsonArguments,
+  parseKeyValueArguments,
+} from '../run/call-arguments.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { isTty } from '../ui/line-prompt.js';
 import { createLineApprover, createLineAsker, ttyLineAsk } from '../ui/tty-approver.js';
 
-const USAGE = `Usage: clat call <tool> ['<json arguments>'] [--mode <mode>]
+const USAGE = `Usage: clat call <tool> ['<json arguments>' | key=value ...] [--mode <mode>]
 
-Calls one registered tool through the permission pipeline. Effects the mode asks about are
+Calls one registered tool through the permission pipeline. Arguments are one JSON object, or
+key=value pairs typed by the tool's input schema (limit=5, recursive=true, tags='["a"]'); see
+"clat tools <tool>" for its signature. Effects the mode asks about are
 prompted on a terminal; without a terminal (headless) they are denied with exit code 3.
 The result text goes to stdout; a tool-level error exits 1; Ctrl-C cancels (exit 130).
 
@@ -19,38 +27,36 @@ ${PROJECT_USAGE}
       --json           Print the full result object
 `;
 
-function parseArguments(text: string | undefined): unknown {
-  if (text === undefined) return {};
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      `clat call: arguments are not valid JSON: ${(error as Error).message}`,
-    );
-  }
-}
-
 export const callCommand: Command = {
   name: 'call',
   summary: 'Call one tool through the permission pipeline',
   usage: USAGE,
   async run(argv, io) {
     const { values, positionals } = parseFlags('call', argv, PROJECT_OPTIONS);
-    const [name, json, ...extra] = positionals;
-    if (name === undefined || extra.length > 0) {
+    const [name, ...words] = positionals;
+    if (name === undefined) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,
-        'clat call: expected <tool> and at most one JSON argument object',
+        'clat call: expected <tool> and its arguments (one JSON object or key=value pairs)',
       );
     }
-    const args = parseArguments(json);
+    // JSON is checked before anything is mounted; key=value needs the tool's schema.
+    const json = words.length === 0 || isJsonArgument(words);
+    const jsonArgs = json ? parseJsonArguments(words[0]) : undefined;
     return withProject(
       io,
-      { project: values.project, trust: values.trust, promptForTrust: true },
+      {
+        project: values.project,
+        trust: values.trust,
+        promptForTrust: true,
+        // Only the servers that can own this tool are started.
+        select: ownersOf(name),
+      },
       async (project) => {
         const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
         await waitForSurface(io, project);
+        const tool = project.session.registry.get(name);
+        const args = jsonArgs ?? parseKeyValueArguments(words, tool?.definition.inputSchema ?? {});
         const interactive = isTty(io.stdin);
         const ask = ttyLineAsk(io.stdin, io.stderr);
         const run = await project.session.beginRun({

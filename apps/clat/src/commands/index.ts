@@ -2,6 +2,7 @@
 import type { Command } from '../command.js';
 import { callCommand } from './call.js';
 import { chatCommand } from './chat.js';
+import { completionCommand } from './completion.js';
 import { execCommand } from './exec.js';
 import { mcpCommand } from './mcp.js';
 import { pluginCommand } from './plugin.js';
@@ -16,4 +17,5 @@ export const COMMANDS: readonly Command[] = [
   callCommand,
   trustCommand,
   pluginCommand,
+  completionCommand,
 ];

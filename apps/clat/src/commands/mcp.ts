@@ -25,7 +25,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
                   connected counts, transport, negotiated version, tool count and failures
-                  (with the redacted stderr tail).
+                  (with the redacted stderr tail). Exits 1 when a configured server failed.
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
@@ -76,7 +76,8 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
             notes: project.sourceNotes,
           }),
         );
-      return 0;
+      // Scripts can tell a healthy surface from a broken one without parsing the output.
+      return summary.failed > 0 ? 1 : 0;
     },
   );
 }

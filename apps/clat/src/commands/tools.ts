@@ -1,34 +1,92 @@
 /** `clat tools`: the frozen tool surface of the trusted project (native and plugin tools). @module */
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { formatTools } from '../ui/tool-list.js';
+import { formatToolDetails } from '../ui/tool-signature.js';
 
-const USAGE = `Usage: clat tools [--json]
+const USAGE = `Usage: clat tools [<server> | <tool>] [--server <name>] [--json]
 
 Lists every registered tool with its effect and source, after the initial MCP surface settled.
+With a server name (or --server), only that server is started and each of its tools is shown
+with its signature, arguments and full description; with a tool name, that one tool.
 
 Options:
 ${PROJECT_USAGE}
+      --server <name>  Start and show only this configured server
       --json           Full definitions including input schemas
 `;
 
 export const toolsCommand: Command = {
   name: 'tools',
-  summary: 'List the registered tools (native, MCP, WASM) with effects',
+  summary: 'List the registered tools (native, MCP, WASM) with effects and signatures',
   usage: USAGE,
   async run(argv, io) {
-    const { values } = parseFlags('tools', argv, PROJECT_OPTIONS);
+    const { values, positionals } = parseFlags('tools', argv, {
+      ...PROJECT_OPTIONS,
+      server: { type: 'string' },
+    });
+    if (positionals.length > 1 || (positionals.length === 1 && values.server !== undefined)) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat tools: name at most one server or tool (or use --server <name>)',
+      );
+    }
+    const target = values.server ?? positionals[0];
+    const owners = target === undefined ? undefined : ownersOf(target);
     return withProject(
       io,
-      { project: values.project, trust: values.trust, promptForTrust: true },
+      {
+        project: values.project,
+        trust: values.trust,
+        promptForTrust: true,
+        // A name is a server's (any source) or a tool's: start the server of that name and the
+        // servers that could own such a tool, nothing else.
+        ...(target === undefined
+          ? {}
+          : {
+              select: (entry: { name: string; transport: string }) =>
+                entry.name === target || (values.server === undefined && owners?.(entry) === true),
+            }),
+      },
       async (project) => {
         await waitForSurface(io, project);
-        const tools = project.session.registry.list();
+        const summary = project.session.mount.summary();
+        const server = summary.servers.find((entry) => entry.name === target);
+        const asServer = values.server !== undefined || server !== undefined;
+        const all = project.session.registry.list();
+        const tools =
+          target === undefined
+            ? all
+            : all.filter((tool) => (asServer ? tool.source.id === target : tool.name === target));
+        if (target !== undefined && tools.length === 0) {
+          if (asServer && server === undefined) {
+            throw new CliError(
+              CliErrorCode.CLI_SERVER_NOT_FOUND,
+              `no server named ${JSON.stringify(target)} is configured; run "clat mcp list"`,
+            );
+          }
+          if (asServer && server?.state === 'failed') {
+            io.stderr.write(
+              `clat: server ${JSON.stringify(target)} failed; run "clat mcp" for details\n`,
+            );
+            return 1;
+          }
+          if (!asServer) {
+            throw new CliError(
+              CliErrorCode.CLI_USAGE,
+              `no server or tool named ${JSON.stringify(target)}; run "clat tools" for the list`,
+            );
+          }
+        }
         if (values.json === true) {
           io.stdout.write(
             `${JSON.stringify({ tools, diagnostics: project.session.registry.diagnostics() }, null, 2)}\n`,
           );
+        } else if (target !== undefined) {
+          io.stdout.write(formatToolDetails(tools, terminalWidth(io.stdout)));
         } else {
           io.stdout.write(formatTools(tools));
         }
@@ -37,3 +95,8 @@ export const toolsCommand: Command = {
     );
   },
 };
+
+function terminalWidth(stream: unknown): number {
+  const columns = (stream as { columns?: number }).columns;
+  return typeof columns === 'number' && columns >= 40 ? Math.min(columns, 120) : 100;
+}

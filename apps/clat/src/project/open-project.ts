@@ -25,6 +25,11 @@ export interface OpenProjectOptions {
   promptForTrust?: boolean;
   /** Replaces the adapters wired into this build (custom distributions, the demo). */
   composition?: Composition;
+  /**
+   * Mounts only the entries this accepts (one-shot commands that need one server or tool);
+   * interactive sessions mount everything.
+   */
+  select?: (entry: { name: string; transport: string }) => boolean;
 }
 
 export interface OpenedProject {
@@ -94,7 +99,9 @@ export async function openProject(
   const session = new ProjectSession({
     home,
     projectRoot,
-    servers: [...userServers, ...extra.entries],
+    servers: [...userServers, ...extra.entries].filter(
+      (entry) => options.select === undefined || options.select(entry),
+    ),
     staticPrompts: extra.prompts,
     connectors: composition.connectors({ env: io.env }),
     nativeTools: (context) => composition.nativeTools(context),

@@ -42,11 +42,33 @@ function inside(root: string, file: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
+interface CompilerMessage {
+  text: string;
+  location: { file: string; line: number; column: number } | null;
+}
+
+/** esbuild's errors as `file:line:col: text`, joined; the first few, then a count. */
+export function compilerMessages(error: unknown): string {
+  const errors = (error as { errors?: CompilerMessage[] } | undefined)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const shown = errors
+    .slice(0, 3)
+    .map(({ text, location }) =>
+      location === null
+        ? text
+        : `${location.file}:${location.line}:${location.column + 1}: ${text}`,
+    );
+  const more = errors.length - shown.length;
+  return `${shown.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
+}
+
 /** Resolves a plugin package directory (or a module file) to its entry. */
 export async function resolvePluginPackage(target: string, cwd: string): Promise<PluginPackage> {
   const path = resolve(cwd, target);
   if (!existsSync(path)) {
-    throw new DshAdapterError(DshErrorCode.CLI_USAGE, `${path} does not exist`);
+    throw new DshAdapterError(DshErrorCode.PLUGIN_NOT_LOADABLE, `${path} does not exist`);
   }
   if (statSync(path).isFile()) {
     return { root: dirname(path), entry: path, packageJson: undefined };
@@ -58,7 +80,7 @@ export async function resolvePluginPackage(target: string, cwd: string): Promise
       packageJson = JSON.parse(await readFile(manifestPath, 'utf8')) as Record<string, unknown>;
     } catch (error) {
       throw new DshAdapterError(
-        DshErrorCode.CLI_USAGE,
+        DshErrorCode.PLUGIN_NOT_LOADABLE,
         `${manifestPath} is not valid JSON: ${(error as Error).message}`,
       );
     }
@@ -79,7 +101,7 @@ export async function resolvePluginPackage(target: string, cwd: string): Promise
     const file = resolve(path, candidate.file);
     if (!inside(path, file)) {
       throw new DshAdapterError(
-        DshErrorCode.CLI_USAGE,
+        DshErrorCode.PLUGIN_NOT_LOADABLE,
         `${candidate.from} (${candidate.file}) points outside the package ${path}`,
       );
     }
@@ -87,7 +109,7 @@ export async function resolvePluginPackage(target: string, cwd: string): Promise
       return { root: path, entry: file, packageJson };
   }
   throw new DshAdapterError(
-    DshErrorCode.CLI_USAGE,
+    DshErrorCode.PLUGIN_NOT_LOADABLE,
     `no plugin entry found in ${path} (tried exports["."], module, main, ${FALLBACK_ENTRIES.join(', ')})`,
   );
 }
@@ -129,6 +151,8 @@ export async function bundle(options: {
       loader: 'js',
     },
     outfile: options.outfile,
+    // Compiler messages name files relative to the plugin, as its author sees them.
+    absWorkingDir: options.packageRoot,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -144,13 +168,13 @@ export async function bundle(options: {
     },
   }).catch((error: unknown) => {
     throw new DshAdapterError(
-      DshErrorCode.CLI_USAGE,
-      `bundling the plugin failed: ${error instanceof Error ? error.message : String(error)}`,
+      DshErrorCode.BUILD_FAILED,
+      `building the plugin failed: ${compilerMessages(error)}`,
       { cause: error },
     );
   });
   const sources = Object.keys(result.metafile?.inputs ?? {})
-    .map((input) => resolve(input))
+    .map((input) => resolve(options.packageRoot, input))
     .filter(
       (file) =>
         inside(options.packageRoot, file) &&

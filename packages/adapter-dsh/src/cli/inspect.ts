@@ -15,7 +15,7 @@ import type { PluginCapabilities } from '@clat/kernel';
 import { NATIVE_HOST_TOOLS } from '@clat/kernel';
 import * as z from 'zod';
 import { CORE_MEMBERS, type SeamRecorder, SUPPORTED_SERVICES } from '../dsh-context.js';
-import { describeError } from '../errors.js';
+import { DshAdapterError, DshErrorCode, describeError } from '../errors.js';
 import { normalizePlugin } from '../plugin-loader.js';
 import type { ToolHint } from '../seams/tools.js';
 import { startServer } from '../serve-clat.js';
@@ -121,7 +121,13 @@ export async function loadPluginModule(
       outfile,
       packageRoot: pkg.root,
     });
-    const module = (await import(pathToFileURL(outfile).href)) as Record<string, unknown>;
+    const module = (await import(pathToFileURL(outfile).href).catch((error: unknown) => {
+      throw new DshAdapterError(
+        DshErrorCode.PLUGIN_NOT_LOADABLE,
+        `loading the plugin ${pkg.entry} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    })) as Record<string, unknown>;
     // One self-contained file, loaded: nothing reads it again, so a served process that is
     // killed later leaves no temp directory behind.
     return { module, sources, cleanup: async () => {} };

@@ -103,13 +103,13 @@ async function spawnSpecFor(target: string, io: CliIo, config: unknown): Promise
     const parsed = parseManifest(manifestPath, await readFile(manifestPath, 'utf8'));
     if (!parsed.ok) {
       throw new DshAdapterError(
-        DshErrorCode.CLI_USAGE,
+        DshErrorCode.PLUGIN_NOT_LOADABLE,
         parsed.issues.map((issue) => `${issue.file}: ${issue.path}: ${issue.message}`).join('; '),
       );
     }
     if (parsed.manifest.runtime.kind !== 'mcp-stdio') {
       throw new DshAdapterError(
-        DshErrorCode.CLI_USAGE,
+        DshErrorCode.PLUGIN_NOT_LOADABLE,
         `${manifestPath}: runtime.kind is not mcp-stdio`,
       );
     }

@@ -77,16 +77,15 @@ export function packageJsonClatOptions(pkg: PluginPackage): {
 }
 
 export function validateHints(value: unknown, where: string): Record<string, ToolHint> {
+  // A bad flag is a usage error; a bad package.json is the plugin's problem, not the command's.
+  const code = where.startsWith('--') ? DshErrorCode.CLI_USAGE : DshErrorCode.PLUGIN_NOT_LOADABLE;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DshAdapterError(
-      DshErrorCode.CLI_USAGE,
-      `${where} must be an object of tool name → hint`,
-    );
+    throw new DshAdapterError(code, `${where} must be an object of tool name → hint`);
   }
   for (const [tool, hint] of Object.entries(value)) {
     if (!(TOOL_HINTS as readonly unknown[]).includes(hint)) {
       throw new DshAdapterError(
-        DshErrorCode.CLI_USAGE,
+        code,
         `${where}.${tool} is ${JSON.stringify(hint)}; use one of ${TOOL_HINTS.join(', ')}`,
       );
     }

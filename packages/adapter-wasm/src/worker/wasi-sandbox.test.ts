@@ -1,4 +1,14 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -127,6 +137,100 @@ describe('the deny-by-default WASI sandbox', () => {
     expect(thrown(() => dir.openAt({}, 'escape/new.txt', { create: true }, { write: true }))).toBe(
       'not-permitted',
     );
+  });
+
+  describe('symlinks as the final component (issue 22 item 1)', () => {
+    beforeEach(() => {
+      symlinkSync(join(outside, 'secret.txt'), join(project, 'secret-link'));
+      symlinkSync(join(outside, 'created.txt'), join(project, 'dangling'));
+    });
+
+    const readAll = (file: Any) => new TextDecoder().decode(file.read(100n, 0n)[0]);
+
+    it('never reads or lists through a link, followed or not, read-only or writable', () => {
+      for (const writable of [false, true]) {
+        const dir = preopen(writable);
+        for (const follow of [false, true]) {
+          const read = thrown(() =>
+            readAll(dir.openAt({ symlinkFollow: follow }, 'secret-link', {}, { read: true })),
+          );
+          expect(read).toBe(follow ? 'not-permitted' : 'loop');
+          const list = thrown(() =>
+            dir
+              .openAt({ symlinkFollow: follow }, 'escape', { directory: true }, { read: true })
+              .readDirectory()
+              .readDirectoryEntry(),
+          );
+          // O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR on Linux: refused either way.
+          expect(follow ? ['not-permitted'] : ['loop', 'not-directory']).toContain(list);
+        }
+      }
+    });
+
+    it('never writes, truncates or creates through a link, even with a write grant', () => {
+      const dir = preopen(true);
+      for (const follow of [false, true]) {
+        expect(
+          thrown(() =>
+            dir
+              .openAt({ symlinkFollow: follow }, 'secret-link', {}, { write: true })
+              .write(new TextEncoder().encode('pwned'), 0n),
+          ),
+        ).toBe(follow ? 'not-permitted' : 'loop');
+        expect(
+          thrown(() =>
+            dir.openAt(
+              { symlinkFollow: follow },
+              'secret-link',
+              { truncate: true },
+              { write: true },
+            ),
+          ),
+        ).toBe(follow ? 'not-permitted' : 'loop');
+        expect(
+          thrown(() =>
+            dir.openAt({ symlinkFollow: follow }, 'dangling', { create: true }, { write: true }),
+          ),
+        ).toBe('loop');
+      }
+      expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+      expect(existsSync(join(outside, 'created.txt'))).toBe(false);
+    });
+
+    it('reports a link as a link without following it (stat-at, metadata-hash-at)', () => {
+      const dir = preopen(false);
+      expect(dir.statAt({}, 'secret-link').type).toBe('symbolic-link');
+      expect(thrown(() => dir.statAt({ symlinkFollow: true }, 'secret-link'))).toBe(
+        'not-permitted',
+      );
+      const link = lstatSync(join(project, 'secret-link'), { bigint: true });
+      expect(dir.metadataHashAt({}, 'secret-link')).toEqual({ lower: link.ino, upper: link.dev });
+      expect(thrown(() => dir.metadataHashAt({ symlinkFollow: true }, 'secret-link'))).toBe(
+        'not-permitted',
+      );
+    });
+
+    it('a descriptor keeps acting on the object it verified when its path becomes a link', () => {
+      const dir = preopen(true);
+      const file = dir.openAt({}, 'src/a.txt', {}, { read: true, write: true });
+      const folder = dir.openAt({}, 'src', { directory: true }, { read: true });
+      // Another process swaps both for links to the outside after the guest opened them.
+      renameSync(join(project, 'src'), join(project, 'src-old'));
+      symlinkSync(outside, join(project, 'src'));
+      symlinkSync(join(outside, 'secret.txt'), join(outside, 'a.txt'));
+      expect(thrown(() => readAll(file))).toBe('loop');
+      expect(thrown(() => file.write(new TextEncoder().encode('pwned'), 0n))).toBe('loop');
+      expect(thrown(() => file.stat())).not.toBeUndefined();
+      expect(['loop', 'not-directory']).toContain(thrown(() => folder.readDirectory()));
+      expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+    });
+
+    it('unlinks a link itself, never its target', () => {
+      const dir = preopen(true);
+      dir.unlinkFileAt('secret-link');
+      expect(existsSync(join(project, 'secret-link'))).toBe(false);
+      expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+    });
   });
 
   it('writes inside a writable (granted) preopen', () => {

@@ -1,0 +1,150 @@
+/**
+ * Day-one discoverability through the real binary: `clat tools <server|tool>` signatures,
+ * `clat call` with key=value arguments, one-shot commands that start only the servers they
+ * need, `clat mcp` exit codes, and the bash completion script.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox } from './support.js';
+
+let sandbox: CliSandbox;
+let spawnedMarker: string;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  spawnedMarker = join(sandbox.root, 'other-was-spawned');
+  await sandbox.writeMcp({
+    mcpServers: {
+      notes: sandbox.notesServer(),
+      // Proves by a file whether it was started at all (then exits: a failed server).
+      other: sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), spawnedMarker),
+    },
+  });
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe('tool signatures and key=value calls', () => {
+  it('shows one server with signatures and starts only that server', async () => {
+    const result = await sandbox.run(['tools', 'notes', '--trust']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      'mcp_notes_add_note(title: string, body: string, tags?: string[])',
+    );
+    expect(result.stdout).toContain('effect: write   source: mcp:notes');
+    expect(result.stdout).toContain('Store a new note with a title, a body and optional tags.');
+    expect(result.stdout).toContain('    title (required): string');
+    expect(result.stdout).not.toContain('read_file(');
+    expect(await exists(spawnedMarker)).toBe(false);
+
+    const one = await sandbox.run(['tools', 'mcp_notes_list_notes', '--trust']);
+    expect(one.stdout.trim().split('\n')[0]).toBe(
+      'mcp_notes_list_notes(tag?: string, limit?: integer)',
+    );
+    expect(await exists(spawnedMarker)).toBe(false);
+
+    const missing = await sandbox.run(['tools', 'nothing_here', '--trust']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no server or tool named "nothing_here"; run "clat tools"');
+  });
+
+  it('calls with key=value arguments typed by the schema, starting only the owner', async () => {
+    const added = await sandbox.run(
+      ['call', 'mcp_notes_add_note', 'title=Day one', 'body=typed args', 'tags=["x"]', '--trust'],
+      { timeoutMs: 60_000 },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const listed = await sandbox.run(['call', 'mcp_notes_list_notes', 'limit=5', '--trust']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('Day one');
+    expect(await exists(spawnedMarker)).toBe(false);
+
+    const wrong = await sandbox.run(['call', 'mcp_notes_list_notes', 'limit=many', '--trust']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('clat call: limit="many" is not a valid integer');
+    const unknown = await sandbox.run(['call', 'mcp_notes_list_notes', 'nope=1', '--trust']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('the tool has no argument "nope"');
+
+    // A native tool starts no server at all.
+    const native = await sandbox.run(['call', 'read_file', 'path=README.md', '--trust']);
+    expect(native.code, native.stderr).toBe(0);
+    expect(native.stdout).toContain('# e2e project');
+    expect(await exists(spawnedMarker)).toBe(false);
+  });
+
+  it('clat mcp starts everything and exits 1 when a configured server failed', async () => {
+    const result = await sandbox.run(['mcp', '--trust']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/1 failed/);
+    expect(await exists(spawnedMarker)).toBe(true);
+  });
+});
+
+describe('clat completion', () => {
+  it('bash completes commands, subcommands, flags and mcp.json server names', async () => {
+    const script = join(sandbox.root, 'clat.bash');
+    const result = await sandbox.run(['completion', 'bash']);
+    expect(result.code).toBe(0);
+    await writeFile(script, result.stdout);
+    // `clat` on PATH, as a user has it, for the server-name lookup.
+    const bin = join(sandbox.root, 'bin');
+    await mkdir(bin);
+    await writeFile(
+      join(bin, 'clat'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLAT_BIN)} "$@"\n`,
+    );
+    await chmod(join(bin, 'clat'), 0o755);
+    const complete = (...words: string[]): string[] =>
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _clat; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          'complete',
+          script,
+          ...words,
+        ],
+        {
+          encoding: 'utf8',
+          env: { PATH: `${bin}:${process.env.PATH ?? ''}`, CLAT_HOME: sandbox.home },
+        },
+      )
+        .split('\n')
+        .filter((line) => line !== '');
+    expect(complete('clat', 'mc')).toEqual(['mcp']);
+    expect(complete('clat', 'mcp', '')).toEqual(
+      expect.arrayContaining(['status', 'list', 'get', 'add', 'remove', 'import']),
+    );
+    expect(complete('clat', 'plugin', 'ins')).toEqual(['inspect', 'install']);
+    expect(complete('clat', 'tools', '--')).toEqual(
+      expect.arrayContaining(['--json', '--server', '--trust']),
+    );
+    expect(complete('clat', 'mcp', 'get', '')).toEqual(['notes', 'other']);
+  });
+
+  it('prints zsh and fish scripts and refuses an unknown shell', async () => {
+    const zsh = await sandbox.run(['completion', 'zsh']);
+    expect(zsh.stdout.split('\n')[0]).toBe('#compdef clat');
+    expect(zsh.stdout).toContain('bashcompinit');
+    const fish = await sandbox.run(['completion', 'fish']);
+    expect(fish.stdout).toContain('complete -c clat -n __fish_use_subcommand -a "chat exec mcp');
+    const bad = await sandbox.run(['completion', 'tcsh']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('name one shell: bash, zsh or fish (got "tcsh")');
+    expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toContain('notes');
+  });
+});
