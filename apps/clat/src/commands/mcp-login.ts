@@ -1,5 +1,5 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
-import type { McpServerConfig } from '@clat/kernel';
+import { type McpServerConfig, sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -57,17 +57,21 @@ export async function login(argv: string[], io: CommandIO): Promise<number> {
       timeoutMs: LOGIN_WAIT_MS,
       open: async (url) => {
         io.stdout.write(
-          `To log in to ${server.name}, open this URL in a browser (waiting up to ${LOGIN_WAIT_MS / 60_000} minutes; Ctrl-C cancels):\n\n  ${url}\n\n`,
+          `To log in to ${server.name}, open this URL in a browser (waiting up to ${LOGIN_WAIT_MS / 60_000} minutes; Ctrl-C cancels):\n\n  ${sanitizeTerminalLine(url)}\n\n`,
         );
         await openBrowser(url, io.env);
       },
     });
-    const scope = result.scope === undefined ? '' : ` with scope "${result.scope}"`;
+    // Issuer and scope come from the authorization server: untrusted text.
+    const scope =
+      result.scope === undefined ? '' : ` with scope "${sanitizeTerminalLine(result.scope)}"`;
     const stored =
       server.oauth?.grant === 'client_credentials'
         ? 'client credentials are used on every run; nothing was stored'
         : `token saved to ${oauthFileFor(home.oauthDir, server.url)} (owner-only)${result.refreshable ? '' : '; no refresh token was issued, so log in again when it expires'}`;
-    io.stdout.write(`Logged in to ${server.name} at ${result.issuer}${scope}; ${stored}\n`);
+    io.stdout.write(
+      `Logged in to ${server.name} at ${sanitizeTerminalLine(result.issuer)}${scope}; ${stored}\n`,
+    );
     return 0;
   } catch (error) {
     const cancelled = abort.signal.aborted;
@@ -75,7 +79,7 @@ export async function login(argv: string[], io: CommandIO): Promise<number> {
       CliErrorCode.CLI_LOGIN_FAILED,
       cancelled
         ? `login to ${server.name} was cancelled; nothing was stored`
-        : `login to ${server.name} failed: ${(error as Error).message}`,
+        : `login to ${server.name} failed: ${sanitizeTerminalLine((error as Error).message)}`,
       { exitCode: cancelled ? 130 : 1, cause: error },
     );
   } finally {
