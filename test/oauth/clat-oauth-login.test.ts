@@ -114,14 +114,27 @@ describe('clat mcp login against an OpenID provider', () => {
     expect(after.servers[0]?.tools).toBe(2);
     expect(mcp.authorizations).toContain(`Bearer ${record.tokens.accessToken}`);
 
+    // Step-up: the admin tool needs mcp:admin. Headless, the call names the login command; the
+    // next login asks for the union of scopes, and the call then succeeds.
+    const denied = await clat(['call', 'mcp_remote_admin', '{}']);
+    expect(denied.code).not.toBe(0);
+    expect(`${denied.stdout}${denied.stderr}`).toMatch(/needs more scope.*clat mcp login remote/);
+    const again = await clat(['mcp', 'login', 'remote']);
+    expect(again.code).toBe(0);
+    const url = new URL(/^ {2}(http\S+)$/m.exec(again.stdout)?.[1] ?? 'http://none');
+    expect(url.searchParams.get('scope')).toBe('mcp:read mcp:admin offline_access');
+    const allowed = await clat(['call', 'mcp_remote_admin', '{}']);
+    expect(allowed.stdout).toContain('admin done');
+    const stepped = await tokenFile();
+
     // The access token ends early: the server answers invalid_token and the client refreshes
     // (the provider rotates the refresh token) without a browser.
-    await as.expireAccessToken(record.tokens.accessToken);
+    await as.expireAccessToken(stepped.record.tokens.accessToken);
     const refreshed = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
     expect(refreshed.servers[0]?.state).toBe('connected');
     const rotated = (await tokenFile()).record;
-    expect(rotated.tokens.accessToken).not.toBe(record.tokens.accessToken);
-    expect(rotated.tokens.refreshToken).not.toBe(record.tokens.refreshToken);
+    expect(rotated.tokens.accessToken).not.toBe(stepped.record.tokens.accessToken);
+    expect(rotated.tokens.refreshToken).not.toBe(stepped.record.tokens.refreshToken);
 
     // A revoked refresh token (the provider revokes its whole grant): back to needs login.
     expect(await as.revoke(rotated.tokens.refreshToken ?? '', rotated.client.clientId)).toBe(200);
@@ -138,6 +151,8 @@ describe('clat mcp login against an OpenID provider', () => {
     for (const secret of [
       record.tokens.accessToken,
       record.tokens.refreshToken ?? '',
+      stepped.record.tokens.accessToken,
+      stepped.record.tokens.refreshToken ?? '',
       rotated.tokens.accessToken,
       rotated.tokens.refreshToken ?? '',
     ]) {

@@ -138,7 +138,7 @@ describe('OAuth client against an injectable authorization server', () => {
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code', 'refresh_token'],
     });
-    expect(String((registration?.redirect_uris as string[])[0])).toMatch(
+    expect(String((registration?.redirect_uris as string[] | undefined)?.[0])).toMatch(
       /^http:\/\/127\.0\.0\.1:\d+\/callback$/,
     );
     const authorize = as?.authorizeRequests[0];
