@@ -127,10 +127,7 @@ export async function createBridgeHarness(
   const bridge = new PluginHostBridge({ projectRoot, pipeline });
   const global = createGlobalScope('bridge-e2e');
   const scope: Scope = global.child('project');
-  for (const tool of createNativeTools({
-    projectRoot,
-    asker: (ctx) => bridge.askerFor(ctx.runId),
-  })) {
+  for (const tool of createNativeTools({ projectRoot })) {
     registry.register(tool, scope);
   }
   const factories: StdioTransportFactory[] = [];
@@ -192,6 +189,7 @@ export async function createBridgeHarness(
         mode: runOptions.mode,
         signal,
         ...(runOptions.approver === undefined ? {} : { approver: runOptions.approver }),
+        ...(runOptions.asker === undefined ? {} : { asker: runOptions.asker }),
       };
       return { run, context };
     },

@@ -39,7 +39,7 @@ describe('clat chat with piped input', () => {
     const order = [
       'running mcp_notes_add_note',
       '"title": "piped"',
-      'Allow? [y/N] n',
+      'Allow? [y/N] (s = always this session, p = always in this project) n',
       'mcp_notes_delete_note was not approved: denied by the user',
       'mode: read-only',
       'mcp_notes_add_note was not approved: denied by the user',

@@ -146,4 +146,23 @@ describe('clat exec', () => {
     expect(sampling?.tools).toBeUndefined();
     expect(toolMessages(server, 2)[0]?.content).toContain('A one-line e2e project.');
   });
+
+  it('clat call serves plugin sampling from the configured provider', async () => {
+    await prepareComponent({ componentPath: WASM_COMPONENT, cacheDir: wasmCacheDir(sandbox.home) });
+    await writeFile(
+      join(sandbox.home, 'plugins.json'),
+      JSON.stringify({ 'wasm-summarize': { manifest: WASM_MANIFEST } }),
+    );
+    const server = await withModel([{ text: 'Summary from the configured model.' }]);
+    const result = await sandbox.run(
+      ['call', 'wasm_wasm_summarize_summarize_file', 'path=README.md', '--mode', 'full-access'],
+      { env: { E2E_PROVIDER_KEY: API_KEY } },
+    );
+    expect(result.stderr).not.toContain('no session model');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Summary from the configured model.');
+    expect(server.requests).toHaveLength(1);
+    expect(JSON.stringify(server.requests[0]?.body.messages)).toContain('# e2e project');
+    expect(result.stdout + result.stderr).not.toContain(API_KEY);
+  });
 });

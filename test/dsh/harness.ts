@@ -126,10 +126,7 @@ export async function createDshHarness(
   const bridge = new PluginHostBridge({ projectRoot, pipeline });
   const global = createGlobalScope('dsh-e2e');
   const scope = global.child('project');
-  for (const tool of createNativeTools({
-    projectRoot,
-    asker: (ctx) => bridge.askerFor(ctx.runId),
-  })) {
+  for (const tool of createNativeTools({ projectRoot })) {
     registry.register(tool, scope);
   }
   const servers = new Map<string, MountedMcpServer>();
@@ -176,6 +173,7 @@ export async function createDshHarness(
         mode: runOptions.mode,
         signal,
         ...(runOptions.approver === undefined ? {} : { approver: runOptions.approver }),
+        ...(runOptions.asker === undefined ? {} : { asker: runOptions.asker }),
       };
       return { run: bridgeRun, context };
     },

@@ -105,7 +105,7 @@ describe('wasm-component package', () => {
 
       const inspected = await sandbox.run(['plugin', 'inspect', PACKAGE_DIR]);
       expect(inspected.code, inspected.stderr).toBe(0);
-      expect(inspected.stdout).toMatch(/runtime: +wasm-component/);
+      expect(inspected.stdout).toMatch(/runtime +wasm-component/);
 
       const refused = await sandbox.run(['plugin', 'install', PACKAGE_DIR]);
       expect(refused.code).not.toBe(0);

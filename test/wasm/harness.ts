@@ -55,6 +55,8 @@ export const SHARED_CACHE = mkdtempSync(join(tmpdir(), 'clat-wasm-e2e-cache-'));
 /** Call from a file-level afterAll. */
 export function removeSharedCache(): void {
   rmSync(SHARED_CACHE, { recursive: true, force: true });
+  // The manifest key sits next to the cache directory, never inside it.
+  rmSync(`${SHARED_CACHE}.key`, { force: true });
 }
 
 /** A kernel world around a temporary project (with a README) and CLAT home. */

@@ -42,7 +42,6 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     options: {
       grants?: WasmGrantStore;
       dirs?: string[];
-      approverFor?: (runId: string) => ScriptedApprover | undefined;
     } = {},
   ) => {
     const plugin = await mountWasmPlugin({
@@ -169,7 +168,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
   it('a write tool asks for the missing grant in the run; a denial holds for that run', async () => {
     const store = await WasmGrantStore.load(grantsPath(world.clatHome));
     let approver = new ScriptedApprover({ outcome: 'deny', reason: 'not today' });
-    const plugin = await mount('granter', { grants: store, approverFor: () => approver });
+    const plugin = await mount('granter', { grants: store });
     const grantRequests = () =>
       approver.requests.filter((request) => request.tool === 'wasm:granter');
     rmSync(join(world.projectRoot, 'wasm-wrote.txt'), { force: true });

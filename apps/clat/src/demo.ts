@@ -17,7 +17,9 @@ import {
   errorMessage,
   isKernelError,
   KernelErrorCode,
+  sanitizeTerminalLine as oneLine,
   type RunEvent,
+  sanitizeTerminalText,
 } from '@clat/kernel';
 import type { CommandIO } from './command.js';
 import { main } from './main.js';
@@ -80,8 +82,9 @@ function section(out: NodeJS.WritableStream, title: string): void {
   out.write(`\n── ${title} ${'─'.repeat(Math.max(4, 70 - title.length))}\n`);
 }
 
+/** Indents a block of tool output; the text is sanitised here because plugins wrote it. */
 function indent(text: string, limit = 12): string {
-  const lines = text.trimEnd().split('\n');
+  const lines = sanitizeTerminalText(text.trimEnd()).split('\n');
   const shown = lines.slice(0, limit).map((line) => `    ${line}`);
   if (lines.length > limit) shown.push(`    … (${lines.length - limit} more lines)`);
   return `${shown.join('\n')}\n`;
@@ -90,13 +93,13 @@ function indent(text: string, limit = 12): string {
 function describeEvent(event: RunEvent): string | undefined {
   switch (event.type) {
     case 'tool.approved':
-      return `  ✓ ${event.tool}: approved by ${event.by}`;
+      return `  ✓ ${oneLine(event.tool)}: approved by ${event.by}`;
     case 'tool.denied':
-      return `  ✗ ${event.tool}: denied: ${event.reason}`;
+      return `  ✗ ${oneLine(event.tool)}: denied: ${oneLine(event.reason)}`;
     case 'tool.finished':
-      return `  ✓ ${event.tool}: finished in ${event.durationMs} ms${event.isError ? ' (tool error)' : ''}`;
+      return `  ✓ ${oneLine(event.tool)}: finished in ${event.durationMs} ms${event.isError ? ' (tool error)' : ''}`;
     case 'tool.failed':
-      return `  ✗ ${event.tool}: failed: ${event.error.message}`;
+      return `  ✗ ${oneLine(event.tool)}: failed: ${oneLine(event.error.message)}`;
     default:
       return undefined;
   }
@@ -183,7 +186,7 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
       out.write(formatTools(session.registry.list()));
       section(out, 'system prompt contributions (packages, DSH)');
       for (const prompt of session.prompts.list()) {
-        out.write(`  ${prompt.name} [${prompt.source.kind}:${prompt.source.id}]\n`);
+        out.write(`  ${oneLine(`${prompt.name} [${prompt.source.kind}:${prompt.source.id}]`)}\n`);
       }
 
       section(out, 'scripted session (mode project-write)');
@@ -208,7 +211,7 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
             // The scripted denial is the one expected failure.
             if (!(isKernelError(error) && error.code === KernelErrorCode.PERMISSION_DENIED))
               failures++;
-            out.write(`    (${errorMessage(error)})\n`);
+            out.write(`    (${oneLine(errorMessage(error))})\n`);
           }
         }
       } finally {

@@ -10,25 +10,25 @@ function isTtyStream(stream: unknown): boolean {
 
 /** Runs a command; expected failures print one line (no stack) and map to an exit code. */
 async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
-  const [{ errorMessage, isKernelError, redactSecrets }, { isCliError }] = await Promise.all([
-    import('@clat/kernel'),
-    import('./errors.js'),
-  ]);
+  const [{ errorMessage, isKernelError, redactSecrets, sanitizeTerminalText }, { isCliError }] =
+    await Promise.all([import('@clat/kernel'), import('./errors.js')]);
+  // Error text carries what servers and packages sent: it reaches the terminal sanitised.
+  const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
   try {
     return await command.run(argv, io);
   } catch (error) {
     if (isCliError(error)) {
-      io.stderr.write(`clat: ${error.message}\n`);
+      say(error.message);
       return error.exitCode;
     }
     if (isKernelError(error)) {
-      io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
+      say(`${error.message} [${error.code}]`);
       return 1;
     }
     // Anything else is a bug: one redacted line, the stack only on request.
     const detail =
       io.env.CLAT_DEBUG === undefined ? '' : `\n${(error as Error)?.stack ?? String(error)}`;
-    io.stderr.write(`clat: unexpected error: ${redactSecrets(errorMessage(error))}${detail}\n`);
+    say(`unexpected error: ${redactSecrets(errorMessage(error))}${detail}`);
     return 1;
   }
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,12 +127,35 @@ describe('cwd and environment', () => {
     expect((await call(b, 1, 'cwd')).cwd).toBe(join(fresh, 'mcp-work'));
   });
 
+  it('refuses a relative cwd that leaves the CLAT home by .. or through a symlink', async () => {
+    const fresh = join(home, 'escape-home');
+    const project = join(home, 'project');
+    await mkdir(join(fresh), { recursive: true });
+    await mkdir(project, { recursive: true });
+    await symlink(project, join(fresh, 'link'));
+    for (const cwd of ['../project', 'link', 'link/sub']) {
+      const h = peer('echo', { clatHome: fresh, cwd });
+      const error = await h.transport.start().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(isStdioTransportError(error) && error.code, cwd).toBe(
+        StdioTransportErrorCode.STDIO_CWD_INVALID,
+      );
+      expect((error as Error).message, cwd).toMatch(/outside the CLAT home|leaves the CLAT home/);
+    }
+    // Nothing was created through the link.
+    await expect(stat(join(project, 'sub'))).rejects.toThrow();
+  });
+
   it('resolves the CLAT home from CLAT_HOME and never from the project directory', () => {
     expect(resolveClatHome({ CLAT_HOME: '/opt/clat-home' })).toBe('/opt/clat-home');
     expect(resolveClatHome({})).toMatch(/\.clat$/);
     expect(resolveServerCwd(undefined, '/h')).toBe('/h');
     expect(resolveServerCwd('work', '/h')).toBe('/h/work');
-    expect(resolveServerCwd('../escape', '/h')).toBe('/escape');
+    expect(resolveServerCwd('a/../b', '/h')).toBe('/h/b');
+    expect(() => resolveServerCwd('../escape', '/h')).toThrow(/leaves the CLAT home/);
+    expect(() => resolveServerCwd('a/../../p', '/h')).toThrow(/leaves the CLAT home/);
     expect(resolveServerCwd('/abs', '/h')).toBe('/abs');
     expect(resolveServerCwd(process.cwd(), '/h')).toBe(process.cwd());
   });

@@ -5,9 +5,9 @@
  * @module
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   errorMessage,
   type JsonRpcMessage,
@@ -62,11 +62,48 @@ export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
     : join(homedir(), '.clat');
 }
 
-/** The server's working directory: never the project directory, relative paths under the CLAT home. */
+function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** The deepest existing directory on the way from `home` to `path`. */
+async function existingAncestor(path: string, home: string): Promise<string> {
+  let current = path;
+  while (
+    current !== home &&
+    !(await stat(current).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    current = dirname(current);
+  }
+  return current;
+}
+
+/** The real path of `path`, or a throw when it lies outside `realHome`. */
+async function assertInsideHome(path: string, realHome: string): Promise<string> {
+  const real = await realpath(path);
+  if (!isInside(real, realHome)) {
+    throw new Error(`it resolves through a symlink to ${real}, outside the CLAT home`);
+  }
+  return real;
+}
+
+/**
+ * The server's working directory: never the project directory. A relative path resolves under
+ * the CLAT home and may not leave it (`../p` throws); absolute and `~/` paths are taken as given.
+ */
 export function resolveServerCwd(cwd: string | undefined, clatHome: string): string {
   if (cwd === undefined) return clatHome;
   if (cwd === '~' || cwd.startsWith('~/')) return join(homedir(), cwd.slice(1));
-  return isAbsolute(cwd) ? cwd : resolve(clatHome, cwd);
+  if (isAbsolute(cwd)) return cwd;
+  const resolved = resolve(clatHome, cwd);
+  if (!isInside(resolved, clatHome)) {
+    throw new Error(`relative cwd ${JSON.stringify(cwd)} leaves the CLAT home ${clatHome}`);
+  }
+  return resolved;
 }
 
 type State = 'new' | 'starting' | 'open' | 'closing' | 'closed';
@@ -211,17 +248,28 @@ export class StdioTransport implements Transport {
 
   async #prepareCwd(): Promise<string> {
     const home = this.#options.clatHome ?? resolveClatHome();
-    const cwd = resolveServerCwd(this.#options.cwd, home);
-    const underHome = cwd === home || cwd.startsWith(`${home}/`);
+    const configured = this.#options.cwd;
+    let cwd = configured ?? home;
     try {
-      // The CLAT home and directories under it are ours to create; anything else must exist.
-      if (underHome) await mkdir(cwd, { recursive: true, mode: 0o700 });
+      cwd = resolveServerCwd(configured, home);
+      const relativeCwd =
+        configured !== undefined && !isAbsolute(configured) && !configured.startsWith('~');
+      if (cwd === home) await mkdir(cwd, { recursive: true, mode: 0o700 });
+      if (relativeCwd) {
+        // A symlink under the home must not lead the server (or our mkdir) out of it, into the
+        // project: check the part that exists before creating the rest, then the result.
+        await mkdir(home, { recursive: true, mode: 0o700 });
+        const realHome = await realpath(home);
+        await assertInsideHome(await existingAncestor(cwd, home), realHome);
+        await mkdir(cwd, { recursive: true, mode: 0o700 });
+        cwd = await assertInsideHome(cwd, realHome);
+      }
       const info = await stat(cwd);
       if (!info.isDirectory()) throw new Error('not a directory');
     } catch (error) {
       throw this.#error(
         StdioTransportErrorCode.STDIO_CWD_INVALID,
-        `cannot use working directory ${cwd}: ${errorMessage(error)}`,
+        `cannot use working directory ${configured ?? cwd}: ${errorMessage(error)}`,
         { cause: error },
       );
     }

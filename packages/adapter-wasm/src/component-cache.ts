@@ -1,16 +1,20 @@
 /**
  * Install-time preparation of a component: size and SHA-256 check, jco transpilation into a
  * private cache keyed by the digest, import allowlist, memory cap and compilation. Only glue
- * that our own transpiler produced ever runs; a plugin ships a `.wasm`, never JS.
+ * that our own transpiler produced ever runs; a plugin ships a `.wasm`, never JS. A cache entry
+ * is trusted only through its manifest's MAC (keyed by a secret outside the cache directory) and
+ * the digests it lists; its files are read and verified once, and the host keeps and runs those
+ * verified bytes (workers import the glue from memory, never again from disk). A corrupt or
+ * forged entry is rebuilt from the component.
  * @module
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '@clat/kernel';
+import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { normalizeSha256, sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
@@ -31,6 +35,18 @@ interface CacheManifest {
   imports: string[];
   /** File name → lowercase hex SHA-256 of its bytes. */
   files: Record<string, string>;
+  /** HMAC-SHA256 of the fields above under the cache key. */
+  mac: string;
+}
+
+/** The fields a manifest MAC covers, in a fixed order. */
+function macFields(manifest: Omit<CacheManifest, 'mac'>): unknown {
+  return [
+    manifest.transpiler,
+    manifest.sha256,
+    manifest.imports,
+    Object.entries(manifest.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  ];
 }
 
 // The global WebAssembly object, typed here so consumers need no DOM lib to compile this file.
@@ -47,16 +63,20 @@ export interface PreparedComponent {
   dir: string;
   /** Interfaces the component imports, versioned, as its binary names them. */
   imports: string[];
-  /** `file:` URL of the glue module our transpiler generated. */
-  glueUrl: string;
+  /** The glue module our transpiler generated, as verified (workers import these bytes). */
+  glueSource: string;
+  /** Verified bytes of the core modules, by file name (dropped once compiled). */
+  coreModules: Record<string, Uint8Array>;
   /** Whether this call transpiled (false: served from the cache). */
   transpiled: boolean;
   /** Milliseconds spent transpiling (0 for a cache hit). */
   transpileMs: number;
+  /** Why an existing cache entry was rebuilt instead of used (corrupt, forged), if it was. */
+  rebuilt?: string;
 }
 
 /** The compiled core modules of a prepared component, memory-capped. */
-export interface CompiledComponent extends PreparedComponent {
+export interface CompiledComponent extends Omit<PreparedComponent, 'coreModules'> {
   modules: Record<string, WebAssembly.Module>;
   memoryLimitBytes: number;
 }
@@ -77,6 +97,8 @@ export interface PrepareComponentOptions {
   /** Pinned digest (`sha256:` prefix optional); a mismatch refuses the component. */
   sha256?: string | undefined;
   cacheDir: string;
+  /** The manifest MAC key file. Default: `<cacheDir>.key`, outside the cache directory. */
+  keyPath?: string | undefined;
 }
 
 async function readComponent(path: string): Promise<Uint8Array> {
@@ -153,37 +175,50 @@ function transpileInWorker(bytes: Uint8Array): Promise<{
   });
 }
 
-async function readManifest(dir: string, sha256: string): Promise<CacheManifest | undefined> {
+/** A verified cache entry: its authenticated manifest and the bytes of every file it lists. */
+interface CacheEntry {
+  manifest: CacheManifest;
+  files: Map<string, Uint8Array>;
+}
+
+/**
+ * Reads a cache entry and verifies it: the manifest's MAC under the host's key, the transpiler
+ * and digest it names, and every file against its recorded digest. Returns why it is unusable.
+ */
+async function loadEntry(
+  dir: string,
+  sha256: string,
+  key: Buffer,
+): Promise<CacheEntry | { problem: string }> {
   let manifest: CacheManifest;
   try {
     manifest = JSON.parse(await readFile(join(dir, MANIFEST_FILE), 'utf8')) as CacheManifest;
-  } catch {
-    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { problem: code === 'ENOENT' ? 'absent' : `${MANIFEST_FILE} is unreadable` };
   }
-  if (manifest.transpiler !== TRANSPILER_ID || manifest.sha256 !== sha256) return undefined;
-  return manifest;
-}
-
-/** Re-hashes every cached file, so a modified glue module is never imported. */
-async function verifyCacheFiles(dir: string, manifest: CacheManifest): Promise<void> {
+  if (manifest.transpiler !== TRANSPILER_ID || manifest.sha256 !== sha256) {
+    return { problem: 'built by another transpiler' };
+  }
+  let authentic = false;
+  try {
+    authentic = macMatches(manifestMac(key, macFields(manifest)), manifest.mac);
+  } catch {
+    // A malformed manifest (wrong field types) is as unusable as a forged one.
+  }
+  if (!authentic) return { problem: `${MANIFEST_FILE} is not authenticated by this host's key` };
+  const files = new Map<string, Uint8Array>();
   for (const [name, digest] of Object.entries(manifest.files)) {
     let bytes: Uint8Array;
     try {
-      bytes = await readFile(join(dir, name));
-    } catch (error) {
-      throw new WasmError(
-        WasmErrorCode.WASM_CACHE_CORRUPT,
-        `cache entry ${dir} is missing ${name}`,
-        { cause: error },
-      );
+      bytes = new Uint8Array(await readFile(join(dir, name)));
+    } catch {
+      return { problem: `${name} is missing` };
     }
-    if (sha256Hex(bytes) !== digest) {
-      throw new WasmError(
-        WasmErrorCode.WASM_CACHE_CORRUPT,
-        `cache entry ${dir} was modified: ${name} no longer matches its recorded digest`,
-      );
-    }
+    if (sha256Hex(bytes) !== digest) return { problem: `${name} no longer matches its digest` };
+    files.set(name, bytes);
   }
+  return { manifest, files };
 }
 
 function checkImports(path: string, imports: readonly string[]): void {
@@ -242,30 +277,44 @@ export async function prepareComponent(
     }
   }
   const dir = join(cacheDir, sha256);
-  let manifest = await readManifest(dir, sha256);
+  const key = await loadCacheKey(options.keyPath ?? cacheKeyPath(cacheDir));
+  const cached = await loadEntry(dir, sha256, key);
+  let entry: CacheEntry;
   let transpiled = false;
   let transpileMs = 0;
-  if (manifest === undefined) {
+  let rebuilt: string | undefined;
+  if ('manifest' in cached) {
+    entry = cached;
+    checkImports(componentPath, entry.manifest.imports);
+  } else {
+    // Absent, stale, corrupt or forged: (re)build it from the component, never trust it.
+    if (cached.problem !== 'absent') rebuilt = cached.problem;
     // Refuse before transpiling, so nothing lands in the cache.
     const imports = checkInterfaces(componentPath, bytes);
     const started = performance.now();
     const result = await transpileInWorker(bytes);
     transpileMs = performance.now() - started;
     transpiled = true;
-    const files: Record<string, string> = {};
-    for (const [name, content] of Object.entries(result.files)) files[name] = sha256Hex(content);
-    if (files[GLUE_FILE] === undefined) {
+    const digests: Record<string, string> = {};
+    const files = new Map<string, Uint8Array>();
+    for (const [name, content] of Object.entries(result.files)) {
+      digests[name] = sha256Hex(content);
+      files.set(name, content);
+    }
+    if (digests[GLUE_FILE] === undefined) {
       throw new WasmError(
         WasmErrorCode.WASM_TRANSPILE_FAILED,
         `jco produced no ${GLUE_FILE} for component ${componentPath}`,
       );
     }
-    manifest = { transpiler: TRANSPILER_ID, sha256, imports, files };
+    const fields = { transpiler: TRANSPILER_ID, sha256, imports, files: digests };
+    const manifest: CacheManifest = { ...fields, mac: manifestMac(key, macFields(fields)) };
+    entry = { manifest, files };
     await mkdir(cacheDir, { recursive: true, mode: 0o700 });
     const staging = join(cacheDir, `.${sha256}.${process.pid}.${randomUUID()}.tmp`);
     await mkdir(staging, { mode: 0o700 });
     try {
-      for (const [name, content] of Object.entries(result.files)) {
+      for (const [name, content] of files) {
         await writeFile(join(staging, name), content, { mode: 0o600 });
       }
       await writeFile(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, {
@@ -275,48 +324,38 @@ export async function prepareComponent(
       await rename(staging, dir);
     } catch (error) {
       await rm(staging, { recursive: true, force: true });
-      // A concurrent installer may have won the rename; its entry is equally valid.
-      if ((await readManifest(dir, sha256)) === undefined) throw error;
+      // A concurrent installer may have won the rename; its entry is equally valid. Either way
+      // this process runs the bytes it just transpiled, held in memory.
+      if (!('manifest' in (await loadEntry(dir, sha256, key)))) throw error;
     }
-  } else {
-    checkImports(componentPath, manifest.imports);
   }
-  await verifyCacheFiles(dir, manifest);
+  const coreModules: Record<string, Uint8Array> = {};
+  for (const [name, content] of entry.files) {
+    if (name.endsWith('.wasm')) coreModules[name] = content;
+  }
   return {
     sha256,
     dir,
-    imports: manifest.imports,
-    glueUrl: pathToFileURL(join(dir, GLUE_FILE)).href,
+    imports: entry.manifest.imports,
+    glueSource: new TextDecoder().decode(entry.files.get(GLUE_FILE)),
+    coreModules,
     transpiled,
     transpileMs,
+    ...(rebuilt === undefined ? {} : { rebuilt }),
   };
 }
 
-/** Reads, memory-caps and compiles the core modules of a prepared component. */
+/** Memory-caps and compiles the verified core modules of a prepared component. */
 export async function compileComponent(
   prepared: PreparedComponent,
   memoryLimitBytes: number = LIMITS.wasmMemoryBytes,
 ): Promise<CompiledComponent> {
   const maxPages = Math.floor(memoryLimitBytes / WASM_PAGE_BYTES);
-  const manifest = await readManifest(prepared.dir, prepared.sha256);
-  if (manifest === undefined) {
-    throw new WasmError(
-      WasmErrorCode.WASM_CACHE_CORRUPT,
-      `cache entry ${prepared.dir} disappeared before compilation`,
-    );
-  }
   const modules: Record<string, WebAssembly.Module> = {};
-  for (const [name, digest] of Object.entries(manifest.files)) {
-    if (!name.endsWith('.wasm')) continue;
-    const bytes = new Uint8Array(await readFile(join(prepared.dir, name)));
-    if (sha256Hex(bytes) !== digest) {
-      throw new WasmError(
-        WasmErrorCode.WASM_CACHE_CORRUPT,
-        `cache entry ${prepared.dir} was modified: ${name} no longer matches its recorded digest`,
-      );
-    }
+  for (const [name, bytes] of Object.entries(prepared.coreModules)) {
     const capped = capModuleMemory(bytes, maxPages);
     modules[name] = await wasm.compile(capped.bytes);
   }
-  return { ...prepared, modules, memoryLimitBytes };
+  const { coreModules: _verified, ...rest } = prepared;
+  return { ...rest, modules, memoryLimitBytes };
 }

@@ -32,6 +32,8 @@ export const WasmErrorCode = {
   WASM_CONFIG_INVALID: 'WASM_CONFIG_INVALID',
   /** A directory was not preopened: it overlaps the CLAT home or the module cache. */
   WASM_PREOPEN_REFUSED: 'WASM_PREOPEN_REFUSED',
+  /** Too many calls are already waiting for the plugin's instance. */
+  WASM_QUEUE_FULL: 'WASM_QUEUE_FULL',
   /** The plugin was closed. */
   WASM_CLOSED: 'WASM_CLOSED',
 } as const;

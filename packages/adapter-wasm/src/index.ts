@@ -18,7 +18,13 @@ export {
 export { normalizeSha256, sha256Hex } from './digest.js';
 export { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 export { GRANTS_FILE, grantsPath, type WasmGrant, WasmGrantStore } from './grants.js';
-export { ALLOWED_IMPORTS, disallowedImports, unversionedInterface } from './import-policy.js';
+export {
+  ALLOWED_IMPORTS,
+  type ComponentInterfaces,
+  componentInterfaces,
+  disallowedImports,
+  unversionedInterface,
+} from './import-policy.js';
 export {
   type GuestCallOutcome,
   type GuestToolDefinition,

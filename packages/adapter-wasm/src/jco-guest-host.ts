@@ -1,12 +1,16 @@
 /**
  * JcoGuestHost: runs one plugin's guest in a worker thread and serializes calls into it. Host
  * imports are answered on the main thread (the worker parks in Atomics.wait meanwhile). Each
- * call has a time budget that does not count host waits; running past it, a cancellation, a
+ * call has a time budget that counts ordinary host calls and is extended only by sampling and
+ * elicitation waits (at most the spec's total extension); running past it, a cancellation, a
  * trap or an out-of-memory error terminates the worker, and the next call starts a fresh one.
+ * Calls wait in a bounded queue; a cancelled waiting call settles at once.
  * @module
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errorMessage, LIMITS } from '@clat/kernel';
+import { type BudgetExpiry, CallBudget } from './call-budget.js';
+import { CallQueue } from './call-queue.js';
 import type { CompiledComponent } from './component-cache.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 
@@ -47,8 +51,15 @@ export interface JcoGuestHostOptions {
   component: CompiledComponent;
   preopens: readonly Preopen[];
   hostImports: HostImportHandler;
-  /** Budget of one call, host waits excluded. Default: the kernel's tool-call limit. */
+  /**
+   * Budget of one call, including time in ordinary host calls. Default: the kernel's tool-call
+   * limit.
+   */
   callTimeoutMs?: number | undefined;
+  /** Most that sampling/elicitation waits may extend one call. Default: the kernel's limit. */
+  hostWaitLimitMs?: number | undefined;
+  /** Calls that may wait behind the running one; more fail fast. Default: the kernel's limit. */
+  queueLimit?: number | undefined;
   /** Budget of instantiation plus list-tools. */
   startTimeoutMs?: number | undefined;
   /** Captured guest stdout/stderr. */
@@ -88,46 +99,16 @@ interface Instance {
   dead: boolean;
 }
 
-/** A wall-clock budget that can be paused while the guest waits on the host. */
-class CallBudget {
-  #remaining: number;
-  #startedAt = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #onExpire: () => void;
-
-  constructor(ms: number, onExpire: () => void) {
-    this.#remaining = ms;
-    this.#onExpire = onExpire;
-    this.resume();
-  }
-
-  pause(): void {
-    if (this.#timer === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#remaining -= performance.now() - this.#startedAt;
-  }
-
-  resume(): void {
-    if (this.#timer !== undefined) return;
-    this.#startedAt = performance.now();
-    this.#timer = setTimeout(this.#onExpire, Math.max(0, this.#remaining));
-  }
-
-  stop(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-  }
-}
-
 let nextCallId = 1;
 
 export class JcoGuestHost {
   readonly plugin: string;
   readonly #options: JcoGuestHostOptions;
   #preopens: readonly Preopen[];
+  /** The verified glue, imported from memory: the cache file may change after verification. */
+  readonly #glueUrl: string;
   #instance: Instance | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new CallQueue();
   #closed = false;
   #recycled = 0;
 
@@ -135,6 +116,7 @@ export class JcoGuestHost {
     this.plugin = options.plugin;
     this.#options = options;
     this.#preopens = options.preopens;
+    this.#glueUrl = `data:text/javascript;base64,${Buffer.from(options.component.glueSource).toString('base64')}`;
   }
 
   /** Instances terminated by a fault (trap, timeout, cancellation, memory); each restarts. */
@@ -153,12 +135,12 @@ export class JcoGuestHost {
 
   /** Starts an instance (if none runs) and returns the tools it lists. */
   start(): Promise<GuestToolDefinition[]> {
-    return this.#serialize(() => this.#ensure().ready);
+    return this.#queue.run(() => this.#ensure().ready);
   }
 
   /** Changes the preopens; the running instance is recycled so the next call sees them. */
   setPreopens(preopens: readonly Preopen[]): Promise<void> {
-    return this.#serialize(async () => {
+    return this.#queue.run(async () => {
       this.#preopens = preopens;
       const instance = this.#instance;
       if (instance !== undefined) await this.#kill(instance, PREOPENS_CHANGED);
@@ -167,16 +149,28 @@ export class JcoGuestHost {
 
   /** Calls one tool. Never rejects for guest failures: they come back as outcomes. */
   call(name: string, argsJson: string, signal: AbortSignal): Promise<GuestCallOutcome> {
-    return this.#serialize(async () => {
-      if (this.#closed) {
-        throw new WasmError(WasmErrorCode.WASM_CLOSED, `wasm plugin ${this.plugin} is closed`);
-      }
-      if (signal.aborted) return this.#cancelledOutcome();
-      const instance = this.#ensure();
-      await instance.ready;
-      if (signal.aborted) return this.#cancelledOutcome();
-      return this.#dispatch(instance, name, argsJson, signal);
-    });
+    const limit = this.#options.queueLimit ?? LIMITS.wasmCallQueue;
+    if (this.#queue.waitingCalls >= limit) {
+      return Promise.reject(
+        new WasmError(
+          WasmErrorCode.WASM_QUEUE_FULL,
+          `wasm plugin ${this.plugin} already has ${limit} calls waiting (the limit); call ${JSON.stringify(name)} again when they finish`,
+        ),
+      );
+    }
+    return this.#queue.run(
+      async () => {
+        if (this.#closed) {
+          throw new WasmError(WasmErrorCode.WASM_CLOSED, `wasm plugin ${this.plugin} is closed`);
+        }
+        if (signal.aborted) return this.#cancelledOutcome();
+        const instance = this.#ensure();
+        await instance.ready;
+        if (signal.aborted) return this.#cancelledOutcome();
+        return this.#dispatch(instance, name, argsJson, signal);
+      },
+      { counted: true, signal, onCancel: () => this.#cancelledOutcome() },
+    );
   }
 
   /** Terminates the worker; later calls fail with WASM_CLOSED. Idempotent. */
@@ -190,12 +184,6 @@ export class JcoGuestHost {
       });
       await this.#kill(instance, CLOSED);
     }
-  }
-
-  #serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => {});
-    return run;
   }
 
   #cancelledOutcome(): GuestCallOutcome {
@@ -219,7 +207,7 @@ export class JcoGuestHost {
     const worker = new Worker(new URL('./worker/guest-worker.mjs', import.meta.url), {
       workerData: {
         modules: component.modules,
-        glueUrl: component.glueUrl,
+        glueUrl: this.#glueUrl,
         hostPort: channel.port2,
         signalBuffer,
         preopens: this.#preopens.map((preopen) => ({ ...preopen })),
@@ -316,7 +304,9 @@ export class JcoGuestHost {
 
   async #answerHost(instance: Instance, request: HostRequest): Promise<void> {
     const pending = instance.pending;
-    pending?.budget.pause();
+    // Only waits on the user or the model extend a call; every other host call counts.
+    const extendsCall = request.iface === 'sampling' || request.iface === 'elicitation';
+    if (extendsCall) pending?.budget.pause();
     const signal =
       pending === undefined
         ? instance.life.signal
@@ -337,7 +327,7 @@ export class JcoGuestHost {
     instance.port.postMessage(reply);
     Atomics.store(instance.cell, 0, 1);
     Atomics.notify(instance.cell, 0);
-    if (instance.pending === pending) pending?.budget.resume();
+    if (extendsCall && instance.pending === pending) pending?.budget.resume();
   }
 
   #dispatch(
@@ -363,11 +353,15 @@ export class JcoGuestHost {
         budget.stop();
         void this.#kill(instance, reason).then(() => finish(outcome));
       };
-      const budget = new CallBudget(timeoutMs, () =>
+      const extensionMs = this.#options.hostWaitLimitMs ?? LIMITS.toolCallExtensionTotalMs;
+      const budget = new CallBudget(timeoutMs, extensionMs, (why: BudgetExpiry) =>
         terminateThen(
           {
             kind: 'timeout',
-            message: `wasm plugin ${this.plugin}: tool ${JSON.stringify(name)} ran past its ${timeoutMs} ms time budget; the instance was terminated`,
+            message:
+              why === 'budget'
+                ? `wasm plugin ${this.plugin}: tool ${JSON.stringify(name)} ran past its ${timeoutMs} ms time budget (time in host calls other than sampling and elicitation counts); the instance was terminated`
+                : `wasm plugin ${this.plugin}: tool ${JSON.stringify(name)} waited on sampling or elicitation for more than ${extensionMs} ms in total; the instance was terminated`,
           },
           'timeout',
         ),

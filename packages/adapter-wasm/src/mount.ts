@@ -105,12 +105,6 @@ export interface MountWasmPluginOptions {
   onStatus?: ((status: WasmPluginStatus) => void) | undefined;
   /** Known secrets to keep out of status texts; string values of `config` are added. */
   redactor?: Redactor | undefined;
-  /**
-   * The approver of a run. With it, a call of a writing tool whose write grant is missing asks in
-   * the run (see `requestWriteAccess`); a denial keeps the plugin read-only for the rest of that
-   * run. Without it (headless), only recorded grants make the plugin writable.
-   */
-  approverFor?: ((runId: string) => Approver | undefined) | undefined;
 }
 
 export interface MountedWasmPlugin {
@@ -408,6 +402,9 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       cacheDir,
     });
     status.sha256 = prepared.sha256;
+    if (prepared.rebuilt !== undefined) {
+      status.notes.push(`the compiled-module cache entry was rebuilt: ${prepared.rebuilt}`);
+    }
     const compiled = await compileComponent(
       prepared,
       options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes,
@@ -468,25 +465,19 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       await writeAccess.apply(null);
     }
     const access = writeAccess;
-    const caller: HostCaller = { kind: 'wasm', id: name };
     // Runs whose user denied the write grant: they are not asked again.
     const deniedRuns = new Set<string>();
     const beforeCall =
       access === undefined
         ? undefined
         : async (ctx: ToolCallContext, effect: Effect) => {
-            let mode: PermissionMode | null = null;
-            try {
-              mode = (await options.hostServices.context(caller)).run?.permissionMode ?? null;
-            } catch {
-              // No active run: the mount-time policy applies.
-            }
+            const { mode } = ctx.run;
             await access.apply(mode);
-            if (mode === null || mode === 'read-only' || !WRITE_EFFECTS.has(effect)) return;
-            if (access.granted(access.requestedDirs(mode)) || deniedRuns.has(ctx.runId)) return;
-            const approver = options.approverFor?.(ctx.runId);
+            if (mode === 'read-only' || !WRITE_EFFECTS.has(effect)) return;
+            if (access.granted(access.requestedDirs(mode)) || deniedRuns.has(ctx.run.id)) return;
+            const approver = ctx.run.approver;
             if (approver === undefined) return;
-            if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.runId);
+            if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.run.id);
           };
     registerTools(options, guest, definitions, status, leases, beforeCall);
     status.state = 'ready';

@@ -205,6 +205,7 @@ export {
   type ToolDefinition,
   ToolRegistry,
   type ToolResult,
+  type ToolRun,
 } from './tool-registry.js';
 export {
   isFailure,

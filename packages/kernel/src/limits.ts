@@ -78,6 +78,8 @@ export const LIMITS = {
   pluginConfigBytes: 64 * KiB,
   /** Default WASM guest memory cap. */
   wasmMemoryBytes: 256 * MiB,
+  /** Calls waiting for one WASM plugin's instance (it runs one at a time); more fail fast. */
+  wasmCallQueue: 16,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

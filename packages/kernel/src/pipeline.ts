@@ -9,7 +9,7 @@ import { errorMessage, isKernelError, KernelError, KernelErrorCode } from './err
 import type { RunEventStream, ToolSourceRef } from './events.js';
 import { isJsonObject, type JsonObject, utf8Length } from './json.js';
 import { LIMITS } from './limits.js';
-import type { ApprovalDecision, Approver } from './ports.js';
+import type { ApprovalDecision, Approver, UserAsker } from './ports.js';
 import type { ToolRegistry, ToolResult } from './tool-registry.js';
 
 /** What the pipeline needs to know about the active run. */
@@ -19,6 +19,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** Absent in headless runs: every `ask` then fails closed. */
   approver?: Approver;
+  /** Absent in headless runs: `ask_user` and elicitation then fail. */
+  asker?: UserAsker;
 }
 
 export interface PipelineCallOptions {
@@ -169,7 +171,13 @@ export class ToolPipeline {
       const result = await abortable(
         tool.invoke(argsObject, {
           callId,
-          runId: run.runId,
+          run: {
+            id: run.runId,
+            mode: run.mode,
+            approver: run.approver,
+            asker: run.asker,
+            signal: run.signal,
+          },
           signal: run.signal,
           ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }),
         }),

@@ -88,10 +88,11 @@ describe('ToolRegistry', () => {
     expect(description).toHaveLength(LIMITS.toolDescriptionChars);
     expect(description.endsWith('[truncated by host]')).toBe(true);
     expect(registry.diagnostics()[0]?.code).toBe(KernelErrorCode.LIMIT_EXCEEDED);
+    const signal = new AbortController().signal;
     await expect(
       registry
         .get('long')
-        ?.invoke({}, { callId: 'c', runId: 'r', signal: new AbortController().signal }),
+        ?.invoke({}, { callId: 'c', run: { id: 'r', mode: 'read-only', signal }, signal }),
     ).resolves.toEqual({
       content: 'mcp:s:long',
     });

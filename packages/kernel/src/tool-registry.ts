@@ -4,11 +4,12 @@
  * registration is rejected; leases can still revoke.
  * @module
  */
-import type { Effect } from './effects.js';
+import type { Effect, PermissionMode } from './effects.js';
 import { KernelError, KernelErrorCode } from './errors.js';
 import type { ToolSourceRef } from './events.js';
 import type { JsonObject } from './json.js';
 import { LIMITS } from './limits.js';
+import type { Approver, UserAsker } from './ports.js';
 import type { Lease, Scope } from './scope.js';
 
 export interface ToolDefinition {
@@ -23,9 +24,23 @@ export interface ToolDefinition {
   sourceName?: string;
 }
 
+/**
+ * What a tool call means for its run: the one place a tool reads the run's id, permission mode,
+ * approver and question frontend (the latter two absent when headless).
+ */
+export interface ToolRun {
+  readonly id: string;
+  readonly mode: PermissionMode;
+  readonly approver?: Approver | undefined;
+  readonly asker?: UserAsker | undefined;
+  /** The run's cancel signal. */
+  readonly signal: AbortSignal;
+}
+
 export interface ToolCallContext {
   callId: string;
-  runId: string;
+  run: ToolRun;
+  /** This call's cancel signal (the run's, or one linked to it for a plugin's host call). */
   signal: AbortSignal;
   /** Set when a plugin (not the model) asked for this call: tools then apply the stricter plugin fence. */
   requestedBy?: ToolSourceRef;

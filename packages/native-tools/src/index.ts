@@ -52,6 +52,6 @@ export function createNativeTools(options: NativeToolsOptions): Tool[] {
     writeFileTool(env),
     editFileTool(env),
     runCommandTool(env),
-    askUserTool(env),
+    askUserTool(),
   ];
 }

@@ -56,11 +56,7 @@ export function harness(
   projectRoot: string,
   options: { allowAbsoluteWrites?: boolean; asker?: UserAsker } = {},
 ): Harness {
-  const tools = createNativeTools({
-    projectRoot,
-    allowAbsoluteWrites: () => options.allowAbsoluteWrites ?? false,
-    ...(options.asker === undefined ? {} : { asker: () => options.asker }),
-  });
+  const tools = createNativeTools({ projectRoot });
   const registry = new ToolRegistry();
   const scope = createGlobalScope('native-tools-test');
   for (const tool of tools) registry.register(tool, scope);
@@ -68,10 +64,13 @@ export function harness(
   const call = (name: string, args: JsonObject, extra: Partial<ToolCallContext> = {}) => {
     const tool = registry.get(name);
     if (tool === undefined) throw new Error(`no tool ${name}`);
+    const signal = extra.signal ?? new AbortController().signal;
+    const mode: PermissionMode =
+      options.allowAbsoluteWrites === true ? 'full-access' : 'project-write';
     return tool.invoke(args, {
       callId: 'c1',
-      runId: 'r1',
-      signal: extra.signal ?? new AbortController().signal,
+      run: { id: 'r1', mode, asker: options.asker, signal },
+      signal,
       ...extra,
     });
   };

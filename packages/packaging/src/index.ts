@@ -59,6 +59,7 @@ export {
   signingMessage,
   verifyMinisign,
 } from './signature.js';
+export { type StampResult, stampEntryDigest } from './stamp.js';
 export {
   comparePaths,
   hashRegularFile,

@@ -3,9 +3,10 @@
  * (StarlingMonkey) turns it into a component of the clat:plugin world. Author-side only.
  * @module
  */
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { componentize } from '@bytecodealliance/componentize-js';
 import { build } from 'esbuild';
@@ -55,6 +56,12 @@ export interface BuildGuestOptions {
    * exists only to build refusal probes.
    */
   allowHttp?: boolean;
+  /**
+   * Source manifest (`clat-plugin.json` without a digest). When given, the build writes the
+   * installable package manifest next to the component: `runtime.entry` is the component's file
+   * name and `runtime.sha256` its computed digest, so `clat plugin install <outDir>` works.
+   */
+  manifest?: string;
 }
 
 export interface BuildGuestResult {
@@ -62,6 +69,10 @@ export interface BuildGuestResult {
   bytes: number;
   /** Interfaces the component imports, as componentize-js reports them. */
   imports: string[];
+  /** SHA-256 (hex) of the component. */
+  sha256: string;
+  /** The package manifest written next to the component, when `manifest` was given. */
+  manifestFile?: string;
 }
 
 /** Bundles and componentizes one guest; the output is written atomically. */
@@ -96,16 +107,66 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
       throw new GuestBuildError(`componentize-js could not build ${entry}: ${text}`, error);
     });
     await mkdir(dirname(outFile), { recursive: true });
-    const temp = `${outFile}.${process.pid}.tmp`;
-    await writeFile(temp, result.component);
-    await rename(temp, outFile);
+    await writeAtomically(outFile, result.component);
+    const sha256 = createHash('sha256').update(result.component).digest('hex');
+    const manifestFile =
+      options.manifest === undefined
+        ? undefined
+        : await writePackageManifest(resolve(options.manifest), outFile, sha256);
     // Typed as [[iface, fn]][], but arrives as [iface, fn][]; accept either shape.
     const pairs = result.imports as unknown as ([string, string] | [[string, string]])[];
     const imports = [
       ...new Set(pairs.map((pair) => (Array.isArray(pair[0]) ? pair[0][0] : pair[0]))),
     ].sort();
-    return { outFile, bytes: result.component.length, imports };
+    return {
+      outFile,
+      bytes: result.component.length,
+      imports,
+      sha256,
+      ...(manifestFile === undefined ? {} : { manifestFile }),
+    };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+async function writeAtomically(path: string, data: Uint8Array | string): Promise<void> {
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, data);
+  await rename(temp, path);
+}
+
+/** Writes `<dir of component>/clat-plugin.json`: the source manifest with entry and digest. */
+async function writePackageManifest(
+  source: string,
+  component: string,
+  sha256: string,
+): Promise<string> {
+  let manifest: { runtime?: Record<string, unknown> } & Record<string, unknown>;
+  try {
+    manifest = JSON.parse(await readFile(source, 'utf8'));
+  } catch (error) {
+    throw new GuestBuildError(
+      `the manifest ${source} cannot be read as JSON: ${(error as Error).message}`,
+      error,
+    );
+  }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    throw new GuestBuildError(`the manifest ${source} must be a JSON object`, undefined);
+  }
+  const runtime =
+    typeof manifest.runtime === 'object' && manifest.runtime !== null ? manifest.runtime : {};
+  const written = {
+    ...manifest,
+    runtime: { ...runtime, kind: 'wasm-component', entry: basename(component), sha256 },
+  };
+  const target = join(dirname(component), 'clat-plugin.json');
+  if (resolve(target) === source) {
+    throw new GuestBuildError(
+      `the manifest ${source} is the output manifest; keep the source manifest outside the output directory`,
+      undefined,
+    );
+  }
+  await writeAtomically(target, `${JSON.stringify(written, null, 2)}\n`);
+  return target;
 }

@@ -144,8 +144,62 @@ const hostAll = defineTool<{ path?: string }>({
   },
 });
 
+const contextLoop = defineTool({
+  name: 'context_loop',
+  description:
+    'Calls host.context() forever: time in cheap host calls must count against the budget.',
+  effect: 'read',
+  run() {
+    for (;;) host.context();
+  },
+});
+
+const sample = defineTool<{ text?: string }>({
+  name: 'sample',
+  description: 'Asks the host for one sampling completion and returns its text.',
+  effect: 'read',
+  run({ text }) {
+    return sampling.createMessage({
+      messages: [{ role: 'user', text: text ?? 'ping' }],
+      maxTokens: 16,
+    }).text;
+  },
+});
+
+const deep = defineTool<{ depth?: number }>({
+  name: 'deep',
+  description: 'Returns a JSON array nested `depth` levels deep (default 100,000).',
+  effect: 'pure',
+  run() {
+    return 'see tools.call below';
+  },
+});
+
+function nestedFrom(argsJson: string): string {
+  const depth = (JSON.parse(argsJson || '{}') as { depth?: number }).depth;
+  return nested(depth ?? 100_000);
+}
+
+/** The raw ok payload (not a JSON string of it), built as text so the guest does not recurse. */
+function nested(levels: number): string {
+  return `${'['.repeat(levels)}${']'.repeat(levels)}`;
+}
+
 const plugin = definePlugin({
-  tools: [spin, bomb, trap, overflow, echo, log, probe, fetchProbe, hostAll],
+  tools: [
+    spin,
+    bomb,
+    trap,
+    overflow,
+    echo,
+    log,
+    probe,
+    fetchProbe,
+    hostAll,
+    contextLoop,
+    sample,
+    deep,
+  ],
 });
 
 export const tools = {
@@ -153,6 +207,14 @@ export const tools = {
   call(name: string, argsJson: string): string {
     // Bypasses definePlugin's string conversion: only strings may leave an export as err(..).
     if (name === 'trap') throw new TypeError('a non-string thrown out of the export');
+    // The payload itself is the nested JSON, as a hostile guest would send it.
+    if (name === 'deep') {
+      try {
+        return nestedFrom(argsJson);
+      } catch {
+        throw 'arguments of deep are not valid JSON';
+      }
+    }
     return plugin.call(name, argsJson);
   },
 };

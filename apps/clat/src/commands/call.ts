@@ -1,5 +1,5 @@
 /** `clat call <tool> '<json>'`: one tool call through the permission pipeline. @module */
-import { isKernelError, KernelErrorCode } from '@clat/kernel';
+import { isKernelError, KernelErrorCode, sanitizeTerminalText } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -62,11 +62,19 @@ export const callCommand: Command = {
         const args = jsonArgs ?? parseKeyValueArguments(words, tool?.definition.inputSchema ?? {});
         const interactive = isTty(io.stdin);
         const ask = ttyLineAsk(io.stdin, io.stderr);
+        // A configured provider serves plugins' sampling requests during the call (through the
+        // same gates and budget as in a session); without one, sampling fails cleanly.
+        const config = project.user.provider;
+        const model =
+          config === undefined
+            ? undefined
+            : (await import('@clat/provider-openai')).createOpenAiCompatibleProvider(config);
         const run = await project.session.beginRun({
           mode,
+          ...(model === undefined ? {} : { model }),
           ...(interactive
             ? {
-                approver: createLineApprover(io.stderr, ask),
+                approver: createLineApprover(io.stderr, ask, project.approvals),
                 asker: createLineAsker(io.stderr, ask),
               }
             : {}),
@@ -76,7 +84,7 @@ export const callCommand: Command = {
         try {
           const result = await project.session.pipeline.call(name, args, run.context);
           if (values.json === true) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-          else io.stdout.write(`${result.content}\n`);
+          else io.stdout.write(`${sanitizeTerminalText(result.content)}\n`);
           return result.isError === true ? EXIT.failed : EXIT.ok;
         } catch (error) {
           if (isKernelError(error) && error.code === KernelErrorCode.TOOL_NOT_FOUND) {
@@ -89,7 +97,7 @@ export const callCommand: Command = {
             isKernelError(error) && error.code === KernelErrorCode.PERMISSION_DENIED && !interactive
               ? ` (no terminal to ask; rerun with a terminal or a mode that allows it, e.g. --mode full-access)`
               : '';
-          io.stderr.write(`clat: ${(error as Error).message}${hint}\n`);
+          io.stderr.write(`clat: ${sanitizeTerminalText((error as Error).message)}${hint}\n`);
           return exitCodeFor(error);
         } finally {
           process.removeListener('SIGINT', onSigint);

@@ -5,7 +5,14 @@
  * @module
  */
 import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
-import { errorMessage, isKernelError, KernelErrorCode, type PermissionMode } from '@clat/kernel';
+import {
+  errorMessage,
+  isKernelError,
+  KernelErrorCode,
+  sanitizeTerminalLine as oneLine,
+  type PermissionMode,
+  sanitizeTerminalText,
+} from '@clat/kernel';
 import {
   type ChatMessage,
   createOpenAiCompatibleProvider,
@@ -21,6 +28,7 @@ import { runAgentTurn } from '../run/agent-loop.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
+import { formatToolDetails } from '../ui/tool-signature.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
 
 const USAGE = `Usage: clat [chat] [--mode <mode>]
@@ -31,7 +39,7 @@ registry freezes for the session.
 
 Commands inside the session:
   /mcp                 MCP server status (counts, versions, tools, failures)
-  /tools               Registered tools
+  /tools [name]        Registered tools; with a tool or server name, signatures and details
   /call <tool> [json]  Call one tool through the permission pipeline
   /mode [mode]         Show or set the permission mode
   /help, /exit
@@ -42,7 +50,7 @@ Options:
 ${PROJECT_USAGE}
 `;
 
-const HELP = `/mcp  /tools  /call <tool> [json]  /login <server>  /mode [read-only|project-write|full-access]  /exit
+const HELP = `/mcp  /tools [name]  /call <tool> [json]  /login <server>  /mode [read-only|project-write|full-access]  /exit
 Esc cancels the running call.\n`;
 
 class ChatSession {
@@ -86,8 +94,9 @@ class ChatSession {
     });
   }
 
+  /** The session's one output path: servers, packages and the model write into it, so sanitised. */
   #write(text: string): void {
-    this.#io.stdout.write(text);
+    this.#io.stdout.write(sanitizeTerminalText(text));
   }
 
   /** One line from the user, or undefined when Esc, the run's cancellation or end of input. */
@@ -137,14 +146,14 @@ class ChatSession {
     }
     const run = await this.#project.session.beginRun({
       mode: this.#mode,
-      approver: createLineApprover(this.#io.stdout, this.#ask),
+      approver: createLineApprover(this.#io.stdout, this.#ask, this.#project.approvals),
       asker: createLineAsker(this.#io.stdout, this.#ask),
       ...(this.#provider === undefined ? {} : { model: this.#provider }),
     });
     this.#run = run;
     const unsubscribe = this.#project.session.events.on((event) => {
       if (event.type === 'tool.started' && event.runId === run.context.runId) {
-        this.#write(`running ${event.tool}… (Esc cancels)\n`);
+        this.#write(`running ${oneLine(event.tool)}… (Esc cancels)\n`);
       }
     });
     try {
@@ -221,12 +230,12 @@ class ChatSession {
           streamed = true;
           this.#write(delta);
         },
-        onToolCall: (call) => this.#write(`→ ${call.name} ${call.arguments}\n`),
+        onToolCall: (call) => this.#write(`→ ${oneLine(call.name)} ${oneLine(call.arguments)}\n`),
         onToolResult: (call, outcome) =>
           this.#write(
             outcome.error === undefined
-              ? `  ✓ ${call.name}\n`
-              : `  ✗ ${call.name}: ${outcome.error}\n`,
+              ? `  ✓ ${oneLine(call.name)}\n`
+              : `  ✗ ${oneLine(call.name)}: ${oneLine(outcome.error)}\n`,
           ),
       });
       this.#write(streamed ? '\n' : `${result.text}\n`);
@@ -257,12 +266,25 @@ class ChatSession {
           }),
         );
         return true;
-      case '/tools':
-        this.#write(formatTools(this.#project.session.registry.list()));
-        if (!this.#project.session.mount.frozen) {
-          this.#write('(servers may still be connecting; the list freezes at the first run)\n');
+      case '/tools': {
+        const all = this.#project.session.registry.list();
+        const name = restParts[0];
+        if (name !== undefined) {
+          // One tool, or every tool of one server, with signatures.
+          const picked = all.filter((tool) => tool.name === name || tool.source.id === name);
+          this.#write(
+            picked.length === 0
+              ? `no tool or server named ${JSON.stringify(name)}; /tools lists them\n`
+              : formatToolDetails(picked),
+          );
+          return true;
+        }
+        this.#write(formatTools(all));
+        if (this.#project.session.mount.summary().connecting > 0) {
+          this.#write('(servers are still connecting; the list freezes at the first run)\n');
         }
         return true;
+      }
       case '/call':
         await this.#call(rest);
         return true;

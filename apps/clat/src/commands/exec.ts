@@ -1,5 +1,5 @@
 /** `clat exec "<prompt>"`: one headless agent run (no approver, no question frontend). @module */
-import { errorMessage } from '@clat/kernel';
+import { errorMessage, sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import { createOpenAiCompatibleProvider } from '@clat/provider-openai';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command } from '../command.js';
@@ -23,7 +23,7 @@ ${PROJECT_USAGE}
 `;
 
 function preview(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = sanitizeTerminalLine(text.replace(/\s+/g, ' ').trim());
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
@@ -57,7 +57,7 @@ export const execCommand: Command = {
       const provider = createOpenAiCompatibleProvider(config, {
         onRetry: (notice) =>
           io.stderr.write(
-            `clat: provider retry ${notice.attempt} in ${notice.delayMs} ms: ${notice.error.message}\n`,
+            `clat: provider retry ${notice.attempt} in ${notice.delayMs} ms: ${sanitizeTerminalLine(notice.error.message)}\n`,
           ),
       });
       const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
@@ -76,22 +76,23 @@ export const execCommand: Command = {
           history: [],
           prompt,
           maxSteps,
-          onToolCall: (call) => io.stderr.write(`→ ${call.name} ${preview(call.arguments)}\n`),
+          onToolCall: (call) =>
+            io.stderr.write(`→ ${sanitizeTerminalLine(call.name)} ${preview(call.arguments)}\n`),
           onToolResult: (call, outcome) =>
             io.stderr.write(
               outcome.error === undefined
-                ? `  ✓ ${call.name}${outcome.result?.isError ? ' (tool error)' : ''}: ${preview(outcome.result?.content ?? '')}\n`
-                : `  ✗ ${call.name}: ${outcome.error}\n`,
+                ? `  ✓ ${sanitizeTerminalLine(call.name)}${outcome.result?.isError ? ' (tool error)' : ''}: ${preview(outcome.result?.content ?? '')}\n`
+                : `  ✗ ${sanitizeTerminalLine(call.name)}: ${preview(outcome.error)}\n`,
             ),
         });
         if (result.exhausted) {
           io.stderr.write(`clat: stopped after ${maxSteps} model steps without a final answer\n`);
           return EXIT.failed;
         }
-        io.stdout.write(`${result.text.trimEnd()}\n`);
+        io.stdout.write(`${sanitizeTerminalText(result.text.trimEnd())}\n`);
         return EXIT.ok;
       } catch (error) {
-        io.stderr.write(`clat: ${errorMessage(error)}\n`);
+        io.stderr.write(`clat: ${sanitizeTerminalText(errorMessage(error))}\n`);
         return exitCodeFor(error);
       } finally {
         process.removeListener('SIGINT', onSigint);

@@ -1,5 +1,6 @@
 /** Every `clat` subcommand, in help order. Add one import and one entry per command. @module */
 import type { Command } from '../command.js';
+import { approvalsCommand } from './approvals.js';
 import { callCommand } from './call.js';
 import { chatCommand } from './chat.js';
 import { completionCommand } from './completion.js';
@@ -17,5 +18,6 @@ export const COMMANDS: readonly Command[] = [
   callCommand,
   trustCommand,
   pluginCommand,
+  approvalsCommand,
   completionCommand,
 ];

@@ -4,7 +4,12 @@
  * @module
  */
 import { homedir } from 'node:os';
-import { describeServerConfig, parseServerEntry, redactSecrets } from '@clat/kernel';
+import {
+  describeServerConfig,
+  parseServerEntry,
+  redactSecrets,
+  sanitizeTerminalLine,
+} from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -176,8 +181,11 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       plan.action === 'skip'
         ? `skipped: ${plan.reason}`
         : describe(plan.name, plan.entry ?? {}, home.mcpFile);
-    io.stdout.write(`  ${mark} ${plan.name}  ${line}\n`);
-    for (const note of plan.notes) io.stdout.write(`      note: ${note}\n`);
+    // Names and notes come from another client's file: one sanitised line each.
+    io.stdout.write(
+      `  ${mark} ${sanitizeTerminalLine(plan.name)}  ${sanitizeTerminalLine(line)}\n`,
+    );
+    for (const note of plan.notes) io.stdout.write(`      note: ${sanitizeTerminalLine(note)}\n`);
   }
   const verb = dryRun ? 'Would write' : 'Wrote';
   io.stdout.write(

@@ -1,5 +1,5 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
-import { describeServerConfig } from '@clat/kernel';
+import { describeServerConfig, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -55,6 +55,15 @@ interface ListedServer {
   origin: string;
 }
 
+/** A listed entry with URL credentials (userinfo, secret query parameters) and secret args redacted. */
+function listed(name: string, described: Omit<ListedServer, 'name'>): ListedServer {
+  const server: ListedServer = { name, ...described };
+  if (server.url !== undefined) server.url = redactSecrets(server.url);
+  if (server.args !== undefined)
+    server.args = redactSecrets(server.args.join('\u0000')).split('\u0000');
+  return server;
+}
+
 function writeJson(io: CommandIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -89,7 +98,9 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
   const issues = config.issues.map(formatIssue);
   const servers = config.servers
     .filter((server) => one === undefined || server.name === one)
-    .map((server) => ({ name: server.name, ...describeServerConfig(server) }) as ListedServer);
+    .map((server) =>
+      listed(server.name, describeServerConfig(server) as Omit<ListedServer, 'name'>),
+    );
   if (one !== undefined && servers.length === 0) {
     const bad = config.issues.filter(
       (issue) => issue.path === one || issue.path.startsWith(`${one}.`),
@@ -112,21 +123,22 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
   }
   for (const server of servers) {
     const headers = server.headers ?? [];
-    const target =
+    const target = sanitizeTerminalLine(
       server.transport === 'http'
         ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
-        : [server.command, ...(server.args ?? [])].join(' ');
-    io.stdout.write(`  ${server.name}  ${server.transport}  ${target}\n`);
+        : [server.command, ...(server.args ?? [])].join(' '),
+    );
+    io.stdout.write(`  ${sanitizeTerminalLine(server.name)}  ${server.transport}  ${target}\n`);
     if (one !== undefined && server.transport === 'stdio') {
       // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
-      const env = (server.env ?? []).map((name) => `${name}=…`).join(' ');
+      const env = sanitizeTerminalLine((server.env ?? []).map((name) => `${name}=…`).join(' '));
       const cwd = server.cwd === undefined ? home.dir : `${home.dir}/${server.cwd}`;
       io.stdout.write(
-        `  to debug, run it by hand: cd ${JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd)} && ${env === '' ? '' : `${env} `}${target}\n`,
+        `  to debug, run it by hand: cd ${sanitizeTerminalLine(JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd))} && ${env === '' ? '' : `${env} `}${target}\n`,
       );
     }
   }
-  for (const issue of issues) io.stderr.write(`clat: config: ${issue}\n`);
+  for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
   return 0;
 }
 

@@ -159,7 +159,9 @@ describe('clat plugin', () => {
     );
     await expect(run('list', '--accept-capabilities')).rejects.toThrow('only applies to install');
     await expect(run('frobnicate')).rejects.toThrow('unknown action "frobnicate"');
-    await expect(run('pack', 'v1')).rejects.toThrow('pack needs --output');
+    await expect(run('install', 'v1', '--id', 'x')).rejects.toThrow(
+      '--id and --host-tools only apply to a .wasm component',
+    );
   });
 
   it('fails closed on a malformed registry', async () => {

@@ -2,17 +2,17 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { JsonValue } from '@clat/kernel';
+import { type JsonValue, sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import {
   type InspectedPackage,
   type InstallOptions,
   inspectPackage,
   isPackagingError,
-  type PluginListEntry,
   PluginStore,
   packPackage,
   parseConfigJson,
   readConfigFile,
+  stampEntryDigest,
   trustLabel,
   unpackContainer,
 } from '@clat/packaging';
@@ -20,24 +20,29 @@ import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
+import { isComponentFile, packageFromComponent } from './plugin-component.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
 Actions:
   inspect <dir|file.clatpkg> [--json]   Validate a package and show what it asks for (read-only)
-  install <dir|file.clatpkg>            Install a package
-  update <dir|file.clatpkg>             Replace an installed package (the old one becomes the rollback)
+  install <dir|file.clatpkg|file.wasm>  Install a package (a bare .wasm component is packaged for you)
+  update <dir|file.clatpkg|file.wasm>   Replace an installed package (the old one becomes the rollback)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
   rollback <id>                         Swap the active and the rollback version
   uninstall <id>                        Remove a package and its bytes
   list [--json]                         Installed packages with version, trust and health
-  pack <dir> --output <file.clatpkg>    Write a deterministic .clatpkg container
+  pack <dir> [--output <file.clatpkg>]  Compute the entry's sha256 into <dir>/clat-plugin.json; with
+                                        --output also write a deterministic .clatpkg container
 
 Install and update options:
       --accept-capabilities   Grant capabilities the package adds (required when it adds any)
       --config-file <file>    Plugin config (JSON object, at most 64 KiB, no symlink)
       --config-json <json>    Plugin config inline; without either, update keeps the current config
+      --id <id>               Package id for a .wasm component (default: the file name)
+      --host-tools <a,b>      Host tools a .wasm component may call (list_files, read_file, ...)
 
 Packages live in $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
 `;
@@ -95,46 +100,6 @@ function describeInspected(inspected: InspectedPackage): Record<string, unknown>
   };
 }
 
-function printTable(io: CommandIO, rows: PluginListEntry[]): void {
-  if (rows.length === 0) {
-    io.stdout.write('No plugins installed. Install one with "clat plugin install <dir>".\n');
-    return;
-  }
-  const header = [
-    'ID',
-    'NAME',
-    'VERSION',
-    'RUNTIME',
-    'TREE',
-    'ENABLED',
-    'ROLLBACK',
-    'TRUST',
-    'PUBLISHER',
-  ];
-  const cells = rows.map((row) => [
-    row.id,
-    row.name,
-    row.version,
-    row.runtime,
-    row.treeSha256.slice(0, 12),
-    row.enabled ? 'yes' : 'no',
-    row.rollbackVersion ?? '-',
-    row.trust,
-    row.publisher === undefined
-      ? '-'
-      : `${row.publisher.publisher} (${row.publisher.publicKey.slice(0, 12)}…)`,
-  ]);
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...cells.map((line) => (line[i] ?? '').length)),
-  );
-  const format = (line: string[]) =>
-    `${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  `;
-  io.stdout.write(`${format(header)}HEALTH\n`);
-  rows.forEach((row, index) => {
-    io.stdout.write(`${format(cells[index] ?? [])}${row.health}\n`);
-  });
-}
-
 async function installOptions(
   values: { 'accept-capabilities'?: boolean; 'config-file'?: string; 'config-json'?: string },
   cwd: string,
@@ -162,8 +127,16 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     'config-file': { type: 'string' },
     'config-json': { type: 'string' },
     output: { type: 'string', short: 'o' },
+    id: { type: 'string' },
+    'host-tools': { type: 'string' },
   });
-  const installFlags = ['accept-capabilities', 'config-file', 'config-json'] as const;
+  const installFlags = [
+    'accept-capabilities',
+    'config-file',
+    'config-json',
+    'id',
+    'host-tools',
+  ] as const;
   if (action !== 'install' && action !== 'update') {
     const stray = installFlags.find((flag) => values[flag] !== undefined);
     if (stray !== undefined) throw usage(`--${stray} only applies to install and update`);
@@ -176,34 +149,50 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   switch (action) {
     case 'inspect': {
       const inspected = await inspectSource(resolve(io.cwd, one(positionals, 'a package')));
-      const summary = describeInspected(inspected);
       if (values.json === true) {
-        io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        io.stdout.write(`${JSON.stringify(describeInspected(inspected), null, 2)}\n`);
         return 0;
       }
-      for (const [key, value] of Object.entries(summary)) {
-        const shown = Array.isArray(value) ? value.join(', ') || '(none)' : String(value);
-        io.stdout.write(`${`${key}:`.padEnd(14)}${shown}\n`);
-      }
+      io.stdout.write(formatInspected(inspected));
       return 0;
     }
     case 'install':
     case 'update': {
-      const source = resolve(io.cwd, one(positionals, 'a package directory or .clatpkg'));
+      const source = resolve(io.cwd, one(positionals, 'a package directory, .clatpkg or .wasm'));
       const options = await installOptions(values, io.cwd);
-      const result =
-        action === 'install'
-          ? await store.install(source, options)
-          : await store.update(source, options);
+      const component = isComponentFile(source)
+        ? await packageFromComponent(source, {
+            id: values.id,
+            hostTools: values['host-tools']?.split(',').map((tool) => tool.trim()),
+          })
+        : undefined;
+      if (
+        component === undefined &&
+        (values.id !== undefined || values['host-tools'] !== undefined)
+      ) {
+        throw usage('--id and --host-tools only apply to a .wasm component');
+      }
+      const result = await (async () => {
+        const from = component?.dir ?? source;
+        try {
+          return action === 'install'
+            ? await store.install(from, options)
+            : await store.update(from, options);
+        } finally {
+          await component?.cleanup();
+        }
+      })();
       const verb = action === 'install' ? 'Installed' : 'Updated';
       io.stdout.write(
-        `${verb} ${result.id} ${result.version} (tree ${result.treeSha256.slice(0, 12)})\n`,
+        `${verb} ${result.id} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
       );
       if (result.granted.length > 0) {
-        io.stdout.write(`Granted capabilities: ${result.granted.join(', ')}\n`);
+        io.stdout.write(
+          `Granted capabilities: ${sanitizeTerminalLine(result.granted.join(', '))}\n`,
+        );
       }
       if (result.rollbackVersion !== undefined) {
-        io.stdout.write(`Rollback: ${result.rollbackVersion}\n`);
+        io.stdout.write(`Rollback: ${sanitizeTerminalLine(result.rollbackVersion)}\n`);
       }
       io.stdout.write('Restart CLAT to apply.\n');
       return 0;
@@ -220,7 +209,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     case 'rollback': {
       const result = await store.rollback(one(positionals, 'a plugin id'));
       io.stdout.write(
-        `Rolled back ${result.id} to ${result.version} (rollback is now ${result.rollbackVersion}). Restart CLAT to apply.\n`,
+        `Rolled back ${result.id} to ${sanitizeTerminalLine(result.version)} (rollback is now ${sanitizeTerminalLine(result.rollbackVersion ?? '')}). Restart CLAT to apply.\n`,
       );
       return 0;
     }
@@ -229,7 +218,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       const { cleanupError } = await store.uninstall(id);
       io.stdout.write(`Uninstalled ${id}. Restart CLAT to apply.\n`);
       if (cleanupError !== undefined) {
-        io.stderr.write(`clat: note: could not remove all bytes of ${id}: ${cleanupError}\n`);
+        io.stderr.write(
+          `clat: note: could not remove all bytes of ${sanitizeTerminalLine(id)}: ${sanitizeTerminalLine(String(cleanupError))}\n`,
+        );
       }
       return 0;
     }
@@ -237,12 +228,22 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (positionals.length > 0) throw usage('list takes no arguments');
       const rows = await store.list();
       if (values.json === true) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else printTable(io, rows);
+      else io.stdout.write(formatPluginTable(rows));
       return 0;
     }
     case 'pack': {
       const dir = resolve(io.cwd, one(positionals, 'a package directory'));
-      if (values.output === undefined) throw usage('pack needs --output <file.clatpkg>');
+      const stamp = await stampEntryDigest(dir);
+      io.stdout.write(
+        `${stamp.changed ? 'Wrote' : 'Checked'} runtime.sha256 ${stamp.sha256} (${stamp.entry}) in ${stamp.manifestPath}\n`,
+      );
+      const inspected = await inspectPackage(dir);
+      if (values.output === undefined) {
+        io.stdout.write(
+          `${inspected.manifest.id} ${inspected.manifest.version} is ready: clat plugin install ${dir}\n`,
+        );
+        return 0;
+      }
       const result = await packPackage(dir, resolve(io.cwd, values.output));
       io.stdout.write(
         `Packed ${result.files} files (${result.bytes} bytes) into ${result.output}\nsha256 ${result.sha256}\ntree   ${result.treeSha256}\n`,
@@ -266,13 +267,15 @@ export const pluginCommand: Command = {
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
       if (isPackagingError(error)) {
-        io.stderr.write(`clat: ${error.message} [${error.code}]\n`);
+        io.stderr.write(`clat: ${sanitizeTerminalText(error.message)} [${error.code}]\n`);
         return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
       }
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
       if (error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
-        io.stderr.write(`clat: plugin ${argv[0] ?? ''}: ${error.message}\n`);
+        io.stderr.write(
+          `clat: plugin ${sanitizeTerminalLine(argv[0] ?? '')}: ${sanitizeTerminalText(error.message)}\n`,
+        );
         return 1;
       }
       throw error;

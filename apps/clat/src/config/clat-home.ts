@@ -13,6 +13,8 @@ export interface ClatHome {
   trustFile: string;
   /** OAuth tokens of remote MCP servers (0700; one 0600 file per server URL). */
   oauthDir: string;
+  /** Saved "always allow in this project" approvals. */
+  approvalsFile: string;
 }
 
 export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
@@ -24,6 +26,7 @@ export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
     configFile: join(dir, 'config.json'),
     trustFile: join(dir, 'trust.json'),
     oauthDir: oauthDirIn(dir),
+    approvalsFile: join(dir, 'approvals.json'),
   };
 }
 

@@ -131,12 +131,7 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
 export function defaultComposition(): Composition {
   return {
     connectors: () => [createMcpConnector(), createWasmConnector()],
-    nativeTools: (context) =>
-      createNativeTools({
-        projectRoot: context.projectRoot,
-        asker: (ctx) => context.askerFor(ctx.runId),
-        allowAbsoluteWrites: (ctx) => context.modeFor(ctx.runId) === 'full-access',
-      }),
+    nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
     extraServers: collectSources,
   };
 }

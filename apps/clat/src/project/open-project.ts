@@ -5,6 +5,8 @@
  * @module
  */
 import type { McpServerConfig } from '@clat/kernel';
+import { ApprovalStore } from '../approvals/approval-store.js';
+import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
@@ -13,6 +15,7 @@ import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-s
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
+import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
 import { ProjectSession } from './project-session.js';
 
@@ -41,6 +44,8 @@ export interface OpenedProject {
   /** Source decisions (GLM pack on/off, replaced packages), for /mcp. */
   sourceNotes: string[];
   composition: Composition;
+  /** Remembered approvals of this project (session answers and saved ones). */
+  approvals: ApprovalMemory;
 }
 
 /** Resolves home and project and checks trust; nothing is spawned here. */
@@ -96,15 +101,28 @@ export async function openProject(
     userServers: mcp.servers,
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
+  const entries = [...userServers, ...extra.entries];
+  const approvals: ApprovalMemory = {
+    session: new Set(),
+    store: new ApprovalStore(home.approvalsFile),
+    projectRoot,
+    digestOf: createDigestLookup(entries),
+  };
   const session = new ProjectSession({
     home,
     projectRoot,
-    servers: [...userServers, ...extra.entries].filter(
-      (entry) => options.select === undefined || options.select(entry),
-    ),
+    servers: entries.filter((entry) => options.select === undefined || options.select(entry)),
     staticPrompts: extra.prompts,
     connectors: composition.connectors({ env: io.env }),
     nativeTools: (context) => composition.nativeTools(context),
   });
-  return { session, home, user, configIssues, sourceNotes: extra.notes, composition };
+  return {
+    session,
+    home,
+    user,
+    configIssues,
+    sourceNotes: extra.notes,
+    composition,
+    approvals,
+  };
 }

@@ -35,7 +35,6 @@ function mountWith(connectors: ServerConnector[], servers: McpServerConfig[]) {
     prompts: new PromptRegistry(),
     scope,
     hostServices,
-    approverFor: () => undefined,
     projectRoot: '/project',
     clatHome: '/home/.clat',
     redactor,

@@ -5,7 +5,6 @@
  * @module
  */
 import {
-  type Approver,
   CancelToken,
   errorMessage,
   type HostServices,
@@ -67,8 +66,6 @@ export interface ProjectMountOptions {
   prompts: PromptRegistry;
   scope: Scope;
   hostServices: HostServices;
-  /** The active run's approver, for adapters that ask during a run. */
-  approverFor: (runId: string) => Approver | undefined;
   projectRoot: string;
   clatHome: string;
   /** Redacts configured secrets (headers, env values) out of every diagnostic. */
@@ -291,7 +288,6 @@ export class ProjectMount {
         prompts: options.prompts,
         scope: options.scope,
         hostServices: options.hostServices,
-        approverFor: options.approverFor,
         projectRoot: options.projectRoot,
         clatHome: options.clatHome,
         signal: this.#token.signal,

@@ -40,11 +40,9 @@ export interface ProjectSessionOptions {
   nativeTools?: (context: NativeToolContext) => readonly Tool[];
 }
 
-/** What native tools get from the session (the active run's asker for ask_user). */
+/** What native tools get from the session; the run comes with each call (`ctx.run`). */
 export interface NativeToolContext {
   projectRoot: string;
-  askerFor(runId: string): UserAsker | undefined;
-  modeFor(runId: string): PermissionMode | undefined;
 }
 
 export interface RunOptions {
@@ -79,7 +77,6 @@ export class ProjectSession {
   readonly bridge: PluginHostBridge;
   readonly mount: ProjectMount;
   readonly redactor = new Redactor();
-  readonly #modes = new Map<string, PermissionMode>();
 
   constructor(options: ProjectSessionOptions) {
     this.home = options.home;
@@ -92,11 +89,7 @@ export class ProjectSession {
       pipeline: this.pipeline,
     });
     for (const server of options.servers) addEntrySecrets(this.redactor, server);
-    const native = options.nativeTools?.({
-      projectRoot: options.projectRoot,
-      askerFor: (runId) => this.bridge.askerFor(runId),
-      modeFor: (runId) => this.#modes.get(runId),
-    });
+    const native = options.nativeTools?.({ projectRoot: options.projectRoot });
     for (const tool of native ?? []) this.registry.register(tool, this.project);
     this.mount = new ProjectMount({
       servers: options.servers,
@@ -105,7 +98,6 @@ export class ProjectSession {
       prompts: this.prompts,
       scope: this.project,
       hostServices: this.bridge,
-      approverFor: (runId) => this.bridge.approverFor(runId),
       projectRoot: options.projectRoot,
       clatHome: options.home.dir,
       redactor: this.redactor,
@@ -141,8 +133,8 @@ export class ProjectSession {
       mode: options.mode,
       signal: token.signal,
       ...(options.approver === undefined ? {} : { approver: options.approver }),
+      ...(options.asker === undefined ? {} : { asker: options.asker }),
     };
-    this.#modes.set(runId, options.mode);
     this.events.emit({ type: 'run.started', runId, at: Date.now(), mode: options.mode });
     let ended = false;
     return {
@@ -159,7 +151,6 @@ export class ProjectSession {
           reason: token.cancelled ? 'cancelled' : 'completed',
         });
         bridgeRun.end();
-        this.#modes.delete(runId);
         token.dispose();
         await scope.close();
       },

@@ -5,7 +5,6 @@
  * @module
  */
 import type {
-  Approver,
   HostServices,
   McpServerConfig,
   PromptRegistry,
@@ -58,8 +57,6 @@ export interface ServerMountRequest {
   /** The trusted project scope; registrations lease into it. */
   scope: Scope;
   hostServices: HostServices;
-  /** The active run's approver (undefined when headless or no run is active). */
-  approverFor: (runId: string) => Approver | undefined;
   projectRoot: string;
   /** `~/.clat`: the default working directory of user stdio servers. */
   clatHome: string;

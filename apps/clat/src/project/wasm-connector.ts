@@ -78,7 +78,6 @@ export function createWasmConnector(): ServerConnector {
         registry: request.registry,
         scope: request.scope,
         hostServices: request.hostServices,
-        approverFor: request.approverFor,
         projectRoot: request.projectRoot,
         clatHome: request.clatHome,
         dirs: entry.dirs,

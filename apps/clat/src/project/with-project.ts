@@ -1,4 +1,5 @@
 /** Opens, starts and always closes a project around one command. @module */
+import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import type { CommandIO } from '../command.js';
 import { showMountProgress } from '../ui/progress.js';
 import { type OpenedProject, type OpenProjectOptions, openProject } from './open-project.js';
@@ -9,13 +10,17 @@ export async function withProject<T>(
   body: (project: OpenedProject) => Promise<T>,
 ): Promise<T> {
   const project = await openProject(io, options);
-  for (const issue of project.configIssues) io.stderr.write(`clat: config: ${issue}\n`);
+  for (const issue of project.configIssues) {
+    io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
+  }
   project.session.start();
   try {
     return await body(project);
   } finally {
     await project.session.close().catch((error: unknown) => {
-      io.stderr.write(`clat: closing the project failed: ${(error as Error).message}\n`);
+      io.stderr.write(
+        `clat: closing the project failed: ${sanitizeTerminalText((error as Error).message)}\n`,
+      );
     });
   }
 }

@@ -1,4 +1,5 @@
 /** `/mcp` and `clat mcp`: the text and JSON views of the project's MCP surface. @module */
+import { sanitizeTerminalLine as line } from '@clat/kernel';
 import type { McpSummary, ServerStatus } from '../project/project-mount.js';
 
 export function summaryLine(summary: McpSummary): string {
@@ -14,29 +15,33 @@ export function summaryLine(summary: McpSummary): string {
 
 function versionText(server: ServerStatus): string {
   if (server.protocolVersion === undefined) return '-';
-  return server.era === undefined
-    ? server.protocolVersion
-    : `${server.protocolVersion} (${server.era})`;
+  return line(
+    server.era === undefined ? server.protocolVersion : `${server.protocolVersion} (${server.era})`,
+  );
 }
 
-/** The /mcp text block. Every string in `summary` is already redacted by the mount. */
+/**
+ * The /mcp text block. Every string in `summary` is already redacted by the mount; each is shown
+ * as one sanitised line, since servers write versions, failures and stderr.
+ */
 export function formatMcpStatus(
   summary: McpSummary,
   options: { configIssues?: string[]; notes?: string[] } = {},
 ): string {
   const lines = [summaryLine(summary)];
-  for (const note of options.notes ?? []) lines.push(note);
+  for (const note of options.notes ?? []) lines.push(line(note));
   const issues = options.configIssues ?? [];
   if (issues.length > 0) {
     lines.push('Config issues (these entries were skipped):');
-    for (const issue of issues) lines.push(`  ! ${issue}`);
+    for (const issue of issues) lines.push(`  ! ${line(issue)}`);
   }
   if (summary.servers.length === 0) {
     lines.push('  (no MCP servers configured; add one with `clat mcp add`)');
     return `${lines.join('\n')}\n`;
   }
-  const width = Math.max(...summary.servers.map((s) => s.name.length));
-  for (const server of summary.servers) {
+  const names = summary.servers.map((s) => line(s.name));
+  const width = Math.max(...names.map((name) => name.length));
+  summary.servers.forEach((server, index) => {
     const state =
       server.state === 'connecting' && server.phase !== undefined && server.phase !== 'connecting'
         ? `connecting (${server.phase})`
@@ -48,19 +53,19 @@ export function formatMcpStatus(
     const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}`;
     const timing = server.durationMs === undefined ? '' : `  ${server.durationMs} ms`;
     lines.push(
-      `  ${server.name.padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${server.origin}] ${server.target}${timing}`,
+      `  ${(names[index] ?? '').padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${line(server.origin)}] ${line(server.target)}${timing}`,
     );
-    for (const warning of server.warnings) lines.push(`      warning: ${warning}`);
+    for (const warning of server.warnings) lines.push(`      warning: ${line(warning)}`);
     if (server.state === 'needs-login') {
-      lines.push(`      to log in, run: ${server.login ?? 'clat mcp login'}`);
+      lines.push(`      to log in, run: ${line(server.login ?? 'clat mcp login')}`);
     } else if (server.failure !== undefined) {
-      lines.push(`      error: ${server.failure}`);
+      lines.push(`      error: ${line(server.failure)}`);
       if (server.stderrTail.length > 0) {
         lines.push(`      stderr (last ${server.stderrTail.length} lines):`);
-        for (const line of server.stderrTail) lines.push(`        | ${line}`);
+        for (const text of server.stderrTail) lines.push(`        | ${line(text)}`);
       }
     }
-  }
+  });
   return `${lines.join('\n')}\n`;
 }
 
@@ -78,6 +83,6 @@ export function needsLoginLines(summary: McpSummary): string[] {
     .filter((server) => server.state === 'needs-login')
     .map(
       (server) =>
-        `MCP server ${server.name} needs login; run \`${server.login ?? 'clat mcp login'}\` (its tools are not available until then)`,
+        `MCP server ${line(server.name)} needs login; run \`${line(server.login ?? 'clat mcp login')}\` (its tools are not available until then)`,
     );
 }

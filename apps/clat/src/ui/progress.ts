@@ -1,5 +1,6 @@
 /** A one-line "connecting…" indicator on stderr, shown only on a TTY and erased when done. @module */
 import type { Writable } from 'node:stream';
+import { sanitizeTerminalLine } from '@clat/kernel';
 import type { ProjectMount } from '../project/project-mount.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -14,7 +15,7 @@ export function showMountProgress(mount: ProjectMount, stream: Writable): () => 
     if (summary.connecting === 0) return;
     const pending = summary.servers
       .filter((s) => s.state === 'connecting')
-      .map((s) => s.name)
+      .map((s) => sanitizeTerminalLine(s.name))
       .join(', ');
     const text = `${FRAMES[frame++ % FRAMES.length]} connecting MCP servers: ${summary.connected}/${summary.configured} connected, waiting for ${pending}`;
     stream.write(`\r\x1b[2K${text.slice(0, 200)}`);

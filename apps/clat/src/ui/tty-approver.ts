@@ -8,29 +8,96 @@ import type {
   UserAsker,
   UserQuestion,
 } from '@clat/kernel';
+import { sanitizeTerminalLine as line, sanitizeTerminalText } from '@clat/kernel';
+import type { ApprovalStore } from '../approvals/approval-store.js';
 import { askLine, isYes } from './line-prompt.js';
 
-/** Renders the complete request: what, which effect, from where, and the full arguments. */
+/**
+ * Renders the complete request: what, which effect, from where, and the full arguments. Names,
+ * the reason and argument strings may come from a server or the model, so each is sanitised.
+ */
 export function describeApproval(request: ApprovalRequest): string {
   const source =
     request.source.id === '' ? request.source.kind : `${request.source.kind}:${request.source.id}`;
+  const args = JSON.stringify(request.arguments, null, 2) ?? 'undefined';
   return [
-    `Approve ${request.tool}? effect: ${request.effect}, source: ${source}`,
-    `  reason: ${request.reason.split('\n')[0] ?? ''}`,
-    `  arguments: ${JSON.stringify(request.arguments, null, 2).replace(/\n/g, '\n  ')}`,
+    `Approve ${line(request.tool)}? effect: ${request.effect}, source: ${line(source)}`,
+    `  reason: ${line(request.reason.split('\n')[0] ?? '')}`,
+    `  arguments: ${sanitizeTerminalText(args).replace(/\n/g, '\n  ')}`,
   ].join('\n');
 }
 
 export type LineAsk = (question: string, signal: AbortSignal) => Promise<string | undefined>;
 
+/**
+ * What lets an approver keep answers: "always this tool in this session" (in memory) and "always
+ * this tool in this project" (saved, bound to the tool's effect and its server's configuration
+ * digest). Only registry tools are remembered; sampling and host requests always ask.
+ */
+export interface ApprovalMemory {
+  readonly session: Set<string>;
+  readonly store: ApprovalStore;
+  readonly projectRoot: string;
+  digestOf(source: ApprovalRequest['source']): string | undefined;
+}
+
 /** An approver over any line-asking function (the REPL passes its readline). */
-export function createLineApprover(output: Writable, ask: LineAsk): Approver {
+export function createLineApprover(
+  output: Writable,
+  ask: LineAsk,
+  memory?: ApprovalMemory,
+): Approver {
   return {
     async approve(request, signal): Promise<ApprovalDecision> {
+      const digest = memory?.digestOf(request.source);
+      const rememberable =
+        memory !== undefined && digest !== undefined && !request.tool.includes(':');
+      const key = `${request.tool}\u0000${request.effect}\u0000${digest}`;
+      if (rememberable) {
+        if (memory.session.has(key)) return { outcome: 'allow' };
+        const saved = await memory.store
+          .allows(memory.projectRoot, request.tool, request.effect, digest)
+          .catch((error: unknown) => {
+            output.write(`clat: saved approvals ignored: ${(error as Error).message}\n`);
+            return false;
+          });
+        if (saved) {
+          output.write(
+            `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "clat approvals reset" forgets it\n`,
+          );
+          memory.session.add(key);
+          return { outcome: 'allow' };
+        }
+      }
       output.write(`${describeApproval(request)}\n`);
-      const answer = await ask('Allow? [y/N] ', signal);
-      if (answer !== undefined && isYes(answer)) return { outcome: 'allow' };
-      return { outcome: 'deny', reason: answer === undefined ? 'cancelled' : 'denied by the user' };
+      const answer = await ask(
+        rememberable
+          ? 'Allow? [y/N] (s = always this session, p = always in this project) '
+          : 'Allow? [y/N] ',
+        signal,
+      );
+      if (answer === undefined) return { outcome: 'deny', reason: 'cancelled' };
+      const choice = answer.trim().toLowerCase();
+      if (rememberable && (choice === 's' || choice === 'session')) {
+        memory.session.add(key);
+        return { outcome: 'allow' };
+      }
+      if (rememberable && (choice === 'p' || choice === 'project')) {
+        memory.session.add(key);
+        try {
+          await memory.store.save(memory.projectRoot, {
+            tool: request.tool,
+            effect: request.effect,
+            digest,
+            at: new Date().toISOString(),
+          });
+        } catch (error) {
+          output.write(`clat: the approval was not saved: ${(error as Error).message}\n`);
+        }
+        return { outcome: 'allow' };
+      }
+      if (isYes(answer)) return { outcome: 'allow' };
+      return { outcome: 'deny', reason: 'denied by the user' };
     },
   };
 }
@@ -39,17 +106,17 @@ export function createLineApprover(output: Writable, ask: LineAsk): Approver {
 export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
   return {
     async ask(question: UserQuestion, signal): Promise<UserAnswer> {
-      output.write(`? ${question.question}\n`);
+      output.write(`? ${sanitizeTerminalText(question.question)}\n`);
       const options = question.options ?? [];
       options.forEach((option, index) => {
         output.write(
-          `  ${index + 1}. ${option.label}${option.description ? ` — ${option.description}` : ''}\n`,
+          `  ${index + 1}. ${line(option.label)}${option.description ? ` — ${line(option.description)}` : ''}\n`,
         );
       });
       const hint =
         options.length > 0 ? `[1-${options.length}${question.allowCustom ? ' or text' : ''}]` : '';
       const answer = await ask(
-        `${hint}${question.defaultAnswer ? ` (${question.defaultAnswer})` : ''}> `,
+        `${hint}${question.defaultAnswer ? ` (${line(question.defaultAnswer)})` : ''}> `,
         signal,
       );
       if (answer === undefined) return { kind: 'cancelled' };

@@ -148,7 +148,7 @@ describe('callTool', () => {
     expect(output).toEqual({ tool: 'read_file', args: { path: 'src/a.ts' } });
     expect(calls).toHaveLength(1);
     expect(calls[0]?.ctx.requestedBy).toEqual(MCP);
-    expect(calls[0]?.ctx.runId).toBe('run-1');
+    expect(calls[0]?.ctx.run.id).toBe('run-1');
     expect(calls[0]?.ctx.callId).toMatch(/^clat-host-\d+$/);
     expect(types(events)).toEqual([
       'tool.requested',
@@ -488,17 +488,20 @@ describe('elicit', () => {
       val: [['color', { tag: 'text', val: 'blue' }]],
     });
     expect(asker.questions[0]?.question).toBe('Pick\n\n— color');
-    expect(bridge.askerFor('run-1')).toBe(asker);
-    expect(bridge.askerFor('other')).toBeUndefined();
     expect(
       events.map((event) => (event.type === 'elicitation.completed' ? event.action : event.type)),
     ).toEqual(['elicitation.requested', 'accept']);
   });
 
-  it('exposes the active run approver only to that run', () => {
-    const { bridge, approver } = setup();
-    expect(bridge.approverFor('run-1')).toBe(approver);
-    expect(bridge.approverFor('other')).toBeUndefined();
+  it('hands a host tool the run it serves: id, mode, approver and asker', async () => {
+    const asker = new ScriptedAsker('blue');
+    const { bridge, approver, calls } = setup({ asker });
+    await bridge.callTool(MCP, 'read_file', { path: 'a' }, live());
+    const run = calls[0]?.ctx.run;
+    expect(run?.id).toBe('run-1');
+    expect(run?.approver).toBe(approver);
+    expect(run?.asker).toBe(asker);
+    expect(typeof run?.mode).toBe('string');
   });
 
   it('fails cleanly when headless', async () => {

@@ -142,16 +142,6 @@ export class PluginHostBridge implements HostServices {
     return this.#run?.runId;
   }
 
-  /** The active run's asker, for the native `ask_user` tool (same port as elicitation). */
-  askerFor(runId: string): UserAsker | undefined {
-    return this.#run?.runId === runId ? this.#run.asker : undefined;
-  }
-
-  /** The active run's approver, for adapters that ask per run (a WASM write grant). */
-  approverFor(runId: string): Approver | undefined {
-    return this.#run?.runId === runId ? this.#run.approver : undefined;
-  }
-
   /** Installs the active run. Throws RUN_ALREADY_ACTIVE while another run is installed. */
   beginRun(options: BridgeRunOptions): BridgeRun {
     if (this.#run !== undefined) {
@@ -365,6 +355,7 @@ export class PluginHostBridge implements HostServices {
           mode: run.mode,
           signal: linked.signal,
           ...(run.approver === undefined ? {} : { approver: run.approver }),
+          ...(run.asker === undefined ? {} : { asker: run.asker }),
         },
         {
           callId: `clat-host-${this.#nextHostCall++}`,

@@ -4,7 +4,6 @@ import { invalidArguments, onlyKnown, optionalBoolean, requiredString } from '..
 import { NativeToolError, NativeToolErrorCode } from '../errors.js';
 import { NATIVE_LIMITS } from '../limits.js';
 import { defineNativeTool } from '../native-tool.js';
-import type { ToolEnv } from '../options.js';
 
 export interface AskUserOutput {
   answer: string;
@@ -37,7 +36,7 @@ function readOptions(value: unknown): UserQuestionOption[] {
 }
 
 /** Not a host tool: plugins ask through elicitation, which reaches the same UserAsker port. */
-export function askUserTool(env: ToolEnv) {
+export function askUserTool() {
   return defineNativeTool({
     name: 'ask_user',
     description:
@@ -70,7 +69,7 @@ export function askUserTool(env: ToolEnv) {
       const question = requiredString('ask_user', args, 'question');
       const options = readOptions(args.options);
       const allowCustom = optionalBoolean('ask_user', args, 'allow_custom', true);
-      const asker = env.options.asker?.(ctx);
+      const asker = ctx.run.asker;
       if (asker === undefined) {
         throw new NativeToolError(
           NativeToolErrorCode.NATIVE_NO_FRONTEND,

@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { NativeToolError, NativeToolErrorCode } from '../errors.js';
 import { NATIVE_LIMITS } from '../limits.js';
 import { defineNativeTool } from '../native-tool.js';
-import { isPluginCall, type ToolEnv } from '../options.js';
+import { allowsAbsoluteWrites, isPluginCall, type ToolEnv } from '../options.js';
 import type { FencedPath } from '../project-fence.js';
 
 export interface WriteFileOutput {
@@ -25,7 +25,7 @@ export async function resolveWriteTarget(
   const strict = isPluginCall(ctx);
   const target = await env.fence.resolveWrite(path, {
     strict,
-    allowAbsolute: !strict && (env.options.allowAbsoluteWrites?.(ctx) ?? false),
+    allowAbsolute: allowsAbsoluteWrites(ctx),
   });
   if (target.exists) {
     const info = await lstat(target.absolute);

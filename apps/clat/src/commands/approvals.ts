@@ -1,0 +1,85 @@
+/** `clat approvals list|reset`: the "always allow in this project" answers CLAT keeps. @module */
+import { sanitizeTerminalLine } from '@clat/kernel';
+import { ApprovalStore } from '../approvals/approval-store.js';
+import { parseFlags } from '../cli-options.js';
+import type { Command } from '../command.js';
+import { resolveClatHome } from '../config/clat-home.js';
+import { canonicalProjectRoot } from '../config/trust-store.js';
+import { CliError, CliErrorCode } from '../errors.js';
+
+const USAGE = `Usage: clat approvals [list] [--all] [--json] [-C <dir>]
+       clat approvals reset [<tool>] [--all] [-C <dir>]
+
+At an approval prompt you can answer y (once), s (always this tool for this session) or p (always
+this tool in this project). A "p" answer is saved in ~/.clat/approvals.json (0600) together with
+the tool's effect and its server's configuration digest: when the server's command, version, URL
+or the tool's effect changes, CLAT asks again.
+
+list    Saved approvals of the current project (--all: every project)
+reset   Forget one tool's approval, or every approval of the project (--all: of every project)
+
+Options:
+  -C, --project <dir>  Project root (default: the current directory)
+      --all            Every project
+      --json           Machine-readable output (list)
+`;
+
+export const approvalsCommand: Command = {
+  name: 'approvals',
+  summary: 'List or reset the approvals saved per project',
+  usage: USAGE,
+  async run(argv, io) {
+    const [first, ...rest] = argv;
+    const sub = first === undefined || first.startsWith('-') ? 'list' : first;
+    const args = sub === first ? rest : argv;
+    const { values, positionals } = parseFlags(`approvals ${sub}`, args, {
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
+      project: { type: 'string', short: 'C' },
+    });
+    const home = resolveClatHome(io.env, io.cwd);
+    const store = new ApprovalStore(home.approvalsFile);
+    const project =
+      values.all === true ? undefined : await canonicalProjectRoot(values.project ?? '.', io.cwd);
+    if (sub === 'list') {
+      if (positionals.length > 0) {
+        throw new CliError(CliErrorCode.CLI_USAGE, 'clat approvals list: takes no arguments');
+      }
+      const saved = await store.list(project);
+      if (values.json === true) {
+        io.stdout.write(`${JSON.stringify({ file: store.file, approvals: saved }, null, 2)}\n`);
+        return 0;
+      }
+      if (saved.length === 0) {
+        io.stdout.write(
+          `No saved approvals${project === undefined ? '' : ` for ${project}`}; answer "p" at an approval prompt to save one\n`,
+        );
+        return 0;
+      }
+      for (const approval of saved) {
+        io.stdout.write(
+          `  ${sanitizeTerminalLine(approval.tool)}  ${approval.effect}  ${approval.at}${project === undefined ? `  ${sanitizeTerminalLine(approval.project)}` : ''}\n`,
+        );
+      }
+      return 0;
+    }
+    if (sub === 'reset') {
+      if (positionals.length > 1) {
+        throw new CliError(CliErrorCode.CLI_USAGE, 'clat approvals reset: name at most one tool');
+      }
+      const tool = positionals[0];
+      const removed = await store.reset(project, tool);
+      const what = tool === undefined ? 'approval' : `approval of ${JSON.stringify(tool)}`;
+      io.stdout.write(
+        removed === 0
+          ? `No saved ${what} to forget${project === undefined ? '' : ` for ${project}`}\n`
+          : `Forgot ${removed} saved ${what}${removed === 1 ? '' : 's'}${project === undefined ? '' : ` for ${project}`}\n`,
+      );
+      return 0;
+    }
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat approvals: unknown subcommand ${JSON.stringify(sub)}; use list or reset`,
+    );
+  },
+};

@@ -1,0 +1,91 @@
+/** `clat plugin inspect|install|list` text views of a package. @module */
+import { type PluginCapabilities, sanitizeTerminalLine } from '@clat/kernel';
+import { type InspectedPackage, type PluginListEntry, trustLabel } from '@clat/packaging';
+
+/** Author-written fields are cut here on screen (the full value is in `--json`). */
+const FIELD_CHARS = 200;
+
+const FLAGS = ['tools', 'prompts', 'sampling', 'elicitation', 'hostContext'] as const;
+
+/** One sanitised line of an author-written value, quoted so its start and end are visible. */
+function authorField(value: string): string {
+  const line = sanitizeTerminalLine(value);
+  return JSON.stringify(line.length > FIELD_CHARS ? `${line.slice(0, FIELD_CHARS)}…` : line);
+}
+
+/**
+ * The capability frame: CLAT's own words for every capability of the validated manifest, each
+ * always on its own row with yes/no, so no author-written text can add, hide or reorder a row.
+ */
+function capabilityRows(capabilities: PluginCapabilities): string[] {
+  const rows = FLAGS.map((flag) => `  | ${flag.padEnd(12)} ${capabilities[flag] ? 'YES' : 'no'}`);
+  const hostTools = [...capabilities.hostTools].sort().map(sanitizeTerminalLine);
+  rows.push(
+    `  | ${'hostTools'.padEnd(12)} ${hostTools.length === 0 ? 'none' : hostTools.join(', ')}`,
+  );
+  return rows;
+}
+
+/** The `clat plugin inspect` screen: CLAT-checked facts first, then the labelled author fields. */
+export function formatInspected(inspected: InspectedPackage): string {
+  const { manifest, tree } = inspected;
+  const prompts = (manifest.prompts ?? []).map((prompt) => sanitizeTerminalLine(prompt.name));
+  const lines = [
+    `Package ${sanitizeTerminalLine(manifest.id)} (checked by CLAT)`,
+    `  runtime       ${manifest.runtime.kind}`,
+    `  entry         ${authorField(manifest.runtime.entry)}  sha256 ${manifest.runtime.sha256}`,
+    `  tree          sha256 ${tree.treeSha256}, ${tree.files.length} files, ${tree.totalBytes} bytes`,
+    `  trust         ${trustLabel(inspected.trust)}`,
+    `  configSchema  ${manifest.configSchema === undefined ? 'no' : 'yes'}`,
+    `  prompts       ${prompts.length === 0 ? 'none' : prompts.join(', ')}`,
+    'Capabilities requested (from the validated manifest):',
+    ...capabilityRows(manifest.capabilities),
+    'Written by the package author (not verified):',
+    `  name          ${authorField(manifest.name)}`,
+    `  version       ${authorField(manifest.version)}`,
+    `  description   ${manifest.description === undefined ? '-' : authorField(manifest.description)}`,
+  ];
+  if (inspected.publisher !== undefined) {
+    lines.push(
+      `  publisher     ${authorField(inspected.publisher.publisher)} (signature verified)`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The `clat plugin list` table; every cell is one sanitised line. */
+export function formatPluginTable(rows: readonly PluginListEntry[]): string {
+  if (rows.length === 0) {
+    return 'No plugins installed. Install one with "clat plugin install <dir>".\n';
+  }
+  const header = ['ID', 'NAME', 'VERSION', 'RUNTIME', 'TREE', 'ENABLED', 'ROLLBACK', 'TRUST'];
+  const cells = rows.map((row) =>
+    [
+      row.id,
+      row.name,
+      row.version,
+      row.runtime,
+      row.treeSha256.slice(0, 12),
+      row.enabled ? 'yes' : 'no',
+      row.rollbackVersion ?? '-',
+      row.trust,
+      row.publisher === undefined
+        ? '-'
+        : `${row.publisher.publisher} (${row.publisher.publicKey.slice(0, 12)}…)`,
+    ].map((cell) => {
+      const line = sanitizeTerminalLine(cell);
+      return line.length > 40 ? `${line.slice(0, 40)}…` : line;
+    }),
+  );
+  const titles = [...header, 'PUBLISHER'];
+  const widths = titles.map((title, i) =>
+    Math.max(title.length, ...cells.map((line) => (line[i] ?? '').length)),
+  );
+  const format = (line: string[]) =>
+    `${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  `;
+  const out = [`${format(titles)}HEALTH`];
+  rows.forEach((row, index) => {
+    out.push(`${format(cells[index] ?? [])}${sanitizeTerminalLine(row.health)}`);
+  });
+  return `${out.join('\n')}\n`;
+}

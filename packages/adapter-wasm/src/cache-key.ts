@@ -1,0 +1,62 @@
+/**
+ * The secret that authenticates compiled-module cache manifests. It lives next to the cache
+ * directory, never inside it (`<cache>.key`, 0600), so whoever can rewrite a cache entry (its glue
+ * and its manifest together) still cannot forge the manifest's MAC: a forged entry is detected
+ * and rebuilt from the component instead of being imported.
+ * @module
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+const KEY_BYTES = 32;
+
+/** The key file of a cache directory: a sibling, outside the directory a guest might reach. */
+export function cacheKeyPath(cacheDir: string): string {
+  return `${cacheDir}.key`;
+}
+
+async function writeKey(path: string, replace: boolean): Promise<Buffer> {
+  const key = randomBytes(KEY_BYTES);
+  const temp = `${path}.${process.pid}.${key.toString('hex', 0, 4)}.tmp`;
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFile(temp, key, { mode: 0o600 });
+  try {
+    // link() fails when another process created the key first; rename() replaces a bad one.
+    if (replace) await rename(temp, path);
+    else await link(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+  return key;
+}
+
+/** Reads the cache key, creating it (atomically, 0600) on first use or when it is malformed. */
+export async function loadCacheKey(path: string): Promise<Buffer> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const key = await readFile(path);
+      if (key.length === KEY_BYTES) return key;
+      return await writeKey(path, true);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' || attempt > 0) throw error;
+    }
+    try {
+      return await writeKey(path, false);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** HMAC-SHA256 (hex) of a manifest's canonical fields. */
+export function manifestMac(key: Buffer, fields: unknown): string {
+  return createHmac('sha256', key).update(JSON.stringify(fields)).digest('hex');
+}
+
+/** Constant-time comparison of two hex MACs. */
+export function macMatches(expected: string, actual: unknown): boolean {
+  if (typeof actual !== 'string' || actual.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(expected), Buffer.from(actual));
+}

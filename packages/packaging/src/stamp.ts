@@ -1,0 +1,91 @@
+/**
+ * Stamping: the entry digest of a package directory is computed from the entry's bytes and
+ * written into its manifest, so authors never copy a sha256 by hand after a build.
+ * @module
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { MANIFEST_FILE, MANIFEST_LIMITS, parseManifest } from '@clat/kernel';
+import { PackagingError } from './errors.js';
+import { SIGNATURE_FILE } from './signature.js';
+import { hashRegularFile } from './tree.js';
+
+export interface StampResult {
+  manifestPath: string;
+  entry: string;
+  sha256: string;
+  /** False when the manifest already carried this digest (nothing was written). */
+  changed: boolean;
+}
+
+/**
+ * Hashes `runtime.entry` of `<dir>/clat-plugin.json` and writes the digest into
+ * `runtime.sha256` (atomically; the rest of the manifest is kept). The result must be a valid
+ * manifest v1. A signed package is never rewritten: its signature would no longer verify.
+ */
+export async function stampEntryDigest(dir: string): Promise<StampResult> {
+  const root = resolve(dir);
+  const manifestPath = join(root, MANIFEST_FILE);
+  const invalid = (message: string) =>
+    new PackagingError('MANIFEST_INVALID', `${manifestPath}: ${message}`, { file: MANIFEST_FILE });
+  let text: string;
+  try {
+    text = await readFile(manifestPath, 'utf8');
+  } catch (error) {
+    throw invalid(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (Buffer.byteLength(text) > MANIFEST_LIMITS.manifestBytes) {
+    throw invalid(`exceeds ${MANIFEST_LIMITS.manifestBytes} bytes`);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`is not valid JSON (${(error as Error).message})`);
+  }
+  const runtime = (manifest as { runtime?: unknown } | null)?.runtime;
+  const entry = (runtime as { entry?: unknown } | null | undefined)?.entry;
+  if (typeof runtime !== 'object' || runtime === null || typeof entry !== 'string') {
+    throw invalid('runtime.entry must name the entry file to hash');
+  }
+  const record = runtime as Record<string, unknown>;
+  // The manifest schema refuses an entry outside the package, so check it before hashing.
+  const probe = parseManifest(MANIFEST_FILE, {
+    ...(manifest as object),
+    runtime: { ...record, sha256: '0'.repeat(64) },
+  });
+  if (!probe.ok) {
+    throw invalid(probe.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '));
+  }
+  const { sha256 } = await hashRegularFile(join(root, entry), entry).catch((error: unknown) => {
+    const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
+    if (code === 'ENOENT') {
+      throw new PackagingError(
+        'ENTRY_INVALID',
+        `${manifestPath}: runtime.entry ${JSON.stringify(entry)} does not exist; build the plugin first`,
+        { file: entry },
+      );
+    }
+    throw error;
+  });
+  const current = typeof record.sha256 === 'string' ? record.sha256.toLowerCase() : undefined;
+  if (current === sha256 || current === `sha256:${sha256}`) {
+    return { manifestPath, entry, sha256, changed: false };
+  }
+  const signed = await readFile(join(root, SIGNATURE_FILE)).then(
+    () => true,
+    () => false,
+  );
+  if (signed) {
+    throw new PackagingError(
+      'SIGNATURE_INVALID',
+      `${manifestPath}: runtime.sha256 is stale but the package is signed; stamp it before signing, then sign again`,
+      { file: MANIFEST_FILE },
+    );
+  }
+  record.sha256 = sha256;
+  const temp = `${manifestPath}.${process.pid}.tmp`;
+  await writeFile(temp, `${JSON.stringify(manifest, null, 2)}\n`);
+  await rename(temp, manifestPath);
+  return { manifestPath, entry, sha256, changed: true };
+}

@@ -1,0 +1,127 @@
+/**
+ * Approvals people keep, through the real binary: "s" (always this tool this session) and "p"
+ * (always this tool in this project) in the interactive session under tmux, the saved answer
+ * bound to the server's configuration digest, and `clat approvals list|reset`.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CLAT_BIN, CliSandbox, parseJsonOutput } from './support.js';
+import { hasTmux, TmuxSession } from './tmux.js';
+
+let sandbox: CliSandbox;
+let tmux: TmuxSession | undefined;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.writeMcp({ notes: sandbox.notesServer() });
+});
+afterEach(async () => {
+  tmux?.kill();
+  tmux = undefined;
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+const PROMPT = 'Allow? [y/N] (s = always this session, p = always in this project)';
+
+describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () => {
+  it('keeps "s" for the session and "p" across sessions in this project', async () => {
+    const session = new TmuxSession(`clat-approvals-${process.pid}-${Date.now()}`);
+    tmux = session;
+    session.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
+    await session.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
+
+    // Destructive in project-write: asks; "s" allows it for the rest of this session.
+    let mark = session.capture().length;
+    session.line('/call mcp_notes_delete_note {"id":"a"}');
+    await session.waitFor(PROMPT, mark);
+    session.line('s');
+    await session.waitFor('"deleted": false', mark);
+    mark = session.capture().length;
+    session.line('/call mcp_notes_delete_note {"id":"b"}');
+    await session.waitFor('"deleted": false', mark);
+    expect(session.capture().slice(mark)).not.toContain('Allow?');
+
+    // Another tool still asks; "p" saves it for this project.
+    mark = session.capture().length;
+    session.line('/call run_command {"command":"echo kept"}');
+    await session.waitFor(PROMPT, mark);
+    session.line('p');
+    await session.waitFor('kept', mark);
+    session.line('/exit');
+    await session.waitFor('EXITED:0', mark);
+    session.kill();
+
+    // A new session: the saved tool runs without a prompt, the session-only one asks again.
+    const again = new TmuxSession(`clat-approvals2-${process.pid}-${Date.now()}`);
+    tmux = again;
+    again.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
+    await again.waitFor('1 connected');
+    mark = again.capture().length;
+    again.line('/call run_command {"command":"echo saved-run"}');
+    await again.waitFor('Allowed run_command (execute): saved for this project', mark);
+    await again.waitFor('saved-run', mark);
+    mark = again.capture().length;
+    again.line('/call mcp_notes_delete_note {"id":"c"}');
+    await again.waitFor(PROMPT, mark);
+    again.line('n');
+    await again.waitFor('was not approved: denied by the user', mark);
+    again.line('/exit');
+    await again.waitFor('EXITED:0', mark);
+
+    expect((await stat(join(sandbox.home, 'approvals.json'))).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('saved approvals', () => {
+  it('ask again when the server configuration changes; list and reset them', async () => {
+    // Save "p" for the notes server's destructive tool through a piped session.
+    const saved = await sandbox.run(['chat', '--trust'], {
+      input: '/call mcp_notes_delete_note {"id":"a"}\np\n/call mcp_notes_delete_note {"id":"b"}\n',
+    });
+    expect(saved.code).toBe(0);
+    expect(saved.stdout.match(/Allow\? \[y\/N\]/g)).toHaveLength(1);
+
+    const listed = parseJsonOutput<{
+      approvals: { tool: string; effect: string; digest: string }[];
+    }>(await sandbox.run(['approvals', 'list', '--json']));
+    expect(listed.approvals).toMatchObject([
+      { tool: 'mcp_notes_delete_note', effect: 'destructive' },
+    ]);
+    expect(listed.approvals[0]?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    // Piped sessions without a question still run saved tools without asking.
+    const quiet = await sandbox.run(['chat', '--trust'], {
+      input: '/call mcp_notes_delete_note {"id":"c"}\n',
+    });
+    expect(quiet.stdout).toContain('saved for this project');
+    expect(quiet.stdout).not.toContain('Allow?');
+
+    // Another command line for the same server name is another server: it asks again.
+    const changed = sandbox.notesServer() as { args: string[] };
+    await sandbox.writeMcp({ notes: { ...changed, args: [...changed.args, '--changed'] } });
+    const asks = await sandbox.run(['chat', '--trust'], {
+      input: '/call mcp_notes_delete_note {"id":"d"}\nn\n',
+    });
+    expect(asks.stdout).toContain('Allow? [y/N]');
+
+    const text = await sandbox.run(['approvals']);
+    expect(text.stdout).toMatch(/mcp_notes_delete_note {2}destructive/);
+    const reset = await sandbox.run(['approvals', 'reset', 'mcp_notes_delete_note']);
+    expect(reset.stdout).toContain('Forgot 1 saved approval of "mcp_notes_delete_note"');
+    const empty = await sandbox.run(['approvals', 'list']);
+    expect(empty.stdout).toContain('No saved approvals for');
+    const bad = await sandbox.run(['approvals', 'wipe']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown subcommand "wipe"; use list or reset');
+  });
+});
