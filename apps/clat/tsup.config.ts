@@ -3,9 +3,9 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['src/index.ts', 'src/main.ts', 'src/demo.ts'],
   format: ['esm'],
-  dts: { entry: ['src/index.ts'] },
   sourcemap: true,
-  clean: true,
+  // Declarations come from one `tsc -b tsconfig.build.json` at the root, into this same dist/.
+  clean: ['!**/*.d.ts', '!**/*.d.ts.map', '!.tsbuildinfo'],
   target: 'node20',
   // Workspace packages stay external so every package loads exactly one kernel copy.
   external: [/^@clat\//, 'zod'],

@@ -3,9 +3,9 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['src/index.ts', 'src/testing/index.ts'],
   format: ['esm'],
-  dts: true,
   sourcemap: true,
-  clean: true,
+  // Declarations come from one `tsc -b tsconfig.build.json` at the root, into this same dist/.
+  clean: ['!**/*.d.ts', '!**/*.d.ts.map', '!.tsbuildinfo'],
   target: 'node20',
   external: ['zod'],
 });

@@ -86,6 +86,20 @@ describe('clat call', () => {
     const badMode = await sandbox.run(['call', 'read_file', '{}', '--mode', 'yolo']);
     expect(badMode.code).toBe(2);
     expect(badMode.stderr).toContain('read-only, project-write, full-access');
+    // Every expected failure is one line ending in its code.
+    for (const result of [unknown, badJson, badMode]) {
+      expect(result.stderr).toMatch(/^clat: [^\n]+ \[CLI_USAGE\]\n$/);
+    }
+  });
+
+  it("reports a server that crashes mid-call with the MCP client's code, not INTERNAL", async () => {
+    await sandbox.writeMcp({
+      crashy: sandbox.node(join(REPO_ROOT, 'test/fixtures/mcp-servers/crash-mid-call.mjs')),
+    });
+    const crashed = await sandbox.run(['call', 'mcp_crashy_crash', '{}', '--mode', 'full-access']);
+    expect(crashed.code).toBe(1);
+    expect(crashed.stdout).toBe('');
+    expect(crashed.stderr).toMatch(/^clat: [^\n]*crashy[^\n]* \[MCP_CONNECTION_CLOSED\]\n$/);
   });
 
   it('lists tools with effects and sources', async () => {

@@ -70,20 +70,22 @@ enabled = false
     expect(byName.notes?.action).toBe('add');
     expect(byName.notes?.notes.join('\n')).toContain('"tool_timeout_sec" was not imported');
     expect(byName.tracker?.action).toBe('add');
-    expect(byName.tracker?.notes.join('\n')).toContain('tool filter');
-    expect(byName.old).toMatchObject({ action: 'skip', reason: 'disabled in codex' });
+    expect(byName.old?.action).toBe('add');
+    expect(byName.old?.notes.join('\n')).toContain('imported disabled');
     await expect(stat(join(sandbox.home, 'mcp.json'))).rejects.toThrow(/ENOENT/);
 
     const real = await run(['mcp', 'import', '--from', 'codex']);
     expect(real.code).toBe(0);
     expect(real.stdout).toContain('+ notes  stdio');
     expect(real.stdout).toContain('(env: MCP_NOTES_DIR)');
-    expect(real.stdout).toContain('Wrote 2 servers');
+    expect(real.stdout).toContain('Wrote 3 servers');
     const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
     expect(written.mcpServers.tracker).toEqual({
       url: 'https://tracker.example.com/mcp',
       headers: { Authorization: 'Bearer ${TRACKER_TOKEN}' },
+      includeTools: ['search'],
     });
+    expect(written.mcpServers.old).toEqual({ command: 'old-server', disabled: true });
     expect(written.mcpServers.notes).toMatchObject({ env: { MCP_NOTES_DIR: '${NOTES_DIR}' } });
 
     // The notes entry mounts with NOTES_DIR from the environment; the tracker entry's unset

@@ -82,7 +82,8 @@ describe('clat-dsh inspect', () => {
       const result = await clatDsh([command, ...args]);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
-        /^clat-dsh: \[BUILD_FAILED\] building the plugin failed: src\/index\.ts:\d+:\d+: Expected .*\n$/,
+        // The note that plugin code runs comes first; then the one error line.
+        /^note: this runs the plugin's code .*\nclat-dsh: \[BUILD_FAILED\] building the plugin failed: src\/index\.ts:\d+:\d+: Expected .*\n$/,
       );
       expect(result.stderr).not.toContain('usage:');
     }

@@ -13,6 +13,9 @@ interface Manifest {
   peerDependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   exports?: Record<string, unknown>;
+  files?: string[];
+  publishConfig?: Record<string, unknown>;
+  license?: string;
 }
 
 function workspacePackages(dir: string): { dir: string; manifest: Manifest }[] {
@@ -45,9 +48,17 @@ describe('package topology', () => {
       }).filter((name) => name.startsWith('@clat/') && name !== '@clat/kernel');
       expect(internal).toEqual([]);
       if (runtimeDeps(manifest)['@clat/kernel'] !== undefined) {
-        expect(manifest.peerDependencies?.['@clat/kernel']).toBe('workspace:^');
+        // Any 0.x kernel: a kernel minor release stays in range, so changesets plans no major
+        // bump of the adapters (onlyUpdatePeerDependentsWhenOutOfRange in .changeset/config.json).
+        expect(manifest.peerDependencies?.['@clat/kernel']).toBe('workspace:>=0.1.0 <1.0.0');
         expect(manifest.dependencies?.['@clat/kernel']).toBeUndefined();
       }
+    });
+
+    it(`${manifest.name} is publish-ready: files with README and LICENSE, public access`, () => {
+      expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'README.md', 'LICENSE']));
+      expect(manifest.publishConfig).toEqual({ access: 'public' });
+      expect(manifest.license).toBe('MIT');
     });
 
     it(`${manifest.name} exposes sources to the workspace through the @clat/source condition`, () => {

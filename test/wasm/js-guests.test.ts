@@ -177,7 +177,11 @@ describe('the fault guest under the sandbox', () => {
     );
 
   it('mounts as a path-only plugin', () => {
-    expect(faults.status()).toMatchObject({ state: 'ready', protocol: 'clat-wit/0.1.0', tools: 9 });
+    expect(faults.status()).toMatchObject({
+      state: 'ready',
+      protocol: 'clat-wit/0.1.0',
+      tools: 12,
+    });
   });
 
   it('sees no process, require or environment; clocks and randomness work', async () => {

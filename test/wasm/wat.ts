@@ -18,6 +18,12 @@ async function probeWit(): Promise<string> {
   return `${wasi}\n${nested}\n}\n`;
 }
 
+/** Builds test/fixtures/wasm/<name>.wat, written in component text format, at `out`. */
+export async function buildComponentWat(name: 'multi-memory', out: string): Promise<string> {
+  await writeFile(out, await parse(await readFile(join(FIXTURES, `${name}.wat`), 'utf8')));
+  return out;
+}
+
 /** Builds test/fixtures/wasm/<name>.wat into a component at `out`: parse, embed WIT, componentize. */
 export async function buildProbe(
   name: 'fs-probe' | 'fs-escape' | 'net-probe',

@@ -1,5 +1,7 @@
 /** Errors the CLI raises itself; one code table, messages name the file, field or value. @module */
 
+import { ClatError, clatErrorGuard } from '@clat/kernel';
+
 export const CliErrorCode = {
   /** Bad command-line usage: unknown flag, missing argument. */
   CLI_USAGE: 'CLI_USAGE',
@@ -13,12 +15,13 @@ export const CliErrorCode = {
   CLI_NO_PROVIDER: 'CLI_NO_PROVIDER',
   /** `clat mcp login` failed, timed out or was cancelled. */
   CLI_LOGIN_FAILED: 'CLI_LOGIN_FAILED',
+  /** `clat plugin new` would write into a directory that is not empty. */
+  CLI_TARGET_EXISTS: 'CLI_TARGET_EXISTS',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
 
-export class CliError extends Error {
-  readonly code: CliErrorCode;
+export class CliError extends ClatError<CliErrorCode> {
   /** Process exit code for this failure. */
   readonly exitCode: number;
 
@@ -27,13 +30,10 @@ export class CliError extends Error {
     message: string,
     options: { exitCode?: number; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { cause: options.cause });
     this.name = 'CliError';
-    this.code = code;
     this.exitCode = options.exitCode ?? (code === CliErrorCode.CLI_USAGE ? 2 : 1);
   }
 }
 
-export function isCliError(value: unknown): value is CliError {
-  return value instanceof CliError;
-}
+export const isCliError = clatErrorGuard<CliError>('CliError');

@@ -10,20 +10,20 @@ function isTtyStream(stream: unknown): boolean {
 
 /** Runs a command; expected failures print one line (no stack) and map to an exit code. */
 async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
-  const [{ errorMessage, isKernelError, redactSecrets, sanitizeTerminalText }, { isCliError }] =
-    await Promise.all([import('@clat/kernel'), import('./errors.js')]);
+  const [
+    { errorMessage, isClatError, redactSecrets, sanitizeTerminalText },
+    { isCliError },
+    { errorLine },
+  ] = await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
   // Error text carries what servers and packages sent: it reaches the terminal sanitised.
   const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
   try {
     return await command.run(argv, io);
   } catch (error) {
-    if (isCliError(error)) {
-      say(error.message);
-      return error.exitCode;
-    }
-    if (isKernelError(error)) {
-      say(`${error.message} [${error.code}]`);
-      return 1;
+    // Any package's ClatError is an expected failure: one line with its code (sanitised there).
+    if (isClatError(error)) {
+      io.stderr.write(errorLine(error));
+      return isCliError(error) ? error.exitCode : 1;
     }
     // Anything else is a bug: one redacted line, the stack only on request.
     const detail =

@@ -3,6 +3,7 @@
  * (clat-original §8) so ported plugins and their authors see the same `[CODE] message` text.
  * @module
  */
+import { ClatError, type ClatErrorOptions, clatErrorGuard, isClatError } from '@clat/kernel';
 
 export const DshErrorCode = {
   /** The plugin export is not a function, `{ apply }` object or Service class. */
@@ -111,38 +112,20 @@ export const DshErrorCode = {
 
 export type DshErrorCode = (typeof DshErrorCode)[keyof typeof DshErrorCode];
 
-const BRAND = Symbol.for('@clat/adapter-dsh/error');
-
 /** An error a plugin sees from a DSH seam; tool failures render as `[CODE] message`. */
-export class DshAdapterError extends Error {
-  readonly code: DshErrorCode;
-  readonly data: Record<string, unknown> | undefined;
-
-  constructor(
-    code: DshErrorCode,
-    message: string,
-    options: { data?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+export class DshAdapterError extends ClatError<DshErrorCode> {
+  constructor(code: DshErrorCode, message: string, options: ClatErrorOptions = {}) {
+    super(code, message, options);
     this.name = 'DshAdapterError';
-    this.code = code;
-    this.data = options.data;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
-/** True for a DshAdapterError from any bundled copy of the adapter. */
-export function isDshAdapterError(value: unknown): value is DshAdapterError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
-}
+/** True for a DshAdapterError from any bundled copy of this package. */
+export const isDshAdapterError = clatErrorGuard<DshAdapterError>('DshAdapterError');
 
-/** `[CODE] message` for adapter errors, the plain message (or a string form) otherwise. */
+/** `[CODE] message` for CLAT errors, the plain message (or a string form) otherwise. */
 export function describeError(value: unknown): string {
-  if (isDshAdapterError(value)) return `[${value.code}] ${value.message}`;
+  if (isClatError(value)) return `[${value.code}] ${value.message}`;
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
     return typeof code === 'string' && code !== '' ? `[${code}] ${value.message}` : value.message;

@@ -242,11 +242,11 @@ export function mapHostError(method: string, error: unknown): DshAdapterError {
   }
   if (error instanceof HostRequestError) {
     const code =
-      error.code === JsonRpcErrorCode.METHOD_NOT_FOUND
+      error.rpcCode === JsonRpcErrorCode.METHOD_NOT_FOUND
         ? DshErrorCode.CLAT_HOST_UNAVAILABLE
         : DshErrorCode.HOST_CALL_FAILED;
     return new DshAdapterError(code, `CLAT refused ${method}: ${error.message}`, {
-      data: { rpcCode: error.code },
+      data: { rpcCode: error.rpcCode },
       cause: error,
     });
   }

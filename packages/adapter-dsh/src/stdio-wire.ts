@@ -12,20 +12,21 @@
  * @module
  */
 import type { Readable, Writable } from 'node:stream';
-import { JsonRpcErrorCode, LIMITS, parseJsonRpcMessage } from '@clat/kernel';
+import { ClatError, JsonRpcErrorCode, LIMITS, parseJsonRpcMessage } from '@clat/kernel';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { DshAdapterError, DshErrorCode } from './errors.js';
 
 /** An error the client answered a server request with. */
-export class HostRequestError extends Error {
-  readonly code: number;
-  readonly data: unknown;
+export class HostRequestError extends ClatError<typeof DshErrorCode.HOST_CALL_FAILED> {
+  /** The JSON-RPC error code of the client's answer. */
+  readonly rpcCode: number;
+  readonly rpcData: unknown;
 
-  constructor(method: string, code: number, message: string, data: unknown) {
-    super(`${method} failed (${code}): ${message}`);
+  constructor(method: string, rpcCode: number, message: string, rpcData: unknown) {
+    super(DshErrorCode.HOST_CALL_FAILED, `${method} failed (${rpcCode}): ${message}`);
     this.name = 'HostRequestError';
-    this.code = code;
-    this.data = data;
+    this.rpcCode = rpcCode;
+    this.rpcData = rpcData;
   }
 }
 

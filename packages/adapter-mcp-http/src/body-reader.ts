@@ -3,14 +3,17 @@
  * stop reading (and report) the moment a cap is crossed, so a flooding server never grows memory.
  * @module
  */
+import { ClatError } from '@clat/kernel';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { HttpTransportErrorCode } from './errors.js';
 
 /** Thrown by the readers when the cap is crossed; the caller aborts the fetch. */
-export class BodyTooLarge extends Error {
+export class BodyTooLarge extends ClatError<typeof HttpTransportErrorCode.HTTP_BODY_TOO_LARGE> {
   readonly limit: number;
 
   constructor(limit: number) {
-    super(`body exceeded ${limit} bytes`);
+    super(HttpTransportErrorCode.HTTP_BODY_TOO_LARGE, `body exceeded ${limit} bytes`);
+    this.name = 'BodyTooLarge';
     this.limit = limit;
   }
 }

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { ClatError, clatErrorGuard } from '@clat/kernel';
+
 export const HttpTransportErrorCode = {
   /** The URL or a caller-provided header is unusable. */
   HTTP_CONFIG_INVALID: 'HTTP_CONFIG_INVALID',
@@ -25,6 +27,8 @@ export const HttpTransportErrorCode = {
   HTTP_CANCELLED: 'HTTP_CANCELLED',
   /** The transport is closed. */
   HTTP_CLOSED: 'HTTP_CLOSED',
+  /** A reply to a server request was dropped: the connection's reply POST slots and queue were full. */
+  HTTP_REPLY_DROPPED: 'HTTP_REPLY_DROPPED',
   /** The server wants an OAuth login that has not happened, expired or was revoked. */
   OAUTH_LOGIN_REQUIRED: 'OAUTH_LOGIN_REQUIRED',
   /** Protected resource or authorization server metadata is missing, invalid or foreign. */
@@ -46,11 +50,8 @@ export interface HttpTransportErrorOptions {
   cause?: unknown;
 }
 
-const BRAND = Symbol.for('@clat/adapter-mcp-http/error');
-
 /** A failure of one HTTP exchange; `origin` is the only part of the server URL it carries. */
-export class HttpTransportError extends Error {
-  readonly code: HttpTransportErrorCode;
+export class HttpTransportError extends ClatError<HttpTransportErrorCode> {
   readonly origin: string;
   readonly status: number | undefined;
 
@@ -60,20 +61,12 @@ export class HttpTransportError extends Error {
     message: string,
     options: HttpTransportErrorOptions = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { cause: options.cause });
     this.name = 'HttpTransportError';
-    this.code = code;
     this.origin = origin;
     this.status = options.status;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
-/** True for an HttpTransportError from any bundled copy of this package. */
-export function isHttpTransportError(value: unknown): value is HttpTransportError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
-}
+/** True for a HttpTransportError from any bundled copy of this package. */
+export const isHttpTransportError = clatErrorGuard<HttpTransportError>('HttpTransportError');

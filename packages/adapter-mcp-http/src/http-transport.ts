@@ -10,6 +10,7 @@ import {
   isJsonObject,
   isNotification,
   isRequest,
+  isResponse,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcSuccess,
@@ -31,6 +32,7 @@ import {
   modernVersionOf,
 } from './http-headers.js';
 import { type ParamHeader, paramHeaderValues, scanParamHeaders } from './param-headers.js';
+import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
 
 export interface HttpTransportOptions {
   /** The server endpoint (http or https). Only its origin ever appears in errors or status. */
@@ -144,6 +146,8 @@ export class HttpTransport implements Transport {
   #lastInitializeId: unknown;
   #closed = false;
   #posts = 0;
+  readonly #replies = new ReplyGate();
+  #repliesDropped = 0;
 
   constructor(options: HttpTransportOptions) {
     const { url, origin } = validate(options);
@@ -187,6 +191,25 @@ export class HttpTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
+    if (!isResponse(message)) return this.#post(message);
+    // Replies to server requests share a few POST slots and a capped queue per connection.
+    if (!(await this.#replies.acquire())) {
+      this.#repliesDropped++;
+      const error = this.#error(
+        'HTTP_REPLY_DROPPED',
+        `dropped ${describe(message)} for ${this.origin}: ${REPLY_POSTS_MAX} replies in flight and ${REPLY_QUEUE_MAX} queued (${this.#repliesDropped} dropped so far)`,
+      );
+      this.#recordFailure(error.message);
+      throw error;
+    }
+    try {
+      await this.#post(message);
+    } finally {
+      this.#replies.release();
+    }
+  }
+
+  async #post(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) {
       throw this.#error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
     }
@@ -240,7 +263,7 @@ export class HttpTransport implements Transport {
     try {
       let response: Response;
       try {
-        response = await this.#post(headers, body, signal);
+        response = await this.#postAuthorized(headers, body, signal);
       } catch (error) {
         throw this.#fetchFailure(error, message, controller);
       }
@@ -280,7 +303,7 @@ export class HttpTransport implements Transport {
    * One POST, with the auth hook's header; a 401 (or a 403 naming `insufficient_scope`) goes to
    * the hook, which may obtain new credentials for a bounded number of retries.
    */
-  async #post(
+  async #postAuthorized(
     headers: Record<string, string>,
     body: string,
     signal: AbortSignal,
@@ -321,6 +344,7 @@ export class HttpTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     this.#abort.abort();
+    this.#replies.close();
     const session = this.#sessionId;
     this.#sessionId = undefined;
     if (session !== undefined) {
@@ -350,6 +374,7 @@ export class HttpTransport implements Transport {
     const detail: Record<string, string | number> = {
       origin: this.origin,
       posts: this.#posts,
+      repliesDropped: this.#repliesDropped,
       session: this.#sessionId === undefined ? 'none' : 'active',
     };
     if (this.#protocolVersion !== undefined) detail.protocolVersion = this.#protocolVersion;
@@ -604,6 +629,7 @@ export class HttpTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     this.#abort.abort();
+    this.#replies.close();
     this.onclose?.(error);
   }
 

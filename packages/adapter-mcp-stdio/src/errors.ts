@@ -4,6 +4,8 @@
  * @module
  */
 
+import { ClatError, type ClatErrorOptions, clatErrorGuard } from '@clat/kernel';
+
 export const StdioTransportErrorCode = {
   /** The command could not be started (not found, not executable). */
   STDIO_SPAWN_FAILED: 'STDIO_SPAWN_FAILED',
@@ -26,36 +28,19 @@ export const StdioTransportErrorCode = {
 export type StdioTransportErrorCode =
   (typeof StdioTransportErrorCode)[keyof typeof StdioTransportErrorCode];
 
-const BRAND = Symbol.for('@clat/adapter-mcp-stdio/error');
-
-export interface StdioTransportErrorOptions {
-  data?: Record<string, unknown>;
-  cause?: unknown;
-}
+export type StdioTransportErrorOptions = ClatErrorOptions;
 
 /** A failure of one stdio server connection, with a string code from {@link StdioTransportErrorCode}. */
-export class StdioTransportError extends Error {
-  readonly code: StdioTransportErrorCode;
-  readonly data: Record<string, unknown> | undefined;
-
+export class StdioTransportError extends ClatError<StdioTransportErrorCode> {
   constructor(
     code: StdioTransportErrorCode,
     message: string,
     options: StdioTransportErrorOptions = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = 'StdioTransportError';
-    this.code = code;
-    this.data = options.data;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
 /** True for a StdioTransportError from any bundled copy of this package. */
-export function isStdioTransportError(value: unknown): value is StdioTransportError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
-}
+export const isStdioTransportError = clatErrorGuard<StdioTransportError>('StdioTransportError');

@@ -1,26 +1,36 @@
 /**
- * Newline-delimited frame splitting with a hard byte cap: a frame over the cap is reported as soon
- * as the cap is crossed, before the rest of it arrives, so memory never holds more than one cap.
+ * Newline-delimited frame splitting with a hard byte cap. A frame over the cap is skipped to its
+ * newline without being held (only its first bytes are kept, to tell whom it answered), so memory
+ * never holds more than one cap; a frame that runs past the skip limit ends the stream.
  * @module
  */
+
+/** Bytes of an oversized frame kept to read its id. */
+export const FRAME_HEAD_BYTES = 1024;
 
 export interface LineDecoderHandlers {
   /** One complete frame without its newline (a trailing CR is removed). */
   line(bytes: Buffer): void;
-  /** A frame crossed the cap; the decoder drops everything from here on. */
+  /** A frame over the cap ended; it was skipped. `head` holds its first bytes. */
+  oversized(head: Buffer, frameBytes: number): void;
+  /** A frame ran past the skip limit without a newline; the decoder drops everything from here on. */
   overflow(seenBytes: number): void;
 }
 
-/** Splits a byte stream on `\n`; frames longer than `maxFrameBytes` end the stream. */
+/** Splits a byte stream on `\n`; frames over `maxFrameBytes` are skipped, runaways end the stream. */
 export class LineDecoder {
   readonly #max: number;
+  readonly #skipLimit: number;
   readonly #handlers: LineDecoderHandlers;
   #parts: Buffer[] = [];
   #size = 0;
   #failed = false;
+  /** While skipping an oversized frame: its head and how many bytes it had so far. */
+  #skipping: { head: Buffer; seen: number } | undefined;
 
-  constructor(maxFrameBytes: number, handlers: LineDecoderHandlers) {
+  constructor(maxFrameBytes: number, handlers: LineDecoderHandlers, skipLimitBytes = Infinity) {
     this.#max = maxFrameBytes;
+    this.#skipLimit = skipLimitBytes;
     this.#handlers = handlers;
   }
 
@@ -39,9 +49,28 @@ export class LineDecoder {
     while (!this.#failed && start < chunk.length) {
       const newline = chunk.indexOf(0x0a, start);
       const end = newline === -1 ? chunk.length : newline;
+      const skipping = this.#skipping;
+      if (skipping !== undefined) {
+        skipping.seen += end - start;
+        if (newline === -1) {
+          if (skipping.seen > this.#skipLimit) this.#fail(skipping.seen);
+          return;
+        }
+        this.#skipping = undefined;
+        start = newline + 1;
+        this.#handlers.oversized(skipping.head, skipping.seen);
+        continue;
+      }
       if (this.#size + (end - start) > this.#max) {
-        this.#fail(this.#size + (end - start));
-        return;
+        // Keep the head (copied: the chunk is not ours), drop the rest and skip to the newline.
+        const head = Buffer.concat(
+          [...this.#parts, chunk.subarray(start, end)],
+          Math.min(FRAME_HEAD_BYTES, this.#size + (end - start)),
+        );
+        this.#skipping = { head, seen: this.#size };
+        this.#parts = [];
+        this.#size = 0;
+        continue;
       }
       const piece = chunk.subarray(start, end);
       if (newline === -1) {
@@ -60,6 +89,7 @@ export class LineDecoder {
 
   #fail(seen: number): void {
     this.#failed = true;
+    this.#skipping = undefined;
     this.#parts = [];
     this.#size = 0;
     this.#handlers.overflow(seen);

@@ -268,16 +268,45 @@ describe('framing', () => {
     expect(h.closes).toEqual([]);
   });
 
-  it('fails the connection on an oversize frame and kills the server', async () => {
+  it('skips an oversize frame to its newline and keeps the connection', async () => {
     const h = peer('oversize');
+    await h.transport.start();
+    expect((await call(h, 1, 'echo', { after: 'huge' })).echo).toEqual({ after: 'huge' });
+    expect(h.closes).toEqual([]);
+    const skipped = h.errors.find(
+      (error) =>
+        isStdioTransportError(error) &&
+        error.code === StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+    );
+    expect(skipped?.message).toMatch(/sent a frame of \d+ bytes, over the 4 MiB frame limit/);
+  });
+
+  it('fails only the request an oversize result answers; later calls go through', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    await h.transport.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'big',
+      params: { bytes: LIMITS.stdioFrameBytes + 1000 },
+    });
+    const answer = await h.next(byId(1));
+    expect('error' in answer && answer.error.message).toMatch(
+      /the result exceeded the 4 MiB frame limit/,
+    );
+    expect((await call(h, 2, 'echo', { still: 'open' })).echo).toEqual({ still: 'open' });
+    expect(h.closes).toEqual([]);
+  });
+
+  it('fails the connection on a runaway frame and kills the server', async () => {
+    const h = peer('runaway');
     await h.transport.start();
     const pid = h.transport.pid as number;
     const error = await h.closed;
     expect(isStdioTransportError(error) && error.code).toBe(
       StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
     );
-    expect(error?.message).toContain(`${LIMITS.stdioFrameBytes}-byte limit`);
-    expect(h.messages).toEqual([]);
+    expect(error?.message).toContain('without a newline');
     expect(groupMembers(pid)).toEqual([]);
   });
 
@@ -344,7 +373,9 @@ describe('framing', () => {
 
 describe('stderr', () => {
   it('keeps a bounded, redacted tail of a flood and never blocks the protocol', async () => {
-    const h = peer('stderr-flood', { env: { PEER_API_KEY: 'abcd1234efgh5678' } });
+    const h = peer('stderr-flood', {
+      env: { PEER_API_KEY: 'abcd1234efgh5678', PEER_PLAIN: 'plain-named-value-7' },
+    });
     await h.transport.start();
     expect((await call(h, 1, 'echo', { after: 'flood' })).echo).toEqual({ after: 'flood' });
     // The last lines arrive on a separate pipe; wait for them.
@@ -357,6 +388,8 @@ describe('stderr', () => {
     expect(text).toContain('Bearer [REDACTED]');
     expect(text).not.toContain('SECRETSECRET');
     expect(text).not.toContain('abcd1234efgh5678');
+    // A configured env value is secret whatever its name.
+    expect(text).toContain('using [REDACTED] as the workspace');
     for (const line of tail) expect(line.length).toBeLessThanOrEqual(LIMITS.stderrLineBytes + 1);
   });
 

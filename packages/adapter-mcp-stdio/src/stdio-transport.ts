@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   errorMessage,
+  JsonRpcErrorCode,
   type JsonRpcMessage,
   LIMITS,
   LineTail,
@@ -20,6 +21,7 @@ import {
   type TransportFactory,
 } from '@clat/kernel';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
+import { readFrameHead } from './frame-head.js';
 import { LineDecoder } from './line-decoder.js';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
 
@@ -32,8 +34,9 @@ const GROUP_POLL_MS = 25;
 const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
 const EXIT_DRAIN_MS = 250;
-// Env keys whose configured values are treated as secrets in diagnostics.
-const SECRET_ENV_KEY = /key|token|secret|password|passwd|credential|auth/i;
+const MIB = 1024 * 1024;
+/** A frame still without a newline after this many bytes is a runaway: the connection fails. */
+const RUNAWAY_FRAME_BYTES = 64 * MIB;
 
 export interface StdioTransportOptions {
   /** Server name, used in diagnostics and error messages. */
@@ -138,9 +141,8 @@ export class StdioTransport implements Transport {
   constructor(options: StdioTransportOptions) {
     this.#options = options;
     this.#redactor = options.redactor ?? new Redactor();
-    for (const [key, value] of Object.entries(options.env ?? {})) {
-      if (SECRET_ENV_KEY.test(key)) this.#redactor.add(value);
-    }
+    // Every configured env value is treated as secret, whatever its name.
+    for (const value of Object.values(options.env ?? {})) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
   }
 
@@ -297,19 +299,24 @@ export class StdioTransport implements Transport {
     child.stderr.on('error', (error) => this.#report(error));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => this.#onStderr(chunk));
-    const decoder = new LineDecoder(LIMITS.stdioFrameBytes, {
-      line: (bytes) => this.#onLine(bytes),
-      overflow: (seen) => {
-        // Stop reading at once: draining the rest of a runaway frame costs CPU and GC for nothing.
-        child.stdout.destroy();
-        this.#fail(
-          this.#error(
-            StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
-            `sent a frame over the ${LIMITS.stdioFrameBytes}-byte limit (${seen}+ bytes without a newline); connection failed`,
-          ),
-        );
+    const decoder = new LineDecoder(
+      LIMITS.stdioFrameBytes,
+      {
+        line: (bytes) => this.#onLine(bytes),
+        oversized: (head, bytes) => this.#onOversized(head, bytes),
+        overflow: (seen) => {
+          // Stop reading at once: draining a runaway frame costs CPU and GC for nothing.
+          child.stdout.destroy();
+          this.#fail(
+            this.#error(
+              StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+              `sent a frame of ${seen}+ bytes without a newline (over ${RUNAWAY_FRAME_BYTES}); connection failed`,
+            ),
+          );
+        },
       },
-    });
+      RUNAWAY_FRAME_BYTES,
+    );
     child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout.on('end', () => this.#onPeerGone());
     child.on('exit', (code, signal) => {
@@ -335,6 +342,37 @@ export class StdioTransport implements Transport {
     this.#pid = child.pid as number;
     trackGroup(this.#pid);
     this.#options.onSpawn?.(this.#pid);
+  }
+
+  /**
+   * A frame over the cap was skipped. When its head shows a response with an id, only that
+   * request fails (with a clear error); the connection stays open either way.
+   */
+  #onOversized(head: Buffer, bytes: number): void {
+    if (this.#state === 'closed') return;
+    const frame = readFrameHead(head.toString('utf8'));
+    const isResponse =
+      !frame.keys.has('method') && (frame.keys.has('result') || frame.keys.has('error'));
+    const limit = `${LIMITS.stdioFrameBytes / MIB} MiB`;
+    this.#report(
+      this.#error(
+        StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
+        `sent a frame of ${bytes} bytes, over the ${limit} frame limit; skipped it${frame.id === undefined ? '' : ` (id ${JSON.stringify(frame.id)})`}`,
+      ),
+    );
+    if (!isResponse || frame.id === undefined) return;
+    try {
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id: frame.id,
+        error: {
+          code: JsonRpcErrorCode.INTERNAL_ERROR,
+          message: `MCP server "${this.#options.name}": the result exceeded the ${limit} frame limit (${bytes} bytes)`,
+        },
+      });
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
+    }
   }
 
   #onLine(bytes: Buffer): void {

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { ClatError, clatErrorGuard } from '@clat/kernel';
+
 export const McpErrorCode = {
   /** The transport ended (process exit, EOF, oversize frame, socket close) while a request waited. */
   MCP_CONNECTION_CLOSED: 'MCP_CONNECTION_CLOSED',
@@ -29,6 +31,8 @@ export const McpErrorCode = {
   MCP_REGISTRY_FROZEN: 'MCP_REGISTRY_FROZEN',
   /** The client was closed. */
   MCP_CLIENT_CLOSED: 'MCP_CLIENT_CLOSED',
+  /** CLAT answers a server-initiated request with a JSON-RPC error (see RpcError). */
+  MCP_REQUEST_REFUSED: 'MCP_REQUEST_REFUSED',
 } as const;
 
 export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode];
@@ -45,33 +49,22 @@ export interface McpErrorOptions {
   cause?: unknown;
 }
 
-const BRAND = Symbol.for('@clat/adapter-mcp/error');
-
 /** A local error of the MCP client with a string code from {@link McpErrorCode}. */
-export class McpError extends Error {
-  readonly code: McpErrorCode;
+export class McpError extends ClatError<McpErrorCode> {
   readonly server: string | undefined;
   readonly rpcCode: number | undefined;
   readonly rpcData: unknown;
   readonly stderrTail: readonly string[];
 
   constructor(code: McpErrorCode, message: string, options: McpErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { cause: options.cause });
     this.name = 'McpError';
-    this.code = code;
     this.server = options.server;
     this.rpcCode = options.rpcCode;
     this.rpcData = options.rpcData;
     this.stderrTail = options.stderrTail ?? [];
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
-/** True for an McpError from any bundled copy of this package. */
-export function isMcpError(value: unknown): value is McpError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
-}
+/** True for a McpError from any bundled copy of this package. */
+export const isMcpError = clatErrorGuard<McpError>('McpError');

@@ -4,6 +4,7 @@
  * @module
  */
 import {
+  ClatError,
   DSH_SYSTEM_PROMPT_META,
   effectFromAnnotations,
   errorMessage,
@@ -73,6 +74,8 @@ export interface MountMcpServerOptions {
   projectRoot: string;
   clientInfo?: McpClientInfo | undefined;
   signal?: AbortSignal | undefined;
+  /** The entry's includeTools/excludeTools: tools it refuses are listed but not registered. */
+  toolFilter?: ((tool: string) => boolean) | undefined;
   onStatus?: ((status: McpServerStatus) => void) | undefined;
   onDiagnostic?: ((message: string) => void) | undefined;
   /** Known secrets (HTTP header values) to redact from status texts. */
@@ -134,7 +137,16 @@ function promptText(result: Record<string, unknown>): string {
   return texts.join(PROMPT_TEXT_SEPARATOR);
 }
 
-class FrozenRegistryError extends Error {}
+/** The registry froze before this server's tools or prompts were registered; `kind` says which. */
+class FrozenRegistryError extends ClatError<typeof McpErrorCode.MCP_REGISTRY_FROZEN> {
+  readonly kind: 'tool' | 'prompt';
+
+  constructor(kind: 'tool' | 'prompt') {
+    super(McpErrorCode.MCP_REGISTRY_FROZEN, `the ${kind} registry froze`);
+    this.name = 'FrozenRegistryError';
+    this.kind = kind;
+  }
+}
 
 /**
  * Connects, lists and registers one server. Never throws for server failures: the returned
@@ -143,6 +155,8 @@ class FrozenRegistryError extends Error {}
  */
 export async function mountMcpServer(options: MountMcpServerOptions): Promise<MountedMcpServer> {
   const { name, registry, prompts, scope } = options;
+  /** Tools the entry's includeTools/excludeTools left out, reported as one note. */
+  let filtered = 0;
   const source: ToolSourceRef = { kind: 'mcp', id: name };
   const redact = (text: string): string =>
     options.redactor === undefined ? redactSecrets(text) : options.redactor.redact(text);
@@ -276,6 +290,11 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   try {
     if (registry.frozen) throw new FrozenRegistryError('tool');
     for (const tool of tools) registerTool(tool);
+    if (filtered > 0) {
+      note(
+        `${filtered} tool${filtered === 1 ? '' : 's'} of ${quoted(name)} left out by includeTools/excludeTools`,
+      );
+    }
     await importPrompts();
   } catch (error) {
     if (error instanceof FrozenRegistryError || isFrozen(error)) {
@@ -283,7 +302,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         'rejected',
         new McpError(
           McpErrorCode.MCP_REGISTRY_FROZEN,
-          `MCP server ${quoted(name)} finished after the ${error instanceof FrozenRegistryError ? error.message : 'tool'} registry froze for the first run; restart CLAT after fixing or warming it`,
+          `MCP server ${quoted(name)} finished after the ${error instanceof FrozenRegistryError ? error.kind : 'tool'} registry froze for the first run; restart CLAT after fixing or warming it`,
           { server: name, cause: error },
         ),
       );
@@ -298,6 +317,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   return handle;
 
   function registerTool(tool: McpToolDescriptor): void {
+    if (options.toolFilter !== undefined && !options.toolFilter(tool.name)) {
+      filtered++;
+      return;
+    }
     let qualified: string;
     try {
       qualified = qualifyToolName('mcp', name, tool.name);

@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  ClatError,
   errorMessage,
   isFailure,
   isNotification,
@@ -20,15 +21,16 @@ import {
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 
 /** Thrown by a server-request handler to answer with a specific JSON-RPC error. */
-export class RpcError extends Error {
-  readonly code: number;
-  readonly data: unknown;
+export class RpcError extends ClatError<typeof McpErrorCode.MCP_REQUEST_REFUSED> {
+  /** The JSON-RPC error code the answer carries. */
+  readonly rpcCode: number;
+  readonly rpcData: unknown;
 
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
+  constructor(rpcCode: number, message: string, rpcData?: unknown) {
+    super(McpErrorCode.MCP_REQUEST_REFUSED, message);
     this.name = 'RpcError';
-    this.code = code;
-    this.data = data;
+    this.rpcCode = rpcCode;
+    this.rpcData = rpcData;
   }
 }
 
@@ -489,9 +491,9 @@ export function toRpcErrorObject(
 ): { code: number; message: string; data?: unknown } {
   if (error instanceof RpcError) {
     return {
-      code: error.code,
+      code: error.rpcCode,
       message: error.message,
-      ...(error.data === undefined ? {} : { data: error.data }),
+      ...(error.rpcData === undefined ? {} : { data: error.rpcData }),
     };
   }
   if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) {

@@ -18,7 +18,12 @@ import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key
 import { normalizeSha256, sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
-import { capModuleMemory, WASM_PAGE_BYTES } from './memory-cap.js';
+import {
+  allotMemoryPages,
+  capModuleMemory,
+  readModuleMemories,
+  WASM_PAGE_BYTES,
+} from './memory-cap.js';
 
 /** Largest component accepted, checked before the file is read. */
 export const MAX_COMPONENT_BYTES = 32 * 1024 * 1024;
@@ -351,9 +356,15 @@ export async function compileComponent(
   memoryLimitBytes: number = LIMITS.wasmMemoryBytes,
 ): Promise<CompiledComponent> {
   const maxPages = Math.floor(memoryLimitBytes / WASM_PAGE_BYTES);
+  const entries = Object.entries(prepared.coreModules);
+  // The cap is per instance: all memories of all core modules share it.
+  const allotted = allotMemoryPages(
+    entries.map(([, bytes]) => readModuleMemories(bytes)),
+    maxPages,
+  );
   const modules: Record<string, WebAssembly.Module> = {};
-  for (const [name, bytes] of Object.entries(prepared.coreModules)) {
-    const capped = capModuleMemory(bytes, maxPages);
+  for (const [index, [name, bytes]] of entries.entries()) {
+    const capped = capModuleMemory(bytes, allotted[index] ?? []);
     modules[name] = await wasm.compile(capped.bytes);
   }
   const { coreModules: _verified, ...rest } = prepared;

@@ -3,6 +3,8 @@
  * @module
  */
 
+import { ClatError, type ClatErrorOptions, clatErrorGuard } from '@clat/kernel';
+
 export const WasmErrorCode = {
   /** The component file does not exist or cannot be read. */
   WASM_COMPONENT_UNREADABLE: 'WASM_COMPONENT_UNREADABLE',
@@ -40,31 +42,13 @@ export const WasmErrorCode = {
 
 export type WasmErrorCode = (typeof WasmErrorCode)[keyof typeof WasmErrorCode];
 
-const BRAND = Symbol.for('@clat/adapter-wasm/error');
-
 /** A local error of the WASM adapter, carrying a code from {@link WasmErrorCode}. */
-export class WasmError extends Error {
-  readonly code: WasmErrorCode;
-  readonly data: Record<string, unknown> | undefined;
-
-  constructor(
-    code: WasmErrorCode,
-    message: string,
-    options: { data?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+export class WasmError extends ClatError<WasmErrorCode> {
+  constructor(code: WasmErrorCode, message: string, options: ClatErrorOptions = {}) {
+    super(code, message, options);
     this.name = 'WasmError';
-    this.code = code;
-    this.data = options.data;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
-/** True for a WasmError from any bundled copy of this package. */
-export function isWasmError(value: unknown): value is WasmError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
-}
+/** True for an WasmError from any bundled copy of this package. */
+export const isWasmError = clatErrorGuard<WasmError>('WasmError');

@@ -1,7 +1,7 @@
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
 import { WasmErrorCode } from './errors.js';
-import { capModuleMemory } from './memory-cap.js';
+import { allotMemoryPages, capModuleMemory } from './memory-cap.js';
 
 async function instanceOf(bytes: Uint8Array) {
   const module = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
@@ -41,5 +41,29 @@ describe('capModuleMemory', () => {
   it('leaves a module without memory unchanged', async () => {
     const bytes = await parse('(module (func (export "f")))');
     expect(capModuleMemory(bytes, 4)).toEqual({ bytes, memories: [] });
+  });
+});
+
+describe('allotMemoryPages (one cap for all memories of an instance)', () => {
+  it('gives the largest memory the budget minus the others, which keep their initial size', () => {
+    const main = { minPages: 10, maxPages: undefined };
+    const small = { minPages: 2, maxPages: undefined };
+    expect(allotMemoryPages([[main], [small], []], 100)).toEqual([[98], [2], []]);
+    expect(allotMemoryPages([[small, main]], 100)).toEqual([[2, 98]]);
+    expect(allotMemoryPages([[{ minPages: 1, maxPages: 20 }]], 100)).toEqual([[20]]);
+  });
+
+  it('refuses memories whose initial sizes together exceed the cap', () => {
+    expect(() =>
+      allotMemoryPages(
+        [[{ minPages: 60, maxPages: undefined }], [{ minPages: 60, maxPages: undefined }]],
+        100,
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        code: WasmErrorCode.WASM_MEMORY_CAP_FAILED,
+        message: 'the guest needs 7864320 bytes of memory at start, over the 6553600-byte cap',
+      }),
+    );
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Caps the linear memory of a core wasm module by rewriting the maximum page count of every
- * memory it defines. V8's `resourceLimits` cover the JS heap only, so this is the one lever that
- * bounds guest memory: `memory.grow` past the maximum fails inside the guest.
+ * Caps the linear memory of a component by rewriting the maximum page count of every memory its
+ * core modules define. V8's `resourceLimits` cover the JS heap only, so this is the one lever that
+ * bounds guest memory: `memory.grow` past the maximum fails inside the guest. The cap is for the
+ * whole instance: with several memories (several core modules, or multi-memory), their maxima
+ * together stay within it (see {@link allotMemoryPages}).
  * @module
  */
 import { WasmError, WasmErrorCode } from './errors.js';
@@ -52,12 +54,59 @@ export interface MemoryCapResult {
   memories: { minPages: number; maxPages: number | undefined; cappedPages: number }[];
 }
 
+/** The memories a core module defines, in order (imported memories are not listed). */
+export function readModuleMemories(
+  module: Uint8Array,
+): { minPages: number; maxPages: number | undefined }[] {
+  return capModuleMemory(module, Number.MAX_SAFE_INTEGER).memories.map((memory) => ({
+    minPages: memory.minPages,
+    maxPages: memory.maxPages,
+  }));
+}
+
 /**
- * Returns a copy of `module` whose defined memories have at most `maxPages` pages. Imported
- * memories are left alone (their definer is capped). Throws WASM_MEMORY_CAP_FAILED for a
- * memory64 memory or a minimum above the cap.
+ * Splits an instance's page budget over the memories of its core modules (one list per module):
+ * the memory that starts largest (the first on a tie: the main module's) may grow to the budget
+ * minus the others' initial sizes; every other memory keeps its initial size. Throws
+ * WASM_MEMORY_CAP_FAILED when the initial sizes alone exceed the budget.
  */
-export function capModuleMemory(module: Uint8Array, maxPages: number): MemoryCapResult {
+export function allotMemoryPages(
+  modules: readonly { minPages: number; maxPages: number | undefined }[][],
+  totalPages: number,
+): number[][] {
+  let primary: [number, number] | undefined;
+  let initial = 0;
+  modules.forEach((memories, module) => {
+    memories.forEach((memory, index) => {
+      initial += memory.minPages;
+      const best = primary === undefined ? undefined : modules[primary[0]]?.[primary[1]];
+      if (best === undefined || memory.minPages > best.minPages) primary = [module, index];
+    });
+  });
+  if (initial > totalPages) {
+    throw new WasmError(
+      WasmErrorCode.WASM_MEMORY_CAP_FAILED,
+      `the guest needs ${initial * WASM_PAGE_BYTES} bytes of memory at start, over the ${totalPages * WASM_PAGE_BYTES}-byte cap`,
+    );
+  }
+  return modules.map((memories, module) =>
+    memories.map((memory, index) => {
+      if (primary?.[0] !== module || primary[1] !== index) return memory.minPages;
+      const share = totalPages - (initial - memory.minPages);
+      return memory.maxPages === undefined ? share : Math.min(memory.maxPages, share);
+    }),
+  );
+}
+
+/**
+ * Returns a copy of `module` whose defined memories have at most `maxPages` pages (one number for
+ * all, or one per defined memory). Imported memories are left alone (their definer is capped).
+ * Throws WASM_MEMORY_CAP_FAILED for a memory64 memory or a minimum above the cap.
+ */
+export function capModuleMemory(
+  module: Uint8Array,
+  maxPages: number | readonly number[],
+): MemoryCapResult {
   if (module.length < HEADER_BYTES || module[0] !== 0 || module[1] !== 0x61) {
     throw malformed('missing the \\0asm header');
   }
@@ -92,13 +141,14 @@ export function capModuleMemory(module: Uint8Array, maxPages: number): MemoryCap
         max = read.value;
         cursor = read.next;
       }
-      if (min.value > maxPages) {
+      const cap = typeof maxPages === 'number' ? maxPages : (maxPages[index] ?? 0);
+      if (min.value > cap) {
         throw new WasmError(
           WasmErrorCode.WASM_MEMORY_CAP_FAILED,
-          `the guest needs ${min.value * WASM_PAGE_BYTES} bytes of memory at start, over the ${maxPages * WASM_PAGE_BYTES}-byte cap`,
+          `the guest needs ${min.value * WASM_PAGE_BYTES} bytes of memory at start, over the ${cap * WASM_PAGE_BYTES}-byte cap`,
         );
       }
-      const capped = max === undefined ? maxPages : Math.min(max, maxPages);
+      const capped = max === undefined ? cap : Math.min(max, cap);
       memories.push({ minPages: min.value, maxPages: max, cappedPages: capped });
       payload.push(flags | 0x01, ...writeLeb(min.value), ...writeLeb(capped));
     }

@@ -17,6 +17,7 @@ import {
   isEffect,
   isJsonObject,
   type JsonObject,
+  jsonDepthExceeds,
   KernelError,
   KernelErrorCode,
   type Lease,
@@ -204,16 +205,24 @@ function createWriteAccess(options: {
   return access;
 }
 
-/** Maps a guest outcome to what the model reads. */
-export function toolResultOf(outcome: GuestCallOutcome): ToolResult {
+/** Maps a guest outcome (of the tool named `tool`) to what the model reads. */
+export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): ToolResult {
   if (outcome.kind !== 'ok') return { content: outcome.message, isError: true };
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(outcome.value);
-    if (typeof parsed === 'string') return { content: parsed };
-    return { content: outcome.value, structured: parsed };
+    parsed = JSON.parse(outcome.value);
   } catch {
     return { content: outcome.value };
   }
+  if (typeof parsed === 'string') return { content: parsed };
+  // Every consumer of `structured` (JSON output, redaction, schemas) walks it recursively.
+  if (jsonDepthExceeds(parsed, LIMITS.toolResultDepth)) {
+    return {
+      content: `${tool} returned JSON nested more than ${LIMITS.toolResultDepth} levels deep (the limit); its result was refused`,
+      isError: true,
+    };
+  }
+  return { content: outcome.value, structured: parsed };
 }
 
 /** Every string value inside a configuration (candidates for redaction). */
@@ -578,7 +587,7 @@ function registerTools(
             ? cancelledError(ctx.signal, `wasm tool ${qualified}`)
             : new KernelError(KernelErrorCode.CANCELLED, outcome.message);
         }
-        return toolResultOf(outcome);
+        return toolResultOf(outcome, `tool ${qualified}`);
       },
     };
     try {

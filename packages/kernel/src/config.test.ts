@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeServerConfig, parseMcpConfig } from './config.js';
+import { describeServerConfig, parseMcpConfig, toolAllowedByEntry } from './config.js';
 
 const FILE = '/home/u/.clat/mcp.json';
 
@@ -105,5 +105,37 @@ describe('describeServerConfig', () => {
     const shown = JSON.stringify(describeServerConfig(servers[0] as (typeof servers)[0]));
     expect(shown).not.toContain('shh-secret');
     expect(shown).toContain('"clientSecret":"(set)"');
+  });
+});
+
+describe('entry controls', () => {
+  it('accepts disabled, includeTools and excludeTools on both transports', () => {
+    const parsed = parseMcpConfig(
+      'mcp.json',
+      JSON.stringify({
+        a: {
+          command: 'x',
+          disabled: true,
+          includeTools: ['read_*'],
+          excludeTools: ['read_secret'],
+        },
+        b: { url: 'https://x.example/mcp', excludeTools: ['*'] },
+        c: { command: 'x', includeTools: [''] },
+      }),
+    );
+    expect(parsed.servers.map((server) => server.name)).toEqual(['a', 'b']);
+    expect(parsed.issues).toEqual([
+      { file: 'mcp.json', path: 'c.includeTools[0]', message: 'must not be empty' },
+    ]);
+  });
+
+  it('filters tools: exclude wins, include narrows, * matches any run', () => {
+    const entry = { includeTools: ['read_*', 'list'], excludeTools: ['read_secret'] };
+    expect(toolAllowedByEntry(entry, 'read_file')).toBe(true);
+    expect(toolAllowedByEntry(entry, 'read_secret')).toBe(false);
+    expect(toolAllowedByEntry(entry, 'list')).toBe(true);
+    expect(toolAllowedByEntry(entry, 'listing')).toBe(false);
+    expect(toolAllowedByEntry({}, 'anything')).toBe(true);
+    expect(toolAllowedByEntry({ includeTools: ['a.b'] }, 'aXb')).toBe(false);
   });
 });

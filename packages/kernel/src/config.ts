@@ -5,6 +5,36 @@
  */
 import * as z from 'zod';
 
+/** Tool name patterns: exact names, `*` matches any run of characters. */
+const TOOL_PATTERNS = z.array(z.string().trim().min(1, 'must not be empty')).max(512);
+
+/** Per-entry controls shared by every transport. */
+const ENTRY_CONTROLS = {
+  /** A disabled entry is kept in the file but never started. */
+  disabled: z.boolean().optional(),
+  /** Only these tools (server-side names) are registered. */
+  includeTools: TOOL_PATTERNS.optional(),
+  /** These tools (server-side names) are never registered; wins over includeTools. */
+  excludeTools: TOOL_PATTERNS.optional(),
+};
+
+/** True when `tool` (a server-side name) passes an entry's include/exclude patterns. */
+export function toolAllowedByEntry(
+  entry: {
+    includeTools?: readonly string[] | undefined;
+    excludeTools?: readonly string[] | undefined;
+  },
+  tool: string,
+): boolean {
+  const matches = (pattern: string): boolean => {
+    if (!pattern.includes('*')) return pattern === tool;
+    const parts = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+    return new RegExp(`^${parts.join('.*')}$`).test(tool);
+  };
+  if (entry.excludeTools?.some(matches) === true) return false;
+  return entry.includeTools === undefined || entry.includeTools.some(matches);
+}
+
 export const StdioServerConfigSchema = z
   .object({
     type: z.literal('stdio').optional(),
@@ -12,6 +42,7 @@ export const StdioServerConfigSchema = z
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().min(1).optional(),
+    ...ENTRY_CONTROLS,
   })
   .strict();
 
@@ -49,6 +80,7 @@ export const HttpServerConfigSchema = z
       .refine((url) => /^https?:\/\//i.test(url), 'must use http or https'),
     headers: z.record(z.string(), z.string()).optional(),
     oauth: OAuthConfigSchema.optional(),
+    ...ENTRY_CONTROLS,
   })
   .strict();
 
@@ -181,6 +213,7 @@ export function describeServerConfig(server: McpServerConfig): Record<string, un
       headers: Object.keys(server.headers ?? {}),
       ...(server.oauth === undefined ? {} : { oauth: describeOAuth(server.oauth) }),
       origin: server.origin,
+      ...controlsOf(server),
     };
   }
   return {
@@ -190,6 +223,15 @@ export function describeServerConfig(server: McpServerConfig): Record<string, un
     env: Object.keys(server.env ?? {}),
     ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     origin: server.origin,
+    ...controlsOf(server),
+  };
+}
+
+function controlsOf(server: McpServerConfig): Record<string, unknown> {
+  return {
+    ...(server.disabled === true ? { disabled: true } : {}),
+    ...(server.includeTools === undefined ? {} : { includeTools: server.includeTools }),
+    ...(server.excludeTools === undefined ? {} : { excludeTools: server.excludeTools }),
   };
 }
 

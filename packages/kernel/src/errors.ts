@@ -68,34 +68,66 @@ export const KernelErrorCode = {
 
 export type KernelErrorCode = (typeof KernelErrorCode)[keyof typeof KernelErrorCode];
 
-const BRAND = Symbol.for('@clat/kernel/error');
+// One brand for every CLAT error: `instanceof` fails across separately bundled copies of a
+// package (a plugin bundling its own kernel), a registered symbol does not.
+const BRAND = Symbol.for('@clat/error');
 
-export interface KernelErrorOptions {
-  data?: Record<string, unknown>;
+export interface ClatErrorOptions {
+  data?: Record<string, unknown> | undefined;
   cause?: unknown;
 }
 
-/** A local (never serialized as-is) error carrying a string code from {@link KernelErrorCode}. */
-export class KernelError extends Error {
-  readonly code: KernelErrorCode;
+/**
+ * The base of every CLAT error: a string `code` (area-prefixed SCREAMING_SNAKE from the owning
+ * package's code table), a one-sentence message naming the value, optional `data`, standard
+ * `cause`. Local: never serialized as-is; wire edges map it to their own error shapes.
+ */
+export class ClatError<Code extends string = string> extends Error {
+  readonly code: Code;
   readonly data: Record<string, unknown> | undefined;
 
-  constructor(code: KernelErrorCode, message: string, options: KernelErrorOptions = {}) {
+  constructor(code: Code, message: string, options: ClatErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'KernelError';
+    this.name = 'ClatError';
     this.code = code;
     this.data = options.data;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
+Object.defineProperty(ClatError.prototype, BRAND, { value: true });
 
-/** True for a KernelError from any bundled copy of the kernel. */
-export function isKernelError(value: unknown): value is KernelError {
+/** True for a ClatError (of any package) from any bundled copy of the kernel. */
+export function isClatError(value: unknown): value is ClatError {
   return (
     typeof value === 'object' &&
     value !== null &&
     (value as Record<symbol, unknown>)[BRAND] === true
   );
+}
+
+/**
+ * A guard for one ClatError subclass that also holds across bundled copies: it checks the brand
+ * and the class's `name` (each subclass sets its own), never `instanceof`.
+ */
+export function clatErrorGuard<E extends ClatError>(name: string): (value: unknown) => value is E {
+  return (value: unknown): value is E => isClatError(value) && value.name === name;
+}
+
+export type KernelErrorOptions = ClatErrorOptions;
+
+/** A kernel error carrying a string code from {@link KernelErrorCode}. */
+export class KernelError extends ClatError<KernelErrorCode> {
+  constructor(code: KernelErrorCode, message: string, options: KernelErrorOptions = {}) {
+    super(code, message, options);
+    this.name = 'KernelError';
+  }
+}
+
+/** True for a KernelError from any bundled copy of the kernel. */
+export const isKernelError = clatErrorGuard<KernelError>('KernelError');
+
+/** `message [CODE]` for a ClatError, the plain message otherwise: the one-line form of a failure. */
+export function describeClatError(value: unknown): string {
+  return isClatError(value) ? `${value.message} [${value.code}]` : errorMessage(value);
 }
 
 /** Message of an unknown thrown value, without its stack. */

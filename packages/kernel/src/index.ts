@@ -58,6 +58,7 @@ export {
   type ServerOrigin,
   type StdioServerConfig,
   StdioServerConfigSchema,
+  toolAllowedByEntry,
 } from './config.js';
 export {
   DSH_SYSTEM_PROMPT_META,
@@ -128,7 +129,12 @@ export {
   type ToolAnnotationHints,
 } from './effects.js';
 export {
+  ClatError,
+  type ClatErrorOptions,
+  clatErrorGuard,
+  describeClatError,
   errorMessage,
+  isClatError,
   isKernelError,
   KernelError,
   KernelErrorCode,
@@ -146,6 +152,7 @@ export {
   type JsonObject,
   type JsonPrimitive,
   type JsonValue,
+  jsonDepthExceeds,
   utf8Length,
 } from './json.js';
 export { LIMITS, type LimitName } from './limits.js';
@@ -188,7 +195,7 @@ export type {
   UserQuestionOption,
 } from './ports.js';
 export { type PromptContribution, PromptRegistry } from './prompt-registry.js';
-export { LineTail, REDACTED, Redactor, redactSecrets } from './redact.js';
+export { LineTail, REDACTED, Redactor, redactArgs, redactSecrets } from './redact.js';
 export {
   createGlobalScope,
   type Lease,

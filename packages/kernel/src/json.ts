@@ -22,3 +22,22 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/**
+ * True when `value` nests arrays/objects more than `limit` levels deep. Iterative, so a hostile
+ * 100,000-deep value is measured without exhausting the stack (JSON.parse accepts such values;
+ * JSON.stringify and every recursive walker overflow on them).
+ */
+export function jsonDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > limit) return true;
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

@@ -34,6 +34,8 @@ export const LIMITS = {
   toolCallExtensionTotalMs: 10 * MINUTE,
   /** A tool result. */
   toolResultBytes: 1 * MiB,
+  /** Nesting depth of a tool result's structured JSON; deeper results are refused. */
+  toolResultDepth: 512,
   /** Inbound server-request queue per connection. */
   inboundRequestQueue: 16,
   /** Messages in one sampling request (text only). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CancelToken } from './cancel.js';
 import type { Effect, PermissionMode } from './effects.js';
-import { KernelErrorCode } from './errors.js';
+import { ClatError, KernelErrorCode } from './errors.js';
 import { RunEventStream } from './events.js';
 import { LIMITS } from './limits.js';
 import { type RunContext, ToolPipeline } from './pipeline.js';
@@ -165,6 +165,17 @@ describe('ToolPipeline', () => {
       code: KernelErrorCode.INTERNAL,
       message: 'tool t failed: bad',
     });
+  });
+
+  it("keeps a plugin's own error code (an MCP timeout is not INTERNAL) and reports it", async () => {
+    const timeout = new ClatError('MCP_TIMEOUT', 'tools/call t timed out after 60000 ms');
+    const { pipeline, events } = setup('read', async () => {
+      throw timeout;
+    });
+    const failed: unknown[] = [];
+    events.onType('tool.failed', (event) => failed.push(event.error));
+    await expect(pipeline.call('t', {}, run('full-access'))).rejects.toBe(timeout);
+    expect(failed).toEqual([{ code: 'MCP_TIMEOUT', message: timeout.message }]);
   });
 
   it('shows host calls under their approval name and passes requestedBy to the tool', async () => {

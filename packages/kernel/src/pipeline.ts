@@ -5,7 +5,7 @@
  */
 import { abortable, cancelledError } from './cancel.js';
 import { decide, type Effect, type PermissionMode } from './effects.js';
-import { errorMessage, isKernelError, KernelError, KernelErrorCode } from './errors.js';
+import { errorMessage, isClatError, KernelError, KernelErrorCode } from './errors.js';
 import type { RunEventStream, ToolSourceRef } from './events.js';
 import { isJsonObject, type JsonObject, utf8Length } from './json.js';
 import { LIMITS } from './limits.js';
@@ -117,7 +117,8 @@ export class ToolPipeline {
 
   /**
    * Runs one tool call. Tool-level failures come back as `isError` results; host failures
-   * (unknown tool, denial, cancellation, oversized result) throw KernelError.
+   * (unknown tool, denial, cancellation, oversized result) throw KernelError; a tool's own
+   * ClatError is rethrown with its code, anything else becomes INTERNAL.
    */
   async call(
     name: string,
@@ -200,7 +201,8 @@ export class ToolPipeline {
       });
       return result;
     } catch (error) {
-      const failure = isKernelError(error)
+      // A plugin's own code survives (an MCP timeout stays MCP_TIMEOUT); INTERNAL is for bugs.
+      const failure = isClatError(error)
         ? error
         : new KernelError(KernelErrorCode.INTERNAL, `tool ${name} failed: ${errorMessage(error)}`, {
             cause: error,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineTail, Redactor, redactSecrets } from './redact.js';
+import { LineTail, Redactor, redactArgs, redactSecrets } from './redact.js';
 
 describe('redactSecrets', () => {
   it.each([
@@ -15,6 +15,28 @@ describe('redactSecrets', () => {
     ['aws AKIAIOSFODNN7EXAMPLE1 x', 'aws [REDACTED] x'],
     ['sts ASIAIOSFODNN7EXAMPLE y', 'sts [REDACTED] y'],
     ['nothing to see', 'nothing to see'],
+    ['server --api-key abc123secret --port 8080', 'server --api-key [REDACTED] --port 8080'],
+    ['--token tok-42 rest', '--token [REDACTED] rest'],
+    ['run --password hunter2', 'run --password [REDACTED]'],
+    ['-secret "s3cr3tval"', '-secret "[REDACTED]"'],
+    ['--token-file /etc/x', '--token-file /etc/x'],
+    ['Authorization: Token abc123', 'Authorization: Token [REDACTED]'],
+    ['"authorization": "Digest xyz789"', '"authorization": "Digest [REDACTED]"'],
+    [
+      'glm key 0123456789abcdef0123456789abcdef.AbCdEfGhIjKlMnOp failed',
+      'glm key [REDACTED] failed',
+    ],
+    ['https://ghp_0123456789abcdef@github.com/x', 'https://[REDACTED]@github.com/x'],
+    ['ssh://git@github.com/x', 'ssh://git@github.com/x'],
+    [
+      'https://h.example/mcp?api_key=k123&x=1&access_token=t456#f',
+      'https://h.example/mcp?api_key=[REDACTED]&x=1&access_token=[REDACTED]#f',
+    ],
+    [
+      'https://h.example/s3?X-Amz-Signature=abc&page=2',
+      'https://h.example/s3?X-Amz-Signature=[REDACTED]&page=2',
+    ],
+    ['https://h.example/mcp?page=2&limit=5', 'https://h.example/mcp?page=2&limit=5'],
   ])('%j', (input, expected) => {
     expect(redactSecrets(input)).toBe(expected);
   });
@@ -23,6 +45,14 @@ describe('redactSecrets', () => {
     const redactor = new Redactor();
     redactor.addHeaders({ Authorization: 'Bearer opaque-value-42', 'X-Key': 'qq11' });
     expect(redactor.redact('got opaque-value-42 and qq11')).toBe('got [REDACTED] and [REDACTED]');
+  });
+});
+
+describe('redactArgs', () => {
+  it('redacts the value after a secret-named flag and key shapes in any argument', () => {
+    expect(
+      redactArgs(['--api-key', 'k1', '--port', '8080', '--token=abcdefgh1', 'sk-abcdef0123456789']),
+    ).toEqual(['--api-key', '[REDACTED]', '--port', '8080', '--token=[REDACTED]', '[REDACTED]']);
   });
 });
 

@@ -7,6 +7,7 @@
 export const REDACTED = '[REDACTED]';
 
 const TOKEN = String.raw`[A-Za-z0-9_\-.=/+~]`;
+const SECRET_WORD = String.raw`api[_-]?key|apikey|access[_-]?token|token|secret|password|passwd|pwd|credential|private[_-]?key`;
 
 const PATTERNS: readonly RegExp[] = [
   // Authorization: Bearer <token>, token ≥ 8
@@ -24,6 +25,22 @@ const PATTERNS: readonly RegExp[] = [
   ),
   // URL userinfo: scheme://user:pass@host
   /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]{3,}(?=@)/gi,
+  // URL userinfo that is one token: scheme://ghp_xxx@host
+  /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s:/@]{8,}(?=@)/gi,
+  // Secret-named URL query parameters: ?api_key=…, &access_token=…, &sig=…
+  new RegExp(
+    String.raw`([?&;][A-Za-z0-9_.-]*(?:${SECRET_WORD}|auth|sig|signature|code|session)[A-Za-z0-9_.-]*=)[^&#\s"'<>]+`,
+    'gi',
+  ),
+  // Secret-named command-line flags followed by their value: --api-key v, --token v, -password v
+  new RegExp(
+    String.raw`((?<!\S)--?[A-Za-z0-9_-]*(?:${SECRET_WORD})s?[ \t]+["']?)[^\s"']{3,}`,
+    'gi',
+  ),
+  // Any Authorization scheme: Authorization: Token x, "authorization": "Digest x"
+  /(\bauthorization["']?\s*[:=]\s*["']?(?:[A-Za-z-]+[ \t]+)?)[^\s"',;]{3,}/gi,
+  // GLM (Zhipu) keys: <hex id>.<secret>
+  /()\b[0-9a-fA-F]{24,}\.[A-Za-z0-9]{8,}\b/g,
 ];
 
 /** Replaces key-shaped values and any exact `secrets` with [REDACTED]. */
@@ -36,6 +53,15 @@ export function redactSecrets(text: string, secrets: Iterable<string> = []): str
     out = out.replace(pattern, (_match, prefix: string) => `${prefix}${REDACTED}`);
   }
   return out;
+}
+
+const SECRET_FLAG = new RegExp(String.raw`^--?[A-Za-z0-9_-]*(?:${SECRET_WORD})s?$`, 'i');
+
+/** Redacts an argument vector: each argument, and the value after a secret-named flag (`--token v`). */
+export function redactArgs(args: readonly string[]): string[] {
+  return args.map((arg, index) =>
+    index > 0 && SECRET_FLAG.test(args[index - 1] ?? '') ? REDACTED : redactSecrets(arg),
+  );
 }
 
 /** Keeps exact secret values (configured headers, API keys) and redacts them plus key shapes. */

@@ -31,4 +31,12 @@ describe('writeFileAtomic', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o750);
     expect(await readFile(file, 'utf8')).toBe('new');
   });
+
+  it('forces `mode` on an existing file (secret-holding files stay 0600)', async () => {
+    const file = join(dir, 'mcp.json');
+    await writeFileAtomic(file, 'old');
+    await chmod(file, 0o644);
+    await writeFileAtomic(file, 'new', { mode: 0o600 });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
 });

@@ -4,7 +4,17 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -12,6 +22,39 @@ export interface AtomicWriteOptions {
   newFileMode?: number;
   /** Mode of directories created on the way (default 0o777, less the umask). */
   dirMode?: number;
+  /** Mode of the written file even when it existed with another one (files holding secrets). */
+  mode?: number;
+  /**
+   * Checks the real path of the directory the file lands in and throws to refuse it (the project
+   * fence). The directory is held open from that check to the rename, so swapping a path component
+   * for a symlink in between cannot move the write elsewhere.
+   */
+  verifyDir?: (realDir: string) => void;
+}
+
+/**
+ * Holds `dir` open and returns a path that names the held directory itself (Linux
+ * `/proc/self/fd/<n>`), with its real path checked by `verify`; without /proc, the directory's
+ * path after a realpath check, which the caller verifies again after the rename.
+ */
+async function holdDirectory(
+  dir: string,
+  verify: (realDir: string) => void,
+): Promise<{ base: string; handle: FileHandle; held: boolean }> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    const link = `/proc/self/fd/${handle.fd}`;
+    const real = await readlink(link).catch(() => undefined);
+    if (real !== undefined && real.startsWith('/')) {
+      verify(real);
+      return { base: link, handle, held: true };
+    }
+    verify(await realpath(dir));
+    return { base: dir, handle, held: false };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
 
 /** Writes `content` to `path` atomically; keeps an existing file's mode. Returns whether it was created. */
@@ -25,39 +68,57 @@ export async function writeFileAtomic(
     recursive: true,
     ...(options.dirMode === undefined ? {} : { mode: options.dirMode }),
   });
-  let mode = options.newFileMode ?? 0o666;
+  let mode = options.mode ?? options.newFileMode ?? 0o666;
   let created = true;
   try {
     const info = await stat(path);
-    mode = info.mode & 0o7777;
+    mode = options.mode ?? info.mode & 0o7777;
     created = false;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', mode);
+  const held =
+    options.verifyDir === undefined ? undefined : await holdDirectory(dir, options.verifyDir);
   try {
+    const base = held?.base ?? dir;
+    const name = basename(path);
+    const temp = join(base, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const target = join(base, name);
+    const handle = await open(temp, 'wx', mode);
     try {
-      if (!created) await handle.chmod(mode);
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      try {
+        if (!created) await handle.chmod(mode);
+        await handle.writeFile(content);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
     }
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  try {
-    const dirHandle = await open(dir, 'r');
+    if (held !== undefined && !held.held && options.verifyDir !== undefined) {
+      // No way to hold the directory: check again after the rename and take the file back.
+      try {
+        options.verifyDir(await realpath(dir));
+      } catch (error) {
+        await rm(target, { force: true });
+        throw error;
+      }
+    }
     try {
-      await dirHandle.sync();
-    } finally {
-      await dirHandle.close();
+      const dirHandle = held?.handle ?? (await open(dir, 'r'));
+      try {
+        await dirHandle.sync();
+      } finally {
+        if (held === undefined) await dirHandle.close();
+      }
+    } catch {
+      // Directory fsync is best effort (unsupported on some platforms and file systems).
     }
-  } catch {
-    // Directory fsync is best effort (unsupported on some platforms and file systems).
+  } finally {
+    await held?.handle.close();
   }
   return { created };
 }

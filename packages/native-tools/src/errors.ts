@@ -3,7 +3,7 @@
  * `isError` results carrying one of these codes in `structured.error.code`.
  * @module
  */
-import { KernelErrorCode } from '@clat/kernel';
+import { ClatError, KernelErrorCode } from '@clat/kernel';
 
 export const NativeToolErrorCode = {
   /** Arguments did not match the tool's schema or limits. */
@@ -39,12 +39,9 @@ export const NativeToolErrorCode = {
 export type NativeToolErrorCode = (typeof NativeToolErrorCode)[keyof typeof NativeToolErrorCode];
 
 /** A tool-level failure: reported to the caller as an `isError` result, never thrown past the tool. */
-export class NativeToolError extends Error {
-  readonly code: NativeToolErrorCode;
-
+export class NativeToolError extends ClatError<NativeToolErrorCode> {
   constructor(code: NativeToolErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = 'NativeToolError';
-    this.code = code;
   }
 }

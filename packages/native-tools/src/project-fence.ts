@@ -121,6 +121,24 @@ export class ProjectFence {
   }
 
   /**
+   * For a write target inside the project, a check of the real directory the write finally lands
+   * in (see `writeFileAtomic`'s `verifyDir`): a directory swapped for a symlink after
+   * `resolveWrite` must not carry the write out. Undefined for targets outside (Full Access).
+   */
+  async landingGuard(
+    target: FencedPath,
+    path: string,
+  ): Promise<((realDir: string) => void) | undefined> {
+    const realRoot = await this.realRoot();
+    if (!isInside(realRoot, target.absolute)) return undefined;
+    return (realDir) => {
+      if (!isInside(realRoot, realDir)) {
+        throw outside(path, `its directory now resolves to ${realDir} (swapped while writing)`);
+      }
+    };
+  }
+
+  /**
    * Resolves a path to write. Relative paths land under the root; absolute paths must be inside
    * the project unless `allowAbsolute` (Full Access, model calls only). An existing symlink is
    * followed to its real target, which must stay inside; the nearest existing ancestor of a new

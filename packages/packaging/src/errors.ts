@@ -4,6 +4,8 @@
  * @module
  */
 
+import { ClatError, clatErrorGuard } from '@clat/kernel';
+
 export const PackagingErrorCode = {
   /** The manifest is missing, not a regular file, oversized or fails manifest v1 validation. */
   MANIFEST_INVALID: 'MANIFEST_INVALID',
@@ -41,8 +43,6 @@ export const PackagingErrorCode = {
 
 export type PackagingErrorCode = (typeof PackagingErrorCode)[keyof typeof PackagingErrorCode];
 
-const BRAND = Symbol.for('@clat/packaging/error');
-
 export interface PackagingErrorOptions {
   /** The file (absolute or package-relative) the error is about. */
   file?: string;
@@ -51,26 +51,15 @@ export interface PackagingErrorOptions {
 }
 
 /** A local packaging error with a string code from {@link PackagingErrorCode}. */
-export class PackagingError extends Error {
-  readonly code: PackagingErrorCode;
+export class PackagingError extends ClatError<PackagingErrorCode> {
   readonly file: string | undefined;
-  readonly data: Record<string, unknown> | undefined;
 
   constructor(code: PackagingErrorCode, message: string, options: PackagingErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { data: options.data, cause: options.cause });
     this.name = 'PackagingError';
-    this.code = code;
     this.file = options.file;
-    this.data = options.data;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
 /** True for a PackagingError from any bundled copy of this package. */
-export function isPackagingError(value: unknown): value is PackagingError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
-}
+export const isPackagingError = clatErrorGuard<PackagingError>('PackagingError');

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { ClatError, clatErrorGuard } from '@clat/kernel';
+
 export const ProviderErrorCode = {
   /** The provider configuration is invalid (missing model, bad URL, no key). */
   PROVIDER_CONFIG_INVALID: 'PROVIDER_CONFIG_INVALID',
@@ -32,22 +34,19 @@ export interface ProviderErrorOptions {
 }
 
 /** A failure of one chat-completions call; `status` is the HTTP status when there was one. */
-export class ProviderError extends Error {
-  readonly code: ProviderErrorCode;
+export class ProviderError extends ClatError<ProviderErrorCode> {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
 
   constructor(code: ProviderErrorCode, message: string, options: ProviderErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { cause: options.cause });
     this.name = 'ProviderError';
-    this.code = code;
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
   }
 }
 
-export function isProviderError(value: unknown): value is ProviderError {
-  return value instanceof ProviderError;
-}
+/** True for a ProviderError from any bundled copy of this package. */
+export const isProviderError = clatErrorGuard<ProviderError>('ProviderError');

@@ -1,7 +1,14 @@
 /** `clat call <tool> '<json>'`: one tool call through the permission pipeline. @module */
-import { isKernelError, KernelErrorCode, sanitizeTerminalText } from '@clat/kernel';
+import {
+  isKernelError,
+  jsonDepthExceeds,
+  KernelErrorCode,
+  LIMITS,
+  sanitizeTerminalText,
+} from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command } from '../command.js';
+import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
@@ -83,8 +90,14 @@ export const callCommand: Command = {
         process.once('SIGINT', onSigint);
         try {
           const result = await project.session.pipeline.call(name, args, run.context);
-          if (values.json === true) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-          else io.stdout.write(`${sanitizeTerminalText(result.content)}\n`);
+          if (values.json !== true) io.stdout.write(`${sanitizeTerminalText(result.content)}\n`);
+          else if (jsonDepthExceeds(result.structured, LIMITS.toolResultDepth)) {
+            // JSON.stringify recurses: a hostile result nested 100,000 deep would overflow it.
+            io.stderr.write(
+              `clat: the result of tool ${name} is nested more than ${LIMITS.toolResultDepth} levels deep, too deep for --json; rerun without --json to print its text\n`,
+            );
+            return EXIT.failed;
+          } else io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           return result.isError === true ? EXIT.failed : EXIT.ok;
         } catch (error) {
           if (isKernelError(error) && error.code === KernelErrorCode.TOOL_NOT_FOUND) {
@@ -97,7 +110,7 @@ export const callCommand: Command = {
             isKernelError(error) && error.code === KernelErrorCode.PERMISSION_DENIED && !interactive
               ? ` (no terminal to ask; rerun with a terminal or a mode that allows it, e.g. --mode full-access)`
               : '';
-          io.stderr.write(`clat: ${sanitizeTerminalText((error as Error).message)}${hint}\n`);
+          io.stderr.write(errorLine(error, hint));
           return exitCodeFor(error);
         } finally {
           process.removeListener('SIGINT', onSigint);

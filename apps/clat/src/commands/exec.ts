@@ -1,8 +1,9 @@
 /** `clat exec "<prompt>"`: one headless agent run (no approver, no question frontend). @module */
-import { errorMessage, sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
+import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import { createOpenAiCompatibleProvider } from '@clat/provider-openai';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command } from '../command.js';
+import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { AGENT_MAX_STEPS, runAgentTurn } from '../run/agent-loop.js';
@@ -92,7 +93,7 @@ export const execCommand: Command = {
         io.stdout.write(`${sanitizeTerminalText(result.text.trimEnd())}\n`);
         return EXIT.ok;
       } catch (error) {
-        io.stderr.write(`clat: ${sanitizeTerminalText(errorMessage(error))}\n`);
+        io.stderr.write(errorLine(error));
         return exitCodeFor(error);
       } finally {
         process.removeListener('SIGINT', onSigint);

@@ -23,13 +23,15 @@ import {
 } from '../config/import/client-sources.js';
 import { mapForeignEntry } from '../config/import/map-entry.js';
 import { ForeignFileError, readForeignFile } from '../config/import/read-foreign.js';
-import { existingServerNames, putServerEntries } from '../config/mcp-config-file.js';
+import {
+  existingServerNames,
+  putServerEntries,
+  serverNameProblem,
+} from '../config/mcp-config-file.js';
 import { canonicalProjectRoot } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 /** Names CLAT refuses as mcp.json keys: path-like, prototype keys, control characters. */
-const BAD_NAME = /[/\\\p{Cc}]|^\.\.?$|^(__proto__|constructor|prototype)$/u;
-
 interface Planned {
   name: string;
   file: string;
@@ -114,9 +116,9 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       if (earlier !== undefined)
         notes.push(`replaces the entry of the same name in ${earlier.file}`);
       let reason = mapped.skipped;
-      if (reason === undefined && BAD_NAME.test(server.name)) {
-        reason =
-          'its name is not usable as a CLAT server name (path characters, control characters or a reserved word)';
+      const nameProblem = serverNameProblem(server.name);
+      if (reason === undefined && nameProblem !== undefined) {
+        reason = `its name is not usable as a CLAT server name (it ${nameProblem})`;
       }
       if (reason === undefined && mapped.entry !== undefined) {
         const checked = parseServerEntry(home.mcpFile, server.name, mapped.entry, 'user');

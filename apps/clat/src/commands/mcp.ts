@@ -1,5 +1,10 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
-import { describeServerConfig, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import {
+  describeServerConfig,
+  redactArgs,
+  redactSecrets,
+  sanitizeTerminalLine,
+} from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -8,6 +13,7 @@ import {
   loadMcpConfig,
   putServerEntry,
   removeServerEntry,
+  setServerDisabled,
 } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
@@ -21,6 +27,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp remove <name>
        clat mcp login <name>
        clat mcp logout <name>
+       clat mcp enable|disable <name>
        clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
@@ -32,6 +39,9 @@ login             OAuth login to an HTTP server: prints the authorization URL, o
                   $BROWSER (else the platform opener) and waits for the redirect; the token is
                   kept in an owner-only file under the CLAT home, never in mcp.json.
 logout            Forget the stored OAuth tokens of a server.
+enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again.
+                  Entries may also set "includeTools"/"excludeTools" (names, * wildcards).
+                  A trusted project's own .clat/mcp.json is merged under this file.
 import            Copy the servers of another client (claude-desktop, claude-code, cursor,
                   vscode, gemini, codex) from its documented config files into mcp.json in one
                   atomic write; reports fields that could not be mapped; never replaces an
@@ -53,14 +63,14 @@ interface ListedServer {
   env?: string[];
   cwd?: string;
   origin: string;
+  disabled?: boolean;
 }
 
 /** A listed entry with URL credentials (userinfo, secret query parameters) and secret args redacted. */
 function listed(name: string, described: Omit<ListedServer, 'name'>): ListedServer {
   const server: ListedServer = { name, ...described };
   if (server.url !== undefined) server.url = redactSecrets(server.url);
-  if (server.args !== undefined)
-    server.args = redactSecrets(server.args.join('\u0000')).split('\u0000');
+  if (server.args !== undefined) server.args = redactArgs(server.args);
   return server;
 }
 
@@ -128,7 +138,9 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
         ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
         : [server.command, ...(server.args ?? [])].join(' '),
     );
-    io.stdout.write(`  ${sanitizeTerminalLine(server.name)}  ${server.transport}  ${target}\n`);
+    io.stdout.write(
+      `  ${sanitizeTerminalLine(server.name)}  ${server.transport}  ${target}${server.disabled === true ? '  (disabled)' : ''}\n`,
+    );
     if (one !== undefined && server.transport === 'stdio') {
       // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
       const env = sanitizeTerminalLine((server.env ?? []).map((name) => `${name}=…`).join(' '));
@@ -228,6 +240,23 @@ async function remove(argv: string[], io: CommandIO): Promise<number> {
   return 0;
 }
 
+async function toggle(disabled: boolean, argv: string[], io: CommandIO): Promise<number> {
+  const verb = disabled ? 'disable' : 'enable';
+  const { positionals } = parseFlags(`mcp ${verb}`, argv, {});
+  const [name] = positionals;
+  if (name === undefined || positionals.length > 1) {
+    throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
+  }
+  const home = resolveClatHome(io.env, io.cwd);
+  const changed = await setServerDisabled(home.mcpFile, name, disabled);
+  io.stdout.write(
+    changed
+      ? `${disabled ? 'Disabled' : 'Enabled'} server ${JSON.stringify(name)} in ${home.mcpFile}; restart CLAT for it to take effect\n`
+      : `Server ${JSON.stringify(name)} was already ${disabled ? 'disabled' : 'enabled'}\n`,
+  );
+  return 0;
+}
+
 export const mcpCommand: Command = {
   name: 'mcp',
   summary: 'Show MCP server status; add, remove, list or get mcp.json entries',
@@ -254,6 +283,9 @@ export const mcpCommand: Command = {
         return (await import('./mcp-login.js')).login(rest, io);
       case 'logout':
         return (await import('./mcp-login.js')).logout(rest, io);
+      case 'enable':
+      case 'disable':
+        return toggle(sub === 'disable', rest, io);
       case 'import': {
         const { importServers } = await import('./mcp-import.js');
         return importServers(rest, io);

@@ -19,13 +19,16 @@ import {
 import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
+import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
 Actions:
+  new <dsh|wasm|mcp> <name> [dir]       Create a plugin project (builds, tests and installs as is)
   inspect <dir|file.clatpkg> [--json]   Validate a package and show what it asks for (read-only)
   install <dir|file.clatpkg|file.wasm>  Install a package (a bare .wasm component is packaged for you)
   update <dir|file.clatpkg|file.wasm>   Replace an installed package (the old one becomes the rollback)
@@ -147,6 +150,19 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   const store = new PluginStore({ clatHome: resolveClatHome(io.env, io.cwd).dir });
 
   switch (action) {
+    case 'new': {
+      const [kind, name, target, ...extra] = positionals;
+      if (kind === undefined || !isScaffoldKind(kind)) {
+        throw usage(`new needs a kind: ${SCAFFOLD_KINDS.join(', ')}`);
+      }
+      if (name === undefined) throw usage('new needs a plugin name');
+      if (extra.length > 0) throw usage(`unexpected argument ${JSON.stringify(extra[0])}`);
+      const result = await writeScaffold(kind, name, resolve(io.cwd, target ?? name));
+      io.stdout.write(
+        `Created a ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\nthen install it as its README says; its tool is ${result.tool}.\n`,
+      );
+      return 0;
+    }
     case 'inspect': {
       const inspected = await inspectSource(resolve(io.cwd, one(positionals, 'a package')));
       if (values.json === true) {
@@ -267,7 +283,7 @@ export const pluginCommand: Command = {
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
       if (isPackagingError(error)) {
-        io.stderr.write(`clat: ${sanitizeTerminalText(error.message)} [${error.code}]\n`);
+        io.stderr.write(errorLine(error));
         return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
       }
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).

@@ -2,11 +2,11 @@
 import { writeFileAtomic as writeAtomic } from '@clat/native-tools';
 
 /**
- * Replaces `file` with `text` so readers see the old or the new content, never a mix. Keeps the
- * existing file's mode; a new file gets `mode` (0600 by default: config may hold secrets) and new
- * directories 0700. Shares the temp + fsync + rename + directory-fsync routine of the native
- * `write_file` tool.
+ * Replaces `file` with `text` so readers see the old or the new content, never a mix. The file is
+ * always written with `mode`, 0600 by default (mcp.json and trust.json may hold secrets; an
+ * existing 0644 file is tightened), and new directories 0700. Shares the temp + fsync + rename + directory-fsync routine
+ * of the native `write_file` tool.
  */
 export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
-  await writeAtomic(file, text, { newFileMode: mode, dirMode: 0o700 });
+  await writeAtomic(file, text, { mode, dirMode: 0o700 });
 }

@@ -10,9 +10,11 @@ import {
   type ParsedMcpConfig,
   parseMcpConfig,
   parseServerEntry,
+  type ServerOrigin,
 } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { findDuplicateKeys } from './duplicate-keys.js';
 
 export interface LoadedMcpConfig extends ParsedMcpConfig {
   file: string;
@@ -34,10 +36,57 @@ async function readText(file: string): Promise<string | undefined> {
 }
 
 /** Loads mcp.json; a missing file is an empty configuration. Bad entries become issues. */
-export async function loadMcpConfig(file: string): Promise<LoadedMcpConfig> {
+export async function loadMcpConfig(
+  file: string,
+  origin: ServerOrigin = 'user',
+): Promise<LoadedMcpConfig> {
   const text = await readText(file);
   if (text === undefined) return { file, exists: false, servers: [], issues: [] };
-  return { file, exists: true, ...parseMcpConfig(file, text, 'user') };
+  const parsed = parseMcpConfig(file, text, origin);
+  const duplicates = duplicateIssues(file, text);
+  if (duplicates.length > 0) parsed.issues = [...duplicates, ...parsed.issues];
+  return { file, exists: true, ...parsed };
+}
+
+function duplicateIssues(file: string, text: string): ConfigIssue[] {
+  let keys: string[];
+  try {
+    keys = findDuplicateKeys(text);
+  } catch {
+    return []; // not valid JSON: parseMcpConfig reports that
+  }
+  return keys.map((path) => ({
+    file,
+    path,
+    message: 'duplicate key; only its last value is used, remove the others',
+  }));
+}
+
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype', '.', '..']);
+
+/**
+ * Why `name` cannot be a server name, or undefined when it can. Names become object keys, file
+ * names and tool-name segments: no path separators, control or invisible characters, reserved
+ * words, or surrounding spaces.
+ */
+export function serverNameProblem(name: string): string | undefined {
+  if (name === '' || name.length > 64) return 'must be 1-64 characters';
+  if (RESERVED_NAMES.has(name)) return 'is a reserved word';
+  if (/[/\\]/.test(name)) return 'must not contain "/" or "\\"';
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name))
+    return 'must not contain control or invisible characters';
+  if (name.trim() !== name) return 'must not start or end with a space';
+  return undefined;
+}
+
+/** Throws CLI_USAGE naming the file and the value when `name` is not a usable server name. */
+export function assertServerName(file: string, name: string): void {
+  const problem = serverNameProblem(name);
+  if (problem === undefined) return;
+  throw new CliError(
+    CliErrorCode.CLI_USAGE,
+    `${file}: server name ${JSON.stringify(name)} ${problem}`,
+  );
 }
 
 export function formatIssue(issue: ConfigIssue): string {
@@ -65,8 +114,15 @@ async function openDocument(file: string): Promise<{ root: JsonMap; servers: Jso
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
     throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, `${file}: (root): must be a JSON object`);
   }
+  const duplicates = findDuplicateKeys(text);
+  if (duplicates.length > 0) {
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `${file}: duplicate key ${duplicates.join(', ')}; remove the duplicates by hand before editing with clat mcp, so no entry is lost`,
+    );
+  }
   const map = root as JsonMap;
-  if ('mcpServers' in map) {
+  if (Object.hasOwn(map, 'mcpServers')) {
     const inner = map.mcpServers;
     if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
       throw new CliError(
@@ -93,6 +149,7 @@ export async function putServerEntry(
   entry: JsonMap,
   options: { replace?: boolean } = {},
 ): Promise<McpServerConfig> {
+  assertServerName(file, name);
   const checked = parseServerEntry(file, name, entry, 'user');
   if ('issues' in checked) {
     throw new CliError(
@@ -136,6 +193,7 @@ export async function putServerEntries(
 ): Promise<McpServerConfig[]> {
   const checked: McpServerConfig[] = [];
   for (const { name, entry } of entries) {
+    assertServerName(file, name);
     const result = parseServerEntry(file, name, entry, 'user');
     if ('issues' in result) {
       throw new CliError(
@@ -163,4 +221,26 @@ export async function putServerEntries(
 export async function existingServerNames(file: string): Promise<Set<string>> {
   const { servers } = await openDocument(file);
   return new Set(Object.keys(servers));
+}
+
+/** Sets or clears an entry's `disabled` flag; the rest of the file is kept as it was. */
+export async function setServerDisabled(
+  file: string,
+  name: string,
+  disabled: boolean,
+): Promise<boolean> {
+  const { root, servers } = await openDocument(file);
+  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw new CliError(
+      CliErrorCode.CLI_SERVER_NOT_FOUND,
+      `${file}: no server named ${JSON.stringify(name)}`,
+    );
+  }
+  const map = entry as JsonMap;
+  const was = map.disabled === true;
+  if (disabled) map.disabled = true;
+  else delete map.disabled;
+  await saveDocument(file, root);
+  return was !== disabled;
 }

@@ -6,6 +6,8 @@
  * @module
  */
 import type { ConfigIssue, McpServerConfig } from '@clat/kernel';
+import { ClatError } from '@clat/kernel';
+import { CliErrorCode } from '../errors.js';
 
 export interface VariableContext {
   /** The file the entry came from, for issues. */
@@ -18,7 +20,12 @@ export interface VariableContext {
 const PROJECT_ROOT = 'projectRoot';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-class VariableIssue extends Error {}
+class VariableIssue extends ClatError<typeof CliErrorCode.CLI_CONFIG_INVALID> {
+  constructor(message: string) {
+    super(CliErrorCode.CLI_CONFIG_INVALID, message);
+    this.name = 'VariableIssue';
+  }
+}
 
 /**
  * Expands one string. Throws VariableIssue (message names the variable) for an unset variable

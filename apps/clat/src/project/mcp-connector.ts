@@ -6,7 +6,13 @@
 import { type McpServerStatus, mountMcpServer } from '@clat/adapter-mcp';
 import { HttpTransportFactory, OAuthClient } from '@clat/adapter-mcp-http';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
-import { LIMITS, Redactor, type Transport, type TransportFactory } from '@clat/kernel';
+import {
+  LIMITS,
+  Redactor,
+  type Transport,
+  type TransportFactory,
+  toolAllowedByEntry,
+} from '@clat/kernel';
 import { oauthDirIn } from '../config/clat-home.js';
 import { FileTokenStore } from '../config/oauth-token-store.js';
 import { CLAT_VERSION } from '../version.js';
@@ -123,7 +129,10 @@ export function createMcpConnector(): ServerConnector {
     async mount(request: ServerMountRequest): Promise<MountedServer> {
       const redactor = new Redactor();
       addEntrySecrets(redactor, request.server);
-      const { server } = request;
+      const server = request.server;
+      if (server.transport === 'wasm') {
+        throw new ServerMountError('the MCP connector does not mount WASM plugins');
+      }
       const oauth =
         server.transport === 'http' ? oauthClientFor(server, request.clatHome) : undefined;
       let factory: TailKeepingFactory;
@@ -143,6 +152,7 @@ export function createMcpConnector(): ServerConnector {
         clientInfo: { name: 'clat', version: CLAT_VERSION },
         signal: request.signal,
         redactor,
+        toolFilter: (tool) => toolAllowedByEntry(server, tool),
         onStatus: (status) => {
           request.onProgress({
             ...progressOf(status),

@@ -4,6 +4,8 @@
  * composes the session with the adapters wired into this build.
  * @module
  */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
@@ -60,7 +62,7 @@ export async function requireTrust(
   }
   if (options.promptForTrust === true && isTty(io.stdin)) {
     io.stderr.write(
-      `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}.\n`,
+      `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}${(await hasFile(projectMcpFile(projectRoot))) ? ` and in the project's own ${projectMcpFile(projectRoot)}` : ''}.\n`,
     );
     const answer = await askLine(io.stdin, io.stderr, 'Trust this project? [y/N] ');
     if (isYes(answer)) {
@@ -74,6 +76,18 @@ export async function requireTrust(
   );
 }
 
+/** The project-local server file, merged under the user's once the project is trusted. */
+export function projectMcpFile(projectRoot: string): string {
+  return join(projectRoot, '.clat', 'mcp.json');
+}
+
+async function hasFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}
+
 export async function openProject(
   io: CommandIO,
   options: OpenProjectOptions,
@@ -81,14 +95,35 @@ export async function openProject(
   const { home, projectRoot } = await requireTrust(io, options);
   const user = await loadUserConfig(home.configFile, io.env);
   const mcp = await loadMcpConfig(home.mcpFile);
+  // The project's own `.clat/mcp.json`, read only now that the project is trusted; the user's
+  // file wins for a name both define.
+  const projectFile = projectMcpFile(projectRoot);
+  const local = await loadMcpConfig(projectFile, 'project');
+  const notes: string[] = [];
+  const userNames = new Set(mcp.servers.map((server) => server.name));
+  const configured: Array<{ server: McpServerConfig; file: string }> = mcp.servers.map(
+    (server) => ({ server, file: home.mcpFile }),
+  );
+  for (const server of local.servers) {
+    if (userNames.has(server.name)) {
+      notes.push(
+        `${projectFile} entry ${JSON.stringify(server.name)} is replaced by the same-named entry in ${home.mcpFile}`,
+      );
+    } else configured.push({ server, file: projectFile });
+  }
+  mcp.issues.push(...local.issues);
   // `${VAR}` references are resolved here, at mount, never written back or listed expanded.
   const userServers: McpServerConfig[] = [];
-  for (const server of mcp.servers) {
-    const result = expandServerVariables(server, {
-      file: home.mcpFile,
-      env: io.env,
-      projectRoot,
-    });
+  for (const { server, file } of configured) {
+    if (server.disabled === true) {
+      notes.push(
+        file === home.mcpFile
+          ? `${JSON.stringify(server.name)} is disabled; "clat mcp enable ${server.name}" starts it again`
+          : `${JSON.stringify(server.name)} is disabled in ${file}`,
+      );
+      continue;
+    }
+    const result = expandServerVariables(server, { file, env: io.env, projectRoot });
     if ('server' in result) userServers.push(result.server);
     else mcp.issues.push(...result.issues);
   }
@@ -97,8 +132,8 @@ export async function openProject(
     home,
     env: io.env,
     user,
-    // Unexpanded: a user entry that failed expansion still reserves its name.
-    userServers: mcp.servers,
+    // Unexpanded: a user entry that failed expansion (or is disabled) still reserves its name.
+    userServers: configured.map((entry) => entry.server),
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
   const entries = [...userServers, ...extra.entries];
@@ -121,7 +156,7 @@ export async function openProject(
     home,
     user,
     configIssues,
-    sourceNotes: extra.notes,
+    sourceNotes: [...notes, ...extra.notes],
     composition,
     approvals,
   };

@@ -13,6 +13,7 @@ import type {
   ToolRegistry,
   TransportKind,
 } from '@clat/kernel';
+import { ClatError } from '@clat/kernel';
 
 /** A WASM component plugin (`~/.clat/plugins.json` or an installed wasm-component package). */
 export interface WasmMountEntry {
@@ -74,13 +75,13 @@ export interface MountedServer {
 }
 
 /** Thrown by a connector when its server failed; carries the redacted stderr tail. */
-export class ServerMountError extends Error {
+export class ServerMountError extends ClatError<'MOUNT_FAILED'> {
   readonly stderrTail: string[];
   /** Set when the server only needs an OAuth login: the command that does it. */
   readonly loginCommand: string | undefined;
 
   constructor(message: string, stderrTail: string[] = [], loginCommand?: string) {
-    super(message);
+    super('MOUNT_FAILED', message);
     this.name = 'ServerMountError';
     this.stderrTail = stderrTail;
     this.loginCommand = loginCommand;

@@ -3,7 +3,7 @@
  * cancellation, result bound), results go back to the model, until it answers without tools.
  * @module
  */
-import { errorMessage, isKernelError, KernelErrorCode, type ToolResult } from '@clat/kernel';
+import { errorMessage, isClatError, KernelErrorCode, type ToolResult } from '@clat/kernel';
 import type {
   ChatMessage,
   ChatTool,
@@ -74,9 +74,9 @@ async function runToolCall(
     return { content: result.isError ? `error: ${result.content}` : result.content, result };
   } catch (error) {
     // Cancellation ends the turn; every other host failure is shown to the model.
-    if (isKernelError(error) && error.code === KernelErrorCode.CANCELLED) throw error;
+    if (isClatError(error) && error.code === KernelErrorCode.CANCELLED) throw error;
     const message = errorMessage(error);
-    const code = isKernelError(error) ? ` [${error.code}]` : '';
+    const code = isClatError(error) ? ` [${error.code}]` : '';
     return { content: `error${code}: ${message}`, error: message };
   }
 }

@@ -1,5 +1,5 @@
 /** Exit codes of commands that run tools, and the mapping from kernel failures. @module */
-import { isKernelError, KernelErrorCode } from '@clat/kernel';
+import { isClatError, KernelErrorCode } from '@clat/kernel';
 
 export const EXIT = {
   ok: 0,
@@ -10,7 +10,7 @@ export const EXIT = {
 } as const;
 
 export function exitCodeFor(error: unknown): number {
-  if (!isKernelError(error)) return EXIT.failed;
+  if (!isClatError(error)) return EXIT.failed;
   if (error.code === KernelErrorCode.PERMISSION_DENIED) return EXIT.denied;
   if (error.code === KernelErrorCode.CANCELLED) return EXIT.cancelled;
   return EXIT.failed;

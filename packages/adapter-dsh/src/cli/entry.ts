@@ -5,7 +5,7 @@
  * `inspect`, `serve` and `package`. The entry must stay inside the package.
  * @module
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,6 +124,56 @@ export function adapterModulePath(): { file: string; fromSource: boolean } {
   return { file, fromSource };
 }
 
+const FENCED = Symbol('clat-dsh-link-fence');
+
+/**
+ * An esbuild plugin refusing a path import, made from the package's own files, that names a file
+ * inside the package but reaches one outside it through a symlink (a link to ~/.ssh, to another
+ * project…): such a file would be inlined into the published package. Package imports
+ * (dependencies) are not paths and are not affected.
+ */
+function linkFence(packageRoot: string): import('esbuild').Plugin {
+  const root = realpathSync(packageRoot);
+  const ownFile = (file: string) =>
+    file === '' ||
+    file === '<stdin>' ||
+    (inside(root, file) && !file.split(sep).includes('node_modules'));
+  return {
+    name: 'clat-dsh-link-fence',
+    setup(build) {
+      build.onResolve({ filter: /^(\.{1,2}\/|\/)/ }, async (args) => {
+        if (args.pluginData === FENCED || !ownFile(args.importer)) return undefined;
+        const named = resolve(args.resolveDir, args.path);
+        const lexicalRoot = inside(packageRoot, named) ? packageRoot : root;
+        if (!inside(lexicalRoot, named)) return undefined;
+        const result = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: FENCED,
+        });
+        if (result.errors.length > 0) return { errors: result.errors };
+        if (result.path !== '' && result.namespace === 'file' && !inside(root, result.path)) {
+          return {
+            errors: [
+              {
+                text: `${named} leads outside the package (to ${result.path}) through a symlink; clat-dsh will not inline it`,
+              },
+            ],
+          };
+        }
+        return {
+          path: result.path,
+          namespace: result.namespace,
+          external: result.external,
+          sideEffects: result.sideEffects,
+          pluginData: result.pluginData,
+        };
+      });
+    },
+  };
+}
+
 export interface BundleResult {
   /** Plugin source files (inside the package, outside node_modules) that went into the bundle. */
   sources: string[];
@@ -140,6 +190,8 @@ export async function bundle(options: {
   packageRoot: string;
   shebang?: boolean;
   minify?: boolean;
+  /** Refuse files inside the package that reach outside it through a symlink (packaging). */
+  refuseLinksOutside?: boolean;
 }): Promise<BundleResult> {
   const { build } = await import('esbuild');
   const { fromSource } = adapterModulePath();
@@ -161,6 +213,7 @@ export async function bundle(options: {
     minify: options.minify ?? false,
     metafile: true,
     logLevel: 'silent',
+    ...(options.refuseLinksOutside === true ? { plugins: [linkFence(options.packageRoot)] } : {}),
     // Under vitest the workspace packages resolve to their TypeScript sources, as everywhere else.
     ...(fromSource ? { conditions: ['@clat/source'] } : {}),
     banner: {

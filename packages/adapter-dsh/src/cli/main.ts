@@ -5,7 +5,8 @@
  *   package <plugin> --out DIR [--id I] [--name N] [--version V] [--hints-json J]
  *           [--config-json J] [--allow-partial] [--force] [--no-smoke]
  *   serve <plugin> [--config-json J] [--hints-json J] serve the plugin on stdio (development)
- * Errors exit 1 with one line on stderr.
+ * Errors exit 1 with one line on stderr. `inspect` and `package` run the plugin's code (say so on
+ * stderr) in a child process that is not given the working directory or environment.
  * @module
  */
 import { existsSync } from 'node:fs';
@@ -16,7 +17,13 @@ import { MANIFEST_FILE, parseManifest } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode, describeError } from '../errors.js';
 import { reserveStdoutForProtocol, servePluginProcess } from '../serve-process.js';
 import { resolvePluginPackage } from './entry.js';
-import { formatInspectReport, inspectPlugin, loadPluginModule, pluginExport } from './inspect.js';
+import { formatInspectReport, loadPluginModule, pluginExport } from './inspect.js';
+import {
+  INSPECT_CHILD_COMMAND,
+  inspectInChild,
+  RUNS_PLUGIN_CODE_NOTE,
+  serveInspectChild,
+} from './inspect-child.js';
 import { packageJsonClatOptions, packagePlugin, validateHints } from './package.js';
 import { formatSmokeReport, type SpawnSpec, smokeTest } from './smoke.js';
 
@@ -120,11 +127,14 @@ async function spawnSpecFor(target: string, io: CliIo, config: unknown): Promise
       env,
     };
   }
-  const bin = fileURLToPath(new URL('../../bin/clat-dsh.js', import.meta.url));
-  return { command: process.execPath, args: [bin, 'serve', dir], cwd: io.cwd, env };
+  return { command: process.execPath, args: [BIN, 'serve', dir], cwd: io.cwd, env };
 }
 
+/** This CLI's bin: `test` serves through it, `inspect`/`package` run plugin code in its child. */
+const BIN = fileURLToPath(new URL('../../bin/clat-dsh.js', import.meta.url));
+
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === INSPECT_CHILD_COMMAND && argv.length === 1) return serveInspectChild();
   let parsed: Parsed;
   try {
     parsed = parseArgs(argv);
@@ -141,7 +151,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'inspect': {
         const pkg = await resolvePluginPackage(parsed.target, io.cwd);
         const hints = toolHints ?? packageJsonClatOptions(pkg).toolHints;
-        const report = await inspectPlugin(pkg, {
+        io.stderr.write(RUNS_PLUGIN_CODE_NOTE);
+        const report = await inspectInChild(BIN, pkg, {
           ...(config === undefined ? {} : { config }),
           ...(hints === undefined ? {} : { toolHints: hints }),
         });
@@ -162,8 +173,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         if (out === undefined)
           throw new DshAdapterError(DshErrorCode.CLI_USAGE, 'package needs --out DIR');
         const pkg = await resolvePluginPackage(parsed.target, io.cwd);
+        io.stderr.write(RUNS_PLUGIN_CODE_NOTE);
         const result = await packagePlugin(pkg, {
           out: resolve(io.cwd, out),
+          inspect: (plugin, options) => inspectInChild(BIN, plugin, options),
           ...(parsed.values.has('--id') ? { id: parsed.values.get('--id') as string } : {}),
           ...(parsed.values.has('--name') ? { name: parsed.values.get('--name') as string } : {}),
           ...(parsed.values.has('--version')

@@ -21,6 +21,7 @@ import { DshAdapterError, DshErrorCode } from '../errors.js';
 import { TOOL_HINTS, type ToolHint } from '../seams/tools.js';
 import { adapterModulePath, bundle, type PluginPackage } from './entry.js';
 import { type InspectReport, inspectPlugin } from './inspect.js';
+import type { InspectOptions } from './inspect-child.js';
 import { type SmokeReport, smokeTest } from './smoke.js';
 
 /** The packaged entry, relative to the package root. */
@@ -41,6 +42,8 @@ export interface PackageOptions {
   smoke?: boolean;
   /** Configuration the smoke test serves the package with (as `CLAT_PLUGIN_CONFIG`). */
   smokeConfig?: unknown;
+  /** How the plugin is inspected (it runs plugin code); the CLI uses a child process. */
+  inspect?: (pkg: PluginPackage, options: InspectOptions) => Promise<InspectReport>;
 }
 
 export interface PackageResult {
@@ -116,7 +119,7 @@ export async function packagePlugin(
     options.description ??
     (typeof pkg.packageJson?.description === 'string' ? pkg.packageJson.description : undefined);
 
-  const report = await inspectPlugin(pkg, { toolHints });
+  const report = await (options.inspect ?? inspectPlugin)(pkg, { toolHints });
   if (report.unsupported.length > 0 && options.allowPartial !== true) {
     throw new DshAdapterError(
       DshErrorCode.PACKAGE_FAILED,
@@ -151,6 +154,8 @@ export async function packagePlugin(
       resolveDir: pkg.root,
       outfile: entry,
       packageRoot: pkg.root,
+      // Nothing outside the package is inlined through a symlink inside it.
+      refuseLinksOutside: true,
       shebang: true,
       minify: true,
     });

@@ -34,12 +34,22 @@ switch (mode) {
     serve();
     break;
   case 'oversize': {
-    // 5 MiB with no newline, written in pieces; the reader must give up before the end.
+    // A 5 MiB notification written in pieces, then normal service: the reader skips it.
     const piece = 'y'.repeat(256 * 1024);
     process.stdout.write('{"jsonrpc":"2.0","method":"huge","params":{"s":"');
     for (let i = 0; i < 20; i++) process.stdout.write(piece);
     process.stdout.write('"}}\n');
-    setInterval(() => {}, 1000);
+    serve();
+    break;
+  }
+  case 'runaway': {
+    // Bytes without a newline until killed.
+    const piece = 'r'.repeat(1024 * 1024);
+    const pump = () => {
+      while (process.stdout.write(piece));
+      process.stdout.once('drain', pump);
+    };
+    pump();
     break;
   }
   case 'exit':
@@ -69,6 +79,7 @@ switch (mode) {
     const block = line.repeat(1000);
     for (let i = 0; i < 40; i++) process.stderr.write(block);
     process.stderr.write('request failed: Authorization: Bearer sk-test-SECRETSECRET12345\n');
+    process.stderr.write(`using ${process.env.PEER_PLAIN ?? 'none'} as the workspace\n`);
     process.stderr.write(`API_KEY=${process.env.PEER_API_KEY ?? 'none'}\n`);
     serve();
     break;

@@ -20,7 +20,13 @@ import type {
   SamplingRequest,
 } from '../contract/plugin-contract.js';
 import { decide, type PermissionMode } from '../effects.js';
-import { errorMessage, isKernelError, KernelError, KernelErrorCode } from '../errors.js';
+import {
+  errorMessage,
+  isClatError,
+  isKernelError,
+  KernelError,
+  KernelErrorCode,
+} from '../errors.js';
 import type { RunEvent, RunEventStream } from '../events.js';
 import { isJsonObject } from '../json.js';
 import { LIMITS } from '../limits.js';
@@ -397,7 +403,7 @@ export class PluginHostBridge implements HostServices {
     const requestId = `sampling-${this.#nextSampling++}`;
     const base = { runId: run.runId, requestId };
     const fail = (error: unknown): never => {
-      const failure = isKernelError(error)
+      const failure = isClatError(error)
         ? error
         : new KernelError(KernelErrorCode.INTERNAL, `sampling failed: ${errorMessage(error)}`, {
             cause: error,
@@ -615,7 +621,7 @@ export class PluginHostBridge implements HostServices {
       this.#emit({ ...base, type: 'elicitation.completed', at: Date.now(), action });
       return outcome;
     } catch (error) {
-      const failure = isKernelError(error)
+      const failure = isClatError(error)
         ? error
         : new KernelError(KernelErrorCode.INTERNAL, `elicitation failed: ${errorMessage(error)}`, {
             cause: error,

@@ -37,7 +37,7 @@ export function editFileTool(env: ToolEnv) {
       const newStr = requiredString(tool, args, 'new_str');
       if (oldStr === '') throw invalidArguments(tool, '"old_str" must not be empty');
       if (oldStr === newStr) throw invalidArguments(tool, '"new_str" must differ from "old_str"');
-      const { target, shown } = await resolveWriteTarget(env, tool, path, ctx);
+      const { target, shown, verifyDir } = await resolveWriteTarget(env, tool, path, ctx);
       if (!target.exists) {
         throw new NativeToolError(
           NativeToolErrorCode.NATIVE_NOT_FOUND,
@@ -73,7 +73,7 @@ export function editFileTool(env: ToolEnv) {
           `${tool}: the edited ${path} would be ${bytes} bytes, over the ${NATIVE_LIMITS.writeMaxBytes}-byte limit`,
         );
       }
-      await writeFileAtomic(target.absolute, next);
+      await writeFileAtomic(target.absolute, next, verifyDir === undefined ? {} : { verifyDir });
       return { path: shown, replacements: 1, bytes };
     },
   });

@@ -21,7 +21,7 @@ export async function resolveWriteTarget(
   tool: string,
   path: string,
   ctx: ToolCallContext,
-): Promise<{ target: FencedPath; shown: string }> {
+): Promise<{ target: FencedPath; shown: string; verifyDir?: (realDir: string) => void }> {
   const strict = isPluginCall(ctx);
   const target = await env.fence.resolveWrite(path, {
     strict,
@@ -37,7 +37,8 @@ export async function resolveWriteTarget(
     }
   }
   const shown = strict || !isAbsolute(path) ? target.display : target.absolute;
-  return { target, shown };
+  const verifyDir = await env.fence.landingGuard(target, path);
+  return { target, shown, ...(verifyDir === undefined ? {} : { verifyDir }) };
 }
 
 export function writeFileTool(env: ToolEnv) {
@@ -66,8 +67,12 @@ export function writeFileTool(env: ToolEnv) {
           `write_file: "content" is ${bytes} bytes, over the ${NATIVE_LIMITS.writeMaxBytes}-byte limit`,
         );
       }
-      const { target, shown } = await resolveWriteTarget(env, 'write_file', path, ctx);
-      const { created } = await writeFileAtomic(target.absolute, content);
+      const { target, shown, verifyDir } = await resolveWriteTarget(env, 'write_file', path, ctx);
+      const { created } = await writeFileAtomic(
+        target.absolute,
+        content,
+        verifyDir === undefined ? {} : { verifyDir },
+      );
       return { path: shown, bytes, created };
     },
   });

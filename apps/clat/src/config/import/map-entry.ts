@@ -38,6 +38,14 @@ function stringMap(value: unknown): Record<string, string> | undefined {
   return out;
 }
 
+function stringList(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out = value.filter(
+    (item): item is string => typeof item === 'string' && item.trim() !== '',
+  );
+  return out.length > 0 ? out : undefined;
+}
+
 /** The environment variable a VS Code input id becomes (`api-key` → `API_KEY`). */
 export function inputVariable(id: string): string {
   const name = id
@@ -86,6 +94,7 @@ function rewrite(
 const KNOWN_STDIO = new Set(['type', 'command', 'args', 'env', 'cwd']);
 const KNOWN_HTTP = new Set(['type', 'url', 'httpUrl', 'headers', 'http_headers']);
 /** Fields that are documentation or client UI only: dropped without a note. */
+const FILTERS = new Set(['includeTools', 'excludeTools', 'enabled_tools', 'disabled_tools']);
 const COSMETIC = new Set(['description', 'name', 'title', 'icon', 'gallery', 'version']);
 
 /** Maps one entry; `raw` is whatever the other client stored under the server's name. */
@@ -93,9 +102,6 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
   const notes = new Set<string>();
   if (!isMap(raw)) return { skipped: 'the entry is not an object', notes: [] };
   const type = typeof raw.type === 'string' ? raw.type.toLowerCase() : undefined;
-  if (raw.disabled === true || raw.enabled === false) {
-    return { skipped: `disabled in ${context.client}`, notes: [] };
-  }
   const command = typeof raw.command === 'string' ? raw.command : undefined;
   // Gemini: `httpUrl` is Streamable HTTP, `url` is the older HTTP+SSE transport.
   const httpUrl =
@@ -152,8 +158,17 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
   } else {
     return { skipped: 'the entry has neither a command nor a URL', notes: [] };
   }
+  if (raw.disabled === true || raw.enabled === false) {
+    entry.disabled = true;
+    notes.add(`disabled in ${context.client}: imported disabled ("clat mcp enable" starts it)`);
+  }
+  // Tool filters: Gemini's includeTools/excludeTools, Codex's enabled_tools/disabled_tools.
+  const include = stringList(raw.includeTools ?? raw.enabled_tools);
+  const exclude = stringList(raw.excludeTools ?? raw.disabled_tools);
+  if (include !== undefined) entry.includeTools = include;
+  if (exclude !== undefined) entry.excludeTools = exclude;
   for (const key of Object.keys(raw)) {
-    if (known.has(key) || COSMETIC.has(key)) continue;
+    if (known.has(key) || COSMETIC.has(key) || FILTERS.has(key)) continue;
     if (key === 'env_http_headers' || key === 'bearer_token_env_var') continue;
     if (key === 'env_vars') continue; // Codex passes named variables through; CLAT passes all.
     if (key === 'enabled' || key === 'disabled') continue;
@@ -175,11 +190,6 @@ function describeUnmapped(key: string): string {
     case 'alwaysAllow':
     case 'autoApprove':
       return `"${key}" was not imported: CLAT asks per its permission mode`;
-    case 'includeTools':
-    case 'excludeTools':
-    case 'enabled_tools':
-    case 'disabled_tools':
-      return `"${key}" (a tool filter) was not imported`;
     case 'oauth':
     case 'authProviderType':
       return `"${key}" was not imported: sign in to the server with clat once it is added`;

@@ -5,8 +5,10 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
+import { ClatError } from '@clat/kernel';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
+import { CliErrorCode } from '../../errors.js';
 import type { SourceShape } from './client-sources.js';
 
 export interface ForeignServer {
@@ -21,7 +23,12 @@ export interface ForeignFile {
 }
 
 /** A file that exists but cannot be read as its client writes it. */
-export class ForeignFileError extends Error {}
+export class ForeignFileError extends ClatError<typeof CliErrorCode.CLI_CONFIG_INVALID> {
+  constructor(message: string) {
+    super(CliErrorCode.CLI_CONFIG_INVALID, message);
+    this.name = 'ForeignFileError';
+  }
+}
 
 type JsonMap = Record<string, unknown>;
 

@@ -1,0 +1,115 @@
+/**
+ * mcp.json as a secret-holding file (issue 14 items 3 and 6), through the real `clat` binary:
+ * credentials in URLs and args are shown redacted by `clat mcp list/get`, the file is always
+ * written 0600, unusable server names are refused, duplicate keys are reported.
+ */
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CliSandbox, parseJsonOutput } from './support.js';
+
+let sandbox: CliSandbox;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+const SECRETS = [
+  'pw-0123456789',
+  'qk-abcdef123456',
+  'tok-secret-value-9',
+  'ghp_0123456789abcdefghij',
+];
+
+describe('clat mcp list/get', () => {
+  it('shows URL userinfo, secret query parameters and secret flag values redacted', async () => {
+    await sandbox.writeMcp({
+      mcpServers: {
+        web: { url: 'https://user:pw-0123456789@mcp.example/mcp?api_key=qk-abcdef123456&page=2' },
+        gh: { url: 'https://ghp_0123456789abcdefghij@git.example/mcp' },
+        local: { command: 'server', args: ['--token', 'tok-secret-value-9', '--port', '8080'] },
+      },
+    });
+    for (const args of [
+      ['mcp', 'list'],
+      ['mcp', 'list', '--json'],
+      ['mcp', 'get', 'web'],
+      ['mcp', 'get', 'local', '--json'],
+    ]) {
+      const result = await sandbox.run(args);
+      expect(result.code, result.stderr).toBe(0);
+      for (const secret of SECRETS)
+        expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+    }
+    const listed = parseJsonOutput<{ servers: { name: string; url?: string; args?: string[] }[] }>(
+      await sandbox.run(['mcp', 'list', '--json']),
+    );
+    const byName = Object.fromEntries(listed.servers.map((server) => [server.name, server]));
+    expect(byName.web?.url).toBe(
+      'https://user:[REDACTED]@mcp.example/mcp?api_key=[REDACTED]&page=2',
+    );
+    expect(byName.local?.args).toEqual(['--token', '[REDACTED]', '--port', '8080']);
+  });
+});
+
+describe('clat mcp add', () => {
+  it('writes mcp.json 0600 even when it existed 0644', async () => {
+    await sandbox.writeMcp({ mcpServers: {} });
+    const file = join(sandbox.home, 'mcp.json');
+    await chmod(file, 0o644);
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'docs',
+      '--url',
+      'https://mcp.example/mcp',
+      '--header',
+      'Authorization: Bearer sk-header-secret-0123',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ['__proto__', /reserved word/],
+    ['../x', /must not contain "\/"/],
+    ['a/b', /must not contain "\/"/],
+    ['bad\u001b[2Jname', /control or invisible characters/],
+    ['rtl\u202ename', /control or invisible characters/],
+  ])('refuses the server name %j with a clear error and writes nothing', async (name, why) => {
+    await sandbox.writeMcp({ mcpServers: { keep: { command: 'keep-me' } } });
+    const before = await readFile(join(sandbox.home, 'mcp.json'), 'utf8');
+    const result = await sandbox.run(['mcp', 'add', name, '--', 'node', 'server.mjs']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(why);
+    expect(result.stderr).toContain('mcp.json: server name');
+    expect(result.stderr).not.toContain('\u001b');
+    expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toBe(before);
+  });
+});
+
+describe('duplicate keys', () => {
+  it('are reported by list and /mcp, and edits refuse to drop one silently', async () => {
+    const file = join(sandbox.home, 'mcp.json');
+    const text =
+      '{"mcpServers":{"dup":{"command":"first"},"other":{"command":"x","env":{"K":"1","K":"2"}},"dup":{"command":"second"}}}\n';
+    await writeFile(file, text);
+    const listed = await sandbox.run(['mcp', 'list']);
+    expect(listed.stderr).toContain('mcpServers.dup: duplicate key');
+    expect(listed.stderr).toContain('mcpServers.other.env.K: duplicate key');
+
+    const status = await sandbox.run(['mcp', '--trust']);
+    expect(`${status.stdout}${status.stderr}`).toContain('mcpServers.dup: duplicate key');
+
+    const added = await sandbox.run(['mcp', 'add', 'new', '--', 'node', 'x.mjs']);
+    expect(added.code).not.toBe(0);
+    expect(added.stderr).toContain('duplicate key mcpServers.other.env.K, mcpServers.dup');
+    expect(await readFile(file, 'utf8')).toBe(text);
+  });
+});

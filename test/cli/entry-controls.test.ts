@@ -1,0 +1,107 @@
+/**
+ * mcp.json entry controls through the real binary: `disabled` with `clat mcp enable|disable`,
+ * per-server includeTools/excludeTools, and a trusted project's own `.clat/mcp.json` (merged
+ * under the user's file, never read before trust).
+ */
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI_FIXTURES, CliSandbox, parseJsonOutput } from './support.js';
+
+let sandbox: CliSandbox;
+let marker: string;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  marker = join(sandbox.root, 'spawned');
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+interface ToolsJson {
+  tools: { name: string }[];
+}
+
+describe('mcp.json entry controls', () => {
+  it('keeps a disabled entry unstarted until clat mcp enable', async () => {
+    await sandbox.writeMcp({
+      mcpServers: {
+        notes: sandbox.notesServer(),
+        other: { ...sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), marker) },
+      },
+    });
+    const disabled = await sandbox.run(['mcp', 'disable', 'other']);
+    expect(disabled.stdout).toContain('Disabled server "other"');
+    expect(
+      ((await sandbox.readMcp()) as { mcpServers: { other: unknown } }).mcpServers.other,
+    ).toMatchObject({
+      disabled: true,
+    });
+    expect((await sandbox.run(['mcp', 'list'])).stdout).toMatch(/other {2}stdio .*\(disabled\)/);
+    const status = await sandbox.run(['mcp', '--trust']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain('"other" is disabled; "clat mcp enable other" starts it again');
+    expect(status.stdout).toContain('1 configured');
+    expect(await exists(marker)).toBe(false);
+
+    const again = await sandbox.run(['mcp', 'disable', 'other']);
+    expect(again.stdout).toContain('was already disabled');
+    const enabled = await sandbox.run(['mcp', 'enable', 'other']);
+    expect(enabled.stdout).toContain('Enabled server "other"');
+    await sandbox.run(['mcp', '--trust']);
+    expect(await exists(marker)).toBe(true);
+    const missing = await sandbox.run(['mcp', 'enable', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no server named "nope"');
+  });
+
+  it('registers only the tools includeTools/excludeTools allow', async () => {
+    await sandbox.writeMcp({
+      notes: { ...sandbox.notesServer(), includeTools: ['*_note'], excludeTools: ['delete_*'] },
+    });
+    const tools = parseJsonOutput<ToolsJson>(await sandbox.run(['tools', '--json', '--trust']));
+    const names = tools.tools.map((tool) => tool.name).filter((name) => name.startsWith('mcp_'));
+    expect(names.sort()).toEqual(['mcp_notes_add_note', 'mcp_notes_get_note']);
+    const status = await sandbox.run(['mcp', '--trust']);
+    expect(status.stdout).toContain('3 tools of "notes" left out by includeTools/excludeTools');
+  });
+
+  it('merges a trusted project .clat/mcp.json under the user file, never reading it before trust', async () => {
+    await sandbox.writeMcp({
+      shared: { command: 'user-wins-this-name-and-never-starts', disabled: true },
+    });
+    await mkdir(join(sandbox.project, '.clat'));
+    await writeFile(
+      join(sandbox.project, '.clat', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          notes: sandbox.notesServer(),
+          shared: sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), marker),
+          broken: { command: 42 },
+        },
+      }),
+    );
+    const untrusted = await sandbox.run(['tools', '--json']);
+    expect(untrusted.code).not.toBe(0);
+    expect(untrusted.stderr).toContain('is not trusted');
+    expect(untrusted.stderr).not.toContain('broken');
+
+    const trusted = await sandbox.run(['tools', '--json', '--trust']);
+    expect(trusted.stderr).toContain('.clat/mcp.json: broken.command');
+    const names = parseJsonOutput<ToolsJson>(trusted).tools.map((tool) => tool.name);
+    expect(names).toContain('mcp_notes_add_note');
+    const status = await sandbox.run(['mcp', '--trust']);
+    expect(status.stdout).toContain('entry "shared" is replaced by the same-named entry in');
+    expect(await exists(marker)).toBe(false);
+  });
+});
