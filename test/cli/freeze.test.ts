@@ -52,7 +52,7 @@ describe('first-run freeze', () => {
           MCP_NOTES_DIR: join(sandbox.root, 'late'),
         }),
       ],
-      connectors: composition.connectors({ env: process.env }),
+      connectors: composition.connectors({ env: process.env, home }),
       nativeTools: (context) => composition.nativeTools(context),
     });
     session.start();

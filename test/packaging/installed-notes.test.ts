@@ -112,7 +112,7 @@ describe('mcp-notes as an installed package', () => {
     expect(JSON.parse((await clat('plugin', 'list', '--json')).stdout)[0].health).toBe('ok');
   });
 
-  it('detects tampered installed bytes before launch and recovers by reinstalling', async () => {
+  it('detects tampered installed bytes before launch; the suggested repair and a reinstall recover', async () => {
     home = join(work, 'home-tamper');
     expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
     const [row] = JSON.parse((await clat('plugin', 'list', '--json')).stdout);
@@ -125,24 +125,36 @@ describe('mcp-notes as an installed package', () => {
 
     const entries = await installedServerEntries(home);
     expect(entries.servers).toEqual([]);
+    const hint = 'run "clat plugin repair mcp-notes"';
     expect(entries.issues).toEqual([
       {
         id: 'mcp-notes',
-        message: expect.stringContaining('installed package mcp-notes is damaged'),
+        message: `server.mjs of installed package mcp-notes was changed; ${hint}`,
       },
     ]);
     const listed = await clat('plugin', 'list');
-    expect(listed.stdout).toMatch(/mcp-notes .*installed package mcp-notes is damaged/);
+    expect(listed.stdout).toContain(
+      `server.mjs of installed package mcp-notes was changed; ${hint}`,
+    );
     const enable = await clat('plugin', 'enable', 'mcp-notes');
     expect(enable.code).toBe(1);
-    expect(enable.stderr).toContain('[ARTIFACT_TAMPERED]');
-    const update = await clat('plugin', 'update', packageDir);
-    expect(update.stderr).toContain('[ARTIFACT_TAMPERED]');
+    expect(enable.stderr).toContain(`${hint} [ARTIFACT_TAMPERED]`);
 
-    expect((await clat('plugin', 'uninstall', 'mcp-notes')).code).toBe(0);
-    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    // The command every message suggests works.
+    const repaired = await clat('plugin', 'repair', 'mcp-notes');
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain(
+      'Repaired active: server.mjs of installed package mcp-notes was changed',
+    );
     const healed = await installedServerEntries(home);
     expect(healed.servers.map((s) => s.name)).toEqual(['mcp-notes']);
+
+    // Installing the same version again is accepted too, and also restores the bytes.
+    await chmod(entry, 0o700);
+    await writeFile(entry, 'tampered again');
+    const reinstalled = await clat('plugin', 'install', packageDir);
+    expect(reinstalled.code, reinstalled.stderr).toBe(0);
+    expect((await installedServerEntries(home)).servers.map((s) => s.name)).toEqual(['mcp-notes']);
   });
 
   it('packs a deterministic .clatpkg with the binary and installs from it', async () => {

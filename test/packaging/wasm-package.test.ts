@@ -87,7 +87,9 @@ describe('wasm-component package', () => {
     await writeFile(installed, flipped);
     const tampered = await installedServerEntries(home);
     expect(tampered.components).toEqual([]);
-    expect(tampered.issues[0]?.message).toContain('installed package wasm-summarize is damaged');
+    expect(tampered.issues[0]?.message).toBe(
+      'dist/plugin.wasm of installed package wasm-summarize was changed; run "clat plugin repair wasm-summarize"',
+    );
   });
 
   it('installs the built package with the clat binary and calls its tools', async () => {

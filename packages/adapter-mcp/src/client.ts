@@ -81,6 +81,12 @@ export interface McpClientOptions {
   onDiagnostic?: ((message: string) => void) | undefined;
   /** Shorter deadlines for tests; production uses LIMITS. */
   timeouts?: Partial<McpTimeouts> | undefined;
+  /**
+   * `legacy` when this configuration negotiated the legacy era before: the first process goes
+   * straight to `initialize` (no probe, so still no process sees both); if that handshake fails,
+   * a fresh process is probed as usual.
+   */
+  eraHint?: 'legacy' | undefined;
 }
 
 export interface McpCallOptions {
@@ -242,6 +248,38 @@ export class McpClient {
     };
 
     await checkAbort(undefined);
+    let negotiated: Negotiated | undefined;
+    if (options.eraHint === 'legacy') {
+      const direct = await open();
+      try {
+        negotiated = await legacyHandshake(
+          server,
+          direct,
+          clientInfo,
+          capabilities,
+          timeouts,
+          signal,
+        );
+      } catch (error) {
+        await direct.session.close().catch(() => {});
+        if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
+        onDiagnostic(
+          `MCP server ${quoted(server)} was remembered as legacy but initialize failed (${errorMessage(error)}); probing a fresh process`,
+        );
+      }
+    }
+    if (negotiated !== undefined) {
+      await checkAbort(negotiated.session);
+      return McpClient.#finish(
+        options,
+        negotiated,
+        capabilities,
+        clientInfo,
+        timeouts,
+        opened,
+        hooks,
+      );
+    }
     let first = await open();
     let probe: ProbeOutcome;
     try {
@@ -259,7 +297,6 @@ export class McpClient {
     }
     await checkAbort(first.session);
 
-    let negotiated: Negotiated;
     let probeClosing: Promise<void> | undefined;
     if (probe.kind === 'modern') {
       try {
@@ -306,6 +343,29 @@ export class McpClient {
     }
     if (signal?.aborted === true) await probeClosing;
     await checkAbort(negotiated.session);
+    return McpClient.#finish(
+      options,
+      negotiated,
+      capabilities,
+      clientInfo,
+      timeouts,
+      opened,
+      hooks,
+      probeClosing,
+    );
+  }
+
+  /** The client object over a negotiated session, wired to the handshake's hooks. */
+  static #finish(
+    options: McpClientOptions,
+    negotiated: Negotiated,
+    capabilities: Record<string, unknown>,
+    clientInfo: McpClientInfo,
+    timeouts: McpTimeouts,
+    opened: number,
+    hooks: ClientHooks,
+    probeClosing?: Promise<void>,
+  ): McpClient {
     const client = new McpClient(options, negotiated, capabilities, clientInfo, timeouts, opened);
     if (probeClosing !== undefined) client.#probeClosing = probeClosing;
     hooks.toolCallActive = () => client.#toolCalls > 0;

@@ -74,6 +74,8 @@ export interface MountMcpServerOptions {
   projectRoot: string;
   clientInfo?: McpClientInfo | undefined;
   signal?: AbortSignal | undefined;
+  /** Skip the modern probe for a configuration known to be legacy (see McpClientOptions). */
+  eraHint?: 'legacy' | undefined;
   /** The entry's includeTools/excludeTools: tools it refuses are listed but not registered. */
   toolFilter?: ((tool: string) => boolean) | undefined;
   onStatus?: ((status: McpServerStatus) => void) | undefined;
@@ -253,6 +255,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       signal,
       onDiagnostic: diagnostic,
       timeouts: options.timeouts,
+      eraHint: options.eraHint,
     });
   } catch (error) {
     if (closing !== undefined) return handle;

@@ -170,8 +170,10 @@ export {
   type PluginManifestInput,
   PluginManifestSchema,
   type PluginRuntimeKind,
+  type PluginUserConfigField,
   parseManifest,
   relativePathProblem,
+  USER_CONFIG_KEY_PATTERN,
 } from './manifest.js';
 export { fnv1a64, normalizeNameSegment, qualifyToolName } from './naming.js';
 export {

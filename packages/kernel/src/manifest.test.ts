@@ -82,6 +82,31 @@ describe('parseManifest', () => {
     expect(issuesOf(manifest)[0]).toMatch(/^runtime\.sha256: must be 64 hex/);
   });
 
+  it('accepts runtime env, the node interpreter and userConfig, and bounds them', () => {
+    const good = base();
+    good.runtime.env = {
+      MEMORY_FILE_PATH: '${CLAT_PLUGIN_DATA}/memory.jsonl',
+      TOKEN: '${config.token}',
+    };
+    good.runtime.interpreter = 'node';
+    good.userConfig = {
+      token: { type: 'string', title: 'API token', sensitive: true, required: true },
+      depth: { type: 'number', title: 'Depth', default: 3, min: 1, max: 9 },
+    };
+    expect(issuesOf(good)).toEqual([]);
+    const badName = base();
+    badName.runtime.env = { 'A=B': 'x' };
+    expect(issuesOf(badName)[0]).toMatch(/^runtime\.env\.A=B: Invalid key/);
+    const wasmEnv = base();
+    wasmEnv.runtime.kind = 'wasm-component';
+    delete wasmEnv.runtime.args;
+    wasmEnv.runtime.env = { A: 'b' };
+    expect(issuesOf(wasmEnv)).toEqual(['runtime.env: env is only allowed for mcp-stdio packages']);
+    const badField = base();
+    badField.userConfig = { token: { type: 'secret', title: 'x' } as never };
+    expect(issuesOf(badField)[0]).toMatch(/^userConfig\.token\.type/);
+  });
+
   it('enforces the args, hostTools and prompt rules', () => {
     const wasm = base();
     wasm.runtime.kind = 'wasm-component';

@@ -29,7 +29,16 @@ export const MANIFEST_LIMITS = {
   promptSystemBytes: 64 * KiB,
   compatibilityKindChars: 64,
   compatibilityRevisionChars: 256,
+  envEntries: 64,
+  envValueBytes: 4096,
+  userConfigFields: 64,
+  userConfigTextChars: 1024,
 } as const;
+
+/** Environment variable names a manifest may set. */
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** userConfig keys (also the `${config.KEY}` names). */
+export const USER_CONFIG_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 /** Package and prompt ids: lowercase, digits, `.`, `_`, `-`, at most 128 characters. */
 export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
@@ -102,8 +111,38 @@ export const PluginRuntimeSchema = z
       .array(bytesAtMost(MANIFEST_LIMITS.argBytes, 'an argument'))
       .max(MANIFEST_LIMITS.args)
       .optional(),
+    /** Environment for an mcp-stdio server; values may use `${CLAT_PLUGIN_DATA}` and `${config.KEY}`. */
+    env: z
+      .record(
+        z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'),
+        bytesAtMost(MANIFEST_LIMITS.envValueBytes, 'an env value'),
+      )
+      .refine(
+        (env) => Object.keys(env).length <= MANIFEST_LIMITS.envEntries,
+        `must have at most ${MANIFEST_LIMITS.envEntries} entries`,
+      )
+      .optional(),
+    /** `node`: the entry is a script run with the Node.js that runs CLAT (no exec bit needed). */
+    interpreter: z.literal('node').optional(),
   })
   .strict();
+
+/** One user-supplied setting (MCPB `user_config` shape); values land in the plugin config. */
+export const PluginUserConfigFieldSchema = z
+  .object({
+    type: z.enum(['string', 'number', 'boolean', 'directory', 'file']),
+    title: z.string().min(1).max(MANIFEST_LIMITS.userConfigTextChars),
+    description: z.string().max(MANIFEST_LIMITS.userConfigTextChars).optional(),
+    required: z.boolean().optional(),
+    default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).optional(),
+    multiple: z.boolean().optional(),
+    /** Stored 0600 outside the registry and never printed. */
+    sensitive: z.boolean().optional(),
+    min: z.number().optional(),
+    max: z.number().optional(),
+  })
+  .strict();
+export type PluginUserConfigField = z.infer<typeof PluginUserConfigFieldSchema>;
 
 export const PluginManifestSchema = z
   .object({
@@ -126,6 +165,18 @@ export const PluginManifestSchema = z
     }),
     prompts: z.array(PluginPromptSchema).max(MANIFEST_LIMITS.prompts).optional(),
     configSchema: z.record(z.string(), z.unknown()).optional(),
+    userConfig: z
+      .record(
+        z
+          .string()
+          .regex(USER_CONFIG_KEY_PATTERN, 'must be a config key (letters, digits, _ and -)'),
+        PluginUserConfigFieldSchema,
+      )
+      .refine(
+        (fields) => Object.keys(fields).length <= MANIFEST_LIMITS.userConfigFields,
+        `must have at most ${MANIFEST_LIMITS.userConfigFields} fields`,
+      )
+      .optional(),
     compatibility: z
       .object({
         kind: z.string().min(1).max(MANIFEST_LIMITS.compatibilityKindChars),
@@ -136,12 +187,15 @@ export const PluginManifestSchema = z
   })
   .strict()
   .superRefine((manifest, ctx) => {
-    if (manifest.runtime.kind === 'wasm-component' && manifest.runtime.args !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['runtime', 'args'],
-        message: 'args are only allowed for mcp-stdio packages',
-      });
+    if (manifest.runtime.kind === 'wasm-component') {
+      for (const key of ['args', 'env', 'interpreter'] as const) {
+        if (manifest.runtime[key] === undefined) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['runtime', key],
+          message: `${key} ${key === 'args' ? 'are' : 'is'} only allowed for mcp-stdio packages`,
+        });
+      }
     }
     const prompts = manifest.prompts ?? [];
     if (prompts.length > 0 && !manifest.capabilities.prompts) {

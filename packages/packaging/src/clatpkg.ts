@@ -189,6 +189,56 @@ function checkHeader(file: string, header: ContainerHeader): void {
   }
 }
 
+/** Reads and checks the prefix and header of an open container. */
+async function readHeader(
+  file: string,
+  handle: Awaited<ReturnType<typeof open>>,
+  size: number,
+): Promise<{ header: ContainerHeader; headerLength: number }> {
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  const { bytesRead } = await handle.read(prefix, 0, PREFIX_BYTES, 0);
+  if (bytesRead !== PREFIX_BYTES || prefix.toString('ascii', 0, 8) !== CLATPKG_MAGIC) {
+    throw invalid(file, `is not a ${CLATPKG_MAGIC} container`);
+  }
+  const headerLength = prefix.readUInt32BE(8);
+  if (headerLength < 1 || headerLength > PACKAGE_LIMITS.containerHeaderBytes) {
+    throw invalid(file, `header length ${headerLength} is out of range`);
+  }
+  if (PREFIX_BYTES + headerLength > size) throw invalid(file, 'is truncated in the header');
+  const headerBuffer = Buffer.alloc(headerLength);
+  await handle.read(headerBuffer, 0, headerLength, PREFIX_BYTES);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(headerBuffer.toString('utf8'));
+  } catch {
+    throw invalid(file, 'header is not valid JSON');
+  }
+  const parsed = ContainerHeaderSchema.safeParse(raw);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw invalid(file, `header ${first?.path.join('.') ?? ''}: ${first?.message ?? 'invalid'}`);
+  }
+  const header = parsed.data;
+  checkHeader(file, header);
+  return { header, headerLength };
+}
+
+/** The checked file list of a `.clatpkg` (what a stored container says the package shipped). */
+export async function readContainerHeader(file: string): Promise<ContainerHeader['files']> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw invalid(file, `cannot be opened (${error.code})`);
+    },
+  );
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw invalid(file, 'is not a regular file');
+    return (await readHeader(file, handle, stat.size)).header.files;
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Unpacks a `.clatpkg` into `dest`, which must not exist. Files are created new (0600, or 0700
  * when executable), each digest is checked, truncation and trailing bytes are rejected, and
@@ -206,31 +256,7 @@ export async function unpackContainer(file: string, dest: string): Promise<{ fil
     if (!stat.isFile()) throw invalid(file, 'is not a regular file');
     const maxBytes = PACKAGE_LIMITS.treeBytes + PACKAGE_LIMITS.containerHeaderBytes + PREFIX_BYTES;
     if (stat.size > maxBytes) throw invalid(file, `exceeds ${maxBytes} bytes`);
-    const prefix = Buffer.alloc(PREFIX_BYTES);
-    const { bytesRead } = await handle.read(prefix, 0, PREFIX_BYTES, 0);
-    if (bytesRead !== PREFIX_BYTES || prefix.toString('ascii', 0, 8) !== CLATPKG_MAGIC) {
-      throw invalid(file, `is not a ${CLATPKG_MAGIC} container`);
-    }
-    const headerLength = prefix.readUInt32BE(8);
-    if (headerLength < 1 || headerLength > PACKAGE_LIMITS.containerHeaderBytes) {
-      throw invalid(file, `header length ${headerLength} is out of range`);
-    }
-    if (PREFIX_BYTES + headerLength > stat.size) throw invalid(file, 'is truncated in the header');
-    const headerBuffer = Buffer.alloc(headerLength);
-    await handle.read(headerBuffer, 0, headerLength, PREFIX_BYTES);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(headerBuffer.toString('utf8'));
-    } catch {
-      throw invalid(file, 'header is not valid JSON');
-    }
-    const parsed = ContainerHeaderSchema.safeParse(raw);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      throw invalid(file, `header ${first?.path.join('.') ?? ''}: ${first?.message ?? 'invalid'}`);
-    }
-    const header = parsed.data;
-    checkHeader(file, header);
+    const { header, headerLength } = await readHeader(file, handle, stat.size);
     const expected = PREFIX_BYTES + headerLength + header.files.reduce((n, f) => n + f.bytes, 0);
     if (stat.size < expected) throw invalid(file, 'is truncated');
     if (stat.size > expected) throw invalid(file, `has ${stat.size - expected} trailing bytes`);

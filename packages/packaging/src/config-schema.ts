@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { JsonValue } from '@clat/kernel';
+import type { JsonValue, PluginManifest } from '@clat/kernel';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { PackagingError } from './errors.js';
 
@@ -79,4 +79,38 @@ export function requiredKeys(schema: Record<string, unknown>): string[] {
   return Array.isArray(schema.required)
     ? schema.required.filter((key): key is string => typeof key === 'string')
     : [];
+}
+
+/** The JSON Schema a manifest's `userConfig` implies (types, bounds, required without default). */
+function userConfigSchema(manifest: PluginManifest): Record<string, unknown> | undefined {
+  const fields = manifest.userConfig;
+  if (fields === undefined) return undefined;
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [key, field] of Object.entries(fields)) {
+    let schema: Record<string, unknown>;
+    if (field.type === 'number') {
+      schema = { type: 'number' };
+      if (field.min !== undefined) schema.minimum = field.min;
+      if (field.max !== undefined) schema.maximum = field.max;
+    } else if (field.type === 'boolean') schema = { type: 'boolean' };
+    else schema = { type: 'string' };
+    properties[key] = field.multiple === true ? { type: 'array', items: schema } : schema;
+    if (field.required === true && field.default === undefined) required.push(key);
+  }
+  return { type: 'object', properties, required };
+}
+
+/** The first problem of `config` against the manifest's `userConfig`, or undefined. */
+export function userConfigProblem(
+  manifest: PluginManifest,
+  config: JsonValue | undefined,
+): string | undefined {
+  const schema = userConfigSchema(manifest);
+  if (schema === undefined) return undefined;
+  const required = schema.required as string[];
+  if (config === undefined && required.length > 0) {
+    return `missing required setting(s) ${required.map((k) => JSON.stringify(k)).join(', ')} (use --config key=value)`;
+  }
+  return configSchemaProblem(schema, config ?? {}, 'userConfig');
 }

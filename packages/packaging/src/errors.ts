@@ -37,6 +37,10 @@ export const PackagingErrorCode = {
   CONTAINER_INVALID: 'CONTAINER_INVALID',
   /** An output path already exists or the input is empty. */
   OUTPUT_INVALID: 'OUTPUT_INVALID',
+  /** An `npm:` source could not be resolved, fetched or installed by npm, or has no usable bin. */
+  NPM_FAILED: 'NPM_FAILED',
+  /** An MCPB bundle is malformed, unsupported (python) or incompatible with this host. */
+  MCPB_INVALID: 'MCPB_INVALID',
   /** A publisher file or Minisign signature is missing its pair, malformed, or does not verify. */
   SIGNATURE_INVALID: 'SIGNATURE_INVALID',
 } as const;

@@ -3,7 +3,15 @@
  * and the transactional plugin store behind `clat plugin`.
  * @module
  */
-export { CLATPKG_MAGIC, type PackResult, packPackage, unpackContainer } from './clatpkg.js';
+export {
+  CLATPKG_MAGIC,
+  type PackResult,
+  packPackage,
+  readContainerHeader,
+  unpackContainer,
+} from './clatpkg.js';
+export { compileConfigSchema, configSchemaProblem, userConfigProblem } from './config-schema.js';
+export { type AskConfigValue, applyConfigValues } from './config-values.js';
 export {
   isPackagingError,
   PackagingError,
@@ -19,13 +27,33 @@ export {
   readConfigFile,
   validateConfig,
 } from './inspect.js';
+export { type LaunchVars, substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 export { PACKAGE_LIMITS } from './limits.js';
 export {
+  isMcpbSource,
+  MCPB_MANIFEST,
+  type McpbInfo,
+  type StagedMcpbBundle,
+  stageMcpbBundle,
+} from './mcpb-source.js';
+export {
+  NPM_SPEC_PREFIX,
+  type NpmSpec,
+  npmPackageId,
+  parseNpmSpec,
+  type StagedNpmPackage,
+  type StageNpmOptions,
+  stageNpmPackage,
+} from './npm-source.js';
+export { SECRETS_DIR, sensitiveKeys } from './plugin-secrets.js';
+export {
   type ActivationResult,
+  type CapabilityRequest,
   type InstallOptions,
   type PluginListEntry,
   PluginStore,
   type PluginStoreOptions,
+  type RepairResult,
   resolveClatHome,
   STORE_BUSY_MESSAGE,
   STORE_DIR,
@@ -36,6 +64,7 @@ export {
 export {
   type Activation,
   type ArtifactRecord,
+  type ArtifactSource,
   type PackageRecord,
   parseRegistry,
   REGISTRY_FILE,
@@ -46,9 +75,11 @@ export {
   type InstalledComponent,
   type InstalledEntries,
   type InstalledPackageIssue,
+  type InstalledPackageNote,
   type InstalledPrompt,
   installedServerEntries,
   mergeServerEntries,
+  pluginDataDir,
 } from './server-entries.js';
 export {
   contentDigest,

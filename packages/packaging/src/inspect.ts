@@ -104,9 +104,20 @@ async function readPrefix(path: string, length: number): Promise<Buffer> {
   }
 }
 
+export interface InspectOptions {
+  /**
+   * An already verified tree of `dir` to use instead of walking it again (the store passes the
+   * shipped files of an artifact, without files a server added later).
+   */
+  tree?: PackageTree;
+}
+
 /** Inspects a package directory without writing anything. */
-export async function inspectPackage(dir: string): Promise<InspectedPackage> {
-  const tree = await readPackageTree(dir);
+export async function inspectPackage(
+  dir: string,
+  options: InspectOptions = {},
+): Promise<InspectedPackage> {
+  const tree = options.tree ?? (await readPackageTree(dir));
   const manifestFile = tree.files.find((file) => file.path === MANIFEST_FILE);
   if (manifestFile === undefined) {
     throw new PackagingError('MANIFEST_INVALID', `${join(dir, MANIFEST_FILE)} does not exist`, {
@@ -144,7 +155,12 @@ export async function inspectPackage(dir: string): Promise<InspectedPackage> {
       { file: entryPath },
     );
   }
-  if (manifest.runtime.kind === 'mcp-stdio' && process.platform !== 'win32' && !entry.executable) {
+  if (
+    manifest.runtime.kind === 'mcp-stdio' &&
+    manifest.runtime.interpreter === undefined &&
+    process.platform !== 'win32' &&
+    !entry.executable
+  ) {
     throw new PackagingError(
       'ENTRY_INVALID',
       `${entryPath} must be executable (chmod +x) for an mcp-stdio package`,

@@ -91,7 +91,12 @@ describe('PluginStore lifecycle', () => {
       message: expect.stringContaining('not installed'),
     });
     await store.install(dir, { acceptCapabilities: true });
-    await expect(store.install(dir, { acceptCapabilities: true })).rejects.toMatchObject({
+    // The same bytes again are a reinstall (it restores them), not an error.
+    await expect(store.install(dir, { acceptCapabilities: true })).resolves.toMatchObject({
+      id: 'fixture',
+    });
+    const other = await pkg({ version: '9' });
+    await expect(store.install(other, { acceptCapabilities: true })).rejects.toMatchObject({
       code: 'PACKAGE_STATE',
       message: expect.stringContaining('use "clat plugin update"'),
     });
@@ -158,7 +163,8 @@ describe('PluginStore lifecycle', () => {
     await expect(store.enable('fixture')).rejects.toMatchObject({ code: 'ARTIFACT_TAMPERED' });
     expect((await store.list())[0]).toMatchObject({
       enabled: false,
-      health: expect.stringContaining('installed package fixture is damaged'),
+      health:
+        'bin/server.mjs of installed package fixture was changed; run "clat plugin repair fixture"',
     });
     await store.uninstall('fixture');
     expect(JSON.parse(await registryText()).packages).toEqual({});
@@ -169,12 +175,54 @@ describe('PluginStore lifecycle', () => {
     await expect(store.rollback('fixture')).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
   });
 
-  it('detects tampering that keeps the entry intact (an added file changes the tree digest)', async () => {
+  it('reports files a server added without failing the package; repair removes them', async () => {
     const { treeSha256 } = await store.install(await pkg(), { acceptCapabilities: true });
     const dir = store.artifactDir('fixture', treeSha256);
-    await chmod(dir, 0o700);
-    await writeFile(join(dir, 'extra.js'), 'evil');
-    expect((await store.list())[0]?.health).toContain(`expected tree ${treeSha256}`);
+    await writeFile(join(dir, 'memory.jsonl'), '{"state":1}\n');
+    expect((await store.list())[0]?.health).toBe(
+      'ok, but 1 file(s) were added to its directory (memory.jsonl); "clat plugin repair fixture" removes them',
+    );
+    const record = JSON.parse(await registryText()).packages.fixture;
+    expect((await store.verifyActivation('fixture', record)).added).toEqual(['memory.jsonl']);
+    const repaired = await store.repair('fixture');
+    expect(repaired.repaired).toEqual(['active: removed 1 added file(s) (memory.jsonl)']);
+    expect((await store.list())[0]?.health).toBe('ok');
+    expect((await store.repair('fixture')).repaired).toEqual([]);
+  });
+
+  it('repair restores changed and removed shipped files from the stored container', async () => {
+    const v1 = await store.install(await pkg({ version: '1' }), { acceptCapabilities: true });
+    const v2 = await store.update(await pkg({ version: '2', extraFiles: { 'lib/a.js': 'a' } }));
+    const entry = join(store.artifactDir('fixture', v2.treeSha256), 'bin', 'server.mjs');
+    await chmod(entry, 0o700);
+    await writeFile(entry, '#!/usr/bin/env node\nconsole.log("tampered")\n');
+    await rm(join(store.artifactDir('fixture', v2.treeSha256), 'lib', 'a.js'));
+    await rm(join(store.artifactDir('fixture', v1.treeSha256), 'clat-plugin.json'));
+    await expect(store.update(await pkg({ version: '3' }))).rejects.toMatchObject({
+      code: 'ARTIFACT_TAMPERED',
+      message: expect.stringMatching(/(changed|removed); run "clat plugin repair fixture"$/),
+    });
+    const { repaired } = await store.repair('fixture');
+    expect(repaired).toHaveLength(2);
+    expect(repaired[1]).toBe('rollback: clat-plugin.json of installed package fixture was removed');
+    expect((await store.list())[0]).toMatchObject({ version: '2', health: 'ok' });
+    await store.rollback('fixture');
+    expect((await store.list())[0]).toMatchObject({ version: '1', health: 'ok' });
+  });
+
+  it('repairs a package from a same-version reinstall when no stored copy exists', async () => {
+    const dir = await pkg();
+    const { treeSha256 } = await store.install(dir, { acceptCapabilities: true });
+    await rm(store.containerPath('fixture', treeSha256));
+    const entry = join(store.artifactDir('fixture', treeSha256), 'bin', 'server.mjs');
+    await chmod(entry, 0o700);
+    await writeFile(entry, 'tampered');
+    await expect(store.repair('fixture')).rejects.toMatchObject({
+      code: 'PACKAGE_STATE',
+      message: expect.stringContaining('reinstall the same version with "clat plugin install'),
+    });
+    await store.install(dir, {});
+    expect((await store.list())[0]?.health).toBe('ok');
   });
 
   it('rollback without a rollback activation errors', async () => {

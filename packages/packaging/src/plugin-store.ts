@@ -6,13 +6,14 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonValue, PluginManifest } from '@clat/kernel';
-import { unpackContainer } from './clatpkg.js';
+import { packPackage, readContainerHeader, unpackContainer } from './clatpkg.js';
+import { userConfigProblem } from './config-schema.js';
+import { type AskConfigValue, applyConfigValues } from './config-values.js';
 import { PackagingError } from './errors.js';
 import {
   capabilityExpansion,
@@ -22,21 +23,22 @@ import {
   validateConfig,
 } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
+import { readSecrets, splitSensitiveConfig, writeSecrets } from './plugin-secrets.js';
 import {
   type Activation,
   type ArtifactRecord,
+  type ArtifactSource,
   emptyRegistry,
   type PackageRecord,
   parseRegistry,
   REGISTRY_FILE,
   type Registry,
 } from './registry.js';
-import { readPackageTree } from './tree.js';
+import { copyTree, fsyncPath, lockIsStale, publishLock, removeTree } from './store-fs.js';
+import { type PackageTree, readPackageTree, treeDigest } from './tree.js';
 
 export const STORE_DIR = 'plugin-store';
 const LOCK_FILE = 'lock';
-/** Age after which a lock file without a `pid:token` is considered abandoned. */
-const LOCK_UNREADABLE_STALE_MS = 30_000;
 export const STORE_BUSY_MESSAGE = 'CLAT storage is busy; close the running CLAT process and retry';
 
 /** `CLAT_HOME` when set, else `~/.clat`. */
@@ -45,11 +47,36 @@ export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
   return home !== undefined && home !== '' ? home : join(homedir(), '.clat');
 }
 
+/** What a package asks to be granted, for a y/N confirmation. */
+export interface CapabilityRequest {
+  id: string;
+  version: string;
+  /** Labels to grant (only `tools` when a confirmation is asked for). */
+  capabilities: string[];
+}
+
 export interface InstallOptions {
   /** Activation config; on update, omitted means "keep the current config". */
   config?: JsonValue;
   /** Grants capabilities the package adds (all of them on a fresh install). */
   acceptCapabilities?: boolean;
+  /** Grants a tools-only request without asking (headless `--yes`). */
+  yes?: boolean;
+  /** Asks the person about a tools-only request; without it (and `yes`) such a request fails. */
+  confirm?: (request: CapabilityRequest) => Promise<boolean>;
+  /** Recorded with the artifact (e.g. the npm name, version and integrity). */
+  source?: ArtifactSource;
+  /** `--config key=value` settings, coerced to the manifest's userConfig types. */
+  configValues?: Record<string, string>;
+  /** Asks for required userConfig settings that are still missing (a terminal). */
+  askConfig?: AskConfigValue;
+}
+
+export interface RepairResult {
+  id: string;
+  version: string;
+  /** What was wrong before, one line per slot that needed restoring (empty: nothing was). */
+  repaired: string[];
 }
 
 export interface ActivationResult {
@@ -74,6 +101,8 @@ export interface PluginListEntry {
   publisher?: { publisher: string; publicKey: string };
   /** `ok`, or why the installed bytes cannot be launched (only this package is affected). */
   health: string;
+  /** Where it came from (npm name, range, exact version and integrity). */
+  source?: ArtifactSource;
 }
 
 export interface VerifiedArtifact {
@@ -82,112 +111,32 @@ export interface VerifiedArtifact {
   record: ArtifactRecord;
   activation: Activation;
   inspected: InspectedPackage;
+  /** Files the package did not ship that appeared in its directory (a server writing there). */
+  added: string[];
+}
+
+/** Tells the person how to fix a damaged artifact (a command that works: see `repair`). */
+function repairHint(id: string): string {
+  return `run "clat plugin repair ${id}"`;
 }
 
 export function trustLabel(trust: ArtifactRecord['trust']): PluginListEntry['trust'] {
   return trust === 'publisher-verified' ? 'publisher/verified' : 'local/unverified';
 }
 
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/** The stored (non-sensitive) config with the sensitive values from the secrets file. */
+function mergeConfig(
+  stored: JsonValue | undefined,
+  secrets: Record<string, JsonValue>,
+): JsonValue | undefined {
+  if (Object.keys(secrets).length === 0) return stored;
+  const base =
+    typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? stored : {};
+  return { ...base, ...secrets };
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Writes `token` to a temp file and links it to `lock`; false when a lock already exists. */
-async function publishLock(lock: string, token: string): Promise<boolean> {
-  const temp = `${lock}.${randomUUID()}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(token);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await link(temp, lock);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-}
-
-/** A lock left by a process that is gone; an unreadable one only once it is old. */
-async function lockIsStale(lock: string, content: string): Promise<boolean> {
-  const owner = /^(\d+)(?::|$)/.exec(content)?.[1];
-  if (owner !== undefined) return !processAlive(Number(owner));
-  // Not `pid:token`: written by something else or by an older CLAT; judge it by age, never as
-  // stale the moment it is seen.
-  const stat = await lstat(lock).catch(() => undefined);
-  return stat !== undefined && Date.now() - stat.mtimeMs > LOCK_UNREADABLE_STALE_MS;
-}
-
-/** Copies an inspected tree file by file (0400, 0500 when executable), fsyncing files and dirs. */
-async function copyTree(inspected: InspectedPackage, dest: string): Promise<void> {
-  const dirs = new Set<string>([dest]);
-  await mkdir(dest, { mode: 0o700 });
-  for (const file of inspected.tree.files) {
-    const target = join(dest, ...file.path.split('/'));
-    const parent = dirname(target);
-    if (!dirs.has(parent)) {
-      await mkdir(parent, { recursive: true, mode: 0o700 });
-      dirs.add(parent);
-    }
-    const source = await open(
-      join(inspected.dir, file.path),
-      constants.O_RDONLY | constants.O_NOFOLLOW,
-    );
-    try {
-      const out = await open(target, 'wx', 0o600);
-      try {
-        const buffer = Buffer.alloc(Math.min(1024 * 1024, Math.max(1, file.size)));
-        let position = 0;
-        for (;;) {
-          const { bytesRead } = await source.read(buffer, 0, buffer.length, position);
-          if (bytesRead === 0) break;
-          await out.write(buffer, 0, bytesRead, position);
-          position += bytesRead;
-        }
-        await out.chmod(file.executable ? 0o500 : 0o400);
-        await out.sync();
-      } finally {
-        await out.close();
-      }
-    } finally {
-      await source.close();
-    }
-  }
-  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) await fsyncPath(dir);
-}
-
-/** Makes a tree writable again so it can be removed (artifact files are read-only). */
-async function removeTree(path: string): Promise<void> {
-  await rm(path, { recursive: true, force: true }).catch(async () => {
-    const { chmod } = await import('node:fs/promises');
-    const walk = async (dir: string): Promise<void> => {
-      await chmod(dir, 0o700).catch(() => undefined);
-      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-        if (entry.isDirectory()) await walk(join(dir, entry.name));
-      }
-    };
-    await walk(path);
-    await rm(path, { recursive: true, force: true });
-  });
+function toTreeEntry(file: { path: string; bytes: number; sha256: string }) {
+  return { path: file.path, size: file.bytes, sha256: file.sha256 };
 }
 
 /** The held storage-root lease; release it (or `await using`) when done. */
@@ -215,6 +164,11 @@ export class PluginStore {
 
   artifactDir(id: string, treeSha256: string): string {
     return join(this.root, 'artifacts', id, treeSha256);
+  }
+
+  /** The stored `.clatpkg` of an artifact: the shipped file list and the bytes repair restores. */
+  containerPath(id: string, treeSha256: string): string {
+    return join(this.root, 'containers', id, `${treeSha256}.clatpkg`);
   }
 
   /** Reads the registry; a missing file is an empty registry, anything malformed throws. */
@@ -285,6 +239,7 @@ export class PluginStore {
    */
   async acquireLease(): Promise<StoreLease> {
     await mkdir(join(this.root, 'artifacts'), { recursive: true, mode: 0o700 });
+    await mkdir(join(this.root, 'containers'), { recursive: true, mode: 0o700 });
     await mkdir(join(this.root, 'staging'), { recursive: true, mode: 0o700 });
     const lock = join(this.root, LOCK_FILE);
     const token = `${process.pid}:${randomUUID()}`;
@@ -366,45 +321,89 @@ export class PluginStore {
         if (!keep.has(sha)) await removeTree(join(artifacts, id, sha));
       }
     }
+    const containers = join(this.root, 'containers');
+    for (const id of await readdir(containers).catch(() => [])) {
+      const record = registry.packages[id];
+      const keep = new Set(
+        [record?.active.artifact, record?.rollback?.artifact].map((sha) => `${sha}.clatpkg`),
+      );
+      for (const name of await readdir(join(containers, id)).catch(() => [])) {
+        if (record === undefined || !keep.has(name)) {
+          await unlink(join(containers, id, name)).catch(() => undefined);
+        }
+      }
+      if (record === undefined) await removeTree(join(containers, id));
+    }
   }
 
   /**
-   * Re-inspects the installed bytes of one activation: the tree digest, the manifest and the entry
-   * digest must still match the registry. Throws ARTIFACT_TAMPERED naming the package.
+   * Re-inspects the installed bytes of one activation: every shipped file (the stored container's
+   * list), the tree digest, the manifest and the entry digest must still match the registry.
+   * Files a server added to its directory are returned in `added`, not fatal. Throws
+   * ARTIFACT_TAMPERED naming the package and the repair command.
    */
   async verifyActivation(
     id: string,
     record: PackageRecord,
     slot: 'active' | 'rollback' = 'active',
-  ) {
+  ): Promise<VerifiedArtifact> {
     const activation = slot === 'active' ? record.active : record.rollback;
     if (activation === undefined) {
       throw new PackagingError('PACKAGE_STATE', `${id} has no rollback activation`);
     }
     const artifact = record.artifacts[activation.artifact] as ArtifactRecord;
     const dir = this.artifactDir(id, activation.artifact);
+    const tampered = (message: string, file = dir, cause?: unknown) =>
+      new PackagingError('ARTIFACT_TAMPERED', `${message}; ${repairHint(id)}`, {
+        file,
+        ...(cause === undefined ? {} : { cause }),
+      });
+    let tree: PackageTree;
+    try {
+      tree = await readPackageTree(dir);
+    } catch (error) {
+      throw tampered(`installed package ${id} is damaged: ${(error as Error).message}`, dir, error);
+    }
+    const shipped = await readContainerHeader(this.containerPath(id, activation.artifact)).catch(
+      () => undefined,
+    );
+    let added: string[] = [];
+    if (shipped !== undefined && treeDigest(shipped.map(toTreeEntry)) === activation.artifact) {
+      const found = new Map(tree.files.map((file) => [file.path, file]));
+      for (const file of shipped) {
+        const now = found.get(file.path);
+        if (now === undefined || now.sha256 !== file.sha256) {
+          throw tampered(
+            `${file.path} of installed package ${id} was ${now === undefined ? 'removed' : 'changed'}`,
+            join(dir, file.path),
+          );
+        }
+      }
+      const paths = new Set(shipped.map((file) => file.path));
+      added = tree.files.filter((file) => !paths.has(file.path)).map((file) => file.path);
+      const files = tree.files.filter((file) => paths.has(file.path));
+      tree = {
+        root: dir,
+        files,
+        totalBytes: files.reduce((sum, file) => sum + file.size, 0),
+        treeSha256: activation.artifact,
+      };
+    }
     let inspected: InspectedPackage;
     try {
-      inspected = await inspectPackage(dir);
+      inspected = await inspectPackage(dir, { tree });
     } catch (error) {
-      throw new PackagingError(
-        'ARTIFACT_TAMPERED',
-        `installed package ${id} is damaged: ${(error as Error).message}`,
-        { file: dir, cause: error },
-      );
+      throw tampered(`installed package ${id} is damaged: ${(error as Error).message}`, dir, error);
     }
     if (inspected.tree.treeSha256 !== activation.artifact) {
-      throw new PackagingError(
-        'ARTIFACT_TAMPERED',
-        `installed bytes of ${id} changed (expected tree ${activation.artifact}, found ${inspected.tree.treeSha256}); reinstall it`,
-        { file: dir },
+      throw tampered(
+        `installed bytes of ${id} changed (expected tree ${activation.artifact}, found ${inspected.tree.treeSha256})`,
       );
     }
     if (!isDeepStrictEqual(inspected.manifest, artifact.manifest)) {
-      throw new PackagingError(
-        'ARTIFACT_TAMPERED',
-        `installed manifest of ${id} differs from the registry record; reinstall it`,
-        { file: join(dir, 'clat-plugin.json') },
+      throw tampered(
+        `installed manifest of ${id} differs from the registry record`,
+        join(dir, 'clat-plugin.json'),
       );
     }
     // Trust is re-derived from the installed bytes: a signature that no longer verifies, or one
@@ -413,13 +412,111 @@ export class PluginStore {
       inspected.trust !== artifact.trust ||
       !isDeepStrictEqual(inspected.publisher, artifact.publisher)
     ) {
+      throw tampered(`installed publisher identity of ${id} differs from the registry record`);
+    }
+    return { id, dir, record: artifact, activation, inspected, added };
+  }
+
+  /** Stores the `.clatpkg` of a freshly published artifact (kept while the artifact is). */
+  async #storeContainer(id: string, treeSha: string): Promise<void> {
+    const file = this.containerPath(id, treeSha);
+    if (await lstat(file).catch(() => undefined)) return;
+    await mkdir(join(this.root, 'containers', id), { recursive: true, mode: 0o700 });
+    await packPackage(this.artifactDir(id, treeSha), file);
+  }
+
+  /** Copies a verified tree into staging and swaps it in for the artifact dir of `treeSha`. */
+  async #publishArtifact(
+    id: string,
+    treeSha: string,
+    inspected: InspectedPackage,
+    replace: boolean,
+  ): Promise<void> {
+    const staging = join(this.root, 'staging', randomUUID());
+    await copyTree(inspected, staging);
+    const restaged = await inspectPackage(staging);
+    if (
+      restaged.tree.treeSha256 !== treeSha ||
+      !isDeepStrictEqual(restaged.manifest, inspected.manifest) ||
+      !isDeepStrictEqual(restaged.publisher, inspected.publisher)
+    ) {
       throw new PackagingError(
-        'ARTIFACT_TAMPERED',
-        `installed publisher identity of ${id} differs from the registry record; reinstall it`,
-        { file: dir },
+        'IDENTITY_MISMATCH',
+        `${inspected.dir} changed while it was being installed (tree ${treeSha} became ${restaged.tree.treeSha256})`,
+        { file: inspected.dir },
       );
     }
-    return { id, dir, record: artifact, activation, inspected } satisfies VerifiedArtifact;
+    const idDir = join(this.root, 'artifacts', id);
+    await mkdir(idDir, { recursive: true, mode: 0o700 });
+    const target = this.artifactDir(id, treeSha);
+    if (await lstat(target).catch(() => undefined)) {
+      // Same bytes already published (e.g. updating back to the rollback version). Keep an
+      // intact copy, so a referenced artifact never disappears; move a damaged one aside.
+      const intact =
+        !replace &&
+        (await readPackageTree(target)
+          .then((tree) => tree.treeSha256 === treeSha)
+          .catch(() => false));
+      if (intact) await removeTree(staging);
+      else {
+        await rename(target, join(this.root, 'staging', `${randomUUID()}-damaged`));
+        await rename(staging, target);
+      }
+    } else {
+      await rename(staging, target);
+    }
+    await fsyncPath(idDir);
+    await fsyncPath(join(this.root, 'artifacts'));
+  }
+
+  /**
+   * Restores the active (and rollback) bytes of `id` from the stored containers: files a server
+   * added are removed and changed or removed files come back. Nothing else changes.
+   */
+  async repair(id: string): Promise<RepairResult> {
+    return this.#withLease(async (registry) => {
+      const record = this.#requireRecord(registry, id);
+      const repaired: string[] = [];
+      const slots = record.rollback === undefined ? ['active'] : ['active', 'rollback'];
+      for (const slot of slots as ('active' | 'rollback')[]) {
+        const activation = slot === 'active' ? record.active : record.rollback;
+        if (activation === undefined) continue;
+        let problem: string | undefined;
+        try {
+          const verified = await this.verifyActivation(id, record, slot);
+          if (verified.added.length > 0) {
+            problem = `${slot}: removed ${verified.added.length} added file(s) (${verified.added.slice(0, 3).join(', ')}${verified.added.length > 3 ? ', …' : ''})`;
+          }
+        } catch (error) {
+          problem = `${slot}: ${(error as Error).message.replace(/; run "clat plugin repair .*"$/, '')}`;
+        }
+        if (problem === undefined) continue;
+        const version = record.artifacts[activation.artifact]?.manifest.version ?? '?';
+        const container = this.containerPath(id, activation.artifact);
+        if (!(await lstat(container).catch(() => undefined))) {
+          throw new PackagingError(
+            'PACKAGE_STATE',
+            `no stored copy of ${id} ${version} to repair from; reinstall the same version with "clat plugin install <its package>" (accepted for the installed version)`,
+            { file: container },
+          );
+        }
+        const unpacked = join(this.root, 'staging', `${randomUUID()}-unpacked`);
+        await unpackContainer(container, unpacked);
+        const inspected = await inspectPackage(unpacked);
+        if (inspected.tree.treeSha256 !== activation.artifact) {
+          throw new PackagingError(
+            'CONTAINER_INVALID',
+            `stored copy ${container} does not hold tree ${activation.artifact}; reinstall ${id} with "clat plugin install <its package>"`,
+            { file: container },
+          );
+        }
+        await this.#publishArtifact(id, activation.artifact, inspected, true);
+        repaired.push(problem);
+      }
+      await this.#recover(registry);
+      const version = record.artifacts[record.active.artifact]?.manifest.version ?? '';
+      return { id, version, repaired };
+    });
   }
 
   /** Source may be a package directory or a `.clatpkg` file (unpacked into staging first). */
@@ -444,8 +541,11 @@ export class PluginStore {
         const inspected = await inspectPackage(staged.dir);
         const { manifest } = inspected;
         const id = manifest.id;
+        const treeSha = inspected.tree.treeSha256;
         const existing = registry.packages[id];
-        if (mode === 'install' && existing !== undefined) {
+        // Installing the exact bytes that are already active is a reinstall: it restores them.
+        const reinstall = existing !== undefined && existing.active.artifact === treeSha;
+        if (mode === 'install' && existing !== undefined && !reinstall) {
           throw new PackagingError(
             'PACKAGE_STATE',
             `${id} is already installed (version ${existing.artifacts[existing.active.artifact]?.manifest.version}); use "clat plugin update"`,
@@ -457,7 +557,7 @@ export class PluginStore {
             `${id} is not installed; use "clat plugin install"`,
           );
         }
-        if (existing !== undefined) {
+        if (existing !== undefined && !reinstall) {
           const current = await this.verifyActivation(id, existing);
           const before = current.record.publisher;
           if (!isDeepStrictEqual(before, inspected.publisher)) {
@@ -474,61 +574,44 @@ export class PluginStore {
           manifest.capabilities,
         );
         if (expansion.length > 0 && options.acceptCapabilities !== true) {
-          throw new PackagingError(
-            'CAPABILITY_EXPANSION',
-            `${id} ${mode === 'install' ? 'requests' : 'adds'} capabilities ${expansion.join(', ')}; rerun with --accept-capabilities to grant them`,
-            { data: { capabilities: expansion } },
+          await this.#confirmCapabilities(mode, manifest, expansion, options);
+        }
+        const secretsBefore = existing === undefined ? {} : await readSecrets(this.clatHome, id);
+        let config =
+          options.config !== undefined
+            ? options.config
+            : mergeConfig(existing?.active.config, secretsBefore);
+        if (options.configValues !== undefined || options.askConfig !== undefined) {
+          config = await applyConfigValues(
+            manifest,
+            config,
+            options.configValues ?? {},
+            options.askConfig,
           );
         }
-        const config = options.config !== undefined ? options.config : existing?.active.config;
         validateConfig(manifest, config);
+        const userProblem = userConfigProblem(manifest, config);
+        if (userProblem !== undefined) {
+          throw new PackagingError('CONFIG_INVALID', `config for ${id}: ${userProblem}`);
+        }
+        const { stored, secrets } = splitSensitiveConfig(manifest, config);
 
-        const treeSha = inspected.tree.treeSha256;
-        const staging = join(this.root, 'staging', randomUUID());
-        await copyTree(inspected, staging);
-        const restaged = await inspectPackage(staging);
-        if (
-          restaged.tree.treeSha256 !== treeSha ||
-          !isDeepStrictEqual(restaged.manifest, manifest) ||
-          !isDeepStrictEqual(restaged.publisher, inspected.publisher)
-        ) {
-          throw new PackagingError(
-            'IDENTITY_MISMATCH',
-            `${source} changed while it was being installed (tree ${treeSha} became ${restaged.tree.treeSha256})`,
-            { file: source },
-          );
-        }
-        const idDir = join(this.root, 'artifacts', id);
-        await mkdir(idDir, { recursive: true, mode: 0o700 });
-        const target = this.artifactDir(id, treeSha);
-        if (await lstat(target).catch(() => undefined)) {
-          // Same bytes already published (e.g. updating back to the rollback version). Keep an
-          // intact copy, so a referenced artifact never disappears; move a damaged one aside.
-          const intact = await readPackageTree(target)
-            .then((tree) => tree.treeSha256 === treeSha)
-            .catch(() => false);
-          if (intact) await removeTree(staging);
-          else {
-            await rename(target, join(this.root, 'staging', `${randomUUID()}-damaged`));
-            await rename(staging, target);
-          }
-        } else {
-          await rename(staging, target);
-        }
-        await fsyncPath(idDir);
-        await fsyncPath(join(this.root, 'artifacts'));
+        await this.#publishArtifact(id, treeSha, inspected, false);
+        await this.#storeContainer(id, treeSha);
 
         const activation: Activation = {
           artifact: treeSha,
           acceptedCapabilities: manifest.capabilities,
-          ...(config === undefined ? {} : { config }),
+          ...(stored === undefined ? {} : { config: stored }),
         };
+        const source = options.source ?? existing?.artifacts[treeSha]?.source;
         const artifacts: Record<string, ArtifactRecord> = {
           [treeSha]: {
             treeSha256: treeSha,
             manifest,
             trust: inspected.trust,
             ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher }),
+            ...(source === undefined ? {} : { source }),
           },
         };
         let rollback: Activation | undefined;
@@ -551,6 +634,7 @@ export class PluginStore {
             },
           },
         };
+        await writeSecrets(this.clatHome, id, secrets);
         await this.#writeRegistry(next);
         await this.#recover(next);
         const result: ActivationResult = {
@@ -567,6 +651,46 @@ export class PluginStore {
         await staged.cleanup();
       }
     });
+  }
+
+  /**
+   * Capabilities beyond `tools` need `acceptCapabilities`; a tools-only request is granted with
+   * `yes` or a positive `confirm`.
+   */
+  async #confirmCapabilities(
+    mode: 'install' | 'update',
+    manifest: PluginManifest,
+    expansion: string[],
+    options: InstallOptions,
+  ): Promise<void> {
+    const verb = mode === 'install' ? 'requests' : 'adds';
+    if (expansion.some((label) => label !== 'tools')) {
+      throw new PackagingError(
+        'CAPABILITY_EXPANSION',
+        `${manifest.id} ${verb} capabilities ${expansion.join(', ')}; rerun with --accept-capabilities to grant them`,
+        { data: { capabilities: expansion } },
+      );
+    }
+    if (options.yes === true) return;
+    if (options.confirm === undefined) {
+      throw new PackagingError(
+        'CAPABILITY_EXPANSION',
+        `${manifest.id} ${verb} capability tools; rerun with --yes to grant it`,
+        { data: { capabilities: expansion } },
+      );
+    }
+    const granted = await options.confirm({
+      id: manifest.id,
+      version: manifest.version,
+      capabilities: expansion,
+    });
+    if (!granted) {
+      throw new PackagingError(
+        'CAPABILITY_EXPANSION',
+        `${manifest.id} was not ${mode === 'install' ? 'installed' : 'updated'}: capability tools was not granted`,
+        { data: { capabilities: expansion } },
+      );
+    }
   }
 
   /** Installs a package directory or `.clatpkg`; errors when the id is already installed. */
@@ -642,6 +766,8 @@ export class PluginStore {
       await this.#writeRegistry({ ...registry, packages });
       try {
         await removeTree(join(this.root, 'artifacts', id));
+        await removeTree(join(this.root, 'containers', id));
+        await writeSecrets(this.clatHome, id, {});
         return {};
       } catch (error) {
         return { cleanupError: (error as Error).message };
@@ -659,7 +785,10 @@ export class PluginStore {
       const artifact = record.artifacts[record.active.artifact] as ArtifactRecord;
       let health = 'ok';
       try {
-        await this.verifyActivation(id, record);
+        const { added } = await this.verifyActivation(id, record);
+        if (added.length > 0) {
+          health = `ok, but ${added.length} file(s) were added to its directory (${added.slice(0, 3).join(', ')}); "clat plugin repair ${id}" removes them`;
+        }
       } catch (error) {
         health = (error as Error).message;
       }
@@ -679,6 +808,7 @@ export class PluginStore {
           : record.artifacts[record.rollback.artifact]?.manifest.version;
       if (rollbackVersion !== undefined) row.rollbackVersion = rollbackVersion;
       if (artifact.publisher !== undefined) row.publisher = artifact.publisher;
+      if (artifact.source !== undefined) row.source = artifact.source;
       rows.push(row);
     }
     return rows;

@@ -37,12 +37,36 @@ export const ActivationSchema = z
   })
   .strict();
 
+/** Where an artifact came from when it was not a local directory or container. */
+export const ArtifactSourceSchema = z
+  .object({
+    kind: z.literal('npm'),
+    /** Package name on the registry. */
+    name: z.string().min(1).max(214),
+    /** The exact version installed. */
+    version: z.string().min(1).max(256),
+    /** What the user asked for (`latest`, `^1.2.0`, `1.2.3`): updates follow it. */
+    range: z.string().min(1).max(256),
+    /** `dist.integrity` of the tarball as the registry published it. */
+    integrity: z.string().min(1).max(1024),
+    /** Registry URL npm resolved it from. */
+    registry: z.string().max(2048),
+    /** The `bin` entry that runs the server. */
+    bin: z.string().min(1).max(214),
+    /** Extra environment given with `--env` at install (kept across updates). */
+    env: z.record(z.string(), z.string()).optional(),
+    allowScripts: z.boolean().optional(),
+  })
+  .strict();
+export type ArtifactSource = z.infer<typeof ArtifactSourceSchema>;
+
 export const ArtifactRecordSchema = z
   .object({
     treeSha256: Sha256Schema,
     manifest: PluginManifestSchema,
     trust: z.enum(['local-unverified', 'publisher-verified']),
     publisher: z.object({ publisher: z.string(), publicKey: z.string() }).strict().optional(),
+    source: ArtifactSourceSchema.optional(),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/kernel';
@@ -76,6 +76,61 @@ describe('installedServerEntries', () => {
     });
   });
 
+  it('runs a node-interpreted entry with substituted env/args, a 0700 data dir and secrets kept 0600 outside the registry', async () => {
+    const store = new PluginStore({ clatHome: home });
+    const entryText =
+      'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), token: process.env.TOKEN, store: process.env.STORE_PATH }));\n';
+    await writeFixturePackage(join(work, 'n'), {
+      id: 'noded',
+      entryText,
+      entry: 'server.mjs',
+      executable: false,
+      interpreter: 'node',
+      args: ['--depth', '${config.depth}', '${config.dirs}'],
+      env: { TOKEN: '${config.token}', STORE_PATH: '${CLAT_PLUGIN_DATA}/memory.jsonl' },
+      manifest: {
+        userConfig: {
+          token: { type: 'string', title: 'Token', sensitive: true, required: true },
+          depth: { type: 'number', title: 'Depth', default: 2 },
+          dirs: { type: 'directory', title: 'Dirs', multiple: true, default: ['/a', '/b'] },
+        },
+      },
+    });
+    await expect(
+      store.install(join(work, 'n'), { yes: true, configValues: {} }),
+    ).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('"token"'),
+    });
+    await store.install(join(work, 'n'), {
+      yes: true,
+      configValues: { token: 's3cret-value', depth: '4' },
+    });
+    expect(await readFile(store.registryFile, 'utf8')).not.toContain('s3cret-value');
+    const secrets = join(home, 'plugin-secrets', 'noded.json');
+    expect((await stat(secrets)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(home, 'plugin-secrets'))).mode & 0o777).toBe(0o700);
+
+    const entries = await installedServerEntries(home);
+    const server = entries.servers[0];
+    if (server?.transport !== 'stdio') throw new Error('expected stdio');
+    expect(server.command).toBe(process.execPath);
+    const data = join(home, 'plugin-data', 'noded');
+    expect((await stat(data)).mode & 0o777).toBe(0o700);
+    const output = execFileSync(server.command, server.args ?? [], {
+      cwd: server.cwd,
+      env: { ...server.env },
+    }).toString();
+    expect(JSON.parse(output)).toEqual({
+      argv: ['--depth', '4', '/a', '/b'],
+      token: 's3cret-value',
+      store: join(data, 'memory.jsonl'),
+    });
+    // An update without config keeps both the stored and the sensitive values.
+    await store.update(join(work, 'n'));
+    expect(JSON.parse(await readFile(secrets, 'utf8'))).toEqual({ token: 's3cret-value' });
+  });
+
   it('skips disabled packages, reports tampered ones, and mounts nothing on a bad registry', async () => {
     const store = new PluginStore({ clatHome: home });
     await writeFixturePackage(join(work, 'a'), { id: 'alpha' });
@@ -92,7 +147,11 @@ describe('installedServerEntries', () => {
     const entries = await installedServerEntries(home);
     expect(entries.servers.map((s) => s.name)).toEqual(['beta']);
     expect(entries.issues).toEqual([
-      { id: 'alpha', message: expect.stringContaining('installed package alpha is damaged') },
+      {
+        id: 'alpha',
+        message:
+          'bin/server.mjs of installed package alpha was changed; run "clat plugin repair alpha"',
+      },
     ]);
 
     await writeFile(store.registryFile, '[]');
@@ -107,6 +166,7 @@ describe('installedServerEntries', () => {
       components: [],
       prompts: [],
       issues: [],
+      notes: [],
     });
   });
 });

@@ -4,10 +4,18 @@
  * entries (a same-named user entry wins).
  * @module
  */
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { McpServerConfig } from '@clat/kernel';
+import type { JsonValue, McpServerConfig } from '@clat/kernel';
 import { isPackagingError } from './errors.js';
+import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
+import { readSecrets } from './plugin-secrets.js';
 import { PluginStore, trustLabel } from './plugin-store.js';
+
+/** `<clatHome>/plugin-data/<id>`: where an installed server keeps its state. */
+export function pluginDataDir(clatHome: string, id: string): string {
+  return join(clatHome, 'plugin-data', id);
+}
 
 export interface InstalledPrompt {
   /** The package id (also the server name). */
@@ -31,6 +39,14 @@ export interface InstalledPackageIssue {
   message: string;
 }
 
+/** A mounted package whose directory holds files it did not ship (reported, not fatal). */
+export interface InstalledPackageNote {
+  id: string;
+  /** Package-relative paths a server added to its artifact directory. */
+  added: string[];
+  message: string;
+}
+
 export interface InstalledEntries {
   /** `mcp-stdio` packages, ready for the stdio adapter (origin `package`). */
   servers: McpServerConfig[];
@@ -40,6 +56,8 @@ export interface InstalledEntries {
   prompts: InstalledPrompt[];
   /** Packages that were skipped because their bytes failed verification. */
   issues: InstalledPackageIssue[];
+  /** Mounted packages whose artifact directory gained files (their shipped files verified). */
+  notes: InstalledPackageNote[];
   /** Set when registry.json is malformed: nothing is mounted (fail closed). */
   registryError?: string;
 }
@@ -51,7 +69,13 @@ export interface InstalledEntries {
  */
 export async function installedServerEntries(clatHome: string): Promise<InstalledEntries> {
   const store = new PluginStore({ clatHome });
-  const out: InstalledEntries = { servers: [], components: [], prompts: [], issues: [] };
+  const out: InstalledEntries = {
+    servers: [],
+    components: [],
+    prompts: [],
+    issues: [],
+    notes: [],
+  };
   let registry: Awaited<ReturnType<PluginStore['readRegistry']>>;
   try {
     registry = await store.readRegistry();
@@ -71,7 +95,28 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
     }
     const { manifest } = verified.record;
     const entry = join(verified.dir, ...manifest.runtime.entry.split('/'));
-    const config = verified.activation.config;
+    if (verified.added.length > 0) {
+      out.notes.push({
+        id,
+        added: verified.added,
+        message: `${id} wrote ${verified.added.length} file(s) into its installed directory (${verified.added.slice(0, 3).join(', ')}); its shipped files are intact; "clat plugin repair ${id}" removes them`,
+      });
+    }
+    let config: JsonValue | undefined = verified.activation.config;
+    if (manifest.runtime.kind === 'mcp-stdio') {
+      let secrets: Record<string, JsonValue>;
+      try {
+        secrets = await readSecrets(clatHome, id);
+      } catch (error) {
+        out.issues.push({ id, message: (error as Error).message });
+        continue;
+      }
+      if (Object.keys(secrets).length > 0) {
+        const base =
+          typeof config === 'object' && config !== null && !Array.isArray(config) ? config : {};
+        config = { ...base, ...secrets };
+      }
+    }
     if (manifest.runtime.kind === 'wasm-component') {
       out.components.push({
         id,
@@ -81,25 +126,37 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         ...(config === undefined ? {} : { config }),
       });
     } else {
-      const env: Record<string, string> = {
+      const data = pluginDataDir(clatHome, id);
+      // The data dir exists (0700) before the server starts, whatever the umask.
+      await mkdir(data, { recursive: true, mode: 0o700 });
+      await chmod(data, 0o700);
+      const vars = { data, root: verified.dir, config, manifest };
+      const env: Record<string, string> = {};
+      for (const [name, value] of Object.entries(manifest.runtime.env ?? {})) {
+        env[name] = substituteLaunchValue(value, vars);
+      }
+      Object.assign(env, {
         CLAT_PLUGIN_ID: id,
         CLAT_PLUGIN_NAME: manifest.name,
         CLAT_PLUGIN_VERSION: manifest.version,
         CLAT_PLUGIN_TREE_SHA256: verified.record.treeSha256,
         CLAT_PLUGIN_TRUST: trustLabel(verified.record.trust),
         // The artifact dir is immutable (digest-checked before launch); state goes here instead.
-        CLAT_PLUGIN_DATA: join(clatHome, 'plugin-data', id),
-      };
+        CLAT_PLUGIN_DATA: data,
+      });
       if (config !== undefined) env.CLAT_PLUGIN_CONFIG = JSON.stringify(config);
       if (verified.record.publisher !== undefined) {
         env.CLAT_PLUGIN_PUBLISHER = verified.record.publisher.publisher;
       }
+      const args = substituteLaunchArgs(manifest.runtime.args ?? [], vars);
+      const node = manifest.runtime.interpreter === 'node';
       out.servers.push({
         transport: 'stdio',
         name: id,
         origin: 'package',
-        command: entry,
-        args: [...(manifest.runtime.args ?? [])],
+        // `interpreter: node` runs the entry with the Node.js that runs CLAT.
+        command: node ? process.execPath : entry,
+        args: node ? [entry, ...args] : args,
         env,
         cwd: verified.dir,
       });

@@ -17,6 +17,8 @@ export interface FixtureOptions {
   manifest?: Partial<PluginManifestInput>;
   executable?: boolean;
   args?: string[];
+  env?: Record<string, string>;
+  interpreter?: 'node';
 }
 
 /** Writes a valid mcp-stdio package (executable node entry + manifest with its digest). */
@@ -44,6 +46,8 @@ export async function writeFixturePackage(dir: string, options: FixtureOptions =
       entry,
       sha256: createHash('sha256').update(entryText).digest('hex'),
       ...(options.args === undefined ? {} : { args: options.args }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.interpreter === undefined ? {} : { interpreter: options.interpreter }),
     },
     capabilities: options.capabilities ?? { tools: true },
     ...(options.configSchema === undefined ? {} : { configSchema: options.configSchema }),

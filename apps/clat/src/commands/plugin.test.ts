@@ -86,8 +86,10 @@ describe('clat plugin', () => {
 
     const refused = await run('install', 'v1');
     expect(refused.code).toBe(3);
-    expect(refused.err).toContain('requests capabilities tools');
-    expect(refused.err).toContain('--accept-capabilities');
+    // Tools only: headless, --yes grants it (and --accept-capabilities still does).
+    expect(refused.err).toBe(
+      'clat: demo requests capability tools; rerun with --yes to grant it [CAPABILITY_EXPANSION]\n',
+    );
 
     const installed = await run(
       'install',
@@ -160,7 +162,13 @@ describe('clat plugin', () => {
     await expect(run('list', '--accept-capabilities')).rejects.toThrow('only applies to install');
     await expect(run('frobnicate')).rejects.toThrow('unknown action "frobnicate"');
     await expect(run('install', 'v1', '--id', 'x')).rejects.toThrow(
-      '--id and --host-tools only apply to a .wasm component',
+      '--id only applies to npm:, MCPB and .wasm sources',
+    );
+    await expect(run('install', 'v1', '--host-tools', 'read_file')).rejects.toThrow(
+      '--host-tools only applies to a .wasm component',
+    );
+    await expect(run('install', 'v1', '--bin', 'x')).rejects.toThrow(
+      '--bin only applies to npm: sources',
     );
   });
 

@@ -2,16 +2,19 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type JsonValue, sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
+import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import {
   type InspectedPackage,
-  type InstallOptions,
   inspectPackage,
+  isMcpbSource,
   isPackagingError,
+  type McpbInfo,
+  NPM_SPEC_PREFIX,
   PluginStore,
   packPackage,
-  parseConfigJson,
-  readConfigFile,
+  parseNpmSpec,
+  stageMcpbBundle,
+  stageNpmPackage,
   stampEntryDigest,
   trustLabel,
   unpackContainer,
@@ -23,31 +26,48 @@ import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
-import { isComponentFile, packageFromComponent } from './plugin-component.js';
+import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
+Sources: a package directory, a .clatpkg file, a bare .wasm component, npm:<name>[@<version|
+range|tag>], or an MCP Bundle (a .mcpb file or an unpacked directory with an MCPB manifest.json).
+
 Actions:
   new <dsh|wasm|mcp> <name> [dir]       Create a plugin project (builds, tests and installs as is)
-  inspect <dir|file.clatpkg> [--json]   Validate a package and show what it asks for (read-only)
-  install <dir|file.clatpkg|file.wasm>  Install a package (a bare .wasm component is packaged for you)
-  update <dir|file.clatpkg|file.wasm>   Replace an installed package (the old one becomes the rollback)
+  inspect <source> [--json]             Validate a package and show what it asks for (read-only)
+  install <source>                      Install a package
+  update <id|source>                    Replace an installed package (the old one becomes the
+                                        rollback); an npm package moves to the newest version
+                                        matching the range it was installed with
+  rollback <id>                         Swap the active and the rollback version
+  repair <id>                           Restore the installed bytes from the stored copy
+                                        (removes files a server wrote into its directory)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
-  rollback <id>                         Swap the active and the rollback version
   uninstall <id>                        Remove a package and its bytes
   list [--json]                         Installed packages with version, trust and health
   pack <dir> [--output <file.clatpkg>]  Compute the entry's sha256 into <dir>/clat-plugin.json; with
                                         --output also write a deterministic .clatpkg container
 
 Install and update options:
-      --accept-capabilities   Grant capabilities the package adds (required when it adds any)
+  -y, --yes                   Grant the tools capability without asking (asked y/N on a terminal)
+      --accept-capabilities   Grant every capability the package adds (needed beyond tools)
+      --config <key=value>    A setting the package declares (repeatable); missing required
+                              settings are asked for on a terminal
       --config-file <file>    Plugin config (JSON object, at most 64 KiB, no symlink)
-      --config-json <json>    Plugin config inline; without either, update keeps the current config
-      --id <id>               Package id for a .wasm component (default: the file name)
+      --config-json <json>    Plugin config inline; without any, update keeps the current config
+      --id <id>               Package id for npm:, MCPB and .wasm sources (default: from the name)
+      --bin <name>            npm: the package's bin that runs the server (asked when several)
+      --env <NAME=value>      npm: environment for the server; \${CLAT_PLUGIN_DATA} and
+                              \${config.KEY} are substituted at launch (repeatable)
+      --allow-scripts         npm: run dependency install scripts (never run otherwise)
       --host-tools <a,b>      Host tools a .wasm component may call (list_files, read_file, ...)
 
-Packages live in $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
+npm sources are resolved and fetched by npm with this machine's npm configuration; the exact
+version and the registry integrity are recorded. Each installed server gets a private data
+directory, $CLAT_PLUGIN_DATA (<CLAT_HOME>/plugin-data/<id>, 0700). Packages live in
+$CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
 `;
 
 /** Exit code when a capability expansion was not accepted (distinct, so scripts can tell). */
@@ -68,8 +88,44 @@ async function isFile(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() === true;
 }
 
+/**
+ * Inspects a directory, a `.clatpkg`, an `npm:` spec or an MCPB bundle (staged in a temporary
+ * directory, then removed).
+ */
+async function inspectSource(
+  source: string,
+  io: CommandIO,
+  bin: string | undefined,
+): Promise<{ inspected: InspectedPackage; mcpb?: McpbInfo }> {
+  if (source.startsWith(NPM_SPEC_PREFIX)) {
+    const staged = await stageNpmPackage({
+      spec: parseNpmSpec(source),
+      ...(bin === undefined ? {} : { bin }),
+      processEnv: io.env,
+    });
+    try {
+      return { inspected: { ...(await inspectPackage(staged.dir)), dir: source } };
+    } finally {
+      await staged.cleanup();
+    }
+  }
+  const path = resolve(io.cwd, source);
+  if (await isMcpbSource(path)) {
+    const staged = await stageMcpbBundle(path);
+    try {
+      return {
+        inspected: { ...(await inspectPackage(staged.dir)), dir: path },
+        mcpb: staged.info,
+      };
+    } finally {
+      await staged.cleanup();
+    }
+  }
+  return { inspected: await inspectPackageOrContainer(path) };
+}
+
 /** Inspects a directory or a `.clatpkg` (unpacked into a temporary directory, then removed). */
-async function inspectSource(source: string): Promise<InspectedPackage> {
+async function inspectPackageOrContainer(source: string): Promise<InspectedPackage> {
   if (!(await isFile(source))) return inspectPackage(source);
   const temp = await mkdtemp(join(tmpdir(), 'clat-inspect-'));
   try {
@@ -82,7 +138,35 @@ async function inspectSource(source: string): Promise<InspectedPackage> {
   }
 }
 
-function describeInspected(inspected: InspectedPackage): Record<string, unknown> {
+/** MCPB declarations and settings under the inspect screen (author-written, sanitised). */
+function formatBundleExtras(inspected: InspectedPackage, mcpb: McpbInfo | undefined): string {
+  const lines: string[] = [];
+  const settings = describeSettings(inspected);
+  if (settings.length > 0)
+    lines.push(`  settings      ${settings.map(sanitizeTerminalLine).join(', ')}`);
+  if (mcpb !== undefined) {
+    const names = (list: { name: string }[]) =>
+      list.length === 0 ? 'none' : list.map((item) => sanitizeTerminalLine(item.name)).join(', ');
+    lines.push(
+      `MCP Bundle (manifest ${sanitizeTerminalLine(mcpb.manifestVersion)}, server ${mcpb.serverType}, ${mcpb.signed ? 'signed; signature not verified' : 'unsigned'}):`,
+      `  tools         ${names(mcpb.tools)}${mcpb.toolsGenerated ? ' (more at run time)' : ''}`,
+      `  prompts       ${names(mcpb.prompts)}`,
+    );
+    if (mcpb.compatibility !== undefined) {
+      lines.push(`  compatibility ${sanitizeTerminalLine(JSON.stringify(mcpb.compatibility))}`);
+    }
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+function describeSettings(inspected: InspectedPackage): string[] {
+  return Object.entries(inspected.manifest.userConfig ?? {}).map(
+    ([key, field]) =>
+      `${key} (${field.type}${field.required ? ', required' : ''}${field.sensitive ? ', sensitive' : ''})`,
+  );
+}
+
+function describeInspected(inspected: InspectedPackage, mcpb?: McpbInfo): Record<string, unknown> {
   const { manifest, tree } = inspected;
   return {
     id: manifest.id,
@@ -98,27 +182,17 @@ function describeInspected(inspected: InspectedPackage): Record<string, unknown>
     capabilities: inspected.capabilities,
     prompts: (manifest.prompts ?? []).map((prompt) => prompt.name),
     configSchema: manifest.configSchema !== undefined,
+    settings: describeSettings(inspected),
     trust: trustLabel(inspected.trust),
     ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher.publisher }),
-  };
-}
-
-async function installOptions(
-  values: { 'accept-capabilities'?: boolean; 'config-file'?: string; 'config-json'?: string },
-  cwd: string,
-): Promise<InstallOptions> {
-  if (values['config-file'] !== undefined && values['config-json'] !== undefined) {
-    throw usage('use either --config-file or --config-json, not both');
-  }
-  let config: JsonValue | undefined;
-  if (values['config-file'] !== undefined) {
-    config = await readConfigFile(resolve(cwd, values['config-file']));
-  } else if (values['config-json'] !== undefined) {
-    config = parseConfigJson(values['config-json']);
-  }
-  return {
-    acceptCapabilities: values['accept-capabilities'] === true,
-    ...(config === undefined ? {} : { config }),
+    ...(mcpb === undefined
+      ? {}
+      : {
+          mcpb: `manifest ${mcpb.manifestVersion}, server ${mcpb.serverType}, ${mcpb.signed ? 'signed (signature not verified)' : 'unsigned'}`,
+          declaredTools: mcpb.tools.map((tool) => tool.name),
+          declaredPrompts: mcpb.prompts.map((prompt) => prompt.name),
+          ...(mcpb.compatibility === undefined ? {} : { compatibility: mcpb.compatibility }),
+        }),
   };
 }
 
@@ -132,6 +206,11 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     output: { type: 'string', short: 'o' },
     id: { type: 'string' },
     'host-tools': { type: 'string' },
+    yes: { type: 'boolean', short: 'y' },
+    config: { type: 'string', multiple: true },
+    bin: { type: 'string' },
+    env: { type: 'string', multiple: true },
+    'allow-scripts': { type: 'boolean' },
   });
   const installFlags = [
     'accept-capabilities',
@@ -139,9 +218,16 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     'config-json',
     'id',
     'host-tools',
+    'yes',
+    'config',
+    'bin',
+    'env',
+    'allow-scripts',
   ] as const;
   if (action !== 'install' && action !== 'update') {
-    const stray = installFlags.find((flag) => values[flag] !== undefined);
+    const stray = installFlags.find(
+      (flag) => values[flag] !== undefined && !(action === 'inspect' && flag === 'bin'),
+    );
     if (stray !== undefined) throw usage(`--${stray} only applies to install and update`);
   }
   if (action !== 'pack' && values.output !== undefined) {
@@ -164,40 +250,35 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       return 0;
     }
     case 'inspect': {
-      const inspected = await inspectSource(resolve(io.cwd, one(positionals, 'a package')));
+      const { inspected, mcpb } = await inspectSource(
+        one(positionals, 'a package'),
+        io,
+        values.bin,
+      );
       if (values.json === true) {
-        io.stdout.write(`${JSON.stringify(describeInspected(inspected), null, 2)}\n`);
+        io.stdout.write(`${JSON.stringify(describeInspected(inspected, mcpb), null, 2)}\n`);
         return 0;
       }
-      io.stdout.write(formatInspected(inspected));
+      io.stdout.write(formatInspected(inspected) + formatBundleExtras(inspected, mcpb));
       return 0;
     }
     case 'install':
     case 'update': {
-      const source = resolve(io.cwd, one(positionals, 'a package directory, .clatpkg or .wasm'));
-      const options = await installOptions(values, io.cwd);
-      const component = isComponentFile(source)
-        ? await packageFromComponent(source, {
-            id: values.id,
-            hostTools: values['host-tools']?.split(',').map((tool) => tool.trim()),
-          })
-        : undefined;
-      if (
-        component === undefined &&
-        (values.id !== undefined || values['host-tools'] !== undefined)
-      ) {
-        throw usage('--id and --host-tools only apply to a .wasm component');
+      const source = one(
+        positionals,
+        `a package ${action === 'update' ? 'id or source' : 'source'} (directory, .clatpkg, .wasm, npm:<name> or .mcpb)`,
+      );
+      const flags = values as InstallFlags;
+      const result =
+        action === 'install'
+          ? await installFrom(store, source, flags, io)
+          : await updateFrom(store, source, flags, io);
+      if (result.unchanged === true) {
+        io.stdout.write(
+          `${result.id} is already at ${sanitizeTerminalLine(result.version)}, the newest version its range allows\n`,
+        );
+        return 0;
       }
-      const result = await (async () => {
-        const from = component?.dir ?? source;
-        try {
-          return action === 'install'
-            ? await store.install(from, options)
-            : await store.update(from, options);
-        } finally {
-          await component?.cleanup();
-        }
-      })();
       const verb = action === 'install' ? 'Installed' : 'Updated';
       io.stdout.write(
         `${verb} ${result.id} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
@@ -227,6 +308,19 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       io.stdout.write(
         `Rolled back ${result.id} to ${sanitizeTerminalLine(result.version)} (rollback is now ${sanitizeTerminalLine(result.rollbackVersion ?? '')}). Restart CLAT to apply.\n`,
       );
+      return 0;
+    }
+    case 'repair': {
+      const result = await store.repair(one(positionals, 'a plugin id'));
+      const version = sanitizeTerminalLine(result.version);
+      if (result.repaired.length === 0) {
+        io.stdout.write(`${result.id} ${version} is intact; nothing to repair.\n`);
+        return 0;
+      }
+      for (const line of result.repaired) {
+        io.stdout.write(`Repaired ${sanitizeTerminalLine(line)}\n`);
+      }
+      io.stdout.write(`${result.id} ${version} is restored. Restart CLAT to apply.\n`);
       return 0;
     }
     case 'uninstall': {

@@ -11,6 +11,7 @@ import type { ConfigIssue, McpServerConfig, PromptContribution, Tool } from '@cl
 import { createNativeTools } from '@clat/native-tools';
 import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packaging';
 import type { ClatHome } from '../config/clat-home.js';
+import { ERA_FILE, EraStore } from '../config/era-store.js';
 import type { UserConfig } from '../config/user-config.js';
 import { createMcpConnector } from './mcp-connector.js';
 import type { NativeToolContext } from './project-session.js';
@@ -36,7 +37,7 @@ export interface ServerSources {
 }
 
 export interface Composition {
-  connectors(context: { env: NodeJS.ProcessEnv }): readonly ServerConnector[];
+  connectors(context: { env: NodeJS.ProcessEnv; home: ClatHome }): readonly ServerConnector[];
   nativeTools(context: NativeToolContext): readonly Tool[];
   extraServers(context: ServerSourceContext): Promise<ServerSources>;
 }
@@ -88,6 +89,7 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
   for (const issue of installed.issues) {
     out.issues.push({ file: registryFile, path: issue.id, message: issue.message });
   }
+  for (const note of installed.notes) out.notes.push(note.message);
   // A package's static prompts come only with its own server: not when a user entry shadows it.
   const addedPackages = new Set<string>();
   const addPackage = (entry: MountEntry): void => {
@@ -130,7 +132,10 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
   return {
-    connectors: () => [createMcpConnector(), createWasmConnector()],
+    connectors: ({ home }) => [
+      createMcpConnector({ eras: new EraStore(join(home.dir, ERA_FILE)) }),
+      createWasmConnector(),
+    ],
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
     extraServers: collectSources,
   };

@@ -14,6 +14,7 @@ import {
   toolAllowedByEntry,
 } from '@clat/kernel';
 import { oauthDirIn } from '../config/clat-home.js';
+import type { EraMemory } from '../config/era-store.js';
 import { FileTokenStore } from '../config/oauth-token-store.js';
 import { CLAT_VERSION } from '../version.js';
 import { addEntrySecrets } from './secret-env.js';
@@ -123,7 +124,12 @@ class TailKeepingFactory implements TransportFactory {
   }
 }
 
-export function createMcpConnector(): ServerConnector {
+export interface McpConnectorOptions {
+  /** Remembers legacy-era configurations so their next start skips the probe. */
+  eras?: EraMemory;
+}
+
+export function createMcpConnector(options: McpConnectorOptions = {}): ServerConnector {
   return {
     transports: ['stdio', 'http'],
     async mount(request: ServerMountRequest): Promise<MountedServer> {
@@ -141,7 +147,9 @@ export function createMcpConnector(): ServerConnector {
       } catch (error) {
         throw new ServerMountError(redactor.redact((error as Error).message));
       }
+      const eraHint = await options.eras?.hint(server);
       const mounted = await mountMcpServer({
+        eraHint,
         name: request.server.name,
         factory,
         registry: request.registry,
@@ -166,6 +174,14 @@ export function createMcpConnector(): ServerConnector {
           `needs login: run \`${loginCommand(server.name)}\``,
           [],
           loginCommand(server.name),
+        );
+      }
+      if (status.state === 'connected') {
+        await options.eras?.record(
+          server,
+          status.era,
+          status.serverInfo?.version,
+          eraHint !== undefined,
         );
       }
       if (status.state !== 'connected') {

@@ -148,7 +148,7 @@ export async function openProject(
     projectRoot,
     servers: entries.filter((entry) => options.select === undefined || options.select(entry)),
     staticPrompts: extra.prompts,
-    connectors: composition.connectors({ env: io.env }),
+    connectors: composition.connectors({ env: io.env, home }),
     nativeTools: (context) => composition.nativeTools(context),
   });
   return {

@@ -1,0 +1,12 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/index.ts', 'src/main.ts'],
+  format: ['esm'],
+  sourcemap: true,
+  // Declarations come from one `tsc -b tsconfig.build.json` at the root, into this same dist/.
+  clean: ['!**/*.d.ts', '!**/*.d.ts.map', '!.tsbuildinfo'],
+  target: 'node20',
+  // Workspace packages stay external so every package loads exactly one kernel copy.
+  external: [/^@clat\//, 'zod', /^@modelcontextprotocol\//],
+});

@@ -1,0 +1,239 @@
+/**
+ * `clat plugin install|update` from every kind of source: a package directory or `.clatpkg`, an
+ * `npm:` spec (npm resolves, the manifest is generated) and MCPB bundles; terminal confirmation
+ * of a tools-only request, `--config key=value` and prompts for missing settings.
+ * @module
+ */
+import { lstat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type JsonValue, type PluginUserConfigField, sanitizeTerminalLine } from '@clat/kernel';
+import {
+  type ActivationResult,
+  type ArtifactSource,
+  type InstallOptions,
+  isMcpbSource,
+  NPM_SPEC_PREFIX,
+  PackagingError,
+  type PluginStore,
+  parseConfigJson,
+  parseNpmSpec,
+  readConfigFile,
+  stageMcpbBundle,
+  stageNpmPackage,
+} from '@clat/packaging';
+import type { CommandIO } from '../command.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { askLine, isTty, isYes } from '../ui/line-prompt.js';
+import { isComponentFile, packageFromComponent } from './plugin-component.js';
+
+export interface InstallFlags {
+  'accept-capabilities'?: boolean;
+  yes?: boolean;
+  'config-file'?: string;
+  'config-json'?: string;
+  config?: string[];
+  bin?: string;
+  'allow-scripts'?: boolean;
+  env?: string[];
+  id?: string;
+  'host-tools'?: string;
+}
+
+function usage(message: string): CliError {
+  return new CliError(CliErrorCode.CLI_USAGE, `clat plugin: ${message}; see "clat plugin --help"`);
+}
+
+function pairs(values: string[] | undefined, flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const value of values ?? []) {
+    const eq = value.indexOf('=');
+    if (eq <= 0) throw usage(`--${flag} ${JSON.stringify(value)} must be key=value`);
+    out[value.slice(0, eq)] = value.slice(eq + 1);
+  }
+  return out;
+}
+
+function interactive(io: CommandIO): boolean {
+  return isTty(io.stdin) && isTty(io.stdout);
+}
+
+/** Store options from flags; on a terminal, confirmation and setting prompts are wired in. */
+export async function installOptions(values: InstallFlags, io: CommandIO): Promise<InstallOptions> {
+  const given = ['config-file', 'config-json'].filter(
+    (flag) => values[flag as keyof InstallFlags] !== undefined,
+  );
+  if (given.length > 1) throw usage('use either --config-file or --config-json, not both');
+  let config: JsonValue | undefined;
+  if (values['config-file'] !== undefined) {
+    config = await readConfigFile(resolve(io.cwd, values['config-file']));
+  } else if (values['config-json'] !== undefined) {
+    config = parseConfigJson(values['config-json']);
+  }
+  const options: InstallOptions = {
+    acceptCapabilities: values['accept-capabilities'] === true,
+    yes: values.yes === true,
+    configValues: pairs(values.config, 'config'),
+  };
+  if (config !== undefined) options.config = config;
+  if (interactive(io)) {
+    options.confirm = async (request) => {
+      io.stdout.write(
+        `${sanitizeTerminalLine(request.id)} ${sanitizeTerminalLine(request.version)} asks for: ${request.capabilities.join(', ')}\n`,
+      );
+      return isYes(await askLine(io.stdin, io.stdout, 'Install and let it provide tools? [y/N] '));
+    };
+    options.askConfig = async (key: string, field: PluginUserConfigField) => {
+      const label = sanitizeTerminalLine(field.title);
+      const hint =
+        field.description === undefined ? '' : ` (${sanitizeTerminalLine(field.description)})`;
+      // Sensitive answers are not echoed back by us; the terminal still shows typed input.
+      return askLine(
+        io.stdin,
+        io.stdout,
+        `${label}${hint} [${key}]${field.sensitive ? ' (sensitive)' : ''}: `,
+      );
+    };
+  }
+  return options;
+}
+
+/** Asks which bin to run on a terminal; undefined headless (the error says to use --bin). */
+function binChooser(io: CommandIO) {
+  if (!interactive(io)) return undefined;
+  return async (bins: string[]) => {
+    io.stdout.write(
+      `The package has several programs: ${bins.map((b) => sanitizeTerminalLine(b)).join(', ')}\n`,
+    );
+    const answer = await askLine(io.stdin, io.stdout, 'Which one is the MCP server? ');
+    return answer === '' ? undefined : answer;
+  };
+}
+
+async function activateNpm(
+  store: PluginStore,
+  mode: 'install' | 'update',
+  spec: { name: string; range: string },
+  values: InstallFlags,
+  io: CommandIO,
+  options: InstallOptions,
+  previous?: ArtifactSource,
+): Promise<ActivationResult & { unchanged?: boolean }> {
+  const env = previous?.env ?? pairs(values.env, 'env');
+  const staged = await stageNpmPackage({
+    spec,
+    ...(values.id === undefined ? {} : { id: values.id }),
+    ...((values.bin ?? previous?.bin) === undefined
+      ? {}
+      : { bin: (values.bin ?? previous?.bin) as string }),
+    ...(interactive(io)
+      ? { chooseBin: binChooser(io) as NonNullable<ReturnType<typeof binChooser>> }
+      : {}),
+    allowScripts: values['allow-scripts'] === true || previous?.allowScripts === true,
+    env,
+    processEnv: io.env,
+  });
+  try {
+    return await (mode === 'install'
+      ? store.install(staged.dir, { ...options, source: staged.source })
+      : store.update(staged.dir, { ...options, source: staged.source }));
+  } finally {
+    await staged.cleanup();
+  }
+}
+
+type Activated = ActivationResult & { unchanged?: boolean };
+
+/** Installs or updates from a local path: MCPB bundle, bare `.wasm`, directory or `.clatpkg`. */
+async function activatePath(
+  store: PluginStore,
+  mode: 'install' | 'update',
+  path: string,
+  values: InstallFlags,
+  options: InstallOptions,
+): Promise<Activated> {
+  for (const flag of ['bin', 'allow-scripts', 'env'] as const) {
+    if (values[flag] !== undefined) throw usage(`--${flag} only applies to npm: sources`);
+  }
+  const run = (dir: string) =>
+    mode === 'install' ? store.install(dir, options) : store.update(dir, options);
+  const component = isComponentFile(path);
+  if (!component && values['host-tools'] !== undefined) {
+    throw usage('--host-tools only applies to a .wasm component');
+  }
+  let staged: { dir: string; cleanup(): Promise<void> } | undefined;
+  if (component) {
+    staged = await packageFromComponent(path, {
+      id: values.id,
+      hostTools: values['host-tools']?.split(',').map((tool) => tool.trim()),
+    });
+  } else if (await isMcpbSource(path)) {
+    staged = await stageMcpbBundle(path, values.id === undefined ? {} : { id: values.id });
+  } else if (values.id !== undefined) {
+    throw usage('--id only applies to npm:, MCPB and .wasm sources');
+  }
+  if (staged === undefined) return run(path);
+  try {
+    return await run(staged.dir);
+  } finally {
+    await staged.cleanup();
+  }
+}
+
+/** `clat plugin install <source>`: directory, `.clatpkg`, `.wasm`, `npm:<spec>` or MCPB bundle. */
+export async function installFrom(
+  store: PluginStore,
+  source: string,
+  values: InstallFlags,
+  io: CommandIO,
+): Promise<Activated> {
+  const options = await installOptions(values, io);
+  if (source.startsWith(NPM_SPEC_PREFIX)) {
+    return activateNpm(store, 'install', parseNpmSpec(source), values, io, options);
+  }
+  return activatePath(store, 'install', resolve(io.cwd, source), values, options);
+}
+
+/**
+ * `clat plugin update <id|source>`: an installed npm package moves to the newest version matching
+ * its recorded range; a source replaces the package built from it.
+ */
+export async function updateFrom(
+  store: PluginStore,
+  target: string,
+  values: InstallFlags,
+  io: CommandIO,
+): Promise<Activated> {
+  const options = await installOptions(values, io);
+  if (target.startsWith(NPM_SPEC_PREFIX)) {
+    return activateNpm(store, 'update', parseNpmSpec(target), values, io, options);
+  }
+  // A path that exists wins over a same-named package id.
+  const asPath = await lstat(resolve(io.cwd, target)).catch(() => undefined);
+  const registry = await store.readRegistry();
+  const record = asPath === undefined ? registry.packages[target] : undefined;
+  if (record !== undefined) {
+    const artifact = record.artifacts[record.active.artifact];
+    const source = artifact?.source;
+    if (source === undefined) {
+      throw new PackagingError(
+        'PACKAGE_STATE',
+        `${target} was installed from a local package; update it with "clat plugin update <dir|file.clatpkg>"`,
+      );
+    }
+    for (const flag of ['bin', 'env'] as const) {
+      if (values[flag] !== undefined)
+        throw usage(`--${flag} is kept from the install; uninstall and reinstall to change it`);
+    }
+    const result = await activateNpm(
+      store,
+      'update',
+      { name: source.name, range: source.range },
+      { ...values, id: target },
+      io,
+      options,
+      source,
+    );
+    return { ...result, unchanged: result.treeSha256 === record.active.artifact };
+  }
+  return activatePath(store, 'update', resolve(io.cwd, target), values, options);
+}

@@ -1,0 +1,53 @@
+/**
+ * `${...}` substitution in an installed server's args and env: `${CLAT_PLUGIN_DATA}` (its data
+ * dir), `${CLAT_PLUGIN_ROOT}` (its artifact dir) and `${config.KEY}` (activation config, then the
+ * manifest's userConfig default). Unknown variables stay literal; a missing config value is empty.
+ * @module
+ */
+import type { JsonValue, PluginManifest } from '@clat/kernel';
+
+export interface LaunchVars {
+  data: string;
+  root: string;
+  config: JsonValue | undefined;
+  manifest: PluginManifest;
+}
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g;
+
+function configValue(vars: LaunchVars, key: string): JsonValue | undefined {
+  const config = vars.config;
+  if (typeof config === 'object' && config !== null && !Array.isArray(config)) {
+    if (Object.hasOwn(config, key)) return config[key];
+  }
+  return vars.manifest.userConfig?.[key]?.default;
+}
+
+function text(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map((item) => text(item)).join(',');
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** Substitutes one value. */
+export function substituteLaunchValue(value: string, vars: LaunchVars): string {
+  return value.replace(VARIABLE, (whole, name: string) => {
+    if (name === 'CLAT_PLUGIN_DATA') return vars.data;
+    if (name === 'CLAT_PLUGIN_ROOT') return vars.root;
+    if (name.startsWith('config.')) return text(configValue(vars, name.slice('config.'.length)));
+    return whole;
+  });
+}
+
+/** Substitutes args; an argument that is exactly `${config.KEY}` with a list value becomes several. */
+export function substituteLaunchArgs(args: readonly string[], vars: LaunchVars): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    const whole = /^\$\{config\.([A-Za-z_][A-Za-z0-9_-]*)\}$/.exec(arg);
+    const value = whole === null ? undefined : configValue(vars, whole[1] as string);
+    if (Array.isArray(value)) out.push(...value.map((item) => text(item)));
+    else out.push(substituteLaunchValue(arg, vars));
+  }
+  return out;
+}

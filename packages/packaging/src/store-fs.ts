@@ -1,0 +1,114 @@
+/**
+ * File-system steps of the plugin store: fsync, complete-or-nothing lock files, read-only tree
+ * copies and removal of read-only trees.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { chmod, link, lstat, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { InspectedPackage } from './inspect.js';
+
+/** Age after which a lock file without a `pid:token` is considered abandoned. */
+export const LOCK_UNREADABLE_STALE_MS = 30_000;
+
+export async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes `token` to a temp file and links it to `lock`; false when a lock already exists. */
+export async function publishLock(lock: string, token: string): Promise<boolean> {
+  const temp = `${lock}.${randomUUID()}.tmp`;
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(token);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** A lock left by a process that is gone; an unreadable one only once it is old. */
+export async function lockIsStale(lock: string, content: string): Promise<boolean> {
+  const owner = /^(\d+)(?::|$)/.exec(content)?.[1];
+  if (owner !== undefined) return !processAlive(Number(owner));
+  // Not `pid:token`: written by something else or by an older CLAT; judge it by age, never as
+  // stale the moment it is seen.
+  const stat = await lstat(lock).catch(() => undefined);
+  return stat !== undefined && Date.now() - stat.mtimeMs > LOCK_UNREADABLE_STALE_MS;
+}
+
+/** Copies an inspected tree file by file (0400, 0500 when executable), fsyncing files and dirs. */
+export async function copyTree(inspected: InspectedPackage, dest: string): Promise<void> {
+  const dirs = new Set<string>([dest]);
+  await mkdir(dest, { mode: 0o700 });
+  for (const file of inspected.tree.files) {
+    const target = join(dest, ...file.path.split('/'));
+    const parent = dirname(target);
+    if (!dirs.has(parent)) {
+      await mkdir(parent, { recursive: true, mode: 0o700 });
+      dirs.add(parent);
+    }
+    const source = await open(
+      join(inspected.dir, file.path),
+      constants.O_RDONLY | constants.O_NOFOLLOW,
+    );
+    try {
+      const out = await open(target, 'wx', 0o600);
+      try {
+        const buffer = Buffer.alloc(Math.min(1024 * 1024, Math.max(1, file.size)));
+        let position = 0;
+        for (;;) {
+          const { bytesRead } = await source.read(buffer, 0, buffer.length, position);
+          if (bytesRead === 0) break;
+          await out.write(buffer, 0, bytesRead, position);
+          position += bytesRead;
+        }
+        await out.chmod(file.executable ? 0o500 : 0o400);
+        await out.sync();
+      } finally {
+        await out.close();
+      }
+    } finally {
+      await source.close();
+    }
+  }
+  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) await fsyncPath(dir);
+}
+
+/** Makes a tree writable again so it can be removed (artifact files are read-only). */
+export async function removeTree(path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true }).catch(async () => {
+    const walk = async (dir: string): Promise<void> => {
+      await chmod(dir, 0o700).catch(() => undefined);
+      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+        if (entry.isDirectory()) await walk(join(dir, entry.name));
+      }
+    };
+    await walk(path);
+    await rm(path, { recursive: true, force: true });
+  });
+}

@@ -1,0 +1,197 @@
+/**
+ * `clat-gateway` over stdio, driven by the official SDK v1 (`@modelcontextprotocol/sdk`) and v2
+ * (`@modelcontextprotocol/client`) clients as separate real processes: native and MCP tools are
+ * listed with CLAT names and effect annotations, calls go through the pipeline with the
+ * gateway's mode, ask-effects are elicited or denied, and a long call is cancelled.
+ */
+import { execFile } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GATEWAY_BIN, type GatewayWorld, gatewayWorld } from './support.js';
+
+let world: GatewayWorld | undefined;
+const clients: Array<{ close(): Promise<void> }> = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close().catch(() => {});
+  await world?.cleanup();
+  world = undefined;
+});
+
+function textOf(result: object): string {
+  const blocks = ((result as { content?: unknown }).content ?? []) as Array<{
+    type: string;
+    text?: string;
+  }>;
+  return blocks.map((block) => block.text ?? '').join('\n');
+}
+
+async function v1(w: GatewayWorld, mode: string, elicit?: (message: string) => boolean) {
+  const client = new ClientV1(
+    { name: 'gateway-e2e-v1', version: '0.0.0' },
+    { capabilities: elicit === undefined ? {} : { elicitation: {} } },
+  );
+  if (elicit !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      elicit(request.params.message)
+        ? { action: 'accept', content: { approve: true } }
+        : { action: 'decline' },
+    );
+  }
+  await client.connect(
+    new StdioV1({
+      command: process.execPath,
+      args: [GATEWAY_BIN, '--project', w.project, '--mode', mode],
+      env: w.env,
+      stderr: 'pipe',
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+async function v2(w: GatewayWorld, mode: string) {
+  const client = new ClientV2(
+    { name: 'gateway-e2e-v2', version: '0.0.0' },
+    { capabilities: {}, versionNegotiation: { mode: 'auto' } },
+  );
+  await client.connect(
+    new StdioV2({
+      command: process.execPath,
+      args: [GATEWAY_BIN, '--project', w.project, '--mode', mode],
+      env: w.env,
+      stderr: 'pipe',
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+describe('clat-gateway over stdio', () => {
+  it('serves native and MCP tools to an SDK v1 client and denies ask-effects in read-only mode', async () => {
+    world = await gatewayWorld();
+    const client = await v1(world, 'read-only');
+    expect(client.getServerVersion()?.name).toBe('clat-gateway');
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect([...byName.keys()]).toEqual(
+      expect.arrayContaining(['read_file', 'write_file', 'run_command', 'mcp_everything_echo']),
+    );
+    expect(byName.get('read_file')?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get('write_file')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+    });
+    expect(byName.get('run_command')?.annotations).toMatchObject({ destructiveHint: true });
+    expect(byName.get('write_file')?._meta).toMatchObject({ 'io.artec.clat/decision': 'ask' });
+
+    const read = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
+    expect(read.isError).not.toBe(true);
+    expect(textOf(read)).toContain('gateway notes');
+
+    const echo = await client.callTool({
+      name: 'mcp_everything_echo',
+      arguments: { message: 'through the gateway' },
+    });
+    expect(echo.isError).toBe(true);
+    expect(textOf(echo)).toContain('offers no elicitation');
+
+    const write = await client.callTool({
+      name: 'write_file',
+      arguments: { path: 'out.txt', content: 'nope' },
+    });
+    expect(write.isError).toBe(true);
+    expect(textOf(write)).toContain('PERMISSION_DENIED');
+    expect(textOf(write)).toContain('--mode full-access');
+    await expect(stat(join(world.project, 'out.txt'))).rejects.toThrow();
+
+    const status = await client.readResource({ uri: 'clat://status' });
+    const body = (status.contents[0] as { text: string }).text;
+    const parsed = JSON.parse(body) as {
+      mode: string;
+      servers: Array<{ name: string; state: string }>;
+    };
+    expect(parsed.mode).toBe('read-only');
+    expect(parsed.servers).toEqual([
+      expect.objectContaining({ name: 'everything', state: 'connected' }),
+    ]);
+    expect(body).not.toContain('sk-gateway-secret-1234');
+  });
+
+  it('asks an elicitation-capable v1 client before an ask-effect and runs it on yes', async () => {
+    world = await gatewayWorld();
+    const asked: string[] = [];
+    const client = await v1(world, 'read-only', (message) => {
+      asked.push(message);
+      return message.includes('write_file');
+    });
+    const write = await client.callTool({
+      name: 'write_file',
+      arguments: { path: 'approved.txt', content: 'approved by the client' },
+    });
+    expect(write.isError).not.toBe(true);
+    expect(asked).toEqual([expect.stringContaining('write_file')]);
+    expect(await readFile(join(world.project, 'approved.txt'), 'utf8')).toBe(
+      'approved by the client',
+    );
+
+    const run = await client.callTool({ name: 'run_command', arguments: { command: 'echo hi' } });
+    expect(run.isError).toBe(true);
+    expect(textOf(run)).toContain('declin');
+  });
+
+  it('serves an SDK v2 client on the modern era, calls an MCP tool and cancels a long call', async () => {
+    world = await gatewayWorld();
+    const client = await v2(world, 'full-access');
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['list_files', 'mcp_everything_echo', 'mcp_everything_get_sum']),
+    );
+    const sum = await client.callTool({
+      name: 'mcp_everything_get_sum',
+      arguments: { a: 19, b: 23 },
+    });
+    expect(textOf(sum)).toContain('42');
+
+    const controller = new AbortController();
+    const started = Date.now();
+    const long = client.callTool(
+      { name: 'run_command', arguments: { command: 'sleep 30' } },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error('user pressed stop')), 500);
+    await expect(long).rejects.toThrow();
+    // The gateway is still healthy after the cancelled call.
+    const again = await client.callTool({
+      name: 'mcp_everything_echo',
+      arguments: { message: 'still here' },
+    });
+    expect(textOf(again)).toContain('still here');
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('refuses an untrusted project before starting anything', async () => {
+    world = await gatewayWorld({ trusted: false });
+    const w = world;
+    const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [GATEWAY_BIN, '--project', w.project],
+        { env: w.env, timeout: 30_000 },
+        (error, _stdout, stderr) =>
+          resolve({ code: typeof error?.code === 'number' ? error.code : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`project ${w.project} is not trusted`);
+    expect(result.stderr).toContain('GATEWAY_PROJECT_UNTRUSTED');
+  });
+});

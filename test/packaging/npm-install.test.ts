@@ -1,0 +1,215 @@
+/**
+ * Installing a real npm MCP server through the `clat` binary, network-free: the dependency
+ * closure of `@modelcontextprotocol/server-memory` is served by the local registry fixture and
+ * fetched by the real npm client. A tool writes state into the private data dir; a fresh `clat`
+ * sees it; update and rollback move between two versions keeping it; a server writing into its
+ * installed directory does not brick it, and the suggested repair command restores it.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClatExit, execClat } from '../support/clat-bin.js';
+import {
+  type NpmRegistryFixture,
+  type PublishedVersion,
+  resolveInstalledPackage,
+  startNpmRegistry,
+} from '../support/npm-registry.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ID = 'server-memory';
+
+let work: string;
+let home: string;
+let project: string;
+let registry: NpmRegistryFixture;
+let v1: PublishedVersion;
+let env: Record<string, string>;
+
+function clat(...args: string[]): Promise<ClatExit> {
+  return execClat(args, { cwd: project, home, env, timeoutMs: 180_000 });
+}
+
+async function toolName(suffix: string): Promise<string> {
+  const tools = await clat('tools', '--json');
+  expect(tools.code, tools.stderr).toBe(0);
+  const names = (JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map(
+    (t) => t.name,
+  );
+  const name = names.find(
+    (candidate) => candidate.endsWith(suffix) && candidate.includes('memory'),
+  );
+  if (name === undefined) throw new Error(`no ${suffix} tool in ${names.join(', ')}`);
+  return name;
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(REPO_ROOT, 'apps/clat/dist/main.js'))) {
+    throw new Error('apps/clat/dist is missing; run "pnpm build" before the e2e tests');
+  }
+  work = await mkdtemp(join(tmpdir(), 'clat-npm-install-'));
+  home = join(work, 'home');
+  project = join(work, 'project');
+  await mkdir(project, { recursive: true });
+  registry = await startNpmRegistry();
+  v1 = registry.publishClosure(resolveInstalledPackage('@modelcontextprotocol/server-memory'));
+  env = { HOME: work, ...registry.npmEnv(join(work, 'npm')) };
+  expect((await clat('trust')).code).toBe(0);
+});
+
+afterAll(async () => {
+  await registry?.close();
+  if (work !== undefined) {
+    execFileSync('chmod', ['-R', 'u+rwX', work]);
+    await rm(work, { recursive: true, force: true });
+  }
+});
+
+describe('clat plugin install npm:<name>', () => {
+  it('installs a real server with its dependencies, keeps state across restarts, updates and rolls back', async () => {
+    const spec = `npm:@modelcontextprotocol/server-memory@^${v1.version.split('.')[0]}.0.0`;
+    // Headless, a tools-only package needs --yes; the message says so, and that command works.
+    const refused = await clat('plugin', 'install', spec);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toBe(
+      `clat: ${ID} requests capability tools; rerun with --yes to grant it [CAPABILITY_EXPANSION]\n`,
+    );
+    const installed = await clat(
+      'plugin',
+      'install',
+      spec,
+      '--yes',
+      '--env',
+      'MEMORY_FILE_PATH=${CLAT_PLUGIN_DATA}/memory.jsonl',
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(`Installed ${ID} ${v1.version}`);
+
+    const list = await clat('plugin', 'list', '--json');
+    const [row] = JSON.parse(list.stdout) as Record<string, unknown>[];
+    expect(row).toMatchObject({
+      id: ID,
+      version: v1.version,
+      health: 'ok',
+      source: {
+        kind: 'npm',
+        name: '@modelcontextprotocol/server-memory',
+        version: v1.version,
+        range: `^${v1.version.split('.')[0]}.0.0`,
+        integrity: v1.integrity,
+        registry: registry.url,
+        bin: 'mcp-server-memory',
+      },
+    });
+    // npm ran against the fixture only, and nothing but the registry was asked for.
+    expect(registry.requests.some((r) => r.startsWith('GET /@modelcontextprotocol/sdk'))).toBe(
+      true,
+    );
+
+    const create = await toolName('create_entities');
+    const wrote = await clat(
+      'call',
+      create,
+      JSON.stringify({
+        entities: [{ name: 'clat', entityType: 'tool', observations: ['installed from npm'] }],
+      }),
+      '--mode',
+      'full-access',
+    );
+    expect(wrote.code, wrote.stderr).toBe(0);
+    const data = join(home, 'plugin-data', ID);
+    expect((await stat(data)).mode & 0o777).toBe(0o700);
+    expect(await readFile(join(data, 'memory.jsonl'), 'utf8')).toContain('installed from npm');
+
+    // A fresh clat process (a restart) sees the state.
+    const read = await toolName('read_graph');
+    const again = await clat('call', read, '{}', '--mode', 'full-access');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('installed from npm');
+
+    // A second version appears; update follows the recorded range, rollback returns.
+    const v2 = registry.publishDir(resolveInstalledPackage('@modelcontextprotocol/server-memory'), {
+      packageJson: { version: `${v1.version.split('.')[0]}.99.0` },
+    });
+    const updated = await clat('plugin', 'update', ID);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toContain(`Updated ${ID} ${v2.version}`);
+    expect(updated.stdout).toContain(`Rollback: ${v1.version}`);
+    const current = await clat('plugin', 'update', ID);
+    expect(current.stdout).toBe(
+      `${ID} is already at ${v2.version}, the newest version its range allows\n`,
+    );
+    const afterUpdate = await clat('call', read, '{}', '--mode', 'full-access');
+    expect(afterUpdate.stdout).toContain('installed from npm');
+    const rolled = await clat('plugin', 'rollback', ID);
+    expect(rolled.code, rolled.stderr).toBe(0);
+    expect(rolled.stdout).toContain(`Rolled back ${ID} to ${v1.version}`);
+    const rows = JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
+      version: string;
+      rollbackVersion: string;
+    }[];
+    expect(rows[0]).toMatchObject({ version: v1.version, rollbackVersion: v2.version });
+  }, 900_000);
+
+  it('does not brick a package whose directory a server wrote into; the suggested repair works', async () => {
+    const registryJson = JSON.parse(
+      await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8'),
+    ) as { packages: Record<string, { active: { artifact: string } }> };
+    const artifact = registryJson.packages[ID]?.active.artifact as string;
+    const dir = join(home, 'plugin-store', 'artifacts', ID, artifact);
+    const serverDir = join(dir, 'node_modules/@modelcontextprotocol/server-memory/dist');
+    // What server-memory does without MEMORY_FILE_PATH: state next to its own code.
+    await writeFile(join(serverDir, 'memory.jsonl'), '{"type":"entity"}\n');
+    const listed = await clat('plugin', 'list');
+    expect(listed.stdout).toContain(
+      `ok, but 1 file(s) were added to its directory (node_modules/@modelcontextprotocol/server-memory/dist/memory.jsonl); "clat plugin repair ${ID}" removes them`,
+    );
+    // Still mounted and callable: the shipped files are verified, the added file only reported.
+    const read = await toolName('read_graph');
+    expect((await clat('call', read, '{}', '--mode', 'full-access')).code).toBe(0);
+
+    // A changed shipped file is tampering: the package is not launched, and the message names
+    // a command that works.
+    const entry = join(serverDir, 'index.js');
+    await chmod(entry, 0o600);
+    await writeFile(entry, 'process.exit(1)\n');
+    const health = JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
+      health: string;
+    }[];
+    expect(health[0]?.health).toBe(
+      `node_modules/@modelcontextprotocol/server-memory/dist/index.js of installed package ${ID} was changed; run "clat plugin repair ${ID}"`,
+    );
+    const status = await clat('mcp');
+    expect(status.stdout + status.stderr).toContain(`clat plugin repair ${ID}`);
+
+    const repaired = await clat('plugin', 'repair', ID);
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain(
+      'Repaired active: node_modules/@modelcontextprotocol/server-memory/dist/index.js',
+    );
+    expect((await readdir(serverDir)).sort()).toEqual(['index.js']);
+    const healthy = JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
+      health: string;
+    }[];
+    expect(healthy[0]?.health).toBe('ok');
+    const works = await clat('call', read, '{}', '--mode', 'full-access');
+    expect(works.code, works.stderr).toBe(0);
+    expect(works.stdout).toContain('installed from npm');
+  }, 300_000);
+
+  it('refuses unknown packages and bad specs with npm’s reason', async () => {
+    const missing = await clat('plugin', 'install', 'npm:@fixture/does-not-exist', '--yes');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      /^clat: npm pack @fixture\/does-not-exist@latest failed: .*404.* \[NPM_FAILED\]\n$/,
+    );
+    const bad = await clat('plugin', 'install', 'npm:Not A Name', '--yes');
+    expect(bad.stderr).toBe(
+      'clat: "npm:Not A Name" is not an npm package spec (npm:<name>[@<version|range|tag>]) [NPM_FAILED]\n',
+    );
+  }, 120_000);
+});
