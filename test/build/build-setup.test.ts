@@ -66,6 +66,11 @@ describe('declaration build (tsc -b over project references)', () => {
         expect(referenced).toEqual(expected);
       });
 
+      it('keeps the build info out of the published tarball', () => {
+        const files = (readJson(`${dir}/package.json`) as { files?: string[] }).files ?? [];
+        expect(files).toContain('!dist/.tsbuildinfo');
+      });
+
       it('keeps the declarations when tsup cleans dist/', () => {
         const tsup = readFileSync(join(ROOT, dir, 'tsup.config.ts'), 'utf8');
         expect(tsup).not.toMatch(/\bdts\s*:/);

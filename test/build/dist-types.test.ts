@@ -17,7 +17,7 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 mkdirSync(join(ROOT, '.tmp'), { recursive: true });
 const consumer = mkdtempSync(join(ROOT, '.tmp', 'dist-types-'));
-afterAll(() => {});
+afterAll(() => rmSync(consumer, { recursive: true, force: true }));
 
 describe('built declarations, compiled by a consumer', () => {
   it('every typed export entry points at a built .d.ts', () => {

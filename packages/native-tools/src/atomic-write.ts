@@ -45,7 +45,7 @@ async function holdDirectory(
   try {
     const link = `/proc/self/fd/${handle.fd}`;
     const real = await readlink(link).catch(() => undefined);
-    if (real !== undefined && real.startsWith('/')) {
+    if (real?.startsWith('/')) {
       verify(real);
       return { base: link, handle, held: true };
     }

@@ -25,6 +25,7 @@ import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
+import { packageDirOf } from './plugin-project.js';
 
 export interface InstallFlags {
   'accept-capabilities'?: boolean;
@@ -156,6 +157,7 @@ async function activatePath(
   }
   const run = (dir: string) =>
     mode === 'install' ? store.install(dir, options) : store.update(dir, options);
+  path = await packageDirOf(path);
   const component = isComponentFile(path);
   if (!component && values['host-tools'] !== undefined) {
     throw usage('--host-tools only applies to a .wasm component');

@@ -36,7 +36,8 @@ range|tag>], or an MCP Bundle (a .mcpb file or an unpacked directory with an MCP
 Actions:
   new <dsh|wasm|mcp> <name> [dir]       Create a plugin project (builds, tests and installs as is)
   inspect <source> [--json]             Validate a package and show what it asks for (read-only)
-  install <source>                      Install a package
+  install <source>                      Install a package (a plugin project directory installs the
+                                        build output its package.json names in "clat.package")
   update <id|source>                    Replace an installed package (the old one becomes the
                                         rollback); an npm package moves to the newest version
                                         matching the range it was installed with
@@ -245,7 +246,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (extra.length > 0) throw usage(`unexpected argument ${JSON.stringify(extra[0])}`);
       const result = await writeScaffold(kind, name, resolve(io.cwd, target ?? name));
       io.stdout.write(
-        `Created a ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\nthen install it as its README says; its tool is ${result.tool}.\n`,
+        `Created a ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\n  clat plugin install . --accept-capabilities\nIts tool is ${result.tool}; the README has the rest.\n`,
       );
       return 0;
     }

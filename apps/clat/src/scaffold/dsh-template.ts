@@ -20,7 +20,7 @@ export function dshTemplate(name: string, tool: string): ScaffoldFiles {
       license: 'MIT',
       exports: { '.': './src/index.ts' },
       engines: { node: '>=20.19' },
-      clat: { id: name, toolHints: { word_count: 'read-only' } },
+      clat: { id: name, toolHints: { word_count: 'read-only' }, package: 'dist/package' },
       scripts: {
         build: 'tsc && clat-dsh package . --out dist/package --force',
         test: 'vitest run',
@@ -74,7 +74,7 @@ Its tool \`word_count\` counts the words of a text; the effect hint in \`package
 npm install
 npm run build        # typecheck, then clat-dsh package: dist/package (manifest + computed digest)
 npm test             # unit tests (vitest)
-clat plugin install dist/package --accept-capabilities
+clat plugin install . --accept-capabilities  # installs dist/package
 clat trust && clat call ${tool} '{"text":"hello plugin world"}'
 \`\`\`
 

@@ -49,6 +49,8 @@ export function mcpTemplate(name: string, tool: string): ScaffoldFiles {
       type: 'module',
       license: 'MIT',
       engines: { node: '>=20.19' },
+      // "clat plugin install ." installs this build output.
+      clat: { package: 'dist/package' },
       scripts: {
         build: 'tsc && node scripts/package.mjs',
         test: 'vitest run',
@@ -123,7 +125,7 @@ manifest; the build bundles the server into \`dist/package/server.mjs\` and writ
 npm install
 npm run build        # typecheck, then bundle: dist/package (executable entry + manifest)
 npm test             # unit tests (vitest)
-clat plugin install dist/package --accept-capabilities
+clat plugin install . --accept-capabilities  # installs dist/package
 clat trust && clat call ${tool} '{"text":"hello plugin world"}'
 \`\`\`
 

@@ -19,6 +19,8 @@ export function wasmTemplate(name: string, tool: string): ScaffoldFiles {
       type: 'module',
       license: 'MIT',
       engines: { node: '>=20.19' },
+      // "clat plugin install ." installs this build output.
+      clat: { package: 'dist' },
       scripts: {
         build:
           'tsc && clat-wasm-build src/plugin.ts -o dist/plugin.wasm --manifest clat-plugin.json',
@@ -83,7 +85,7 @@ with the component's computed SHA-256, so \`dist/\` is the installable package.
 npm install
 npm run build        # typecheck, then componentize: dist/plugin.wasm + dist/clat-plugin.json
 npm test             # unit tests (vitest)
-clat plugin install dist --accept-capabilities
+clat plugin install . --accept-capabilities  # installs dist
 clat trust && clat call ${tool} '{"text":"hello plugin world"}'
 \`\`\`
 
