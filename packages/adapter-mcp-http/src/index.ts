@@ -11,6 +11,13 @@ export {
   HttpTransportFactory,
   type HttpTransportOptions,
 } from './http-transport.js';
+export {
+  type HttpEntryAuth,
+  type HttpServerEntry,
+  type HttpTransportProvider,
+  type HttpTransportProviderOptions,
+  httpTransport,
+} from './http-transport-provider.js';
 export { type AuthChallenge, parseAuthChallenge } from './oauth/auth-challenge.js';
 export type { BrowserLeg } from './oauth/authorization-code-flow.js';
 export {

@@ -6,7 +6,7 @@ import { resolveClatHome } from '../config/clat-home.js';
 import { loadMcpConfig } from '../config/mcp-config-file.js';
 import { oauthFileFor } from '../config/oauth-token-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { oauthClientFor } from '../project/mcp-connector.js';
+import { oauthClientFor } from '../project/oauth-auth.js';
 import { openBrowser } from '../ui/open-browser.js';
 
 /** How long `clat mcp login` waits for the browser to come back. */

@@ -1,0 +1,81 @@
+/**
+ * `httpTransport()`: the Streamable HTTP transport as a provider for the MCP connector of
+ * `@clat/adapter-mcp` (`createMcpConnector({ transports: [httpTransport()] })`).
+ * @module
+ */
+import type { McpServerConfig } from '@clat/kernel';
+import { HttpTransportError, HttpTransportErrorCode } from './errors.js';
+import type { HttpAuth } from './http-auth.js';
+import { HttpTransportFactory } from './http-transport.js';
+
+/** An mcp.json entry with `"transport": "http"`. */
+export type HttpServerEntry = Extract<McpServerConfig, { transport: 'http' }>;
+
+/** Credentials of one entry; `loginRequired` says a person must log in before it connects. */
+export type HttpEntryAuth = HttpAuth & { readonly loginRequired?: boolean };
+
+export interface HttpTransportProviderOptions {
+  /** Replaces the global fetch (tests only). */
+  fetch?: typeof fetch;
+  /** The credentials of an entry (e.g. its OAuth client), or none. */
+  auth?: (server: HttpServerEntry) => HttpEntryAuth | undefined;
+}
+
+/** What `createMcpConnector` takes for entries with `"transport": "http"`. */
+export interface HttpTransportProvider {
+  readonly transport: 'http';
+  describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
+  factory(server: McpServerConfig): HttpTransportFactory;
+  /** True when the entry's last connect failed for want of a login (its auth says so). */
+  loginRequired(server: McpServerConfig): boolean;
+}
+
+function http(server: McpServerConfig): HttpServerEntry {
+  if (server.transport !== 'http') {
+    throw new HttpTransportError(
+      HttpTransportErrorCode.HTTP_CONFIG_INVALID,
+      '',
+      `server ${JSON.stringify(server.name)} uses the ${server.transport} transport, not http`,
+    );
+  }
+  return server;
+}
+
+/** Origin and path of `url`, never its query (which may carry a key). */
+function shownTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
+}
+
+/** The Streamable HTTP transport provider; every configured header value is a secret. */
+export function httpTransport(options: HttpTransportProviderOptions = {}): HttpTransportProvider {
+  // The auth each entry's factory got, so a failed mount can ask whether it needs a login.
+  const auths = new WeakMap<McpServerConfig, HttpEntryAuth>();
+  return {
+    transport: 'http',
+    describe(server) {
+      const entry = http(server);
+      const secrets = Object.values(entry.headers ?? {});
+      if (entry.oauth?.clientSecret !== undefined) secrets.push(entry.oauth.clientSecret);
+      return { target: shownTarget(entry.url), secrets };
+    },
+    factory(server) {
+      const entry = http(server);
+      const auth = options.auth?.(entry);
+      if (auth !== undefined) auths.set(server, auth);
+      return new HttpTransportFactory({
+        url: entry.url,
+        ...(entry.headers === undefined ? {} : { headers: entry.headers }),
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(auth === undefined ? {} : { auth }),
+      });
+    },
+    loginRequired(server) {
+      return auths.get(server)?.loginRequired === true;
+    },
+  };
+}
