@@ -5,13 +5,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultComposition, formatMcpStatus, ProjectSession, resolveClatHome } from '@clat/cli';
-import type { McpServerConfig } from '@clat/kernel';
+import { mcpEntry } from '@clat/adapter-mcp';
+import { defaultComposition, formatMcpStatus, resolveClatHome } from '@clat/cli';
+import { createHost, type Host, type McpServerConfig } from '@clat/kernel';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI_FIXTURES, CliSandbox, NOTES_SERVER } from './support.js';
 
 let sandbox: CliSandbox;
-let session: ProjectSession | undefined;
+let session: Host | undefined;
 
 beforeAll(assertBuilt);
 beforeEach(async () => {
@@ -43,17 +44,16 @@ describe('first-run freeze', () => {
     const gate = join(sandbox.root, 'go');
     const home = resolveClatHome({ CLAT_HOME: sandbox.home }, sandbox.root);
     const composition = defaultComposition();
-    session = new ProjectSession({
-      home,
+    session = createHost({
       projectRoot: sandbox.project,
-      servers: [
+      entries: [
         stdio('fast', [NOTES_SERVER], { MCP_NOTES_DIR: join(sandbox.root, 'fast') }),
         stdio('late', [join(CLI_FIXTURES, 'gated-start.mjs'), gate, NOTES_SERVER], {
           MCP_NOTES_DIR: join(sandbox.root, 'late'),
         }),
-      ],
+      ].map(mcpEntry),
       connectors: composition.connectors({ env: process.env, home }),
-      nativeTools: (context) => composition.nativeTools(context),
+      nativeTools: composition.nativeTools({ projectRoot: sandbox.project }),
     });
     session.start();
     const mount = session.mount;

@@ -11,16 +11,27 @@ export interface GatewayArgs {
   project: string;
   mode: PermissionMode;
   help: boolean;
+  /** `--http host:port`, validated later (with `allowRemote`). */
+  http: string | undefined;
+  allowRemote: boolean;
 }
 
 export const USAGE = `Usage: clat-gateway --project <dir> [--mode ${PERMISSION_MODES.join('|')}]
+                    [--http 127.0.0.1:<port> [--allow-remote]]
 
 Serves the trusted project's CLAT tools (native tools and the MCP servers of ~/.clat/mcp.json and
-<dir>/.clat/mcp.json) as one MCP server over stdio.
+<dir>/.clat/mcp.json) as one MCP server over stdio, or with --http over Streamable HTTP at /mcp behind a bearer token
+printed once on stderr (loopback only unless --allow-remote).
 `;
 
 export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
-  const out: GatewayArgs = { project: '', mode: DEFAULT_PERMISSION_MODE, help: false };
+  const out: GatewayArgs = {
+    project: '',
+    mode: DEFAULT_PERMISSION_MODE,
+    help: false,
+    http: undefined,
+    allowRemote: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] =
@@ -34,6 +45,8 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
     };
     if (flag === '--help' || flag === '-h') out.help = true;
     else if (flag === '--project') out.project = value();
+    else if (flag === '--http') out.http = value();
+    else if (flag === '--allow-remote') out.allowRemote = true;
     else if (flag === '--mode') {
       const mode = value();
       if (!isPermissionMode(mode)) {

@@ -9,5 +9,12 @@ export {
 } from './compose.js';
 export { GatewayError, GatewayErrorCode } from './errors.js';
 export { createGatewayServer, type GatewayServerOptions, STATUS_URI } from './gateway-server.js';
+export {
+  type HttpBind,
+  type HttpGateway,
+  MCP_PATH,
+  parseHttpBind,
+  serveHttp,
+} from './http-serve.js';
 export { main } from './main.js';
 export { GATEWAY_VERSION } from './version.js';

@@ -8,6 +8,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseGatewayArgs, USAGE } from './cli-args.js';
 import { openGatewayHost } from './compose.js';
 import { createGatewayServer } from './gateway-server.js';
+import { type HttpBind, type HttpGateway, parseHttpBind, serveHttp } from './http-serve.js';
 
 function fail(error: unknown): number {
   const code = isClatError(error) ? ` [${error.code}]` : '';
@@ -19,6 +20,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   let args: ReturnType<typeof parseGatewayArgs>;
   try {
     args = parseGatewayArgs(argv);
+  } catch (error) {
+    return fail(error);
+  }
+  let bind: HttpBind | undefined;
+  try {
+    bind = args.http === undefined ? undefined : parseHttpBind(args.http, args.allowRemote);
   } catch (error) {
     return fail(error);
   }
@@ -39,23 +46,41 @@ export async function main(argv: readonly string[]): Promise<number> {
   const runId = 'gateway';
   const bridgeRun = host.bridge.beginRun({ runId, mode: args.mode, signal: shutdown.signal });
   await host.ready();
+  const factory = () =>
+    createGatewayServer({ host, mode: args.mode, runId, signal: shutdown.signal });
+  const onerror = (error: Error) =>
+    process.stderr.write(`clat-gateway: ${sanitizeTerminalLine(error.message)}\n`);
   const closed = new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.stdin.once('end', stop);
-    process.stdin.once('close', stop);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const done = () => resolve();
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    if (bind === undefined) {
+      process.stdin.once('end', done);
+      process.stdin.once('close', done);
+    }
   });
-  const stdio = serveStdio(
-    () => createGatewayServer({ host, mode: args.mode, runId, signal: shutdown.signal }),
-    {
-      onerror: (error) =>
-        process.stderr.write(`clat-gateway: ${sanitizeTerminalLine(error.message)}\n`),
-    },
-  );
+  let stop: () => Promise<void>;
+  if (bind === undefined) {
+    const stdio = serveStdio(factory, { onerror });
+    stop = () => stdio.close();
+  } else {
+    let http: HttpGateway;
+    try {
+      http = await serveHttp(factory, bind, onerror);
+    } catch (error) {
+      bridgeRun.end();
+      await host.close().catch(() => {});
+      return fail(error);
+    }
+    // The token is printed once, here, and nowhere else (not in clat://status, not in errors).
+    process.stderr.write(
+      `clat-gateway: serving ${http.url}\nclat-gateway: bearer token: ${http.token}\n`,
+    );
+    stop = () => http.close();
+  }
   await closed;
   shutdown.abort(new Error('clat-gateway is shutting down'));
-  await stdio.close().catch(() => {});
+  await stop().catch(() => {});
   bridgeRun.end();
   await host.close().catch((error: unknown) => fail(error));
   return 0;

@@ -9,3 +9,8 @@ export {
   HttpTransportFactory,
   type HttpTransportOptions,
 } from './http-transport.js';
+export {
+  type HttpTransportProvider,
+  type HttpTransportProviderOptions,
+  httpTransport,
+} from './http-transport-provider.js';

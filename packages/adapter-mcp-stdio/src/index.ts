@@ -19,3 +19,8 @@ export {
   type StdioTransportOptions,
   WRITE_QUEUE_BYTES,
 } from './stdio-transport.js';
+export {
+  type StdioTransportProvider,
+  type StdioTransportProviderOptions,
+  stdioTransport,
+} from './stdio-transport-provider.js';

@@ -14,6 +14,14 @@ export {
 } from './client.js';
 export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
 export {
+  createMcpConnector,
+  MCP_KIND,
+  type McpConnectorOptions,
+  type McpEraMemory,
+  type McpTransportProvider,
+  mcpEntry,
+} from './mcp-connector.js';
+export {
   type McpServerState,
   type McpServerStatus,
   type MountedMcpServer,

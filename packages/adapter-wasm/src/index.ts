@@ -65,3 +65,9 @@ export {
   type WasmCapabilities,
   type WasmPluginEntry,
 } from './plugins-json.js';
+export {
+  createWasmConnector,
+  WASM_KIND,
+  type WasmConnectorOptions,
+  type WasmEntryConfig,
+} from './wasm-connector.js';

@@ -60,6 +60,8 @@ export const KernelErrorCode = {
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A plugin declared a dependency that is not registered. */
   PLUGIN_DEPENDENCY_MISSING: 'PLUGIN_DEPENDENCY_MISSING',
+  /** A connector could not mount a configured plugin (spawn, handshake, load). */
+  MOUNT_FAILED: 'MOUNT_FAILED',
   /** A plugin's setup or close exceeded its time box. */
   PLUGIN_SETUP_TIMEOUT: 'PLUGIN_SETUP_TIMEOUT',
   /** An internal invariant broke; a bug, never user input. */

@@ -147,6 +147,29 @@ export {
   type ToolSourceRef,
 } from './events.js';
 export {
+  type Connector,
+  type MountContext,
+  type MountDescription,
+  type MountEntry,
+  MountError,
+  type MountedPlugin,
+  type MountProgress,
+  type MountState,
+} from './host/connector.js';
+export {
+  createHost,
+  type Host,
+  type HostOptions,
+  type HostRun,
+  type HostRunOptions,
+} from './host/create-host.js';
+export {
+  type MountStatus,
+  type MountSummary,
+  PluginMount,
+  type PluginMountOptions,
+} from './host/plugin-mount.js';
+export {
   isJsonObject,
   type JsonObject,
   type JsonPrimitive,

@@ -1,17 +1,19 @@
 /**
- * Scopes (Global → TrustedProject → Run) and revocable leases. Close is idempotent, runs
+ * Scopes (Global → TrustedProject → Run, and one Plugin scope per mounted plugin) and revocable
+ * leases. Close is idempotent, runs
  * pre-close hooks first, closes children before parents, then revokes leases and runs close
  * hooks in reverse registration order, each time-boxed and isolated; failures surface together.
  * @module
  */
 import { errorMessage, KernelError, KernelErrorCode } from './errors.js';
 
-export type ScopeKind = 'global' | 'trusted-project' | 'run';
+export type ScopeKind = 'global' | 'trusted-project' | 'run' | 'plugin';
 
 const CHILD_KIND: Record<ScopeKind, ScopeKind | undefined> = {
   global: 'trusted-project',
   'trusted-project': 'run',
   run: undefined,
+  plugin: undefined,
 };
 
 /** An owned contribution (a tool, a prompt, a subscription) that its scope revokes on close. */
@@ -74,7 +76,7 @@ export class Scope {
       throw new KernelError(KernelErrorCode.INTERNAL, `a ${this.kind} scope cannot have children`);
     }
     if (kind === 'run') {
-      const active = [...this.#children].find((child) => !child.closed);
+      const active = [...this.#children].find((child) => child.kind === 'run' && !child.closed);
       if (active !== undefined) {
         throw new KernelError(
           KernelErrorCode.RUN_ALREADY_ACTIVE,
@@ -82,7 +84,25 @@ export class Scope {
         );
       }
     }
-    const child = new Scope(kind, name, this, options);
+    return this.#adopt(new Scope(kind, name, this, options));
+  }
+
+  /**
+   * Opens the scope that owns one mounted plugin: its leases and close hooks. It closes on its
+   * own (a plugin rejected after the freeze) or with this scope, before this scope's own leases.
+   */
+  pluginScope(name: string, options: ScopeOptions = {}): Scope {
+    this.#assertOpen('open a plugin scope');
+    if (this.kind === 'run' || this.kind === 'plugin') {
+      throw new KernelError(
+        KernelErrorCode.INTERNAL,
+        `a ${this.kind} scope cannot own plugin ${JSON.stringify(name)}`,
+      );
+    }
+    return this.#adopt(new Scope('plugin', name, this, options));
+  }
+
+  #adopt(child: Scope): Scope {
     this.#children.add(child);
     child.onClose(() => {
       this.#children.delete(child);

@@ -7,6 +7,7 @@
 import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
 import {
   errorMessage,
+  type HostRun,
   isKernelError,
   KernelErrorCode,
   sanitizeTerminalLine as oneLine,
@@ -22,7 +23,6 @@ import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-op
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import type { OpenedProject } from '../project/open-project.js';
-import type { ActiveRun } from '../project/project-session.js';
 import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
 import { isTty } from '../ui/line-prompt.js';
@@ -60,7 +60,7 @@ class ChatSession {
   readonly #provider: OpenAiCompatibleProvider | undefined;
   readonly #history: ChatMessage[] = [];
   #mode: PermissionMode;
-  #run: ActiveRun | undefined;
+  #run: HostRun | undefined;
   #question: AbortController | undefined;
   #busy = false;
   #closed = false;
@@ -139,7 +139,7 @@ class ChatSession {
       this.#rl.question(question, { signal: controller.signal }, (answer) => finish(answer));
     });
 
-  async #withRun<T>(body: (run: ActiveRun) => Promise<T>): Promise<T | undefined> {
+  async #withRun<T>(body: (run: HostRun) => Promise<T>): Promise<T | undefined> {
     const mount = this.#project.session.mount;
     if (!mount.frozen && mount.summary().connecting > 0) {
       this.#write('waiting for MCP servers to connect…\n');

@@ -47,7 +47,7 @@ export const toolsCommand: Command = {
         ...(target === undefined
           ? {}
           : {
-              select: (entry: { name: string; transport: string }) =>
+              select: (entry: { name: string; kind: string }) =>
                 entry.name === target || (values.server === undefined && owners?.(entry) === true),
             }),
       },

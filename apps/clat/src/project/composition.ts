@@ -1,22 +1,36 @@
 /**
- * What this build of `clat` composes: connectors per transport (MCP over stdio and HTTP, WASM),
- * native host tools, and the mount sources besides mcp.json: installed packages, plugins.json
- * WASM plugins and the GLM Coding Plan pack. A custom distribution passes its own Composition.
+ * What this build of `clat` composes: the kernel host's connectors (MCP over stdio and HTTP,
+ * WASM), native host tools, and the mount sources besides mcp.json: installed packages,
+ * plugins.json WASM plugins and the GLM Coding Plan pack. The demo passes its own Composition.
  * @module
  */
 import { join } from 'node:path';
 import { describeGlmPack, mergeGlmPack } from '@clat/adapter-glm';
-import { loadPluginsJson, PLUGINS_FILE } from '@clat/adapter-wasm';
-import type { ConfigIssue, McpServerConfig, PromptContribution, Tool } from '@clat/kernel';
+import { createMcpConnector, mcpEntry } from '@clat/adapter-mcp';
+import { httpTransport } from '@clat/adapter-mcp-http';
+import { stdioTransport } from '@clat/adapter-mcp-stdio';
+import {
+  createWasmConnector,
+  grantsPath,
+  loadPluginsJson,
+  PLUGINS_FILE,
+  WASM_KIND,
+  type WasmEntryConfig,
+} from '@clat/adapter-wasm';
+import type {
+  ConfigIssue,
+  Connector,
+  McpServerConfig,
+  MountEntry,
+  PromptContribution,
+  Tool,
+} from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packaging';
 import type { ClatHome } from '../config/clat-home.js';
 import { ERA_FILE, EraStore } from '../config/era-store.js';
 import type { UserConfig } from '../config/user-config.js';
-import { createMcpConnector } from './mcp-connector.js';
-import type { NativeToolContext } from './project-session.js';
-import type { MountEntry, ServerConnector } from './server-connector.js';
-import { createWasmConnector } from './wasm-connector.js';
+import { CLAT_VERSION } from '../version.js';
 
 export interface ServerSourceContext {
   home: ClatHome;
@@ -37,9 +51,13 @@ export interface ServerSources {
 }
 
 export interface Composition {
-  connectors(context: { env: NodeJS.ProcessEnv; home: ClatHome }): readonly ServerConnector[];
-  nativeTools(context: NativeToolContext): readonly Tool[];
+  connectors(context: { env: NodeJS.ProcessEnv; home: ClatHome }): readonly Connector[];
+  nativeTools(context: { projectRoot: string }): readonly Tool[];
   extraServers(context: ServerSourceContext): Promise<ServerSources>;
+}
+
+function wasmEntry(name: string, origin: string, config: WasmEntryConfig): MountEntry {
+  return { kind: WASM_KIND, name, origin, config };
 }
 
 async function collectSources(context: ServerSourceContext): Promise<ServerSources> {
@@ -66,17 +84,17 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
     out.issues.push({ file: pluginsFile, path: issue.id, message: issue.message });
   }
   for (const entry of plugins.entries) {
+    // The plugins.json pin and config are checked at mount (a disagreeing pin or a config that
+    // misses the manifest's required keys fails there); installed packages were at install.
     add(
-      {
-        transport: 'wasm',
-        name: entry.id,
-        origin: 'plugins.json',
+      wasmEntry(entry.id, 'plugins.json', {
         dirs: entry.dirs,
+        validateConfig: true,
         ...(entry.path === undefined ? {} : { path: entry.path }),
         ...(entry.manifest === undefined ? {} : { manifest: entry.manifest }),
         ...(entry.sha256 === undefined ? {} : { sha256: entry.sha256 }),
         ...(entry.config === undefined ? {} : { config: entry.config }),
-      },
+      }),
       'plugins.json entry',
     );
   }
@@ -95,16 +113,15 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
   const addPackage = (entry: MountEntry): void => {
     if (add(entry, 'installed package')) addedPackages.add(entry.name);
   };
-  for (const server of installed.servers) addPackage(server);
+  for (const server of installed.servers) addPackage(mcpEntry(server));
   for (const component of installed.components) {
-    addPackage({
-      transport: 'wasm',
-      name: component.id,
-      origin: 'package',
-      manifest: component.dir,
-      dirs: [],
-      ...(component.config === undefined ? {} : { config: component.config }),
-    });
+    addPackage(
+      wasmEntry(component.id, 'package', {
+        manifest: component.dir,
+        dirs: [],
+        ...(component.config === undefined ? {} : { config: component.config }),
+      }),
+    );
   }
   for (const prompt of installed.prompts) {
     if (!addedPackages.has(prompt.server)) continue;
@@ -124,8 +141,9 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
     { reservedNames: taken },
   );
   if (provider !== undefined && glm.status.active) out.notes.push(...describeGlmPack(glm));
-  for (const server of glm.servers.slice(context.userServers.length))
-    add(server, 'GLM pack server');
+  for (const server of glm.servers.slice(context.userServers.length)) {
+    add(mcpEntry(server), 'GLM pack server');
+  }
   return out;
 }
 
@@ -133,8 +151,12 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
 export function defaultComposition(): Composition {
   return {
     connectors: ({ home }) => [
-      createMcpConnector({ eras: new EraStore(join(home.dir, ERA_FILE)) }),
-      createWasmConnector(),
+      createMcpConnector({
+        transports: [stdioTransport({ defaultCwd: home.dir }), httpTransport()],
+        clientInfo: { name: 'clat', version: CLAT_VERSION },
+        eras: new EraStore(join(home.dir, ERA_FILE)),
+      }),
+      createWasmConnector({ clatHome: home.dir, grantsFile: grantsPath(home.dir) }),
     ],
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
     extraServers: collectSources,

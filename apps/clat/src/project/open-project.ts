@@ -1,12 +1,13 @@
 /**
  * Opens the current project for a command: resolves `~/.clat`, enforces project trust before
  * anything is spawned or contacted, loads mcp.json (bad entries reported, the rest mounted) and
- * composes the session with the adapters wired into this build.
+ * composes the kernel host with the connectors wired into this build.
  * @module
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { McpServerConfig } from '@clat/kernel';
+import { mcpEntry } from '@clat/adapter-mcp';
+import { createHost, type Host, type McpServerConfig, type MountEntry } from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
@@ -19,7 +20,6 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
-import { ProjectSession } from './project-session.js';
 
 export interface OpenProjectOptions {
   /** `--project`; defaults to the current directory. */
@@ -34,11 +34,11 @@ export interface OpenProjectOptions {
    * Mounts only the entries this accepts (one-shot commands that need one server or tool);
    * interactive sessions mount everything.
    */
-  select?: (entry: { name: string; transport: string }) => boolean;
+  select?: (entry: MountEntry) => boolean;
 }
 
 export interface OpenedProject {
-  session: ProjectSession;
+  session: Host;
   home: ClatHome;
   user: UserConfig;
   /** mcp.json problems, one line each, naming file and field. */
@@ -74,6 +74,16 @@ export async function requireTrust(
     CliErrorCode.CLI_PROJECT_UNTRUSTED,
     `project ${projectRoot} is not trusted, so no MCP server was started; run "clat trust" in it, or pass --trust`,
   );
+}
+
+/**
+ * The fields an approval digest is computed over: an MCP entry's mcp.json config, a WASM
+ * entry's reference with its transport (the shape approvals were first bound to).
+ */
+function digestView(entry: MountEntry): { name: string; [field: string]: unknown } {
+  if (entry.kind === 'mcp') return entry.config as McpServerConfig;
+  const { validateConfig: _checked, ...config } = entry.config as Record<string, unknown>;
+  return { ...config, transport: entry.kind, name: entry.name, origin: entry.origin };
 }
 
 /** The project-local server file, merged under the user's once the project is trusted. */
@@ -136,20 +146,19 @@ export async function openProject(
     userServers: configured.map((entry) => entry.server),
   });
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
-  const entries = [...userServers, ...extra.entries];
+  const entries = [...userServers.map(mcpEntry), ...extra.entries];
   const approvals: ApprovalMemory = {
     session: new Set(),
     store: new ApprovalStore(home.approvalsFile),
     projectRoot,
-    digestOf: createDigestLookup(entries),
+    digestOf: createDigestLookup(entries.map(digestView)),
   };
-  const session = new ProjectSession({
-    home,
+  const session = createHost({
     projectRoot,
-    servers: entries.filter((entry) => options.select === undefined || options.select(entry)),
+    entries: entries.filter((entry) => options.select === undefined || options.select(entry)),
     staticPrompts: extra.prompts,
     connectors: composition.connectors({ env: io.env, home }),
-    nativeTools: (context) => composition.nativeTools(context),
+    nativeTools: composition.nativeTools({ projectRoot }),
   });
   return {
     session,

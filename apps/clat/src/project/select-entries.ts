@@ -8,12 +8,12 @@ import { LIMITS, normalizeNameSegment } from '@clat/kernel';
 
 interface Entry {
   name: string;
-  transport: string;
+  kind: string;
 }
 
 /** The registry prefix of an entry's tools (`mcp_{server}_` or `wasm_{plugin}_`). */
 function toolPrefix(entry: Entry): string {
-  return `${entry.transport === 'wasm' ? 'wasm' : 'mcp'}_${normalizeNameSegment(entry.name)}_`;
+  return `${entry.kind === 'wasm' ? 'wasm' : 'mcp'}_${normalizeNameSegment(entry.name)}_`;
 }
 
 /**

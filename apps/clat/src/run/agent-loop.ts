@@ -3,14 +3,20 @@
  * cancellation, result bound), results go back to the model, until it answers without tools.
  * @module
  */
-import { errorMessage, isClatError, KernelErrorCode, type ToolResult } from '@clat/kernel';
+import {
+  errorMessage,
+  type Host,
+  type HostRun,
+  isClatError,
+  KernelErrorCode,
+  type ToolResult,
+} from '@clat/kernel';
 import type {
   ChatMessage,
   ChatTool,
   ChatToolCall,
   OpenAiCompatibleProvider,
 } from '@clat/provider-openai';
-import type { ActiveRun, ProjectSession } from '../project/project-session.js';
 
 /** Model round trips of one prompt before the loop stops (a runaway-tool-loop guard). */
 export const AGENT_MAX_STEPS = 32;
@@ -27,8 +33,8 @@ export interface AgentCallbacks {
 
 export interface AgentTurnOptions extends AgentCallbacks {
   provider: OpenAiCompatibleProvider;
-  session: ProjectSession;
-  run: ActiveRun;
+  session: Host;
+  run: HostRun;
   /** Conversation so far (without the system prompt); the new prompt is appended. */
   history: ChatMessage[];
   prompt: string;
@@ -43,12 +49,12 @@ export interface AgentTurnResult {
   exhausted: boolean;
 }
 
-export function systemPrompt(session: ProjectSession): string {
+export function systemPrompt(session: Host): string {
   const plugins = session.prompts.assemble();
   return plugins === '' ? BASE_SYSTEM_PROMPT : `${BASE_SYSTEM_PROMPT}\n\n${plugins}`;
 }
 
-export function chatTools(session: ProjectSession): ChatTool[] {
+export function chatTools(session: Host): ChatTool[] {
   return session.registry.list().map((tool) => ({
     name: tool.name,
     description: tool.description,

@@ -1,6 +1,9 @@
 /** `/mcp` and `clat mcp`: the text and JSON views of the project's MCP surface. @module */
-import { sanitizeTerminalLine as line } from '@clat/kernel';
-import type { McpSummary, ServerStatus } from '../project/project-mount.js';
+import {
+  sanitizeTerminalLine as line,
+  type MountSummary as McpSummary,
+  type MountStatus as ServerStatus,
+} from '@clat/kernel';
 
 export function summaryLine(summary: McpSummary): string {
   const parts = [

@@ -1,13 +1,12 @@
 /** A one-line "connecting…" indicator on stderr, shown only on a TTY and erased when done. @module */
 import type { Writable } from 'node:stream';
-import { sanitizeTerminalLine } from '@clat/kernel';
-import type { ProjectMount } from '../project/project-mount.js';
+import { type PluginMount, sanitizeTerminalLine } from '@clat/kernel';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const FRAME_MS = 80;
 
 /** Starts the indicator when `stream` is a TTY; the returned function stops and erases it. */
-export function showMountProgress(mount: ProjectMount, stream: Writable): () => void {
+export function showMountProgress(mount: PluginMount, stream: Writable): () => void {
   if ((stream as { isTTY?: boolean }).isTTY !== true) return () => {};
   let frame = 0;
   const draw = () => {

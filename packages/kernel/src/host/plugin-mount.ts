@@ -1,38 +1,35 @@
 /**
- * The background mount of a trusted project's servers: every server connects in parallel, the
- * first run waits a bounded time for the initial surface and then freezes the registries; a
- * server that finishes later is rejected and reported. Failures stay per server.
+ * The background mount of a trusted project's plugins: every entry mounts in parallel, each in
+ * its own plugin scope; the first run waits a bounded time for the initial surface and then
+ * freezes the registries; a plugin that finishes later is rejected and reported. Failures stay
+ * per plugin. The one status shape (`MountStatus`) is built and redacted here only.
  * @module
  */
-import {
-  CancelToken,
-  errorMessage,
-  type HostServices,
-  isKernelError,
-  KernelErrorCode,
-  LIMITS,
-  type PromptContribution,
-  type PromptRegistry,
-  type Redactor,
-  type Scope,
-  type ToolRegistry,
-  type TransportKind,
-} from '@clat/kernel';
+import { CancelToken } from '../cancel.js';
+import type { HostServices } from '../contract/host-services.js';
+import { errorMessage, isKernelError, KernelErrorCode } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import type { PromptContribution, PromptRegistry } from '../prompt-registry.js';
+import type { Redactor } from '../redact.js';
+import type { Scope } from '../scope.js';
+import type { ToolRegistry } from '../tool-registry.js';
 import type {
+  Connector,
+  MountDescription,
   MountEntry,
-  MountedServer,
-  ServerConnector,
-  ServerProgress,
-  ServerState,
-} from './server-connector.js';
+  MountedPlugin,
+  MountProgress,
+  MountState,
+} from './connector.js';
 
-export interface ServerStatus {
+/** One plugin's line in `/mcp`. Every text is redacted. */
+export interface MountStatus {
   name: string;
   origin: string;
-  transport: TransportKind;
+  transport: string;
   /** Safe to show: command or URL origin, never env values or headers. */
   target: string;
-  state: ServerState;
+  state: MountState;
   phase: string | undefined;
   protocolVersion: string | undefined;
   era: string | undefined;
@@ -45,83 +42,92 @@ export interface ServerStatus {
   warnings: string[];
 }
 
-export interface McpSummary {
+export interface MountSummary {
   configured: number;
   connecting: number;
   connected: number;
   failed: number;
   /** True once the registries froze for the first run. */
   frozen: boolean;
-  servers: ServerStatus[];
+  servers: MountStatus[];
 }
 
-export interface ProjectMountOptions {
-  servers: readonly MountEntry[];
-  connectors: readonly ServerConnector[];
+export interface PluginMountOptions {
+  entries: readonly MountEntry[];
+  connectors: readonly Connector[];
   registry: ToolRegistry;
   prompts: PromptRegistry;
+  /** The trusted project scope; each plugin gets a plugin scope under it. */
   scope: Scope;
   hostServices: HostServices;
   projectRoot: string;
-  clatHome: string;
-  /** Redacts configured secrets (headers, env values) out of every diagnostic. */
+  /** Knows every configured secret; redacts every diagnostic. */
   redactor: Redactor;
-  /** Static prompts contributed when the server named by `source.id` connects. */
+  /** Static prompts, registered with the plugin named by `source.id` when it connects. */
   staticPrompts?: readonly PromptContribution[];
 }
 
 interface Entry {
   config: MountEntry;
-  status: ServerStatus;
-  mounted: MountedServer | undefined;
+  connector: Connector | undefined;
+  status: MountStatus;
+  mounted: MountedPlugin | undefined;
   started: number;
 }
 
-function targetOf(server: MountEntry): string {
-  if (server.transport === 'wasm') return server.path ?? server.manifest ?? '';
-  if (server.transport === 'http') {
-    try {
-      const url = new URL(server.url);
-      return `${url.origin}${url.pathname}`;
-    } catch {
-      return server.url;
-    }
-  }
-  return [server.command, ...(server.args ?? [])].join(' ');
+/** How an entry shows and which secrets it carries, from its connector. */
+export function describeEntry(
+  entry: MountEntry,
+  connector: Connector | undefined,
+): MountDescription {
+  return connector?.describe?.(entry) ?? { transport: entry.kind, target: '' };
 }
 
-export class ProjectMount {
-  readonly #options: ProjectMountOptions;
+const REJECTED_AFTER_FREEZE =
+  'finished connecting after the tool and prompt registries froze for the first run; its registrations were rejected. Restart CLAT after fixing or warming this server';
+const FROZEN_HINT =
+  ' (the registries froze for the first run before this server finished; restart CLAT after fixing or warming it)';
+
+export class PluginMount {
+  readonly #options: PluginMountOptions;
   readonly #entries: Entry[];
-  readonly #token: CancelToken;
+  readonly #token = new CancelToken();
   readonly #listeners = new Set<() => void>();
   #settled: Promise<void> | undefined;
   #frozen = false;
 
-  constructor(options: ProjectMountOptions) {
+  constructor(options: PluginMountOptions) {
     this.#options = options;
-    this.#token = new CancelToken();
-    this.#entries = options.servers.map((config) => ({
-      config,
-      mounted: undefined,
-      started: 0,
-      status: {
-        name: config.name,
-        origin: config.origin,
-        transport: config.transport,
-        target: options.redactor.redact(targetOf(config)),
-        state: 'connecting',
-        phase: 'queued',
-        protocolVersion: undefined,
-        era: undefined,
-        tools: 0,
-        prompts: 0,
-        durationMs: undefined,
-        failure: undefined,
-        stderrTail: [],
-        warnings: [],
-      },
-    }));
+    const byKind = new Map<string, Connector>();
+    for (const connector of options.connectors) {
+      if (!byKind.has(connector.kind)) byKind.set(connector.kind, connector);
+    }
+    this.#entries = options.entries.map((config) => {
+      const connector = byKind.get(config.kind);
+      const description = describeEntry(config, connector);
+      return {
+        config,
+        connector,
+        mounted: undefined,
+        started: 0,
+        status: {
+          name: config.name,
+          origin: config.origin,
+          transport: description.transport,
+          target: options.redactor.redact(description.target),
+          state: 'connecting',
+          phase: 'queued',
+          protocolVersion: undefined,
+          era: undefined,
+          tools: 0,
+          prompts: 0,
+          durationMs: undefined,
+          failure: undefined,
+          stderrTail: [],
+          warnings: [],
+        },
+      };
+    });
     options.scope.onPreClose(() => this.#token.cancel('project scope closed'), 'cancel mounts');
   }
 
@@ -129,7 +135,7 @@ export class ProjectMount {
     return this.#frozen;
   }
 
-  /** Starts every server at once. Idempotent; resolves when all settled (never rejects). */
+  /** Starts every entry at once. Idempotent; resolves when all settled (never rejects). */
   start(): Promise<void> {
     this.#settled ??= Promise.allSettled(this.#entries.map((entry) => this.#mountOne(entry))).then(
       () => undefined,
@@ -143,13 +149,13 @@ export class ProjectMount {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Resolves true when every server settled within `ms`, false on timeout. */
+  /** Resolves true when every entry settled within `ms`, false on timeout. */
   async waitSettled(ms: number): Promise<boolean> {
     const settled = this.start();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), ms);
-      timer.unref?.();
+      (timer as { unref?: () => void }).unref?.();
     });
     try {
       return await Promise.race([settled.then(() => true as const), timeout]);
@@ -179,9 +185,14 @@ export class ProjectMount {
     this.#changed();
   }
 
-  summary(): McpSummary {
-    const servers = this.#entries.map((entry): ServerStatus => {
-      const status = { ...entry.status, warnings: [...entry.status.warnings] };
+  /** A copy of every status, with the live view of connected plugins folded in. */
+  summary(): MountSummary {
+    const servers = this.#entries.map((entry): MountStatus => {
+      const status = {
+        ...entry.status,
+        warnings: [...entry.status.warnings],
+        stderrTail: [...entry.status.stderrTail],
+      };
       const live = entry.status.state === 'connected' ? entry.mounted?.current?.() : undefined;
       if (live !== undefined) {
         if (live.stderrTail !== undefined) status.stderrTail = this.#clean(live.stderrTail);
@@ -191,9 +202,9 @@ export class ProjectMount {
           status.failure = this.#options.redactor.redact(live.failure);
         }
       }
-      return { ...status, stderrTail: [...status.stderrTail] };
+      return status;
     });
-    const count = (state: ServerState) => servers.filter((s) => s.state === state).length;
+    const count = (state: MountState) => servers.filter((s) => s.state === state).length;
     return {
       configured: servers.length,
       connecting: count('connecting'),
@@ -218,7 +229,7 @@ export class ProjectMount {
     }
   }
 
-  #progress(entry: Entry, progress: ServerProgress): void {
+  #progress(entry: Entry, progress: MountProgress): void {
     const status = entry.status;
     if (progress.protocolVersion !== undefined) status.protocolVersion = progress.protocolVersion;
     if (progress.era !== undefined) status.era = progress.era;
@@ -240,11 +251,11 @@ export class ProjectMount {
     this.#changed();
   }
 
-  #contributePrompts(entry: Entry): void {
+  #contributePrompts(entry: Entry, scope: Scope): void {
     for (const prompt of this.#options.staticPrompts ?? []) {
       if (prompt.source.id !== entry.config.name) continue;
       try {
-        this.#options.prompts.register(prompt, this.#options.scope);
+        this.#options.prompts.register(prompt, scope);
         entry.status.prompts++;
       } catch (error) {
         entry.status.warnings.push(
@@ -256,60 +267,48 @@ export class ProjectMount {
 
   async #mountOne(entry: Entry): Promise<void> {
     entry.started = Date.now();
-    const { options } = { options: this.#options };
-    const connector = options.connectors.find((c) => c.transports.includes(entry.config.transport));
+    const options = this.#options;
+    const { connector } = entry;
     if (connector === undefined) {
-      this.#fail(
-        entry,
-        `no connector for the ${entry.config.transport} transport is wired into this build`,
-      );
+      this.#fail(entry, `no connector for ${entry.config.kind} entries is wired into this build`);
       return;
     }
     if (options.scope.closed || this.#token.cancelled) {
       this.#fail(entry, 'the project scope closed before the server was started');
       return;
     }
-    // Registered before mounting so the scope revokes this server's leases (registered later,
-    // closed earlier) before the server itself is closed.
-    options.scope.onClose(async () => {
-      await entry.mounted?.close();
-    }, `close server ${entry.config.name}`);
+    const scope = options.scope.pluginScope(entry.config.name);
     entry.status.phase = 'starting';
     this.#changed();
     try {
-      const mounted = await connector.mount({
-        server: entry.config,
+      const mounted = await connector.mount(entry.config, {
         registry: options.registry,
         prompts: options.prompts,
-        scope: options.scope,
+        scope,
         hostServices: options.hostServices,
         projectRoot: options.projectRoot,
-        clatHome: options.clatHome,
+        redactor: options.redactor,
         signal: this.#token.signal,
         onProgress: (progress) => this.#progress(entry, progress),
       });
       entry.mounted = mounted;
       this.#progress(entry, mounted.progress);
       if (this.#frozen) {
-        await mounted.close().catch(() => {});
-        this.#fail(
-          entry,
-          'finished connecting after the tool and prompt registries froze for the first run; its registrations were rejected. Restart CLAT after fixing or warming this server',
-        );
+        await scope.close().catch(() => {});
+        this.#fail(entry, REJECTED_AFTER_FREEZE);
         return;
       }
-      this.#contributePrompts(entry);
+      this.#contributePrompts(entry, scope);
       entry.status.state = 'connected';
       entry.status.phase = undefined;
       entry.status.durationMs = Date.now() - entry.started;
       this.#changed();
     } catch (error) {
+      await scope.close().catch(() => {});
       const tail = (error as { stderrTail?: unknown }).stderrTail;
       if (Array.isArray(tail)) entry.status.stderrTail = this.#clean(tail.map(String));
       const frozen =
-        isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN
-          ? ' (the registries froze for the first run before this server finished; restart CLAT after fixing or warming it)'
-          : '';
+        isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN ? FROZEN_HINT : '';
       this.#fail(entry, `${errorMessage(error)}${frozen}`);
     }
   }

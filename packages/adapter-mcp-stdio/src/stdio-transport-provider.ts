@@ -1,0 +1,60 @@
+/**
+ * `stdioTransport()`: the stdio transport as a provider for the MCP connector of
+ * `@clat/adapter-mcp` (`createMcpConnector({ transports: [stdioTransport(...)] })`).
+ * @module
+ */
+import { type McpServerConfig, type Redactor, redactArgs } from '@clat/kernel';
+import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
+import { StdioTransportFactory } from './stdio-transport.js';
+
+export interface StdioTransportProviderOptions {
+  /** Working directory of servers without `cwd`, and base of a relative `cwd`. */
+  defaultCwd: string;
+  /** Grace before each teardown escalation (default: the kernel limit). */
+  shutdownGraceMs?: number;
+}
+
+/** What `createMcpConnector` takes for entries with `"transport": "stdio"`. */
+export interface StdioTransportProvider {
+  readonly transport: 'stdio';
+  describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
+  factory(server: McpServerConfig, context: { redactor: Redactor }): StdioTransportFactory;
+}
+
+function stdio(server: McpServerConfig) {
+  if (server.transport !== 'stdio') {
+    throw new StdioTransportError(
+      StdioTransportErrorCode.STDIO_SPAWN_FAILED,
+      `server ${JSON.stringify(server.name)} uses the ${server.transport} transport, not stdio`,
+    );
+  }
+  return server;
+}
+
+/** The stdio transport provider: each entry's server runs as a subprocess in its own group. */
+export function stdioTransport(options: StdioTransportProviderOptions): StdioTransportProvider {
+  return {
+    transport: 'stdio',
+    describe(server) {
+      const entry = stdio(server);
+      // Every configured env value is a secret, whatever its name.
+      const secrets = Object.values(entry.env ?? {});
+      return { target: [entry.command, ...redactArgs(entry.args ?? [])].join(' '), secrets };
+    },
+    factory(server, context) {
+      const entry = stdio(server);
+      return new StdioTransportFactory({
+        name: entry.name,
+        command: entry.command,
+        args: entry.args,
+        env: entry.env,
+        cwd: entry.cwd,
+        clatHome: options.defaultCwd,
+        redactor: context.redactor,
+        ...(options.shutdownGraceMs === undefined
+          ? {}
+          : { shutdownGraceMs: options.shutdownGraceMs }),
+      });
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The MCP connector: mcp.json entries (`kind: 'mcp'`) mounted through the client core over the
+ * transports the composition injects. This package imports no transport: a distribution passes
+ * `stdioTransport()` / `httpTransport()` (or its own) in `transports`.
+ * @module
+ */
+import {
+  type Connector,
+  LIMITS,
+  type McpServerConfig,
+  type MountContext,
+  type MountDescription,
+  type MountEntry,
+  MountError,
+  type MountedPlugin,
+  type MountProgress,
+  type Redactor,
+  type Transport,
+  type TransportFactory,
+  toolAllowedByEntry,
+} from '@clat/kernel';
+import { type McpServerStatus, mountMcpServer } from './mount.js';
+import type { McpClientInfo, McpTimeouts } from './protocol.js';
+
+/** The connector kind of mcp.json entries. */
+export const MCP_KIND = 'mcp';
+
+/** One transport a distribution wires in: opens connections for entries of its `transport`. */
+export interface McpTransportProvider {
+  /** The mcp.json `transport` value it serves (`stdio`, `http`). */
+  readonly transport: string;
+  /** Safe-to-show target and the secret values of one entry. */
+  describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
+  /** A factory for one entry's connections (probe, then legacy); throws on a bad entry. */
+  factory(server: McpServerConfig, context: { redactor: Redactor }): TransportFactory;
+}
+
+/** Remembers which configurations spoke the legacy era, so their next start skips the probe. */
+export interface McpEraMemory {
+  hint(server: McpServerConfig): Promise<'legacy' | undefined>;
+  /** Records the negotiated era; `hinted` says whether the connect skipped the probe. */
+  record(
+    server: McpServerConfig,
+    era: string | undefined,
+    serverVersion: string | undefined,
+    hinted: boolean,
+  ): Promise<void>;
+}
+
+export interface McpConnectorOptions {
+  transports: readonly McpTransportProvider[];
+  eras?: McpEraMemory;
+  /** Sent in `initialize` / discovery (default: the client core's name). */
+  clientInfo?: McpClientInfo;
+  timeouts?: Partial<McpTimeouts>;
+}
+
+/** An mcp.json entry as a host mount entry. */
+export function mcpEntry(server: McpServerConfig): MountEntry<McpServerConfig> {
+  return { kind: MCP_KIND, name: server.name, origin: server.origin, config: server };
+}
+
+function progressOf(status: McpServerStatus): MountProgress {
+  return {
+    ...(status.protocolVersion === undefined ? {} : { protocolVersion: status.protocolVersion }),
+    ...(status.era === undefined ? {} : { era: status.era }),
+    tools: status.tools,
+    prompts: status.prompts,
+    stderrTail: status.stderrTail,
+    warnings: [...status.notes, ...(status.promptError === undefined ? [] : [status.promptError])],
+  };
+}
+
+/**
+ * Remembers the transports it opened, so a server that failed before its client existed still
+ * has its (already redacted) stderr tail for status.
+ */
+class TailKeepingFactory implements TransportFactory {
+  readonly kind: TransportFactory['kind'];
+  readonly probeIsolation: TransportFactory['probeIsolation'];
+  readonly #inner: TransportFactory;
+  readonly #opened: Transport[] = [];
+
+  constructor(inner: TransportFactory) {
+    this.#inner = inner;
+    this.kind = inner.kind;
+    this.probeIsolation = inner.probeIsolation;
+  }
+
+  open(): Transport {
+    const transport = this.#inner.open();
+    this.#opened.push(transport);
+    return transport;
+  }
+
+  /** The stderr tail of every transport opened so far (probe, then legacy), newest last. */
+  tail(): string[] {
+    const lines: string[] = [];
+    for (const transport of this.#opened) {
+      try {
+        lines.push(...transport.diagnostics().tail);
+      } catch {
+        // A transport that cannot report diagnostics adds nothing.
+      }
+    }
+    return lines.slice(-LIMITS.stderrTailLines);
+  }
+}
+
+/** The connector of `kind: 'mcp'` entries over the given transports. */
+export function createMcpConnector(options: McpConnectorOptions): Connector<McpServerConfig> {
+  const providerOf = (server: McpServerConfig): McpTransportProvider | undefined =>
+    options.transports.find((provider) => provider.transport === server.transport);
+  return {
+    kind: MCP_KIND,
+    describe(entry): MountDescription {
+      const server = entry.config;
+      const provider = providerOf(server);
+      const described = provider?.describe(server) ?? { target: '', secrets: [] };
+      return { transport: server.transport, target: described.target, secrets: described.secrets };
+    },
+    async mount(entry, ctx: MountContext): Promise<MountedPlugin> {
+      const server = entry.config;
+      const provider = providerOf(server);
+      if (provider === undefined) {
+        throw new MountError(
+          `no connector for the ${server.transport} transport is wired into this build`,
+        );
+      }
+      let factory: TailKeepingFactory;
+      try {
+        factory = new TailKeepingFactory(provider.factory(server, { redactor: ctx.redactor }));
+      } catch (error) {
+        throw new MountError(ctx.redactor.redact((error as Error).message), [], error);
+      }
+      const eraHint = await options.eras?.hint(server);
+      const mounted = await mountMcpServer({
+        eraHint,
+        name: server.name,
+        factory,
+        registry: ctx.registry,
+        prompts: ctx.prompts,
+        scope: ctx.scope,
+        hostServices: ctx.hostServices,
+        projectRoot: ctx.projectRoot,
+        clientInfo: options.clientInfo,
+        timeouts: options.timeouts,
+        signal: ctx.signal,
+        redactor: ctx.redactor,
+        toolFilter: (tool) => toolAllowedByEntry(server, tool),
+        onStatus: (status) => {
+          const progress = progressOf(status);
+          if (status.state === 'connecting') progress.phase = 'connecting';
+          ctx.onProgress(progress);
+        },
+      });
+      const status = mounted.status();
+      if (status.state === 'connected') {
+        await options.eras?.record(
+          server,
+          status.era,
+          status.serverInfo?.version,
+          eraHint !== undefined,
+        );
+      }
+      if (status.state !== 'connected') {
+        const tail = status.stderrTail.length > 0 ? status.stderrTail : factory.tail();
+        throw new MountError(
+          status.error ?? `server ended in state ${status.state}`,
+          tail.map((line) => ctx.redactor.redact(line)),
+        );
+      }
+      return {
+        progress: progressOf(status),
+        current: () => {
+          const now = mounted.status();
+          const progress: MountProgress & { failure?: string } = progressOf(now);
+          if (now.state === 'failed') progress.failure = now.error ?? 'connection lost';
+          return progress;
+        },
+      };
+    },
+  };
+}

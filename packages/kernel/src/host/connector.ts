@@ -1,0 +1,94 @@
+/**
+ * The connector port: how the host mounts one configured plugin of any kind. The host owns the
+ * lifecycle (parallel start, first-run freeze, status, redaction, the plugin's scope); a
+ * connector only connects, registers into the given registries and reports progress.
+ * @module
+ */
+import type { HostServices } from '../contract/host-services.js';
+import { KernelError, KernelErrorCode } from '../errors.js';
+import type { PromptRegistry } from '../prompt-registry.js';
+import type { Redactor } from '../redact.js';
+import type { Scope } from '../scope.js';
+import type { ToolRegistry } from '../tool-registry.js';
+
+/**
+ * One configured plugin. `kind` picks the connector; `config` is opaque to the kernel (an
+ * mcp.json entry for `mcp`, a component reference for `wasm`, anything for a custom kind).
+ */
+export interface MountEntry<Config = unknown> {
+  readonly kind: string;
+  readonly name: string;
+  /** Where the entry came from (`user`, `package`, `plugins.json`, `glm-pack`…), shown in status. */
+  readonly origin: string;
+  readonly config: Config;
+}
+
+export type MountState = 'connecting' | 'connected' | 'failed';
+
+/** What a connector may report while or after mounting (all optional, merged into the status). */
+export interface MountProgress {
+  /** Negotiated protocol version (`2026-07-28`, `2025-06-18`, `clat:plugin@0.1.0`…). */
+  protocolVersion?: string;
+  /** `modern` or `legacy` (MCP). */
+  era?: string;
+  /** What the connector is doing now (`spawning`, `initialize`, `loading`…). */
+  phase?: string;
+  tools?: number;
+  prompts?: number;
+  /** Newest output lines of the plugin (stderr of a stdio server, guest output). */
+  stderrTail?: readonly string[];
+  /** Registry rejections (collisions, caps) that did not fail the plugin. */
+  warnings?: readonly string[];
+}
+
+/** How an entry shows in status, and which of its configured values are secret. */
+export interface MountDescription {
+  /** Short label of how it runs (`stdio`, `http`, `wasm`). */
+  transport: string;
+  /** Safe to show: command or URL origin, never env values or headers. */
+  target: string;
+  /** Values the host redacts from every diagnostic (header values, secret env values). */
+  secrets?: readonly string[];
+}
+
+/** What a connector gets for one mount. */
+export interface MountContext {
+  readonly registry: ToolRegistry;
+  readonly prompts: PromptRegistry;
+  /** This plugin's own scope: register leases and close hooks here; the host closes it. */
+  readonly scope: Scope;
+  readonly hostServices: HostServices;
+  /** The trusted project root. */
+  readonly projectRoot: string;
+  /** The host's redactor: it knows every configured secret. */
+  readonly redactor: Redactor;
+  /** Aborted when the project closes before the plugin finished mounting. */
+  readonly signal: AbortSignal;
+  onProgress(progress: MountProgress): void;
+}
+
+/** A mounted plugin. Its resources live in its scope; the host closes that scope. */
+export interface MountedPlugin {
+  readonly progress: MountProgress;
+  /** The live view, read when status is rendered: a connection can still drop after mounting. */
+  current?(): MountProgress & { failure?: string | undefined };
+}
+
+/** Mounts entries of one kind. Throwing fails only that entry. */
+export interface Connector<Config = unknown> {
+  readonly kind: string;
+  /** Status label, target and secrets of an entry (default: the kind, no target, no secrets). */
+  describe?(entry: MountEntry<Config>): MountDescription;
+  mount(entry: MountEntry<Config>, ctx: MountContext): Promise<MountedPlugin>;
+}
+
+/** Thrown by a connector when its plugin failed; carries the plugin's newest output lines. */
+export class MountError extends KernelError {
+  readonly stderrTail: readonly string[];
+
+  constructor(message: string, stderrTail: readonly string[] = [], cause?: unknown) {
+    super(KernelErrorCode.MOUNT_FAILED, message, cause === undefined ? {} : { cause });
+    this.name = 'MountError';
+    this.stderrTail = stderrTail;
+  }
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { KernelErrorCode } from '../errors.js';
+import type { UserAsker } from '../ports.js';
+import type { Tool } from '../tool-registry.js';
+import type { Connector } from './connector.js';
+import { createHost } from './create-host.js';
+
+const asker: UserAsker = { ask: async () => ({ kind: 'declined' }) };
+
+function probeTool(name: string, source: Tool['definition']['source']): Tool {
+  return {
+    definition: {
+      name,
+      description: name,
+      inputSchema: { type: 'object' },
+      effect: 'read',
+      source,
+    },
+    invoke: async (_args, ctx) => ({
+      content: name,
+      structured: { run: ctx.run.id, mode: ctx.run.mode, asker: ctx.run.asker === asker },
+    }),
+  };
+}
+
+describe('createHost', () => {
+  it('mounts entries of any kind, hands tools their run, and closes idempotently', async () => {
+    const seenConfig: unknown[] = [];
+    const connector: Connector = {
+      kind: 'custom',
+      describe: (entry) => ({ transport: 'inproc', target: entry.name, secrets: ['s3cr3t-value'] }),
+      async mount(entry, ctx) {
+        seenConfig.push(entry.config);
+        ctx.registry.register(
+          probeTool('custom_probe', { kind: 'mcp', id: entry.name }),
+          ctx.scope,
+        );
+        return { progress: { tools: 1, warnings: ['note s3cr3t-value'] } };
+      },
+    };
+    const host = createHost({
+      projectRoot: '/project',
+      connectors: [connector],
+      entries: [{ kind: 'custom', name: 'one', origin: 'test', config: { any: ['shape'] } }],
+      nativeTools: [probeTool('read_file', { kind: 'native', id: '' })],
+      asker,
+    });
+    host.start();
+    const run = await host.beginRun({ mode: 'read-only' });
+    expect(seenConfig).toEqual([{ any: ['shape'] }]);
+    expect(host.registry.frozen).toBe(true);
+    const result = await host.pipeline.call('custom_probe', {}, run.context);
+    expect(result.structured).toEqual({ run: run.context.runId, mode: 'read-only', asker: true });
+    const status = host.mount.summary().servers[0];
+    expect(status).toMatchObject({ state: 'connected', transport: 'inproc', tools: 1 });
+    expect(status?.warnings).toEqual(['note [REDACTED]']);
+    await expect(host.beginRun({ mode: 'read-only' })).rejects.toMatchObject({
+      code: KernelErrorCode.RUN_ALREADY_ACTIVE,
+    });
+    await run.end();
+    await run.end();
+    await Promise.all([host.close(), host.close()]);
+    expect(host.registry.list()).toEqual([]);
+  });
+
+  it('a native tool wins over a plugin tool of the same name', async () => {
+    const connector: Connector = {
+      kind: 'custom',
+      async mount(entry, ctx) {
+        ctx.registry.register(probeTool('read_file', { kind: 'mcp', id: entry.name }), ctx.scope);
+        return { progress: {} };
+      },
+    };
+    const host = createHost({
+      projectRoot: '/project',
+      connectors: [connector],
+      entries: [{ kind: 'custom', name: 'shadow', origin: 'test', config: null }],
+      nativeTools: [probeTool('read_file', { kind: 'native', id: '' })],
+    });
+    host.start();
+    const run = await host.beginRun({ mode: 'read-only' });
+    expect(host.registry.list()[0]?.source.kind).toBe('native');
+    expect(host.mount.summary().servers[0]?.state).toBe('failed');
+    await run[Symbol.asyncDispose]();
+    await host[Symbol.asyncDispose]();
+  });
+});

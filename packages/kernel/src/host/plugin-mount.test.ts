@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { PromptRegistry } from '../prompt-registry.js';
+import { Redactor } from '../redact.js';
+import { createGlobalScope } from '../scope.js';
+import { ToolRegistry } from '../tool-registry.js';
+import { type Connector, type MountEntry, MountError } from './connector.js';
+import { PluginMount } from './plugin-mount.js';
+
+const hostServices = {} as never;
+const SECRET = 'abcdefgh12345678';
+
+const entry = (name: string, kind = 'fake'): MountEntry => ({
+  kind,
+  name,
+  origin: 'user',
+  config: { cmd: `run ${name}` },
+});
+
+const tool = (name: string) => ({
+  definition: {
+    name,
+    description: name,
+    inputSchema: { type: 'object' },
+    effect: 'read' as const,
+    source: { kind: 'mcp' as const, id: name },
+  },
+  invoke: async () => ({ content: name }),
+});
+
+function mountWith(connectors: Connector[], entries: MountEntry[]) {
+  const scope = createGlobalScope().child('/project');
+  const redactor = new Redactor();
+  redactor.add(SECRET);
+  const registry = new ToolRegistry();
+  const prompts = new PromptRegistry();
+  const mount = new PluginMount({
+    entries,
+    connectors,
+    registry,
+    prompts,
+    scope,
+    hostServices,
+    projectRoot: '/project',
+    redactor,
+    staticPrompts: [
+      { name: 'pkg_good', source: { kind: 'package', id: 'good' }, text: 'be good' },
+      { name: 'pkg_bad', source: { kind: 'package', id: 'bad' }, text: 'never shown' },
+    ],
+  });
+  return { mount, scope, registry, prompts };
+}
+
+describe('PluginMount', () => {
+  it('isolates failures per entry, redacts what it reports and keeps prompts with their plugin', async () => {
+    const connector: Connector = {
+      kind: 'fake',
+      describe: (e) => ({ transport: 'stdio', target: `${(e.config as { cmd: string }).cmd}` }),
+      async mount(e, ctx) {
+        if (e.name === 'bad') {
+          throw new MountError(`spawn failed: token=${SECRET}`, [`line with Bearer ${SECRET}`]);
+        }
+        ctx.onProgress({ protocolVersion: '2025-06-18', era: 'legacy', tools: 3 });
+        return { progress: { tools: 3 } };
+      },
+    };
+    const { mount, scope, prompts } = mountWith(
+      [connector],
+      [entry('good'), entry('bad'), entry('remote', 'other')],
+    );
+    await mount.start();
+    const summary = mount.summary();
+    expect(summary).toMatchObject({ configured: 3, connecting: 0, connected: 1, failed: 2 });
+    const [good, bad, remote] = summary.servers;
+    expect(good).toMatchObject({
+      state: 'connected',
+      transport: 'stdio',
+      target: 'run good',
+      tools: 3,
+      prompts: 1,
+      protocolVersion: '2025-06-18',
+    });
+    expect(bad?.failure).toBe('spawn failed: token=[REDACTED]');
+    expect(bad?.stderrTail).toEqual(['line with Bearer [REDACTED]']);
+    expect(remote).toMatchObject({ transport: 'other', state: 'failed' });
+    expect(remote?.failure).toBe('no connector for other entries is wired into this build');
+    expect(prompts.list().map((p) => p.name)).toEqual(['pkg_good']);
+    await scope.close();
+    expect(prompts.list()).toEqual([]);
+  });
+
+  it('gives each plugin its own scope: leases and hooks close with it, LIFO, once', async () => {
+    const order: string[] = [];
+    const connector: Connector = {
+      kind: 'fake',
+      async mount(e, ctx) {
+        expect(ctx.scope.kind).toBe('plugin');
+        ctx.scope.onClose(() => {
+          order.push(`close ${e.name}`);
+        });
+        ctx.registry.register(tool(`t_${e.name}`), ctx.scope);
+        ctx.scope.lease(e.name, () => {
+          order.push(`lease ${e.name}`);
+        });
+        return { progress: {} };
+      },
+    };
+    const { mount, scope, registry } = mountWith([connector], [entry('a'), entry('b')]);
+    await mount.start();
+    expect(registry.list().map((t) => t.name)).toEqual(['t_a', 't_b']);
+    await Promise.all([scope.close(), scope.close()]);
+    expect(registry.list()).toEqual([]);
+    expect(order.filter((step) => step.endsWith(' a'))).toEqual(['lease a', 'close a']);
+    expect(order.filter((step) => step.endsWith(' b'))).toEqual(['lease b', 'close b']);
+  });
+
+  it('freezes for the first run, then rejects and reports a late finisher and closes its scope', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let lateClosed = false;
+    const connector: Connector = {
+      kind: 'fake',
+      async mount(e, ctx) {
+        if (e.name === 'slow') {
+          ctx.scope.onClose(() => {
+            lateClosed = true;
+          });
+          await gate;
+        }
+        return { progress: { tools: 1 } };
+      },
+    };
+    const { mount, scope, registry } = mountWith([connector], [entry('fast'), entry('slow')]);
+    mount.start();
+    await mount.freezeForFirstRun(50);
+    expect(registry.frozen).toBe(true);
+    expect(mount.summary().servers[1]?.warnings[0]).toContain('still connecting');
+    release();
+    await mount.start();
+    const slow = mount.summary().servers[1];
+    expect(slow?.state).toBe('failed');
+    expect(slow?.failure).toContain('froze for the first run');
+    expect(lateClosed).toBe(true);
+    await scope.close();
+  });
+
+  it('hands connectors a signal that aborts when the project closes mid-mount', async () => {
+    let seen: AbortSignal | undefined;
+    const connector: Connector = {
+      kind: 'fake',
+      mount: (_e, ctx) =>
+        new Promise((_resolve, reject) => {
+          seen = ctx.signal;
+          ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+        }),
+    };
+    const { mount, scope } = mountWith([connector], [entry('hang')]);
+    const settled = mount.start();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await scope.close();
+    await settled;
+    expect(seen?.aborted).toBe(true);
+    expect(mount.summary().servers[0]?.state).toBe('failed');
+  });
+});
