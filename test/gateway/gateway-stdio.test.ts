@@ -111,6 +111,17 @@ describe('clat-gateway over stdio', () => {
     expect(textOf(write)).toContain('--mode full-access');
     await expect(stat(join(world.project, 'out.txt'))).rejects.toThrow();
 
+    const progress: Array<{
+      progress: number;
+      total?: number | undefined;
+      message?: string | undefined;
+    }> = [];
+    await client.callTool({ name: 'list_files', arguments: { path: '.' } }, undefined, {
+      onprogress: (update) => progress.push(update),
+    });
+    expect(progress.map((update) => update.message)).toEqual(['approved', 'running']);
+    expect(progress.at(-1)).toMatchObject({ progress: 2, total: 3 });
+
     const status = await client.readResource({ uri: 'clat://status' });
     const body = (status.contents[0] as { text: string }).text;
     const parsed = JSON.parse(body) as {
