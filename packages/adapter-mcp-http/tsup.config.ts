@@ -7,5 +7,5 @@ export default defineConfig({
   // Declarations come from one `tsc -b tsconfig.build.json` at the root, into this same dist/.
   clean: ['!**/*.d.ts', '!**/*.d.ts.map', '!.tsbuildinfo'],
   target: 'node20',
-  external: [/^@clat\//, 'zod', 'eventsource-parser'],
+  external: [/^@clat\//, 'zod', 'eventsource-parser', 'oauth4webapi'],
 });

@@ -284,11 +284,11 @@ describe('stdio fault zoo', () => {
     expect(z.faulty.status().stderrTail.join('\n')).toContain('SIGTERM ignored');
   });
 
-  it('spawns grandchildren: teardown reaches them through the process group', async () => {
+  it('spawns grandchildren and a setsid daemon: teardown reaches them all', async () => {
     const z = await zoo('family', 'grandchildren.mjs');
     await verdict(z, 'connected');
     const kids = JSON.parse((await z.harness.call('mcp_family_pids')).content) as number[];
-    expect(kids).toHaveLength(2);
+    expect(kids).toHaveLength(3);
     for (const kid of kids) expect(pidAlive(kid)).toBe(true);
     await z.faulty.close();
     for (const kid of kids) expect(pidAlive(kid)).toBe(false);

@@ -79,6 +79,50 @@ function refusingApprover(mode: PermissionMode): Approver {
   };
 }
 
+/** The pipeline stages before the result, reported as progress when the client asked for it. */
+const STAGES: Readonly<Record<string, { progress: number; message: string }>> = {
+  'tool.approved': { progress: 1, message: 'approved' },
+  'tool.started': { progress: 2, message: 'running' },
+};
+// The third step is the result itself: a progress notification after it would be dropped.
+const STAGE_TOTAL = 3;
+
+/**
+ * Sends `notifications/progress` for this call's pipeline stages (approved, running) when the
+ * request carries a progress token. The returned `settle` unsubscribes and waits for the sends,
+ * so no progress can trail the result (the client drops progress after the response).
+ */
+function reportStages(
+  host: GatewayHost,
+  callId: string,
+  token: string | number | undefined,
+  ctx: ServerContext,
+): () => Promise<void> {
+  if (token === undefined) return async () => {};
+  const sends: Promise<void>[] = [];
+  const unsubscribe = host.events.on((event) => {
+    if (!('callId' in event) || event.callId !== callId) return;
+    const stage = STAGES[event.type];
+    if (stage === undefined) return;
+    const send = ctx.mcpReq
+      .notify({
+        method: 'notifications/progress',
+        params: {
+          progressToken: token,
+          progress: stage.progress,
+          total: STAGE_TOTAL,
+          message: stage.message,
+        },
+      })
+      .catch(() => {});
+    sends.push(send);
+  });
+  return async () => {
+    unsubscribe();
+    await Promise.all(sends);
+  };
+}
+
 export function createGatewayServer(options: GatewayServerOptions): Server {
   const { host, mode } = options;
   const server = new Server(
@@ -120,9 +164,11 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       signal,
       approver: canElicit ? elicitingApprover(ctx, mode) : refusingApprover(mode),
     };
+    const callId = `gateway-${String(ctx.mcpReq.id)}`;
+    const settleProgress = reportStages(host, callId, request.params._meta?.progressToken, ctx);
     try {
       const result = await host.pipeline.call(name, request.params.arguments ?? {}, run, {
-        callId: `gateway-${String(ctx.mcpReq.id)}`,
+        callId,
       });
       const out: CallToolResult = { content: [{ type: 'text', text: result.content }] };
       if (result.isError === true) out.isError = true;
@@ -133,6 +179,8 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     } catch (error) {
       const code = isClatError(error) ? `[${error.code}] ` : '';
       return errorResult(`${code}${errorMessage(error)}`);
+    } finally {
+      await settleProgress();
     }
   });
 

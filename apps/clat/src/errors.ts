@@ -13,6 +13,8 @@ export const CliErrorCode = {
   CLI_SERVER_NOT_FOUND: 'CLI_SERVER_NOT_FOUND',
   /** No model provider is configured for `clat exec` or a REPL prompt. */
   CLI_NO_PROVIDER: 'CLI_NO_PROVIDER',
+  /** `clat mcp login` failed, timed out or was cancelled. */
+  CLI_LOGIN_FAILED: 'CLI_LOGIN_FAILED',
   /** `clat plugin new` would write into a directory that is not empty. */
   CLI_TARGET_EXISTS: 'CLI_TARGET_EXISTS',
 } as const;

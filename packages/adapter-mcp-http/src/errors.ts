@@ -29,6 +29,16 @@ export const HttpTransportErrorCode = {
   HTTP_CLOSED: 'HTTP_CLOSED',
   /** A reply to a server request was dropped: the connection's reply POST slots and queue were full. */
   HTTP_REPLY_DROPPED: 'HTTP_REPLY_DROPPED',
+  /** The server wants an OAuth login that has not happened, expired or was revoked. */
+  OAUTH_LOGIN_REQUIRED: 'OAUTH_LOGIN_REQUIRED',
+  /** Protected resource or authorization server metadata is missing, invalid or foreign. */
+  OAUTH_DISCOVERY: 'OAUTH_DISCOVERY',
+  /** No usable client identity (pre-registered, metadata document or registration). */
+  OAUTH_CLIENT: 'OAUTH_CLIENT',
+  /** The browser leg failed: bad state or issuer, an error redirect, a timeout or Ctrl-C. */
+  OAUTH_AUTHORIZATION: 'OAUTH_AUTHORIZATION',
+  /** The token endpoint refused a code, refresh token or client credentials. */
+  OAUTH_TOKEN: 'OAUTH_TOKEN',
 } as const;
 
 export type HttpTransportErrorCode =

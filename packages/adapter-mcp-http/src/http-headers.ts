@@ -13,6 +13,7 @@ export const HEADER = {
   method: 'mcp-method',
   name: 'mcp-name',
   lastEventId: 'last-event-id',
+  authorization: 'authorization',
 } as const;
 
 export const ACCEPT_BOTH = 'application/json, text/event-stream';

@@ -6,11 +6,20 @@
 
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { HttpTransportError, HttpTransportErrorCode } from './errors.js';
+import type { HttpAuth } from './http-auth.js';
 import { HttpTransportFactory } from './http-transport.js';
+
+/** An mcp.json entry with `"transport": "http"`. */
+export type HttpServerEntry = Extract<McpServerConfig, { transport: 'http' }>;
+
+/** Credentials of one entry; `loginRequired` says a person must log in before it connects. */
+export type HttpEntryAuth = HttpAuth & { readonly loginRequired?: boolean };
 
 export interface HttpTransportProviderOptions {
   /** Replaces the global fetch (tests only). */
   fetch?: typeof fetch;
+  /** The credentials of an entry (e.g. its OAuth client), or none. */
+  auth?: (server: HttpServerEntry) => HttpEntryAuth | undefined;
 }
 
 /** What `createMcpConnector` takes for entries with `"transport": "http"`. */
@@ -18,9 +27,11 @@ export interface HttpTransportProvider {
   readonly transport: 'http';
   describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
   factory(server: McpServerConfig): HttpTransportFactory;
+  /** True when the entry's last connect failed for want of a login (its auth says so). */
+  loginRequired(server: McpServerConfig): boolean;
 }
 
-function http(server: McpServerConfig) {
+function http(server: McpServerConfig): HttpServerEntry {
   if (server.transport !== 'http') {
     throw new HttpTransportError(
       HttpTransportErrorCode.HTTP_CONFIG_INVALID,
@@ -43,19 +54,29 @@ function shownTarget(url: string): string {
 
 /** The Streamable HTTP transport provider; every configured header value is a secret. */
 export function httpTransport(options: HttpTransportProviderOptions = {}): HttpTransportProvider {
+  // The auth each entry's factory got, so a failed mount can ask whether it needs a login.
+  const auths = new WeakMap<McpServerConfig, HttpEntryAuth>();
   return {
     transport: 'http',
     describe(server) {
       const entry = http(server);
-      return { target: shownTarget(entry.url), secrets: Object.values(entry.headers ?? {}) };
+      const secrets = Object.values(entry.headers ?? {});
+      if (entry.oauth?.clientSecret !== undefined) secrets.push(entry.oauth.clientSecret);
+      return { target: shownTarget(entry.url), secrets };
     },
     factory(server) {
       const entry = http(server);
+      const auth = options.auth?.(entry);
+      if (auth !== undefined) auths.set(server, auth);
       return new HttpTransportFactory({
         url: entry.url,
         ...(entry.headers === undefined ? {} : { headers: entry.headers }),
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(auth === undefined ? {} : { auth }),
       });
+    },
+    loginRequired(server) {
+      return auths.get(server)?.loginRequired === true;
     },
   };
 }

@@ -21,6 +21,7 @@ import {
 import { delay, errorMessage, isJsonObject, LIMITS, Redactor } from '@clat/kernel';
 import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
 import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
+import type { HttpAuth } from './http-auth.js';
 import {
   ACCEPT_BOTH,
   HEADER,
@@ -42,7 +43,12 @@ export interface HttpTransportOptions {
   closeTimeoutMs?: number | undefined;
   /** Replaces the global fetch (tests inject faults through real servers, not this). */
   fetch?: typeof fetch | undefined;
+  /** Supplies `Authorization` per request and handles 401/403 (e.g. an OAuthClient). */
+  auth?: HttpAuth | undefined;
 }
+
+/** Requests one message may send after 401/403 answers (refresh, then one step-up). */
+const AUTH_RETRIES = 2;
 
 // Same cap as one stdio frame: the limits table fixes one message size for every transport.
 const DEFAULT_MESSAGE_BYTES = MCP_LIMITS.stdioFrameBytes;
@@ -124,6 +130,7 @@ export class HttpTransport implements Transport {
   readonly #limit: number;
   readonly #closeTimeoutMs: number;
   readonly #fetch: typeof fetch;
+  readonly #auth: HttpAuth | undefined;
   readonly #redactor = new Redactor();
   readonly #abort = new AbortController();
   readonly #inflight = new Map<string, Inflight>();
@@ -155,6 +162,7 @@ export class HttpTransport implements Transport {
     this.#limit = options.maxMessageBytes ?? DEFAULT_MESSAGE_BYTES;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? LIMITS.shutdownGraceMs;
     this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#auth = options.auth;
   }
 
   /** The legacy protocol version sent as `MCP-Protocol-Version`, once negotiated. */
@@ -253,13 +261,7 @@ export class HttpTransport implements Transport {
     try {
       let response: Response;
       try {
-        response = await this.#fetch(this.#url, {
-          method: 'POST',
-          headers,
-          body,
-          signal,
-          redirect: 'manual',
-        });
+        response = await this.#postAuthorized(headers, body, signal);
       } catch (error) {
         throw this.#fetchFailure(error, message, controller);
       }
@@ -295,6 +297,47 @@ export class HttpTransport implements Transport {
     }
   }
 
+  /**
+   * One POST, with the auth hook's header; a 401 (or a 403 naming `insufficient_scope`) goes to
+   * the hook, which may obtain new credentials for a bounded number of retries.
+   */
+  async #postAuthorized(
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      await this.#authorize(headers, signal);
+      const response = await this.#fetch(this.#url, {
+        method: 'POST',
+        headers,
+        body,
+        signal,
+        redirect: 'manual',
+      });
+      const status = response.status;
+      if (this.#auth === undefined || (status !== 401 && status !== 403) || attempt >= AUTH_RETRIES)
+        return response;
+      const wwwAuthenticate = response.headers.get('www-authenticate');
+      if (status === 403 && !/insufficient_scope/i.test(wwwAuthenticate ?? '')) return response;
+      await response.body?.cancel().catch(() => {});
+      const verdict = await this.#auth.onUnauthorized({ status, wwwAuthenticate }, signal);
+      if (verdict !== 'retry') {
+        return new Response(null, { status, headers: response.headers });
+      }
+    }
+  }
+
+  async #authorize(headers: Record<string, string>, signal: AbortSignal): Promise<void> {
+    if (this.#auth === undefined) return;
+    const value = await this.#auth.header(signal);
+    if (value === undefined) delete headers[HEADER.authorization];
+    else {
+      headers[HEADER.authorization] = value;
+      this.#redactor.add(value);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -308,6 +351,7 @@ export class HttpTransport implements Transport {
       if (this.#protocolVersion !== undefined)
         headers[HEADER.protocolVersion] = this.#protocolVersion;
       try {
+        await this.#authorize(headers, AbortSignal.timeout(this.#closeTimeoutMs));
         const response = await this.#fetch(this.#url, {
           method: 'DELETE',
           headers,
@@ -469,6 +513,7 @@ export class HttpTransport implements Transport {
     let response: Response;
     try {
       await delay(retryMs, signal);
+      await this.#authorize(headers, signal);
       response = await this.#fetch(this.#url, {
         method: 'GET',
         headers,

@@ -419,6 +419,35 @@ describe('stderr', () => {
 });
 
 describe('teardown', () => {
+  it.runIf(process.platform === 'linux')(
+    'kills a setsid() daemon that left the process group and reports it',
+    async () => {
+      const h = peer('daemon');
+      await h.transport.start();
+      const note = await h.next(byMethod('notifications/daemon'));
+      const daemon = ('params' in note ? (note.params as { pid: number }) : { pid: 0 }).pid;
+      expect(daemon).toBeGreaterThan(0);
+      // A killed daemon that was re-parented to a PID 1 which does not reap (a container's
+      // init) stays a zombie: dead, but still signalable. Zombies count as gone.
+      const alive = (pid: number) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+        } catch {
+          return false;
+        }
+      };
+      expect(alive(daemon)).toBe(true);
+      await h.transport.close();
+      try {
+        expect(alive(daemon)).toBe(false);
+        expect(h.transport.diagnostics().detail?.detachedKilled).toBe(String(daemon));
+      } finally {
+        if (alive(daemon)) process.kill(daemon, 'SIGKILL');
+      }
+    },
+  );
+
   it('closes a well-behaved server through stdin, once, idempotently', async () => {
     // A generous grace: this server must leave on stdin EOF alone, however slow its start.
     const h = peer('echo', { shutdownGraceMs: 10_000 });

@@ -5,6 +5,7 @@
  * @module
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -18,6 +19,7 @@ import {
   type TransportFactory,
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
+import { SERVER_TAG_ENV, sweepDetached } from './detached-sweep.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { readFrameHead } from './frame-head.js';
 import { LineDecoder } from './line-decoder.js';
@@ -134,6 +136,10 @@ export class StdioTransport implements Transport {
   #failure: StdioTransportError | undefined;
   #closing: Promise<void> | undefined;
   #finishTimer: NodeJS.Timeout | undefined;
+  /** Inherited by every descendant through the environment, so setsid daemons can be found. */
+  readonly #tag = randomUUID();
+  #detachedKilled: number[] = [];
+  #detachedLeft: number[] = [];
   #starting: Promise<void> | undefined;
 
   constructor(options: StdioTransportOptions) {
@@ -238,6 +244,8 @@ export class StdioTransport implements Transport {
     if (this.#exit?.code !== undefined && this.#exit.code !== null)
       detail.exitCode = this.#exit.code;
     if (this.#exit?.signal) detail.signal = this.#exit.signal;
+    if (this.#detachedKilled.length > 0) detail.detachedKilled = this.#detachedKilled.join(',');
+    if (this.#detachedLeft.length > 0) detail.detachedLeft = this.#detachedLeft.join(',');
     return { tail: this.#tail.lines(this.#redactor), detail };
   }
 
@@ -282,7 +290,7 @@ export class StdioTransport implements Transport {
     try {
       child = spawn(command, [...args], {
         cwd,
-        env: { ...process.env, ...env },
+        env: { ...process.env, ...env, [SERVER_TAG_ENV]: this.#tag },
         stdio: ['pipe', 'pipe', 'pipe'],
         // Own process group (pgid = pid), so teardown signals reach grandchildren.
         detached: process.platform !== 'win32',
@@ -495,6 +503,18 @@ export class StdioTransport implements Transport {
         }
       }
       untrackGroup(pgid);
+      // Daemons that left the group (setsid) still carry the server's tag.
+      const swept = await sweepDetached(this.#tag);
+      if (swept.killed.length > 0) this.#detachedKilled = swept.killed;
+      if (swept.left.length > 0) {
+        this.#detachedLeft = swept.left;
+        this.#report(
+          this.#error(
+            StdioTransportErrorCode.STDIO_PROCESS_EXITED,
+            `left detached processes running that CLAT could not stop: pids ${swept.left.join(', ')}`,
+          ),
+        );
+      }
       // Pipes a surviving grandchild still holds must not keep the host alive.
       child.stdout.destroy();
       child.stderr.destroy();

@@ -80,6 +80,32 @@ describe('describeServerConfig', () => {
     expect(shown).toContain('Authorization');
     expect(shown).toContain('API_KEY');
   });
+
+  it('accepts an oauth object on HTTP entries and names the field of a bad one', () => {
+    const { servers, issues } = parseMcpConfig(
+      FILE,
+      JSON.stringify({
+        ok: {
+          url: 'https://mcp.example/mcp',
+          oauth: { clientId: 'abc', clientSecret: 'shh-secret', scopes: ['read', 'write'] },
+        },
+        cimd: { url: 'https://b/mcp', oauth: { clientMetadataUrl: 'https://app.example/c.json' } },
+        machine: { url: 'https://c/mcp', oauth: { grant: 'client_credentials' } },
+        plainCimd: { url: 'https://d/mcp', oauth: { clientMetadataUrl: 'http://app.example/c' } },
+        typo: { url: 'https://e/mcp', oauth: { clientID: 'abc' } },
+        scope: { url: 'https://f/mcp', oauth: { scopes: ['two words'] } },
+      }),
+    );
+    expect(servers.map((s) => s.name)).toEqual(['ok', 'cimd']);
+    const byPath = Object.fromEntries(issues.map((i) => [i.path, i.message]));
+    expect(byPath['machine.oauth.clientId']).toMatch(/client_credentials" needs a clientId/);
+    expect(byPath['plainCimd.oauth.clientMetadataUrl']).toMatch(/https URL with a path/);
+    expect(byPath['typo.oauth']).toMatch(/unknown field\(s\) "clientID"/);
+    expect(byPath['scope.oauth.scopes[0]']).toMatch(/one scope token/);
+    const shown = JSON.stringify(describeServerConfig(servers[0] as (typeof servers)[0]));
+    expect(shown).not.toContain('shh-secret');
+    expect(shown).toContain('"clientSecret":"(set)"');
+  });
 });
 
 describe('entry controls', () => {

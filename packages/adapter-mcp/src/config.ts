@@ -47,6 +47,31 @@ export const StdioServerConfigSchema = z
   })
   .strict();
 
+/** OAuth client settings of a protected HTTP server; tokens never live here. */
+export const OAuthConfigSchema = z
+  .object({
+    clientId: z.string().trim().min(1, 'must be a non-empty client id').optional(),
+    clientSecret: z.string().min(1, 'must be a non-empty secret').optional(),
+    clientMetadataUrl: z
+      .string()
+      .url('must be an absolute URL')
+      .refine((url) => /^https:\/\/[^/]+\/./i.test(url), 'must be an https URL with a path')
+      .optional(),
+    scopes: z.array(z.string().regex(/^[!#-[\]-~]+$/, 'must be one scope token')).optional(),
+    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+  })
+  .strict()
+  .refine((oauth) => oauth.grant !== 'client_credentials' || oauth.clientId !== undefined, {
+    message: 'grant "client_credentials" needs a clientId',
+    path: ['clientId'],
+  })
+  .refine((oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined, {
+    message: 'a clientSecret needs its clientId',
+    path: ['clientSecret'],
+  });
+
+export type OAuthConfig = z.infer<typeof OAuthConfigSchema>;
+
 export const HttpServerConfigSchema = z
   .object({
     type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
@@ -55,6 +80,7 @@ export const HttpServerConfigSchema = z
       .url('must be an absolute URL')
       .refine((url) => /^https?:\/\//i.test(url), 'must use http or https'),
     headers: z.record(z.string(), z.string()).optional(),
+    oauth: OAuthConfigSchema.optional(),
     ...ENTRY_CONTROLS,
   })
   .strict();
@@ -158,6 +184,7 @@ export function describeServerConfig(server: McpServerConfig): Record<string, un
       transport: 'http',
       url: server.url,
       headers: Object.keys(server.headers ?? {}),
+      ...(server.oauth === undefined ? {} : { oauth: describeOAuth(server.oauth) }),
       origin: server.origin,
       ...controlsOf(server),
     };
@@ -179,4 +206,10 @@ function controlsOf(server: McpServerConfig): Record<string, unknown> {
     ...(server.includeTools === undefined ? {} : { includeTools: server.includeTools }),
     ...(server.excludeTools === undefined ? {} : { excludeTools: server.excludeTools }),
   };
+}
+
+/** The OAuth settings without the secret (only whether one is set). */
+function describeOAuth(oauth: OAuthConfig): Record<string, unknown> {
+  const { clientSecret, ...shown } = oauth;
+  return clientSecret === undefined ? shown : { ...shown, clientSecret: '(set)' };
 }

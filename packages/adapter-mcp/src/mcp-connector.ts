@@ -31,6 +31,8 @@ export interface McpTransportProvider {
   describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
   /** A factory for one entry's connections (probe, then legacy); throws on a bad entry. */
   factory(server: McpServerConfig, context: { redactor: Redactor }): TransportFactory;
+  /** True when the entry's last connect failed only for want of a login (e.g. OAuth). */
+  loginRequired?(server: McpServerConfig): boolean;
 }
 
 /** Remembers which configurations spoke the legacy era, so their next start skips the probe. */
@@ -51,6 +53,8 @@ export interface McpConnectorOptions {
   /** Sent in `initialize` / discovery (default: the client core's name). */
   clientInfo?: McpClientInfo;
   timeouts?: Partial<McpTimeouts>;
+  /** The command that logs in to an entry; without it a missing login is a plain failure. */
+  loginCommand?: (server: McpServerConfig) => string;
 }
 
 /** An mcp.json entry as a host mount entry. */
@@ -160,6 +164,13 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
           status.serverInfo?.version,
           eraHint !== undefined,
         );
+      }
+      const login =
+        status.state !== 'connected' && provider.loginRequired?.(server) === true
+          ? options.loginCommand?.(server)
+          : undefined;
+      if (login !== undefined) {
+        throw new MountError(`needs login: run \`${login}\``, [], undefined, login);
       }
       if (status.state !== 'connected') {
         const tail = status.stderrTail.length > 0 ? status.stderrTail : factory.tail();

@@ -203,7 +203,8 @@ describe('OpenAiCompatibleProvider.chat', () => {
   });
 
   it('times out a hanging attempt, retries, and reports PROVIDER_TIMEOUT', async () => {
-    const p = await provider([{ hang: true }, { hang: true }], { timeoutMs: 100, maxRetries: 1 });
+    // A deadline long enough that each attempt reaches the server even on a loaded machine.
+    const p = await provider([{ hang: true }, { hang: true }], { timeoutMs: 1000, maxRetries: 1 });
     await expect(
       p.chat({ messages: [{ role: 'user', content: 'x' }] }, signal()),
     ).rejects.toMatchObject({

@@ -19,6 +19,7 @@ import {
 } from '../run/call-arguments.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { isTty } from '../ui/line-prompt.js';
+import { needsLoginLines } from '../ui/mcp-status.js';
 import { createLineApprover, createLineAsker, ttyLineAsk } from '../ui/tty-approver.js';
 
 const USAGE = `Usage: clat call <tool> ['<json arguments>' | key=value ...] [--mode <mode>]
@@ -62,6 +63,8 @@ export const callCommand: Command = {
       async (project) => {
         const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
         await waitForSurface(io, project);
+        for (const line of needsLoginLines(project.session.mount.summary()))
+          io.stderr.write(`clat: ${line}\n`);
         const tool = project.session.registry.get(name);
         const args = jsonArgs ?? parseKeyValueArguments(words, tool?.definition.inputSchema ?? {});
         const interactive = isTty(io.stdin);

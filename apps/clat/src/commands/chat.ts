@@ -50,7 +50,7 @@ Options:
 ${PROJECT_USAGE}
 `;
 
-const HELP = `/mcp  /tools [name]  /call <tool> [json]  /mode [read-only|project-write|full-access]  /exit
+const HELP = `/mcp  /tools [name]  /call <tool> [json]  /login <server>  /mode [read-only|project-write|full-access]  /exit
 Esc cancels the running call.\n`;
 
 class ChatSession {
@@ -172,6 +172,21 @@ class ChatSession {
     }
   }
 
+  /** Runs `clat mcp login <name>` in the session; the tools mount at the next start. */
+  async #login(args: string[]): Promise<void> {
+    if (args.length !== 1) {
+      this.#write('usage: /login <server>\n');
+      return;
+    }
+    try {
+      const { login } = await import('./mcp-login.js');
+      await login(args, this.#io);
+      this.#write('restart clat to mount its tools (the tool list froze at the first run)\n');
+    } catch (error) {
+      this.#write(`${errorMessage(error)}\n`);
+    }
+  }
+
   async #call(rest: string): Promise<void> {
     const match = /^(\S+)\s*([\s\S]*)$/.exec(rest.trim());
     if (match === null) {
@@ -273,6 +288,9 @@ class ChatSession {
       case '/call':
         await this.#call(rest);
         return true;
+      case '/login':
+        await this.#login(restParts);
+        return true;
       case '/mode':
         if (restParts[0] !== undefined) {
           try {
@@ -333,6 +351,10 @@ class ChatSession {
     this.#write(`clat — project ${session.projectRoot} (mode ${this.#mode}); /help for commands\n`);
     void session.mount.start().then(() => {
       this.#write(`\n${summaryLine(session.mount.summary())}\n`);
+      for (const server of session.mount.summary().servers) {
+        if (server.state === 'needs-login')
+          this.#write(`${server.name} needs login: type /login ${server.name} to log in now\n`);
+      }
       if (!this.#busy && !this.#closed && this.#pending.length === 0) this.#rl.prompt(true);
     });
     if (isTty(this.#io.stdin)) {

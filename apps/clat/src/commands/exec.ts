@@ -8,6 +8,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { AGENT_MAX_STEPS, runAgentTurn } from '../run/agent-loop.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
+import { needsLoginLines } from '../ui/mcp-status.js';
 
 const USAGE = `Usage: clat exec "<prompt>" [--mode <mode>] [--max-steps <n>]
 
@@ -62,6 +63,9 @@ export const execCommand: Command = {
       });
       const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
       await waitForSurface(io, project);
+      // Headless: never a browser; name the command so a person (or script) can log in first.
+      for (const line of needsLoginLines(project.session.mount.summary()))
+        io.stderr.write(`clat: ${line}\n`);
       const run = await project.session.beginRun({ mode, model: provider });
       const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
       process.once('SIGINT', onSigint);

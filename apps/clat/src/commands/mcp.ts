@@ -22,6 +22,8 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--header "Name: value"]... [--force]
        clat mcp remove <name>
+       clat mcp login <name>
+       clat mcp logout <name>
        clat mcp enable|disable <name>
        clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
@@ -30,6 +32,10 @@ status (default)  Mount the trusted project's servers and show configured, conne
                   (with the redacted stderr tail). Exits 1 when a configured server failed.
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
+login             OAuth login to an HTTP server: prints the authorization URL, opens it with
+                  $BROWSER (else the platform opener) and waits for the redirect; the token is
+                  kept in an owner-only file under the CLAT home, never in mcp.json.
+logout            Forget the stored OAuth tokens of a server.
 enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again.
                   Entries may also set "includeTools"/"excludeTools" (names, * wildcards).
                   A trusted project's own .clat/mcp.json is merged under this file.
@@ -270,6 +276,10 @@ export const mcpCommand: Command = {
         return remove(rest, io);
       case 'status':
         return status(rest, io);
+      case 'login':
+        return (await import('./mcp-login.js')).login(rest, io);
+      case 'logout':
+        return (await import('./mcp-login.js')).logout(rest, io);
       case 'enable':
       case 'disable':
         return toggle(sub === 'disable', rest, io);

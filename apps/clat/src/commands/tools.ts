@@ -68,6 +68,12 @@ export const toolsCommand: Command = {
               `no server named ${JSON.stringify(target)} is configured; run "clat mcp list"`,
             );
           }
+          if (asServer && server?.state === 'needs-login') {
+            io.stderr.write(
+              `clat: server ${JSON.stringify(target)} needs login; run \`${server.login ?? 'clat mcp login'}\`\n`,
+            );
+            return 1;
+          }
           if (asServer && server?.state === 'failed') {
             io.stderr.write(
               `clat: server ${JSON.stringify(target)} failed; run "clat mcp" for details\n`,

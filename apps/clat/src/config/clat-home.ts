@@ -11,6 +11,8 @@ export interface ClatHome {
   configFile: string;
   /** Trusted project roots. */
   trustFile: string;
+  /** OAuth tokens of remote MCP servers (0700; one 0600 file per server URL). */
+  oauthDir: string;
   /** Saved "always allow in this project" approvals. */
   approvalsFile: string;
 }
@@ -23,6 +25,12 @@ export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
     mcpFile: join(dir, 'mcp.json'),
     configFile: join(dir, 'config.json'),
     trustFile: join(dir, 'trust.json'),
+    oauthDir: oauthDirIn(dir),
     approvalsFile: join(dir, 'approvals.json'),
   };
+}
+
+/** `<clat home>/oauth`, from the home directory alone (connectors get only that). */
+export function oauthDirIn(homeDir: string): string {
+  return join(homeDir, 'oauth');
 }

@@ -24,6 +24,7 @@ import type { ClatHome } from '../config/clat-home.js';
 import { ERA_FILE, EraStore } from '../config/era-store.js';
 import type { UserConfig } from '../config/user-config.js';
 import { CLAT_VERSION } from '../version.js';
+import { loginCommand, oauthClientFor } from './oauth-auth.js';
 
 export interface ServerSourceContext {
   home: ClatHome;
@@ -145,7 +146,11 @@ export function defaultComposition(): Composition {
   return {
     connectors: ({ home }) => [
       createMcpConnector({
-        transports: [stdioTransport({ defaultCwd: home.dir }), httpTransport()],
+        transports: [
+          stdioTransport({ defaultCwd: home.dir }),
+          httpTransport({ auth: (server) => oauthClientFor(server, home.dir) }),
+        ],
+        loginCommand: (server) => loginCommand(server.name),
         clientInfo: { name: 'clat', version: CLAT_VERSION },
         eras: new EraStore(join(home.dir, ERA_FILE)),
       }),

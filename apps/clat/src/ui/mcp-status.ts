@@ -11,6 +11,7 @@ export function summaryLine(summary: McpSummary): string {
     `${summary.connecting} connecting`,
     `${summary.connected} connected`,
   ];
+  if (summary.needsLogin > 0) parts.push(`${summary.needsLogin} need login`);
   if (summary.failed > 0) parts.push(`${summary.failed} failed`);
   return `MCP servers: ${parts.join(' · ')}${summary.frozen ? ' (registries frozen)' : ''}`;
 }
@@ -47,7 +48,9 @@ export function formatMcpStatus(
     const state =
       server.state === 'connecting' && server.phase !== undefined && server.phase !== 'connecting'
         ? `connecting (${server.phase})`
-        : server.state;
+        : server.state === 'needs-login'
+          ? 'needs login'
+          : server.state;
     const prompts =
       server.prompts > 0 ? `, ${server.prompts} prompt${server.prompts === 1 ? '' : 's'}` : '';
     const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}`;
@@ -56,7 +59,9 @@ export function formatMcpStatus(
       `  ${(names[index] ?? '').padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${line(server.origin)}] ${line(server.target)}${timing}`,
     );
     for (const warning of server.warnings) lines.push(`      warning: ${line(warning)}`);
-    if (server.failure !== undefined) {
+    if (server.state === 'needs-login') {
+      lines.push(`      to log in, run: ${line(server.login ?? 'clat mcp login')}`);
+    } else if (server.failure !== undefined) {
       lines.push(`      error: ${line(server.failure)}`);
       if (server.stderrTail.length > 0) {
         lines.push(`      stderr (last ${server.stderrTail.length} lines):`);
@@ -73,4 +78,14 @@ export function mcpStatusJson(
   notes: string[] = [],
 ): unknown {
   return { ...summary, configIssues, notes };
+}
+
+/** One line per server that waits for an OAuth login, naming the exact command. */
+export function needsLoginLines(summary: McpSummary): string[] {
+  return summary.servers
+    .filter((server) => server.state === 'needs-login')
+    .map(
+      (server) =>
+        `MCP server ${line(server.name)} needs login; run \`${line(server.login ?? 'clat mcp login')}\` (its tools are not available until then)`,
+    );
 }

@@ -42,6 +42,17 @@ switch (mode) {
     serve();
     break;
   }
+  case 'daemon': {
+    // A setsid() daemon (new session, out of our process group) that would outlive us.
+    const daemon = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    daemon.unref();
+    out({ jsonrpc: '2.0', method: 'notifications/daemon', params: { pid: daemon.pid } });
+    serve();
+    break;
+  }
   case 'runaway': {
     // Bytes without a newline until killed.
     const piece = 'r'.repeat(1024 * 1024);

@@ -23,7 +23,8 @@ export interface MountEntry<Config = unknown> {
   readonly config: Config;
 }
 
-export type MountState = 'connecting' | 'connected' | 'failed';
+/** `needs-login`: the plugin waits for a person to log in (not a failure); see `MountError`. */
+export type MountState = 'connecting' | 'connected' | 'failed' | 'needs-login';
 
 /** What a connector may report while or after mounting (all optional, merged into the status). */
 export interface MountProgress {
@@ -85,10 +86,18 @@ export interface Connector<Config = unknown> {
 /** Thrown by a connector when its plugin failed; carries the plugin's newest output lines. */
 export class MountError extends KernelError {
   readonly stderrTail: readonly string[];
+  /** Set when the plugin only needs a login: the command that does it (state `needs-login`). */
+  readonly loginCommand: string | undefined;
 
-  constructor(message: string, stderrTail: readonly string[] = [], cause?: unknown) {
+  constructor(
+    message: string,
+    stderrTail: readonly string[] = [],
+    cause?: unknown,
+    loginCommand?: string,
+  ) {
     super(KernelErrorCode.MOUNT_FAILED, message, cause === undefined ? {} : { cause });
     this.name = 'MountError';
     this.stderrTail = stderrTail;
+    this.loginCommand = loginCommand;
   }
 }

@@ -38,6 +38,8 @@ export interface MountStatus {
   /** Milliseconds from mount start to connected or failed. */
   durationMs: number | undefined;
   failure: string | undefined;
+  /** For `needs-login`: the exact command that logs in. */
+  login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
 }
@@ -47,6 +49,8 @@ export interface MountSummary {
   connecting: number;
   connected: number;
   failed: number;
+  /** OAuth-protected servers waiting for `clat mcp login`. */
+  needsLogin: number;
   /** True once the registries froze for the first run. */
   frozen: boolean;
   servers: MountStatus[];
@@ -210,6 +214,7 @@ export class PluginMount {
       connecting: count('connecting'),
       connected: count('connected'),
       failed: count('failed'),
+      needsLogin: count('needs-login'),
       frozen: this.#frozen,
       servers,
     };
@@ -307,6 +312,13 @@ export class PluginMount {
       await scope.close().catch(() => {});
       const tail = (error as { stderrTail?: unknown }).stderrTail;
       if (Array.isArray(tail)) entry.status.stderrTail = this.#clean(tail.map(String));
+      const login = (error as { loginCommand?: unknown }).loginCommand;
+      if (typeof login === 'string') {
+        this.#fail(entry, errorMessage(error));
+        entry.status.state = 'needs-login';
+        entry.status.login = login;
+        return;
+      }
       const frozen =
         isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN ? FROZEN_HINT : '';
       this.#fail(entry, `${errorMessage(error)}${frozen}`);

@@ -1,0 +1,116 @@
+/**
+ * The browser leg: PKCE S256, `state`, `resource`, scopes, a loopback redirect, the RFC 9207
+ * `iss` check, then the code exchange at the recorded authorization server.
+ * @module
+ */
+import {
+  type AuthorizationServer,
+  calculatePKCECodeChallenge,
+  generateRandomCodeVerifier,
+  generateRandomState,
+  validateAuthResponse,
+} from 'oauth4webapi';
+import { HttpTransportError } from '../errors.js';
+import { type OAuthClientConfig, oauthClientOf, resolveClient } from './client-identity.js';
+import { startLoopbackListener } from './loopback-listener.js';
+import { checkEndpoint, type OAuthHttp, oauthFailureText } from './oauth-http.js';
+import { exchangeCode } from './token-grants.js';
+import type { StoredClient, StoredTokens } from './token-store.js';
+
+/** How the person is sent to the authorization URL and how long CLAT waits for them. */
+export interface BrowserLeg {
+  /** Shows and opens the URL (never through a shell). */
+  open(url: string): Promise<void> | void;
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+export interface AuthorizationCodeOptions {
+  as: AuthorizationServer;
+  config: OAuthClientConfig | undefined;
+  stored: StoredClient | undefined;
+  resource: string;
+  scopes: string[];
+  clientName: string;
+  origin: string;
+  http: OAuthHttp;
+  browser: BrowserLeg;
+}
+
+export interface AuthorizationCodeResult {
+  client: StoredClient;
+  tokens: StoredTokens;
+}
+
+export async function runAuthorizationCode(
+  options: AuthorizationCodeOptions,
+): Promise<AuthorizationCodeResult> {
+  const { as, origin, browser } = options;
+  const endpoint = checkEndpoint(as.authorization_endpoint, 'authorization_endpoint', origin);
+  const listener = await startLoopbackListener();
+  try {
+    const scope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
+    const client = await resolveClient({
+      as,
+      config: options.config,
+      stored: options.stored,
+      redirectUri: listener.redirectUri,
+      clientName: options.clientName,
+      origin,
+      http: options.http,
+    });
+    const verifier = generateRandomCodeVerifier();
+    const state = generateRandomState();
+    const url = new URL(endpoint.href);
+    const params = url.searchParams;
+    params.set('response_type', 'code');
+    params.set('client_id', client.clientId);
+    params.set('redirect_uri', listener.redirectUri);
+    params.set('code_challenge', await calculatePKCECodeChallenge(verifier));
+    params.set('code_challenge_method', 'S256');
+    params.set('state', state);
+    params.set('resource', options.resource);
+    if (scope !== undefined) params.set('scope', scope);
+    // OpenID providers issue a refresh token for offline_access only after explicit consent.
+    if (options.scopes.includes('offline_access')) params.set('prompt', 'consent');
+    await browser.open(url.href);
+    const timeout = AbortSignal.timeout(browser.timeoutMs);
+    let callback: URLSearchParams;
+    try {
+      callback = await listener.callback(AbortSignal.any([browser.signal, timeout]));
+    } catch {
+      throw new HttpTransportError(
+        'OAUTH_AUTHORIZATION',
+        origin,
+        browser.signal.aborted
+          ? `login to MCP server at ${origin} was cancelled`
+          : `login to MCP server at ${origin} timed out after ${Math.round(browser.timeoutMs / 1000)} s without a redirect from the browser`,
+      );
+    }
+    let validated: URLSearchParams;
+    try {
+      // Checks `state`, then `iss` (RFC 9207) before the error or code is looked at.
+      validated = validateAuthResponse(as, oauthClientOf(client), callback, state);
+    } catch (error) {
+      const iss = /issuer|"iss"/.test((error as Error).message);
+      throw new HttpTransportError(
+        'OAUTH_AUTHORIZATION',
+        origin,
+        iss
+          ? `the authorization response for MCP server at ${origin} came from the wrong issuer; nothing was redeemed`
+          : `the authorization response for MCP server at ${origin} was refused (${oauthFailureText(error)})`,
+        { cause: error },
+      );
+    }
+    const secret = client.clientSecret ?? options.config?.clientSecret;
+    const tokens = await exchangeCode(
+      { as, client, secret, resource: options.resource, origin, http: options.http },
+      validated,
+      listener.redirectUri,
+      verifier,
+    );
+    return { client, tokens };
+  } finally {
+    await listener.close();
+  }
+}

@@ -1,0 +1,376 @@
+/**
+ * The OAuth client of one protected MCP server, plugged into the HTTP transport as its
+ * {@link HttpAuth}: bearer tokens on every request, refresh before expiry and on `invalid_token`,
+ * bounded step-up on `insufficient_scope`, `client_credentials` for machines, and the browser
+ * login that `clat mcp login` runs.
+ * @module
+ */
+import type { AuthorizationServer } from 'oauth4webapi';
+import { HttpTransportError } from '../errors.js';
+import type { HttpAuth, HttpAuthChallenge } from '../http-auth.js';
+import { type AuthChallenge, parseAuthChallenge } from './auth-challenge.js';
+import { type BrowserLeg, runAuthorizationCode } from './authorization-code-flow.js';
+import { discoverAuthorizationServer } from './authorization-server.js';
+import { type OAuthClientConfig, secretMethod } from './client-identity.js';
+import { OAUTH_REQUEST_TIMEOUT_MS, type OAuthHttp } from './oauth-http.js';
+import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
+import { scopeUnion, selectScopes, splitScope, withOfflineAccess } from './scope-selection.js';
+import { clientCredentialsTokens, type GrantContext, refreshTokens } from './token-grants.js';
+import type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './token-store.js';
+
+/** Refresh this long before the recorded expiry, so a request never races it. */
+const REFRESH_MARGIN_MS = 60_000;
+/** Step-up authorizations one client runs before it gives up (conformance fails above 3). */
+const DEFAULT_MAX_STEP_UPS = 2;
+
+export interface OAuthClientOptions {
+  /** The MCP endpoint; tokens are kept and sent for this URL only. */
+  serverUrl: string;
+  store: TokenStore;
+  config?: OAuthClientConfig | undefined;
+  /** `client_name` at registration. */
+  clientName?: string | undefined;
+  /** What to tell a person when a login is needed, e.g. "run `clat mcp login notes`". */
+  loginHint?: string | undefined;
+  /** A browser leg for interactive sessions; headless runs leave it out and never open one. */
+  browser?: (() => BrowserLeg | undefined) | undefined;
+  maxStepUps?: number | undefined;
+  fetch?: typeof fetch | undefined;
+}
+
+export interface OAuthLoginResult {
+  issuer: string;
+  /** Granted scope, when the AS said. */
+  scope: string | undefined;
+  refreshable: boolean;
+}
+
+interface Context {
+  prm: ProtectedResource;
+  as: AuthorizationServer;
+}
+
+export class OAuthClient implements HttpAuth {
+  readonly origin: string;
+  readonly #url: URL;
+  readonly #options: OAuthClientOptions;
+  readonly #http: OAuthHttp;
+  #record: OAuthRecord | undefined;
+  #loaded = false;
+  #context: Context | undefined;
+  #challenge: AuthChallenge | undefined;
+  #pending: Promise<unknown> | undefined;
+  #stepUps = 0;
+  #loginRequired = false;
+
+  constructor(options: OAuthClientOptions) {
+    this.#url = new URL(options.serverUrl);
+    this.origin = this.#url.origin;
+    this.#options = options;
+    this.#http = { fetch: options.fetch ?? globalThis.fetch };
+  }
+
+  /** True once the server refused us and only a (browser) login can help. */
+  get loginRequired(): boolean {
+    return this.#loginRequired;
+  }
+
+  get #clientCredentials(): boolean {
+    return this.#options.config?.grant === 'client_credentials';
+  }
+
+  async header(): Promise<string | undefined> {
+    const record = await this.#load();
+    let tokens = record?.tokens;
+    if (tokens === undefined && this.#clientCredentials)
+      tokens = await this.#once(() => this.#machineToken());
+    if (tokens === undefined) return undefined;
+    if (tokens.expiresAt !== undefined && tokens.expiresAt - REFRESH_MARGIN_MS < Date.now()) {
+      tokens = await this.#once(() => this.#renew(tokens as StoredTokens));
+      if (tokens === undefined) return undefined;
+    }
+    return `Bearer ${tokens.accessToken}`;
+  }
+
+  async onUnauthorized(seen: HttpAuthChallenge): Promise<'retry' | 'fail'> {
+    const challenge = await parseAuthChallenge(seen.wwwAuthenticate);
+    if (challenge !== undefined) this.#challenge = challenge;
+    if (seen.status === 403) {
+      if (challenge?.error !== 'insufficient_scope') return 'fail';
+      return this.#stepUp(challenge);
+    }
+    // Another process (`clat mcp login`) may have stored fresh tokens meanwhile.
+    const before = this.#record?.tokens?.accessToken;
+    this.#loaded = false;
+    const record = await this.#load();
+    if (record?.tokens !== undefined && record.tokens.accessToken !== before) return 'retry';
+    if (record?.tokens !== undefined) {
+      const renewed = await this.#once(() => this.#renew(record.tokens as StoredTokens));
+      if (renewed !== undefined) return 'retry';
+    } else if (this.#clientCredentials) {
+      await this.#once(() => this.#machineToken());
+      return 'retry';
+    }
+    return this.#needLogin('needs login');
+  }
+
+  /**
+   * Runs the browser flow (or the client_credentials grant) and stores the result. Discovery
+   * uses the last challenge seen, else an unauthenticated probe of the server.
+   */
+  async login(browser: BrowserLeg): Promise<OAuthLoginResult> {
+    const record = await this.#load();
+    const challenge = this.#challenge ?? (await this.#probe(browser.signal));
+    const { prm, as } = await this.#discover(challenge, browser.signal);
+    const sameIssuer = record?.issuer === as.issuer;
+    if (this.#clientCredentials) {
+      const tokens = await this.#machineToken();
+      return { issuer: as.issuer, scope: tokens.scope, refreshable: false };
+    }
+    const scopes = withOfflineAccess(
+      selectScopes({
+        challenged: challenge?.scope,
+        scopesSupported: prm.scopesSupported,
+        configured: this.#options.config?.scopes,
+        remembered: sameIssuer ? record?.scopes : undefined,
+      }),
+      as,
+    );
+    const http = { ...this.#http, signal: browser.signal };
+    const result = await runAuthorizationCode({
+      as,
+      config: this.#options.config,
+      stored: sameIssuer ? record?.client : undefined,
+      resource: prm.resource,
+      scopes,
+      clientName: this.#options.clientName ?? 'CLAT',
+      origin: this.origin,
+      http,
+      browser,
+    });
+    await this.#save({
+      version: 1,
+      serverUrl: this.#options.serverUrl,
+      issuer: as.issuer,
+      resource: prm.resource,
+      client: result.client,
+      tokens: result.tokens,
+      scopes: scopes.filter((s) => s !== 'offline_access'),
+    });
+    this.#loginRequired = false;
+    this.#stepUps = 0;
+    return {
+      issuer: as.issuer,
+      scope: result.tokens.scope,
+      refreshable: result.tokens.refreshToken !== undefined,
+    };
+  }
+
+  /** Forgets this server's tokens and registered client. True when something was stored. */
+  async logout(): Promise<boolean> {
+    this.#record = undefined;
+    this.#loaded = true;
+    return this.#options.store.remove(this.#options.serverUrl);
+  }
+
+  /** Whether tokens are stored for this server (they may still be expired or revoked). */
+  async hasTokens(): Promise<boolean> {
+    return (await this.#load())?.tokens !== undefined;
+  }
+
+  async #stepUp(challenge: AuthChallenge): Promise<'retry' | 'fail'> {
+    const record = await this.#load();
+    const scopes = scopeUnion(record?.scopes ?? [], splitScope(challenge.scope));
+    if (record !== undefined) await this.#save({ ...record, scopes });
+    else this.#record = { version: 1, serverUrl: this.#options.serverUrl, scopes };
+    if (this.#stepUps >= (this.#options.maxStepUps ?? DEFAULT_MAX_STEP_UPS)) return 'fail';
+    this.#stepUps++;
+    if (this.#clientCredentials) {
+      await this.#once(() => this.#machineToken());
+      return 'retry';
+    }
+    const browser = this.#options.browser?.();
+    if (browser !== undefined) {
+      await this.login(browser);
+      return 'retry';
+    }
+    return this.#needLogin(
+      `needs more scope (${splitScope(challenge.scope).join(' ') || 'unspecified'})`,
+    );
+  }
+
+  #needLogin(what: string): never {
+    this.#loginRequired = true;
+    const hint = this.#options.loginHint === undefined ? '' : `: ${this.#options.loginHint}`;
+    throw new HttpTransportError(
+      'OAUTH_LOGIN_REQUIRED',
+      this.origin,
+      `MCP server at ${this.origin} ${what}${hint}`,
+      { status: 401 },
+    );
+  }
+
+  /** Refreshes, or drops the tokens (back to `needs login`) when the refresh is refused. */
+  async #renew(tokens: StoredTokens): Promise<StoredTokens | undefined> {
+    const record = this.#record;
+    // A parallel request already renewed while this one waited.
+    if (record?.tokens !== undefined && record.tokens.accessToken !== tokens.accessToken)
+      return record.tokens;
+    if (this.#clientCredentials) return this.#machineToken();
+    const refreshToken = tokens.refreshToken;
+    if (record === undefined || refreshToken === undefined || record.client === undefined) {
+      await this.#dropTokens();
+      return undefined;
+    }
+    try {
+      const ctx = await this.#grant(record.client);
+      const renewed = await refreshTokens(ctx, { ...tokens, refreshToken });
+      await this.#save({ ...record, tokens: renewed });
+      return renewed;
+    } catch {
+      await this.#dropTokens();
+      return undefined;
+    }
+  }
+
+  async #machineToken(): Promise<StoredTokens> {
+    const config = this.#options.config;
+    if (config?.clientId === undefined) {
+      throw new HttpTransportError(
+        'OAUTH_CLIENT',
+        this.origin,
+        `the client_credentials grant for MCP server at ${this.origin} needs "oauth.clientId" (and usually "oauth.clientSecret") in mcp.json`,
+      );
+    }
+    const { prm, as } = await this.#discover(this.#challenge ?? (await this.#probe()));
+    const client: StoredClient = {
+      clientId: config.clientId,
+      method: config.clientSecret === undefined ? 'none' : secretMethod(as, this.origin),
+      source: 'config',
+    };
+    const scopes = selectScopes({
+      challenged: this.#challenge?.scope,
+      scopesSupported: prm.scopesSupported,
+      configured: config.scopes,
+      remembered: this.#record?.scopes,
+    });
+    const tokens = await clientCredentialsTokens(
+      {
+        as,
+        client,
+        secret: config.clientSecret,
+        resource: prm.resource,
+        origin: this.origin,
+        http: this.#http,
+      },
+      scopes,
+    );
+    // Machine tokens live in memory only: the configured secret can always mint another.
+    this.#record = {
+      version: 1,
+      serverUrl: this.#options.serverUrl,
+      issuer: as.issuer,
+      resource: prm.resource,
+      tokens,
+      scopes,
+    };
+    this.#loaded = true;
+    return tokens;
+  }
+
+  async #grant(client: StoredClient): Promise<GrantContext> {
+    const record = this.#record;
+    const { prm, as } = await this.#discover(this.#challenge);
+    if (record?.issuer !== undefined && record.issuer !== as.issuer) {
+      // Credentials are bound to their issuer (2026-07-28): never offer them to another AS.
+      throw new HttpTransportError(
+        'OAUTH_LOGIN_REQUIRED',
+        this.origin,
+        `MCP server at ${this.origin} now names authorization server ${as.issuer}`,
+      );
+    }
+    return {
+      as,
+      client,
+      secret: client.clientSecret ?? this.#options.config?.clientSecret,
+      resource: record?.resource ?? prm.resource,
+      origin: this.origin,
+      http: this.#http,
+    };
+  }
+
+  async #discover(challenge: AuthChallenge | undefined, signal?: AbortSignal): Promise<Context> {
+    if (this.#context !== undefined && challenge?.resourceMetadata === undefined)
+      return this.#context;
+    const http = signal === undefined ? this.#http : { ...this.#http, signal };
+    const prm = await discoverProtectedResource(this.#url, challenge, http);
+    const as = await discoverAuthorizationServer(prm.issuer, http, {
+      origin: this.origin,
+      legacy: prm.legacy,
+    });
+    this.#context = { prm, as };
+    return this.#context;
+  }
+
+  /** An unauthenticated POST whose 401 names the resource metadata and scope. */
+  async #probe(signal?: AbortSignal): Promise<AuthChallenge | undefined> {
+    const timeout = AbortSignal.timeout(OAUTH_REQUEST_TIMEOUT_MS);
+    try {
+      const response = await this.#http.fetch(this.#url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'clat-auth-probe', method: 'ping' }),
+        redirect: 'manual',
+        signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
+      });
+      await response.body?.cancel().catch(() => {});
+      if (response.status !== 401) return undefined;
+      return await parseAuthChallenge(response.headers.get('www-authenticate'));
+    } catch (error) {
+      throw new HttpTransportError(
+        'HTTP_NETWORK',
+        this.origin,
+        `MCP server at ${this.origin} could not be reached to start the login: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Serialises token work, so parallel requests share one refresh. */
+  async #once<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#pending !== undefined) await this.#pending.catch(() => {});
+    const run = work();
+    this.#pending = run;
+    try {
+      return await run;
+    } finally {
+      this.#pending = undefined;
+    }
+  }
+
+  async #load(): Promise<OAuthRecord | undefined> {
+    if (!this.#loaded) {
+      const read = await this.#options.store.read(this.#options.serverUrl);
+      // A machine token held in memory survives a re-read of an empty store.
+      if (read !== undefined || !this.#clientCredentials) this.#record = read;
+      this.#loaded = true;
+    }
+    return this.#record;
+  }
+
+  async #save(record: OAuthRecord): Promise<void> {
+    this.#record = record;
+    this.#loaded = true;
+    if (this.#clientCredentials) return;
+    await this.#options.store.write(record);
+  }
+
+  async #dropTokens(): Promise<void> {
+    const record = this.#record;
+    if (record === undefined) return;
+    const { tokens: _dropped, ...rest } = record;
+    await this.#save(rest);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * How the OAuth client reaches authorization and metadata servers: https only, plain http only
+ * for loopback hosts (local development and tests), every exchange bounded in time.
+ * @module
+ */
+import { allowInsecureRequests, customFetch } from 'oauth4webapi';
+import { HttpTransportError } from '../errors.js';
+
+/** One bound for every metadata, registration and token exchange. */
+export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface OAuthHttp {
+  fetch: typeof fetch;
+  /** Aborts every exchange (Ctrl-C, scope close). */
+  signal?: AbortSignal | undefined;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+export function isLoopback(url: URL): boolean {
+  return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith('127.');
+}
+
+/**
+ * Refuses a URL a server pointed us to unless it is https, or http on a loopback host. Applies to
+ * metadata, authorization, token and registration endpoints alike (they all come from the server).
+ */
+export function checkEndpoint(value: unknown, what: string, origin: string): URL {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new HttpTransportError(
+      'OAUTH_DISCOVERY',
+      origin,
+      `${what} ${JSON.stringify(String(value).slice(0, 200))} of MCP server at ${origin} is not an absolute URL`,
+    );
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url))) return url;
+  throw new HttpTransportError(
+    'OAUTH_DISCOVERY',
+    origin,
+    `${what} ${url.origin} of MCP server at ${origin} must use https (plain http only on a loopback host)`,
+  );
+}
+
+/** Options for an oauth4webapi request to `url`. */
+export function requestOptions(http: OAuthHttp, url: URL) {
+  const timeout = AbortSignal.timeout(OAUTH_REQUEST_TIMEOUT_MS);
+  return {
+    [customFetch]: http.fetch,
+    [allowInsecureRequests]: url.protocol === 'http:' && isLoopback(url),
+    signal: http.signal === undefined ? timeout : AbortSignal.any([http.signal, timeout]),
+  };
+}
+
+/** A plain GET of a metadata document, bounded and without redirects followed. */
+export async function getJson(http: OAuthHttp, url: URL): Promise<Response> {
+  const options = requestOptions(http, url);
+  return http.fetch(url, {
+    method: 'GET',
+    headers: { accept: 'application/json' },
+    redirect: 'manual',
+    signal: options.signal,
+  });
+}
+
+/** Names the OAuth error code (e.g. `invalid_grant`), never its free-text description. */
+export function oauthFailureText(error: unknown): string {
+  const code = (error as { error?: unknown }).error;
+  const text = (error as Error).message;
+  return typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? `${code}: ${text}` : text;
+}

@@ -1,0 +1,119 @@
+/** Token endpoint requests, each carrying the RFC 8707 `resource` verbatim. @module */
+import {
+  type AuthorizationServer,
+  authorizationCodeGrantRequest,
+  clientCredentialsGrantRequest,
+  processAuthorizationCodeResponse,
+  processClientCredentialsResponse,
+  processRefreshTokenResponse,
+  refreshTokenGrantRequest,
+  type TokenEndpointResponse,
+} from 'oauth4webapi';
+import { HttpTransportError } from '../errors.js';
+import { clientAuthOf, oauthClientOf } from './client-identity.js';
+import { type OAuthHttp, oauthFailureText, requestOptions } from './oauth-http.js';
+import type { StoredClient, StoredTokens } from './token-store.js';
+
+export interface GrantContext {
+  as: AuthorizationServer;
+  client: StoredClient;
+  /** The secret: a registered client's stored one or the configured one. */
+  secret: string | undefined;
+  resource: string;
+  origin: string;
+  http: OAuthHttp;
+}
+
+function tokensOf(response: TokenEndpointResponse, previous?: StoredTokens): StoredTokens {
+  const out: StoredTokens = { accessToken: response.access_token };
+  // Public clients get rotated refresh tokens: keep the new one, else the one we had.
+  const refresh = response.refresh_token ?? previous?.refreshToken;
+  if (refresh !== undefined) out.refreshToken = refresh;
+  if (typeof response.expires_in === 'number')
+    out.expiresAt = Date.now() + response.expires_in * 1000;
+  const scope = response.scope ?? previous?.scope;
+  if (scope !== undefined) out.scope = scope;
+  return out;
+}
+
+function tokenUrl(ctx: GrantContext): URL {
+  return new URL(String(ctx.as.token_endpoint));
+}
+
+function failure(ctx: GrantContext, what: string, error: unknown): HttpTransportError {
+  return new HttpTransportError(
+    'OAUTH_TOKEN',
+    ctx.origin,
+    `${what} at ${ctx.as.issuer} failed (${oauthFailureText(error)})`,
+    { cause: error },
+  );
+}
+
+export async function exchangeCode(
+  ctx: GrantContext,
+  callback: URLSearchParams,
+  redirectUri: string,
+  verifier: string,
+): Promise<StoredTokens> {
+  const client = oauthClientOf(ctx.client);
+  try {
+    const response = await authorizationCodeGrantRequest(
+      ctx.as,
+      client,
+      clientAuthOf(ctx.client, ctx.secret),
+      callback,
+      redirectUri,
+      verifier,
+      {
+        ...requestOptions(ctx.http, tokenUrl(ctx)),
+        additionalParameters: { resource: ctx.resource },
+      },
+    );
+    return tokensOf(await processAuthorizationCodeResponse(ctx.as, client, response));
+  } catch (error) {
+    throw failure(ctx, 'the authorization code exchange', error);
+  }
+}
+
+export async function refreshTokens(
+  ctx: GrantContext,
+  previous: StoredTokens & { refreshToken: string },
+): Promise<StoredTokens> {
+  const client = oauthClientOf(ctx.client);
+  try {
+    const response = await refreshTokenGrantRequest(
+      ctx.as,
+      client,
+      clientAuthOf(ctx.client, ctx.secret),
+      previous.refreshToken,
+      {
+        ...requestOptions(ctx.http, tokenUrl(ctx)),
+        additionalParameters: { resource: ctx.resource },
+      },
+    );
+    return tokensOf(await processRefreshTokenResponse(ctx.as, client, response), previous);
+  } catch (error) {
+    throw failure(ctx, 'the token refresh', error);
+  }
+}
+
+export async function clientCredentialsTokens(
+  ctx: GrantContext,
+  scopes: string[],
+): Promise<StoredTokens> {
+  const client = oauthClientOf(ctx.client);
+  const parameters: Record<string, string> = { resource: ctx.resource };
+  if (scopes.length > 0) parameters.scope = scopes.join(' ');
+  try {
+    const response = await clientCredentialsGrantRequest(
+      ctx.as,
+      client,
+      clientAuthOf(ctx.client, ctx.secret),
+      parameters,
+      requestOptions(ctx.http, tokenUrl(ctx)),
+    );
+    return tokensOf(await processClientCredentialsResponse(ctx.as, client, response));
+  } catch (error) {
+    throw failure(ctx, 'the client credentials grant', error);
+  }
+}

@@ -1,0 +1,41 @@
+/** The port where OAuth state of one server lives between runs (a 0600 file in CLAT). @module */
+
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+
+/** A client identity, bound to the issuer that knows it. */
+export interface StoredClient {
+  clientId: string;
+  /** Only for registered (DCR) confidential clients; configured secrets stay in the config. */
+  clientSecret?: string;
+  method: TokenEndpointAuthMethod;
+  source: 'config' | 'metadata-document' | 'registration';
+}
+
+export interface StoredTokens {
+  accessToken: string;
+  refreshToken?: string;
+  /** Epoch milliseconds. */
+  expiresAt?: number;
+  /** The scope the AS granted (space-separated), when it said. */
+  scope?: string;
+}
+
+/** Everything CLAT keeps for one server URL. Credentials are never reused for another issuer. */
+export interface OAuthRecord {
+  version: 1;
+  serverUrl: string;
+  issuer?: string;
+  resource?: string;
+  client?: StoredClient;
+  tokens?: StoredTokens;
+  /** Scopes to ask for at the next authorization (the union after a step-up challenge). */
+  scopes?: string[];
+}
+
+/** Reads and writes {@link OAuthRecord}s by server URL. Implementations keep them private (0600). */
+export interface TokenStore {
+  read(serverUrl: string): Promise<OAuthRecord | undefined>;
+  write(record: OAuthRecord): Promise<void>;
+  /** True when something was removed. */
+  remove(serverUrl: string): Promise<boolean>;
+}

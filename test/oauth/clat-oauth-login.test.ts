@@ -1,0 +1,191 @@
+/**
+ * OAuth journeys through the real `clat` binary against a real OpenID provider (oidc-provider)
+ * and a protected MCP server on 127.0.0.1: needs login → `clat mcp login` via $BROWSER →
+ * connected → refresh on invalid_token → revoked refresh back to needs login → logout. Tokens
+ * are read from the token file by the test only, and must appear in no output.
+ * @module
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeChatServer } from '../cli/chat-server.js';
+import { assertBuilt, type ClatResult, CliSandbox, parseJsonOutput } from '../cli/support.js';
+import {
+  type OidcAuthorizationServer,
+  startOidcAuthorizationServer,
+} from '../fixtures/oauth/oidc-as.js';
+import {
+  type ProtectedServer,
+  startProtectedMcpServer,
+} from '../fixtures/oauth/protected-mcp-server.js';
+
+const BROWSER = fileURLToPath(new URL('../fixtures/oauth/browser.mjs', import.meta.url));
+
+interface StatusJson {
+  needsLogin: number;
+  servers: { name: string; state: string; tools: number; login?: string; failure?: string }[];
+}
+
+interface TokenFile {
+  serverUrl: string;
+  issuer: string;
+  client: { clientId: string; source: string };
+  tokens: { accessToken: string; refreshToken?: string };
+}
+
+let sandbox: CliSandbox;
+let as: OidcAuthorizationServer;
+let mcp: ProtectedServer;
+const outputs: string[] = [];
+
+async function clat(args: string[], env: Record<string, string> = {}): Promise<ClatResult> {
+  const result = await sandbox.run(args, {
+    env: { BROWSER: `${process.execPath} ${BROWSER}`, ...env },
+  });
+  outputs.push(result.stdout, result.stderr);
+  return result;
+}
+
+async function tokenFile(): Promise<{ path: string; record: TokenFile }> {
+  const dir = join(sandbox.home, 'oauth');
+  const [name] = await readdir(dir);
+  if (name === undefined) throw new Error('no token file was written');
+  const path = join(dir, name);
+  return { path, record: JSON.parse(await readFile(path, 'utf8')) as TokenFile };
+}
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  outputs.length = 0;
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  as = await startOidcAuthorizationServer();
+  mcp = await startProtectedMcpServer({
+    validate: (token, resource) => as.validate(token, resource),
+    metadata: ({ resource }) => ({
+      resource,
+      authorization_servers: [as.issuer],
+      scopes_supported: ['mcp:read'],
+    }),
+  });
+  await sandbox.writeMcp({ mcpServers: { remote: { url: mcp.url } } });
+  await clat(['trust']);
+});
+afterEach(async () => {
+  await mcp?.close();
+  await as?.close();
+  await sandbox.cleanup();
+});
+
+describe('clat mcp login against an OpenID provider', () => {
+  it('shows needs login, logs in through $BROWSER, refreshes, and falls back after revocation', async () => {
+    const before = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(before.needsLogin).toBe(1);
+    expect(before.servers[0]).toMatchObject({
+      name: 'remote',
+      state: 'needs-login',
+      login: 'clat mcp login remote',
+    });
+    const text = await clat(['mcp']);
+    expect(text.stdout).toContain('needs login');
+    expect(text.stdout).toContain('to log in, run: clat mcp login remote');
+    expect(text.stdout).not.toContain('error:');
+
+    const login = await clat(['mcp', 'login', 'remote']);
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain(`${as.issuer}/auth?`);
+    expect(login.stdout).toContain('code_challenge_method=S256');
+    expect(login.stdout).toContain(`resource=${encodeURIComponent(mcp.url)}`);
+    expect(login.stdout).toMatch(/Logged in to remote at http:\/\/127\.0\.0\.1:\d+ with scope/);
+
+    const { path, record } = await tokenFile();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(sandbox.home, 'oauth'))).mode & 0o777).toBe(0o700);
+    expect(record.serverUrl).toBe(mcp.url);
+    expect(record.issuer).toBe(as.issuer);
+    expect(record.client.source).toBe('registration');
+    expect(record.tokens.refreshToken).toBeDefined();
+    expect(JSON.stringify(await sandbox.readMcp())).not.toContain(record.tokens.accessToken);
+
+    const after = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(after.servers[0]).toMatchObject({ name: 'remote', state: 'connected' });
+    expect(after.servers[0]?.tools).toBe(2);
+    expect(mcp.authorizations).toContain(`Bearer ${record.tokens.accessToken}`);
+
+    // Step-up: the admin tool needs mcp:admin. Headless, the call names the login command; the
+    // next login asks for the union of scopes, and the call then succeeds.
+    const denied = await clat(['call', 'mcp_remote_admin', '{}']);
+    expect(denied.code).not.toBe(0);
+    expect(`${denied.stdout}${denied.stderr}`).toMatch(/needs more scope.*clat mcp login remote/);
+    const again = await clat(['mcp', 'login', 'remote']);
+    expect(again.code).toBe(0);
+    const url = new URL(/^ {2}(http\S+)$/m.exec(again.stdout)?.[1] ?? 'http://none');
+    expect(url.searchParams.get('scope')).toBe('mcp:read mcp:admin offline_access');
+    const allowed = await clat(['call', 'mcp_remote_admin', '{}']);
+    expect(allowed.stdout).toContain('admin done');
+    const stepped = await tokenFile();
+
+    // The access token ends early: the server answers invalid_token and the client refreshes
+    // (the provider rotates the refresh token) without a browser.
+    await as.expireAccessToken(stepped.record.tokens.accessToken);
+    const refreshed = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(refreshed.servers[0]?.state).toBe('connected');
+    const rotated = (await tokenFile()).record;
+    expect(rotated.tokens.accessToken).not.toBe(stepped.record.tokens.accessToken);
+    expect(rotated.tokens.refreshToken).not.toBe(stepped.record.tokens.refreshToken);
+
+    // A revoked refresh token (the provider revokes its whole grant): back to needs login.
+    expect(await as.revoke(rotated.tokens.refreshToken ?? '', rotated.client.clientId)).toBe(200);
+    const revoked = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(revoked.servers[0]).toMatchObject({
+      state: 'needs-login',
+      login: 'clat mcp login remote',
+    });
+
+    const logout = await clat(['mcp', 'logout', 'remote']);
+    expect(logout.stdout).toContain('Logged out of remote');
+    expect(await readdir(join(sandbox.home, 'oauth'))).toEqual([]);
+
+    for (const secret of [
+      record.tokens.accessToken,
+      record.tokens.refreshToken ?? '',
+      stepped.record.tokens.accessToken,
+      stepped.record.tokens.refreshToken ?? '',
+      rotated.tokens.accessToken,
+      rotated.tokens.refreshToken ?? '',
+    ]) {
+      for (const output of outputs) expect(output).not.toContain(secret);
+    }
+  });
+
+  it('headless exec never opens a browser and names the login command', async () => {
+    const log = join(sandbox.root, 'browser.log');
+    const chat = await startFakeChatServer([{ text: 'no tools needed' }]);
+    try {
+      await sandbox.writeConfig({
+        provider: {
+          kind: 'openai-compatible',
+          vendor: 'local',
+          baseUrl: chat.url,
+          model: 'fake-model',
+          apiKeyEnv: 'E2E_PROVIDER_KEY',
+        },
+      });
+      const result = await clat(['exec', 'hello'], {
+        OAUTH_BROWSER_LOG: log,
+        E2E_PROVIDER_KEY: 'sk-e2e-provider-key-0123456789',
+      });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('no tools needed');
+      expect(result.stderr).toContain(
+        'clat: MCP server remote needs login; run `clat mcp login remote`',
+      );
+      await expect(stat(log)).rejects.toThrow();
+      expect(mcp.authorizations).toEqual([]);
+    } finally {
+      await chat.close();
+    }
+  });
+});
