@@ -1,5 +1,6 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
-import { type McpServerConfig, sanitizeTerminalLine } from '@clat/kernel';
+import type { McpServerConfig } from '@clat/adapter-mcp';
+import { sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';

@@ -3,8 +3,9 @@
  * 0600 store under `<clat home>/oauth`) and the command that logs in to one.
  * @module
  */
+
+import type { McpServerConfig } from '@clat/adapter-mcp';
 import { OAuthClient } from '@clat/adapter-mcp-http';
-import type { McpServerConfig } from '@clat/kernel';
 import { oauthDirIn } from '../config/clat-home.js';
 import { FileTokenStore } from '../config/oauth-token-store.js';
 
