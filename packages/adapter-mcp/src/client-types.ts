@@ -1,0 +1,64 @@
+/**
+ * The public shapes of McpClient: its options and what it returns (server info, tool and prompt
+ * descriptors, tool results).
+ * @module
+ */
+import type { HostServices } from '@clat/kernel';
+import type { McpClientInfo, McpTimeouts } from './protocol.js';
+import type { TransportFactory } from './transport.js';
+
+export interface McpServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+/** A tool as listed by the server, normalized (missing schema → `{type: "object"}`). */
+export interface McpToolDescriptor {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+export interface McpPromptDescriptor {
+  name: string;
+  description?: string;
+  arguments?: unknown[];
+  _meta?: Record<string, unknown>;
+}
+
+/** A finished tools/call result (resultType `complete`). */
+export interface McpCallToolResult {
+  content: unknown[];
+  structuredContent?: unknown;
+  isError: boolean;
+  /** Serialized size of the whole result in bytes. */
+  bytes: number;
+}
+
+export interface McpClientOptions {
+  /** Configured server name (also the host-services caller id). */
+  name: string;
+  factory: TransportFactory;
+  /** The host behind sampling, elicitation and `io.artec.clat/*`; absent → none declared. */
+  hostServices?: HostServices | undefined;
+  clientInfo?: McpClientInfo | undefined;
+  /** Aborts the connect attempt (not the connection once established). */
+  signal?: AbortSignal | undefined;
+  onDiagnostic?: ((message: string) => void) | undefined;
+  /** Shorter deadlines for tests; production uses LIMITS. */
+  timeouts?: Partial<McpTimeouts> | undefined;
+  /**
+   * `legacy` when this configuration negotiated the legacy era before: the first process goes
+   * straight to `initialize` (no probe, so still no process sees both); if that handshake fails,
+   * a fresh process is probed as usual.
+   */
+  eraHint?: 'legacy' | undefined;
+}
+
+export interface McpCallOptions {
+  signal?: AbortSignal | undefined;
+}
