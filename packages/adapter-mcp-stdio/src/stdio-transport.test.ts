@@ -9,11 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { groupMembers } from './process-group.js';
 import { resolveClatHome, resolveServerCwd } from './server-cwd.js';
-import {
-  StdioTransport,
-  type StdioTransportOptions,
-  WRITE_QUEUE_BYTES,
-} from './stdio-transport.js';
+import type { StdioTransportOptions } from './stdio-options.js';
+import { StdioTransport, WRITE_QUEUE_BYTES } from './stdio-transport.js';
 import { StdioTransportFactory } from './stdio-transport-factory.js';
 
 const PEER = fileURLToPath(new URL('./test-support/peer.mjs', import.meta.url));
