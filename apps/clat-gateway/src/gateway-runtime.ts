@@ -20,10 +20,19 @@ export class GatewayRuntime {
   #surface: Promise<void> | undefined;
   #nextCall = 1;
 
-  constructor(gateway: GatewayHost, mode: PermissionMode, shutdown: AbortSignal) {
+  /** How long the first listing and the first call wait for the initial surface. */
+  readonly waitMs: number;
+
+  constructor(
+    gateway: GatewayHost,
+    mode: PermissionMode,
+    shutdown: AbortSignal,
+    waitMs: number = LIMITS.initialSurfaceWaitMs,
+  ) {
     this.gateway = gateway;
     this.mode = mode;
     this.shutdown = shutdown;
+    this.waitMs = waitMs;
     this.rounds = new InputRounds(shutdown);
   }
 
@@ -35,6 +44,7 @@ export class GatewayRuntime {
   run(): Promise<HostRun> {
     this.#run ??= this.gateway.host.beginRun({
       mode: this.mode,
+      initialWaitMs: this.waitMs,
       approver: this.router.approver,
       model: this.router.model,
     });
@@ -43,9 +53,7 @@ export class GatewayRuntime {
 
   /** The first listing waits (bounded) for the initial surface, without freezing it. */
   surface(): Promise<void> {
-    this.#surface ??= this.gateway.host.mount
-      .waitSettled(LIMITS.initialSurfaceWaitMs)
-      .then(() => undefined);
+    this.#surface ??= this.gateway.host.mount.waitSettled(this.waitMs).then(() => undefined);
     return this.#surface;
   }
 

@@ -69,16 +69,18 @@ async function runCall(
     asks.ask !== undefined && asks.elicit
       ? elicitingApprover(asks.ask, mode)
       : refusingApprover(mode);
-  const leave = runtime.router.enter({
-    plugin: runtime.gateway.host.registry.get(name)?.definition.source ?? NATIVE,
-    approver,
-    sample: asks.ask !== undefined && asks.sample ? clientSampler(asks.ask) : undefined,
-    noSampling: asks.modern
-      ? "this MCP client did not declare sampling on its request, so clat-gateway refuses the plugin's sampling request"
-      : "this MCP client offers no sampling, so clat-gateway refuses the plugin's sampling request",
-  });
+  let leave = (): void => {};
   try {
+    // After the run opened: the first call waits for the surface, so the owner is known.
     const run = await runtime.run();
+    leave = runtime.router.enter({
+      plugin: runtime.gateway.host.registry.get(name)?.definition.source ?? NATIVE,
+      approver,
+      sample: asks.ask !== undefined && asks.sample ? clientSampler(asks.ask) : undefined,
+      noSampling: asks.modern
+        ? "this MCP client did not declare sampling on its request, so clat-gateway refuses the plugin's sampling request"
+        : "this MCP client offers no sampling, so clat-gateway refuses the plugin's sampling request",
+    });
     const context: RunContext = {
       runId: run.context.runId,
       mode,

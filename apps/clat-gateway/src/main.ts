@@ -50,7 +50,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`clat-gateway: config: ${sanitizeTerminalLine(issue)}\n`);
   }
   const shutdown = new AbortController();
-  const runtime = new GatewayRuntime(gateway, args.mode, shutdown.signal);
+  const runtime = new GatewayRuntime(gateway, args.mode, shutdown.signal, args.waitMs);
   gateway.host.start();
   const factory = () => createGatewayServer(runtime);
   const onerror = (error: Error) =>
