@@ -34,6 +34,7 @@ import {
 } from './protocol.js';
 import { RpcSession } from './rpc-session.js';
 import {
+  type GetStreamState,
   JsonRpcErrorCode,
   type Transport,
   type TransportFactory,
@@ -407,6 +408,11 @@ export class McpClient {
   /** Host requests pending on this connection (they extend its tools/call deadlines). */
   get pendingHostRequests(): number {
     return this.#session.pendingHostRequests;
+  }
+
+  /** The standalone GET stream's state, for transports that have one (Streamable HTTP). */
+  get getStreamState(): GetStreamState | undefined {
+    return this.#transport.getStreamState?.();
   }
 
   /** The transport's diagnostics (redacted stderr tail, endpoint). */

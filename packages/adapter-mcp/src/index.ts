@@ -82,6 +82,7 @@ export {
   serverAdvertisesHostServices,
 } from './protocol.js';
 export {
+  type GetStreamState,
   isFailure,
   isNotification,
   isRequest,

@@ -69,6 +69,7 @@ function progressOf(status: McpServerStatus): MountProgress {
     tools: status.tools,
     prompts: status.prompts,
     stderrTail: status.stderrTail,
+    ...(status.getStream === undefined ? {} : { getStream: status.getStream }),
     warnings: [...status.notes, ...(status.promptError === undefined ? [] : [status.promptError])],
   };
 }

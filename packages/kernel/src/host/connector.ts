@@ -40,6 +40,11 @@ export interface MountProgress {
   stderrTail?: readonly string[];
   /** Registry rejections (collisions, caps) that did not fail the plugin. */
   warnings?: readonly string[];
+  /**
+   * The plugin's standalone server→client stream (an MCP Streamable HTTP GET): `none` when it
+   * has none, `opening`, `open` or `closed`. Absent for transports without one.
+   */
+  getStream?: 'none' | 'opening' | 'open' | 'closed';
 }
 
 /** How an entry shows in status, and which of its configured values are secret. */

@@ -42,6 +42,8 @@ export interface MountStatus {
   login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
+  /** The standalone server stream, for transports that have one (see `MountProgress`). */
+  getStream?: MountProgress['getStream'];
 }
 
 export interface MountSummary {
@@ -201,6 +203,7 @@ export class PluginMount {
       if (live !== undefined) {
         if (live.stderrTail !== undefined) status.stderrTail = this.#clean(live.stderrTail);
         if (live.tools !== undefined) status.tools = live.tools;
+        if (live.getStream !== undefined) status.getStream = live.getStream;
         if (live.failure !== undefined) {
           status.state = 'failed';
           status.failure = this.#options.redactor.redact(live.failure);
@@ -241,6 +244,7 @@ export class PluginMount {
     if (progress.phase !== undefined) status.phase = progress.phase;
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
+    if (progress.getStream !== undefined) status.getStream = progress.getStream;
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
     if (progress.warnings !== undefined) {
       status.warnings = progress.warnings.map((w) => this.#options.redactor.redact(w));
