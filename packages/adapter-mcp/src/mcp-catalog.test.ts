@@ -162,6 +162,11 @@ describe('createMcpCatalog', () => {
     expect(read.bytes).toBeGreaterThan(0);
   });
 
+  it('treats a server without the template listing as having no templates', async () => {
+    const { client } = await connect({ resources: {} });
+    expect(await createMcpCatalog(client).listResourceTemplates()).toEqual([]);
+  });
+
   it('aborts a listing whose cursor repeats', async () => {
     const { client } = await connect({ resources: {} }, (server) => {
       server.on('resources/templates/list', {

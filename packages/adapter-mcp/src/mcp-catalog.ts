@@ -19,7 +19,8 @@ import {
   utf8Length,
 } from '@clat/kernel';
 import type { McpClient, McpPromptDescriptor } from './client.js';
-import { McpError, McpErrorCode } from './errors.js';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import { JsonRpcErrorCode } from './transport.js';
 
 type Json = Record<string, unknown>;
 
@@ -211,7 +212,14 @@ export function createMcpCatalog(client: McpClient): PluginCatalog {
     },
     async listResourceTemplates(signal) {
       require(resources, 'resources');
-      const items = await client.listResourceTemplates(signal);
+      let items: unknown[];
+      try {
+        items = await client.listResourceTemplates(signal);
+      } catch (error) {
+        // Templates are optional within the resources capability: "method not found" means none.
+        if (isMcpError(error) && error.rpcCode === JsonRpcErrorCode.METHOD_NOT_FOUND) return [];
+        throw error;
+      }
       return items.flatMap((item) => resourceTemplateFromMcp(item) ?? []);
     },
     async readResource(uri, signal) {
