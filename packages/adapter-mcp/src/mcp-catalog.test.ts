@@ -65,7 +65,7 @@ describe('createMcpCatalog', () => {
                 role: 'user',
                 content: {
                   type: 'text',
-                  text: `weather in ${(request.params?.arguments as { city: string }).city}`,
+                  text: `weather in ${(request.params?.arguments as { city?: string } | undefined)?.city}`,
                 },
               },
               {
