@@ -126,6 +126,20 @@ describe('clat prompts', () => {
       messages: [{ role: 'user', content: [{ kind: 'text', text: "What's weather in Paris?" }] }],
     });
 
+    // An embedded binary resource is a placeholder on the terminal.
+    const embedded = await sandbox.run([
+      'prompts',
+      'get',
+      'everything',
+      'resource-prompt',
+      'Blob',
+      '2',
+      '--trust',
+    ]);
+    expect(embedded.stdout).toBe(
+      '[user]\nThis prompt includes the Blob resource with id: 2. Please analyze the following resource:\n[user]\n[binary content demo://resource/dynamic/blob/2: text/plain, 55 bytes, not shown]\n',
+    );
+
     const missing = await sandbox.run(['prompts', 'get', 'everything', 'args-prompt', '--trust']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(

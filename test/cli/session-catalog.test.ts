@@ -33,6 +33,7 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     chat = await startFakeChatServer([
       { text: 'Sunny in Paris.' },
       { text: 'The features doc lists tools.' },
+      { text: 'A blob I cannot see.' },
     ]);
     await sandbox.writeConfig({
       provider: {
@@ -92,6 +93,23 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     // The earlier prompt turn stays in the conversation.
     expect(second.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
 
+    // A prompt's embedded binary resource reaches the model as a placeholder line.
+    mark = tmux.capture().length;
+    tmux.line('/mcp__everything__resource-prompt resourceType=Blob resourceId=2');
+    await tmux.waitFor('A blob I cannot see.', mark);
+    const third = chat.requests[2]?.body.messages ?? [];
+    expect(third.slice(-2)).toEqual([
+      {
+        role: 'user',
+        content:
+          'This prompt includes the Blob resource with id: 2. Please analyze the following resource:',
+      },
+      {
+        role: 'user',
+        content: '[binary content demo://resource/dynamic/blob/2: text/plain, 55 bytes, not shown]',
+      },
+    ]);
+
     // A mention that cannot be read sends nothing; a read over 1 MiB is refused.
     mark = tmux.capture().length;
     tmux.line('look at @catalog:memo://big');
@@ -101,7 +119,7 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     );
     tmux.line('/exit');
     await tmux.waitFor('EXITED:0', mark);
-    expect(chat.requests).toHaveLength(2);
+    expect(chat.requests).toHaveLength(3);
     expect(sandbox.survivors()).toEqual([]);
   });
 });

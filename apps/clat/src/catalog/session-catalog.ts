@@ -38,7 +38,10 @@ export interface Attachments {
 
 export class SessionCatalog {
   readonly #mount: PluginMount;
-  /** Kept once every server settled; servers still connecting may add prompts. */
+  /**
+   * The newest complete listing. A command it lacks triggers one fresh listing (a server may have
+   * changed its prompts); `/prompts` always lists afresh.
+   */
   #table: PromptCommandTable | undefined;
 
   constructor(mount: PluginMount) {
@@ -52,8 +55,8 @@ export class SessionCatalog {
     }
   }
 
-  async #commands(signal?: AbortSignal): Promise<PromptCommandTable> {
-    if (this.#table !== undefined) return this.#table;
+  async #commands(signal?: AbortSignal, fresh = false): Promise<PromptCommandTable> {
+    if (this.#table !== undefined && !fresh) return this.#table;
     await this.#settled();
     const lists = await loadPrompts(this.#mount, serversOffering(this.#mount, 'prompts'), signal);
     const table = buildPromptCommands(lists);
@@ -63,7 +66,7 @@ export class SessionCatalog {
 
   /** `/prompts`. */
   async promptsText(signal?: AbortSignal): Promise<string> {
-    return formatPromptTable(await this.#commands(signal));
+    return formatPromptTable(await this.#commands(signal, true));
   }
 
   /** `/resources [server]`. */
@@ -84,8 +87,13 @@ export class SessionCatalog {
 
   /** Renders `/<command> <args>` (command without the slash) into the next model turn. */
   async render(command: string, rest: string, signal?: AbortSignal): Promise<RenderedCommand> {
-    const table = await this.#commands(signal);
-    const entry = table.commands.find((candidate) => candidate.command === command);
+    const cached = this.#table;
+    let table = cached ?? (await this.#commands(signal));
+    let entry = table.commands.find((candidate) => candidate.command === command);
+    if (entry === undefined && cached !== undefined) {
+      table = await this.#commands(signal, true);
+      entry = table.commands.find((candidate) => candidate.command === command);
+    }
     if (entry === undefined) {
       const failed = table.failed.map((f) => f.server);
       throw new CliError(
