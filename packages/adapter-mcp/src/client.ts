@@ -473,6 +473,34 @@ export class McpClient {
     );
   }
 
+  /** Lists every resource (same paging limits as tools); items are normalized in catalog.ts. */
+  async listResources(signal?: AbortSignal): Promise<unknown[]> {
+    return this.#listAll('resources/list', 'resources', Number.POSITIVE_INFINITY, signal);
+  }
+
+  /** Lists every resource template (same paging limits as tools). */
+  async listResourceTemplates(signal?: AbortSignal): Promise<unknown[]> {
+    return this.#listAll(
+      'resources/templates/list',
+      'resourceTemplates',
+      Number.POSITIVE_INFINITY,
+      signal,
+    );
+  }
+
+  /** `resources/read` with the tool-call deadline; returns the raw result (`contents`). */
+  async readResource(uri: string, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#request(
+      'resources/read',
+      { uri },
+      {
+        timeoutMs: this.#timeouts.toolCallMs,
+        signal: options.signal,
+        what: `resources/read ${uri}`,
+      },
+    );
+  }
+
   /**
    * `tools/call` with a 120 s deadline that host requests pending on this connection extend in
    * 60 s steps (≤ 10 min). Cancellation ends the wait at once and sends notifications/cancelled.

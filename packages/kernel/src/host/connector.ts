@@ -10,6 +10,7 @@ import type { PromptRegistry } from '../prompt-registry.js';
 import type { Redactor } from '../redact.js';
 import type { Scope } from '../scope.js';
 import type { ToolRegistry } from '../tool-registry.js';
+import type { PluginCatalog } from './catalog.js';
 
 /**
  * One configured plugin. `kind` picks the connector; `config` is opaque to the kernel (an
@@ -73,6 +74,8 @@ export interface MountedPlugin {
   readonly progress: MountProgress;
   /** The live view, read when status is rendered: a connection can still drop after mounting. */
   current?(): MountProgress & { failure?: string | undefined };
+  /** Prompts and resources the plugin offers for people to invoke (absent: none). */
+  readonly catalog?: PluginCatalog;
 }
 
 /** Mounts entries of one kind. Throwing fails only that entry. */

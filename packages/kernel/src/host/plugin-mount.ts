@@ -13,6 +13,7 @@ import type { PromptContribution, PromptRegistry } from '../prompt-registry.js';
 import type { Redactor } from '../redact.js';
 import type { Scope } from '../scope.js';
 import type { ToolRegistry } from '../tool-registry.js';
+import type { PluginCatalog } from './catalog.js';
 import type {
   Connector,
   MountDescription,
@@ -187,6 +188,24 @@ export class PluginMount {
       }
     }
     this.#changed();
+  }
+
+  /**
+   * The catalog of a plugin that is connected now, or undefined (unknown, failed, still
+   * connecting, or offering no prompts or resources).
+   */
+  catalog(name: string): PluginCatalog | undefined {
+    const entry = this.#entries.find((candidate) => candidate.config.name === name);
+    if (entry === undefined || entry.status.state !== 'connected') return undefined;
+    if (entry.mounted?.current?.().failure !== undefined) return undefined;
+    return entry.mounted?.catalog;
+  }
+
+  /** Names of the connected plugins that offer a catalog, in configuration order. */
+  catalogNames(): string[] {
+    return this.#entries
+      .filter((entry) => this.catalog(entry.config.name) !== undefined)
+      .map((entry) => entry.config.name);
   }
 
   /** A copy of every status, with the live view of connected plugins folded in. */
