@@ -19,7 +19,7 @@ import {
   type TransportDiagnostics,
   type TransportFactory,
 } from '@clat/adapter-mcp';
-import { delay, errorMessage, isJsonObject, LIMITS, Redactor } from '@clat/kernel';
+import { delay, errorMessage, isJsonObject, LIMITS, Redactor, withDeadline } from '@clat/kernel';
 import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
 import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
@@ -365,7 +365,13 @@ export class HttpTransport implements Transport {
     this.#closed = true;
     this.#abort.abort();
     this.#replies.close();
-    await this.#getStream.settled();
+    // The GET stream ends with the abort; an auth hook that ignores the signal must not hold
+    // close() longer than the DELETE's own bound.
+    await withDeadline(
+      () => this.#getStream.settled(),
+      this.#closeTimeoutMs,
+      'GET stream close',
+    ).catch(() => {});
     const session = this.#sessionId;
     this.#sessionId = undefined;
     if (session !== undefined) {
