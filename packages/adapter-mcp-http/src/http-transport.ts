@@ -115,6 +115,8 @@ function validate(options: HttpTransportOptions): { url: URL; origin: string } {
  * version is sent as modern (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, no session);
  * otherwise the legacy session id from initialize is echoed, with the negotiated
  * `MCP-Protocol-Version` read from the initialize result or set through {@link setProtocolVersion}.
+ * Once a legacy session's `notifications/initialized` is accepted, the optional standalone GET
+ * stream is opened (see {@link GetStream}); its messages reach `onmessage` like any other.
  */
 export class HttpTransport implements Transport {
   readonly kind = 'http';
@@ -330,13 +332,12 @@ export class HttpTransport implements Transport {
   ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       await this.#authorize(headers, signal);
-      const response = await this.#fetch(this.#url, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal,
-        redirect: 'manual',
-      });
+      const init: RequestInit = { method: 'GET', headers, signal, redirect: 'manual' };
+      if (body !== undefined) {
+        init.method = 'POST';
+        init.body = body;
+      }
+      const response = await this.#fetch(this.#url, init);
       const status = response.status;
       if (this.#auth === undefined || (status !== 401 && status !== 403) || attempt >= AUTH_RETRIES)
         return response;
