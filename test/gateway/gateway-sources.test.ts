@@ -164,6 +164,47 @@ describe('clat-gateway mounts every source kind', () => {
     await callEachKind(two, w, 'from the v2 client');
   });
 
+  it('redacts configured secrets and key-shaped values from stderr tails in clat://status', async () => {
+    world = await gatewayWorld();
+    const w = world;
+    const secret = 'plain-configured-value-7f3a';
+    await writeFile(
+      join(w.home, 'mcp.json'),
+      JSON.stringify({
+        leaky: {
+          command: process.execPath,
+          args: [SLOW_LIST],
+          env: {
+            SLOW_LIST_MS: '0',
+            LEAK: secret,
+            STDERR_LINE: `starting with ${secret} and Authorization: Bearer sk-live-abcdef0123456789abcdef`,
+          },
+        },
+      }),
+    );
+    const client = new ClientV1({ name: 'gateway-redaction', version: '0.0.0' });
+    await client.connect(
+      new StdioV1({
+        command: process.execPath,
+        args: [GATEWAY_BIN, '--project', w.project],
+        env: w.env,
+        stderr: 'pipe',
+      }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain(
+      'mcp_leaky_late_echo',
+    );
+    const status = await client.readResource({ uri: 'clat://status' });
+    const body = (status.contents[0] as { text: string }).text;
+    const leaky = (
+      JSON.parse(body) as { servers: Array<{ name: string; stderrTail: string[] }> }
+    ).servers.find((server) => server.name === 'leaky');
+    expect(leaky?.stderrTail.join('\n')).toContain('[REDACTED]');
+    expect(body).not.toContain(secret);
+    expect(body).not.toContain('sk-live-abcdef0123456789abcdef');
+  });
+
   it('announces a server that connects after the first listing, never one the freeze rejected', async () => {
     world = await gatewayWorld();
     const w = world;
