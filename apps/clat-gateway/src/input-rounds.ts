@@ -56,7 +56,10 @@ export class InputRounds {
   readonly #limits: { retryWaitMs: number; maxSuspended: number };
   readonly #shutdown: AbortSignal;
 
-  constructor(shutdown: AbortSignal, limits = INPUT_ROUND_LIMITS) {
+  constructor(
+    shutdown: AbortSignal,
+    limits: { retryWaitMs: number; maxSuspended: number } = INPUT_ROUND_LIMITS,
+  ) {
     this.#shutdown = shutdown;
     this.#limits = limits;
   }
