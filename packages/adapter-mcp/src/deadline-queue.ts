@@ -113,7 +113,8 @@ export class DeadlineQueue {
       }
     }
     if (lane.head === items.length) {
-      lane.items = [];
+      // Emptied in place: sequential requests reuse one array instead of growing a new one.
+      items.length = 0;
       lane.head = 0;
       lane.holes = 0;
       lane.timer?.unref?.();
@@ -139,7 +140,7 @@ export class DeadlineQueue {
       due.push(item);
     }
     if (lane.head === lane.items.length) {
-      lane.items = [];
+      lane.items.length = 0;
       lane.head = 0;
       lane.holes = 0;
     } else {
