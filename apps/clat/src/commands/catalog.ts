@@ -40,6 +40,16 @@ export const COMMAND_CATALOG: readonly CommandEntry[] = [
     load: async () => (await import('./call.js')).callCommand,
   },
   {
+    name: 'prompts',
+    summary: 'List server prompts (session slash commands) or render one',
+    load: async () => (await import('./prompts.js')).promptsCommand,
+  },
+  {
+    name: 'resources',
+    summary: 'List server resources and templates, or read one',
+    load: async () => (await import('./resources.js')).resourcesCommand,
+  },
+  {
     name: 'trust',
     summary: 'Trust a project so its MCP servers may start (--remove, --list)',
     load: async () => (await import('./trust.js')).trustCommand,
