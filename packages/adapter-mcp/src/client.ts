@@ -32,7 +32,7 @@ import {
   serverAdvertisesHostServices,
   versionAtLeast,
 } from './protocol.js';
-import { RpcSession } from './rpc-session.js';
+import { RpcSession, type SizedResult } from './rpc-session.js';
 import {
   type GetStreamState,
   JsonRpcErrorCode,
@@ -69,7 +69,10 @@ export interface McpCallToolResult {
   content: unknown[];
   structuredContent?: unknown;
   isError: boolean;
-  /** Serialized size of the whole result in bytes. */
+  /**
+   * Size of the whole result in bytes as received: its frame less the JSON-RPC envelope when the
+   * transport reports frame sizes (stdio), else its serialized size.
+   */
   bytes: number;
 }
 
@@ -164,6 +167,10 @@ export class McpClient {
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
   #toolCalls = 0;
+  /** The modern per-request `_meta`, built once: it never changes on a connection. */
+  #meta: Record<string, unknown> | undefined;
+  /** The tools/call deadline extension, built once. */
+  readonly #extension: { stepMs: number; totalMs: number };
   #closing: Promise<void> | undefined;
   /** Teardown of a discarded probe transport still in progress. */
   #probeClosing: Promise<void> | undefined;
@@ -189,6 +196,10 @@ export class McpClient {
     this.#clientInfo = clientInfo;
     this.#capabilities = capabilities;
     this.#timeouts = timeouts;
+    this.#extension = {
+      stepMs: timeouts.toolCallExtensionStepMs,
+      totalMs: timeouts.toolCallExtensionTotalMs,
+    };
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
   }
 
@@ -519,24 +530,21 @@ export class McpClient {
   ): Promise<McpCallToolResult> {
     const what = `tools/call ${name}`;
     const call = () =>
-      this.#request(
+      this.#requestSized(
         'tools/call',
         { name, arguments: args },
         {
           timeoutMs: this.#timeouts.toolCallMs,
           signal: options.signal,
           what,
-          extension: {
-            stepMs: this.#timeouts.toolCallExtensionStepMs,
-            totalMs: this.#timeouts.toolCallExtensionTotalMs,
-          },
+          extension: this.#extension,
         },
       );
     this.#toolCalls++;
-    let result: Record<string, unknown>;
+    let sized: SizedResult;
     try {
       try {
-        result = await call();
+        sized = await call();
       } catch (error) {
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
         // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
@@ -552,7 +560,7 @@ export class McpClient {
             { server: this.name, rpcCode: JsonRpcErrorCode.HEADER_MISMATCH, cause: error },
           );
         }
-        result = await call();
+        sized = await call();
       }
     } catch (error) {
       // Host work served for a call that ended early has no one left to wait for it.
@@ -567,7 +575,9 @@ export class McpClient {
     } finally {
       this.#toolCalls--;
     }
-    const bytes = utf8Length(JSON.stringify(result));
+    const result = sized.result;
+    // Counted once: from the frame the transport read, else by serialising (Buffer.byteLength).
+    const bytes = sized.bytes ?? utf8Length(JSON.stringify(result));
     if (bytes > LIMITS.toolResultBytes) {
       throw new McpError(
         McpErrorCode.MCP_RESULT_TOO_LARGE,
@@ -679,6 +689,19 @@ export class McpClient {
     params: Record<string, unknown>,
     options: Parameters<RpcSession['request']>[2],
   ): Promise<Record<string, unknown>> {
+    const { result } = await this.#requestSized(method, params, options);
+    return result;
+  }
+
+  /**
+   * {@link #request} with the result's size as received. `params` must be a fresh object of the
+   * caller's: the modern `_meta` is set on it (a spread-then-add copy costs microseconds per call).
+   */
+  async #requestSized(
+    method: string,
+    params: Record<string, unknown>,
+    options: Parameters<RpcSession['request']>[2],
+  ): Promise<SizedResult> {
     if (this.#closing !== undefined) {
       throw new McpError(
         McpErrorCode.MCP_CLIENT_CLOSED,
@@ -686,13 +709,13 @@ export class McpClient {
         { server: this.name },
       );
     }
-    const withMeta =
-      this.era === 'modern'
-        ? { ...params, _meta: modernMeta(this.#clientInfo, this.#capabilities) }
-        : params;
-    const result = await this.#session.request(method, withMeta, options);
-    checkResultType(this.name, this.era, options.what ?? method, result);
-    return result;
+    if (this.era === 'modern') {
+      this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
+      params._meta = this.#meta;
+    }
+    const sized = await this.#session.requestSized(method, params, options);
+    checkResultType(this.name, this.era, options.what ?? method, sized.result);
+    return sized;
   }
 
   #startContextPushes(host: HostServices | undefined): void {
