@@ -5,6 +5,7 @@
  */
 
 import {
+  type GetStreamState,
   isNotification,
   isRequest,
   isResponse,
@@ -15,9 +16,10 @@ import {
   type Transport,
   type TransportDiagnostics,
 } from '@clat/adapter-mcp';
-import { delay, isJsonObject, LIMITS, Redactor } from '@clat/kernel';
+import { delay, isJsonObject, LIMITS, Redactor, withDeadline } from '@clat/kernel';
 import { readBoundedText } from './body-reader.js';
 import { HttpTransportError, isHttpTransportError } from './errors.js';
+import { GetStream } from './get-stream.js';
 import type { HttpAuth } from './http-auth.js';
 import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
 import {
@@ -30,7 +32,12 @@ import {
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
 import { type ParamHeader, paramHeaderValues, scanParamHeaders } from './param-headers.js';
 import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
-import { type BodyReader, readEventStream, readJsonBody } from './response-body.js';
+import {
+  type BodyReader,
+  deliverEventData,
+  readEventStream,
+  readJsonBody,
+} from './response-body.js';
 
 /** Requests one message may send after 401/403 answers (refresh, then one step-up). */
 const AUTH_RETRIES = 2;
@@ -57,6 +64,8 @@ function idKey(id: unknown): string {
  * version is sent as modern (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, no session);
  * otherwise the legacy session id from initialize is echoed, with the negotiated
  * `MCP-Protocol-Version` read from the initialize result or set through {@link setProtocolVersion}.
+ * Once a legacy session's `notifications/initialized` is accepted, the optional standalone GET
+ * stream is opened (see {@link GetStream}); its messages reach `onmessage` like any other.
  */
 export class HttpTransport implements Transport {
   readonly kind = 'http';
@@ -88,6 +97,7 @@ export class HttpTransport implements Transport {
   #posts = 0;
   readonly #replies = new ReplyGate();
   #repliesDropped = 0;
+  readonly #getStream: GetStream;
 
   constructor(options: HttpTransportOptions) {
     const { url, origin } = validateHttpOptions(options);
@@ -119,6 +129,24 @@ export class HttpTransport implements Transport {
       resume: (request, controller, lastEventId, retryMs) =>
         this.#resume(request, controller, lastEventId, retryMs),
     };
+    this.#getStream = new GetStream({
+      origin: this.origin,
+      limit: this.#limit,
+      signal: this.#abort.signal,
+      get: (lastEventId, signal) =>
+        this.#get(lastEventId, signal).catch((error: unknown) => {
+          throw new Error(networkReason(error));
+        }),
+      onData: (data) => {
+        deliverEventData(data, this.#bodyReader);
+      },
+      onProblem: (text) => this.#report.record(this.#redactor.redact(text)),
+    });
+  }
+
+  /** The standalone GET stream of a legacy session (`none` in the modern era). */
+  getStreamState(): GetStreamState {
+    return this.#getStream.state;
   }
 
   /** The legacy protocol version sent as `MCP-Protocol-Version`, once negotiated. */
@@ -218,7 +246,7 @@ export class HttpTransport implements Transport {
     try {
       let response: Response;
       try {
-        response = await this.#postAuthorized(headers, body, signal);
+        response = await this.#fetchAuthorized(headers, body, signal);
       } catch (error) {
         throw this.#report.fetch(error, message, controller);
       }
@@ -238,6 +266,9 @@ export class HttpTransport implements Transport {
       if (request === undefined) {
         await response.body?.cancel().catch(() => {});
         if (!response.ok) throw this.#report.status(response.status, message, undefined);
+        // The session is established: open the optional stream for server-initiated messages.
+        if (isNotification(message) && message.method === 'notifications/initialized')
+          this.#getStream.start();
         return;
       }
       await this.#handleResponse(response, request, sentSession, controller);
@@ -255,23 +286,23 @@ export class HttpTransport implements Transport {
   }
 
   /**
-   * One POST, with the auth hook's header; a 401 (or a 403 naming `insufficient_scope`) goes to
-   * the hook, which may obtain new credentials for a bounded number of retries.
+   * One POST (or GET without a body), with the auth hook's header; a 401 (or a 403 naming
+   * `insufficient_scope`) goes to the hook, which may obtain new credentials for a bounded number
+   * of retries.
    */
-  async #postAuthorized(
+  async #fetchAuthorized(
     headers: Record<string, string>,
-    body: string,
+    body: string | undefined,
     signal: AbortSignal,
   ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       await this.#authorize(headers, signal);
-      const response = await this.#fetch(this.#url, {
-        method: 'POST',
-        headers,
-        body,
-        signal,
-        redirect: 'manual',
-      });
+      const init: RequestInit = { method: 'GET', headers, signal, redirect: 'manual' };
+      if (body !== undefined) {
+        init.method = 'POST';
+        init.body = body;
+      }
+      const response = await this.#fetch(this.#url, init);
       const status = response.status;
       if (this.#auth === undefined || (status !== 401 && status !== 403) || attempt >= AUTH_RETRIES)
         return response;
@@ -300,6 +331,13 @@ export class HttpTransport implements Transport {
     this.#closed = true;
     this.#abort.abort();
     this.#replies.close();
+    // The GET stream ends with the abort; an auth hook that ignores the signal must not hold
+    // close() longer than the DELETE's own bound.
+    await withDeadline(
+      () => this.#getStream.settled(),
+      this.#closeTimeoutMs,
+      'GET stream close',
+    ).catch(() => {});
     const session = this.#sessionId;
     this.#sessionId = undefined;
     if (session !== undefined) {
@@ -331,6 +369,7 @@ export class HttpTransport implements Transport {
       posts: this.#posts,
       repliesDropped: this.#repliesDropped,
       session: this.#sessionId === undefined ? 'none' : 'active',
+      getStream: this.#getStream.state,
     };
     if (this.#protocolVersion !== undefined) detail.protocolVersion = this.#protocolVersion;
     return { tail: this.#report.tail(), detail };
@@ -390,24 +429,10 @@ export class HttpTransport implements Transport {
     retryMs: number,
   ): Promise<ReadableStream<Uint8Array>> {
     const signal = AbortSignal.any([this.#abort.signal, controller.signal]);
-    const headers: Record<string, string> = {
-      ...this.#headers,
-      [HEADER.accept]: 'text/event-stream',
-      [HEADER.lastEventId]: lastEventId,
-    };
-    if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
-    if (this.#protocolVersion !== undefined)
-      headers[HEADER.protocolVersion] = this.#protocolVersion;
     let response: Response;
     try {
       await delay(retryMs, signal);
-      await this.#authorize(headers, signal);
-      response = await this.#fetch(this.#url, {
-        method: 'GET',
-        headers,
-        signal,
-        redirect: 'manual',
-      });
+      response = await this.#get(lastEventId, signal);
     } catch (error) {
       throw this.#report.fetch(error, request, controller);
     }
@@ -421,6 +446,22 @@ export class HttpTransport implements Transport {
       );
     }
     return response.body;
+  }
+
+  /**
+   * A GET for an event stream in the legacy session: the resumption of a POST's stream, or the
+   * standalone stream. Redirects are never followed; a network failure is described safely.
+   */
+  async #get(lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      [HEADER.accept]: 'text/event-stream',
+    };
+    if (lastEventId !== undefined) headers[HEADER.lastEventId] = lastEventId;
+    if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
+    if (this.#protocolVersion !== undefined)
+      headers[HEADER.protocolVersion] = this.#protocolVersion;
+    return this.#fetchAuthorized(headers, undefined, signal);
   }
 
   #deliver(message: JsonRpcMessage): void {

@@ -6,11 +6,7 @@
 import { type JsonRpcMessage, type JsonRpcRequest, parseJsonRpcMessage } from '@clat/adapter-mcp';
 import { readBoundedText, readSse } from './body-reader.js';
 import { describe, type HttpFailures } from './http-failures.js';
-
-/** GET reconnections of one legacy SSE response that ended early (SEP-1699 polling). */
-const SSE_RESUME_ATTEMPTS = 5;
-/** Reconnection delay when the server sent an event id but no `retry:`. */
-const SSE_DEFAULT_RETRY_MS = 1000;
+import { SSE_DEFAULT_RETRY_MS, SSE_RESUME_ATTEMPTS } from './sse-limits.js';
 
 /** What reading a body needs from its transport. */
 export interface BodyReader {
@@ -126,25 +122,29 @@ async function readEvents(
       onEvent: (event) => {
         if (event.id !== undefined && event.id !== '') track.onId(event.id);
         if (event.data === '') return false; // priming events carry an id and no data
-        let value: unknown;
-        try {
-          value = JSON.parse(event.data);
-        } catch {
-          reader.nonFatal(`MCP server at ${reader.origin} sent an SSE event that is not JSON`);
-          return false;
-        }
-        const parsed = parseJsonRpcMessage(value);
-        if ('invalid' in parsed) {
-          reader.nonFatal(
-            `MCP server at ${reader.origin} sent an invalid message: ${parsed.invalid}`,
-          );
-          return false;
-        }
-        reader.deliver(parsed);
-        return !('method' in parsed) && parsed.id === request.id;
+        const parsed = deliverEventData(event.data, reader);
+        return parsed !== undefined && !('method' in parsed) && parsed.id === request.id;
       },
     });
   } catch (error) {
     throw reader.report.body(error, request, controller, 200);
   }
+}
+
+/** Parses one SSE event's data and delivers it; a bad event is reported, never fatal. */
+export function deliverEventData(data: string, reader: BodyReader): JsonRpcMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    reader.nonFatal(`MCP server at ${reader.origin} sent an SSE event that is not JSON`);
+    return undefined;
+  }
+  const parsed = parseJsonRpcMessage(value);
+  if ('invalid' in parsed) {
+    reader.nonFatal(`MCP server at ${reader.origin} sent an invalid message: ${parsed.invalid}`);
+    return undefined;
+  }
+  reader.deliver(parsed);
+  return parsed;
 }

@@ -35,7 +35,10 @@ export interface McpCallToolResult {
   content: unknown[];
   structuredContent?: unknown;
   isError: boolean;
-  /** Serialized size of the whole result in bytes. */
+  /**
+   * Size of the whole result in bytes as received: its frame less the JSON-RPC envelope when the
+   * transport reports frame sizes (stdio), else its serialized size.
+   */
   bytes: number;
 }
 

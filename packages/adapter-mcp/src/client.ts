@@ -29,9 +29,14 @@ import {
   versionAtLeast,
 } from './protocol.js';
 import { checkResultType } from './result-type.js';
-import type { RpcSession } from './rpc-session.js';
+import type { RpcSession, SizedResult } from './rpc-session.js';
 import { isHeaderMismatch, readCallToolResult } from './tool-result.js';
-import { JsonRpcErrorCode, type Transport, type TransportKind } from './transport.js';
+import {
+  type GetStreamState,
+  JsonRpcErrorCode,
+  type Transport,
+  type TransportKind,
+} from './transport.js';
 
 export type {
   McpCallOptions,
@@ -60,6 +65,10 @@ export class McpClient {
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
   #toolCalls = 0;
+  /** The modern per-request `_meta`, built once: it never changes on a connection. */
+  #meta: Record<string, unknown> | undefined;
+  /** The tools/call deadline extension, built once. */
+  readonly #extension: { stepMs: number; totalMs: number };
   #closing: Promise<void> | undefined;
   /** Teardown of a discarded probe transport still in progress. */
   readonly #probeClosing: Promise<void> | undefined;
@@ -79,6 +88,10 @@ export class McpClient {
     this.#clientInfo = connection.clientInfo;
     this.#capabilities = connection.capabilities;
     this.#timeouts = connection.timeouts;
+    this.#extension = {
+      stepMs: connection.timeouts.toolCallExtensionStepMs,
+      totalMs: connection.timeouts.toolCallExtensionTotalMs,
+    };
     this.#probeClosing = connection.probeClosing;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
   }
@@ -130,6 +143,11 @@ export class McpClient {
     return this.#session.pendingHostRequests;
   }
 
+  /** The standalone GET stream's state, for transports that have one (Streamable HTTP). */
+  get getStreamState(): GetStreamState | undefined {
+    return this.#transport.getStreamState?.();
+  }
+
   /** The transport's diagnostics (redacted stderr tail, endpoint). */
   diagnostics(): { tail: string[] } {
     return { tail: stderrTail(this.#transport) };
@@ -164,6 +182,34 @@ export class McpClient {
     );
   }
 
+  /** Lists every resource (same paging limits as tools); items are normalized in catalog.ts. */
+  async listResources(signal?: AbortSignal): Promise<unknown[]> {
+    return this.#listAll('resources/list', 'resources', Number.POSITIVE_INFINITY, signal);
+  }
+
+  /** Lists every resource template (same paging limits as tools). */
+  async listResourceTemplates(signal?: AbortSignal): Promise<unknown[]> {
+    return this.#listAll(
+      'resources/templates/list',
+      'resourceTemplates',
+      Number.POSITIVE_INFINITY,
+      signal,
+    );
+  }
+
+  /** `resources/read` with the tool-call deadline; returns the raw result (`contents`). */
+  async readResource(uri: string, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#request(
+      'resources/read',
+      { uri },
+      {
+        timeoutMs: this.#timeouts.toolCallMs,
+        signal: options.signal,
+        what: `resources/read ${uri}`,
+      },
+    );
+  }
+
   /**
    * `tools/call` with a 120 s deadline that host requests pending on this connection extend in
    * 60 s steps (≤ 10 min). Cancellation ends the wait at once and sends notifications/cancelled.
@@ -176,24 +222,21 @@ export class McpClient {
   ): Promise<McpCallToolResult> {
     const what = `tools/call ${name}`;
     const call = () =>
-      this.#request(
+      this.#requestSized(
         'tools/call',
         { name, arguments: args },
         {
           timeoutMs: this.#timeouts.toolCallMs,
           signal: options.signal,
           what,
-          extension: {
-            stepMs: this.#timeouts.toolCallExtensionStepMs,
-            totalMs: this.#timeouts.toolCallExtensionTotalMs,
-          },
+          extension: this.#extension,
         },
       );
     this.#toolCalls++;
-    let result: Record<string, unknown>;
+    let sized: SizedResult;
     try {
       try {
-        result = await call();
+        sized = await call();
       } catch (error) {
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
         // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
@@ -209,7 +252,7 @@ export class McpClient {
             { server: this.name, rpcCode: JsonRpcErrorCode.HEADER_MISMATCH, cause: error },
           );
         }
-        result = await call();
+        sized = await call();
       }
     } catch (error) {
       // Host work served for a call that ended early has no one left to wait for it.
@@ -224,7 +267,7 @@ export class McpClient {
     } finally {
       this.#toolCalls--;
     }
-    return readCallToolResult(this.name, name, result);
+    return readCallToolResult(this.name, name, sized.result, sized.bytes);
   }
 
   /** Sends a notification in the connection's era (modern adds nothing to notifications). */
@@ -268,6 +311,19 @@ export class McpClient {
     params: Record<string, unknown>,
     options: Parameters<RpcSession['request']>[2],
   ): Promise<Record<string, unknown>> {
+    const { result } = await this.#requestSized(method, params, options);
+    return result;
+  }
+
+  /**
+   * {@link #request} with the result's size as received. `params` must be a fresh object of the
+   * caller's: the modern `_meta` is set on it (a spread-then-add copy costs microseconds per call).
+   */
+  async #requestSized(
+    method: string,
+    params: Record<string, unknown>,
+    options: Parameters<RpcSession['request']>[2],
+  ): Promise<SizedResult> {
     if (this.#closing !== undefined) {
       throw new McpError(
         McpErrorCode.MCP_CLIENT_CLOSED,
@@ -275,13 +331,13 @@ export class McpClient {
         { server: this.name },
       );
     }
-    const withMeta =
-      this.era === 'modern'
-        ? { ...params, _meta: modernMeta(this.#clientInfo, this.#capabilities) }
-        : params;
-    const result = await this.#session.request(method, withMeta, options);
-    checkResultType(this.name, this.era, options.what ?? method, result);
-    return result;
+    if (this.era === 'modern') {
+      this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
+      params._meta = this.#meta;
+    }
+    const sized = await this.#session.requestSized(method, params, options);
+    checkResultType(this.name, this.era, options.what ?? method, sized.result);
+    return sized;
   }
 
   #startContextPushes(host: HostServices | undefined): void {

@@ -66,10 +66,13 @@ function httpStatusOf(error: unknown): number | undefined {
 }
 
 /**
- * Sends `server/discover`. A result or a recognized modern error means modern; any other
- * JSON-RPC error means legacy (never keyed on one error code). A timeout or a closed connection
- * means legacy on stdio only: on HTTP a dead, slow or unauthorized server is no legacy one, so
- * only a 400/404/405 status counts there and everything else fails the connection.
+ * Sends `server/discover`. A result naming {@link MODERN_PROTOCOL_VERSION}, or a recognized modern
+ * error, means modern; a result without that version and any other JSON-RPC error mean legacy
+ * (never keyed on one error code). A timeout means legacy too: the limits table gives the probe
+ * 3 s and then the legacy handshake its own 10 s, and a server that fails both is reported with
+ * both reasons. A closed connection means legacy on stdio only: on HTTP an unreachable, broken or
+ * unauthorized server is no legacy one, so only a 400/404/405 status counts there and every other
+ * failure fails the connection.
  */
 export async function probeModern(
   session: RpcSession,
@@ -90,6 +93,16 @@ export async function probeModern(
       );
       if (!Array.isArray(result.supportedVersions)) {
         return { kind: 'legacy', reason: 'server/discover result lacks supportedVersions' };
+      }
+      if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) {
+        const listed = result.supportedVersions
+          .filter((v): v is string => typeof v === 'string')
+          .slice(0, 8)
+          .join(', ');
+        return {
+          kind: 'legacy',
+          reason: `server/discover lists supportedVersions ${listed === '' ? '(none)' : listed}, not ${MODERN_PROTOCOL_VERSION}`,
+        };
       }
       return { kind: 'modern', result };
     } catch (error) {
@@ -116,7 +129,7 @@ export async function probeModern(
           { server, cause: error },
         );
       }
-      if (kind === 'http') {
+      if (kind === 'http' && error.code !== McpErrorCode.MCP_TIMEOUT) {
         const status = httpStatusOf(error);
         if (status === undefined || !HTTP_LEGACY_PROBE_STATUSES.has(status)) {
           throw new McpError(
@@ -131,22 +144,12 @@ export async function probeModern(
   }
 }
 
-/** Reads a `server/discover` result into the negotiated facts; refuses a server without our version. */
+/** Reads a `server/discover` result (already known to name our version) into the negotiated facts. */
 export function readDiscover(
   server: string,
   opened: OpenedSession,
   result: Record<string, unknown>,
 ): Negotiated {
-  const versions = (result.supportedVersions as unknown[]).filter(
-    (v): v is string => typeof v === 'string',
-  );
-  if (!versions.includes(MODERN_PROTOCOL_VERSION)) {
-    throw new McpError(
-      McpErrorCode.MCP_HANDSHAKE_FAILED,
-      `MCP server ${quoted(server)} supports ${versions.join(', ') || 'no versions'}, not ${MODERN_PROTOCOL_VERSION}`,
-      { server },
-    );
-  }
   checkResultType(server, 'modern', 'server/discover', result);
   if (!isJsonObject(result.capabilities)) {
     throw new McpError(

@@ -27,6 +27,10 @@ export {
   StdioServerConfigSchema,
   toolAllowedByEntry,
 } from './config.js';
+export {
+  expandServerVariables,
+  type VariableContext,
+} from './config-variables.js';
 export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
 export { hostErrorToJsonRpc } from './host-error-rpc.js';
 export {
@@ -37,6 +41,7 @@ export {
   SYSTEM_PROMPT_META,
 } from './host-services-wire.js';
 export { MCP_LIMITS, type McpLimitName } from './limits.js';
+export { createMcpCatalog } from './mcp-catalog.js';
 export {
   createMcpConnector,
   MCP_KIND,
@@ -82,6 +87,7 @@ export {
   serverAdvertisesHostServices,
 } from './protocol.js';
 export {
+  type GetStreamState,
   isFailure,
   isNotification,
   isRequest,

@@ -18,13 +18,18 @@ export function isHeaderMismatch(error: unknown): boolean {
   );
 }
 
-/** The call result, or an error when it is over the tool result limit or its content is no array. */
+/**
+ * The call result, or an error when it is over the tool result limit or its content is no array.
+ * `receivedBytes` is the size the transport read, when it reports one.
+ */
 export function readCallToolResult(
   server: string,
   tool: string,
   result: Record<string, unknown>,
+  receivedBytes: number | undefined,
 ): McpCallToolResult {
-  const bytes = utf8Length(JSON.stringify(result));
+  // Counted once: from the frame the transport read, else by serialising (Buffer.byteLength).
+  const bytes = receivedBytes ?? utf8Length(JSON.stringify(result));
   if (bytes > LIMITS.toolResultBytes) {
     throw new McpError(
       McpErrorCode.MCP_RESULT_TOO_LARGE,
