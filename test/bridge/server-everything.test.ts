@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { ScriptedApprover, ScriptedAsker } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,11 +9,18 @@ import {
 } from './harness.js';
 
 let h: BridgeHarness;
+const opened: string[] = [];
 
 beforeAll(async () => {
-  h = await createBridgeHarness([
-    { name: 'everything', command: process.execPath, args: [serverEverythingEntry(), 'stdio'] },
-  ]);
+  h = await createBridgeHarness(
+    [{ name: 'everything', command: process.execPath, args: [serverEverythingEntry(), 'stdio'] }],
+    {
+      openUrl: async (url) => {
+        opened.push(url);
+        return true;
+      },
+    },
+  );
 });
 afterAll(() => h.close());
 
@@ -23,8 +31,56 @@ describe('server-everything through the PluginHostBridge', () => {
     const names = h.registry.list().map((tool) => tool.name);
     expect(names).toContain('mcp_everything_trigger_sampling_request');
     expect(names).toContain('mcp_everything_trigger_elicitation_request');
-    // CLAT never advertises URL-mode elicitation, so the server does not offer that tool.
-    expect(names).not.toContain('mcp_everything_trigger_url_elicitation');
+    // CLAT advertises URL-mode elicitation and roots, so the server offers those tools too.
+    expect(names).toContain('mcp_everything_trigger_url_elicitation');
+    expect(names).toContain('mcp_everything_get_roots_list');
+  });
+
+  it('answers roots/list with the project root as a file URI', async () => {
+    const { run, context } = h.beginRun({ mode: 'project-write' });
+    try {
+      const result = await h.call('mcp_everything_get_roots_list', {}, context);
+      expect(result.content).toContain(`URI: ${pathToFileURL(h.projectRoot).href}`);
+      expect(h.servers.get('everything')?.status().roots?.requests).toBeGreaterThanOrEqual(1);
+    } finally {
+      run.end();
+    }
+  });
+
+  it('opens a URL-mode elicitation URL only after consent, and never headless', async () => {
+    const url = 'https://example.com/authorize?state=e2e';
+    const declining = new ScriptedAsker('decline');
+    const first = h.beginRun({ mode: 'full-access', asker: declining });
+    try {
+      const result = await h.call('mcp_everything_trigger_url_elicitation', { url }, first.context);
+      expect(result.content).toContain('User declined to open the URL');
+      expect(declining.questions[0]?.question).toContain(`URL: ${url}`);
+      expect(declining.questions[0]?.question).toContain('Host: example.com');
+      expect(opened).toEqual([]);
+    } finally {
+      first.run.end();
+    }
+    const headless = h.beginRun({ mode: 'full-access' });
+    try {
+      const result = await h.call(
+        'mcp_everything_trigger_url_elicitation',
+        { url },
+        headless.context,
+      );
+      expect(result.content).toContain('User declined to open the URL');
+      expect(opened).toEqual([]);
+    } finally {
+      headless.run.end();
+    }
+    const accepting = new ScriptedAsker('accept');
+    const last = h.beginRun({ mode: 'full-access', asker: accepting });
+    try {
+      const result = await h.call('mcp_everything_trigger_url_elicitation', { url }, last.context);
+      expect(result.content).toContain('User completed the URL elicitation flow');
+      expect(opened).toEqual([url]);
+    } finally {
+      last.run.end();
+    }
   });
 
   it('serves trigger-sampling-request with the session model after approval', async () => {

@@ -23,6 +23,7 @@ import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packagin
 import type { ClatHome } from '../config/clat-home.js';
 import { ERA_FILE, EraStore } from '../config/era-store.js';
 import type { UserConfig } from '../config/user-config.js';
+import { openBrowser } from '../ui/open-browser.js';
 import { CLAT_VERSION } from '../version.js';
 import { loginCommand, oauthClientFor } from './oauth-auth.js';
 
@@ -151,6 +152,8 @@ export function defaultComposition(): Composition {
           httpTransport({ auth: (server) => oauthClientFor(server, home.dir) }),
         ],
         loginCommand: (server) => loginCommand(server.name),
+        // Only after the person accepted a URL-mode elicitation that showed this URL.
+        openUrl: (url) => openBrowser(url, process.env),
         clientInfo: { name: 'clat', version: CLAT_VERSION },
         eras: new EraStore(join(home.dir, ERA_FILE)),
       }),

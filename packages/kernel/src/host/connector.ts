@@ -40,6 +40,8 @@ export interface MountProgress {
   stderrTail?: readonly string[];
   /** Registry rejections (collisions, caps) that did not fail the plugin. */
   warnings?: readonly string[];
+  /** MCP roots: whether the project root was offered and how often the server asked for it. */
+  roots?: { offered: boolean; requests: number };
 }
 
 /** How an entry shows in status, and which of its configured values are secret. */

@@ -42,6 +42,8 @@ export interface MountStatus {
   login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
+  /** MCP roots support (absent for plugins without roots). */
+  roots?: { offered: boolean; requests: number } | undefined;
 }
 
 export interface MountSummary {
@@ -201,6 +203,7 @@ export class PluginMount {
       if (live !== undefined) {
         if (live.stderrTail !== undefined) status.stderrTail = this.#clean(live.stderrTail);
         if (live.tools !== undefined) status.tools = live.tools;
+        if (live.roots !== undefined) status.roots = { ...live.roots };
         if (live.failure !== undefined) {
           status.state = 'failed';
           status.failure = this.#options.redactor.redact(live.failure);
@@ -241,6 +244,7 @@ export class PluginMount {
     if (progress.phase !== undefined) status.phase = progress.phase;
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
+    if (progress.roots !== undefined) status.roots = { ...progress.roots };
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
     if (progress.warnings !== undefined) {
       status.warnings = progress.warnings.map((w) => this.#options.redactor.redact(w));
