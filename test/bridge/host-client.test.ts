@@ -644,7 +644,7 @@ describe('elicitation', () => {
     Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'string' }]));
   it.each([
     ['a nested object', { a: { type: 'object', properties: { b: { type: 'string' } } } }],
-    ['a multi-select', { a: { type: 'array', items: { type: 'string', enum: ['x', 'y'] } } }],
+    ['a multi-select of numbers', { a: { type: 'array', items: { type: 'number' } } }],
     ['17 fields', manyProps(LIMITS.elicitationFields + 1)],
     [
       '17 choices',
@@ -681,7 +681,9 @@ describe('elicitation', () => {
       expect(out).toMatchObject({ ok: true, result: { action: 'accept' } });
       const file = await h.callJson<Outcome>(
         ELICIT,
-        { params: { mode: 'url', message: 'open', url: 'file:///etc/passwd', elicitationId: 'e2' } },
+        {
+          params: { mode: 'url', message: 'open', url: 'file:///etc/passwd', elicitationId: 'e2' },
+        },
         context,
       );
       expect(file).toMatchObject({ ok: false, rpcCode: -32602, code: 'ELICITATION_UNSUPPORTED' });

@@ -52,6 +52,48 @@ describe.each(['modern', 'legacy'] as const)('%s era', (era) => {
     }
   });
 
+  it('asks every 2025-11-25 elicitation shape with its default and maps the answers back', async () => {
+    const asker = new ScriptedAsker(
+      'Grace', // name (default Ada)
+      '37', // age (default 36)
+      'no', // subscribed (default yes)
+      'Blue', // color: titled single-select, answered by title
+      { kind: 'answer', text: 'alpha, gamma', selected: ['alpha', 'gamma'] }, // tags
+      '1, 3', // sizes: titled multi-select by number
+    );
+    const { run, context } = h.beginRun({ mode: 'project-write', asker });
+    try {
+      const seen = await h.callJson(`mcp_${era}_profile`, {}, context);
+      expect(seen).toEqual({
+        action: 'accept',
+        content: {
+          name: 'Grace',
+          age: 37,
+          subscribed: false,
+          color: 'b',
+          tags: ['alpha', 'gamma'],
+          sizes: ['s', 'l'],
+        },
+      });
+      const shown = asker.questions.map((q) => ({
+        default: q.defaultAnswer,
+        multi: q.multiSelect === true,
+        options: q.options?.map((o) => o.label),
+      }));
+      expect(shown).toEqual([
+        { default: 'Ada', multi: false, options: undefined },
+        { default: '36', multi: false, options: undefined },
+        { default: 'yes', multi: false, options: ['yes', 'no', '(skip)'] },
+        { default: 'Green', multi: false, options: ['Red', 'Green', 'Blue', '(skip)'] },
+        { default: 'beta', multi: true, options: ['alpha', 'beta', 'gamma'] },
+        { default: undefined, multi: true, options: ['Small', 'Medium', 'Large'] },
+      ]);
+      expect(asker.questions[0]?.question).toContain('Your profile');
+    } finally {
+      run.end();
+    }
+  });
+
   it('fails the call cleanly when the person is not there (headless)', async () => {
     const { run, context } = h.beginRun({ mode: 'project-write' });
     try {
