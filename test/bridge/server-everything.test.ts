@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import type { UserAnswer, UserQuestion } from '@clat/kernel';
 import { ScriptedApprover, ScriptedAsker } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -143,14 +144,32 @@ describe('server-everything through the PluginHostBridge', () => {
     }
   });
 
-  it('rejects its elicitation form (multi-select fields) with an explicit error, asking nothing', async () => {
-    const asker = new ScriptedAsker('Ada');
+  it('asks its whole 2025-11-25 form (multi-selects, titled enums) and returns every default', async () => {
+    const keepDefault = (question: UserQuestion): UserAnswer => ({
+      kind: 'answer',
+      text:
+        question.defaultAnswer ??
+        (question.options?.some((o) => o.label === '(skip)') === true ? '(skip)' : ''),
+    });
+    const asker = new ScriptedAsker('Ada', ...Array.from({ length: 12 }, () => keepDefault));
     const { run, context } = h.beginRun({ mode: 'full-access', asker });
     try {
       const result = await h.call('mcp_everything_trigger_elicitation_request', {}, context);
-      expect(result.isError).toBe(true);
-      expect(result.content).toMatch(/-32602.*multi-select/);
-      expect(asker.questions).toHaveLength(0);
+      expect(result.isError).toBeUndefined();
+      expect(asker.questions).toHaveLength(13);
+      const multi = asker.questions.filter((q) => q.multiSelect === true);
+      expect(multi.map((q) => q.options?.map((o) => o.label))).toEqual([
+        ['Guitar', 'Piano', 'Violin', 'Drums', 'Bass'],
+        ['Tuna', 'Salmon', 'Trout'],
+      ]);
+      // The server echoes what it got: the name and every default, in the server's own values.
+      for (const value of ['Ada', 'It was a dark and stormy night.', '42', '3.14', 'Monica']) {
+        expect(result.content).toContain(value);
+      }
+      expect(result.content).toMatch(/Guitar/);
+      expect(result.content).toMatch(/fish-1/);
+      expect(result.content).toMatch(/hero-1/);
+      expect(result.content).toMatch(/pet-1/);
     } finally {
       run.end();
     }

@@ -3,7 +3,7 @@
  * any directory gets the trusted project as its one root and serves it, and a 2026-07-28 SDK v2
  * server's input rounds complete (roots, no person needed) or stop at the round limit.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MCP_LIMITS } from '@clat/adapter-mcp';
@@ -54,6 +54,28 @@ describe('roots through clat', () => {
       JSON.stringify({ path: sandbox.home }),
     ]);
     expect(`${outside.stdout}${outside.stderr}`).toMatch(/outside allowed directories/i);
+  });
+
+  it('keeps the configured directory of an entry with "roots": false', async () => {
+    const data = join(sandbox.root, 'data');
+    await mkdir(data);
+    await writeFile(join(data, 'kept.txt'), 'kept\n');
+    await sandbox.writeMcp({
+      filesystem: {
+        command: process.execPath,
+        args: [`--title=${sandbox.marker}`, FILESYSTEM, data],
+        roots: false,
+      },
+    });
+    const listed = await sandbox.run([
+      'call',
+      'mcp_filesystem_list_directory',
+      JSON.stringify({ path: data }),
+    ]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('[FILE] kept.txt');
+    const status = await sandbox.run(['mcp']);
+    expect(status.stdout).toContain('roots: not offered');
   });
 
   it('shows roots support per server in clat mcp', async () => {

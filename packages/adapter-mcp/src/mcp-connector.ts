@@ -150,6 +150,7 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         hostServices: ctx.hostServices,
         projectRoot: ctx.projectRoot,
         openUrl: options.openUrl,
+        offerRoots: server.roots !== false,
         clientInfo: options.clientInfo,
         timeouts: options.timeouts,
         signal: ctx.signal,

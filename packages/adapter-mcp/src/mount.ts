@@ -84,6 +84,8 @@ export interface MountMcpServerOptions {
   projectRoot: string;
   /** Opens the URL of a consented URL-mode elicitation. */
   openUrl?: UrlOpener | undefined;
+  /** `false`: do not offer the project root as an MCP root (the entry's `"roots": false`). */
+  offerRoots?: boolean | undefined;
   clientInfo?: McpClientInfo | undefined;
   signal?: AbortSignal | undefined;
   /** Skip the modern probe for a configuration known to be legacy (see McpClientOptions). */
@@ -266,7 +268,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       name,
       factory: options.factory,
       hostServices: options.hostServices,
-      projectRoot: options.projectRoot,
+      projectRoot: options.offerRoots === false ? undefined : options.projectRoot,
       openUrl: options.openUrl,
       clientInfo: options.clientInfo,
       signal,
