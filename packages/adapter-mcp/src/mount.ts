@@ -34,7 +34,7 @@ import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
 import { MCP_LIMITS } from './limits.js';
 import type { McpClientInfo, McpEra, McpTimeouts } from './protocol.js';
-import type { TransportFactory, TransportKind } from './transport.js';
+import type { GetStreamState, TransportFactory, TransportKind } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
 
 export type McpServerState = 'connecting' | 'connected' | 'failed' | 'rejected' | 'closed';
@@ -59,6 +59,8 @@ export interface McpServerStatus {
   notes: string[];
   /** Newest stderr lines of a stdio server, redacted. */
   stderrTail: string[];
+  /** The standalone GET stream of a Streamable HTTP connection; absent for other transports. */
+  getStream?: GetStreamState;
   /** Whether CLAT offered the project root as an MCP root, and how often the server asked. */
   roots?: McpRootsStatus;
 }
@@ -197,6 +199,8 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     if (client !== undefined) {
       status.stderrTail = client.diagnostics().tail.map(redact);
       status.roots = { offered: client.rootsOffered, requests: client.rootsRequests };
+      const getStream = client.getStreamState;
+      if (getStream !== undefined) status.getStream = getStream;
     }
     return structuredClone(status);
   };

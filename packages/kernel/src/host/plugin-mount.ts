@@ -13,6 +13,7 @@ import type { PromptContribution, PromptRegistry } from '../prompt-registry.js';
 import type { Redactor } from '../redact.js';
 import type { Scope } from '../scope.js';
 import type { ToolRegistry } from '../tool-registry.js';
+import type { PluginCatalog } from './catalog.js';
 import type {
   Connector,
   MountDescription,
@@ -44,6 +45,8 @@ export interface MountStatus {
   warnings: string[];
   /** MCP roots support (absent for plugins without roots). */
   roots?: { offered: boolean; requests: number } | undefined;
+  /** The standalone server stream, for transports that have one (see `MountProgress`). */
+  getStream?: MountProgress['getStream'];
 }
 
 export interface MountSummary {
@@ -191,6 +194,24 @@ export class PluginMount {
     this.#changed();
   }
 
+  /**
+   * The catalog of a plugin that is connected now, or undefined (unknown, failed, still
+   * connecting, or offering no prompts or resources).
+   */
+  catalog(name: string): PluginCatalog | undefined {
+    const entry = this.#entries.find((candidate) => candidate.config.name === name);
+    if (entry === undefined || entry.status.state !== 'connected') return undefined;
+    if (entry.mounted?.current?.().failure !== undefined) return undefined;
+    return entry.mounted?.catalog;
+  }
+
+  /** Names of the connected plugins that offer a catalog, in configuration order. */
+  catalogNames(): string[] {
+    return this.#entries
+      .filter((entry) => this.catalog(entry.config.name) !== undefined)
+      .map((entry) => entry.config.name);
+  }
+
   /** A copy of every status, with the live view of connected plugins folded in. */
   summary(): MountSummary {
     const servers = this.#entries.map((entry): MountStatus => {
@@ -204,6 +225,7 @@ export class PluginMount {
         if (live.stderrTail !== undefined) status.stderrTail = this.#clean(live.stderrTail);
         if (live.tools !== undefined) status.tools = live.tools;
         if (live.roots !== undefined) status.roots = { ...live.roots };
+        if (live.getStream !== undefined) status.getStream = live.getStream;
         if (live.failure !== undefined) {
           status.state = 'failed';
           status.failure = this.#options.redactor.redact(live.failure);
@@ -245,6 +267,7 @@ export class PluginMount {
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
     if (progress.roots !== undefined) status.roots = { ...progress.roots };
+    if (progress.getStream !== undefined) status.getStream = progress.getStream;
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
     if (progress.warnings !== undefined) {
       status.warnings = progress.warnings.map((w) => this.#options.redactor.redact(w));
