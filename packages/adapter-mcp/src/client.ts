@@ -34,7 +34,7 @@ import {
   versionAtLeast,
 } from './protocol.js';
 import { projectRoots } from './roots.js';
-import { RpcSession } from './rpc-session.js';
+import { RpcSession, type SizedResult } from './rpc-session.js';
 import {
   type GetStreamState,
   JsonRpcErrorCode,
@@ -72,7 +72,10 @@ export interface McpCallToolResult {
   content: unknown[];
   structuredContent?: unknown;
   isError: boolean;
-  /** Serialized size of the whole result in bytes. */
+  /**
+   * Size of the whole result in bytes as received: its frame less the JSON-RPC envelope when the
+   * transport reports frame sizes (stdio), else its serialized size.
+   */
   bytes: number;
 }
 
@@ -173,6 +176,10 @@ export class McpClient {
   readonly #handlers: HostHandlers;
   readonly #rootsServed: { count: number };
   #toolCalls = 0;
+  /** The modern per-request `_meta`, built once: it never changes on a connection. */
+  #meta: Record<string, unknown> | undefined;
+  /** The tools/call deadline extension, built once. */
+  readonly #extension: { stepMs: number; totalMs: number };
   #closing: Promise<void> | undefined;
   /** Teardown of a discarded probe transport still in progress. */
   #probeClosing: Promise<void> | undefined;
@@ -202,6 +209,10 @@ export class McpClient {
     this.#clientInfo = clientInfo;
     this.#capabilities = capabilities;
     this.#timeouts = timeouts;
+    this.#extension = {
+      stepMs: timeouts.toolCallExtensionStepMs,
+      totalMs: timeouts.toolCallExtensionTotalMs,
+    };
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
   }
 
@@ -562,24 +573,21 @@ export class McpClient {
   ): Promise<McpCallToolResult> {
     const what = `tools/call ${name}`;
     const call = () =>
-      this.#request(
+      this.#requestSized(
         'tools/call',
         { name, arguments: args },
         {
           timeoutMs: this.#timeouts.toolCallMs,
           signal: options.signal,
           what,
-          extension: {
-            stepMs: this.#timeouts.toolCallExtensionStepMs,
-            totalMs: this.#timeouts.toolCallExtensionTotalMs,
-          },
+          extension: this.#extension,
         },
       );
     this.#toolCalls++;
-    let result: Record<string, unknown>;
+    let sized: SizedResult;
     try {
       try {
-        result = await call();
+        sized = await call();
       } catch (error) {
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
         // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
@@ -595,7 +603,7 @@ export class McpClient {
             { server: this.name, rpcCode: JsonRpcErrorCode.HEADER_MISMATCH, cause: error },
           );
         }
-        result = await call();
+        sized = await call();
       }
     } catch (error) {
       // Host work served for a call that ended early has no one left to wait for it.
@@ -610,7 +618,9 @@ export class McpClient {
     } finally {
       this.#toolCalls--;
     }
-    const bytes = utf8Length(JSON.stringify(result));
+    const result = sized.result;
+    // Counted once: from the frame the transport read, else by serialising (Buffer.byteLength).
+    const bytes = sized.bytes ?? utf8Length(JSON.stringify(result));
     if (bytes > LIMITS.toolResultBytes) {
       throw new McpError(
         McpErrorCode.MCP_RESULT_TOO_LARGE,
@@ -722,6 +732,19 @@ export class McpClient {
     params: Record<string, unknown>,
     options: Parameters<RpcSession['request']>[2],
   ): Promise<Record<string, unknown>> {
+    const { result } = await this.#requestSized(method, params, options);
+    return result;
+  }
+
+  /**
+   * {@link #request} with the result's size as received. `params` must be a fresh object of the
+   * caller's: the modern `_meta` is set on it (a spread-then-add copy costs microseconds per call).
+   */
+  async #requestSized(
+    method: string,
+    params: Record<string, unknown>,
+    options: Parameters<RpcSession['request']>[2],
+  ): Promise<SizedResult> {
     if (this.#closing !== undefined) {
       throw new McpError(
         McpErrorCode.MCP_CLIENT_CLOSED,
@@ -729,38 +752,35 @@ export class McpClient {
         { server: this.name },
       );
     }
-    const withMeta =
-      this.era === 'modern'
-        ? { ...params, _meta: modernMeta(this.#clientInfo, this.#capabilities) }
-        : params;
+    if (this.era === 'modern') {
+      this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
+      params._meta = this.#meta;
+    }
     const startedAt = Date.now();
-    let result = await this.#session.request(method, withMeta, options);
+    let sized = await this.#session.requestSized(method, params, options);
     const what = options.what ?? method;
-    if (result.resultType === 'input_required' && INPUT_ROUND_METHODS.has(method)) {
-      result = await runInputRounds({
+    if (sized.result.resultType === 'input_required' && INPUT_ROUND_METHODS.has(method)) {
+      const result = await runInputRounds({
         server: this.name,
         what,
         params,
-        first: result,
+        first: sized.result,
         startedAt,
         handlers: this.#handlers,
-        send: (retry, signal, backstopMs) =>
-          this.#session.request(
-            method,
-            this.era === 'modern'
-              ? { ...retry, _meta: modernMeta(this.#clientInfo, this.#capabilities) }
-              : retry,
-            { timeoutMs: backstopMs, signal, what },
-          ),
+        send: (retry, signal, backstopMs) => {
+          if (this.#meta !== undefined) retry._meta = this.#meta;
+          return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
+        },
         timeoutMs: options.timeoutMs,
         extension: options.extension,
         hostRequestsPending: () => this.#session.pendingHostRequests,
         signal: options.signal,
         onDiagnostic: this.#onDiagnostic,
       });
+      sized = { result, bytes: undefined };
     }
-    checkResultType(this.name, this.era, what, result, this.#onDiagnostic);
-    return result;
+    checkResultType(this.name, this.era, what, sized.result, this.#onDiagnostic);
+    return sized;
   }
 
   #startContextPushes(host: HostServices | undefined): void {

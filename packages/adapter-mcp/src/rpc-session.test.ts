@@ -29,6 +29,30 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+describe('RpcSession result sizes', () => {
+  it('sizes a result from the frame the transport read, less the JSON-RPC envelope', async () => {
+    const { server, session } = open();
+    server.on('x', { silent: true });
+    await session.start();
+    const byteLength = (text: string) => new TextEncoder().encode(text).length;
+    const sized = session.requestSized('x', {}, LONG);
+    const unsized = session.requestSized('x', {}, LONG);
+    await settle();
+    const [first, second] = server.requests('x') as { id: number }[];
+    const result = { content: [{ type: 'text', text: 'héllo' }] };
+    const frame = JSON.stringify({ jsonrpc: '2.0', id: first?.id, result });
+    server.client.onmessage?.(
+      { jsonrpc: '2.0', id: first?.id as number, result },
+      byteLength(frame),
+    );
+    await expect(sized).resolves.toEqual({ result, bytes: byteLength(JSON.stringify(result)) });
+    // Without a frame size (an in-memory peer) the caller sizes the result itself.
+    await server.send({ jsonrpc: '2.0', id: second?.id as number, result });
+    await expect(unsized).resolves.toEqual({ result, bytes: undefined });
+    await session.close();
+  });
+});
+
 describe('RpcSession response routing', () => {
   it('routes out-of-order responses to their requests by id', async () => {
     const { server, session } = open();
