@@ -13,7 +13,8 @@ import {
   utf8Length,
 } from '@clat/kernel';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
-import { installHostHandlers } from './host-requests.js';
+import { createHostHandlers, type HostHandlers, installHostHandlers } from './host-requests.js';
+import { INPUT_ROUND_METHODS, runInputRounds } from './input-rounds.js';
 import { MCP_LIMITS } from './limits.js';
 import {
   CLIENT_NAME,
@@ -32,6 +33,7 @@ import {
   serverAdvertisesHostServices,
   versionAtLeast,
 } from './protocol.js';
+import { projectRoots } from './roots.js';
 import { RpcSession, type SizedResult } from './rpc-session.js';
 import {
   type GetStreamState,
@@ -40,6 +42,7 @@ import {
   type TransportFactory,
   type TransportKind,
 } from './transport.js';
+import type { UrlOpener } from './url-elicitation.js';
 
 export interface McpServerInfo {
   name: string;
@@ -82,6 +85,10 @@ export interface McpClientOptions {
   factory: TransportFactory;
   /** The host behind sampling, elicitation and `io.artec.clat/*`; absent → none declared. */
   hostServices?: HostServices | undefined;
+  /** The trusted project root, offered as the one MCP root; absent → `roots` not declared. */
+  projectRoot?: string | undefined;
+  /** Opens the URL of a consented URL-mode elicitation (the person's browser). */
+  openUrl?: UrlOpener | undefined;
   clientInfo?: McpClientInfo | undefined;
   /** Aborts the connect attempt (not the connection once established). */
   signal?: AbortSignal | undefined;
@@ -166,6 +173,8 @@ export class McpClient {
   readonly #timeouts: McpTimeouts;
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
+  readonly #handlers: HostHandlers;
+  readonly #rootsServed: { count: number };
   #toolCalls = 0;
   /** The modern per-request `_meta`, built once: it never changes on a connection. */
   #meta: Record<string, unknown> | undefined;
@@ -182,8 +191,12 @@ export class McpClient {
     clientInfo: McpClientInfo,
     timeouts: McpTimeouts,
     opened: number,
+    handlers: HostHandlers,
+    rootsServed: { count: number },
   ) {
     this.name = options.name;
+    this.#handlers = handlers;
+    this.#rootsServed = rootsServed;
     this.transportKind = options.factory.kind;
     this.era = negotiated.era;
     this.protocolVersion = negotiated.protocolVersion;
@@ -211,13 +224,32 @@ export class McpClient {
   static async connect(options: McpClientOptions): Promise<McpClient> {
     const timeouts = resolveTimeouts(options.timeouts);
     const clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
-    const capabilities = clientCapabilities(options.hostServices !== undefined);
+    const roots = options.projectRoot === undefined ? undefined : projectRoots(options.projectRoot);
+    const capabilities = clientCapabilities(
+      options.hostServices !== undefined,
+      roots !== undefined,
+    );
     const server = options.name;
     const onDiagnostic = options.onDiagnostic ?? (() => {});
     const { factory, signal } = options;
     let opened = 0;
     // The handshake must know whether a tools/call is active before the client object exists.
-    const hooks: ClientHooks = { toolCallActive: () => false, elicitation: () => false };
+    const hooks: ClientHooks = {
+      toolCallActive: () => false,
+      elicitation: () => false,
+      rootsServed: { count: 0 },
+    };
+    const handlers = createHostHandlers({
+      server,
+      host: options.hostServices,
+      roots,
+      openUrl: options.openUrl,
+      onRootsServed: () => hooks.rootsServed.count++,
+      serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
+      elicitationAllowed: () => hooks.elicitation(),
+      toolCallActive: () => hooks.toolCallActive(),
+    });
+    hooks.handlers = handlers;
     const open = async (): Promise<{ session: RpcSession; transport: Transport }> => {
       opened++;
       let transport: Transport;
@@ -231,15 +263,7 @@ export class McpClient {
         );
       }
       const session = new RpcSession(transport, { server, onDiagnostic });
-      if (options.hostServices !== undefined) {
-        installHostHandlers(session, {
-          server,
-          host: options.hostServices,
-          serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
-          elicitationAllowed: () => hooks.elicitation(),
-          toolCallActive: () => hooks.toolCallActive(),
-        });
-      }
+      installHostHandlers(session, handlers);
       try {
         await session.start();
       } catch (error) {
@@ -381,7 +405,16 @@ export class McpClient {
     hooks: ClientHooks,
     probeClosing?: Promise<void>,
   ): McpClient {
-    const client = new McpClient(options, negotiated, capabilities, clientInfo, timeouts, opened);
+    const client = new McpClient(
+      options,
+      negotiated,
+      capabilities,
+      clientInfo,
+      timeouts,
+      opened,
+      hooks.handlers ?? new Map(),
+      hooks.rootsServed,
+    );
     if (probeClosing !== undefined) client.#probeClosing = probeClosing;
     hooks.toolCallActive = () => client.#toolCalls > 0;
     hooks.elicitation = () => client.elicitationNegotiated;
@@ -395,6 +428,16 @@ export class McpClient {
     return (
       this.era === 'modern' || versionAtLeast(this.protocolVersion, ELICITATION_MIN_LEGACY_VERSION)
     );
+  }
+
+  /** True when CLAT declared `roots` (it knows the project root) on this connection. */
+  get rootsOffered(): boolean {
+    return this.#handlers.has('roots/list');
+  }
+
+  /** How many `roots/list` requests this server made (legacy requests and input requests). */
+  get rootsRequests(): number {
+    return this.#rootsServed.count;
   }
 
   /** True when the server echoed the host-services extension at the version CLAT speaks. */
@@ -713,8 +756,30 @@ export class McpClient {
       this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
       params._meta = this.#meta;
     }
-    const sized = await this.#session.requestSized(method, params, options);
-    checkResultType(this.name, this.era, options.what ?? method, sized.result);
+    const startedAt = Date.now();
+    let sized = await this.#session.requestSized(method, params, options);
+    const what = options.what ?? method;
+    if (sized.result.resultType === 'input_required' && INPUT_ROUND_METHODS.has(method)) {
+      const result = await runInputRounds({
+        server: this.name,
+        what,
+        params,
+        first: sized.result,
+        startedAt,
+        handlers: this.#handlers,
+        send: (retry, signal, backstopMs) => {
+          if (this.#meta !== undefined) retry._meta = this.#meta;
+          return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
+        },
+        timeoutMs: options.timeoutMs,
+        extension: options.extension,
+        hostRequestsPending: () => this.#session.pendingHostRequests,
+        signal: options.signal,
+        onDiagnostic: this.#onDiagnostic,
+      });
+      sized = { result, bytes: undefined };
+    }
+    checkResultType(this.name, this.era, what, sized.result, this.#onDiagnostic);
     return sized;
   }
 
@@ -749,32 +814,36 @@ interface ClientHooks {
   toolCallActive: () => boolean;
   elicitation: () => boolean;
   serverCapabilities?: () => Record<string, unknown>;
+  handlers?: HostHandlers;
+  rootsServed: { count: number };
 }
 
 /**
- * Modern results must declare `resultType: "complete"`; `input_required` is a multi-round-trip
- * request CLAT does not implement; anything else is invalid. Legacy results may omit it.
+ * A result is complete when it says so or says nothing (newer revisions read a missing
+ * resultType as complete; a modern one is logged at debug level). `input_required` is valid only
+ * for the multi-round-trip methods, whose loop ran before this check; anything else is invalid.
  */
 function checkResultType(
   server: string,
   era: McpEra,
   what: string,
   result: Record<string, unknown>,
+  onDiagnostic?: (message: string) => void,
 ): void {
   const type = result.resultType;
   if (type === 'complete') return;
-  if (type === undefined && era === 'legacy') return;
-  if (type === 'input_required') {
-    throw new McpError(
-      McpErrorCode.MCP_UNSUPPORTED_FEATURE,
-      `MCP server ${quoted(server)} answered ${what} with an input_required result (multi-round-trip input), which CLAT does not support yet`,
-      { server },
-    );
+  if (type === undefined) {
+    if (era === 'modern') {
+      onDiagnostic?.(
+        `MCP server ${quoted(server)} answered ${what} without resultType; read as complete`,
+      );
+    }
+    return;
   }
   throw new McpError(
     McpErrorCode.MCP_PROTOCOL_VIOLATION,
-    type === undefined
-      ? `MCP server ${quoted(server)} answered ${what} without the resultType a ${MODERN_PROTOCOL_VERSION} result must declare`
+    type === 'input_required'
+      ? `MCP server ${quoted(server)} answered ${what} with an input_required result, which only tools/call, prompts/get and resources/read may return`
       : `MCP server ${quoted(server)} answered ${what} with unknown resultType ${JSON.stringify(type)}`,
     { server },
   );
