@@ -266,3 +266,27 @@ describe('input_required rounds', () => {
     expect(calls(factory.servers[0] as ScriptedServer)).toHaveLength(1);
   });
 });
+
+describe('input_required outside tools/call', () => {
+  it('runs rounds for prompts/get too', async () => {
+    const factory = new ScriptedFactory((server) => {
+      modernServer()(server);
+      server.on('prompts/get', (request) =>
+        request.params?.inputResponses === undefined
+          ? {
+              result: {
+                resultType: 'input_required',
+                inputRequests: { r: { method: 'roots/list' } },
+                requestState: 'p1',
+              },
+            }
+          : complete({ messages: [], description: String(request.params?.requestState) }),
+      );
+    });
+    const client = await connect(factory, { projectRoot: '/p' });
+    const result = await client.getPrompt('greet', { who: 'x' });
+    expect(result.description).toBe('p1');
+    const [, retry] = (factory.servers[0] as ScriptedServer).requests('prompts/get');
+    expect(retry?.params).toMatchObject({ name: 'greet', arguments: { who: 'x' } });
+  });
+});

@@ -14,6 +14,8 @@ import {
   KernelError,
   KernelErrorCode,
 } from '@clat/kernel';
+import { isMcpError, McpErrorCode } from './errors.js';
+import { MCP_LIMITS } from './limits.js';
 import type { McpElicitResult } from './mcp-elicitation.js';
 
 /** Opens a consented URL in the person's browser; resolves false when no opener started. */
@@ -83,4 +85,25 @@ export async function serveUrlElicitation(
   // The URL was on screen with the question, so a missing opener only costs the convenience.
   await openUrl?.(url.href).catch(() => false);
   return { action: 'accept' };
+}
+
+/** JSON-RPC code of 2025-11-25 URLElicitationRequired (a call that needs a URL visited first). */
+export const URL_ELICITATION_REQUIRED = -32042;
+
+/**
+ * The URL-mode elicitations a `-32042` error lists (`data.elicitations`), or undefined when the
+ * error is no such refusal (or lists none, or more than one round may carry).
+ */
+export function urlElicitationsRequired(error: unknown): Record<string, unknown>[] | undefined {
+  if (!isMcpError(error) || error.code !== McpErrorCode.MCP_REMOTE_ERROR) return undefined;
+  if (error.rpcCode !== URL_ELICITATION_REQUIRED || !isJsonObject(error.rpcData)) return undefined;
+  const listed: unknown = error.rpcData.elicitations;
+  if (!Array.isArray(listed)) return undefined;
+  const elicitations = (listed as unknown[]).filter((entry): entry is Record<string, unknown> =>
+    isJsonObject(entry),
+  );
+  if (elicitations.length === 0 || elicitations.length > MCP_LIMITS.inputRequestsPerRound) {
+    return undefined;
+  }
+  return elicitations;
 }
