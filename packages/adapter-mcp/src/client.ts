@@ -42,7 +42,7 @@ import {
   type TransportFactory,
   type TransportKind,
 } from './transport.js';
-import { type UrlOpener, urlElicitationsRequired } from './url-elicitation.js';
+import { type UrlOpener, urlElicitationsRequired, visitRequiredUrls } from './url-elicitation.js';
 
 export interface McpServerInfo {
   name: string;
@@ -591,7 +591,17 @@ export class McpClient {
       } catch (error) {
         const urls = this.era === 'legacy' ? urlElicitationsRequired(error) : undefined;
         if (urls !== undefined) {
-          await this.#visitRequiredUrls(urls, what, error, options.signal);
+          await visitRequiredUrls({
+            server: this.name,
+            handlers: this.#handlers,
+            urls,
+            what,
+            cause: error,
+            signal: options.signal,
+          });
+          this.#onDiagnostic(
+            `MCP server ${quoted(this.name)} required ${urls.length} URL visit(s) before ${what}; retrying once`,
+          );
           sized = await call();
           return this.#toolResult(name, sized);
         }
@@ -625,51 +635,6 @@ export class McpClient {
       this.#toolCalls--;
     }
     return this.#toolResult(name, sized);
-  }
-
-  /**
-   * 2025-11-25 `-32042`: the server needs URLs visited before the call can run. Each goes
-   * through URL-mode consent (the same handler as `elicitation/create`); all must be accepted,
-   * then the call is retried once.
-   */
-  async #visitRequiredUrls(
-    urls: Record<string, unknown>[],
-    what: string,
-    cause: unknown,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const handler = this.#handlers.get('elicitation/create');
-    if (handler === undefined) throw cause;
-    for (const [index, params] of urls.entries()) {
-      const url = typeof params.url === 'string' ? params.url : '(no url)';
-      let answer: Record<string, unknown>;
-      try {
-        answer = await handler(
-          { ...params, mode: 'url' },
-          {
-            id: `url-required-${index}`,
-            method: 'elicitation/create',
-            signal: signal ?? new AbortController().signal,
-          },
-        );
-      } catch (error) {
-        throw new McpError(
-          McpErrorCode.MCP_INPUT_FAILED,
-          `MCP server ${quoted(this.name)} requires visiting ${url} before ${what}, which CLAT could not offer: ${errorMessage(error)}`,
-          { server: this.name, cause: error },
-        );
-      }
-      if (answer.action !== 'accept') {
-        throw new McpError(
-          McpErrorCode.MCP_INPUT_FAILED,
-          `MCP server ${quoted(this.name)} requires visiting ${url} before ${what}, and it was not accepted`,
-          { server: this.name, cause },
-        );
-      }
-    }
-    this.#onDiagnostic(
-      `MCP server ${quoted(this.name)} required ${urls.length} URL visit(s) before ${what}; retrying once`,
-    );
   }
 
   /** Checks a finished tools/call result (size, content shape) into an McpCallToolResult. */

@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  errorMessage,
   type HostCaller,
   type HostServices,
   isJsonObject,
@@ -14,7 +15,8 @@ import {
   KernelError,
   KernelErrorCode,
 } from '@clat/kernel';
-import { isMcpError, McpErrorCode } from './errors.js';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import type { HostHandlers } from './host-requests.js';
 import { MCP_LIMITS } from './limits.js';
 import type { McpElicitResult } from './mcp-elicitation.js';
 
@@ -106,4 +108,46 @@ export function urlElicitationsRequired(error: unknown): Record<string, unknown>
     return undefined;
   }
   return elicitations;
+}
+
+/**
+ * Serves the URLs of a `-32042` refusal: each goes through URL-mode consent (the connection's
+ * `elicitation/create` handler, so the same gates); every one must be accepted, else the call
+ * fails with MCP_INPUT_FAILED naming the URL. The caller then retries the call once.
+ */
+export async function visitRequiredUrls(options: {
+  server: string;
+  handlers: HostHandlers;
+  urls: Record<string, unknown>[];
+  what: string;
+  cause: unknown;
+  signal: AbortSignal | undefined;
+}): Promise<void> {
+  const { server, what, cause } = options;
+  const handler = options.handlers.get('elicitation/create');
+  if (handler === undefined) throw cause;
+  const signal = options.signal ?? new AbortController().signal;
+  for (const [index, params] of options.urls.entries()) {
+    const url = typeof params.url === 'string' ? params.url : '(no url)';
+    let answer: Record<string, unknown>;
+    try {
+      answer = await handler(
+        { ...params, mode: 'url' },
+        { id: `url-required-${index}`, method: 'elicitation/create', signal },
+      );
+    } catch (error) {
+      throw new McpError(
+        McpErrorCode.MCP_INPUT_FAILED,
+        `MCP server ${JSON.stringify(server)} requires visiting ${url} before ${what}, which CLAT could not offer: ${errorMessage(error)}`,
+        { server, cause: error },
+      );
+    }
+    if (answer.action !== 'accept') {
+      throw new McpError(
+        McpErrorCode.MCP_INPUT_FAILED,
+        `MCP server ${JSON.stringify(server)} requires visiting ${url} before ${what}, and it was not accepted`,
+        { server, cause },
+      );
+    }
+  }
 }
