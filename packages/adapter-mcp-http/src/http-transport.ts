@@ -71,7 +71,7 @@ export class HttpTransport implements Transport {
   readonly kind = 'http';
   /** The endpoint origin, safe to show. */
   readonly origin: string;
-  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  onmessage?: ((message: JsonRpcMessage, frameBytes?: number) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: ((error?: Error) => void) | undefined;
 
@@ -124,7 +124,7 @@ export class HttpTransport implements Transport {
       origin,
       limit: this.#limit,
       report: this.#report,
-      deliver: (message) => this.#deliver(message),
+      deliver: (message, frameBytes) => this.#deliver(message, frameBytes),
       nonFatal: (text) => this.#nonFatal(text),
       resume: (request, controller, lastEventId, retryMs) =>
         this.#resume(request, controller, lastEventId, retryMs),
@@ -464,14 +464,14 @@ export class HttpTransport implements Transport {
     return this.#fetchAuthorized(headers, undefined, signal);
   }
 
-  #deliver(message: JsonRpcMessage): void {
+  #deliver(message: JsonRpcMessage, frameBytes?: number): void {
     if (this.#closed) return;
     let out = message;
     if ('result' in message) {
       this.#sniffInitialize(message.id, message.result);
       if (this.#modernLists.delete(idKey(message.id))) out = this.#scanTools(message);
     }
-    this.onmessage?.(out);
+    this.onmessage?.(out, frameBytes);
   }
 
   /**

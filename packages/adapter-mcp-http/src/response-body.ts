@@ -14,7 +14,8 @@ export interface BodyReader {
   /** Cap of one body or one SSE event. */
   readonly limit: number;
   readonly report: HttpFailures;
-  deliver(message: JsonRpcMessage): void;
+  /** `frameBytes`: the size of the frame that carried `message`, when it had one of its own. */
+  deliver(message: JsonRpcMessage, frameBytes?: number): void;
   /** A problem that does not end the request (an unparsable event). */
   nonFatal(text: string): void;
   /** Reopens the stream of `request` after `retryMs` with `Last-Event-ID`. */
@@ -53,6 +54,8 @@ export async function readJsonBody(
     );
   }
   const messages = Array.isArray(value) ? value : [value];
+  // A body holding one message is its frame: the client sizes a result from it.
+  const frameBytes = messages.length === 1 ? Buffer.byteLength(text) : undefined;
   let answered = false;
   for (const item of messages) {
     const parsed = parseJsonRpcMessage(item);
@@ -62,7 +65,7 @@ export async function readJsonBody(
     const message =
       'error' in parsed && parsed.id === null ? { ...parsed, id: request.id } : parsed;
     if ('id' in message && !('method' in message) && message.id === request.id) answered = true;
-    reader.deliver(message);
+    reader.deliver(message, frameBytes);
   }
   if (answered) return;
   if (!response.ok) throw reader.report.status(response.status, request, text);
@@ -145,6 +148,6 @@ export function deliverEventData(data: string, reader: BodyReader): JsonRpcMessa
     reader.nonFatal(`MCP server at ${reader.origin} sent an invalid message: ${parsed.invalid}`);
     return undefined;
   }
-  reader.deliver(parsed);
+  reader.deliver(parsed, Buffer.byteLength(data));
   return parsed;
 }

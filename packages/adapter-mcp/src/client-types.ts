@@ -6,6 +6,7 @@
 import type { HostServices } from '@clat/kernel';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
 import type { TransportFactory } from './transport.js';
+import type { UrlOpener } from './url-elicitation.js';
 
 export interface McpServerInfo {
   name: string;
@@ -48,6 +49,10 @@ export interface McpClientOptions {
   factory: TransportFactory;
   /** The host behind sampling, elicitation and `io.artec.clat/*`; absent → none declared. */
   hostServices?: HostServices | undefined;
+  /** The trusted project root, offered as the one MCP root; absent → `roots` not declared. */
+  projectRoot?: string | undefined;
+  /** Opens the URL of a consented URL-mode elicitation (the person's browser). */
+  openUrl?: UrlOpener | undefined;
   clientInfo?: McpClientInfo | undefined;
   /** Aborts the connect attempt (not the connection once established). */
   signal?: AbortSignal | undefined;

@@ -18,6 +18,8 @@ import type {
 import { type ClientHooks, type Connection, negotiateConnection } from './connect.js';
 import { startContextPushes } from './context-push.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import type { HostHandlers } from './host-requests.js';
+import { INPUT_ROUND_METHODS, runInputRounds } from './input-rounds.js';
 import { listAllPages, readPromptDescriptors, readToolDescriptors } from './list-paging.js';
 import {
   ELICITATION_MIN_LEGACY_VERSION,
@@ -37,6 +39,7 @@ import {
   type Transport,
   type TransportKind,
 } from './transport.js';
+import { urlElicitationsRequired, visitRequiredUrls } from './url-elicitation.js';
 
 export type {
   McpCallOptions,
@@ -64,6 +67,8 @@ export class McpClient {
   readonly #timeouts: McpTimeouts;
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
+  readonly #handlers: HostHandlers;
+  readonly #rootsServed: { count: number };
   #toolCalls = 0;
   /** The modern per-request `_meta`, built once: it never changes on a connection. */
   #meta: Record<string, unknown> | undefined;
@@ -73,8 +78,14 @@ export class McpClient {
   /** Teardown of a discarded probe transport still in progress. */
   readonly #probeClosing: Promise<void> | undefined;
 
-  private constructor(options: McpClientOptions, connection: Connection) {
+  private constructor(
+    options: McpClientOptions,
+    connection: Connection,
+    rootsServed: { count: number },
+  ) {
     const { negotiated } = connection;
+    this.#handlers = connection.handlers;
+    this.#rootsServed = rootsServed;
     this.name = options.name;
     this.transportKind = options.factory.kind;
     this.era = negotiated.era;
@@ -103,8 +114,13 @@ export class McpClient {
    */
   static async connect(options: McpClientOptions): Promise<McpClient> {
     // The handshake must know whether a tools/call is active before the client object exists.
-    const hooks: ClientHooks = { toolCallActive: () => false, elicitation: () => false };
-    const client = new McpClient(options, await negotiateConnection(options, hooks));
+    const hooks: ClientHooks = {
+      toolCallActive: () => false,
+      elicitation: () => false,
+      rootsServed: { count: 0 },
+    };
+    const connection = await negotiateConnection(options, hooks);
+    const client = new McpClient(options, connection, hooks.rootsServed);
     hooks.toolCallActive = () => client.#toolCalls > 0;
     hooks.elicitation = () => client.elicitationNegotiated;
     hooks.serverCapabilities = () => client.serverCapabilities;
@@ -117,6 +133,16 @@ export class McpClient {
     return (
       this.era === 'modern' || versionAtLeast(this.protocolVersion, ELICITATION_MIN_LEGACY_VERSION)
     );
+  }
+
+  /** True when CLAT declared `roots` (it knows the project root) on this connection. */
+  get rootsOffered(): boolean {
+    return this.#handlers.has('roots/list');
+  }
+
+  /** How many `roots/list` requests this server made (legacy requests and input requests). */
+  get rootsRequests(): number {
+    return this.#rootsServed.count;
   }
 
   /** True when the server echoed the host-services extension at the version CLAT speaks. */
@@ -238,6 +264,22 @@ export class McpClient {
       try {
         sized = await call();
       } catch (error) {
+        const urls = this.era === 'legacy' ? urlElicitationsRequired(error) : undefined;
+        if (urls !== undefined) {
+          await visitRequiredUrls({
+            server: this.name,
+            handlers: this.#handlers,
+            urls,
+            what,
+            cause: error,
+            signal: options.signal,
+          });
+          this.#onDiagnostic(
+            `MCP server ${quoted(this.name)} required ${urls.length} URL visit(s) before ${what}; retrying once`,
+          );
+          sized = await call();
+          return readCallToolResult(this.name, name, sized.result, sized.bytes);
+        }
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
         // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
         // the tool list (Mcp-Param-*) are stale. Re-list, which refreshes them, and retry once.
@@ -335,8 +377,30 @@ export class McpClient {
       this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
       params._meta = this.#meta;
     }
-    const sized = await this.#session.requestSized(method, params, options);
-    checkResultType(this.name, this.era, options.what ?? method, sized.result);
+    const startedAt = Date.now();
+    let sized = await this.#session.requestSized(method, params, options);
+    const what = options.what ?? method;
+    if (sized.result.resultType === 'input_required' && INPUT_ROUND_METHODS.has(method)) {
+      const result = await runInputRounds({
+        server: this.name,
+        what,
+        params,
+        first: sized.result,
+        startedAt,
+        handlers: this.#handlers,
+        send: (retry, signal, backstopMs) => {
+          if (this.#meta !== undefined) retry._meta = this.#meta;
+          return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
+        },
+        timeoutMs: options.timeoutMs,
+        extension: options.extension,
+        hostRequestsPending: () => this.#session.pendingHostRequests,
+        signal: options.signal,
+        onDiagnostic: this.#onDiagnostic,
+      });
+      sized = { result, bytes: undefined };
+    }
+    checkResultType(this.name, this.era, what, sized.result, this.#onDiagnostic);
     return sized;
   }
 

@@ -16,7 +16,7 @@ import {
   probeModern,
   readDiscover,
 } from './handshake.js';
-import { installHostHandlers } from './host-requests.js';
+import { createHostHandlers, type HostHandlers, installHostHandlers } from './host-requests.js';
 import {
   CLIENT_NAME,
   clientCapabilities,
@@ -24,6 +24,7 @@ import {
   type McpTimeouts,
   resolveTimeouts,
 } from './protocol.js';
+import { projectRoots } from './roots.js';
 import { RpcSession } from './rpc-session.js';
 
 const CLIENT_VERSION = '0.1.0';
@@ -36,6 +37,8 @@ export interface ClientHooks {
   toolCallActive: () => boolean;
   elicitation: () => boolean;
   serverCapabilities?: () => Record<string, unknown>;
+  /** `roots/list` requests served so far (legacy requests and input requests). */
+  rootsServed: { count: number };
 }
 
 /** A negotiated connection and what the client needs to speak on it. */
@@ -48,6 +51,8 @@ export interface Connection {
   opened: number;
   /** Teardown of a discarded probe transport still in progress. */
   probeClosing: Promise<void> | undefined;
+  /** The server-request handlers installed on the session (also run for input rounds). */
+  handlers: HostHandlers;
 }
 
 /**
@@ -61,11 +66,22 @@ export async function negotiateConnection(
 ): Promise<Connection> {
   const timeouts = resolveTimeouts(options.timeouts);
   const clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
-  const capabilities = clientCapabilities(options.hostServices !== undefined);
+  const roots = options.projectRoot === undefined ? undefined : projectRoots(options.projectRoot);
+  const capabilities = clientCapabilities(options.hostServices !== undefined, roots !== undefined);
   const server = options.name;
   const onDiagnostic = options.onDiagnostic ?? (() => {});
   const { factory, signal } = options;
   let opened = 0;
+  const handlers = createHostHandlers({
+    server,
+    host: options.hostServices,
+    roots,
+    openUrl: options.openUrl,
+    onRootsServed: () => hooks.rootsServed.count++,
+    serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
+    elicitationAllowed: () => hooks.elicitation(),
+    toolCallActive: () => hooks.toolCallActive(),
+  });
   const open = async (): Promise<OpenedSession> => {
     opened++;
     let transport: OpenedSession['transport'];
@@ -79,15 +95,7 @@ export async function negotiateConnection(
       );
     }
     const session = new RpcSession(transport, { server, onDiagnostic });
-    if (options.hostServices !== undefined) {
-      installHostHandlers(session, {
-        server,
-        host: options.hostServices,
-        serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
-        elicitationAllowed: () => hooks.elicitation(),
-        toolCallActive: () => hooks.toolCallActive(),
-      });
-    }
+    installHostHandlers(session, handlers);
     try {
       await session.start();
     } catch (error) {
@@ -112,7 +120,15 @@ export async function negotiateConnection(
   const connection = (
     negotiated: Negotiated,
     probeClosing: Promise<void> | undefined,
-  ): Connection => ({ negotiated, clientInfo, capabilities, timeouts, opened, probeClosing });
+  ): Connection => ({
+    negotiated,
+    clientInfo,
+    capabilities,
+    timeouts,
+    opened,
+    probeClosing,
+    handlers,
+  });
 
   await checkAbort(undefined);
   if (options.eraHint === 'legacy') {

@@ -63,6 +63,7 @@ export {
   samplingResultToMcp,
 } from './mcp-sampling.js';
 export {
+  type McpRootsStatus,
   type McpServerState,
   type McpServerStatus,
   type MountedMcpServer,
@@ -107,3 +108,4 @@ export {
   type TransportFactory,
   type TransportKind,
 } from './transport.js';
+export type { UrlOpener } from './url-elicitation.js';

@@ -27,6 +27,15 @@ export const MCP_LIMITS = {
   dshPromptBytes: 256 * KiB,
   /** Inbound server-request queue per connection. */
   inboundRequestQueue: 16,
+  /**
+   * `input_required` rounds of one request (2026-07-28 multi-round-trip) before CLAT gives up;
+   * the TypeScript SDK client uses the same cap.
+   */
+  inputRounds: 10,
+  /** Input requests one `input_required` result may list. */
+  inputRequestsPerRound: 16,
+  /** Pause before retrying a round that carried only requestState (no input to wait for). */
+  inputStateOnlyPacingMs: 250,
 } as const;
 
 export type McpLimitName = keyof typeof MCP_LIMITS;

@@ -4,32 +4,34 @@
  */
 import { quoted } from './client-diagnostics.js';
 import { McpError, McpErrorCode } from './errors.js';
-import { type McpEra, MODERN_PROTOCOL_VERSION } from './protocol.js';
+import type { McpEra } from './protocol.js';
 
 /**
- * Modern results must declare `resultType: "complete"`; `input_required` is a multi-round-trip
- * request CLAT does not implement; anything else is invalid. Legacy results may omit it.
+ * A result is complete when it says so or says nothing (newer revisions read a missing
+ * resultType as complete; a modern one is logged at debug level). `input_required` is valid only
+ * for the multi-round-trip methods, whose loop ran before this check; anything else is invalid.
  */
 export function checkResultType(
   server: string,
   era: McpEra,
   what: string,
   result: Record<string, unknown>,
+  onDiagnostic?: (message: string) => void,
 ): void {
   const type = result.resultType;
   if (type === 'complete') return;
-  if (type === undefined && era === 'legacy') return;
-  if (type === 'input_required') {
-    throw new McpError(
-      McpErrorCode.MCP_UNSUPPORTED_FEATURE,
-      `MCP server ${quoted(server)} answered ${what} with an input_required result (multi-round-trip input), which CLAT does not support yet`,
-      { server },
-    );
+  if (type === undefined) {
+    if (era === 'modern') {
+      onDiagnostic?.(
+        `MCP server ${quoted(server)} answered ${what} without resultType; read as complete`,
+      );
+    }
+    return;
   }
   throw new McpError(
     McpErrorCode.MCP_PROTOCOL_VIOLATION,
-    type === undefined
-      ? `MCP server ${quoted(server)} answered ${what} without the resultType a ${MODERN_PROTOCOL_VERSION} result must declare`
+    type === 'input_required'
+      ? `MCP server ${quoted(server)} answered ${what} with an input_required result, which only tools/call, prompts/get and resources/read may return`
       : `MCP server ${quoted(server)} answered ${what} with unknown resultType ${JSON.stringify(type)}`,
     { server },
   );

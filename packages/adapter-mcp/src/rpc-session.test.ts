@@ -54,6 +54,20 @@ describe('RpcSession result sizes', () => {
 });
 
 describe('RpcSession response routing', () => {
+  it('finds a request whose numeric id the server echoes as a string', async () => {
+    const { server, session, diagnostics } = open();
+    server.on('x', { silent: true });
+    await session.start();
+    const pending = session.request('x', {}, LONG);
+    await settle();
+    const id = (server.requests('x')[0] as { id: number }).id;
+    await server.send({ jsonrpc: '2.0', id: `0${id}`, result: { n: 0 } });
+    await server.send({ jsonrpc: '2.0', id: String(id), result: { n: 1 } });
+    await expect(pending).resolves.toEqual({ n: 1 });
+    expect(diagnostics.filter((d) => d.includes('unknown request id'))).toHaveLength(1);
+    await session.close();
+  });
+
   it('routes out-of-order responses to their requests by id', async () => {
     const { server, session } = open();
     const gates = { a: deferred<Reply>(), b: deferred<Reply>() };

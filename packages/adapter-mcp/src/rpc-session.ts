@@ -346,9 +346,10 @@ export class RpcSession {
       );
       return;
     }
-    // Our ids are numbers; a server that echoes one as a string still finds its request.
+    // Our ids are numbers; a server that echoes one as a string ("7") still finds its request.
     const key = typeof id === 'number' ? id : Number(id);
-    const request = String(key) === String(id) ? this.#pending.get(key) : undefined;
+    const request =
+      typeof id === 'number' || String(key) === id ? this.#pending.get(key) : undefined;
     if (request === undefined) {
       if (!this.#forgotten.delete(key)) {
         this.#onDiagnostic(

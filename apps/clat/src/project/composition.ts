@@ -204,6 +204,9 @@ async function connectorsFor(home: ClatHome, entries: readonly MountEntry[]): Pr
     createMcpConnector({
       transports: providers,
       loginCommand: (server) => loginCommand(server.name),
+      // Only after the person accepted a URL-mode elicitation that showed this URL; loaded on
+      // first use, so startup does not pay for it.
+      openUrl: async (url) => (await import('../ui/open-browser.js')).openBrowser(url, process.env),
       clientInfo: { name: 'clat', version: CLAT_VERSION },
       eras: new EraStore(join(home.dir, ERA_FILE)),
     }),
