@@ -38,8 +38,6 @@ export {
   type MountedWasmPlugin,
   type MountWasmPluginOptions,
   mountWasmPlugin,
-  PROJECT_PREOPEN,
-  toolResultOf,
   WASM_PROTOCOL_MANIFEST,
   WASM_PROTOCOL_PATH,
   type WasmPluginState,
@@ -65,9 +63,11 @@ export {
   type WasmCapabilities,
   type WasmPluginEntry,
 } from './plugins-json.js';
+export { toolResultOf } from './register-tools.js';
 export {
   createWasmConnector,
   WASM_KIND,
   type WasmConnectorOptions,
   type WasmEntryConfig,
 } from './wasm-connector.js';
+export { PROJECT_PREOPEN } from './write-access.js';

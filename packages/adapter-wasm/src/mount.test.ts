@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guestDirNames } from './mount.js';
+import { guestDirNames } from './write-access.js';
 
 describe('guestDirNames', () => {
   it('names extra preopens after their basename, sanitized and trimmed', () => {

@@ -5,35 +5,21 @@
  * manifest's capability ceiling. Every failure is isolated in the plugin's status.
  * @module
  */
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   type Approver,
-  cancelledError,
   type Effect,
-  type ElicitationForm,
   errorMessage,
-  type HostCaller,
   type HostServices,
   isEffect,
-  isJsonObject,
-  type JsonObject,
-  jsonDepthExceeds,
-  KernelError,
-  KernelErrorCode,
   type Lease,
   LIMITS,
   LineTail,
-  type PermissionMode,
-  qualifyToolName,
   Redactor,
-  type SamplingRequest,
   type Scope,
-  type Tool,
   type ToolCallContext,
   type ToolRegistry,
-  type ToolResult,
 } from '@clat/kernel';
-import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
 import {
   compileComponent,
   prepareComponent,
@@ -42,19 +28,15 @@ import {
 } from './component-cache.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import type { WasmGrantStore } from './grants.js';
-import {
-  type GuestCallOutcome,
-  type GuestToolDefinition,
-  JcoGuestHost,
-  type Preopen,
-} from './jco-guest-host.js';
+import { hostImportsFor } from './host-imports.js';
+import { JcoGuestHost, type Preopen } from './jco-guest-host.js';
 import type { WasmCapabilities } from './plugins-json.js';
 import { overlapsOwned } from './preopen-overlap.js';
+import { registerTools } from './register-tools.js';
+import { createWriteAccess, PROJECT_PREOPEN, type WriteAccess } from './write-access.js';
 
 export const WASM_PROTOCOL_PATH = 'clat-wit/0.1.0';
 export const WASM_PROTOCOL_MANIFEST = 'clat-plugin-manifest/1';
-/** The guest's name for the project directory preopen. */
-export const PROJECT_PREOPEN = 'project';
 
 export type WasmPluginState = 'loading' | 'ready' | 'failed' | 'closed';
 
@@ -127,104 +109,6 @@ export interface MountedWasmPlugin {
 const WRITE_EFFECTS: ReadonlySet<Effect> = new Set(['write', 'execute', 'destructive']);
 const OUTPUT_TAIL_LINES = LIMITS.stderrTailLines;
 
-interface WriteAccess {
-  sha256: string;
-  /** The mode the preopens were last built for (null: no run). */
-  mode: PermissionMode | null;
-  /** Directory sets allowed by the user during this process. */
-  sessionGrants: string[][];
-  /** The directories a write grant covers in `mode`: the project, plus `dirs` in Full Access. */
-  requestedDirs(mode: PermissionMode | null): string[];
-  granted(dirs: readonly string[]): boolean;
-  /** Rebuilds the instance if the preopens for `mode` differ from the current ones. */
-  apply(mode: PermissionMode | null): Promise<void>;
-}
-
-/**
- * Guest names of the extra directories: the basename with characters outside `[A-Za-z0-9_]` as
- * `-`, trimmed of `-`; `dirN` (N = its index) when that is empty or already taken.
- */
-export function guestDirNames(dirs: readonly string[]): string[] {
-  const taken = new Set([PROJECT_PREOPEN]);
-  return dirs.map((dir, index) => {
-    let name = basename(dir)
-      .replace(/[^A-Za-z0-9_]/g, '-')
-      .replace(/^-+|-+$/g, '');
-    for (let n = index; name === '' || taken.has(name); n++) name = `dir${n}`;
-    taken.add(name);
-    return name;
-  });
-}
-
-function createWriteAccess(options: {
-  name: string;
-  sha256: string;
-  projectRoot: string;
-  dirs: string[];
-  grants: WasmGrantStore | undefined;
-  guest: JcoGuestHost;
-  onChange: (writable: boolean) => void;
-}): WriteAccess {
-  const { name, sha256, projectRoot, dirs, grants, guest } = options;
-  const guestNames = guestDirNames(dirs);
-  const access: WriteAccess = {
-    sha256,
-    mode: null,
-    sessionGrants: [],
-    requestedDirs: (mode) =>
-      mode === 'full-access' ? [projectRoot, ...dirs].sort() : [projectRoot],
-    granted: (wanted) =>
-      grants?.covers(name, sha256, wanted) === true ||
-      access.sessionGrants.some((set) => wanted.every((dir) => set.includes(dir))),
-    async apply(mode) {
-      access.mode = mode;
-      let writable: string[] = [];
-      if (mode !== 'read-only') {
-        const wanted = access.requestedDirs(mode);
-        if (access.granted(wanted)) writable = wanted;
-        else if (access.granted([projectRoot])) writable = [projectRoot];
-      }
-      const next: Preopen[] = [
-        {
-          guestPath: PROJECT_PREOPEN,
-          hostPath: projectRoot,
-          writable: writable.includes(projectRoot),
-        },
-        ...dirs
-          .filter((dir) => writable.includes(dir))
-          .map((dir) => ({
-            guestPath: guestNames[dirs.indexOf(dir)] as string,
-            hostPath: dir,
-            writable: true,
-          })),
-      ];
-      if (JSON.stringify(next) !== JSON.stringify(guest.preopens)) await guest.setPreopens(next);
-      options.onChange(next.some((preopen) => preopen.writable));
-    },
-  };
-  return access;
-}
-
-/** Maps a guest outcome (of the tool named `tool`) to what the model reads. */
-export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): ToolResult {
-  if (outcome.kind !== 'ok') return { content: outcome.message, isError: true };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(outcome.value);
-  } catch {
-    return { content: outcome.value };
-  }
-  if (typeof parsed === 'string') return { content: parsed };
-  // Every consumer of `structured` (JSON output, redaction, schemas) walks it recursively.
-  if (jsonDepthExceeds(parsed, LIMITS.toolResultDepth)) {
-    return {
-      content: `${tool} returned JSON nested more than ${LIMITS.toolResultDepth} levels deep (the limit); its result was refused`,
-      isError: true,
-    };
-  }
-  return { content: outcome.value, structured: parsed };
-}
-
 /** Every string value inside a configuration (candidates for redaction). */
 function configStrings(value: unknown): string[] {
   if (typeof value === 'string') return [value];
@@ -232,86 +116,6 @@ function configStrings(value: unknown): string[] {
   if (typeof value === 'object' && value !== null)
     return Object.values(value).flatMap(configStrings);
   return [];
-}
-
-function denyCapability(plugin: string, capability: string): never {
-  throw `${WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED}: plugin ${JSON.stringify(plugin)} does not declare capability \`${capability}\``;
-}
-
-function toSamplingRequest(raw: unknown): SamplingRequest {
-  const request = raw as {
-    systemPrompt?: string;
-    messages: { role: 'user' | 'assistant'; text: string }[];
-    maxTokens: bigint | number;
-    temperature?: number;
-  };
-  const max = BigInt(request.maxTokens);
-  return {
-    messages: request.messages.map((message) => ({ role: message.role, text: message.text })),
-    maxTokens: Number(max > 0xffffffffn ? 0xffffffffn : max),
-    ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-  };
-}
-
-function toElicitationForm(raw: unknown): ElicitationForm {
-  const form = raw as ElicitationForm;
-  return {
-    message: form.message,
-    fields: form.fields.map((field) => ({
-      name: field.name,
-      kind: field.kind,
-      options: [...field.options],
-      required: field.required,
-      ...(field.title === undefined ? {} : { title: field.title }),
-      ...(field.description === undefined ? {} : { description: field.description }),
-      ...(field.default === undefined ? {} : { default: field.default }),
-    })),
-  };
-}
-
-/** Builds the main-thread side of the guest's host imports. */
-function hostImportsFor(options: MountWasmPluginOptions) {
-  const { name, hostServices: host, capabilities } = options;
-  const caller: HostCaller = { kind: 'wasm', id: name };
-  const configJson = options.config === undefined ? undefined : JSON.stringify(options.config);
-  return async (iface: string, fn: string, args: unknown[], signal: AbortSignal) => {
-    switch (`${iface}.${fn}`) {
-      case 'host.context':
-        if (capabilities !== undefined && !capabilities.hostContext) {
-          denyCapability(name, 'hostContext');
-        }
-        return JSON.stringify(await host.context(caller));
-      case 'host.callTool': {
-        const [tool, argsJson] = args as [string, string];
-        if (capabilities !== undefined && !capabilities.hostTools.includes(tool)) {
-          denyCapability(name, `hostTools.${tool}`);
-        }
-        let parsed: unknown;
-        try {
-          parsed = argsJson.trim() === '' ? {} : JSON.parse(argsJson);
-        } catch {
-          throw `${KernelErrorCode.HOST_INVALID_REQUEST}: arguments of host tool ${JSON.stringify(tool)} are not valid JSON`;
-        }
-        const result = await host.callTool(caller, tool, parsed, signal);
-        return JSON.stringify(result ?? null);
-      }
-      case 'sampling.createMessage':
-        if (capabilities !== undefined && !capabilities.sampling) denyCapability(name, 'sampling');
-        return host.createMessage(caller, toSamplingRequest(args[0]), signal);
-      case 'elicitation.elicit':
-        if (capabilities !== undefined && !capabilities.elicitation) {
-          denyCapability(name, 'elicitation');
-        }
-        return host.elicit(caller, toElicitationForm(args[0]), signal);
-      case 'config.get':
-        if (configJson === undefined)
-          throw `no configuration is set for plugin ${JSON.stringify(name)}`;
-        return configJson;
-      default:
-        throw `unknown host import ${iface}.${fn}`;
-    }
-  };
 }
 
 /**
@@ -501,100 +305,4 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   }
   publish();
   return mounted;
-}
-
-function registerTools(
-  options: MountWasmPluginOptions,
-  guest: JcoGuestHost,
-  definitions: GuestToolDefinition[],
-  status: WasmPluginStatus,
-  leases: Lease[],
-  beforeCall: ((ctx: ToolCallContext, effect: Effect) => Promise<void>) | undefined,
-): void {
-  const { name, registry, scope } = options;
-  const note = (message: string) => status.notes.push(message);
-  if (definitions.length > LIMITS.toolsPerServer) {
-    note(
-      `plugin lists ${definitions.length} tools; only the first ${LIMITS.toolsPerServer} are registered`,
-    );
-  }
-  for (const definition of definitions.slice(0, LIMITS.toolsPerServer)) {
-    let qualified: string;
-    try {
-      qualified = qualifyToolName('wasm', name, definition.name);
-    } catch (error) {
-      note(`tool ${JSON.stringify(definition.name)} skipped: ${errorMessage(error)}`);
-      continue;
-    }
-    let schema: unknown;
-    try {
-      schema = JSON.parse(definition.inputSchema);
-    } catch {
-      note(`tool ${JSON.stringify(definition.name)} skipped: its input-schema is not valid JSON`);
-      continue;
-    }
-    if (!isJsonObject(schema)) {
-      note(
-        `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a JSON object`,
-      );
-      continue;
-    }
-    let validate: ArgumentValidator;
-    try {
-      validate = compileArgumentValidator(schema);
-    } catch (error) {
-      note(
-        `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a usable JSON Schema (${errorMessage(error)})`,
-      );
-      continue;
-    }
-    if (!isEffect(definition.effect)) {
-      note(
-        `tool ${JSON.stringify(definition.name)} skipped: unknown effect ${JSON.stringify(definition.effect)}`,
-      );
-      continue;
-    }
-    const toolName = definition.name;
-    const toolEffect = definition.effect;
-    const tool: Tool = {
-      definition: {
-        name: qualified,
-        description: `[wasm:${name}] ${definition.description}`,
-        inputSchema: schema as JsonObject,
-        effect: definition.effect,
-        source: { kind: 'wasm', id: name },
-        sourceName: toolName,
-      },
-      invoke: async (args, ctx) => {
-        // Before any grant prompt or guest call: a guest only ever sees arguments it declared.
-        const problem = validate(args);
-        if (problem !== undefined) {
-          throw new KernelError(
-            KernelErrorCode.TOOL_INVALID_ARGUMENTS,
-            `invalid arguments for ${qualified}: ${problem}`,
-          );
-        }
-        let outcome: GuestCallOutcome;
-        try {
-          await beforeCall?.(ctx, toolEffect);
-          outcome = await guest.call(toolName, JSON.stringify(args), ctx.signal);
-        } catch (error) {
-          if (isWasmError(error)) return { content: error.message, isError: true };
-          throw error;
-        }
-        if (outcome.kind === 'cancelled') {
-          throw ctx.signal.aborted
-            ? cancelledError(ctx.signal, `wasm tool ${qualified}`)
-            : new KernelError(KernelErrorCode.CANCELLED, outcome.message);
-        }
-        return toolResultOf(outcome, `tool ${qualified}`);
-      },
-    };
-    try {
-      leases.push(registry.register(tool, scope));
-      status.tools++;
-    } catch (error) {
-      note(errorMessage(error));
-    }
-  }
 }
