@@ -2,6 +2,8 @@
  * `serveClat`: runs one DSH plugin in this process and serves it as a dual-era MCP stdio server
  * (modern `server/discover` and legacy `initialize`, via the SDK's `serveStdio`) with CLAT's
  * host-services extension. `apply()` runs once per process, before any request is answered.
+ * Slightly over ~500 lines: the handshake, tool dispatch and host-services wiring of one served
+ * plugin read as one sequence; a split would only move the shared server state around.
  * @module
  */
 import type { Readable, Writable } from 'node:stream';

@@ -1,6 +1,8 @@
 /**
  * Streamable HTTP transport: one POST per JSON-RPC message, JSON or SSE responses, legacy sessions
  * and the per-request headers of the modern (2026-07-28) revision.
+ * Over ~500 lines until the per-request header derivation (`Mcp-Param-*`, the tool scan and the
+ * initialize sniff) moves to the MCP core client (issue 13: the transport moves bytes only).
  * @module
  */
 

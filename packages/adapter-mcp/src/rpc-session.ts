@@ -2,6 +2,9 @@
  * The JSON-RPC engine over one kernel Transport: routes responses by id (in any order), runs
  * server-initiated requests concurrently behind a bounded inbound queue, and owns deadlines,
  * cancellation and the same-connection deadline extension.
+ * Over ~500 lines on purpose for now: the id routing, the inbound queue and the deadline lanes
+ * share one pending-request table, and three issue-15 branches edit this file concurrently; the
+ * next split moves the inbound queue out (see issue 13).
  * @module
  */
 import { ClatError, errorMessage, onAbort as kernelOnAbort } from '@clat/kernel';

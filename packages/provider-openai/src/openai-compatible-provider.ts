@@ -2,6 +2,9 @@
  * An OpenAI-compatible chat-completions client that is also the kernel's `ModelProvider` port.
  * `chat()` carries tool definitions and tool calls for the agent loop; `complete()` is the plain
  * text call that extension sampling uses.
+ * Over ~500 lines: the class (retry loop, stream reader, error mapping) shares one redactor and
+ * deadline per attempt; the chat types and wire mapping at the top can move out (follow-up of
+ * issue 13).
  * @module
  */
 import {
