@@ -10,11 +10,13 @@ import {
   isJsonObject,
   LIMITS,
   redactSecrets,
-  utf8Length,
+  type ToolProgress,
 } from '@clat/kernel';
+import { type McpCallToolResult, readCallToolResult } from './call-result.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { installHostHandlers } from './host-requests.js';
 import { MCP_LIMITS } from './limits.js';
+import { ProgressRouter } from './progress-router.js';
 import {
   CLIENT_NAME,
   clientCapabilities,
@@ -30,9 +32,11 @@ import {
   modernMeta,
   resolveTimeouts,
   serverAdvertisesHostServices,
+  serverOffersToolTasks,
   versionAtLeast,
 } from './protocol.js';
-import { RpcSession } from './rpc-session.js';
+import { type RequestOptions, RpcSession } from './rpc-session.js';
+import { callToolAsTask, type TaskLimits } from './task-call.js';
 import {
   JsonRpcErrorCode,
   type Transport,
@@ -54,6 +58,8 @@ export interface McpToolDescriptor {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /** `execution.taskSupport`: whether calls may (`optional`) or must (`required`) be tasks. */
+  taskSupport?: 'required' | 'optional' | 'forbidden';
 }
 
 export interface McpPromptDescriptor {
@@ -61,15 +67,6 @@ export interface McpPromptDescriptor {
   description?: string;
   arguments?: unknown[];
   _meta?: Record<string, unknown>;
-}
-
-/** A finished tools/call result (resultType `complete`). */
-export interface McpCallToolResult {
-  content: unknown[];
-  structuredContent?: unknown;
-  isError: boolean;
-  /** Serialized size of the whole result in bytes. */
-  bytes: number;
 }
 
 export interface McpClientOptions {
@@ -94,6 +91,12 @@ export interface McpClientOptions {
 
 export interface McpCallOptions {
   signal?: AbortSignal | undefined;
+  /** Progress reports and task statuses of this call (messages are untrusted text). */
+  onProgress?: ((update: ToolProgress) => void) | undefined;
+  /** Run the call as a task (tools/call with `task`, then tasks/get and tasks/result). */
+  task?: boolean | undefined;
+  /** Test overrides of the task polling limits. */
+  taskLimits?: Partial<TaskLimits> | undefined;
 }
 
 const CLIENT_VERSION = '0.1.0';
@@ -162,6 +165,7 @@ export class McpClient {
   readonly #timeouts: McpTimeouts;
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
+  readonly #progress = new ProgressRouter();
   #toolCalls = 0;
   #closing: Promise<void> | undefined;
   /** Teardown of a discarded probe transport still in progress. */
@@ -189,6 +193,7 @@ export class McpClient {
     this.#capabilities = capabilities;
     this.#timeouts = timeouts;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
+    this.#progress.install(this.#session);
   }
 
   /**
@@ -385,6 +390,11 @@ export class McpClient {
     );
   }
 
+  /** Task-augmented tools/call is offered (2025-11-25 tasks utility, legacy era only). */
+  get tasksOffered(): boolean {
+    return this.era === 'legacy' && serverOffersToolTasks(this.serverCapabilities);
+  }
+
   /** True when the server echoed the host-services extension at the version CLAT speaks. */
   get hostServicesNegotiated(): boolean {
     return serverAdvertisesHostServices(this.serverCapabilities);
@@ -436,6 +446,10 @@ export class McpClient {
       if (typeof item.title === 'string') tool.title = item.title;
       if (isJsonObject(item.outputSchema)) tool.outputSchema = item.outputSchema;
       if (isJsonObject(item.annotations)) tool.annotations = item.annotations;
+      const taskSupport = isJsonObject(item.execution) ? item.execution.taskSupport : undefined;
+      if (taskSupport === 'required' || taskSupport === 'optional' || taskSupport === 'forbidden') {
+        tool.taskSupport = taskSupport;
+      }
       tools.push(tool);
     }
     return tools;
@@ -476,7 +490,7 @@ export class McpClient {
   /**
    * `tools/call` with a 120 s deadline that host requests pending on this connection extend in
    * 60 s steps (≤ 10 min). Cancellation ends the wait at once and sends notifications/cancelled.
-   * A result over 1 MiB is rejected.
+   * A result over 1 MiB (across all blocks) is rejected.
    */
   async callTool(
     name: string,
@@ -484,20 +498,31 @@ export class McpClient {
     options: McpCallOptions = {},
   ): Promise<McpCallToolResult> {
     const what = `tools/call ${name}`;
-    const call = () =>
-      this.#request(
-        'tools/call',
-        { name, arguments: args },
-        {
-          timeoutMs: this.#timeouts.toolCallMs,
-          signal: options.signal,
-          what,
-          extension: {
-            stepMs: this.#timeouts.toolCallExtensionStepMs,
-            totalMs: this.#timeouts.toolCallExtensionTotalMs,
-          },
-        },
+    const requestOptions: RequestOptions = {
+      timeoutMs: this.#timeouts.toolCallMs,
+      signal: options.signal,
+      what,
+      extension: {
+        stepMs: this.#timeouts.toolCallExtensionStepMs,
+        totalMs: this.#timeouts.toolCallExtensionTotalMs,
+      },
+    };
+    // Every call carries a fresh progress token; its reports reach onProgress until it ends.
+    const onProgress = options.onProgress;
+    const progress = this.#progress.open(onProgress);
+    const call = () => {
+      const params: Record<string, unknown> = {
+        name,
+        arguments: args,
+        _meta: { progressToken: progress.token },
+      };
+      if (options.task !== true) return this.#request('tools/call', params, requestOptions);
+      return callToolAsTask(
+        { server: this.name, request: (m, p, o) => this.#request(m, p, o) },
+        params,
+        { signal: options.signal, onProgress, call: requestOptions, limits: options.taskLimits },
       );
+    };
     this.#toolCalls++;
     let result: Record<string, unknown>;
     try {
@@ -532,29 +557,9 @@ export class McpClient {
       throw error;
     } finally {
       this.#toolCalls--;
+      progress.release();
     }
-    const bytes = utf8Length(JSON.stringify(result));
-    if (bytes > LIMITS.toolResultBytes) {
-      throw new McpError(
-        McpErrorCode.MCP_RESULT_TOO_LARGE,
-        `MCP tool ${quoted(name)} of server ${quoted(this.name)} returned ${bytes} bytes, over the tool result limit of ${LIMITS.toolResultBytes} bytes`,
-        { server: this.name },
-      );
-    }
-    if (result.content !== undefined && !Array.isArray(result.content)) {
-      throw new McpError(
-        McpErrorCode.MCP_PROTOCOL_VIOLATION,
-        `MCP tool ${quoted(name)} of server ${quoted(this.name)} returned a non-array "content"`,
-        { server: this.name },
-      );
-    }
-    const out: McpCallToolResult = {
-      content: Array.isArray(result.content) ? result.content : [],
-      isError: result.isError === true,
-      bytes,
-    };
-    if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
-    return out;
+    return readCallToolResult(this.name, name, result);
   }
 
   /** Sends a notification in the connection's era (modern adds nothing to notifications). */
@@ -652,10 +657,13 @@ export class McpClient {
         { server: this.name },
       );
     }
-    const withMeta =
-      this.era === 'modern'
-        ? { ...params, _meta: modernMeta(this.#clientInfo, this.#capabilities) }
-        : params;
+    let withMeta = params;
+    if (this.era === 'modern') {
+      const meta = modernMeta(this.#clientInfo, this.#capabilities);
+      // The call's own `_meta` (its progress token) joins the modern envelope.
+      if (isJsonObject(params._meta)) Object.assign(meta, params._meta);
+      withMeta = { ...params, _meta: meta };
+    }
     const result = await this.#session.request(method, withMeta, options);
     checkResultType(this.name, this.era, options.what ?? method, result);
     return result;

@@ -6,11 +6,11 @@
 import { abortable, cancelledError } from './cancel.js';
 import { decide, type Effect, type PermissionMode } from './effects.js';
 import { errorMessage, isClatError, KernelError, KernelErrorCode } from './errors.js';
-import type { RunEventStream, ToolSourceRef } from './events.js';
+import type { RunEventOf, RunEventStream, ToolSourceRef } from './events.js';
 import { isJsonObject, type JsonObject, utf8Length } from './json.js';
 import { LIMITS } from './limits.js';
 import type { ApprovalDecision, Approver, UserAsker } from './ports.js';
-import type { ToolRegistry, ToolResult } from './tool-registry.js';
+import type { ToolProgress, ToolRegistry, ToolResult } from './tool-registry.js';
 
 /** What the pipeline needs to know about the active run. */
 export interface RunContext {
@@ -181,11 +181,13 @@ export class ToolPipeline {
           },
           signal: run.signal,
           ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }),
+          progress: (update) => this.#progress(run, callId, name, update),
         }),
         run.signal,
         `tool ${name}`,
       );
-      const bytes = utf8Length(result.content);
+      // A rich result counted its own blocks once; re-measuring it here would double the work.
+      const bytes = result.bytes ?? utf8Length(result.content);
       if (bytes > LIMITS.toolResultBytes) {
         throw new KernelError(
           KernelErrorCode.LIMIT_EXCEEDED,
@@ -216,5 +218,26 @@ export class ToolPipeline {
       });
       throw failure;
     }
+  }
+
+  /** A progress report of a running call becomes a `tool.progress` event; late ones are dropped. */
+  #progress(run: RunContext, callId: string, tool: string, update: ToolProgress): void {
+    if (run.signal.aborted) return;
+    const event: RunEventOf<'tool.progress'> = {
+      type: 'tool.progress',
+      runId: run.runId,
+      at: Date.now(),
+      callId,
+      tool,
+    };
+    if (typeof update.progress === 'number' && Number.isFinite(update.progress)) {
+      event.progress = update.progress;
+    }
+    if (typeof update.total === 'number' && Number.isFinite(update.total)) {
+      event.total = update.total;
+    }
+    if (typeof update.message === 'string') event.message = update.message;
+    if (update.task !== undefined) event.task = { id: update.task.id, status: update.task.status };
+    this.#events.emit(event);
   }
 }

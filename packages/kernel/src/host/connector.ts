@@ -40,6 +40,8 @@ export interface MountProgress {
   stderrTail?: readonly string[];
   /** Registry rejections (collisions, caps) that did not fail the plugin. */
   warnings?: readonly string[];
+  /** How the plugin runs long calls as tasks, in a few words (shown in status). */
+  tasks?: string;
 }
 
 /** How an entry shows in status, and which of its configured values are secret. */

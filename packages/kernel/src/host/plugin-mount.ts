@@ -42,6 +42,8 @@ export interface MountStatus {
   login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
+  /** Task support of the plugin, in a few words; absent when it has none. */
+  tasks?: string | undefined;
 }
 
 export interface MountSummary {
@@ -241,6 +243,7 @@ export class PluginMount {
     if (progress.phase !== undefined) status.phase = progress.phase;
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
+    if (progress.tasks !== undefined) status.tasks = this.#options.redactor.redact(progress.tasks);
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
     if (progress.warnings !== undefined) {
       status.warnings = progress.warnings.map((w) => this.#options.redactor.redact(w));
