@@ -69,8 +69,12 @@ function plural(count: number, word: string): string {
 /** `/mcp` text of a server's task support. */
 export function taskSupportText(tasks: McpTaskSupport): string {
   const parts: string[] = [];
-  if (tasks.required > 0) parts.push(`${plural(tasks.required, 'tool')} run as tasks`);
-  if (tasks.optional > 0) parts.push(`${plural(tasks.optional, 'tool')} may (called plainly)`);
+  if (tasks.required > 0) {
+    parts.push(
+      tasks.required === 1 ? '1 tool runs as a task' : `${tasks.required} tools run as tasks`,
+    );
+  }
+  if (tasks.optional > 0) parts.push(`${tasks.optional} optional (called plainly)`);
   if (tasks.excluded > 0) {
     parts.push(
       `${plural(tasks.excluded, 'tool')} that require${tasks.excluded === 1 ? 's' : ''} tasks left out`,
