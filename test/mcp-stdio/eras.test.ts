@@ -110,4 +110,27 @@ describe('era negotiation over stdio', () => {
     expect(factory.spawnedPids).toHaveLength(2);
     expect(pidAlive(factory.spawnedPids[0] as number)).toBe(false);
   });
+
+  it('falls back to initialize on a fresh process when server/discover lacks 2026-07-28', async () => {
+    harness = new McpHarness();
+    const log = join(await harness.home(), 'spawns.log');
+    const { mounted, factory } = await harness.mount('future', {
+      ...fixture('future-discover.mjs'),
+      env: { CLAT_FIXTURE_SPAWN_LOG: log },
+    });
+    const status = mounted.status();
+    expect(status.state, status.error).toBe('connected');
+    expect(status.era).toBe('legacy');
+    expect(status.serverInfo?.name).toBe('future-discover-fixture');
+    // The probe process answered discover and was discarded; the fresh one saw initialize first.
+    const [probePid, sessionPid] = factory.spawnedPids;
+    expect(factory.spawnedPids).toHaveLength(2);
+    const events = spawnLog(log);
+    expect(events).toContainEqual([String(probePid), 'first', 'server/discover']);
+    expect(events).toContainEqual([String(sessionPid), 'first', 'initialize']);
+    expect(harness.diagnostics.join('\n')).toContain(
+      'server/discover lists supportedVersions 2099-01-01, not 2026-07-28',
+    );
+    expect((await harness.call('mcp_future_echo', { text: 'hi' })).content).toBe('future: hi');
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * `clat plugin install` on a terminal (tmux): a tools-only package asks y/N (no flag needed),
- * "n" installs nothing, "y" installs; an MCPB bundle asks for its missing required setting.
+ * "n" installs nothing, "y" installs; an MCPB bundle asks for its missing required settings
+ * (a sensitive one without echo).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -89,6 +90,7 @@ describe.skipIf(!hasTmux())('install consent on a terminal', () => {
             server: { type: 'node', entry_point: 'server/index.js' },
             user_config: {
               region: { type: 'string', title: 'Region', description: 'where', required: true },
+              token: { type: 'string', title: 'Token', sensitive: true, required: true },
             },
           }),
         },
@@ -98,10 +100,21 @@ describe.skipIf(!hasTmux())('install consent on a terminal', () => {
     install(bundle, '--yes');
     await tmux.waitFor('Region (where) [region]:');
     tmux.line('eu-west');
+    await tmux.waitFor('Token [token] (sensitive, not shown):');
+    tmux.line('tok-Secret-42');
     await tmux.waitFor('Installed settings-demo 0.1.0');
+    // The region was echoed as typed; the sensitive token never reached the screen.
+    expect(tmux.capture()).toContain('eu-west');
+    expect(tmux.capture()).not.toContain('tok-Secret-42');
     const registry = await readFile(join(sandbox.home, 'plugin-store', 'registry.json'), 'utf8');
     expect(JSON.parse(registry).packages['settings-demo'].active.config).toEqual({
       region: 'eu-west',
     });
+    expect(registry).not.toContain('tok-Secret-42');
+    const secrets = await readFile(
+      join(sandbox.home, 'plugin-secrets', 'settings-demo.json'),
+      'utf8',
+    );
+    expect(secrets).toContain('tok-Secret-42');
   });
 });

@@ -73,7 +73,7 @@ describe('HttpTransport headers and sessions', () => {
     await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     await transport.close();
     expect(inbound).toHaveLength(2);
-    const [init, initialized, list, del] = seen;
+    const [init, initialized, list] = seen.filter((request) => request.method === 'POST');
     expect(init?.headers['mcp-session-id']).toBeUndefined();
     expect(init?.headers['mcp-protocol-version']).toBeUndefined();
     expect(init?.headers.accept).toBe('application/json, text/event-stream');
@@ -84,6 +84,13 @@ describe('HttpTransport headers and sessions', () => {
       expect(later?.headers['mcp-protocol-version']).toBe('2025-06-18');
       expect(later?.headers['mcp-method']).toBeUndefined();
     }
+    // The session's standalone stream: a GET with the same session and version.
+    const get = seen.find((request) => request.method === 'GET');
+    expect(get?.headers.accept).toBe('text/event-stream');
+    expect(get?.headers['mcp-session-id']).toBe('sess-42');
+    expect(get?.headers['mcp-protocol-version']).toBe('2025-06-18');
+    expect(get?.headers.authorization).toBe(SECRET);
+    const del = seen.at(-1);
     expect(del?.method).toBe('DELETE');
     expect(del?.headers['mcp-session-id']).toBe('sess-42');
   });

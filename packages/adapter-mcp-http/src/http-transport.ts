@@ -5,6 +5,7 @@
  */
 
 import {
+  type GetStreamState,
   type HttpServerConfig,
   isNotification,
   isRequest,
@@ -21,6 +22,7 @@ import {
 import { delay, errorMessage, isJsonObject, LIMITS, Redactor } from '@clat/kernel';
 import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
 import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
+import { GetStream } from './get-stream.js';
 import type { HttpAuth } from './http-auth.js';
 import {
   ACCEPT_BOTH,
@@ -31,6 +33,7 @@ import {
 } from './http-headers.js';
 import { type ParamHeader, paramHeaderValues, scanParamHeaders } from './param-headers.js';
 import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
+import { SSE_DEFAULT_RETRY_MS, SSE_RESUME_ATTEMPTS } from './sse-limits.js';
 
 export interface HttpTransportOptions {
   /** The server endpoint (http or https). Only its origin ever appears in errors or status. */
@@ -54,10 +57,6 @@ const AUTH_RETRIES = 2;
 const DEFAULT_MESSAGE_BYTES = MCP_LIMITS.stdioFrameBytes;
 const FAILURES_KEPT = LIMITS.stderrTailLines;
 const BODY_SNIPPET_CHARS = 200;
-/** GET reconnections of one legacy SSE response that ended early (SEP-1699 polling). */
-const SSE_RESUME_ATTEMPTS = 5;
-/** Reconnection delay when the server sent an event id but no `retry:`. */
-const SSE_DEFAULT_RETRY_MS = 1000;
 
 interface Inflight {
   controller: AbortController;
@@ -146,6 +145,7 @@ export class HttpTransport implements Transport {
   #posts = 0;
   readonly #replies = new ReplyGate();
   #repliesDropped = 0;
+  readonly #getStream: GetStream;
 
   constructor(options: HttpTransportOptions) {
     const { url, origin } = validate(options);
@@ -163,6 +163,24 @@ export class HttpTransport implements Transport {
     this.#closeTimeoutMs = options.closeTimeoutMs ?? LIMITS.shutdownGraceMs;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#auth = options.auth;
+    this.#getStream = new GetStream({
+      origin: this.origin,
+      limit: this.#limit,
+      signal: this.#abort.signal,
+      get: (lastEventId, signal) =>
+        this.#get(lastEventId, signal).catch((error: unknown) => {
+          throw new Error(networkReason(error));
+        }),
+      onData: (data) => {
+        this.#deliverEventData(data);
+      },
+      onProblem: (text) => this.#recordFailure(this.#redactor.redact(text)),
+    });
+  }
+
+  /** The standalone GET stream of a legacy session (`none` in the modern era). */
+  getStreamState(): GetStreamState {
+    return this.#getStream.state;
   }
 
   /** The legacy protocol version sent as `MCP-Protocol-Version`, once negotiated. */
@@ -261,7 +279,7 @@ export class HttpTransport implements Transport {
     try {
       let response: Response;
       try {
-        response = await this.#postAuthorized(headers, body, signal);
+        response = await this.#fetchAuthorized(headers, body, signal);
       } catch (error) {
         throw this.#fetchFailure(error, message, controller);
       }
@@ -281,6 +299,9 @@ export class HttpTransport implements Transport {
       if (request === undefined) {
         await response.body?.cancel().catch(() => {});
         if (!response.ok) throw this.#statusError(response.status, message, undefined);
+        // The session is established: open the optional stream for server-initiated messages.
+        if (isNotification(message) && message.method === 'notifications/initialized')
+          this.#getStream.start();
         return;
       }
       await this.#handleResponse(response, request, sentSession, controller);
@@ -298,20 +319,21 @@ export class HttpTransport implements Transport {
   }
 
   /**
-   * One POST, with the auth hook's header; a 401 (or a 403 naming `insufficient_scope`) goes to
-   * the hook, which may obtain new credentials for a bounded number of retries.
+   * One POST (or GET without a body), with the auth hook's header; a 401 (or a 403 naming
+   * `insufficient_scope`) goes to the hook, which may obtain new credentials for a bounded number
+   * of retries.
    */
-  async #postAuthorized(
+  async #fetchAuthorized(
     headers: Record<string, string>,
-    body: string,
+    body: string | undefined,
     signal: AbortSignal,
   ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       await this.#authorize(headers, signal);
       const response = await this.#fetch(this.#url, {
-        method: 'POST',
+        method: body === undefined ? 'GET' : 'POST',
         headers,
-        body,
+        ...(body === undefined ? {} : { body }),
         signal,
         redirect: 'manual',
       });
@@ -343,6 +365,7 @@ export class HttpTransport implements Transport {
     this.#closed = true;
     this.#abort.abort();
     this.#replies.close();
+    await this.#getStream.settled();
     const session = this.#sessionId;
     this.#sessionId = undefined;
     if (session !== undefined) {
@@ -374,6 +397,7 @@ export class HttpTransport implements Transport {
       posts: this.#posts,
       repliesDropped: this.#repliesDropped,
       session: this.#sessionId === undefined ? 'none' : 'active',
+      getStream: this.#getStream.state,
     };
     if (this.#protocolVersion !== undefined) detail.protocolVersion = this.#protocolVersion;
     return { tail: [...this.#failures], detail };
@@ -502,24 +526,10 @@ export class HttpTransport implements Transport {
     retryMs: number,
   ): Promise<ReadableStream<Uint8Array>> {
     const signal = AbortSignal.any([this.#abort.signal, controller.signal]);
-    const headers: Record<string, string> = {
-      ...this.#headers,
-      [HEADER.accept]: 'text/event-stream',
-      [HEADER.lastEventId]: lastEventId,
-    };
-    if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
-    if (this.#protocolVersion !== undefined)
-      headers[HEADER.protocolVersion] = this.#protocolVersion;
     let response: Response;
     try {
       await delay(retryMs, signal);
-      await this.#authorize(headers, signal);
-      response = await this.#fetch(this.#url, {
-        method: 'GET',
-        headers,
-        signal,
-        redirect: 'manual',
-      });
+      response = await this.#get(lastEventId, signal);
     } catch (error) {
       throw this.#fetchFailure(error, request, controller);
     }
@@ -535,6 +545,22 @@ export class HttpTransport implements Transport {
     return response.body;
   }
 
+  /**
+   * A GET for an event stream in the legacy session: the resumption of a POST's stream, or the
+   * standalone stream. Redirects are never followed; a network failure is described safely.
+   */
+  async #get(lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      [HEADER.accept]: 'text/event-stream',
+    };
+    if (lastEventId !== undefined) headers[HEADER.lastEventId] = lastEventId;
+    if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
+    if (this.#protocolVersion !== undefined)
+      headers[HEADER.protocolVersion] = this.#protocolVersion;
+    return this.#fetchAuthorized(headers, undefined, signal);
+  }
+
   async #readEvents(
     body: ReadableStream<Uint8Array>,
     request: JsonRpcRequest,
@@ -548,27 +574,31 @@ export class HttpTransport implements Transport {
         onEvent: (event) => {
           if (event.id !== undefined && event.id !== '') track.onId(event.id);
           if (event.data === '') return false; // priming events carry an id and no data
-          let value: unknown;
-          try {
-            value = JSON.parse(event.data);
-          } catch {
-            this.#nonFatal(`MCP server at ${this.origin} sent an SSE event that is not JSON`);
-            return false;
-          }
-          const parsed = parseJsonRpcMessage(value);
-          if ('invalid' in parsed) {
-            this.#nonFatal(
-              `MCP server at ${this.origin} sent an invalid message: ${parsed.invalid}`,
-            );
-            return false;
-          }
-          this.#deliver(parsed);
-          return !('method' in parsed) && parsed.id === request.id;
+          const parsed = this.#deliverEventData(event.data);
+          return parsed !== undefined && !('method' in parsed) && parsed.id === request.id;
         },
       });
     } catch (error) {
       throw this.#bodyFailure(error, request, controller, 200);
     }
+  }
+
+  /** Parses one SSE event's data and delivers it; a bad event is reported, never fatal. */
+  #deliverEventData(data: string): JsonRpcMessage | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      this.#nonFatal(`MCP server at ${this.origin} sent an SSE event that is not JSON`);
+      return undefined;
+    }
+    const parsed = parseJsonRpcMessage(value);
+    if ('invalid' in parsed) {
+      this.#nonFatal(`MCP server at ${this.origin} sent an invalid message: ${parsed.invalid}`);
+      return undefined;
+    }
+    this.#deliver(parsed);
+    return parsed;
   }
 
   #deliver(message: JsonRpcMessage): void {

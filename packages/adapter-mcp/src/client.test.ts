@@ -67,24 +67,68 @@ describe('era negotiation', () => {
     expect(factory.opened).toBe(2);
   });
 
-  it('never treats a silent HTTP probe as legacy: the connection fails without initialize', async () => {
+  it('falls back to initialize over HTTP after the probe deadline (a server under load)', async () => {
     const factory = new ScriptedFactory((server) => {
       legacyServer()(server);
       server.on('server/discover', { silent: true });
     }, 'shared');
     factory.kind = 'http';
+    const diagnostics: string[] = [];
+    const client = await connect(factory, {
+      timeouts: { modernProbeMs: 30 },
+      onDiagnostic: (line) => diagnostics.push(line),
+    });
+    expect(client.era).toBe('legacy');
+    expect(factory.opened).toBe(1);
+    // The abandoned probe is cancelled (over real HTTP that aborts its POST instead).
+    expect(methods(factory.servers[0] as ScriptedServer)).toEqual([
+      'server/discover',
+      'notifications/cancelled',
+      'initialize',
+      'notifications/initialized',
+    ]);
+    expect(diagnostics.join('\n')).toMatch(/did not answer server\/discover within 30 ms/);
+  });
+
+  it('reports both attempts when the HTTP probe and the legacy handshake both time out', async () => {
+    const factory = new ScriptedFactory((server) => {
+      server.on('server/discover', { silent: true }).on('initialize', { silent: true });
+    }, 'shared');
+    factory.kind = 'http';
     const error = await McpClient.connect({
       name: 'srv',
       factory,
-      timeouts: { modernProbeMs: 30 },
+      timeouts: { modernProbeMs: 30, legacyHandshakeMs: 40 },
     }).catch((e: unknown) => e);
     expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_HANDSHAKE_FAILED);
-    expect((error as Error).message).toMatch(/did not answer server\/discover within 30 ms/);
-    expect((error as Error).message).toContain('no evidence of a legacy server');
-    expect(factory.opened).toBe(1);
-    expect(methods(factory.servers[0] as ScriptedServer)).not.toContain('initialize');
+    expect((error as Error).message).toMatch(
+      /failed both handshakes: modern probe: .*did not answer server\/discover within 30 ms; legacy initialize: .*did not answer initialize within 40 ms/,
+    );
     expect(factory.servers.every((server) => server.closed)).toBe(true);
   });
+
+  for (const kind of ['stdio', 'http'] as const) {
+    it(`falls back to initialize when server/discover lacks ${MODERN_PROTOCOL_VERSION} (${kind})`, async () => {
+      const factory = new ScriptedFactory(
+        (server) => {
+          legacyServer()(server);
+          server.on(
+            'server/discover',
+            complete({ supportedVersions: ['2099-01-01'], capabilities: {}, ttlMs: 0 }),
+          );
+        },
+        kind === 'http' ? 'shared' : 'fresh',
+      );
+      factory.kind = kind;
+      const diagnostics: string[] = [];
+      const client = await connect(factory, { onDiagnostic: (line) => diagnostics.push(line) });
+      expect(client.era).toBe('legacy');
+      expect(factory.opened).toBe(kind === 'http' ? 1 : 2);
+      expect(diagnostics.join('\n')).toContain(
+        `server/discover lists supportedVersions 2099-01-01, not ${MODERN_PROTOCOL_VERSION}`,
+      );
+    });
+  }
 
   it('still falls back on HTTP when the probe gets a plain JSON-RPC error', async () => {
     const factory = new ScriptedFactory(legacyServer(), 'shared');

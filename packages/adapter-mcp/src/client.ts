@@ -38,6 +38,7 @@ import {
 import { type RequestOptions, RpcSession } from './rpc-session.js';
 import { callToolAsTask, type TaskLimits } from './task-call.js';
 import {
+  type GetStreamState,
   JsonRpcErrorCode,
   type Transport,
   type TransportFactory,
@@ -419,6 +420,11 @@ export class McpClient {
     return this.#session.pendingHostRequests;
   }
 
+  /** The standalone GET stream's state, for transports that have one (Streamable HTTP). */
+  get getStreamState(): GetStreamState | undefined {
+    return this.#transport.getStreamState?.();
+  }
+
   /** The transport's diagnostics (redacted stderr tail, endpoint). */
   diagnostics(): { tail: string[] } {
     return { tail: stderrTail(this.#transport) };
@@ -483,6 +489,34 @@ export class McpClient {
         timeoutMs: this.#timeouts.promptGetMs,
         signal: options.signal,
         what: `prompts/get ${name}`,
+      },
+    );
+  }
+
+  /** Lists every resource (same paging limits as tools); items are normalized in catalog.ts. */
+  async listResources(signal?: AbortSignal): Promise<unknown[]> {
+    return this.#listAll('resources/list', 'resources', Number.POSITIVE_INFINITY, signal);
+  }
+
+  /** Lists every resource template (same paging limits as tools). */
+  async listResourceTemplates(signal?: AbortSignal): Promise<unknown[]> {
+    return this.#listAll(
+      'resources/templates/list',
+      'resourceTemplates',
+      Number.POSITIVE_INFINITY,
+      signal,
+    );
+  }
+
+  /** `resources/read` with the tool-call deadline; returns the raw result (`contents`). */
+  async readResource(uri: string, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#request(
+      'resources/read',
+      { uri },
+      {
+        timeoutMs: this.#timeouts.toolCallMs,
+        signal: options.signal,
+        what: `resources/read ${uri}`,
       },
     );
   }
@@ -757,10 +791,13 @@ function httpStatusOf(error: unknown): number | undefined {
 }
 
 /**
- * Sends `server/discover`. A result or a recognized modern error means modern; any other
- * JSON-RPC error means legacy (never keyed on one error code). A timeout or a closed connection
- * means legacy on stdio only: on HTTP a dead, slow or unauthorized server is no legacy one, so
- * only a 400/404/405 status counts there and everything else fails the connection.
+ * Sends `server/discover`. A result naming {@link MODERN_PROTOCOL_VERSION}, or a recognized modern
+ * error, means modern; a result without that version and any other JSON-RPC error mean legacy
+ * (never keyed on one error code). A timeout means legacy too: the limits table gives the probe
+ * 3 s and then the legacy handshake its own 10 s, and a server that fails both is reported with
+ * both reasons. A closed connection means legacy on stdio only: on HTTP an unreachable, broken or
+ * unauthorized server is no legacy one, so only a 400/404/405 status counts there and every other
+ * failure fails the connection.
  */
 async function probeModern(
   session: RpcSession,
@@ -781,6 +818,16 @@ async function probeModern(
       );
       if (!Array.isArray(result.supportedVersions)) {
         return { kind: 'legacy', reason: 'server/discover result lacks supportedVersions' };
+      }
+      if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) {
+        const listed = result.supportedVersions
+          .filter((v): v is string => typeof v === 'string')
+          .slice(0, 8)
+          .join(', ');
+        return {
+          kind: 'legacy',
+          reason: `server/discover lists supportedVersions ${listed === '' ? '(none)' : listed}, not ${MODERN_PROTOCOL_VERSION}`,
+        };
       }
       return { kind: 'modern', result };
     } catch (error) {
@@ -807,7 +854,7 @@ async function probeModern(
           { server, cause: error },
         );
       }
-      if (kind === 'http') {
+      if (kind === 'http' && error.code !== McpErrorCode.MCP_TIMEOUT) {
         const status = httpStatusOf(error);
         if (status === undefined || !HTTP_LEGACY_PROBE_STATUSES.has(status)) {
           throw new McpError(
@@ -827,16 +874,6 @@ function readDiscover(
   opened: { session: RpcSession; transport: Transport },
   result: Record<string, unknown>,
 ): Negotiated {
-  const versions = (result.supportedVersions as unknown[]).filter(
-    (v): v is string => typeof v === 'string',
-  );
-  if (!versions.includes(MODERN_PROTOCOL_VERSION)) {
-    throw new McpError(
-      McpErrorCode.MCP_HANDSHAKE_FAILED,
-      `MCP server ${quoted(server)} supports ${versions.join(', ') || 'no versions'}, not ${MODERN_PROTOCOL_VERSION}`,
-      { server },
-    );
-  }
   checkResultType(server, 'modern', 'server/discover', result);
   if (!isJsonObject(result.capabilities)) {
     throw new McpError(

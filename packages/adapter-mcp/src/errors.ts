@@ -29,6 +29,8 @@ export const McpErrorCode = {
   MCP_SEND_FAILED: 'MCP_SEND_FAILED',
   /** The kernel registry froze before this server's tools or prompts could be registered. */
   MCP_REGISTRY_FROZEN: 'MCP_REGISTRY_FROZEN',
+  /** A request needs a capability the server did not declare (prompts, resources). */
+  MCP_NOT_OFFERED: 'MCP_NOT_OFFERED',
   /** The client was closed. */
   MCP_CLIENT_CLOSED: 'MCP_CLIENT_CLOSED',
   /** CLAT answers a server-initiated request with a JSON-RPC error (see RpcError). */

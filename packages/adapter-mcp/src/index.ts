@@ -37,6 +37,7 @@ export {
   SYSTEM_PROMPT_META,
 } from './host-services-wire.js';
 export { MCP_LIMITS, type McpLimitName } from './limits.js';
+export { createMcpCatalog } from './mcp-catalog.js';
 export {
   createMcpConnector,
   MCP_KIND,
@@ -84,6 +85,7 @@ export {
   serverOffersToolTasks,
 } from './protocol.js';
 export {
+  type GetStreamState,
   isFailure,
   isNotification,
   isRequest,

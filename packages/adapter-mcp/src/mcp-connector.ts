@@ -16,6 +16,7 @@ import {
   type Redactor,
 } from '@clat/kernel';
 import { type McpServerConfig, toolAllowedByEntry } from './config.js';
+import { createMcpCatalog } from './mcp-catalog.js';
 import { type McpServerStatus, type McpTaskSupport, mountMcpServer } from './mount.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
 import type { Transport, TransportFactory } from './transport.js';
@@ -92,6 +93,7 @@ function progressOf(status: McpServerStatus): MountProgress {
     tools: status.tools,
     prompts: status.prompts,
     stderrTail: status.stderrTail,
+    ...(status.getStream === undefined ? {} : { getStream: status.getStream }),
     warnings: [...status.notes, ...(status.promptError === undefined ? [] : [status.promptError])],
   };
 }
@@ -202,8 +204,10 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
           tail.map((line) => ctx.redactor.redact(line)),
         );
       }
+      const catalog = mounted.client === undefined ? undefined : createMcpCatalog(mounted.client);
       return {
         progress: progressOf(status),
+        ...(catalog === undefined || (!catalog.prompts && !catalog.resources) ? {} : { catalog }),
         current: () => {
           const now = mounted.status();
           const progress: MountProgress & { failure?: string } = progressOf(now);

@@ -30,7 +30,7 @@ import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
 import { MCP_LIMITS } from './limits.js';
 import type { McpClientInfo, McpEra, McpTimeouts } from './protocol.js';
-import type { TransportFactory, TransportKind } from './transport.js';
+import type { GetStreamState, TransportFactory, TransportKind } from './transport.js';
 
 export type McpServerState = 'connecting' | 'connected' | 'failed' | 'rejected' | 'closed';
 
@@ -54,6 +54,8 @@ export interface McpServerStatus {
   notes: string[];
   /** Newest stderr lines of a stdio server, redacted. */
   stderrTail: string[];
+  /** The standalone GET stream of a Streamable HTTP connection; absent for other transports. */
+  getStream?: GetStreamState;
   /** Task support (2025-11-25 tasks): whether the server offers it and how its tools use it. */
   tasks?: McpTaskSupport;
 }
@@ -167,7 +169,11 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   let closing: Promise<void> | undefined;
 
   const snapshot = (): McpServerStatus => {
-    if (client !== undefined) status.stderrTail = client.diagnostics().tail.map(redact);
+    if (client !== undefined) {
+      status.stderrTail = client.diagnostics().tail.map(redact);
+      const getStream = client.getStreamState;
+      if (getStream !== undefined) status.getStream = getStream;
+    }
     return structuredClone(status);
   };
   const emit = (): void => {

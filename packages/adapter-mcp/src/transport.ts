@@ -4,7 +4,7 @@
  * each other.
  * @module
  */
-import { isJsonObject } from '@clat/kernel';
+import { isJsonObject, type MountProgress } from '@clat/kernel';
 
 export type JsonRpcId = string | number;
 
@@ -123,6 +123,12 @@ export interface TransportDiagnostics {
 export type TransportKind = 'stdio' | 'http' | (string & {});
 
 /**
+ * The standalone server stream of a transport that has one (Streamable HTTP GET): `none` when not
+ * opened or the server offers none, `opening` while a GET is on its way, `open`, or `closed`.
+ */
+export type GetStreamState = NonNullable<MountProgress['getStream']>;
+
+/**
  * A connected JSON-RPC channel. `start` resolves once messages can flow; `send` resolves once the
  * frame was accepted (queued for stdio, POSTed for HTTP); `close` is idempotent and tears down
  * everything the transport owns (processes, sockets).
@@ -138,6 +144,8 @@ export interface Transport {
   /** Called once when the channel ends; `error` explains an unexpected end. */
   onclose?: ((error?: Error) => void) | undefined;
   diagnostics(): TransportDiagnostics;
+  /** Transports with a standalone server stream report its state (absent: no such stream). */
+  getStreamState?(): GetStreamState;
 }
 
 /**

@@ -114,6 +114,17 @@ export {
   type RunEventType,
   type ToolSourceRef,
 } from './events.js';
+export type {
+  CatalogContent,
+  CatalogMessage,
+  CatalogPrompt,
+  CatalogPromptArgument,
+  CatalogResource,
+  CatalogResourceTemplate,
+  PluginCatalog,
+  RenderedPrompt,
+  ResourceRead,
+} from './host/catalog.js';
 export {
   type Connector,
   type MountContext,

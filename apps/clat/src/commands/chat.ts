@@ -19,6 +19,7 @@ import {
   createOpenAiCompatibleProvider,
   type OpenAiCompatibleProvider,
 } from '@clat/provider-openai';
+import { PROMPT_COMMAND_PREFIX, SessionCatalog } from '../catalog/session-catalog.js';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -42,6 +43,11 @@ Commands inside the session:
   /mcp                 MCP server status (counts, versions, tools, failures)
   /tools [name]        Registered tools; with a tool or server name, signatures and details
   /call <tool> [json]  Call one tool through the permission pipeline
+  /prompts             Server prompts as slash commands: /mcp__<server>__<prompt> [args]
+                       (args: key=value, or values in the prompt's argument order)
+  /resources [server]  Server resources and templates
+  @<server>:<uri>      In a message: attach that resource to it (text as text, binary as a
+                       placeholder; at most the 1 MiB result limit per message)
   /mode [mode]         Show or set the permission mode
   /help, /exit
   anything else        A prompt for the configured model (~/.clat/config.json)
@@ -51,7 +57,8 @@ Options:
 ${PROJECT_USAGE}
 `;
 
-const HELP = `/mcp  /tools [name]  /call <tool> [json]  /login <server>  /mode [read-only|project-write|full-access]  /exit
+const HELP = `/mcp  /tools [name]  /call <tool> [json]  /prompts  /resources [server]  /login <server>  /mode [read-only|project-write|full-access]  /exit
+/mcp__<server>__<prompt> [args] runs a server prompt; @<server>:<uri> in a message attaches a resource.
 Esc cancels the running call.\n`;
 
 class ChatSession {
@@ -60,6 +67,7 @@ class ChatSession {
   readonly #rl: Interface;
   readonly #provider: OpenAiCompatibleProvider | undefined;
   readonly #history: ChatMessage[] = [];
+  readonly #catalog: SessionCatalog;
   #mode: PermissionMode;
   #run: HostRun | undefined;
   #question: AbortController | undefined;
@@ -76,6 +84,7 @@ class ChatSession {
     this.#io = io;
     this.#project = project;
     this.#mode = mode;
+    this.#catalog = new SessionCatalog(project.session.mount);
     this.#provider =
       project.user.provider === undefined
         ? undefined
@@ -214,15 +223,35 @@ class ChatSession {
     });
   }
 
-  async #prompt(text: string): Promise<void> {
+  /**
+   * A model turn: typed text (with `@server:uri` mentions attached) or, for `command`, a server
+   * prompt rendered by its slash command. Rendering and reads run inside the run, so Esc
+   * cancels them too.
+   */
+  async #prompt(text: string, command?: { name: string; rest: string }): Promise<void> {
     const provider = this.#provider;
-    if (provider === undefined) {
-      this.#write(
-        `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json]\n`,
-      );
+    const noProvider = `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json]\n`;
+    if (provider === undefined && command === undefined) {
+      this.#write(noProvider);
       return;
     }
     await this.#withRun(async (run) => {
+      const signal = run.context.signal;
+      let prompt = text;
+      let messages: ChatMessage[] | undefined;
+      if (command !== undefined) {
+        const rendered = await this.#catalog.render(command.name, command.rest, signal);
+        this.#write(rendered.shown);
+        messages = rendered.messages;
+      } else {
+        const attached = await this.#catalog.attach(text, signal);
+        for (const note of attached.notes) this.#write(`${note}\n`);
+        if (attached.blocks.length > 0) prompt = `${text}\n\n${attached.blocks.join('\n\n')}`;
+      }
+      if (provider === undefined) {
+        this.#write(noProvider);
+        return;
+      }
       this.#write(`asking ${provider.model}… (Esc cancels)\n`);
       let streamed = false;
       const result = await runAgentTurn({
@@ -230,7 +259,8 @@ class ChatSession {
         session: this.#project.session,
         run,
         history: this.#history,
-        prompt: text,
+        prompt,
+        ...(messages === undefined ? {} : { messages }),
         onText: (delta) => {
           streamed = true;
           this.#write(delta);
@@ -245,6 +275,15 @@ class ChatSession {
       });
       this.#write(streamed ? '\n' : `${result.text}\n`);
     });
+  }
+
+  /** `/prompts` and `/resources [server]`: listings, errors shown as one line. */
+  async #listing(body: () => Promise<string>): Promise<void> {
+    try {
+      this.#write(await body());
+    } catch (error) {
+      this.#write(`${errorMessage(error)}\n`);
+    }
   }
 
   async #handle(line: string): Promise<boolean> {
@@ -296,6 +335,12 @@ class ChatSession {
       case '/login':
         await this.#login(restParts);
         return true;
+      case '/prompts':
+        await this.#listing(() => this.#catalog.promptsText());
+        return true;
+      case '/resources':
+        await this.#listing(() => this.#catalog.resourcesText(restParts[0]));
+        return true;
       case '/mode':
         if (restParts[0] !== undefined) {
           try {
@@ -308,6 +353,10 @@ class ChatSession {
         this.#write(`mode: ${this.#mode}\n`);
         return true;
       default:
+        if (command.startsWith(`/${PROMPT_COMMAND_PREFIX}`)) {
+          await this.#prompt(text, { name: command.slice(1), rest });
+          return true;
+        }
         this.#write(`unknown command ${command}; ${HELP}`);
         return true;
     }

@@ -7,6 +7,8 @@ import { completionCommand } from './completion.js';
 import { execCommand } from './exec.js';
 import { mcpCommand } from './mcp.js';
 import { pluginCommand } from './plugin.js';
+import { promptsCommand } from './prompts.js';
+import { resourcesCommand } from './resources.js';
 import { toolsCommand } from './tools.js';
 import { trustCommand } from './trust.js';
 
@@ -16,6 +18,8 @@ export const COMMANDS: readonly Command[] = [
   mcpCommand,
   toolsCommand,
   callCommand,
+  promptsCommand,
+  resourcesCommand,
   trustCommand,
   pluginCommand,
   approvalsCommand,

@@ -23,7 +23,7 @@ import {
 } from '@clat/packaging';
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { askLine, isTty, isYes } from '../ui/line-prompt.js';
+import { askLine, askSecretLine, isTty, isYes } from '../ui/line-prompt.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { packageDirOf } from './plugin-project.js';
 
@@ -87,12 +87,10 @@ export async function installOptions(values: InstallFlags, io: CommandIO): Promi
       const label = sanitizeTerminalLine(field.title);
       const hint =
         field.description === undefined ? '' : ` (${sanitizeTerminalLine(field.description)})`;
-      // Sensitive answers are not echoed back by us; the terminal still shows typed input.
-      return askLine(
-        io.stdin,
-        io.stdout,
-        `${label}${hint} [${key}]${field.sensitive ? ' (sensitive)' : ''}: `,
-      );
+      const question = `${label}${hint} [${key}]${field.sensitive ? ' (sensitive, not shown)' : ''}: `;
+      return field.sensitive
+        ? askSecretLine(io.stdin, io.stdout, question)
+        : askLine(io.stdin, io.stdout, question);
     };
   }
   return options;

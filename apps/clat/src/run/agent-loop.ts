@@ -40,6 +40,8 @@ export interface AgentTurnOptions extends AgentCallbacks {
   /** Conversation so far (without the system prompt); the new prompt is appended. */
   history: ChatMessage[];
   prompt: string;
+  /** The turn as messages (a rendered server prompt); appended instead of `prompt`. */
+  messages?: readonly ChatMessage[];
   maxSteps?: number;
 }
 
@@ -93,7 +95,8 @@ async function runToolCall(
 export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
   const { provider, session, run, history } = options;
   const maxSteps = options.maxSteps ?? AGENT_MAX_STEPS;
-  history.push({ role: 'user', content: options.prompt });
+  if (options.messages === undefined) history.push({ role: 'user', content: options.prompt });
+  else history.push(...options.messages);
   const tools = chatTools(session);
   let toolCalls = 0;
   for (let step = 1; step <= maxSteps; step++) {

@@ -1,6 +1,6 @@
 /** One-line questions on a TTY (trust and approval prompts outside the REPL). @module */
 import { createInterface } from 'node:readline/promises';
-import type { Readable, Writable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 
 export function isTty(stream: Readable | Writable): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
@@ -22,6 +22,33 @@ export async function askLine(
     return '';
   } finally {
     rl.close();
+  }
+}
+
+/**
+ * Asks for a secret: on a terminal the typed characters are not echoed (readline writes its echo
+ * to a sink while the question and the final newline go to `output`), so an API key never sits in
+ * the scrollback or a screen share. Off a terminal it reads a plain line, like `askLine`.
+ */
+export async function askSecretLine(
+  input: Readable,
+  output: Writable,
+  question: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  if (!isTty(input)) return askLine(input, output, question, signal);
+  output.write(question);
+  const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input, output: sink, terminal: true });
+  try {
+    const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
+    const answer = rl.question('', signal === undefined ? {} : { signal });
+    return (await Promise.race([answer, closed])).trim();
+  } catch {
+    return '';
+  } finally {
+    rl.close();
+    output.write('\n');
   }
 }
 

@@ -23,6 +23,18 @@ function versionText(server: ServerStatus): string {
   );
 }
 
+/** `, GET stream open` for transports with a standalone server stream; nothing otherwise. */
+function getStreamText(server: ServerStatus): string {
+  switch (server.getStream) {
+    case undefined:
+      return '';
+    case 'none':
+      return ', no GET stream';
+    default:
+      return `, GET stream ${server.getStream}`;
+  }
+}
+
 /**
  * The /mcp text block. Every string in `summary` is already redacted by the mount; each is shown
  * as one sanitised line, since servers write versions, failures and stderr.
@@ -53,7 +65,7 @@ export function formatMcpStatus(
           : server.state;
     const prompts =
       server.prompts > 0 ? `, ${server.prompts} prompt${server.prompts === 1 ? '' : 's'}` : '';
-    const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}`;
+    const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}${getStreamText(server)}`;
     const timing = server.durationMs === undefined ? '' : `  ${server.durationMs} ms`;
     lines.push(
       `  ${(names[index] ?? '').padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${line(server.origin)}] ${line(server.target)}${timing}`,

@@ -10,6 +10,7 @@ import type { PromptRegistry } from '../prompt-registry.js';
 import type { Redactor } from '../redact.js';
 import type { Scope } from '../scope.js';
 import type { ToolRegistry } from '../tool-registry.js';
+import type { PluginCatalog } from './catalog.js';
 
 /**
  * One configured plugin. `kind` picks the connector; `config` is opaque to the kernel (an
@@ -40,6 +41,11 @@ export interface MountProgress {
   stderrTail?: readonly string[];
   /** Registry rejections (collisions, caps) that did not fail the plugin. */
   warnings?: readonly string[];
+  /**
+   * The plugin's standalone server→client stream (an MCP Streamable HTTP GET): `none` when it
+   * has none, `opening`, `open` or `closed`. Absent for transports without one.
+   */
+  getStream?: 'none' | 'opening' | 'open' | 'closed';
   /** How the plugin runs long calls as tasks, in a few words (shown in status). */
   tasks?: string;
 }
@@ -75,6 +81,8 @@ export interface MountedPlugin {
   readonly progress: MountProgress;
   /** The live view, read when status is rendered: a connection can still drop after mounting. */
   current?(): MountProgress & { failure?: string | undefined };
+  /** Prompts and resources the plugin offers for people to invoke (absent: none). */
+  readonly catalog?: PluginCatalog;
 }
 
 /** Mounts entries of one kind. Throwing fails only that entry. */

@@ -3,6 +3,7 @@ import { PromptRegistry } from '../prompt-registry.js';
 import { Redactor } from '../redact.js';
 import { createGlobalScope } from '../scope.js';
 import { ToolRegistry } from '../tool-registry.js';
+import type { PluginCatalog } from './catalog.js';
 import { type Connector, type MountEntry, MountError } from './connector.js';
 import { PluginMount } from './plugin-mount.js';
 
@@ -162,5 +163,42 @@ describe('PluginMount', () => {
     await settled;
     expect(seen?.aborted).toBe(true);
     expect(mount.summary().servers[0]?.state).toBe('failed');
+  });
+
+  it('hands out the catalog of connected plugins only, and drops it when the connection fails', async () => {
+    const catalog: PluginCatalog = {
+      prompts: true,
+      resources: false,
+      listPrompts: async () => [{ name: 'hello', arguments: [] }],
+      renderPrompt: async () => ({ messages: [] }),
+      listResources: async () => [],
+      listResourceTemplates: async () => [],
+      readResource: async () => ({ contents: [], bytes: 0 }),
+    };
+    let failure: string | undefined;
+    const connector: Connector = {
+      kind: 'fake',
+      async mount(e) {
+        if (e.name === 'bad') throw new MountError('spawn failed');
+        if (e.name === 'plain') return { progress: {} };
+        return { progress: {}, current: () => ({ failure }), catalog };
+      },
+    };
+    const { mount, scope } = mountWith(
+      [connector],
+      [entry('good'), entry('bad'), entry('plain'), entry('other', 'unknown')],
+    );
+    expect(mount.catalog('good')).toBeUndefined();
+    await mount.start();
+    expect(mount.catalog('good')).toBe(catalog);
+    expect(await mount.catalog('good')?.listPrompts()).toEqual([{ name: 'hello', arguments: [] }]);
+    for (const name of ['bad', 'plain', 'other', 'missing']) {
+      expect(mount.catalog(name)).toBeUndefined();
+    }
+    expect(mount.catalogNames()).toEqual(['good']);
+    failure = 'connection lost';
+    expect(mount.catalog('good')).toBeUndefined();
+    expect(mount.catalogNames()).toEqual([]);
+    await scope.close();
   });
 });

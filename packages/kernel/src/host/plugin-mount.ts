@@ -13,6 +13,7 @@ import type { PromptContribution, PromptRegistry } from '../prompt-registry.js';
 import type { Redactor } from '../redact.js';
 import type { Scope } from '../scope.js';
 import type { ToolRegistry } from '../tool-registry.js';
+import type { PluginCatalog } from './catalog.js';
 import type {
   Connector,
   MountDescription,
@@ -42,6 +43,8 @@ export interface MountStatus {
   login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
+  /** The standalone server stream, for transports that have one (see `MountProgress`). */
+  getStream?: MountProgress['getStream'];
   /** Task support of the plugin, in a few words; absent when it has none. */
   tasks?: string | undefined;
 }
@@ -191,6 +194,24 @@ export class PluginMount {
     this.#changed();
   }
 
+  /**
+   * The catalog of a plugin that is connected now, or undefined (unknown, failed, still
+   * connecting, or offering no prompts or resources).
+   */
+  catalog(name: string): PluginCatalog | undefined {
+    const entry = this.#entries.find((candidate) => candidate.config.name === name);
+    if (entry === undefined || entry.status.state !== 'connected') return undefined;
+    if (entry.mounted?.current?.().failure !== undefined) return undefined;
+    return entry.mounted?.catalog;
+  }
+
+  /** Names of the connected plugins that offer a catalog, in configuration order. */
+  catalogNames(): string[] {
+    return this.#entries
+      .filter((entry) => this.catalog(entry.config.name) !== undefined)
+      .map((entry) => entry.config.name);
+  }
+
   /** A copy of every status, with the live view of connected plugins folded in. */
   summary(): MountSummary {
     const servers = this.#entries.map((entry): MountStatus => {
@@ -203,6 +224,7 @@ export class PluginMount {
       if (live !== undefined) {
         if (live.stderrTail !== undefined) status.stderrTail = this.#clean(live.stderrTail);
         if (live.tools !== undefined) status.tools = live.tools;
+        if (live.getStream !== undefined) status.getStream = live.getStream;
         if (live.failure !== undefined) {
           status.state = 'failed';
           status.failure = this.#options.redactor.redact(live.failure);
@@ -243,6 +265,7 @@ export class PluginMount {
     if (progress.phase !== undefined) status.phase = progress.phase;
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
+    if (progress.getStream !== undefined) status.getStream = progress.getStream;
     if (progress.tasks !== undefined) status.tasks = this.#options.redactor.redact(progress.tasks);
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
     if (progress.warnings !== undefined) {

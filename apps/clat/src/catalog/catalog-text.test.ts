@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import {
+  attachmentText,
+  formatRenderedPrompt,
+  formatResourceRead,
+  promptChatMessages,
+} from './catalog-text.js';
+
+const ESC = '\u001b';
+
+describe('catalog text', () => {
+  it('gives the model text as text and binary content as a placeholder', () => {
+    const rendered = {
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { kind: 'text' as const, text: `look${ESC}[2J` },
+            { kind: 'blob' as const, blob: 'AAEC', bytes: 3, mimeType: 'image/png' },
+          ],
+        },
+        { role: 'assistant' as const, content: [{ kind: 'text' as const, text: 'ok' }] },
+      ],
+    };
+    expect(promptChatMessages(rendered)).toEqual([
+      {
+        role: 'user',
+        content: `look${ESC}[2J\n\n[binary content: image/png, 3 bytes, not shown]`,
+      },
+      { role: 'assistant', content: 'ok' },
+    ]);
+    // The terminal gets the same, sanitised.
+    expect(formatRenderedPrompt(rendered)).toBe(
+      '[user]\nlook\\x1b[2J\n[binary content: image/png, 3 bytes, not shown]\n[assistant]\nok\n',
+    );
+  });
+
+  it('labels an attachment with its server and URI and shows reads with one header per part', () => {
+    const read = {
+      bytes: 10,
+      contents: [
+        { kind: 'text' as const, text: 'alpha\n', uri: 'mem://a', mimeType: 'text/plain' },
+        { kind: 'blob' as const, blob: 'AA==', bytes: 1, uri: 'mem://b' },
+      ],
+    };
+    expect(attachmentText('docs', 'mem://a', read)).toBe(
+      '<resource server="docs" uri="mem://a">\nalpha\n\n\n[binary content mem://b: unknown type, 1 bytes, not shown]\n</resource>',
+    );
+    expect(formatResourceRead(read)).toBe(
+      '--- mem://a (text/plain)\nalpha\n[binary content mem://b: unknown type, 1 bytes, not shown]\n',
+    );
+    expect(formatResourceRead({ bytes: 2, contents: [] })).toBe('(the resource has no contents)\n');
+  });
+});

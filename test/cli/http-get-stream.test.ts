@@ -1,0 +1,113 @@
+/**
+ * The standalone GET stream and the HTTP era fallbacks through the real `clat` binary: `clat mcp`
+ * shows per server whether a GET stream is open; under tmux, an elicitation the server sends on
+ * its GET stream while `/call` waits reaches the user, and the call completes with the answer.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type HttpFixture,
+  startDualEraServer,
+  startSessionServer,
+  stopAllHttpFixtures,
+} from '../fixtures/http-servers/spawn.js';
+import { assertBuilt, CLAT_BIN, CliSandbox, parseJsonOutput } from './support.js';
+import { hasTmux, TmuxSession } from './tmux.js';
+
+interface StatusJson {
+  servers: {
+    name: string;
+    state: string;
+    era?: string;
+    tools: number;
+    failure?: string;
+    getStream?: string;
+  }[];
+}
+
+let sandbox: CliSandbox;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+});
+afterEach(async () => {
+  await stopAllHttpFixtures();
+  await sandbox.cleanup();
+});
+
+describe('GET stream and era fallback via clat', () => {
+  it('clat mcp shows the GET stream per server; slow and future-only discovery fall back', async () => {
+    const [stream, nostream, loaded, future, modern] = await Promise.all([
+      startSessionServer('get'),
+      startSessionServer('get-405'),
+      startSessionServer('slow-discover', { FIXTURE_DISCOVER_DELAY_MS: '3500' }),
+      startSessionServer('old-discover'),
+      startDualEraServer(),
+    ]);
+    await sandbox.writeMcp({
+      mcpServers: {
+        stream: { url: `${stream.origin}/mcp` },
+        nostream: { url: `${nostream.origin}/mcp` },
+        loaded: { url: `${loaded.origin}/mcp` },
+        future: { url: `${future.origin}/mcp` },
+        modern: { url: `${modern.origin}/` },
+      },
+    });
+    const json = await sandbox.run(['mcp', '--json', '--trust'], { timeoutMs: 90_000 });
+    const byName = Object.fromEntries(
+      parseJsonOutput<StatusJson>(json).servers.map((server) => [server.name, server]),
+    );
+    for (const name of ['stream', 'nostream', 'loaded', 'future', 'modern']) {
+      expect(byName[name]?.state, `${name}: ${byName[name]?.failure}`).toBe('connected');
+    }
+    expect(byName.stream).toMatchObject({ era: 'legacy', getStream: 'open' });
+    expect(byName.nostream).toMatchObject({ era: 'legacy', getStream: 'none' });
+    // A discover slower than the 3 s probe, and one without 2026-07-28: legacy after all.
+    expect(byName.loaded?.era).toBe('legacy');
+    expect(byName.future?.era).toBe('legacy');
+    // The modern era has no GET stream at all.
+    expect(byName.modern).toMatchObject({ era: 'modern', getStream: 'none' });
+    expect(stream.stderr()).toMatch(/REQ \{"verb":"GET","method":null,"session":true/);
+
+    const text = await sandbox.run(['mcp', '--trust'], { timeoutMs: 90_000 });
+    expect(text.stdout).toMatch(/stream\s+http\s+connected .*3 tools, GET stream open/);
+    expect(text.stdout).toMatch(/nostream\s+http\s+connected .*3 tools, no GET stream/);
+  });
+
+  describe.skipIf(!hasTmux())('interactive (tmux)', () => {
+    let tmux: TmuxSession;
+    let server: HttpFixture;
+    afterEach(() => tmux.kill());
+
+    it('answers an elicitation sent on the GET stream while /call waits', async () => {
+      server = await startSessionServer('get');
+      await sandbox.writeMcp({ mcpServers: { remote: { url: `${server.origin}/mcp` } } });
+      tmux = new TmuxSession(`clat-get-${process.pid}-${Date.now()}`);
+      tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+        CLAT_HOME: sandbox.home,
+        NO_COLOR: '1',
+      });
+      await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
+
+      let mark = tmux.capture().length;
+      tmux.line('/mcp');
+      await tmux.waitFor(/remote\s+http\s+connected .*GET stream open/, mark);
+
+      mark = tmux.capture().length;
+      tmux.line('/call mcp_remote_ask_on_get {"question":"Which fruit?"}');
+      await tmux.waitFor('Which fruit?', mark);
+      await tmux.waitFor('Answer', mark);
+      await server.waitFor('EVENT elicit on GET');
+      tmux.line('banana');
+      await tmux.waitFor('answer: banana', mark);
+      await server.waitFor('EVENT elicitation answered accept');
+
+      mark = tmux.capture().length;
+      tmux.line('/exit');
+      await tmux.waitFor('EXITED:0', mark);
+      // Teardown ended the session: the last request the server saw is its DELETE.
+      await server.waitFor(/REQ \{"verb":"DELETE"/);
+    });
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * Server prompts and resources through the real `clat` binary against server-everything and a
+ * hostile fixture: `clat prompts` (slash commands, skipped names), `clat prompts get` (arguments
+ * by name and position, required ones checked), `clat resources` (every page, templates),
+ * `clat resources read` (text, binary placeholder, the 1 MiB result limit), the sanitiser on
+ * every terminal path and exact `--json`.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  assertBuilt,
+  CLI_FIXTURES,
+  CliSandbox,
+  EVERYTHING_SERVER,
+  parseJsonOutput,
+} from './support.js';
+
+const ESC = '\u001b';
+const DOCS = join(dirname(EVERYTHING_SERVER), 'docs');
+
+let sandbox: CliSandbox;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.writeMcp({
+    everything: sandbox.node(EVERYTHING_SERVER, 'stdio'),
+    catalog: sandbox.node(join(CLI_FIXTURES, 'catalog-server.mjs')),
+  });
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+interface PromptsJson {
+  servers: {
+    name: string;
+    prompts: {
+      name: string;
+      description?: string;
+      arguments: { name: string; required: boolean }[];
+      command: string | null;
+      skipped?: string;
+    }[];
+  }[];
+}
+
+describe('clat prompts', () => {
+  it('lists every server prompt as a slash command and says which names were skipped', async () => {
+    const result = await sandbox.run(['prompts', '--trust']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('5 prompts:');
+    expect(
+      lines.some((l) =>
+        /^ {2}\/mcp__everything__args-prompt city \[state\] +A prompt with two arguments/.test(l),
+      ),
+    ).toBe(true);
+    expect(result.stdout).toMatch(/\/mcp__everything__simple-prompt +A prompt with no arguments/);
+    expect(result.stdout).toMatch(/\/mcp__catalog__greet who +Greets \\x1b\[31msomeone\\x1b\[0m$/m);
+    expect(result.stdout).toContain(
+      'skipped prompt "bad name/x" of catalog: the prompt name has characters a slash command cannot carry (allowed: A-Z a-z 0-9 _ . -)',
+    );
+    expect(result.stdout).not.toContain(ESC);
+  });
+
+  it('--json carries the exact server text, arguments in order and each command', async () => {
+    const result = await sandbox.run(['prompts', 'catalog', '--trust', '--json']);
+    expect(result.code).toBe(0);
+    const json = parseJsonOutput<PromptsJson>(result);
+    expect(json.servers).toEqual([
+      {
+        name: 'catalog',
+        prompts: [
+          {
+            name: 'greet',
+            description: `Greets ${ESC}[31msomeone${ESC}[0m`,
+            arguments: [{ name: 'who', required: true }],
+            command: '/mcp__catalog__greet',
+          },
+          {
+            name: 'bad name/x',
+            description: 'has a space and a slash',
+            arguments: [],
+            command: null,
+            skipped:
+              'the prompt name has characters a slash command cannot carry (allowed: A-Z a-z 0-9 _ . -)',
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('renders a prompt with named and positional arguments, and checks required ones first', async () => {
+    const named = await sandbox.run([
+      'prompts',
+      'get',
+      'everything',
+      'args-prompt',
+      'state=TX',
+      'Austin',
+      '--trust',
+    ]);
+    expect(named.stderr).toBe('');
+    expect(named.stdout).toBe("[user]\nWhat's weather in Austin, TX?\n");
+
+    const json = parseJsonOutput<{ arguments: unknown; messages: unknown }>(
+      await sandbox.run([
+        'prompts',
+        'get',
+        'everything',
+        'args-prompt',
+        'Paris',
+        '--trust',
+        '--json',
+      ]),
+    );
+    expect(json).toEqual({
+      server: 'everything',
+      prompt: 'args-prompt',
+      arguments: { city: 'Paris' },
+      messages: [{ role: 'user', content: [{ kind: 'text', text: "What's weather in Paris?" }] }],
+    });
+
+    // An embedded binary resource is a placeholder on the terminal.
+    const embedded = await sandbox.run([
+      'prompts',
+      'get',
+      'everything',
+      'resource-prompt',
+      'Blob',
+      '2',
+      '--trust',
+    ]);
+    expect(embedded.stdout).toBe(
+      '[user]\nThis prompt includes the Blob resource with id: 2. Please analyze the following resource:\n[user]\n[binary content demo://resource/dynamic/blob/2: text/plain, 55 bytes, not shown]\n',
+    );
+
+    const missing = await sandbox.run(['prompts', 'get', 'everything', 'args-prompt', '--trust']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      'clat: prompt "args-prompt" needs argument "city"; give city=<value>, or values in the order city state [CLI_USAGE]\n',
+    );
+    const extra = await sandbox.run([
+      'prompts',
+      'get',
+      'everything',
+      'simple-prompt',
+      'x',
+      '--trust',
+    ]);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain('prompt "simple-prompt" takes no arguments; got "x"');
+
+    const hostile = await sandbox.run(['prompts', 'get', 'catalog', 'greet', 'who=Ada', '--trust']);
+    expect(hostile.stdout).toBe('[user]\nSay hello to Ada\\x1b[2J\n');
+  });
+
+  it('names an unknown server or prompt with the command that lists them', async () => {
+    const server = await sandbox.run(['prompts', 'nope', '--trust']);
+    expect(server.code).toBe(1);
+    expect(server.stderr).toBe(
+      'clat: no server named "nope" is configured; run "clat mcp list" [CLI_SERVER_NOT_FOUND]\n',
+    );
+    const prompt = await sandbox.run(['prompts', 'get', 'everything', 'nope', '--trust']);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toContain(
+      'server "everything" has no prompt named "nope"; run "clat prompts everything"',
+    );
+  });
+});
+
+interface ResourcesJson {
+  servers: {
+    name: string;
+    resources: { uri: string; name: string; mimeType?: string }[];
+    resourceTemplates: { uriTemplate: string; name: string }[];
+  }[];
+}
+
+describe('clat resources', () => {
+  it('lists resources of every page and the templates, sanitised, and exact in --json', async () => {
+    const text = await sandbox.run(['resources', '--trust']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('everything: 7 resources, 2 templates\n');
+    expect(text.stdout).toMatch(
+      /@everything:demo:\/\/resource\/static\/document\/features\.md {2}text\/markdown/,
+    );
+    expect(text.stdout).toContain('template demo://resource/dynamic/text/{resourceId}');
+    // The fixture's second page arrives after a cursor.
+    expect(text.stdout).toContain('catalog: 3 resources, 1 template\n');
+    expect(text.stdout).toContain('@catalog:memo://two');
+
+    const json = parseJsonOutput<ResourcesJson>(
+      await sandbox.run(['resources', '--trust', '--json']),
+    );
+    const everything = json.servers.find((server) => server.name === 'everything');
+    expect(everything?.resources).toHaveLength(7);
+    expect(everything?.resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'demo://resource/dynamic/text/{resourceId}',
+      'demo://resource/dynamic/blob/{resourceId}',
+    ]);
+    expect(
+      json.servers.find((server) => server.name === 'catalog')?.resources.map((r) => r.uri),
+    ).toEqual(['memo://one', 'memo://two', 'memo://big']);
+  });
+
+  it('reads text as text and binary as a placeholder; --json is exact', async () => {
+    const doc = await readFile(join(DOCS, 'features.md'), 'utf8');
+    const uri = 'demo://resource/static/document/features.md';
+    const text = await sandbox.run(['resources', 'read', 'everything', uri, '--trust']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.trimEnd()).toBe(doc.trimEnd());
+    const json = parseJsonOutput<{ contents: { kind: string; text?: string; blob?: string }[] }>(
+      await sandbox.run(['resources', 'read', 'everything', uri, '--trust', '--json']),
+    );
+    expect(json.contents).toEqual([{ kind: 'text', text: doc, uri, mimeType: 'text/markdown' }]);
+
+    const blobUri = 'demo://resource/dynamic/blob/3';
+    const blob = await sandbox.run(['resources', 'read', 'everything', blobUri, '--trust']);
+    expect(blob.stdout).toMatch(
+      /^\[binary content demo:\/\/resource\/dynamic\/blob\/3: text\/plain, \d+ bytes, not shown\]\n$/,
+    );
+    const blobJson = parseJsonOutput<{ contents: { blob: string; bytes: number }[] }>(
+      await sandbox.run(['resources', 'read', 'everything', blobUri, '--trust', '--json']),
+    );
+    const decoded = Buffer.from(blobJson.contents[0]?.blob ?? '', 'base64');
+    expect(decoded.toString('utf8')).toMatch(/^Resource 3: This is a base64 blob created at /);
+    expect(blobJson.contents[0]?.bytes).toBe(decoded.length);
+  });
+
+  it('sanitises resource text, refuses a read over 1 MiB and reports a missing resource', async () => {
+    const hostile = await sandbox.run(['resources', 'read', 'catalog', 'memo://one', '--trust']);
+    expect(hostile.stdout).toBe('line one\\x1b]0;pwned\\x07 end\n');
+    const exact = parseJsonOutput<{ contents: { text: string }[] }>(
+      await sandbox.run(['resources', 'read', 'catalog', 'memo://one', '--trust', '--json']),
+    );
+    expect(exact.contents[0]?.text).toBe(`line one${ESC}]0;pwned\u0007 end`);
+
+    const big = await sandbox.run(['resources', 'read', 'catalog', 'memo://big', '--trust']);
+    expect(big.code).toBe(1);
+    expect(big.stdout).toBe('');
+    expect(big.stderr).toMatch(
+      /^clat: resource "memo:\/\/big" of MCP server "catalog" returned \d+ bytes, over the result limit of 1048576 bytes \[MCP_RESULT_TOO_LARGE\]\n$/,
+    );
+
+    const missing = await sandbox.run(['resources', 'read', 'catalog', 'memo://none', '--trust']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no memo://none');
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Server prompts and resources in the interactive session of the real `clat` binary (tmux):
+ * `/prompts`, a `/mcp__<server>__<prompt>` slash command whose rendered messages become the model
+ * turn, `/resources`, and an `@server:uri` mention whose contents reach the model with the
+ * message. A local OpenAI-compatible server records exactly what the model receives.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
+import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox, EVERYTHING_SERVER } from './support.js';
+import { hasTmux, TmuxSession } from './tmux.js';
+
+let sandbox: CliSandbox;
+let tmux: TmuxSession;
+let chat: FakeChatServer | undefined;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  tmux = new TmuxSession(`clat-catalog-${process.pid}-${Date.now()}`);
+});
+afterEach(async () => {
+  tmux.kill();
+  await chat?.close();
+  chat = undefined;
+  await sandbox.cleanup();
+});
+
+describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () => {
+  it('runs a prompt slash command and attaches a mentioned resource to the next model turn', async () => {
+    chat = await startFakeChatServer([
+      { text: 'Sunny in Paris.' },
+      { text: 'The features doc lists tools.' },
+      { text: 'A blob I cannot see.' },
+    ]);
+    await sandbox.writeConfig({
+      provider: {
+        kind: 'openai-compatible',
+        vendor: 'local',
+        baseUrl: chat.url,
+        model: 'fake-model',
+      },
+    });
+    await sandbox.writeMcp({
+      everything: sandbox.node(EVERYTHING_SERVER, 'stdio'),
+      catalog: sandbox.node(join(CLI_FIXTURES, 'catalog-server.mjs')),
+    });
+    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
+    await tmux.waitFor('MCP servers: 2 configured · 0 connecting · 2 connected');
+
+    let mark = tmux.capture().length;
+    tmux.line('/prompts');
+    await tmux.waitFor(/\/mcp__everything__args-prompt city \[state\]/, mark);
+    await tmux.waitFor('skipped prompt "bad name/x" of catalog', mark);
+    // Listing prompts sends nothing to the model.
+    expect(chat.requests).toHaveLength(0);
+
+    // A required argument is checked before the server is asked.
+    mark = tmux.capture().length;
+    tmux.line('/mcp__everything__args-prompt');
+    await tmux.waitFor('needs argument "city"', mark);
+
+    mark = tmux.capture().length;
+    tmux.line('/mcp__everything__args-prompt Paris state="Île de France"');
+    await tmux.waitFor('prompt /mcp__everything__args-prompt (1 message):', mark);
+    await tmux.waitFor("What's weather in Paris, Île de France?", mark);
+    await tmux.waitFor('Sunny in Paris.', mark);
+    const first = chat.requests[0]?.body.messages ?? [];
+    expect(first.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(first[1]?.content).toBe("What's weather in Paris, Île de France?");
+
+    mark = tmux.capture().length;
+    tmux.line('/resources everything');
+    await tmux.waitFor('everything: 7 resources, 2 templates', mark);
+
+    const uri = 'demo://resource/static/document/features.md';
+    const doc = await readFile(join(dirname(EVERYTHING_SERVER), 'docs', 'features.md'), 'utf8');
+    mark = tmux.capture().length;
+    tmux.line(`summarise @everything:${uri} briefly`);
+    await tmux.waitFor(`attached @everything:${uri}`, mark);
+    await tmux.waitFor('The features doc lists tools.', mark);
+    const second = chat.requests[1]?.body.messages ?? [];
+    const turn = second.at(-1);
+    expect(turn?.role).toBe('user');
+    expect(turn?.content).toBe(
+      `summarise @everything:${uri} briefly\n\n<resource server="everything" uri="${uri}">\n${doc}\n</resource>`,
+    );
+    // The earlier prompt turn stays in the conversation.
+    expect(second.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+
+    // A prompt's embedded binary resource reaches the model as a placeholder line.
+    mark = tmux.capture().length;
+    tmux.line('/mcp__everything__resource-prompt resourceType=Blob resourceId=2');
+    await tmux.waitFor('A blob I cannot see.', mark);
+    const third = chat.requests[2]?.body.messages ?? [];
+    expect(third.slice(-2)).toEqual([
+      {
+        role: 'user',
+        content:
+          'This prompt includes the Blob resource with id: 2. Please analyze the following resource:',
+      },
+      {
+        role: 'user',
+        content: '[binary content demo://resource/dynamic/blob/2: text/plain, 55 bytes, not shown]',
+      },
+    ]);
+
+    // A mention that cannot be read sends nothing; a read over 1 MiB is refused.
+    mark = tmux.capture().length;
+    tmux.line('look at @catalog:memo://big');
+    await tmux.waitFor(
+      /error: resource "memo:\/\/big" of MCP server "catalog" returned \d+ bytes, over the result limit/,
+      mark,
+    );
+    tmux.line('/exit');
+    await tmux.waitFor('EXITED:0', mark);
+    expect(chat.requests).toHaveLength(3);
+    expect(sandbox.survivors()).toEqual([]);
+  });
+});
