@@ -3,7 +3,7 @@
  * and v2 clients connect with the printed bearer token; requests without it, with a wrong one,
  * with a foreign Origin or a rebinding Host are refused; non-loopback binds need --allow-remote.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { request } from 'node:http';
 import {
   Client as ClientV2,
@@ -12,53 +12,25 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GATEWAY_BIN, type GatewayWorld, gatewayWorld } from './support.js';
+import {
+  GATEWAY_BIN,
+  type GatewayWorld,
+  gatewayWorld,
+  type HttpGatewayProcess,
+  startHttpGateway,
+} from './support.js';
 
 let world: GatewayWorld | undefined;
-let child: ChildProcess | undefined;
+let child: HttpGatewayProcess | undefined;
 const clients: Array<{ close(): Promise<void> }> = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => {});
-  if (child !== undefined && child.exitCode === null) {
-    const exited = new Promise((resolve) => child?.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await child?.stop();
   child = undefined;
   await world?.cleanup();
   world = undefined;
 });
-
-/** Starts the gateway over HTTP and reads the URL and token it prints once on stderr. */
-async function startHttp(
-  w: GatewayWorld,
-  mode: string,
-): Promise<{ url: string; token: string; stderr: () => string }> {
-  const proc = spawn(
-    process.execPath,
-    [GATEWAY_BIN, '--project', w.project, '--mode', mode, '--http', '127.0.0.1:0'],
-    { env: w.env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child = proc;
-  let stderr = '';
-  return await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${stderr}`)), 50_000);
-    proc.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const url = /serving (http:\/\/\S+)/.exec(stderr)?.[1];
-      const token = /bearer token: (\S+)/.exec(stderr)?.[1];
-      if (url !== undefined && token !== undefined) {
-        clearTimeout(timer);
-        resolve({ url, token, stderr: () => stderr });
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited ${code}: ${stderr}`));
-    });
-  });
-}
 
 function post(
   url: string,
@@ -106,7 +78,8 @@ function textOf(result: object): string {
 describe('clat-gateway over Streamable HTTP', () => {
   it('serves SDK v1 and v2 clients with the bearer token and refuses everything else', async () => {
     world = await gatewayWorld();
-    const { url, token, stderr } = await startHttp(world, 'read-only');
+    child = await startHttpGateway(world, ['--mode', 'read-only']);
+    const { url, token, stderr } = child;
     expect(stderr().match(new RegExp(token, 'g'))).toHaveLength(1);
     const auth = { Authorization: `Bearer ${token}` };
 

@@ -11,7 +11,10 @@ import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_BIN, type GatewayWorld, gatewayWorld } from './support.js';
 
@@ -32,11 +35,44 @@ function textOf(result: object): string {
   return blocks.map((block) => block.text ?? '').join('\n');
 }
 
-async function v1(w: GatewayWorld, mode: string, elicit?: (message: string) => boolean) {
+interface ClientAnswers {
+  /** Answers an approval elicitation: true accepts. Absent: no elicitation capability. */
+  elicit?: (message: string) => boolean;
+  /** Answers a sampling request with this text. Absent: no sampling capability. */
+  sample?: (prompt: string) => string;
+}
+
+function capabilitiesOf(answers: ClientAnswers): Record<string, object> {
+  return {
+    ...(answers.elicit === undefined ? {} : { elicitation: {} }),
+    ...(answers.sample === undefined ? {} : { sampling: {} }),
+  };
+}
+
+function promptOf(params: { messages: Array<{ content: unknown }> }): string {
+  return params.messages
+    .map((message) => {
+      const blocks = Array.isArray(message.content) ? message.content : [message.content];
+      return blocks.map((block) => (block as { text?: string }).text ?? '').join('');
+    })
+    .join('\n');
+}
+
+function gatewayArgs(w: GatewayWorld, mode: string, extra: string[] = []): string[] {
+  return [GATEWAY_BIN, '--project', w.project, '--mode', mode, ...extra];
+}
+
+async function v1(
+  w: GatewayWorld,
+  mode: string,
+  answers: ClientAnswers | ((message: string) => boolean) = {},
+) {
+  const asks = typeof answers === 'function' ? { elicit: answers } : answers;
   const client = new ClientV1(
     { name: 'gateway-e2e-v1', version: '0.0.0' },
-    { capabilities: elicit === undefined ? {} : { elicitation: {} } },
+    { capabilities: capabilitiesOf(asks) },
   );
+  const { elicit, sample } = asks;
   if (elicit !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, async (request) =>
       elicit(request.params.message)
@@ -44,10 +80,18 @@ async function v1(w: GatewayWorld, mode: string, elicit?: (message: string) => b
         : { action: 'decline' },
     );
   }
+  if (sample !== undefined) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      role: 'assistant',
+      model: 'client-model-v1',
+      content: { type: 'text', text: sample(promptOf(request.params)) },
+      stopReason: 'endTurn',
+    }));
+  }
   await client.connect(
     new StdioV1({
       command: process.execPath,
-      args: [GATEWAY_BIN, '--project', w.project, '--mode', mode],
+      args: gatewayArgs(w, mode),
       env: w.env,
       stderr: 'pipe',
     }),
@@ -56,15 +100,31 @@ async function v1(w: GatewayWorld, mode: string, elicit?: (message: string) => b
   return client;
 }
 
-async function v2(w: GatewayWorld, mode: string) {
+async function v2(w: GatewayWorld, mode: string, answers: ClientAnswers = {}) {
   const client = new ClientV2(
     { name: 'gateway-e2e-v2', version: '0.0.0' },
-    { capabilities: {}, versionNegotiation: { mode: 'auto' } },
+    { capabilities: capabilitiesOf(answers), versionNegotiation: { mode: 'auto' } },
   );
+  const { elicit, sample } = answers;
+  if (elicit !== undefined) {
+    client.setRequestHandler('elicitation/create', async (request) =>
+      elicit(request.params.message)
+        ? { action: 'accept', content: { approve: true } }
+        : { action: 'decline' },
+    );
+  }
+  if (sample !== undefined) {
+    client.setRequestHandler('sampling/createMessage', async (request) => ({
+      role: 'assistant',
+      model: 'client-model-v2',
+      content: { type: 'text', text: sample(promptOf(request.params)) },
+      stopReason: 'endTurn',
+    }));
+  }
   await client.connect(
     new StdioV2({
       command: process.execPath,
-      args: [GATEWAY_BIN, '--project', w.project, '--mode', mode],
+      args: gatewayArgs(w, mode),
       env: w.env,
       stderr: 'pipe',
     }),
@@ -111,21 +171,23 @@ describe('clat-gateway over stdio', () => {
     expect(textOf(write)).toContain('--mode full-access');
     await expect(stat(join(world.project, 'out.txt'))).rejects.toThrow();
 
-    const progress: Array<{
-      progress: number;
-      total?: number | undefined;
-      message?: string | undefined;
-    }> = [];
-    await client.callTool({ name: 'list_files', arguments: { path: '.' } }, undefined, {
-      onprogress: (update) => progress.push(update),
-    });
-    // The 'running' stage is sent before the result, yet the v1 client sometimes sees it after
-    // the response and drops it (about 1 run in 3 here): under investigation, see the closing
-    // note of 2026-12-03. The first stage always arrives, in order, with the total.
-    expect(progress[0]).toMatchObject({ message: 'approved', progress: 1, total: 3 });
-    expect(progress.map((update) => update.message)).toEqual(
-      ['approved', 'running'].slice(0, progress.length),
-    );
+    // Strict: both stages arrive, in order, before the result (the closing ping makes the v1
+    // client handle every progress before it reads the response). Without the barrier about one
+    // call in three lost the 'running' stage, so several calls are checked.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const progress: Array<{
+        progress: number;
+        total?: number | undefined;
+        message?: string | undefined;
+      }> = [];
+      await client.callTool({ name: 'list_files', arguments: { path: '.' } }, undefined, {
+        onprogress: (update) => progress.push(update),
+      });
+      expect(progress).toEqual([
+        { progress: 1, total: 3, message: 'approved' },
+        { progress: 2, total: 3, message: 'running' },
+      ]);
+    }
 
     const status = await client.readResource({ uri: 'clat://status' });
     const body = (status.contents[0] as { text: string }).text;
@@ -192,6 +254,77 @@ describe('clat-gateway over stdio', () => {
     });
     expect(textOf(again)).toContain('still here');
     expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it("routes a plugin's sampling request to a v1 client that offers sampling, else refuses it", async () => {
+    world = await gatewayWorld();
+    const prompts: string[] = [];
+    const client = await v1(world, 'full-access', {
+      sample: (prompt) => {
+        prompts.push(prompt);
+        return 'sampled by the gateway client';
+      },
+    });
+    const sampled = await client.callTool({
+      name: 'mcp_everything_trigger_sampling_request',
+      arguments: { prompt: 'say hi', maxTokens: 50 },
+    });
+    expect(sampled.isError, textOf(sampled)).not.toBe(true);
+    expect(textOf(sampled)).toContain('sampled by the gateway client');
+    expect(textOf(sampled)).toContain('client-model-v1');
+    expect(prompts).toEqual([expect.stringContaining('say hi')]);
+
+    const bare = await v1(world, 'full-access');
+    const refused = await bare.callTool({
+      name: 'mcp_everything_trigger_sampling_request',
+      arguments: { prompt: 'say hi', maxTokens: 50 },
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('offers no sampling');
+  });
+
+  it('asks a 2026-07-28 client through input_required rounds: approvals and plugin sampling', async () => {
+    world = await gatewayWorld();
+    const asked: string[] = [];
+    const client = await v2(world, 'read-only', {
+      elicit: (message) => {
+        asked.push(message);
+        return !message.includes('run_command');
+      },
+      sample: (prompt) => `modern answer to ${prompt.length} characters`,
+    });
+    expect(client.getProtocolEra()).toBe('modern');
+    const write = await client.callTool({
+      name: 'write_file',
+      arguments: { path: 'modern.txt', content: 'approved over input_required' },
+    });
+    expect(textOf(write)).not.toContain('PERMISSION_DENIED');
+    expect(write.isError).not.toBe(true);
+    expect(await readFile(join(world.project, 'modern.txt'), 'utf8')).toBe(
+      'approved over input_required',
+    );
+    const run = await client.callTool({ name: 'run_command', arguments: { command: 'echo hi' } });
+    expect(run.isError).toBe(true);
+    expect(textOf(run)).toContain('declin');
+    expect(asked).toEqual([
+      expect.stringContaining('write_file'),
+      expect.stringContaining('run_command'),
+    ]);
+
+    // The plugin's tool needs approval in read-only mode, then its sampling request does too;
+    // both are asked, then the client samples, all over retried rounds of one call.
+    asked.length = 0;
+    const sampled = await client.callTool({
+      name: 'mcp_everything_trigger_sampling_request',
+      arguments: { prompt: 'modern hi', maxTokens: 40 },
+    });
+    expect(sampled.isError).not.toBe(true);
+    expect(textOf(sampled)).toContain('modern answer to');
+    expect(textOf(sampled)).toContain('client-model-v2');
+    expect(asked).toEqual([
+      expect.stringContaining('mcp_everything_trigger_sampling_request'),
+      expect.stringContaining('sampling'),
+    ]);
   });
 
   it('refuses an untrusted project before starting anything', async () => {

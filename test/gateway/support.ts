@@ -1,4 +1,5 @@
 /** A throwaway CLAT home and project for driving the real `clat-gateway` binary. @module */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,4 +53,50 @@ export async function gatewayWorld(options: { trusted?: boolean } = {}): Promise
     env: { PATH: process.env.PATH ?? '', CLAT_HOME: home },
     cleanup: () => rm(base, { recursive: true, force: true }),
   };
+}
+
+export interface HttpGatewayProcess {
+  url: string;
+  token: string;
+  stderr(): string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `clat-gateway --http 127.0.0.1:0` and reads the URL and the token it prints once. */
+export async function startHttpGateway(
+  w: GatewayWorld,
+  args: readonly string[],
+): Promise<HttpGatewayProcess> {
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    [GATEWAY_BIN, '--project', w.project, ...args, '--http', '127.0.0.1:0'],
+    { env: w.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  const stop = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGTERM');
+    await exited;
+  };
+  return await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`gateway did not start: ${stderr}`));
+    }, 50_000);
+    proc.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const url = /serving (http:\/\/\S+)/.exec(stderr)?.[1];
+      const token = /bearer token: (\S+)/.exec(stderr)?.[1];
+      if (url !== undefined && token !== undefined) {
+        clearTimeout(timer);
+        resolve({ url, token, stderr: () => stderr, stop });
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited ${code}: ${stderr}`));
+    });
+  });
 }

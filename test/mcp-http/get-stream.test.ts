@@ -77,6 +77,25 @@ describe('standalone GET stream (legacy Streamable HTTP)', () => {
     expect(requests(server).at(-1)?.verb).toBe('DELETE');
   });
 
+  it('a pending GET-stream elicitation extends the tools/call deadline like a POST-stream one', async () => {
+    const server = await startSessionServer('get');
+    harness = new HttpHarness();
+    const mounted = await harness.mount('slowask', `${server.origin}/mcp`, {
+      withHost: true,
+      timeouts: { toolCallMs: 800, toolCallExtensionStepMs: 800, toolCallExtensionTotalMs: 4000 },
+    });
+    expect(mounted.status().state, mounted.status().error).toBe('connected');
+    await until(() => mounted.status().getStream === 'open', 'the GET stream to open');
+    // The person takes longer than the bare call deadline to answer.
+    const asker = new ScriptedAsker(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return { kind: 'answer', text: 'slowly' };
+    });
+    const result = await harness.callInRun('mcp_slowask_ask_on_get', { question: 'Ready?' }, asker);
+    expect(result.isError, result.content).not.toBe(true);
+    expect(result.content).toBe('answer: slowly');
+  });
+
   it('resumes a dropped GET stream with Last-Event-ID and gets the request sent meanwhile', async () => {
     const server = await startSessionServer('get');
     harness = new HttpHarness();

@@ -2,6 +2,7 @@
 import {
   DEFAULT_PERMISSION_MODE,
   isPermissionMode,
+  LIMITS,
   PERMISSION_MODES,
   type PermissionMode,
 } from '@clat/kernel';
@@ -14,14 +15,21 @@ export interface GatewayArgs {
   /** `--http host:port`, validated later (with `allowRemote`). */
   http: string | undefined;
   allowRemote: boolean;
+  /** `--wait <seconds>`: how long the first listing and call wait for slow plugins. */
+  waitMs: number;
 }
 
-export const USAGE = `Usage: clat-gateway --project <dir> [--mode ${PERMISSION_MODES.join('|')}]
-                    [--http 127.0.0.1:<port> [--allow-remote]]
+/** `--wait` accepts whole seconds up to this (the kernel's default is 20). */
+const MAX_WAIT_SECONDS = 600;
 
-Serves the trusted project's CLAT tools (native tools and the MCP servers of ~/.clat/mcp.json and
-<dir>/.clat/mcp.json) as one MCP server over stdio, or with --http over Streamable HTTP at /mcp behind a bearer token
-printed once on stderr (loopback only unless --allow-remote).
+export const USAGE = `Usage: clat-gateway --project <dir> [--mode ${PERMISSION_MODES.join('|')}]
+                    [--http 127.0.0.1:<port> [--allow-remote]] [--wait <seconds>]
+
+Serves the trusted project's CLAT tools (native tools, the MCP servers of ~/.clat/mcp.json and
+<dir>/.clat/mcp.json, plugins.json WASM components, installed packages, the GLM pack) as one MCP
+server over stdio, or with --http over Streamable HTTP at /mcp behind a bearer token printed once
+on stderr (loopback only unless --allow-remote). The first listing and the first call wait up to
+--wait seconds (default ${LIMITS.initialSurfaceWaitMs / 1000}) for slow plugins; the first call then freezes the tool set.
 `;
 
 export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
@@ -31,6 +39,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
     help: false,
     http: undefined,
     allowRemote: false,
+    waitMs: LIMITS.initialSurfaceWaitMs,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -47,7 +56,16 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
     else if (flag === '--project') out.project = value();
     else if (flag === '--http') out.http = value();
     else if (flag === '--allow-remote') out.allowRemote = true;
-    else if (flag === '--mode') {
+    else if (flag === '--wait') {
+      const seconds = value();
+      if (!/^\d+$/.test(seconds) || Number(seconds) > MAX_WAIT_SECONDS) {
+        throw new GatewayError(
+          GatewayErrorCode.USAGE,
+          `--wait ${JSON.stringify(seconds)} is not a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`,
+        );
+      }
+      out.waitMs = Number(seconds) * 1000;
+    } else if (flag === '--mode') {
       const mode = value();
       if (!isPermissionMode(mode)) {
         throw new GatewayError(

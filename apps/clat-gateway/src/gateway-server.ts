@@ -1,21 +1,24 @@
 /**
- * The MCP face of the gateway: one `Server` (official SDK v2) per connection over the host's
- * registry. Every call runs through the kernel pipeline with the gateway's mode; an effect the
- * mode asks about becomes an elicitation when the client offers one, else a denial.
+ * The MCP face of the gateway: one `Server` (official SDK v2) per connection over the shared
+ * runtime. Every call runs through the kernel pipeline with the gateway's mode; an effect the
+ * mode asks about, and a plugin's sampling request, go to the calling client when it offers
+ * elicitation / sampling (a push request on a legacy connection, an `input_required` round on a
+ * 2026-07-28 one), else they are denied with a reason a person can act on.
  * @module
  */
 import {
-  type Approver,
   errorMessage,
   isClatError,
-  type PermissionMode,
   type RunContext,
   sanitizeTerminalText,
+  type ToolSourceRef,
 } from '@clat/kernel';
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
+  type InputRequiredResult,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -23,173 +26,166 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { EFFECT_ANNOTATIONS, toolMeta } from './annotations.js';
-import type { GatewayHost } from './compose.js';
+import {
+  type AskClient,
+  clientSampler,
+  elicitingApprover,
+  pushAsk,
+  refusingApprover,
+} from './client-asks.js';
+import type { GatewayRuntime } from './gateway-runtime.js';
+import { relayProgress } from './progress-relay.js';
 import { GATEWAY_VERSION } from './version.js';
 
 export const STATUS_URI = 'clat://status';
 
-export interface GatewayServerOptions {
-  host: GatewayHost;
-  mode: PermissionMode;
-  /** Stable id of the gateway's one long run (events, plugin host services). */
-  runId: string;
-  /** Aborted when the gateway shuts down: every running call is cancelled. */
-  signal: AbortSignal;
-}
+/** Tools nobody owns (native host tools) still route: no plugin request names them. */
+const NATIVE: ToolSourceRef = { kind: 'native', id: '' };
 
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** Asks the client through legacy-era elicitation; anything but an explicit yes is a denial. */
-function elicitingApprover(ctx: ServerContext, mode: PermissionMode): Approver {
-  return {
-    async approve(request, signal) {
-      const result = await ctx.mcpReq.elicitInput(
-        {
-          mode: 'form',
-          message: `CLAT (${mode} mode) asks before running ${request.tool}, which has ${request.effect} effects. Arguments: ${JSON.stringify(request.arguments)}`,
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              approve: { type: 'boolean', title: `Run ${request.tool}?`, default: false },
-            },
-            required: ['approve'],
-          },
-        },
-        { signal },
-      );
-      if (result.action === 'accept' && result.content?.approve === true) {
-        return { outcome: 'allow' };
-      }
-      return { outcome: 'deny', reason: `the MCP client answered ${result.action}` };
-    },
-  };
+/** Names, effects and owners of the surface: a change means `tools/list_changed`. */
+function surfaceKey(runtime: GatewayRuntime): string {
+  return runtime.gateway.host.registry
+    .list()
+    .map((tool) => `${tool.name}\u0000${tool.effect}`)
+    .join('\u0001');
 }
 
-/** Denies with the reason a person can act on: the client cannot be asked. */
-function refusingApprover(mode: PermissionMode): Approver {
-  return {
-    async approve(request) {
-      return {
-        outcome: 'deny',
-        reason: `the ${mode} mode asks before ${request.effect} effects and this MCP client offers no elicitation; restart clat-gateway with --mode full-access to allow it`,
-      };
-    },
-  };
-}
-
-/** The pipeline stages before the result, reported as progress when the client asked for it. */
-const STAGES: Readonly<Record<string, { progress: number; message: string }>> = {
-  'tool.approved': { progress: 1, message: 'approved' },
-  'tool.started': { progress: 2, message: 'running' },
-};
-// The third step is the result itself: a progress notification after it would be dropped.
-const STAGE_TOTAL = 3;
-
-/**
- * Sends `notifications/progress` for this call's pipeline stages (approved, running) when the
- * request carries a progress token. The returned `settle` unsubscribes and waits for the sends,
- * so no progress can trail the result (the client drops progress after the response).
- */
-function reportStages(
-  host: GatewayHost,
+/** Runs one call through the pipeline with this client's asks; errors become tool errors. */
+async function runCall(
+  runtime: GatewayRuntime,
+  name: string,
+  args: Record<string, unknown>,
   callId: string,
-  token: string | number | undefined,
-  ctx: ServerContext,
-): () => Promise<void> {
-  if (token === undefined) return async () => {};
-  const sends: Promise<void>[] = [];
-  const unsubscribe = host.events.on((event) => {
-    if (!('callId' in event) || event.callId !== callId) return;
-    const stage = STAGES[event.type];
-    if (stage === undefined) return;
-    const send = ctx.mcpReq
-      .notify({
-        method: 'notifications/progress',
-        params: {
-          progressToken: token,
-          progress: stage.progress,
-          total: STAGE_TOTAL,
-          message: stage.message,
-        },
-      })
-      .catch(() => {});
-    sends.push(send);
-  });
-  return async () => {
-    unsubscribe();
-    await Promise.all(sends);
-  };
+  asks: { ask: AskClient | undefined; elicit: boolean; sample: boolean; modern: boolean },
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const { mode } = runtime;
+  // One approver answers the call itself and the plugin's requests while it runs.
+  const approver =
+    asks.ask !== undefined && asks.elicit
+      ? elicitingApprover(asks.ask, mode)
+      : refusingApprover(mode);
+  let leave = (): void => {};
+  try {
+    // After the run opened: the first call waits for the surface, so the owner is known.
+    const run = await runtime.run();
+    leave = runtime.router.enter({
+      plugin: runtime.gateway.host.registry.get(name)?.definition.source ?? NATIVE,
+      approver,
+      sample: asks.ask !== undefined && asks.sample ? clientSampler(asks.ask) : undefined,
+      noSampling: asks.modern
+        ? "this MCP client did not declare sampling on its request, so clat-gateway refuses the plugin's sampling request"
+        : "this MCP client offers no sampling, so clat-gateway refuses the plugin's sampling request",
+    });
+    const context: RunContext = {
+      runId: run.context.runId,
+      mode,
+      signal: AbortSignal.any([signal, run.context.signal]),
+      approver,
+    };
+    const result = await runtime.gateway.host.pipeline.call(name, args, context, { callId });
+    const out: CallToolResult = { content: [{ type: 'text', text: result.content }] };
+    if (result.isError === true) out.isError = true;
+    if (result.structured !== null && typeof result.structured === 'object') {
+      out.structuredContent = result.structured as Record<string, unknown>;
+    }
+    return out;
+  } catch (error) {
+    const code = isClatError(error) ? `[${error.code}] ` : '';
+    return errorResult(`${code}${errorMessage(error)}`);
+  } finally {
+    leave();
+  }
 }
 
-export function createGatewayServer(options: GatewayServerOptions): Server {
-  const { host, mode } = options;
+export function createGatewayServer(runtime: GatewayRuntime): Server {
+  const { mode } = runtime;
+  const host = runtime.gateway.host;
   const server = new Server(
     { name: 'clat-gateway', version: GATEWAY_VERSION },
-    { capabilities: { tools: { listChanged: false }, resources: {} } },
+    { capabilities: { tools: { listChanged: true }, resources: {} } },
   );
+  const envelopeOf = (ctx: ServerContext) =>
+    ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const capabilitiesOf = (ctx: ServerContext): ClientCapabilities | undefined =>
-    ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
-      | ClientCapabilities
-      | undefined) ?? server.getClientCapabilities();
+    (envelopeOf(ctx)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ??
+    server.getClientCapabilities();
 
-  server.setRequestHandler('tools/list', () => ({
-    tools: host.registry.list().map(
-      (definition): Tool => ({
-        name: definition.name,
-        description: definition.description,
-        inputSchema: definition.inputSchema as Tool['inputSchema'],
-        annotations: { ...EFFECT_ANNOTATIONS[definition.effect] },
-        _meta: toolMeta(definition.effect, mode),
-      }),
-    ),
-  }));
-
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
-    const name = request.params.name;
-    if (typeof name !== 'string' || name === '') {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call needs a tool name');
-    }
-    const signal = AbortSignal.any([ctx.mcpReq.signal, options.signal]);
-    // Elicitation is a legacy-era push request; a modern-era client is asked nowhere yet.
-    const canElicit =
-      capabilitiesOf(ctx)?.elicitation !== undefined &&
-      (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-        CLIENT_CAPABILITIES_META_KEY
-      ] === undefined;
-    const run: RunContext = {
-      runId: options.runId,
-      mode,
-      signal,
-      approver: canElicit ? elicitingApprover(ctx, mode) : refusingApprover(mode),
+  server.setRequestHandler('tools/list', async () => {
+    await runtime.surface();
+    listed = surfaceKey(runtime);
+    return {
+      tools: host.registry.list().map(
+        (definition): Tool => ({
+          name: definition.name,
+          description: definition.description,
+          inputSchema: definition.inputSchema as Tool['inputSchema'],
+          annotations: { ...EFFECT_ANNOTATIONS[definition.effect] },
+          _meta: toolMeta(definition.effect, mode),
+        }),
+      ),
     };
-    const callId = `gateway-${String(ctx.mcpReq.id)}`;
-    const settleProgress = reportStages(host, callId, request.params._meta?.progressToken, ctx);
-    try {
-      const result = await host.pipeline.call(name, request.params.arguments ?? {}, run, {
-        callId,
-      });
-      const out: CallToolResult = { content: [{ type: 'text', text: result.content }] };
-      if (result.isError === true) out.isError = true;
-      if (result.structured !== null && typeof result.structured === 'object') {
-        out.structuredContent = result.structured as Record<string, unknown>;
-      }
-      return out;
-    } catch (error) {
-      const code = isClatError(error) ? `[${error.code}] ` : '';
-      return errorResult(`${code}${errorMessage(error)}`);
-    } finally {
-      await settleProgress();
-    }
   });
+
+  server.setRequestHandler(
+    'tools/call',
+    async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+      const name = request.params.name;
+      if (typeof name !== 'string' || name === '') {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call needs a tool name');
+      }
+      const args = request.params.arguments ?? {};
+      const capabilities = capabilitiesOf(ctx);
+      const modern = envelopeOf(ctx)?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+      const elicit = capabilities?.elicitation !== undefined;
+      const sample = capabilities?.sampling !== undefined;
+      const token = request.params._meta?.progressToken;
+      if (!modern) {
+        const callId = runtime.nextCallId();
+        const settle = relayProgress({
+          events: host.events,
+          callId,
+          token,
+          ctx,
+          legacy: true,
+        });
+        try {
+          const signal = AbortSignal.any([ctx.mcpReq.signal, runtime.shutdown]);
+          const ask = elicit || sample ? pushAsk(ctx) : undefined;
+          return await runCall(
+            runtime,
+            name,
+            args,
+            callId,
+            { ask, elicit, sample, modern },
+            signal,
+          );
+        } finally {
+          await settle();
+        }
+      }
+      const callId = runtime.rounds.callIdOf(ctx) ?? runtime.nextCallId();
+      const settle = relayProgress({ events: host.events, callId, token, ctx, legacy: false });
+      try {
+        return await runtime.rounds.serve(ctx, name, args, callId, (ask, signal) =>
+          runCall(runtime, name, args, callId, { ask, elicit, sample, modern }, signal),
+        );
+      } finally {
+        await settle();
+      }
+    },
+  );
 
   server.setRequestHandler('resources/list', () => ({
     resources: [
       {
         uri: STATUS_URI,
         name: 'status',
-        description: 'The servers this gateway mounted, as /mcp shows them (secrets redacted)',
+        description: 'The plugins this gateway mounted, as /mcp shows them (secrets redacted)',
         mimeType: 'application/json',
       },
     ],
@@ -203,11 +199,13 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       );
     }
     const status = {
-      projectRoot: host.projectRoot,
+      projectRoot: runtime.gateway.projectRoot,
       mode,
+      frozen: host.registry.frozen,
       tools: host.registry.list().length,
-      configIssues: host.configIssues,
-      servers: host.status(),
+      configIssues: runtime.gateway.configIssues,
+      notes: runtime.gateway.notes,
+      servers: runtime.gateway.status(),
     };
     return {
       contents: [
@@ -216,6 +214,21 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     };
   });
 
+  // tools/list_changed: only after this connection listed, and only when the surface really
+  // changed. A frozen registry rejects additions, so nothing the freeze refused is announced.
+  let listed: string | undefined;
+  const stopWatching = host.mount.onChange(() => {
+    if (listed === undefined) return;
+    const now = surfaceKey(runtime);
+    if (now === listed) return;
+    listed = now;
+    server.sendToolListChanged().catch(() => {});
+  });
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    stopWatching();
+    previousOnClose?.();
+  };
   server.onerror = (error) => {
     process.stderr.write(`clat-gateway: ${sanitizeTerminalText(error.message)}\n`);
   };

@@ -1,14 +1,10 @@
 /** clat-gateway as a library: the composition and the MCP server factory. @module */
 export { EFFECT_ANNOTATIONS, type EffectAnnotations, toolMeta } from './annotations.js';
 export { type GatewayArgs, parseGatewayArgs, USAGE } from './cli-args.js';
-export {
-  type GatewayHost,
-  type GatewayHostOptions,
-  type GatewayServerStatus,
-  openGatewayHost,
-} from './compose.js';
+export { type GatewayHost, type GatewayHostOptions, openGatewayHost } from './compose.js';
 export { GatewayError, GatewayErrorCode } from './errors.js';
-export { createGatewayServer, type GatewayServerOptions, STATUS_URI } from './gateway-server.js';
+export { GatewayRuntime } from './gateway-runtime.js';
+export { createGatewayServer, STATUS_URI } from './gateway-server.js';
 export {
   type HttpBind,
   type HttpGateway,

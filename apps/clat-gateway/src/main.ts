@@ -1,12 +1,15 @@
 /**
- * `clat-gateway`: opens the trusted project, waits (bounded) for its servers, freezes the
- * registries, then serves them over stdio. stdout carries only MCP; diagnostics go to stderr.
+ * `clat-gateway`: opens the trusted project, starts mounting its plugins in the background and
+ * serves them at once over stdio (or Streamable HTTP). The first listing waits (bounded) for the
+ * initial surface; the first call freezes it, like `clat`'s first run. stdout carries only MCP;
+ * diagnostics go to stderr.
  * @module
  */
 import { errorMessage, isClatError, sanitizeTerminalLine } from '@clat/kernel';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseGatewayArgs, USAGE } from './cli-args.js';
 import { openGatewayHost } from './compose.js';
+import { GatewayRuntime } from './gateway-runtime.js';
 import { createGatewayServer } from './gateway-server.js';
 import { type HttpBind, type HttpGateway, parseHttpBind, serveHttp } from './http-serve.js';
 
@@ -33,21 +36,23 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  let host: Awaited<ReturnType<typeof openGatewayHost>>;
+  let gateway: Awaited<ReturnType<typeof openGatewayHost>>;
   try {
-    host = await openGatewayHost({ project: args.project, cwd: process.cwd(), env: process.env });
+    gateway = await openGatewayHost({
+      project: args.project,
+      cwd: process.cwd(),
+      env: process.env,
+    });
   } catch (error) {
     return fail(error);
   }
-  for (const issue of host.configIssues) {
+  for (const issue of gateway.configIssues) {
     process.stderr.write(`clat-gateway: config: ${sanitizeTerminalLine(issue)}\n`);
   }
   const shutdown = new AbortController();
-  const runId = 'gateway';
-  const bridgeRun = host.bridge.beginRun({ runId, mode: args.mode, signal: shutdown.signal });
-  await host.ready();
-  const factory = () =>
-    createGatewayServer({ host, mode: args.mode, runId, signal: shutdown.signal });
+  const runtime = new GatewayRuntime(gateway, args.mode, shutdown.signal, args.waitMs);
+  gateway.host.start();
+  const factory = () => createGatewayServer(runtime);
   const onerror = (error: Error) =>
     process.stderr.write(`clat-gateway: ${sanitizeTerminalLine(error.message)}\n`);
   const closed = new Promise<void>((resolve) => {
@@ -68,8 +73,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     try {
       http = await serveHttp(factory, bind, onerror);
     } catch (error) {
-      bridgeRun.end();
-      await host.close().catch(() => {});
+      await runtime.close().catch(() => {});
       return fail(error);
     }
     // The token is printed once, here, and nowhere else (not in clat://status, not in errors).
@@ -81,7 +85,6 @@ export async function main(argv: readonly string[]): Promise<number> {
   await closed;
   shutdown.abort(new Error('clat-gateway is shutting down'));
   await stop().catch(() => {});
-  bridgeRun.end();
-  await host.close().catch((error: unknown) => fail(error));
+  await runtime.close().catch((error: unknown) => fail(error));
   return 0;
 }

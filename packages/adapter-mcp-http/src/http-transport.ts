@@ -19,7 +19,7 @@ import {
   type TransportDiagnostics,
   type TransportFactory,
 } from '@clat/adapter-mcp';
-import { delay, errorMessage, isJsonObject, LIMITS, Redactor } from '@clat/kernel';
+import { delay, errorMessage, isJsonObject, LIMITS, Redactor, withDeadline } from '@clat/kernel';
 import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
 import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
@@ -115,6 +115,8 @@ function validate(options: HttpTransportOptions): { url: URL; origin: string } {
  * version is sent as modern (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, no session);
  * otherwise the legacy session id from initialize is echoed, with the negotiated
  * `MCP-Protocol-Version` read from the initialize result or set through {@link setProtocolVersion}.
+ * Once a legacy session's `notifications/initialized` is accepted, the optional standalone GET
+ * stream is opened (see {@link GetStream}); its messages reach `onmessage` like any other.
  */
 export class HttpTransport implements Transport {
   readonly kind = 'http';
@@ -330,13 +332,12 @@ export class HttpTransport implements Transport {
   ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       await this.#authorize(headers, signal);
-      const response = await this.#fetch(this.#url, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal,
-        redirect: 'manual',
-      });
+      const init: RequestInit = { method: 'GET', headers, signal, redirect: 'manual' };
+      if (body !== undefined) {
+        init.method = 'POST';
+        init.body = body;
+      }
+      const response = await this.#fetch(this.#url, init);
       const status = response.status;
       if (this.#auth === undefined || (status !== 401 && status !== 403) || attempt >= AUTH_RETRIES)
         return response;
@@ -365,7 +366,13 @@ export class HttpTransport implements Transport {
     this.#closed = true;
     this.#abort.abort();
     this.#replies.close();
-    await this.#getStream.settled();
+    // The GET stream ends with the abort; an auth hook that ignores the signal must not hold
+    // close() longer than the DELETE's own bound.
+    await withDeadline(
+      () => this.#getStream.settled(),
+      this.#closeTimeoutMs,
+      'GET stream close',
+    ).catch(() => {});
     const session = this.#sessionId;
     this.#sessionId = undefined;
     if (session !== undefined) {

@@ -27,6 +27,10 @@ export {
   StdioServerConfigSchema,
   toolAllowedByEntry,
 } from './config.js';
+export {
+  expandServerVariables,
+  type VariableContext,
+} from './config-variables.js';
 export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
 export { hostErrorToJsonRpc } from './host-error-rpc.js';
 export {

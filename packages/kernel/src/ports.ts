@@ -60,6 +60,11 @@ export interface ModelRequest {
   messages: ModelMessage[];
   maxTokens: number;
   temperature?: number;
+  /**
+   * The plugin whose sampling request this is (set by the PluginHostBridge): a provider that
+   * forwards sampling elsewhere, such as clat-gateway to its MCP client, routes by it.
+   */
+  source?: ToolSourceRef;
 }
 
 export interface ModelResponse {

@@ -6,14 +6,13 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
+import { expandServerVariables, type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
 import { createHost, type Host, type MountEntry } from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
-import { expandServerVariables } from '../config/mcp-variables.js';
 import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-store.js';
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';

@@ -289,6 +289,8 @@ describe('createMessage', () => {
       messages: [{ role: 'user', text: sentinel }],
       maxTokens: 100,
       temperature: 0.2,
+      // The requesting plugin, so a forwarding provider (clat-gateway) can route the request.
+      source: MCP,
     });
     expect(types(events)).toEqual([
       'sampling.requested',

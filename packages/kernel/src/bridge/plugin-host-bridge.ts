@@ -464,6 +464,7 @@ export class PluginHostBridge implements HostServices {
               {
                 messages: payload.request.messages.map((message) => ({ ...message })),
                 maxTokens: payload.maxTokens,
+                source: caller,
                 ...(payload.request.systemPrompt === undefined
                   ? {}
                   : { system: payload.request.systemPrompt }),

@@ -1,6 +1,6 @@
-import type { McpServerConfig } from '@clat/adapter-mcp';
 import { describe, expect, it } from 'vitest';
-import { expandServerVariables } from './mcp-variables.js';
+import type { McpServerConfig } from './config.js';
+import { expandServerVariables } from './config-variables.js';
 
 const context = {
   file: '/home/u/.clat/mcp.json',

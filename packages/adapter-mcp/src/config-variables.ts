@@ -1,15 +1,13 @@
 /**
  * `${VAR}` and `${VAR:-default}` in mcp.json entries (as Claude Code's `.mcp.json` reads them),
  * plus `${projectRoot}` in `args` and `env` only. Expansion happens when a project is opened for
- * mounting; `clat mcp list|get` keep showing the entry as written, so values taken from the
+ * mounting (by `clat` and `clat-gateway`); `clat mcp list|get` keep showing the entry as written, so values taken from the
  * environment (often secrets) are never echoed back.
  * @module
  */
 
-import type { McpServerConfig } from '@clat/adapter-mcp';
 import type { ConfigIssue } from '@clat/kernel';
-import { ClatError } from '@clat/kernel';
-import { CliErrorCode } from '../errors.js';
+import type { McpServerConfig } from './config.js';
 
 export interface VariableContext {
   /** The file the entry came from, for issues. */
@@ -22,9 +20,10 @@ export interface VariableContext {
 const PROJECT_ROOT = 'projectRoot';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-class VariableIssue extends ClatError<typeof CliErrorCode.CLI_CONFIG_INVALID> {
+/** One bad reference; caught in `expandServerVariables` and turned into a ConfigIssue. */
+class VariableIssue extends Error {
   constructor(message: string) {
-    super(CliErrorCode.CLI_CONFIG_INVALID, message);
+    super(message);
     this.name = 'VariableIssue';
   }
 }
@@ -79,7 +78,7 @@ function expand(value: string, context: VariableContext, allowProjectRoot: boole
 }
 
 /** True when any string field of the entry holds a `${` reference. */
-export function hasVariables(server: McpServerConfig): boolean {
+function hasVariables(server: McpServerConfig): boolean {
   return JSON.stringify(server).includes('${');
 }
 

@@ -1,0 +1,69 @@
+/**
+ * The CLAT home and the trust gate, read exactly as `clat` reads them (`$CLAT_HOME` or `~/.clat`;
+ * `trust.json` keyed by the canonical project root). Read-only: the gateway never trusts a
+ * project itself. Kept here until the one `resolveClatHome` lands in a library (issue 13).
+ * @module
+ */
+import { readFile, realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { GatewayError, GatewayErrorCode } from './errors.js';
+
+/** `$CLAT_HOME` or `~/.clat`. */
+export function clatHomeDir(env: NodeJS.ProcessEnv, cwd: string): string {
+  const override = env.CLAT_HOME?.trim();
+  return override ? resolve(cwd, override) : join(homedir(), '.clat');
+}
+
+/** Reads a file, or `undefined` when it does not exist. */
+export async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The canonical project root: absolute and symlink-free, so a link cannot borrow trust. */
+export async function canonicalProjectRoot(project: string, cwd: string): Promise<string> {
+  const absolute = resolve(cwd, project);
+  try {
+    return await realpath(absolute);
+  } catch (error) {
+    throw new GatewayError(
+      GatewayErrorCode.USAGE,
+      `project directory ${JSON.stringify(absolute)} does not exist`,
+      { cause: error },
+    );
+  }
+}
+
+/** Throws GATEWAY_PROJECT_UNTRUSTED unless `root` is a key of `projects` in `trust.json`. */
+export async function requireTrusted(home: string, root: string): Promise<void> {
+  const trustFile = join(home, 'trust.json');
+  const text = await readOptional(trustFile);
+  let projects: unknown;
+  if (text !== undefined) {
+    try {
+      projects = (JSON.parse(text) as { projects?: unknown } | null)?.projects;
+    } catch (error) {
+      throw new GatewayError(
+        GatewayErrorCode.CONFIG_INVALID,
+        `${trustFile}: not valid JSON (${(error as Error).message})`,
+      );
+    }
+    if (typeof projects !== 'object' || projects === null || Array.isArray(projects)) {
+      throw new GatewayError(
+        GatewayErrorCode.CONFIG_INVALID,
+        `${trustFile}: projects: must be an object`,
+      );
+    }
+  }
+  if (projects === undefined || !Object.hasOwn(projects as object, root)) {
+    throw new GatewayError(
+      GatewayErrorCode.PROJECT_UNTRUSTED,
+      `project ${root} is not trusted, so no MCP server was started; run "clat trust" in it first`,
+    );
+  }
+}
