@@ -1,11 +1,12 @@
 /** Shared helpers of the benchmarks: timing, statistics, the CLAT stack and bare clients. */
 import { spawn } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { mountMcpServer } from '@clat/adapter-mcp';
 import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
@@ -75,8 +76,10 @@ export async function mountClat(name, clatHome, server = BENCH_SERVER) {
   // 1,000 concurrent calls each listen on the one run signal; that is expected here.
   setMaxListeners(0, controller.signal);
   const run = { runId: 'bench', mode: 'full-access', signal: controller.signal };
+  // Registry names built once, as a model's tool call would name them: not a string per call.
+  const names = new Map(registry.list().map((tool) => [tool.sourceName ?? tool.name, tool.name]));
   return {
-    call: (tool, args) => pipeline.call(`mcp_${name}_${tool}`, args, run),
+    call: (tool, args) => pipeline.call(names.get(tool) ?? tool, args, run),
     events: () => eventCount,
     close: () => scope.parent.close(),
   };
@@ -114,6 +117,7 @@ export async function bareClient(server = BENCH_SERVER, env = {}) {
   });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   return {
+    request,
     call: (tool, args) => request('tools/call', { name: tool, arguments: args }),
     close: () =>
       new Promise((resolve) => {
@@ -148,4 +152,57 @@ export function rawPipe(bytes) {
         child.stdin.end();
       }),
   };
+}
+
+/** A CLAT home whose mcp.json lists `servers` (`[name, script]`) and a trusted project dir. */
+export function clatHomeWith(servers) {
+  const root = mkdtempSync(join(tmpdir(), 'clat-bench-cli-'));
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  mkdirSync(project, { recursive: true });
+  const entries = Object.fromEntries(
+    servers.map(([name, script]) => [name, { command: NODE, args: [script] }]),
+  );
+  writeFileSync(join(home, 'mcp.json'), `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o600 });
+  return {
+    home,
+    project,
+    env: { PATH: process.env.PATH ?? '', CLAT_HOME: home },
+    forgetEras: () => rmSync(join(home, 'mcp-eras.json'), { force: true }),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * What `clat tools` does in process, through the CLI's own composition: read mcp.json (and the
+ * era store, `mcp-eras.json`), connect every server, list its tools, settle the surface.
+ * Returns the MCP tool count and the close of the project.
+ */
+export async function clatConnectList(sandbox) {
+  const { openProject } = await import('@clat/cli');
+  const sink = new PassThrough();
+  sink.resume();
+  const project = await openProject(
+    {
+      stdin: new PassThrough(),
+      stdout: sink,
+      stderr: sink,
+      env: sandbox.env,
+      cwd: sandbox.project,
+    },
+    { trust: true },
+  );
+  project.session.start();
+  const close = () => project.session.close();
+  try {
+    await project.session.mount.freezeForFirstRun();
+    const summary = project.session.mount.summary();
+    if (summary.failed > 0) throw new Error(`a bench server failed: ${JSON.stringify(summary)}`);
+    const tools = project.session.registry.list().filter((tool) => tool.source.kind === 'mcp');
+    return { tools: tools.length, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -1,215 +1,255 @@
 #!/usr/bin/env node
 /**
- * `pnpm bench`: CLAT's performance figures, each a ratio against a baseline measured in the same
- * run on the same machine. Writes bench/results.json and the table in the README's Performance
+ * `pnpm bench`: CLAT's performance figures side by side with its peers (the MCP TypeScript SDK
+ * 1.x and 2.x Clients, the AI SDK's MCP client, mcporter, and a bare JSON-RPC floor), all in one
+ * run on one machine. Rounds are interleaved (each round visits every peer, the order reversing
+ * every other round) so machine load hits all sides alike; figures are medians over rounds.
+ * Writes bench/results.json (every round's value) and the table in the README's Performance
  * section (between the bench:results markers). Not part of `pnpm test`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { McpClient } from '@clat/adapter-mcp';
-import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { fileURLToPath } from 'node:url';
 import {
   BENCH_SERVER,
-  bareClient,
+  clatConnectList,
+  clatHomeWith,
   HERE,
   median,
-  mountClat,
   NODE,
   now,
   percentile,
   rawPipe,
   tempHome,
 } from './lib.mjs';
+import { connectListMany, PEERS } from './peers.mjs';
 
 const require = createRequire(import.meta.url);
+// Every peer's servers start with the same environment. CLAT hands its servers its whole
+// environment (as the spec says), the SDKs a short list; an inherited NODE_EXTRA_CA_CERTS makes
+// each Node server parse a CA bundle at startup (about 100 ms here), which would measure this
+// machine's environment rather than the clients.
+delete process.env.NODE_EXTRA_CA_CERTS;
+// Some peers wait for 'drain' once per queued write; 1,000 concurrent calls are expected here.
+EventEmitter.defaultMaxListeners = 2000;
 const QUICK = process.argv.includes('--quick');
+const ROUNDS = QUICK ? 2 : 7;
 const MiB = 1024 * 1024;
 const figures = [];
-
-function record(figure) {
-  figures.push(figure);
-  const ratio = figure.ratio === undefined ? '' : ` → ${figure.ratio.toFixed(2)}×`;
-  const line = figure.skipped
-    ? `  ${figure.id}. ${figure.name}: skipped: ${figure.skipped}`
-    : `  ${figure.id}. ${figure.name}: ${figure.value} vs ${figure.baseline}${ratio}`;
-  console.log(line);
-}
+/** Table columns after CLAT, in order. `floor` is the bare script or raw pipe of each figure. */
+const COLUMNS = ['sdkV1', 'sdkV2', 'aiSdk', 'mcporter', 'floor'];
+const COLUMN_LABELS = {
+  sdkV1: 'SDK 1.x',
+  sdkV2: 'SDK 2.x',
+  aiSdk: 'AI SDK',
+  mcporter: 'mcporter',
+  floor: 'floor',
+};
 
 const ms = (value) => `${value.toFixed(1)} ms`;
 const us = (value) => `${(value * 1000).toFixed(0)} µs`;
 const mib = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
+const bytesText = (value) => `${Math.round(value).toLocaleString('en-US')} B`;
 
-// 1. Parallel startup of 10 stdio servers vs the slowest single one.
-async function startup(home) {
-  const connect = async (name) => {
-    const t0 = now();
-    const client = await McpClient.connect({
-      name,
-      factory: new StdioTransportFactory({
-        name,
-        command: NODE,
-        args: [BENCH_SERVER],
-        clatHome: home,
-      }),
-    });
-    await client.listTools();
-    const elapsed = now() - t0;
-    return { elapsed, close: () => client.close() };
-  };
-  const rounds = QUICK ? 1 : 3;
-  const slowest = [];
-  const parallel = [];
-  for (let round = 0; round < rounds; round++) {
-    const singles = [];
-    for (let i = 0; i < 10; i++) {
-      const one = await connect(`single${i}`);
-      singles.push(one.elapsed);
-      await one.close();
-    }
-    slowest.push(Math.max(...singles));
-    const t0 = now();
-    const all = await Promise.all(Array.from({ length: 10 }, (_, i) => connect(`parallel${i}`)));
-    parallel.push(now() - t0);
-    await Promise.all(all.map((one) => one.close()));
-  }
-  const value = median(parallel);
-  const baseline = median(slowest);
-  record({
-    id: 1,
-    name: '10 stdio servers ready in parallel vs the slowest single one',
-    value: ms(value),
-    baseline: ms(baseline),
-    ratio: value / baseline,
-    raw: { parallelMs: parallel, slowestSingleMs: slowest },
-    note: 'legacy fixture server: failed modern probe + fresh initialize per server',
-  });
+/** Visits `items` once per round, reversing the order every other round (ABBA…). */
+function interleaved(round, items) {
+  return round % 2 === 0 ? items : [...items].reverse();
 }
 
-// 2. Per-call overhead: CLAT pipeline vs a bare JSON-RPC round trip over a pipe.
-async function perCall(home) {
-  const n = QUICK ? 300 : 2000;
-  const clat = await mountClat('overhead', home);
-  const bare = await bareClient();
+/** Runs `work` but gives up after `ms`, so one stuck peer cannot hang the whole bench. */
+async function bounded(work, limitMs, what) {
+  let timer;
   try {
-    for (let i = 0; i < 200; i++) {
-      await clat.call('echo', { text: 'warm' });
-      await bare.call('echo', { text: 'warm' });
-    }
-    const timeLoop = async (fn) => {
-      const t0 = now();
-      for (let i = 0; i < n; i++) await fn();
-      return (now() - t0) / n;
-    };
-    const clatTimes = [];
-    const bareTimes = [];
-    for (let round = 0; round < 3; round++) {
-      clatTimes.push(await timeLoop(() => clat.call('echo', { text: 'ping' })));
-      bareTimes.push(await timeLoop(() => bare.call('echo', { text: 'ping' })));
-    }
-    const value = median(clatTimes);
-    const baseline = median(bareTimes);
-    record({
-      id: 2,
-      name: 'per-call latency: CLAT pipeline (registry + permission + stdio transport + events) vs bare JSON-RPC over a pipe',
-      value: us(value),
-      baseline: us(baseline),
-      ratio: value / baseline,
-      raw: { clatMsPerCall: clatTimes, bareMsPerCall: bareTimes, calls: n, events: clat.events() },
-      note: `sequential calls, median of 3 rounds of ${n}; overhead ≈ ${us(value - baseline)} per call`,
-    });
+    return await Promise.race([
+      work(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took over ${limitMs} ms`)), limitMs);
+      }),
+    ]);
   } finally {
-    await clat.close();
-    await bare.close();
+    clearTimeout(timer);
   }
 }
 
-// 3. 1,000 concurrent calls on one stdio connection: CLAT vs the MCP TypeScript SDK 1.x Client.
-async function throughput(home) {
-  const n = 1000;
-  const clat = await mountClat('throughput', home);
-  const sdk = new Client({ name: 'bench-sdk', version: '1.0.0' }, { capabilities: {} });
-  await sdk.connect(
-    new StdioClientTransport({ command: NODE, args: [BENCH_SERVER], stderr: 'ignore', cwd: home }),
+/**
+ * One figure: `values` (number per column, `clat` included), `errors` for peers that could not
+ * run, `goals` (`{ against, max }` ratio or `{ absolute, max }`), the formatter and raw rounds.
+ */
+function record(figure) {
+  figures.push(figure);
+  const parts = [`clat ${figure.format(figure.values.clat)}`];
+  for (const column of COLUMNS) {
+    if (figure.values[column] !== undefined) {
+      parts.push(`${column} ${figure.format(figure.values[column])}`);
+    }
+  }
+  const goals = (figure.goals ?? []).map((goal) => goalLine(figure, goal)).join('; ');
+  console.log(`  ${figure.id}. ${figure.name}: ${parts.join(', ')}${goals ? ` → ${goals}` : ''}`);
+}
+
+function goalRatio(figure, goal) {
+  const clat = figure.values.clat;
+  if (goal.absolute) return clat;
+  const other = figure.values[goal.against];
+  return other === undefined ? undefined : clat / other;
+}
+
+function goalLine(figure, goal) {
+  const value = goalRatio(figure, goal);
+  if (value === undefined) return `vs ${goal.against}: not measured`;
+  const met = value <= goal.max ? 'met' : 'missed';
+  if (goal.absolute) return `${figure.format(value)} (goal ≤ ${figure.format(goal.max)}, ${met})`;
+  return `${value.toFixed(2)}× ${COLUMN_LABELS[goal.against]} (goal ≤ ${goal.max}×, ${met})`;
+}
+
+/** Medians per peer over rounds of `sample(peer, round)`, peers visited interleaved. */
+async function roundsOf(peers, rounds, sample) {
+  const raw = Object.fromEntries(peers.map((peer) => [peer.id, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const peer of interleaved(round, peers)) raw[peer.id].push(await sample(peer, round));
+  }
+  return raw;
+}
+
+/** Opens every peer on the bench server; a peer that fails is reported, not fatal. */
+async function openPeers(home) {
+  const open = [];
+  const errors = {};
+  for (const peer of PEERS) {
+    try {
+      open.push({
+        ...peer,
+        client: await bounded(() => peer.open(BENCH_SERVER, home), 60_000, peer.id),
+      });
+    } catch (error) {
+      errors[peer.id] = String(error.message ?? error).split('\n')[0];
+    }
+  }
+  return { open, errors };
+}
+
+const columnOf = (id) => (id === 'bare' ? 'floor' : id);
+
+// 1. Per-call latency p50/p99, sequential calls, and 2. 1,000 concurrent calls.
+async function perCallAndBurst(home) {
+  const { open, errors } = await openPeers(home);
+  const errorColumns = Object.fromEntries(
+    Object.entries(errors).map(([id, message]) => [columnOf(id), message]),
   );
   try {
-    const burst = async (fn) => {
-      const t0 = now();
-      const results = await Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
-      const elapsed = now() - t0;
-      if (results.some((r) => r.isError)) throw new Error('a throughput call failed');
-      return elapsed;
-    };
-    const clatCall = (i) => clat.call('echo', { text: `m${i}` });
-    const sdkCall = (i) => sdk.callTool({ name: 'echo', arguments: { text: `m${i}` } });
-    await burst(clatCall);
-    await burst(sdkCall);
-    const clatTimes = [];
-    const sdkTimes = [];
-    for (let round = 0; round < (QUICK ? 2 : 5); round++) {
-      clatTimes.push(await burst(clatCall));
-      sdkTimes.push(await burst(sdkCall));
+    const n = QUICK ? 300 : 1000;
+    for (const peer of open) {
+      for (let i = 0; i < 200; i++) await peer.client.call('echo', { text: 'warm' });
     }
-    const value = median(clatTimes);
-    const baseline = median(sdkTimes);
+    const perCall = await roundsOf(open, ROUNDS, async (peer) => {
+      const times = new Array(n);
+      const args = { text: 'ping' };
+      for (let i = 0; i < n; i++) {
+        const t0 = now();
+        await peer.client.call('echo', args);
+        times[i] = now() - t0;
+      }
+      return { p50: percentile(times, 50), p99: percentile(times, 99) };
+    });
+    for (const [key, id, name, goal] of [
+      ['p50', '1a', 'per-call latency p50 (sequential calls)', 0.9],
+      ['p99', '1b', 'per-call latency p99 (sequential calls)', 0.9],
+    ]) {
+      const values = {};
+      for (const peer of open)
+        values[columnOf(peer.id)] = median(perCall[peer.id].map((r) => r[key]));
+      record({
+        id,
+        name,
+        values,
+        errors: errorColumns,
+        format: us,
+        goals: [{ against: 'sdkV1', max: goal }],
+        raw: Object.fromEntries(open.map((peer) => [peer.id, perCall[peer.id].map((r) => r[key])])),
+        note: `${n} calls per peer per round, ${ROUNDS} rounds; values are ms per call per round`,
+      });
+    }
+
+    const burstSize = 1000;
+    const bursts = await roundsOf(open, QUICK ? 2 : 5, async (peer) => {
+      const t0 = now();
+      const results = await Promise.all(
+        Array.from({ length: burstSize }, (_, i) => peer.client.call('echo', { text: `m${i}` })),
+      );
+      const elapsed = now() - t0;
+      if (results.some((result) => result.isError))
+        throw new Error(`${peer.id}: a burst call failed`);
+      return elapsed;
+    });
+    const values = {};
+    for (const peer of open) values[columnOf(peer.id)] = median(bursts[peer.id]);
     record({
-      id: 3,
-      name: '1,000 concurrent calls on one stdio connection: CLAT pipeline vs @modelcontextprotocol/sdk 1.x Client',
-      value: `${ms(value)} (${Math.round((n / value) * 1000)} calls/s)`,
-      baseline: `${ms(baseline)} (${Math.round((n / baseline) * 1000)} calls/s)`,
-      ratio: value / baseline,
-      raw: { clatMs: clatTimes, sdkMs: sdkTimes },
-      note: 'time for the whole burst, median of rounds; lower ratio is better',
+      id: 2,
+      name: '1,000 concurrent calls on one stdio connection (whole burst)',
+      values,
+      errors: errorColumns,
+      format: ms,
+      goals: [{ against: 'sdkV1', max: 0.8 }],
+      raw: bursts,
     });
   } finally {
-    await clat.close();
-    await sdk.close();
+    for (const peer of open) await peer.client.close().catch(() => {});
   }
 }
 
-// 4a. A 1 MiB tool result end to end vs raw pipe transfer of the same bytes. The limit applies
-// to the whole result, so the text is 1 MiB less 1 KiB of room for the JSON-RPC envelope.
+// 3a. A 1 MiB tool result end to end; the floor is a raw pipe moving the same bytes. The limit
+// applies to the whole result, so the text is 1 MiB less 1 KiB of room for the envelope.
 async function bigResult(home) {
   const bytes = MiB - 1024;
-  const reps = QUICK ? 5 : 20;
-  const clat = await mountClat('big', home);
+  const reps = QUICK ? 3 : 5;
+  const { open, errors } = await openPeers(home);
   const raw = rawPipe(bytes);
+  const pipe = {
+    id: 'raw',
+    client: { call: () => raw.roundTrip(), close: () => raw.close(), length: (n) => n },
+  };
+  const all = [...open.filter((peer) => peer.id !== 'bare'), pipe];
   try {
-    const first = await clat.call('blob', { bytes });
-    if (first.content.length !== bytes)
-      throw new Error(`blob came back with ${first.content.length} bytes`);
-    await raw.roundTrip();
-    const clatTimes = [];
-    const rawTimes = [];
-    for (let i = 0; i < reps; i++) {
-      let t0 = now();
-      await clat.call('blob', { bytes });
-      clatTimes.push(now() - t0);
-      t0 = now();
-      await raw.roundTrip();
-      rawTimes.push(now() - t0);
+    for (const peer of all) {
+      const first = await peer.client.call('blob', { bytes });
+      const length = peer.id === 'raw' ? first : peer.client.length(first);
+      if (length !== bytes) throw new Error(`${peer.id}: blob came back with ${length} bytes`);
     }
-    const value = median(clatTimes);
-    const baseline = median(rawTimes);
+    const samples = await roundsOf(all, ROUNDS, async (peer) => {
+      const times = [];
+      for (let i = 0; i < reps; i++) {
+        const t0 = now();
+        await peer.client.call('blob', { bytes });
+        times.push(now() - t0);
+      }
+      return median(times);
+    });
+    const values = {};
+    for (const peer of all)
+      values[peer.id === 'raw' ? 'floor' : peer.id] = median(samples[peer.id]);
     record({
-      id: '4a',
-      name: '1 MiB tool result end to end vs raw pipe transfer of the same bytes',
-      value: ms(value),
-      baseline: ms(baseline),
-      ratio: value / baseline,
-      raw: { clatMs: clatTimes, rawMs: rawTimes },
+      id: '3a',
+      name: '1 MiB tool result end to end (floor: raw pipe transfer of the same bytes)',
+      values,
+      errors: Object.fromEntries(Object.entries(errors).map(([id, m]) => [columnOf(id), m])),
+      format: ms,
+      goals: [
+        { against: 'sdkV1', max: 1.1 },
+        { against: 'floor', max: 2 },
+      ],
+      raw: samples,
+      note: `median of ${reps} calls per peer per round, ${ROUNDS} rounds`,
     });
   } finally {
-    await clat.close();
-    await raw.close();
+    for (const peer of all) await peer.client.close().catch(() => {});
   }
 }
 
-// 4b. Peak RSS while a server floods frames over the 4 MiB limit (own process).
+// 3b. Peak RSS while a server floods frames over the 4 MiB limit (own process).
 function floodRss() {
   const out = execFileSync(NODE, [join(HERE, 'rss-worker.mjs')], {
     encoding: 'utf8',
@@ -217,40 +257,230 @@ function floodRss() {
   });
   const result = JSON.parse(out.trim().split('\n').pop());
   record({
-    id: '4b',
-    name: 'peak RSS while a server floods 16 frames of 4 MiB + 1 byte vs RSS before the flood',
-    value: mib(result.peakBytes),
-    baseline: mib(result.baselineBytes),
-    ratio: result.peakBytes / result.baselineBytes,
+    id: '3b',
+    name: 'peak RSS while a server floods 16 frames of 4 MiB + 1 byte (floor: RSS before the flood)',
+    values: { clat: result.peakBytes, floor: result.baselineBytes },
+    format: mib,
+    goals: [{ against: 'floor', max: 1.5 }],
     raw: result,
     note: `server attempted ${mib(result.attemptedBytes)}; outcome: ${result.outcome}`,
   });
 }
 
-// 5. WASM tool call p50/p99 warm and cold load.
+// 4. Connect + list of a legacy-only server: CLAT's first start (no era known: a failed modern
+// probe, then a fresh process for initialize) and second start (era remembered in
+// mcp-eras.json, read by the CLI's own composition), vs each peer's connect + tools/list.
+async function connectList() {
+  const one = clatHomeWith([['bench', BENCH_SERVER]]);
+  const ten = clatHomeWith(Array.from({ length: 10 }, (_, i) => [`s${i}`, BENCH_SERVER]));
+  const peers = PEERS.filter((peer) => peer.connectList !== undefined);
+  const steps = [
+    {
+      id: 'clatFirst',
+      run: (s) => {
+        s.forgetEras();
+        return clatConnectList(s);
+      },
+    },
+    { id: 'clatSecond', run: (s) => clatConnectList(s) },
+    ...peers.map((peer) => ({
+      id: peer.id,
+      run: (s, servers) =>
+        servers.length === 1
+          ? peer.connectList(servers[0][1], s.home)
+          : connectListMany(peer, servers, s.home),
+    })),
+  ];
+  try {
+    for (const [sandbox, servers, rounds, ids] of [
+      [one, [['bench', BENCH_SERVER]], QUICK ? 2 : 5, ['4a', '4b']],
+      [
+        ten,
+        Array.from({ length: 10 }, (_, i) => [`s${i}`, BENCH_SERVER]),
+        QUICK ? 1 : 3,
+        ['5a', '5b'],
+      ],
+    ]) {
+      // Warm the era store (and the file cache) before the first measured round.
+      await (await clatConnectList(sandbox)).close();
+      const errors = {};
+      const samples = await roundsOf(steps, rounds, async (step) => {
+        if (errors[step.id] !== undefined) return undefined;
+        try {
+          const t0 = now();
+          const listed = await bounded(() => step.run(sandbox, servers), 120_000, step.id);
+          const elapsed = now() - t0;
+          await listed.close();
+          if (listed.tools !== 3 * servers.length) {
+            throw new Error(`${step.id} listed ${listed.tools} tools`);
+          }
+          return elapsed;
+        } catch (error) {
+          errors[step.id] = String(error.message ?? error).split('\n')[0];
+          return undefined;
+        }
+      });
+      const medianOf = (id) => {
+        const values = samples[id].filter((value) => value !== undefined);
+        return values.length === 0 ? undefined : median(values);
+      };
+      const peerValues = {};
+      for (const peer of peers) peerValues[columnOf(peer.id)] = medianOf(peer.id);
+      const peerErrors = Object.fromEntries(
+        Object.entries(errors)
+          .filter(([id]) => !id.startsWith('clat'))
+          .map(([id, message]) => [columnOf(id), message]),
+      );
+      const what =
+        servers.length === 1
+          ? 'one legacy-only stdio server'
+          : '10 legacy-only stdio servers in parallel';
+      record({
+        id: ids[0],
+        name: `connect + list ${what}, CLAT first start (era unknown: probe, then a fresh process)`,
+        values: { clat: medianOf('clatFirst'), ...peerValues },
+        errors: { ...peerErrors, ...(errors.clatFirst ? { clat: errors.clatFirst } : {}) },
+        format: ms,
+        raw: samples,
+      });
+      record({
+        id: ids[1],
+        name: `connect + list ${what}, CLAT second start (era remembered in mcp-eras.json)`,
+        values: { clat: medianOf('clatSecond'), ...peerValues },
+        errors: { ...peerErrors, ...(errors.clatSecond ? { clat: errors.clatSecond } : {}) },
+        format: ms,
+        goals: [{ against: 'sdkV1', max: 1.1 }],
+        note: 'CLAT through the CLI composition (mcp.json, era store, native tools, host); peers connect and list; closing is not timed',
+      });
+    }
+  } finally {
+    one.cleanup();
+    ten.cleanup();
+  }
+}
+
+// 6. `clat tools` for one stdio server as a whole process vs `mcporter list` of the same server
+// and a bare list script.
+function cliList() {
+  const sandbox = clatHomeWith([['bench', BENCH_SERVER]]);
+  const clatBin = join(dirname(require.resolve('@clat/cli/package.json')), 'bin', 'clat.js');
+  const mcporterBin = join(dirname(fileURLToPath(import.meta.resolve('mcporter'))), 'cli.js');
+  const mcporterConfig = join(sandbox.home, 'mcporter.json');
+  writeFileSync(
+    mcporterConfig,
+    JSON.stringify({ mcpServers: { bench: { command: NODE, args: [BENCH_SERVER] } } }),
+  );
+  // mcporter keeps caches under HOME: a private one, like CLAT's.
+  const env = { ...sandbox.env, HOME: sandbox.home, NO_COLOR: '1' };
+  const runs = {
+    clat: [clatBin, 'tools'],
+    mcporter: [mcporterBin, 'list', 'bench', '--config', mcporterConfig],
+    floor: [join(HERE, 'fixtures', 'bare-list.mjs'), NODE, BENCH_SERVER],
+  };
+  const errors = {};
+  const time = (id) => {
+    if (errors[id] !== undefined) return undefined;
+    const t0 = now();
+    const result = spawnSync(NODE, runs[id], {
+      cwd: sandbox.project,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const elapsed = now() - t0;
+    if (result.status !== 0 || !result.stdout.includes('echo')) {
+      const why = result.error?.message ?? (result.stderr || result.stdout).trim().split('\n')[0];
+      errors[id] = `exit ${result.status}: ${why}`;
+      return undefined;
+    }
+    return elapsed;
+  };
+  try {
+    const trust = spawnSync(NODE, [clatBin, 'trust'], {
+      cwd: sandbox.project,
+      env,
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (trust.status !== 0) throw new Error(`clat trust failed: ${trust.stderr}`);
+    for (const id of Object.keys(runs)) time(id);
+    const ids = Object.keys(runs).map((id) => ({ id }));
+    const samples = Object.fromEntries(ids.map(({ id }) => [id, []]));
+    for (let round = 0; round < (QUICK ? 3 : 9); round++) {
+      for (const { id } of interleaved(round, ids)) samples[id].push(time(id));
+    }
+    const values = {};
+    for (const { id } of ids) {
+      const ok = samples[id].filter((value) => value !== undefined);
+      if (ok.length > 0) values[id] = median(ok);
+    }
+    record({
+      id: 6,
+      name: '`clat tools` with one stdio server, whole process (vs `mcporter list` of it; floor: a bare list script)',
+      values,
+      errors,
+      format: ms,
+      goals: [
+        { against: 'mcporter', max: 0.7 },
+        { against: 'floor', max: 1.5 },
+      ],
+      raw: samples,
+      note: 'era remembered, project trusted; each run spawns node and the server',
+    });
+  } finally {
+    sandbox.cleanup();
+  }
+}
+
+// 7. WASM warm call p50/p99 and cached load.
 async function wasm() {
   const bench = join(HERE, 'wasm-bench.mjs');
   if (!existsSync(bench)) {
-    record({
-      id: 5,
-      name: 'WASM tool call p50/p99 warm, cold load',
-      skipped: 'no WASM benchmark driver (bench/wasm-bench.mjs)',
-    });
+    record({ id: 7, name: 'WASM', values: {}, skipped: 'no bench/wasm-bench.mjs', format: ms });
     return;
   }
   const { runWasmBench } = await import(bench);
   const result = await runWasmBench({ quick: QUICK, median, percentile });
   if (result.skipped !== undefined) {
-    record({ id: 5, name: 'WASM tool call p50/p99 warm, cold load', skipped: result.skipped });
+    record({ id: 7, name: 'WASM', values: {}, skipped: result.skipped, format: ms });
     return;
   }
   for (const figure of result.figures) record(figure);
 }
 
-// 6. `clat --version` cold start vs `node -e 0`.
+// 8. Per-call allocations: JS heap bytes per call (own process, GC observed idle).
+function allocations() {
+  const out = execFileSync(
+    NODE,
+    [
+      '--expose-gc',
+      '--min-semi-space-size=64',
+      '--max-semi-space-size=64',
+      join(HERE, 'alloc-worker.mjs'),
+    ],
+    { encoding: 'utf8' },
+  );
+  const result = JSON.parse(out.trim().split('\n').pop());
+  record({
+    id: '8a',
+    name: 'per-call JS heap allocation, whole path to a stdio server',
+    values: { clat: result.clatStdio.heapBytesPerCall, sdkV1: result.sdkV1Stdio.heapBytesPerCall },
+    format: bytesText,
+    raw: result,
+  });
+  record({
+    id: '8b',
+    name: 'per-call JS heap allocation, the pipeline alone around an in-process tool',
+    values: { clat: result.pipelineNative.heapBytesPerCall },
+    format: bytesText,
+    note: 'lookup, permission, four run events, invoke, result bound',
+  });
+}
+
+// 9. `clat --version` cold start (floor: `node -e 0`).
 function coldStart() {
-  const cliDir = dirname(require.resolve('@clat/cli/package.json'));
-  const bin = join(cliDir, 'bin', 'clat.js');
+  const bin = join(dirname(require.resolve('@clat/cli/package.json')), 'bin', 'clat.js');
   const reps = QUICK ? 5 : 15;
   const time = (args) => {
     const t0 = now();
@@ -262,36 +492,38 @@ function coldStart() {
   };
   const version = time([bin, '--version']).stdout.trim();
   if (version === '') throw new Error('clat --version printed nothing');
-  time(['-e', '0']);
   const clatTimes = [];
   const nodeTimes = [];
   for (let i = 0; i < reps; i++) {
     clatTimes.push(time([bin, '--version']).elapsed);
     nodeTimes.push(time(['-e', '0']).elapsed);
   }
-  const value = median(clatTimes);
-  const baseline = median(nodeTimes);
   record({
-    id: 6,
-    name: '`clat --version` cold start vs `node -e 0`',
-    value: ms(value),
-    baseline: ms(baseline),
-    ratio: value / baseline,
+    id: 9,
+    name: '`clat --version` cold start (floor: `node -e 0`)',
+    values: { clat: median(clatTimes), floor: median(nodeTimes) },
+    format: ms,
     raw: { clatMs: clatTimes, nodeMs: nodeTimes, version },
   });
 }
 
+function cell(figure, column) {
+  const value = figure.values[column];
+  if (value !== undefined && value !== null) return figure.format(value);
+  const error = figure.errors?.[column];
+  return error === undefined ? '—' : `failed: ${error.replaceAll('|', '\\|')}`;
+}
+
 function table() {
-  const rows = figures.map((f) =>
-    f.skipped
-      ? `| ${f.id} | ${f.name} | — | — | skipped: ${f.skipped} |`
-      : `| ${f.id} | ${f.name} | ${f.value} | ${f.baseline} | **${f.ratio.toFixed(2)}×** |`,
-  );
-  return [
-    '| # | Figure | CLAT | Baseline | Ratio |',
-    '| --- | --- | --- | --- | --- |',
-    ...rows,
-  ].join('\n');
+  const header = ['#', 'Figure', 'CLAT', ...COLUMNS.map((c) => COLUMN_LABELS[c]), 'Goal'];
+  const rows = figures.map((figure) => {
+    if (figure.skipped !== undefined) {
+      return `| ${figure.id} | ${figure.name} | skipped: ${figure.skipped} |${' |'.repeat(COLUMNS.length + 1)}`;
+    }
+    const goals = (figure.goals ?? []).map((goal) => goalLine(figure, goal)).join('; ');
+    return `| ${[figure.id, figure.name, `**${cell(figure, 'clat')}**`, ...COLUMNS.map((c) => cell(figure, c)), goals || '—'].join(' | ')} |`;
+  });
+  return [`| ${header.join(' | ')} |`, `|${' --- |'.repeat(header.length)}`, ...rows].join('\n');
 }
 
 /** Formats the committed results the way `pnpm lint` expects (biome), when biome is installed. */
@@ -323,26 +555,42 @@ function updateReadme(machine) {
 
 const home = tempHome();
 const started = new Date();
+const loadBefore = os.loadavg()[0];
 console.log(
-  `CLAT benchmarks${QUICK ? ' (quick)' : ''}: each figure is CLAT vs a baseline from this run`,
+  `CLAT benchmarks${QUICK ? ' (quick)' : ''}: CLAT and its peers, interleaved rounds, medians (load ${loadBefore.toFixed(1)})`,
 );
 try {
-  await startup(home.dir);
-  await perCall(home.dir);
-  await throughput(home.dir);
+  await perCallAndBurst(home.dir);
   await bigResult(home.dir);
   floodRss();
+  await connectList();
+  cliList();
   await wasm();
+  allocations();
   coldStart();
 } finally {
   home.cleanup();
 }
-const machine = `${started.toISOString().slice(0, 10)}, Node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), load ${os.loadavg()[0].toFixed(1)}`;
+const load = `load ${loadBefore.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end`;
+const machine = `${started.toISOString().slice(0, 10)}, Node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${load}`;
 const results = {
   generatedAt: started.toISOString(),
   machine,
   quick: QUICK,
-  figures: figures.map(({ raw, ...figure }) => ({ ...figure, raw })),
+  figures: figures.map(({ format, raw, ...figure }) => ({
+    ...figure,
+    shown: Object.fromEntries(
+      Object.entries(figure.values).map(([key, value]) => [
+        key,
+        value === undefined || value === null ? null : format(value),
+      ]),
+    ),
+    goals: (figure.goals ?? []).map((goal) => ({
+      ...goal,
+      result: goalLine({ ...figure, format }, goal),
+    })),
+    raw,
+  })),
 };
 // Quick smoke runs never replace the committed results of a full run.
 const resultsFile = QUICK

@@ -66,6 +66,8 @@ export interface ServerSpec {
   env?: Record<string, string>;
   /** Shorter MCP deadlines (tests of the tools/call extension). */
   timeouts?: Partial<McpTimeouts>;
+  /** `legacy`: initialize straight away (a dual-era server then stays legacy). */
+  eraHint?: 'legacy';
 }
 
 export function fixtureServer(
@@ -114,7 +116,12 @@ export interface WasmSpec {
 
 export async function createBridgeHarness(
   specs: ServerSpec[],
-  options: { setupProject?: (root: string) => Promise<void>; wasm?: WasmSpec[] } = {},
+  options: {
+    setupProject?: (root: string) => Promise<void>;
+    wasm?: WasmSpec[];
+    /** Records the URLs a consented URL-mode elicitation opens. */
+    openUrl?: (url: string) => Promise<boolean>;
+  } = {},
 ): Promise<BridgeHarness> {
   const projectRoot = await realpath(await mkdtemp(join(tmpdir(), 'clat-bridge-project-')));
   const clatHome = await realpath(await mkdtemp(join(tmpdir(), 'clat-bridge-home-')));
@@ -151,6 +158,8 @@ export async function createBridgeHarness(
         hostServices: bridge,
         projectRoot,
         timeouts: spec.timeouts,
+        eraHint: spec.eraHint,
+        openUrl: options.openUrl,
       });
       servers.set(spec.name, mounted);
     }),

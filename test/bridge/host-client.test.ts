@@ -644,7 +644,7 @@ describe('elicitation', () => {
     Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'string' }]));
   it.each([
     ['a nested object', { a: { type: 'object', properties: { b: { type: 'string' } } } }],
-    ['a multi-select', { a: { type: 'array', items: { type: 'string', enum: ['x', 'y'] } } }],
+    ['a multi-select of numbers', { a: { type: 'array', items: { type: 'number' } } }],
     ['17 fields', manyProps(LIMITS.elicitationFields + 1)],
     [
       '17 choices',
@@ -668,8 +668,8 @@ describe('elicitation', () => {
     expect(asker.questions).toHaveLength(0);
   });
 
-  it('rejects URL-mode elicitation explicitly', async () => {
-    const asker = new ScriptedAsker('x');
+  it('asks consent for URL-mode elicitation and rejects a non-web URL explicitly', async () => {
+    const asker = new ScriptedAsker('accept');
     await inRun({ mode: 'full-access', asker }, async (context) => {
       const out = await h.callJson<Outcome>(
         ELICIT,
@@ -678,8 +678,17 @@ describe('elicitation', () => {
         },
         context,
       );
-      expect(out).toMatchObject({ ok: false, rpcCode: -32602, code: 'ELICITATION_UNSUPPORTED' });
+      expect(out).toMatchObject({ ok: true, result: { action: 'accept' } });
+      const file = await h.callJson<Outcome>(
+        ELICIT,
+        {
+          params: { mode: 'url', message: 'open', url: 'file:///etc/passwd', elicitationId: 'e2' },
+        },
+        context,
+      );
+      expect(file).toMatchObject({ ok: false, rpcCode: -32602, code: 'ELICITATION_UNSUPPORTED' });
     });
-    expect(asker.questions).toHaveLength(0);
+    expect(asker.questions).toHaveLength(1);
+    expect(asker.questions[0]?.question).toContain('URL: https://example.com/');
   });
 });

@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+import type { UserAnswer, UserQuestion } from '@clat/kernel';
 import { ScriptedApprover, ScriptedAsker } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,11 +10,18 @@ import {
 } from './harness.js';
 
 let h: BridgeHarness;
+const opened: string[] = [];
 
 beforeAll(async () => {
-  h = await createBridgeHarness([
-    { name: 'everything', command: process.execPath, args: [serverEverythingEntry(), 'stdio'] },
-  ]);
+  h = await createBridgeHarness(
+    [{ name: 'everything', command: process.execPath, args: [serverEverythingEntry(), 'stdio'] }],
+    {
+      openUrl: async (url) => {
+        opened.push(url);
+        return true;
+      },
+    },
+  );
 });
 afterAll(() => h.close());
 
@@ -23,8 +32,56 @@ describe('server-everything through the PluginHostBridge', () => {
     const names = h.registry.list().map((tool) => tool.name);
     expect(names).toContain('mcp_everything_trigger_sampling_request');
     expect(names).toContain('mcp_everything_trigger_elicitation_request');
-    // CLAT never advertises URL-mode elicitation, so the server does not offer that tool.
-    expect(names).not.toContain('mcp_everything_trigger_url_elicitation');
+    // CLAT advertises URL-mode elicitation and roots, so the server offers those tools too.
+    expect(names).toContain('mcp_everything_trigger_url_elicitation');
+    expect(names).toContain('mcp_everything_get_roots_list');
+  });
+
+  it('answers roots/list with the project root as a file URI', async () => {
+    const { run, context } = h.beginRun({ mode: 'project-write' });
+    try {
+      const result = await h.call('mcp_everything_get_roots_list', {}, context);
+      expect(result.content).toContain(`URI: ${pathToFileURL(h.projectRoot).href}`);
+      expect(h.servers.get('everything')?.status().roots?.requests).toBeGreaterThanOrEqual(1);
+    } finally {
+      run.end();
+    }
+  });
+
+  it('opens a URL-mode elicitation URL only after consent, and never headless', async () => {
+    const url = 'https://example.com/authorize?state=e2e';
+    const declining = new ScriptedAsker('decline');
+    const first = h.beginRun({ mode: 'full-access', asker: declining });
+    try {
+      const result = await h.call('mcp_everything_trigger_url_elicitation', { url }, first.context);
+      expect(result.content).toContain('User declined to open the URL');
+      expect(declining.questions[0]?.question).toContain(`URL: ${url}`);
+      expect(declining.questions[0]?.question).toContain('Host: example.com');
+      expect(opened).toEqual([]);
+    } finally {
+      first.run.end();
+    }
+    const headless = h.beginRun({ mode: 'full-access' });
+    try {
+      const result = await h.call(
+        'mcp_everything_trigger_url_elicitation',
+        { url },
+        headless.context,
+      );
+      expect(result.content).toContain('User declined to open the URL');
+      expect(opened).toEqual([]);
+    } finally {
+      headless.run.end();
+    }
+    const accepting = new ScriptedAsker('accept');
+    const last = h.beginRun({ mode: 'full-access', asker: accepting });
+    try {
+      const result = await h.call('mcp_everything_trigger_url_elicitation', { url }, last.context);
+      expect(result.content).toContain('User completed the URL elicitation flow');
+      expect(opened).toEqual([url]);
+    } finally {
+      last.run.end();
+    }
   });
 
   it('serves trigger-sampling-request with the session model after approval', async () => {
@@ -87,14 +144,32 @@ describe('server-everything through the PluginHostBridge', () => {
     }
   });
 
-  it('rejects its elicitation form (multi-select fields) with an explicit error, asking nothing', async () => {
-    const asker = new ScriptedAsker('Ada');
+  it('asks its whole 2025-11-25 form (multi-selects, titled enums) and returns every default', async () => {
+    const keepDefault = (question: UserQuestion): UserAnswer => ({
+      kind: 'answer',
+      text:
+        question.defaultAnswer ??
+        (question.options?.some((o) => o.label === '(skip)') === true ? '(skip)' : ''),
+    });
+    const asker = new ScriptedAsker('Ada', ...Array.from({ length: 12 }, () => keepDefault));
     const { run, context } = h.beginRun({ mode: 'full-access', asker });
     try {
       const result = await h.call('mcp_everything_trigger_elicitation_request', {}, context);
-      expect(result.isError).toBe(true);
-      expect(result.content).toMatch(/-32602.*multi-select/);
-      expect(asker.questions).toHaveLength(0);
+      expect(result.isError).toBeUndefined();
+      expect(asker.questions).toHaveLength(13);
+      const multi = asker.questions.filter((q) => q.multiSelect === true);
+      expect(multi.map((q) => q.options?.map((o) => o.label))).toEqual([
+        ['Guitar', 'Piano', 'Violin', 'Drums', 'Bass'],
+        ['Tuna', 'Salmon', 'Trout'],
+      ]);
+      // The server echoes what it got: the name and every default, in the server's own values.
+      for (const value of ['Ada', 'It was a dark and stormy night.', '42', '3.14', 'Monica']) {
+        expect(result.content).toContain(value);
+      }
+      expect(result.content).toMatch(/Guitar/);
+      expect(result.content).toMatch(/fish-1/);
+      expect(result.content).toMatch(/hero-1/);
+      expect(result.content).toMatch(/pet-1/);
     } finally {
       run.end();
     }

@@ -44,15 +44,16 @@ describe('first-run freeze', () => {
     const gate = join(sandbox.root, 'go');
     const home = resolveClatHome({ CLAT_HOME: sandbox.home }, sandbox.root);
     const composition = defaultComposition();
+    const entries = [
+      stdio('fast', [NOTES_SERVER], { MCP_NOTES_DIR: join(sandbox.root, 'fast') }),
+      stdio('late', [join(CLI_FIXTURES, 'gated-start.mjs'), gate, NOTES_SERVER], {
+        MCP_NOTES_DIR: join(sandbox.root, 'late'),
+      }),
+    ].map(mcpEntry);
     session = createHost({
       projectRoot: sandbox.project,
-      entries: [
-        stdio('fast', [NOTES_SERVER], { MCP_NOTES_DIR: join(sandbox.root, 'fast') }),
-        stdio('late', [join(CLI_FIXTURES, 'gated-start.mjs'), gate, NOTES_SERVER], {
-          MCP_NOTES_DIR: join(sandbox.root, 'late'),
-        }),
-      ].map(mcpEntry),
-      connectors: composition.connectors({ env: process.env, home }),
+      entries,
+      connectors: await composition.connectors({ env: process.env, home, entries }),
       nativeTools: composition.nativeTools({ projectRoot: sandbox.project }),
     });
     session.start();

@@ -262,4 +262,53 @@ describe('clat-gateway mounts every source kind', () => {
     const third = (await client.listTools()).tools.map((tool) => tool.name);
     expect(third).not.toContain('mcp_later_later_echo');
   });
+
+  it('announces a late server to a 2026-07-28 client over HTTP through subscriptions/listen', async () => {
+    world = await gatewayWorld();
+    const w = world;
+    await writeFile(
+      join(w.home, 'mcp.json'),
+      JSON.stringify({
+        late: {
+          command: process.execPath,
+          args: [SLOW_LIST],
+          env: { SLOW_LIST_MS: '2500', SLOW_TOOL: 'late_echo' },
+        },
+      }),
+    );
+    http = await startHttpGateway(w, ['--mode', 'full-access', '--wait', '1']);
+    const seen: string[][] = [];
+    const client = new ClientV2(
+      { name: 'gateway-list-changed-v2', version: '0.0.0' },
+      {
+        capabilities: {},
+        versionNegotiation: { mode: 'auto' },
+        listChanged: {
+          tools: {
+            debounceMs: 0,
+            onChanged: (_error, tools) => {
+              seen.push((tools ?? []).map((tool) => tool.name));
+            },
+          },
+        },
+      },
+    );
+    await client.connect(
+      new HttpV2(new URL(http.url), {
+        requestInit: { headers: { Authorization: `Bearer ${http.token}` } },
+      }),
+    );
+    clients.push(client);
+    expect(client.getProtocolEra()).toBe('modern');
+    const first = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(first).not.toContain('mcp_late_late_echo');
+    await expect
+      .poll(() => seen.some((names) => names.includes('mcp_late_late_echo')), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe(true);
+    const echoed = await client.callTool({ name: 'mcp_late_late_echo', arguments: { text: 'v2' } });
+    expect(textOf(echoed)).toBe('v2');
+  });
 });

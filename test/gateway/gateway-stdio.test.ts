@@ -133,6 +133,30 @@ async function v2(w: GatewayWorld, mode: string, answers: ClientAnswers = {}) {
   return client;
 }
 
+/**
+ * Starts `run_command` that would write a file after 2 s, cancels it after 0.5 s through the
+ * client, and checks the call rejected and the file never appeared (the tool was stopped).
+ */
+async function expectCancelStopsTool(
+  w: GatewayWorld,
+  call: (
+    params: { name: string; arguments: Record<string, unknown> },
+    signal: AbortSignal,
+  ) => Promise<unknown>,
+): Promise<void> {
+  const controller = new AbortController();
+  const started = Date.now();
+  const long = call(
+    { name: 'run_command', arguments: { command: 'sleep 2 && echo late > too-late.txt' } },
+    controller.signal,
+  );
+  setTimeout(() => controller.abort(new Error('user pressed stop')), 500);
+  await expect(long).rejects.toThrow();
+  // Past the moment the command would have written its file.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 3000 - (Date.now() - started))));
+  await expect(stat(join(w.project, 'too-late.txt'))).rejects.toThrow();
+}
+
 describe('clat-gateway over stdio', () => {
   it('serves native and MCP tools to an SDK v1 client and denies ask-effects in read-only mode', async () => {
     world = await gatewayWorld();
@@ -239,21 +263,34 @@ describe('clat-gateway over stdio', () => {
     });
     expect(textOf(sum)).toContain('42');
 
-    const controller = new AbortController();
-    const started = Date.now();
-    const long = client.callTool(
-      { name: 'run_command', arguments: { command: 'sleep 30' } },
-      { signal: controller.signal },
-    );
-    setTimeout(() => controller.abort(new Error('user pressed stop')), 500);
-    await expect(long).rejects.toThrow();
+    await expectCancelStopsTool(world, (params, signal) => client.callTool(params, { signal }));
     // The gateway is still healthy after the cancelled call.
     const again = await client.callTool({
       name: 'mcp_everything_echo',
       arguments: { message: 'still here' },
     });
     expect(textOf(again)).toContain('still here');
-    expect(Date.now() - started).toBeLessThan(30_000);
+
+    // Stage progress on the modern era: the call runs long enough for both stages to be read.
+    const progress: Array<{ progress: number; message?: string | undefined }> = [];
+    await client.callTool(
+      { name: 'run_command', arguments: { command: 'sleep 0.3' } },
+      { onprogress: (update) => progress.push(update) },
+    );
+    expect(progress.map((update) => [update.progress, update.message])).toEqual([
+      [1, 'approved'],
+      [2, 'running'],
+    ]);
+  });
+
+  it('cancels a long call of an SDK v1 client: the tool is stopped, the gateway stays up', async () => {
+    world = await gatewayWorld();
+    const client = await v1(world, 'full-access');
+    await expectCancelStopsTool(world, (params, signal) =>
+      client.callTool(params, undefined, { signal }),
+    );
+    const read = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
+    expect(textOf(read)).toContain('gateway notes');
   });
 
   it("routes a plugin's sampling request to a v1 client that offers sampling, else refuses it", async () => {

@@ -23,10 +23,12 @@ beforeAll(async () => {
       command: process.execPath,
       args: [npmServer('server-everything'), 'stdio'],
     }),
-    harness.mount('filesystem', {
-      command: process.execPath,
-      args: [npmServer('server-filesystem'), fsRoot],
-    }),
+    // "roots": false keeps the directory it was started with (roots would replace it).
+    harness.mount(
+      'filesystem',
+      { command: process.execPath, args: [npmServer('server-filesystem'), fsRoot] },
+      { roots: false },
+    ),
     harness.mount('memory', {
       command: process.execPath,
       args: [npmServer('server-memory')],

@@ -39,6 +39,8 @@ export interface MountOptions {
   timeouts?: Partial<McpTimeouts>;
   /** Serve sampling, elicitation and io.artec.clat/* through the real PluginHostBridge. */
   withHost?: boolean;
+  /** `false`: do not offer the project root as an MCP root (mcp.json `"roots": false`). */
+  roots?: boolean;
 }
 
 /**
@@ -79,6 +81,7 @@ export class McpHarness extends KernelHarness {
       onDiagnostic: (message) => this.diagnostics.push(message),
       ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
       ...(options.withHost === true ? { hostServices: this.bridge } : {}),
+      ...(options.roots === false ? { offerRoots: false } : {}),
     });
     this.mounted.push(mounted);
     return { mounted, factory };

@@ -19,6 +19,9 @@ export class GatewayRuntime {
   #run: Promise<HostRun> | undefined;
   #surface: Promise<void> | undefined;
   #nextCall = 1;
+  /** The surface as last listed; undefined until the first listing. */
+  #listed: string | undefined;
+  readonly #surfaceListeners = new Set<() => void>();
 
   /** How long the first listing and the first call wait for the initial surface. */
   readonly waitMs: number;
@@ -34,6 +37,39 @@ export class GatewayRuntime {
     this.shutdown = shutdown;
     this.waitMs = waitMs;
     this.rounds = new InputRounds(shutdown);
+    // A frozen registry rejects additions, so nothing the freeze refused is ever announced.
+    const stop = gateway.host.mount.onChange(() => {
+      if (this.#listed === undefined) return;
+      const now = this.#surfaceKey();
+      if (now === this.#listed) return;
+      this.#listed = now;
+      for (const listener of this.#surfaceListeners) listener();
+    });
+    shutdown.addEventListener('abort', stop, { once: true });
+  }
+
+  /** Names and effects of the surface, in order: a change means `tools/list_changed`. */
+  #surfaceKey(): string {
+    return this.gateway.host.registry
+      .list()
+      .map((tool) => `${tool.name}\u0000${tool.effect}`)
+      .join('\u0001');
+  }
+
+  /** Records that a client was just given the current surface. */
+  listed(): void {
+    this.#listed = this.#surfaceKey();
+  }
+
+  /**
+   * Calls `listener` when the surface changed after a client listed it (a plugin that finished
+   * mounting after the first listing, before the first call froze the registries).
+   */
+  onSurfaceChanged(listener: () => void): () => void {
+    this.#surfaceListeners.add(listener);
+    return () => {
+      this.#surfaceListeners.delete(listener);
+    };
   }
 
   /**

@@ -46,14 +46,6 @@ function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** Names, effects and owners of the surface: a change means `tools/list_changed`. */
-function surfaceKey(runtime: GatewayRuntime): string {
-  return runtime.gateway.host.registry
-    .list()
-    .map((tool) => `${tool.name}\u0000${tool.effect}`)
-    .join('\u0001');
-}
-
 /** Runs one call through the pipeline with this client's asks; errors become tool errors. */
 async function runCall(
   runtime: GatewayRuntime,
@@ -102,7 +94,19 @@ async function runCall(
   }
 }
 
-export function createGatewayServer(runtime: GatewayRuntime): Server {
+export interface GatewayServerOptions {
+  /**
+   * Send `tools/list_changed` from this instance (a stdio connection, either era: the SDK routes
+   * it to the modern client's `subscriptions/listen`). Per-request HTTP instances leave it to
+   * the handler's notifier (see `http-serve.ts`).
+   */
+  announce?: boolean;
+}
+
+export function createGatewayServer(
+  runtime: GatewayRuntime,
+  options: GatewayServerOptions = {},
+): Server {
   const { mode } = runtime;
   const host = runtime.gateway.host;
   const server = new Server(
@@ -117,7 +121,7 @@ export function createGatewayServer(runtime: GatewayRuntime): Server {
 
   server.setRequestHandler('tools/list', async () => {
     await runtime.surface();
-    listed = surfaceKey(runtime);
+    runtime.listed();
     return {
       tools: host.registry.list().map(
         (definition): Tool => ({
@@ -214,21 +218,16 @@ export function createGatewayServer(runtime: GatewayRuntime): Server {
     };
   });
 
-  // tools/list_changed: only after this connection listed, and only when the surface really
-  // changed. A frozen registry rejects additions, so nothing the freeze refused is announced.
-  let listed: string | undefined;
-  const stopWatching = host.mount.onChange(() => {
-    if (listed === undefined) return;
-    const now = surfaceKey(runtime);
-    if (now === listed) return;
-    listed = now;
-    server.sendToolListChanged().catch(() => {});
-  });
-  const previousOnClose = server.onclose;
-  server.onclose = () => {
-    stopWatching();
-    previousOnClose?.();
-  };
+  if (options.announce !== false) {
+    const stopAnnouncing = runtime.onSurfaceChanged(() => {
+      server.sendToolListChanged().catch(() => {});
+    });
+    const previousOnClose = server.onclose;
+    server.onclose = () => {
+      stopAnnouncing();
+      previousOnClose?.();
+    };
+  }
   server.onerror = (error) => {
     process.stderr.write(`clat-gateway: ${sanitizeTerminalText(error.message)}\n`);
   };

@@ -70,14 +70,20 @@ export interface HttpGateway {
   close(): Promise<void>;
 }
 
+/**
+ * Serves `factory` at `bind`. `onSurfaceChanged`, when given, is subscribed once: each change is
+ * published to every open `subscriptions/listen` stream as `tools/list_changed`.
+ */
 export async function serveHttp(
   factory: McpServerFactory,
   bind: HttpBind,
   onError: (error: Error) => void,
+  onSurfaceChanged?: (listener: () => void) => () => void,
 ): Promise<HttpGateway> {
   const token = randomBytes(32).toString('base64url');
   const tokenBytes = Buffer.from(token);
   const handler = createMcpHandler(factory, { onerror: onError });
+  const stopAnnouncing = onSurfaceChanged?.(() => handler.notify.toolsChanged());
   const node = toNodeHandler(handler);
   const hostnames = localhostAllowedHostnames();
   const origins = localhostAllowedOrigins();
@@ -118,6 +124,7 @@ export async function serveHttp(
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     token,
     close: async () => {
+      stopAnnouncing?.();
       await handler.close?.();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -4,7 +4,7 @@ export { type GatewayArgs, parseGatewayArgs, USAGE } from './cli-args.js';
 export { type GatewayHost, type GatewayHostOptions, openGatewayHost } from './compose.js';
 export { GatewayError, GatewayErrorCode } from './errors.js';
 export { GatewayRuntime } from './gateway-runtime.js';
-export { createGatewayServer, STATUS_URI } from './gateway-server.js';
+export { createGatewayServer, type GatewayServerOptions, STATUS_URI } from './gateway-server.js';
 export {
   type HttpBind,
   type HttpGateway,

@@ -52,7 +52,6 @@ export async function main(argv: readonly string[]): Promise<number> {
   const shutdown = new AbortController();
   const runtime = new GatewayRuntime(gateway, args.mode, shutdown.signal, args.waitMs);
   gateway.host.start();
-  const factory = () => createGatewayServer(runtime);
   const onerror = (error: Error) =>
     process.stderr.write(`clat-gateway: ${sanitizeTerminalLine(error.message)}\n`);
   const closed = new Promise<void>((resolve) => {
@@ -66,12 +65,17 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   let stop: () => Promise<void>;
   if (bind === undefined) {
-    const stdio = serveStdio(factory, { onerror });
+    const stdio = serveStdio(() => createGatewayServer(runtime), { onerror });
     stop = () => stdio.close();
   } else {
     let http: HttpGateway;
     try {
-      http = await serveHttp(factory, bind, onerror);
+      http = await serveHttp(
+        () => createGatewayServer(runtime, { announce: false }),
+        bind,
+        onerror,
+        (listener) => runtime.onSurfaceChanged(listener),
+      );
     } catch (error) {
       await runtime.close().catch(() => {});
       return fail(error);

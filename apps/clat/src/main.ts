@@ -1,7 +1,9 @@
 /** `clat` entry: dispatches to subcommands; the bin shim calls main(). @module */
-// Only what `--version` needs is imported eagerly: the commands pull in every adapter (WASM host,
-// MCP transports, zod schemas), which would multiply the CLI's cold start.
+// Only what `--version` needs is imported eagerly, and then only the command that runs: the
+// commands pull in adapters (WASM host, MCP transports, the plugin store), which would multiply
+// the CLI's cold start.
 import type { Command, CommandIO } from './command.js';
+import type { CommandEntry } from './commands/catalog.js';
 import { CLAT_VERSION } from './version.js';
 
 function isTtyStream(stream: unknown): boolean {
@@ -33,7 +35,7 @@ async function runCommand(command: Command, argv: string[], io: CommandIO): Prom
   }
 }
 
-function helpText(commands: readonly Command[]): string {
+function helpText(commands: readonly CommandEntry[]): string {
   const width = Math.max(8, ...commands.map((command) => command.name.length)) + 2;
   const lines = [
     `clat ${CLAT_VERSION} — CLAT plugin host`,
@@ -63,27 +65,30 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     full.stdout.write(`${CLAT_VERSION}\n`);
     return 0;
   }
-  const { COMMANDS } = await import('./commands/index.js');
+  const { COMMAND_CATALOG } = await import('./commands/catalog.js');
   // On a terminal, bare `clat` (or only session flags) is the interactive session.
   const sessionFlag =
     first?.startsWith('-') === true && !['--help', '-h', '--version', '-V'].includes(first);
   if ((first === undefined || sessionFlag) && isTtyStream(full.stdin)) {
-    const chat = COMMANDS.find((candidate) => candidate.name === 'chat');
-    if (chat !== undefined) return runCommand(chat, argv, full);
+    const chat = COMMAND_CATALOG.find((candidate) => candidate.name === 'chat');
+    if (chat !== undefined) return runCommand(await chat.load(), argv, full);
   }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
-    const command = COMMANDS.find((candidate) => candidate.name === topic);
-    full.stdout.write(command ? `${command.usage.trimEnd()}\n` : helpText(COMMANDS));
+    const entry = COMMAND_CATALOG.find((candidate) => candidate.name === topic);
+    full.stdout.write(
+      entry ? `${(await entry.load()).usage.trimEnd()}\n` : helpText(COMMAND_CATALOG),
+    );
     return 0;
   }
-  const command = COMMANDS.find((candidate) => candidate.name === first);
-  if (command === undefined) {
+  const entry = COMMAND_CATALOG.find((candidate) => candidate.name === first);
+  if (entry === undefined) {
     full.stderr.write(
       `clat: unknown command ${JSON.stringify(first)}; run "clat --help" for the list\n`,
     );
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     full.stdout.write(`${command.usage.trimEnd()}\n`);
     return 0;

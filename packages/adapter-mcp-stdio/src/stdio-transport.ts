@@ -119,7 +119,7 @@ interface ExitInfo {
 /** One stdio connection to an MCP server subprocess. */
 export class StdioTransport implements Transport {
   readonly kind = 'stdio';
-  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  onmessage?: ((message: JsonRpcMessage, frameBytes?: number) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: ((error?: Error) => void) | undefined;
 
@@ -141,6 +141,8 @@ export class StdioTransport implements Transport {
   #detachedKilled: number[] = [];
   #detachedLeft: number[] = [];
   #starting: Promise<void> | undefined;
+  /** True while frames sent in this turn of the event loop wait to go out in one write. */
+  #corked = false;
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -184,9 +186,9 @@ export class StdioTransport implements Transport {
         this.#error(code, code === 'STDIO_CLOSED' ? 'is closed' : 'is not started'),
       );
     }
-    let frame: Buffer;
+    let json: string;
     try {
-      frame = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+      json = JSON.stringify(message);
     } catch (error) {
       return Promise.reject(
         this.#error(
@@ -196,26 +198,44 @@ export class StdioTransport implements Transport {
         ),
       );
     }
-    if (frame.length - 1 > MCP_LIMITS.stdioFrameBytes) {
+    // A UTF-16 unit is at most 3 bytes: only a long frame is counted (Buffer.byteLength, no copy).
+    const bytes =
+      json.length * 3 <= MCP_LIMITS.stdioFrameBytes ? json.length : Buffer.byteLength(json);
+    if (bytes > MCP_LIMITS.stdioFrameBytes) {
       return Promise.reject(
         this.#error(
           StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
-          `refused an outbound frame of ${frame.length - 1} bytes (limit ${MCP_LIMITS.stdioFrameBytes})`,
+          `refused an outbound frame of ${bytes} bytes (limit ${MCP_LIMITS.stdioFrameBytes})`,
         ),
       );
     }
     const stdin = (this.#child as ChildProcessWithoutNullStreams).stdin;
     // The pipe's own buffer is the one writer queue; cap it so a server that stops reading
     // cannot make us hold unbounded memory.
-    if (stdin.writableLength + frame.length > WRITE_QUEUE_BYTES) {
-      return Promise.reject(
-        this.#error(
-          StdioTransportErrorCode.STDIO_WRITE_QUEUE_FULL,
-          `is not reading stdin: ${stdin.writableLength} bytes already queued (limit ${WRITE_QUEUE_BYTES})`,
-        ),
-      );
+    const queued = json.length * 3 + 1;
+    if (stdin.writableLength + queued > WRITE_QUEUE_BYTES) {
+      const frame = Buffer.byteLength(json) + 1;
+      if (stdin.writableLength + frame > WRITE_QUEUE_BYTES) {
+        return Promise.reject(
+          this.#error(
+            StdioTransportErrorCode.STDIO_WRITE_QUEUE_FULL,
+            `is not reading stdin: ${stdin.writableLength} bytes already queued (limit ${WRITE_QUEUE_BYTES})`,
+          ),
+        );
+      }
     }
-    stdin.write(frame);
+    // Frames sent in the same turn (1,000 concurrent calls) leave in one writev: one system call
+    // and one wake-up of the server instead of one per frame. Uncorked before any I/O can run.
+    if (!this.#corked) {
+      this.#corked = true;
+      stdin.cork();
+      queueMicrotask(() => {
+        this.#corked = false;
+        stdin.uncork();
+      });
+    }
+    // A string is encoded straight into the pipe's write request: no intermediate Buffer.
+    stdin.write(`${json}\n`);
     return Promise.resolve();
   }
 
@@ -408,7 +428,7 @@ export class StdioTransport implements Transport {
       return;
     }
     try {
-      this.onmessage?.(message);
+      this.onmessage?.(message, bytes.length);
     } catch (error) {
       this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
     }

@@ -24,7 +24,10 @@ export interface McpCallToolResult {
   /** `structuredContent` as JSON text, serialised once while counting it. */
   structuredJson?: string;
   isError: boolean;
-  /** Size of the content blocks and structured output in bytes. */
+  /**
+   * Size of the result in bytes: its frame as the transport read it (less the JSON-RPC envelope)
+   * when known, else its blocks and structured output, each counted once.
+   */
   bytes: number;
   /** Blocks that were left out (unknown type or a malformed shape), with the reason. */
   skipped: string[];
@@ -73,14 +76,16 @@ function blockProblem(block: unknown): string | undefined {
 }
 
 /**
- * Validates and measures a raw tools/call result. Throws MCP_RESULT_TOO_LARGE over the tool
- * result limit (or the structured nesting limit) and MCP_PROTOCOL_VIOLATION for a non-array
- * `content`.
+ * Validates and measures a raw tools/call result. `frameBytes` is its size as the transport read
+ * it, when known; otherwise each block and the structured output are counted once here. Throws
+ * MCP_RESULT_TOO_LARGE over the tool result limit (or the structured nesting limit) and
+ * MCP_PROTOCOL_VIOLATION for a non-array `content`.
  */
 export function readCallToolResult(
   server: string,
   tool: string,
   result: Record<string, unknown>,
+  frameBytes?: number,
 ): McpCallToolResult {
   const raw = result.content;
   if (raw !== undefined && !Array.isArray(raw)) {
@@ -97,9 +102,12 @@ export function readCallToolResult(
       `MCP tool ${quoted(tool)} of server ${quoted(server)} returned ${bytes} bytes, over the tool result limit of ${limit} bytes`,
       { server },
     );
+  if (frameBytes !== undefined && frameBytes > limit) throw tooLarge(frameBytes);
+  const counting = frameBytes === undefined;
   const content: ToolContentBlock[] = [];
   const skipped: string[] = [];
-  let bytes = 0;
+  let bytes = frameBytes ?? 0;
+  let hasText = false;
   for (const block of raw ?? []) {
     const problem = blockProblem(block);
     if (problem !== undefined) {
@@ -107,9 +115,14 @@ export function readCallToolResult(
       continue;
     }
     const known = block as ToolContentBlock;
-    bytes += contentBlockBytes(known);
-    // Stop at the first block over the limit: a hostile result is not measured to its end.
-    if (bytes > limit) throw tooLarge(bytes);
+    if (known.type === 'text' || (known.type === 'resource' && known.resource.text !== undefined)) {
+      hasText = true;
+    }
+    if (counting) {
+      bytes += contentBlockBytes(known);
+      // Stop at the first block over the limit: a hostile result is not measured to its end.
+      if (bytes > limit) throw tooLarge(bytes);
+    }
     content.push(known);
   }
   const out: McpCallToolResult = { content, isError: result.isError === true, bytes, skipped };
@@ -122,12 +135,17 @@ export function readCallToolResult(
         { server },
       );
     }
-    // Serialised once: this text both counts the bytes and is what a text-only reader sees.
-    const json = JSON.stringify(structured);
-    out.bytes += utf8Length(json);
-    if (out.bytes > limit) throw tooLarge(out.bytes);
     out.structuredContent = structured;
-    out.structuredJson = json;
+    // Serialised at most once: to count it when the frame size is unknown, and as the text a
+    // text-only reader sees when no block is text.
+    if (counting || !hasText) {
+      const json = JSON.stringify(structured);
+      out.structuredJson = json;
+      if (counting) {
+        out.bytes += utf8Length(json);
+        if (out.bytes > limit) throw tooLarge(out.bytes);
+      }
+    }
   }
   return out;
 }

@@ -241,10 +241,20 @@ describe('era negotiation', () => {
     expect((refusing.servers[0] as ScriptedServer).requests('initialize')).toHaveLength(0);
   });
 
-  it('rejects a discover result without resultType', async () => {
+  it('reads a discover result without resultType as complete', async () => {
     const factory = new ScriptedFactory((server) => {
       server.on('server/discover', {
         result: { supportedVersions: ['2026-07-28'], capabilities: {} },
+      });
+    });
+    const client = await connect(factory);
+    expect(client.era).toBe('modern');
+  });
+
+  it('rejects a discover result with an unknown resultType', async () => {
+    const factory = new ScriptedFactory((server) => {
+      server.on('server/discover', {
+        result: { resultType: 'later', supportedVersions: ['2026-07-28'], capabilities: {} },
       });
     });
     const error = await McpClient.connect({ name: 'srv', factory }).catch((e: unknown) => e);
@@ -280,33 +290,23 @@ describe('era negotiation', () => {
 });
 
 describe('resultType on modern results', () => {
-  it('rejects missing and unknown resultType, and reports input_required as unsupported', async () => {
+  it('reads a missing resultType as complete (debug log) and rejects an unknown one', async () => {
     let mode = 'missing';
+    const diagnostics: string[] = [];
     const factory = new ScriptedFactory((server) => {
       modernServer()(server);
       server.on('tools/call', () => {
-        if (mode === 'missing') return { result: { content: [] } };
-        if (mode === 'unknown') return { result: { resultType: 'partial', content: [] } };
-        return {
-          result: {
-            resultType: 'input_required',
-            inputRequests: { c: { method: 'elicitation/create', params: {} } },
-            requestState: 'opaque',
-          },
-        };
+        if (mode === 'missing') return { result: { content: [{ type: 'text', text: 'ok' }] } };
+        return { result: { resultType: 'partial', content: [] } };
       });
     });
-    const client = await connect(factory);
-    const missing = await client.callTool('t').catch((e: unknown) => e);
-    expect(isMcpError(missing) && missing.code).toBe(McpErrorCode.MCP_PROTOCOL_VIOLATION);
+    const client = await connect(factory, { onDiagnostic: (m) => diagnostics.push(m) });
+    await expect(client.callTool('t')).resolves.toMatchObject({ content: [{ text: 'ok' }] });
+    expect(diagnostics.join('\n')).toContain('without resultType; read as complete');
     mode = 'unknown';
     const unknown = await client.callTool('t').catch((e: unknown) => e);
     expect(isMcpError(unknown) && unknown.code).toBe(McpErrorCode.MCP_PROTOCOL_VIOLATION);
     expect((unknown as Error).message).toContain('partial');
-    mode = 'input';
-    const input = await client.callTool('t').catch((e: unknown) => e);
-    expect(isMcpError(input) && input.code).toBe(McpErrorCode.MCP_UNSUPPORTED_FEATURE);
-    expect((input as Error).message).toContain('input_required');
   });
 
   it('accepts legacy results without resultType', async () => {

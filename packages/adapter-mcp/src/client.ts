@@ -14,9 +14,9 @@ import {
 } from '@clat/kernel';
 import { type McpCallToolResult, readCallToolResult } from './call-result.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
-import { installHostHandlers } from './host-requests.js';
+import { createHostHandlers, type HostHandlers, installHostHandlers } from './host-requests.js';
+import { INPUT_ROUND_METHODS, runInputRounds } from './input-rounds.js';
 import { MCP_LIMITS } from './limits.js';
-import { ProgressRouter } from './progress-router.js';
 import {
   CLIENT_NAME,
   clientCapabilities,
@@ -35,7 +35,9 @@ import {
   serverOffersToolTasks,
   versionAtLeast,
 } from './protocol.js';
-import { type RequestOptions, RpcSession } from './rpc-session.js';
+import { projectRoots } from './roots.js';
+import { ProgressRouter } from './progress-router.js';
+import { type RequestOptions, RpcSession, type SizedResult } from './rpc-session.js';
 import { callToolAsTask, type TaskLimits } from './task-call.js';
 import {
   type GetStreamState,
@@ -44,6 +46,7 @@ import {
   type TransportFactory,
   type TransportKind,
 } from './transport.js';
+import type { UrlOpener } from './url-elicitation.js';
 
 export interface McpServerInfo {
   name: string;
@@ -76,6 +79,10 @@ export interface McpClientOptions {
   factory: TransportFactory;
   /** The host behind sampling, elicitation and `io.artec.clat/*`; absent → none declared. */
   hostServices?: HostServices | undefined;
+  /** The trusted project root, offered as the one MCP root; absent → `roots` not declared. */
+  projectRoot?: string | undefined;
+  /** Opens the URL of a consented URL-mode elicitation (the person's browser). */
+  openUrl?: UrlOpener | undefined;
   clientInfo?: McpClientInfo | undefined;
   /** Aborts the connect attempt (not the connection once established). */
   signal?: AbortSignal | undefined;
@@ -167,7 +174,13 @@ export class McpClient {
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
   readonly #progress = new ProgressRouter();
+  readonly #handlers: HostHandlers;
+  readonly #rootsServed: { count: number };
   #toolCalls = 0;
+  /** The modern per-request `_meta`, built once: it never changes on a connection. */
+  #meta: Record<string, unknown> | undefined;
+  /** The tools/call deadline extension, built once. */
+  readonly #extension: { stepMs: number; totalMs: number };
   #closing: Promise<void> | undefined;
   /** Teardown of a discarded probe transport still in progress. */
   #probeClosing: Promise<void> | undefined;
@@ -179,8 +192,12 @@ export class McpClient {
     clientInfo: McpClientInfo,
     timeouts: McpTimeouts,
     opened: number,
+    handlers: HostHandlers,
+    rootsServed: { count: number },
   ) {
     this.name = options.name;
+    this.#handlers = handlers;
+    this.#rootsServed = rootsServed;
     this.transportKind = options.factory.kind;
     this.era = negotiated.era;
     this.protocolVersion = negotiated.protocolVersion;
@@ -193,6 +210,10 @@ export class McpClient {
     this.#clientInfo = clientInfo;
     this.#capabilities = capabilities;
     this.#timeouts = timeouts;
+    this.#extension = {
+      stepMs: timeouts.toolCallExtensionStepMs,
+      totalMs: timeouts.toolCallExtensionTotalMs,
+    };
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
     this.#progress.install(this.#session);
   }
@@ -205,13 +226,32 @@ export class McpClient {
   static async connect(options: McpClientOptions): Promise<McpClient> {
     const timeouts = resolveTimeouts(options.timeouts);
     const clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
-    const capabilities = clientCapabilities(options.hostServices !== undefined);
+    const roots = options.projectRoot === undefined ? undefined : projectRoots(options.projectRoot);
+    const capabilities = clientCapabilities(
+      options.hostServices !== undefined,
+      roots !== undefined,
+    );
     const server = options.name;
     const onDiagnostic = options.onDiagnostic ?? (() => {});
     const { factory, signal } = options;
     let opened = 0;
     // The handshake must know whether a tools/call is active before the client object exists.
-    const hooks: ClientHooks = { toolCallActive: () => false, elicitation: () => false };
+    const hooks: ClientHooks = {
+      toolCallActive: () => false,
+      elicitation: () => false,
+      rootsServed: { count: 0 },
+    };
+    const handlers = createHostHandlers({
+      server,
+      host: options.hostServices,
+      roots,
+      openUrl: options.openUrl,
+      onRootsServed: () => hooks.rootsServed.count++,
+      serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
+      elicitationAllowed: () => hooks.elicitation(),
+      toolCallActive: () => hooks.toolCallActive(),
+    });
+    hooks.handlers = handlers;
     const open = async (): Promise<{ session: RpcSession; transport: Transport }> => {
       opened++;
       let transport: Transport;
@@ -225,15 +265,7 @@ export class McpClient {
         );
       }
       const session = new RpcSession(transport, { server, onDiagnostic });
-      if (options.hostServices !== undefined) {
-        installHostHandlers(session, {
-          server,
-          host: options.hostServices,
-          serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
-          elicitationAllowed: () => hooks.elicitation(),
-          toolCallActive: () => hooks.toolCallActive(),
-        });
-      }
+      installHostHandlers(session, handlers);
       try {
         await session.start();
       } catch (error) {
@@ -375,7 +407,16 @@ export class McpClient {
     hooks: ClientHooks,
     probeClosing?: Promise<void>,
   ): McpClient {
-    const client = new McpClient(options, negotiated, capabilities, clientInfo, timeouts, opened);
+    const client = new McpClient(
+      options,
+      negotiated,
+      capabilities,
+      clientInfo,
+      timeouts,
+      opened,
+      hooks.handlers ?? new Map(),
+      hooks.rootsServed,
+    );
     if (probeClosing !== undefined) client.#probeClosing = probeClosing;
     hooks.toolCallActive = () => client.#toolCalls > 0;
     hooks.elicitation = () => client.elicitationNegotiated;
@@ -394,6 +435,16 @@ export class McpClient {
   /** Task-augmented tools/call is offered (2025-11-25 tasks utility, legacy era only). */
   get tasksOffered(): boolean {
     return this.era === 'legacy' && serverOffersToolTasks(this.serverCapabilities);
+  }
+
+  /** True when CLAT declared `roots` (it knows the project root) on this connection. */
+  get rootsOffered(): boolean {
+    return this.#handlers.has('roots/list');
+  }
+
+  /** How many `roots/list` requests this server made (legacy requests and input requests). */
+  get rootsRequests(): number {
+    return this.#rootsServed.count;
   }
 
   /** True when the server echoed the host-services extension at the version CLAT speaks. */
@@ -524,7 +575,7 @@ export class McpClient {
   /**
    * `tools/call` with a 120 s deadline that host requests pending on this connection extend in
    * 60 s steps (≤ 10 min). Cancellation ends the wait at once and sends notifications/cancelled.
-   * A result over 1 MiB (across all blocks) is rejected.
+   * A result over 1 MiB (all blocks and structured output together) is rejected.
    */
   async callTool(
     name: string,
@@ -536,32 +587,30 @@ export class McpClient {
       timeoutMs: this.#timeouts.toolCallMs,
       signal: options.signal,
       what,
-      extension: {
-        stepMs: this.#timeouts.toolCallExtensionStepMs,
-        totalMs: this.#timeouts.toolCallExtensionTotalMs,
-      },
+      extension: this.#extension,
     };
     // Every call carries a fresh progress token; its reports reach onProgress until it ends.
     const onProgress = options.onProgress;
     const progress = this.#progress.open(onProgress);
-    const call = () => {
+    const call = async (): Promise<SizedResult> => {
       const params: Record<string, unknown> = {
         name,
         arguments: args,
         _meta: { progressToken: progress.token },
       };
-      if (options.task !== true) return this.#request('tools/call', params, requestOptions);
-      return callToolAsTask(
+      if (options.task !== true) return this.#requestSized('tools/call', params, requestOptions);
+      const result = await callToolAsTask(
         { server: this.name, request: (m, p, o) => this.#request(m, p, o) },
         params,
         { signal: options.signal, onProgress, call: requestOptions, limits: options.taskLimits },
       );
+      return { result, bytes: undefined };
     };
     this.#toolCalls++;
-    let result: Record<string, unknown>;
+    let sized: SizedResult;
     try {
       try {
-        result = await call();
+        sized = await call();
       } catch (error) {
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
         // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
@@ -577,7 +626,7 @@ export class McpClient {
             { server: this.name, rpcCode: JsonRpcErrorCode.HEADER_MISMATCH, cause: error },
           );
         }
-        result = await call();
+        sized = await call();
       }
     } catch (error) {
       // Host work served for a call that ended early has no one left to wait for it.
@@ -593,7 +642,8 @@ export class McpClient {
       this.#toolCalls--;
       progress.release();
     }
-    return readCallToolResult(this.name, name, result);
+    // Counted once: from the frame the transport read, else block by block.
+    return readCallToolResult(this.name, name, sized.result, sized.bytes);
   }
 
   /** Sends a notification in the connection's era (modern adds nothing to notifications). */
@@ -684,6 +734,19 @@ export class McpClient {
     params: Record<string, unknown>,
     options: Parameters<RpcSession['request']>[2],
   ): Promise<Record<string, unknown>> {
+    const { result } = await this.#requestSized(method, params, options);
+    return result;
+  }
+
+  /**
+   * {@link #request} with the result's size as received. `params` must be a fresh object of the
+   * caller's: the modern `_meta` is set on it (a spread-then-add copy costs microseconds per call).
+   */
+  async #requestSized(
+    method: string,
+    params: Record<string, unknown>,
+    options: Parameters<RpcSession['request']>[2],
+  ): Promise<SizedResult> {
     if (this.#closing !== undefined) {
       throw new McpError(
         McpErrorCode.MCP_CLIENT_CLOSED,
@@ -691,16 +754,37 @@ export class McpClient {
         { server: this.name },
       );
     }
-    let withMeta = params;
     if (this.era === 'modern') {
-      const meta = modernMeta(this.#clientInfo, this.#capabilities);
-      // The call's own `_meta` (its progress token) joins the modern envelope.
-      if (isJsonObject(params._meta)) Object.assign(meta, params._meta);
-      withMeta = { ...params, _meta: meta };
+      this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
+      const own = params._meta;
+      // A call's own `_meta` (its progress token) joins a copy of the shared envelope.
+      params._meta = isJsonObject(own) ? Object.assign({}, this.#meta, own) : this.#meta;
     }
-    const result = await this.#session.request(method, withMeta, options);
-    checkResultType(this.name, this.era, options.what ?? method, result);
-    return result;
+    const startedAt = Date.now();
+    let sized = await this.#session.requestSized(method, params, options);
+    const what = options.what ?? method;
+    if (sized.result.resultType === 'input_required' && INPUT_ROUND_METHODS.has(method)) {
+      const result = await runInputRounds({
+        server: this.name,
+        what,
+        params,
+        first: sized.result,
+        startedAt,
+        handlers: this.#handlers,
+        send: (retry, signal, backstopMs) => {
+          if (this.#meta !== undefined) retry._meta = params._meta;
+          return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
+        },
+        timeoutMs: options.timeoutMs,
+        extension: options.extension,
+        hostRequestsPending: () => this.#session.pendingHostRequests,
+        signal: options.signal,
+        onDiagnostic: this.#onDiagnostic,
+      });
+      sized = { result, bytes: undefined };
+    }
+    checkResultType(this.name, this.era, what, sized.result, this.#onDiagnostic);
+    return sized;
   }
 
   #startContextPushes(host: HostServices | undefined): void {
@@ -734,32 +818,36 @@ interface ClientHooks {
   toolCallActive: () => boolean;
   elicitation: () => boolean;
   serverCapabilities?: () => Record<string, unknown>;
+  handlers?: HostHandlers;
+  rootsServed: { count: number };
 }
 
 /**
- * Modern results must declare `resultType: "complete"`; `input_required` is a multi-round-trip
- * request CLAT does not implement; anything else is invalid. Legacy results may omit it.
+ * A result is complete when it says so or says nothing (newer revisions read a missing
+ * resultType as complete; a modern one is logged at debug level). `input_required` is valid only
+ * for the multi-round-trip methods, whose loop ran before this check; anything else is invalid.
  */
 function checkResultType(
   server: string,
   era: McpEra,
   what: string,
   result: Record<string, unknown>,
+  onDiagnostic?: (message: string) => void,
 ): void {
   const type = result.resultType;
   if (type === 'complete') return;
-  if (type === undefined && era === 'legacy') return;
-  if (type === 'input_required') {
-    throw new McpError(
-      McpErrorCode.MCP_UNSUPPORTED_FEATURE,
-      `MCP server ${quoted(server)} answered ${what} with an input_required result (multi-round-trip input), which CLAT does not support yet`,
-      { server },
-    );
+  if (type === undefined) {
+    if (era === 'modern') {
+      onDiagnostic?.(
+        `MCP server ${quoted(server)} answered ${what} without resultType; read as complete`,
+      );
+    }
+    return;
   }
   throw new McpError(
     McpErrorCode.MCP_PROTOCOL_VIOLATION,
-    type === undefined
-      ? `MCP server ${quoted(server)} answered ${what} without the resultType a ${MODERN_PROTOCOL_VERSION} result must declare`
+    type === 'input_required'
+      ? `MCP server ${quoted(server)} answered ${what} with an input_required result, which only tools/call, prompts/get and resources/read may return`
       : `MCP server ${quoted(server)} answered ${what} with unknown resultType ${JSON.stringify(type)}`,
     { server },
   );

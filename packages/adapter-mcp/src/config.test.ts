@@ -129,6 +129,19 @@ describe('entry controls', () => {
     ]);
   });
 
+  it('accepts "roots": false to keep the project root from a server, and names a bad value', () => {
+    const { servers, issues } = parseMcpConfig(
+      FILE,
+      JSON.stringify({
+        fs: { command: 'x', args: ['/data'], roots: false },
+        bad: { command: 'x', roots: 'no' },
+      }),
+    );
+    expect(servers.map((s) => [s.name, s.roots])).toEqual([['fs', false]]);
+    expect(describeServerConfig(servers[0] as never)).toMatchObject({ roots: false });
+    expect(issues).toEqual([expect.objectContaining({ path: 'bad.roots' })]);
+  });
+
   it('filters tools: exclude wins, include narrows, * matches any run', () => {
     const entry = { includeTools: ['read_*', 'list'], excludeTools: ['read_secret'] };
     expect(toolAllowedByEntry(entry, 'read_file')).toBe(true);

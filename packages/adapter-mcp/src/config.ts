@@ -17,6 +17,11 @@ const ENTRY_CONTROLS = {
   includeTools: TOOL_PATTERNS.optional(),
   /** These tools (server-side names) are never registered; wins over includeTools. */
   excludeTools: TOOL_PATTERNS.optional(),
+  /**
+   * `false`: the project root is not offered as an MCP root, so a server that narrows itself to
+   * its roots (server-filesystem) keeps the directories its own arguments name.
+   */
+  roots: z.boolean().optional(),
 };
 
 /** True when `tool` (a server-side name) passes an entry's include/exclude patterns. */
@@ -203,6 +208,7 @@ export function describeServerConfig(server: McpServerConfig): Record<string, un
 function controlsOf(server: McpServerConfig): Record<string, unknown> {
   return {
     ...(server.disabled === true ? { disabled: true } : {}),
+    ...(server.roots === false ? { roots: false } : {}),
     ...(server.includeTools === undefined ? {} : { includeTools: server.includeTools }),
     ...(server.excludeTools === undefined ? {} : { excludeTools: server.excludeTools }),
   };

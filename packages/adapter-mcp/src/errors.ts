@@ -17,8 +17,12 @@ export const McpErrorCode = {
   MCP_REMOTE_ERROR: 'MCP_REMOTE_ERROR',
   /** A response broke the protocol (missing or unknown resultType, wrong shapes). */
   MCP_PROTOCOL_VIOLATION: 'MCP_PROTOCOL_VIOLATION',
-  /** The server asked for a protocol feature CLAT does not implement (multi-round-trip input). */
+  /** The server asked for a protocol feature CLAT does not implement. */
   MCP_UNSUPPORTED_FEATURE: 'MCP_UNSUPPORTED_FEATURE',
+  /** An `input_required` request kept asking for input past the round limit. */
+  MCP_INPUT_ROUNDS_EXCEEDED: 'MCP_INPUT_ROUNDS_EXCEEDED',
+  /** An input request of an `input_required` result could not be served (refused, headless…). */
+  MCP_INPUT_FAILED: 'MCP_INPUT_FAILED',
   /** Neither the modern probe nor the legacy handshake succeeded. */
   MCP_HANDSHAKE_FAILED: 'MCP_HANDSHAKE_FAILED',
   /** A listing crossed a page, item or cursor limit. */

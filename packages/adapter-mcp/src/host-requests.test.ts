@@ -42,13 +42,14 @@ async function setup(
   era: Era,
   host: FakeHost | PluginHostBridge | undefined,
   capabilities: Record<string, unknown> = HOST_CAPS,
+  extra: Partial<Parameters<typeof McpClient.connect>[0]> = {},
 ) {
   const factory = new ScriptedFactory((server) => {
     if (era === 'modern') modernServer({ capabilities })(server);
     else legacyServer(era, { capabilities })(server);
     server.on('tools/call', { silent: true });
   });
-  const client = await McpClient.connect({ name: 'srv', factory, hostServices: host });
+  const client = await McpClient.connect({ name: 'srv', factory, hostServices: host, ...extra });
   clients.push(client);
   const server = factory.servers.at(-1) as ScriptedServer;
   return { client, server, factory };
@@ -199,13 +200,101 @@ describe('elicitation/create', () => {
   it('rejects unsupported shapes with -32602', async () => {
     const host = fakeHost();
     const { server } = await setup('2025-11-25', host);
-    const url = await server.request('elicitation/create', {
+    const nested = await server.request('elicitation/create', {
+      message: 'm',
+      requestedSchema: { type: 'object', properties: { a: { type: 'object', properties: {} } } },
+    });
+    expect(nested).toMatchObject({ error: { code: -32602 } });
+    expect((nested as { error: { message: string } }).error.message).toContain('nested');
+    const script = await server.request('elicitation/create', {
       mode: 'url',
       message: 'open',
-      url: 'https://x',
+      url: 'javascript:alert(1)',
     });
-    expect(url).toMatchObject({ error: { code: -32602 } });
-    expect((url as { error: { message: string } }).error.message).toContain('URL-mode');
+    expect(script).toMatchObject({ error: { code: -32602 } });
+    expect((script as { error: { message: string } }).error.message).toContain(
+      'only http and https',
+    );
+    expect(host.calls).toHaveLength(0);
+  });
+});
+
+describe('URL-mode elicitation', () => {
+  const URL_REQUEST = {
+    mode: 'url',
+    elicitationId: 'e1',
+    message: 'Link your account',
+    url: 'https://EXAMPLE.com/a b?x=1',
+  };
+
+  it('asks consent showing the normalized URL and its host, and opens only after accept', async () => {
+    const opened: string[] = [];
+    const host = fakeHost();
+    const { server } = await setup('2025-11-25', host, HOST_CAPS, {
+      openUrl: async (url) => {
+        opened.push(url);
+        return true;
+      },
+    });
+    expect(await server.request('elicitation/create', URL_REQUEST)).toMatchObject({
+      result: { action: 'decline' },
+    });
+    expect(opened).toEqual([]);
+    const form = host.calls[0]?.args[0] as { message: string; fields: unknown[] };
+    expect(form.fields).toEqual([]);
+    expect(form.message).toContain('Link your account');
+    expect(form.message).toContain('URL: https://example.com/a%20b?x=1');
+    expect(form.message).toContain('Host: example.com');
+    host.elicitation = async () => ({ tag: 'accepted', val: [] });
+    expect(await server.request('elicitation/create', URL_REQUEST)).toMatchObject({
+      result: { action: 'accept' },
+    });
+    expect(opened).toEqual(['https://example.com/a%20b?x=1']);
+    host.elicitation = async () => ({ tag: 'cancelled' });
+    expect(await server.request('elicitation/create', URL_REQUEST)).toMatchObject({
+      result: { action: 'cancel' },
+    });
+    expect(opened).toHaveLength(1);
+  });
+
+  it('declines headless, never opening the URL', async () => {
+    const opened: string[] = [];
+    const bridge = new PluginHostBridge({
+      projectRoot: '/project',
+      pipeline: new ToolPipeline({ registry: new ToolRegistry(), events: new RunEventStream() }),
+    });
+    const run = bridge.beginRun({
+      runId: 'r',
+      mode: 'full-access',
+      signal: new AbortController().signal,
+    });
+    const { server } = await setup('2025-11-25', bridge, HOST_CAPS, {
+      openUrl: async (url) => {
+        opened.push(url);
+        return true;
+      },
+    });
+    expect(await server.request('elicitation/create', URL_REQUEST)).toMatchObject({
+      result: { action: 'decline' },
+    });
+    expect(opened).toEqual([]);
+    run.end();
+  });
+
+  it('declares url mode and roots in initialize', async () => {
+    const factory = new ScriptedFactory(legacyServer('2025-11-25'));
+    const client = await McpClient.connect({
+      name: 'srv',
+      factory,
+      hostServices: fakeHost(),
+      projectRoot: '/work/p',
+    });
+    clients.push(client);
+    const init = (factory.servers.at(-1) as ScriptedServer).requests('initialize')[0];
+    expect(init?.params?.capabilities).toMatchObject({
+      roots: { listChanged: true },
+      elicitation: { form: {}, url: {} },
+    });
   });
 });
 

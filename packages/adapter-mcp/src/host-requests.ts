@@ -1,7 +1,8 @@
 /**
- * Server requests that reach the host: `sampling/createMessage`, `elicitation/create` and the
- * `io.artec.clat/*` host services. The MCP side only translates; the kernel's HostServices
- * (PluginHostBridge) applies every gate. Failures map to JSON-RPC codes at this edge.
+ * Server requests that reach the host: `sampling/createMessage`, `elicitation/create` (form and
+ * URL mode), `roots/list` and the `io.artec.clat/*` host services. The MCP side only translates;
+ * the kernel's HostServices (PluginHostBridge) applies every gate. Failures map to JSON-RPC
+ * codes at this edge. The same handlers serve 2026-07-28 input requests (input-rounds.ts).
  * @module
  */
 import {
@@ -18,12 +19,21 @@ import { HOST_SERVICES_EXTENSION, HostServicesMethod } from './host-services-wir
 import { elicitationFromMcp } from './mcp-elicitation.js';
 import { samplingRequestFromMcp, samplingResultToMcp } from './mcp-sampling.js';
 import { serverAdvertisesHostServices } from './protocol.js';
+import type { McpRoot } from './roots.js';
 import { RpcError, type RpcSession, type ServerRequestHandler } from './rpc-session.js';
 import { JsonRpcErrorCode } from './transport.js';
+import { serveUrlElicitation, type UrlOpener } from './url-elicitation.js';
 
 export interface HostHandlerOptions {
   server: string;
-  host: HostServices;
+  /** Absent: no sampling, elicitation or host services are served (none were declared). */
+  host?: HostServices | undefined;
+  /** The roots `roots/list` answers; absent: roots were not declared. */
+  roots?: readonly McpRoot[] | undefined;
+  /** Opens a consented URL-mode elicitation URL; absent: the user opens it by hand. */
+  openUrl?: UrlOpener | undefined;
+  /** Counts the `roots/list` requests served (for `/mcp`). */
+  onRootsServed?: (() => void) | undefined;
   /** The server's capabilities once negotiated (host-services methods need the echo). */
   serverCapabilities: () => Record<string, unknown>;
   /** Negotiated version ≥ 2025-06-18, or modern. */
@@ -53,11 +63,29 @@ async function served<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Installs the host-backed server-request handlers on one connection. */
-export function installHostHandlers(session: RpcSession, options: HostHandlerOptions): void {
+/** Server-request methods that are input requests in 2026-07-28 (`inputRequests`). */
+export const INPUT_REQUEST_METHODS = [
+  'elicitation/create',
+  'sampling/createMessage',
+  'roots/list',
+] as const;
+
+/** One handler per server-request method CLAT serves on this connection. */
+export type HostHandlers = ReadonlyMap<string, ServerRequestHandler>;
+
+/** The host-backed and roots handlers of one connection, by method. */
+export function createHostHandlers(options: HostHandlerOptions): HostHandlers {
+  const handlers = new Map<string, ServerRequestHandler>();
   const { host, server } = options;
+  const roots = options.roots;
+  if (roots !== undefined) {
+    handlers.set('roots/list', async () => {
+      options.onRootsServed?.();
+      return { roots: roots.map((root) => ({ ...root })) };
+    });
+  }
+  if (host === undefined) return handlers;
   const caller: HostCaller = { kind: 'mcp', id: server };
-  const extending = { extendsDeadline: true };
 
   const sampling: ServerRequestHandler = (params, ctx) =>
     served(async () => {
@@ -79,6 +107,11 @@ export function installHostHandlers(session: RpcSession, options: HostHandlerOpt
           JsonRpcErrorCode.METHOD_NOT_FOUND,
           'elicitation/create needs protocol 2025-06-18 or newer; this connection negotiated an older version',
         );
+      }
+      if (params.mode === 'url') {
+        return {
+          ...(await serveUrlElicitation(params, host, caller, ctx.signal, options.openUrl)),
+        };
       }
       const translation = elicitationFromMcp(params);
       const elicit = host.elicit.bind(host) as ElicitWithRules;
@@ -122,8 +155,19 @@ export function installHostHandlers(session: RpcSession, options: HostHandlerOpt
       return { output };
     });
 
-  session.setRequestHandler('sampling/createMessage', sampling, extending);
-  session.setRequestHandler('elicitation/create', elicitation, extending);
-  session.setRequestHandler(HostServicesMethod.contextGet, contextGet, extending);
-  session.setRequestHandler(HostServicesMethod.toolsCall, toolsCall, extending);
+  handlers.set('sampling/createMessage', sampling);
+  handlers.set('elicitation/create', elicitation);
+  handlers.set(HostServicesMethod.contextGet, contextGet);
+  handlers.set(HostServicesMethod.toolsCall, toolsCall);
+  return handlers;
+}
+
+/**
+ * Installs the handlers on one connection. Host work extends the connection's tools/call
+ * deadlines; `roots/list` answers at once and does not.
+ */
+export function installHostHandlers(session: RpcSession, handlers: HostHandlers): void {
+  for (const [method, handler] of handlers) {
+    session.setRequestHandler(method, handler, { extendsDeadline: method !== 'roots/list' });
+  }
 }

@@ -64,6 +64,7 @@ export {
   samplingResultToMcp,
 } from './mcp-sampling.js';
 export {
+  type McpRootsStatus,
   type McpServerState,
   type McpServerStatus,
   type McpTaskSupport,
@@ -109,3 +110,4 @@ export {
   type TransportFactory,
   type TransportKind,
 } from './transport.js';
+export type { UrlOpener } from './url-elicitation.js';

@@ -17,6 +17,9 @@ describe('MCP_LIMITS match spec/mcp-integration.txt', () => {
     ['marked DSH prompts per server: 128', MCP_LIMITS.dshPromptsPerServer, 128],
     ['one resolved DSH system prompt: 256 KiB', MCP_LIMITS.dshPromptBytes, 256 * KiB],
     ['inbound server-request queue: 16', MCP_LIMITS.inboundRequestQueue, 16],
+    // Not in the spec table (it predates input_required); README "Limits" states them.
+    ['input_required rounds per request: 10', MCP_LIMITS.inputRounds, 10],
+    ['input requests per round: 16', MCP_LIMITS.inputRequestsPerRound, 16],
   ])('%s', (_row, actual, expected) => {
     expect(actual).toBe(expected);
   });

@@ -28,6 +28,15 @@ export const MCP_LIMITS = {
   /** Inbound server-request queue per connection. */
   inboundRequestQueue: 16,
   /**
+   * `input_required` rounds of one request (2026-07-28 multi-round-trip) before CLAT gives up;
+   * the TypeScript SDK client uses the same cap.
+   */
+  inputRounds: 10,
+  /** Input requests one `input_required` result may list. */
+  inputRequestsPerRound: 16,
+  /** Pause before retrying a round that carried only requestState (no input to wait for). */
+  inputStateOnlyPacingMs: 250,
+  /**
    * A task-augmented tools/call, from task creation to its result: the tool-call deadline plus
    * the whole host-request extension, since a task exists for work longer than one call.
    */

@@ -20,6 +20,7 @@ import { createMcpCatalog } from './mcp-catalog.js';
 import { type McpServerStatus, type McpTaskSupport, mountMcpServer } from './mount.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
 import type { Transport, TransportFactory } from './transport.js';
+import type { UrlOpener } from './url-elicitation.js';
 
 /** The connector kind of mcp.json entries. */
 export const MCP_KIND = 'mcp';
@@ -56,6 +57,8 @@ export interface McpConnectorOptions {
   timeouts?: Partial<McpTimeouts>;
   /** The command that logs in to an entry; without it a missing login is a plain failure. */
   loginCommand?: (server: McpServerConfig) => string;
+  /** Opens the URL of a URL-mode elicitation the person accepted (their browser). */
+  openUrl?: UrlOpener;
 }
 
 /** An mcp.json entry as a host mount entry. */
@@ -92,6 +95,7 @@ function progressOf(status: McpServerStatus): MountProgress {
     ...(status.era === undefined ? {} : { era: status.era }),
     tools: status.tools,
     prompts: status.prompts,
+    ...(status.roots === undefined ? {} : { roots: { ...status.roots } }),
     stderrTail: status.stderrTail,
     ...(status.getStream === undefined ? {} : { getStream: status.getStream }),
     warnings: [...status.notes, ...(status.promptError === undefined ? [] : [status.promptError])],
@@ -170,6 +174,8 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         scope: ctx.scope,
         hostServices: ctx.hostServices,
         projectRoot: ctx.projectRoot,
+        openUrl: options.openUrl,
+        offerRoots: server.roots !== false,
         clientInfo: options.clientInfo,
         timeouts: options.timeouts,
         signal: ctx.signal,

@@ -1,6 +1,7 @@
 /**
  * MCP `elicitation/create` (form mode) ⇄ the contract's ElicitationForm/Outcome. Titled enums
  * become choice fields showing titles; answers map back to the server's `const` values.
+ * Multi-selects (2025-11-25) are choice fields with a `multiple` rule and answer string lists.
  * @module
  */
 import {
@@ -18,7 +19,7 @@ import {
 /** `elicitation/create` result. `content` only on accept. */
 export interface McpElicitResult {
   action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, string | number | boolean>;
+  content?: Record<string, string | number | boolean | string[]>;
   [key: string]: unknown;
 }
 
@@ -50,17 +51,19 @@ function finite(value: unknown): number | undefined {
 function choicesOf(
   name: string,
   schema: Record<string, unknown>,
+  titled: 'oneOf' | 'anyOf' = 'oneOf',
 ): { label: string; value: string }[] | undefined {
   const quoted = JSON.stringify(name);
-  if (Array.isArray(schema.oneOf)) {
-    return schema.oneOf.map((entry: unknown) => {
+  const entries = schema[titled];
+  if (Array.isArray(entries)) {
+    return entries.map((entry: unknown) => {
       if (!isJsonObject(entry) || typeof entry.const !== 'string') {
-        throw unsupported(`field ${quoted} has a oneOf entry without a string const`, name);
+        throw unsupported(`field ${quoted} has a ${titled} entry without a string const`, name);
       }
       return { label: optionalString(entry.title) ?? entry.const, value: entry.const };
     });
   }
-  if (schema.anyOf !== undefined) {
+  if (titled === 'oneOf' && schema.anyOf !== undefined) {
     throw unsupported(
       `field ${quoted} uses anyOf, which CLAT supports only as a titled single choice (oneOf)`,
       name,
@@ -111,17 +114,16 @@ function uniqueLabels(
 /**
  * Translates form-mode `elicitation/create` params. Supported: flat string, number, integer and
  * boolean properties; single-choice enums as plain `enum`, titled `oneOf: [{const, title}]` or
- * legacy `enum` + `enumNames`; `default` on every kind; `required`. URL mode, nested objects,
- * multi-select arrays and other shapes throw ELICITATION_UNSUPPORTED naming the field, as does a
- * form over the field or choice limits.
+ * legacy `enum` + `enumNames`; multi-select arrays of an `enum` or a titled `anyOf` (with
+ * `minItems`/`maxItems`); `default` on every kind; `required`. Nested objects and other shapes
+ * throw ELICITATION_UNSUPPORTED naming the field, as does a form over the field or choice
+ * limits. URL mode is served by url-elicitation.ts, not here.
  */
 export function elicitationFromMcp(params: unknown): McpElicitationTranslation {
   if (!isJsonObject(params)) throw unsupported('elicitation/create params must be an object');
   if (params.mode !== undefined && params.mode !== 'form') {
     throw unsupported(
-      params.mode === 'url'
-        ? 'URL-mode elicitation is not supported; CLAT asks form questions only'
-        : `elicitation mode ${JSON.stringify(params.mode)} is not supported; CLAT asks form questions only`,
+      `elicitation mode ${JSON.stringify(params.mode)} is not supported; CLAT serves form and url`,
     );
   }
   if (typeof params.message !== 'string')
@@ -149,15 +151,18 @@ export function elicitationFromMcp(params: unknown): McpElicitationTranslation {
   const fields: ElicitationField[] = [];
   const rules: Record<string, ElicitationFieldRule> = {};
   const choiceValues = new Map<string, Map<string, string>>();
+  const multiFields = new Set<string>();
   for (const [name, raw] of entries) {
     const quoted = JSON.stringify(name);
     if (!isJsonObject(raw)) throw unsupported(`field ${quoted} must be a schema object`, name);
     const type = raw.type;
     if (type === 'array') {
-      throw unsupported(
-        `field ${quoted} is a multi-select (type "array"); CLAT supports single-choice fields only`,
-        name,
-      );
+      const multi = multiSelectOf(name, raw, required.has(name));
+      fields.push(multi.field);
+      rules[name] = multi.rule;
+      choiceValues.set(name, multi.values);
+      multiFields.add(name);
+      continue;
     }
     if (type === 'object' || raw.properties !== undefined || raw.items !== undefined) {
       throw unsupported(
@@ -229,9 +234,14 @@ export function elicitationFromMcp(params: unknown): McpElicitationTranslation {
     rules,
     toMcpResult(outcome) {
       if (outcome.tag !== 'accepted') return elicitationResultToMcp(outcome);
-      const content: Record<string, string | number | boolean> = {};
+      const content: Record<string, string | number | boolean | string[]> = {};
       for (const [name, value] of outcome.val) {
         const mapped = choiceValues.get(name);
+        if (multiFields.has(name) && value.tag === 'text') {
+          const labels = JSON.parse(value.val) as string[];
+          content[name] = labels.map((label) => mapped?.get(label) ?? label);
+          continue;
+        }
         content[name] =
           mapped !== undefined && value.tag === 'text'
             ? (mapped.get(value.val) ?? value.val)
@@ -242,11 +252,84 @@ export function elicitationFromMcp(params: unknown): McpElicitationTranslation {
   };
 }
 
+/**
+ * A multi-select property: `{type: "array", items: {type: "string", enum}}` or
+ * `items: {anyOf: [{const, title}]}`, with optional `minItems`, `maxItems` and a `default` list.
+ */
+function multiSelectOf(
+  name: string,
+  raw: Record<string, unknown>,
+  required: boolean,
+): {
+  field: ElicitationField;
+  rule: ElicitationFieldRule;
+  values: Map<string, string>;
+} {
+  const quoted = JSON.stringify(name);
+  const items = raw.items;
+  if (!isJsonObject(items)) {
+    throw unsupported(`multi-select field ${quoted} needs an items schema`, name);
+  }
+  if (items.type !== undefined && items.type !== 'string') {
+    throw unsupported(
+      `multi-select field ${quoted} has items of type ${JSON.stringify(items.type)}; CLAT supports string choices only`,
+      name,
+    );
+  }
+  const choices = Array.isArray(items.anyOf)
+    ? choicesOf(name, items, 'anyOf')
+    : Array.isArray(items.oneOf)
+      ? choicesOf(name, items, 'oneOf')
+      : choicesOf(name, items);
+  if (choices === undefined) {
+    throw unsupported(
+      `multi-select field ${quoted} needs items with an enum or an anyOf of {const, title}`,
+      name,
+    );
+  }
+  if (choices.length === 0) throw unsupported(`choice field ${quoted} has no options`, name);
+  if (choices.length > LIMITS.elicitationChoices) {
+    throw unsupported(
+      `choice field ${quoted} has ${choices.length} options, over the limit of ${LIMITS.elicitationChoices}`,
+      name,
+    );
+  }
+  const labelled = uniqueLabels(choices);
+  const field: ElicitationField = {
+    name,
+    required,
+    kind: 'choice',
+    options: labelled.map((choice) => choice.label),
+  };
+  const title = optionalString(raw.title);
+  const description = optionalString(raw.description);
+  if (title !== undefined) field.title = title;
+  if (description !== undefined) field.description = description;
+  const multiple: NonNullable<ElicitationFieldRule['multiple']> = {};
+  const minItems = finite(raw.minItems);
+  const maxItems = finite(raw.maxItems);
+  if (minItems !== undefined) multiple.minItems = minItems;
+  if (maxItems !== undefined) multiple.maxItems = maxItems;
+  if (Array.isArray(raw.default)) {
+    const labels = raw.default.map(
+      (value: unknown) => labelled.find((choice) => choice.value === value)?.label,
+    );
+    if (labels.every((label): label is string => label !== undefined)) {
+      field.default = { tag: 'text', val: JSON.stringify(labels) };
+    }
+  }
+  return {
+    field,
+    rule: { multiple },
+    values: new Map(labelled.map((choice) => [choice.label, choice.value])),
+  };
+}
+
 /** Maps an outcome to MCP without enum translation (the plain contract shape). */
 export function elicitationResultToMcp(outcome: ElicitationOutcome): McpElicitResult {
   if (outcome.tag === 'declined') return { action: 'decline' };
   if (outcome.tag === 'cancelled') return { action: 'cancel' };
-  const content: Record<string, string | number | boolean> = {};
+  const content: Record<string, string | number | boolean | string[]> = {};
   for (const [name, value] of outcome.val as [string, ElicitationValue][])
     content[name] = value.val;
   return { action: 'accept', content };

@@ -199,16 +199,29 @@ describe('elicitationFromMcp', () => {
     expect(translation.toMcpResult({ tag: 'cancelled' })).toEqual({ action: 'cancel' });
   });
 
-  it('gives explicit errors for URL mode, nesting, multi-select and unknown types', () => {
-    const url = failure(() =>
-      elicitationFromMcp({ mode: 'url', message: 'go', url: 'https://x', elicitationId: '1' }),
+  it('gives explicit errors for unknown modes, nesting, bad multi-selects and unknown types', () => {
+    const mode = failure(() => elicitationFromMcp({ mode: 'video', message: 'go' }));
+    expect(mode.code).toBe(KernelErrorCode.ELICITATION_UNSUPPORTED);
+    expect(mode.message).toContain('"video"');
+    const numbers = failure(() =>
+      elicitationFromMcp(form({ n: { type: 'array', items: { type: 'number' } } })),
     );
-    expect(url.code).toBe(KernelErrorCode.ELICITATION_UNSUPPORTED);
-    expect(url.message).toContain('URL-mode');
-    const multi = failure(() =>
-      elicitationFromMcp(form({ tags: { type: 'array', items: { type: 'string', enum: ['a'] } } })),
+    expect(numbers.message).toContain('multi-select field "n" has items of type "number"');
+    const bare = failure(() => elicitationFromMcp(form({ t: { type: 'array' } })));
+    expect(bare.message).toContain('needs an items schema');
+    const many = failure(() =>
+      elicitationFromMcp(
+        form({
+          t: {
+            type: 'array',
+            items: {
+              enum: Array.from({ length: LIMITS.elicitationChoices + 1 }, (_, i) => `o${i}`),
+            },
+          },
+        }),
+      ),
     );
-    expect(multi.message).toContain('"tags" is a multi-select');
+    expect(many.message).toContain('over the limit');
     expect(
       failure(() => elicitationFromMcp(form({ o: { type: 'object', properties: {} } }))).message,
     ).toContain('nested');
@@ -221,6 +234,59 @@ describe('elicitationFromMcp', () => {
     expect(
       failure(() => elicitationFromMcp({ requestedSchema: { properties: {} } })).message,
     ).toContain('message');
+  });
+
+  it('translates multi-selects (enum items and titled anyOf) with bounds and default lists', () => {
+    const translation = elicitationFromMcp(
+      form(
+        {
+          tags: {
+            type: 'array',
+            title: 'Tags',
+            minItems: 1,
+            maxItems: 2,
+            items: { type: 'string', enum: ['alpha', 'beta', 'gamma'] },
+            default: ['beta'],
+          },
+          sizes: {
+            type: 'array',
+            items: {
+              anyOf: [
+                { const: 's', title: 'Small' },
+                { const: 'l', title: 'Large' },
+              ],
+            },
+            default: ['l', 'nope'],
+          },
+        },
+        { required: ['tags'] },
+      ),
+    );
+    expect(translation.form.fields).toEqual([
+      {
+        name: 'tags',
+        title: 'Tags',
+        required: true,
+        kind: 'choice',
+        options: ['alpha', 'beta', 'gamma'],
+        default: { tag: 'text', val: '["beta"]' },
+      },
+      // A default naming a value outside the choices is dropped, not half-applied.
+      { name: 'sizes', required: false, kind: 'choice', options: ['Small', 'Large'] },
+    ]);
+    expect(translation.rules).toEqual({
+      tags: { multiple: { minItems: 1, maxItems: 2 } },
+      sizes: { multiple: {} },
+    });
+    expect(
+      translation.toMcpResult({
+        tag: 'accepted',
+        val: [
+          ['tags', { tag: 'text', val: '["alpha","gamma"]' }],
+          ['sizes', { tag: 'text', val: '["Small","Large"]' }],
+        ],
+      }),
+    ).toEqual({ action: 'accept', content: { tags: ['alpha', 'gamma'], sizes: ['s', 'l'] } });
   });
 
   it('accepts exactly the field and choice limits and rejects one more', () => {

@@ -31,6 +31,7 @@ import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire
 import { MCP_LIMITS } from './limits.js';
 import type { McpClientInfo, McpEra, McpTimeouts } from './protocol.js';
 import type { GetStreamState, TransportFactory, TransportKind } from './transport.js';
+import type { UrlOpener } from './url-elicitation.js';
 
 export type McpServerState = 'connecting' | 'connected' | 'failed' | 'rejected' | 'closed';
 
@@ -56,8 +57,16 @@ export interface McpServerStatus {
   stderrTail: string[];
   /** The standalone GET stream of a Streamable HTTP connection; absent for other transports. */
   getStream?: GetStreamState;
+  /** Whether CLAT offered the project root as an MCP root, and how often the server asked. */
+  roots?: McpRootsStatus;
   /** Task support (2025-11-25 tasks): whether the server offers it and how its tools use it. */
   tasks?: McpTaskSupport;
+}
+
+/** Roots support of one connection, for `/mcp`. */
+export interface McpRootsStatus {
+  offered: boolean;
+  requests: number;
 }
 
 export interface McpTaskSupport {
@@ -79,8 +88,15 @@ export interface MountMcpServerOptions {
   /** Owns every registration; closing it revokes them (reverse order) and closes the client. */
   scope: Scope;
   hostServices?: HostServices | undefined;
-  /** The project root, passed to marked prompts only as the `cwd` argument. */
+  /**
+   * The trusted project root: offered as the connection's one MCP root (`roots/list`) and passed
+   * to marked prompts as the `cwd` argument.
+   */
   projectRoot: string;
+  /** Opens the URL of a consented URL-mode elicitation. */
+  openUrl?: UrlOpener | undefined;
+  /** `false`: do not offer the project root as an MCP root (the entry's `"roots": false`). */
+  offerRoots?: boolean | undefined;
   clientInfo?: McpClientInfo | undefined;
   signal?: AbortSignal | undefined;
   /** Skip the modern probe for a configuration known to be legacy (see McpClientOptions). */
@@ -171,6 +187,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   const snapshot = (): McpServerStatus => {
     if (client !== undefined) {
       status.stderrTail = client.diagnostics().tail.map(redact);
+      status.roots = { offered: client.rootsOffered, requests: client.rootsRequests };
       const getStream = client.getStreamState;
       if (getStream !== undefined) status.getStream = getStream;
     }
@@ -244,6 +261,8 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       name,
       factory: options.factory,
       hostServices: options.hostServices,
+      projectRoot: options.offerRoots === false ? undefined : options.projectRoot,
+      openUrl: options.openUrl,
       clientInfo: options.clientInfo,
       signal,
       onDiagnostic: diagnostic,

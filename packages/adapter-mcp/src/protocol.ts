@@ -43,14 +43,18 @@ export interface McpClientInfo {
 }
 
 /**
- * Capabilities CLAT declares. Sampling, elicitation (form only) and the host-services extension
- * are declared only when a HostServices implementation can serve them.
+ * Capabilities CLAT declares. Sampling, elicitation (form and URL mode) and the host-services
+ * extension are declared only when a HostServices implementation can serve them; `roots` only
+ * when CLAT knows the project root. `listChanged` is true because CLAT would announce a change,
+ * but the root of a connection never changes (see roots.ts).
  */
-export function clientCapabilities(withHost: boolean): Record<string, unknown> {
-  if (!withHost) return {};
+export function clientCapabilities(withHost: boolean, withRoots = false): Record<string, unknown> {
+  const roots = withRoots ? { roots: { listChanged: true } } : {};
+  if (!withHost) return roots;
   return {
+    ...roots,
     sampling: {},
-    elicitation: { form: {} },
+    elicitation: { form: {}, url: {} },
     experimental: {
       [HOST_SERVICES_EXTENSION]: {
         version: HOST_SERVICES_CAPABILITY.version,

@@ -29,7 +29,45 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+describe('RpcSession result sizes', () => {
+  it('sizes a result from the frame the transport read, less the JSON-RPC envelope', async () => {
+    const { server, session } = open();
+    server.on('x', { silent: true });
+    await session.start();
+    const byteLength = (text: string) => new TextEncoder().encode(text).length;
+    const sized = session.requestSized('x', {}, LONG);
+    const unsized = session.requestSized('x', {}, LONG);
+    await settle();
+    const [first, second] = server.requests('x') as { id: number }[];
+    const result = { content: [{ type: 'text', text: 'héllo' }] };
+    const frame = JSON.stringify({ jsonrpc: '2.0', id: first?.id, result });
+    server.client.onmessage?.(
+      { jsonrpc: '2.0', id: first?.id as number, result },
+      byteLength(frame),
+    );
+    await expect(sized).resolves.toEqual({ result, bytes: byteLength(JSON.stringify(result)) });
+    // Without a frame size (an in-memory peer) the caller sizes the result itself.
+    await server.send({ jsonrpc: '2.0', id: second?.id as number, result });
+    await expect(unsized).resolves.toEqual({ result, bytes: undefined });
+    await session.close();
+  });
+});
+
 describe('RpcSession response routing', () => {
+  it('finds a request whose numeric id the server echoes as a string', async () => {
+    const { server, session, diagnostics } = open();
+    server.on('x', { silent: true });
+    await session.start();
+    const pending = session.request('x', {}, LONG);
+    await settle();
+    const id = (server.requests('x')[0] as { id: number }).id;
+    await server.send({ jsonrpc: '2.0', id: `0${id}`, result: { n: 0 } });
+    await server.send({ jsonrpc: '2.0', id: String(id), result: { n: 1 } });
+    await expect(pending).resolves.toEqual({ n: 1 });
+    expect(diagnostics.filter((d) => d.includes('unknown request id'))).toHaveLength(1);
+    await session.close();
+  });
+
   it('routes out-of-order responses to their requests by id', async () => {
     const { server, session } = open();
     const gates = { a: deferred<Reply>(), b: deferred<Reply>() };

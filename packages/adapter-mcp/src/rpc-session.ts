@@ -5,6 +5,7 @@
  * @module
  */
 import { ClatError, errorMessage, onAbort as kernelOnAbort } from '@clat/kernel';
+import { type DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { MCP_LIMITS } from './limits.js';
 import {
@@ -67,11 +68,15 @@ export interface RpcSessionOptions {
   onDiagnostic?: ((message: string) => void) | undefined;
 }
 
-interface PendingSlot {
-  method: string;
-  resolve: (result: Record<string, unknown>) => void;
-  reject: (error: unknown) => void;
+/** A response's result and its size as received (frame bytes less the JSON-RPC envelope). */
+export interface SizedResult {
+  result: Record<string, unknown>;
+  /** Undefined when the transport does not report frame sizes. */
+  bytes: number | undefined;
 }
+
+/** `{"jsonrpc":"2.0","id":` + `,"result":` + `}`: a compact success frame minus id and result. */
+const SUCCESS_ENVELOPE_BYTES = 33;
 
 interface InflightRequest {
   controller: AbortController;
@@ -93,8 +98,12 @@ export class RpcSession {
   readonly transport: Transport;
   readonly #inboundLimit: number;
   readonly #onDiagnostic: (message: string) => void;
-  readonly #pending = new Map<string, PendingSlot>();
-  readonly #forgotten = new Set<string>();
+  /** Keyed by our own numeric ids, so a response looks up a number, not a fresh string. */
+  readonly #pending = new Map<number, PendingRequest>();
+  readonly #forgotten = new Set<number>();
+  readonly #deadlines = new DeadlineQueue();
+  /** What a pending request may reach of this session (created once, not per request). */
+  readonly #host: RequestHost;
   readonly #handlers = new Map<string, HandlerEntry>();
   readonly #notificationHandlers = new Map<string, (params: Record<string, unknown>) => void>();
   readonly #inflight = new Map<string, InflightRequest>();
@@ -111,7 +120,28 @@ export class RpcSession {
     this.transport = transport;
     this.#inboundLimit = options.inboundLimit ?? MCP_LIMITS.inboundRequestQueue;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
-    transport.onmessage = (message) => this.#onMessage(message);
+    this.#host = {
+      server: this.server,
+      release: (request) => {
+        if (this.#pending.get(request.id) === request) this.#pending.delete(request.id);
+        this.#deadlines.settle(request);
+      },
+      abandon: (request, reason) => {
+        this.#forget(request.id);
+        if (request.options.cancellable !== false) {
+          this.#sendQuietly({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: request.id, reason },
+          });
+        }
+      },
+      extend: (request, ms) => this.#deadlines.add(request, ms),
+      cancelled: (what, signal) => this.#cancelled(what, signal),
+      hostPending: () => this.#extendingPending,
+      hostFinished: () => this.#hostActivity,
+    };
+    transport.onmessage = (message, frameBytes) => this.#onMessage(message, frameBytes);
     transport.onerror = (error) => this.#onDiagnostic(error.message);
     transport.onclose = (error) => {
       const detail = error === undefined ? '' : `: ${error.message}`;
@@ -178,86 +208,45 @@ export class RpcSession {
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<Record<string, unknown>> {
-    const what = options.what ?? method;
+    return this.#start(method, params, options, false) as Promise<Record<string, unknown>>;
+  }
+
+  /** {@link request}, also returning the result's size as received when the transport knows it. */
+  requestSized(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<SizedResult> {
+    return this.#start(method, params, options, true) as Promise<SizedResult>;
+  }
+
+  #start(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+    sized: boolean,
+  ): Promise<Record<string, unknown> | SizedResult> {
     if (this.#closeError !== undefined) return Promise.reject(this.#closeError);
     const signal = options.signal;
-    if (signal?.aborted) return Promise.reject(this.#cancelled(what, signal));
+    if (signal?.aborted) return Promise.reject(this.#cancelled(options.what ?? method, signal));
     const id = this.#nextId++;
-    const key = String(id);
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let extendedMs = 0;
-      let activityMark = this.#hostActivity;
-      let detachAbort = () => {};
-      const cleanup = () => {
-        clearTimeout(timer);
-        detachAbort();
-        this.#pending.delete(key);
-      };
-      const abandon = (reason: string) => {
-        cleanup();
-        this.#forget(key);
-        if (options.cancellable !== false) {
-          this.#sendQuietly({
-            jsonrpc: '2.0',
-            method: 'notifications/cancelled',
-            params: { requestId: id, reason },
-          });
-        }
-      };
-      const onAbort = () => {
-        abandon(`CLAT cancelled ${what}`);
-        reject(this.#cancelled(what, signal));
-      };
-      const onDeadline = () => {
-        const ext = options.extension;
-        // A host request pending on this connection now, or one that ran since the last
-        // deadline (the server may still be finishing with its answer), buys one more step.
-        const busy = this.#extendingPending > 0 || this.#hostActivity !== activityMark;
-        if (ext !== undefined && busy && extendedMs + ext.stepMs <= ext.totalMs) {
-          extendedMs += ext.stepMs;
-          activityMark = this.#hostActivity;
-          timer = setTimeout(onDeadline, ext.stepMs);
-          return;
-        }
-        const total = options.timeoutMs + extendedMs;
-        abandon(`${what} timed out after ${total} ms`);
-        reject(
-          new McpError(
-            McpErrorCode.MCP_TIMEOUT,
-            `MCP server ${JSON.stringify(this.server)} did not answer ${what} within ${total} ms`,
-            { server: this.server },
-          ),
-        );
-      };
-      this.#pending.set(key, {
-        method,
-        resolve: (result) => {
-          cleanup();
-          resolve(result);
-        },
-        reject: (error) => {
-          cleanup();
-          reject(error);
-        },
-      });
-      timer = setTimeout(onDeadline, options.timeoutMs);
+    return new Promise((resolve, reject) => {
+      const request = new PendingRequest(this.#host, id, method, options, sized, resolve, reject);
+      this.#pending.set(id, request);
+      this.#deadlines.add(request, options.timeoutMs);
       // Kernel fan-out: thousands of concurrent calls share one run signal.
-      if (signal !== undefined) detachAbort = kernelOnAbort(signal, onAbort);
-      const message: JsonRpcRequest = {
-        jsonrpc: '2.0',
-        id,
-        method,
-        ...(params === undefined ? {} : { params }),
-      };
+      if (signal !== undefined) request.detachAbort = kernelOnAbort(signal, () => request.abort());
+      const message: JsonRpcRequest =
+        params === undefined
+          ? { jsonrpc: '2.0', id, method }
+          : { jsonrpc: '2.0', id, method, params };
       this.transport.send(message).catch((error: unknown) => {
-        if (!this.#pending.has(key)) return;
-        cleanup();
-        reject(
+        if (this.#pending.get(id) !== request) return;
+        request.fail(
           this.#closeError ??
             new McpError(
               McpErrorCode.MCP_SEND_FAILED,
-              `could not send ${what} to MCP server ${JSON.stringify(this.server)}: ${errorMessage(error)}`,
+              `could not send ${request.what} to MCP server ${JSON.stringify(this.server)}: ${errorMessage(error)}`,
               { server: this.server, cause: error },
             ),
         );
@@ -268,11 +257,9 @@ export class RpcSession {
   /** Sends a notification; resolves once the transport accepted it. */
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     if (this.#closeError !== undefined) throw this.#closeError;
-    await this.transport.send({
-      jsonrpc: '2.0',
-      method,
-      ...(params === undefined ? {} : { params }),
-    });
+    await this.transport.send(
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+    );
   }
 
   /**
@@ -306,7 +293,7 @@ export class RpcSession {
     });
   }
 
-  #forget(key: string): void {
+  #forget(key: number): void {
     this.#forgotten.add(key);
     if (this.#forgotten.size > FORGOTTEN_IDS_KEPT) {
       const oldest = this.#forgotten.values().next().value;
@@ -326,7 +313,8 @@ export class RpcSession {
     this.#closeError = error;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
-    for (const slot of pending) slot.reject(error);
+    this.#deadlines.close();
+    for (const request of pending) request.fail(error);
     for (const inflight of this.#inflight.values()) inflight.controller.abort(error.message);
     this.#inflight.clear();
     const listeners = [...this.#closeListeners];
@@ -340,7 +328,7 @@ export class RpcSession {
     }
   }
 
-  #onMessage(message: JsonRpcMessage): void {
+  #onMessage(message: JsonRpcMessage, frameBytes: number | undefined): void {
     if (this.#closeError !== undefined) return;
     if (isRequest(message)) {
       this.#onRequest(message);
@@ -358,9 +346,11 @@ export class RpcSession {
       );
       return;
     }
-    const key = String(id);
-    const slot = this.#pending.get(key);
-    if (slot === undefined) {
+    // Our ids are numbers; a server that echoes one as a string ("7") still finds its request.
+    const key = typeof id === 'number' ? id : Number(id);
+    const request =
+      typeof id === 'number' || String(key) === id ? this.#pending.get(key) : undefined;
+    if (request === undefined) {
       if (!this.#forgotten.delete(key)) {
         this.#onDiagnostic(
           `MCP server sent a response for unknown request id ${JSON.stringify(id)}`,
@@ -370,16 +360,21 @@ export class RpcSession {
     }
     if (isFailure(message)) {
       const { code, message: text, data } = message.error;
-      slot.reject(
+      request.fail(
         new McpError(
           McpErrorCode.MCP_REMOTE_ERROR,
-          `MCP server ${JSON.stringify(this.server)} answered ${slot.method} with error ${code}: ${text}`,
+          `MCP server ${JSON.stringify(this.server)} answered ${request.method} with error ${code}: ${text}`,
           { server: this.server, rpcCode: code, rpcData: data },
         ),
       );
       return;
     }
-    slot.resolve(message.result);
+    request.complete(
+      message.result,
+      frameBytes === undefined
+        ? undefined
+        : Math.max(0, frameBytes - SUCCESS_ENVELOPE_BYTES - JSON.stringify(id).length),
+    );
   }
 
   #onNotification(method: string, params: Record<string, unknown>): void {
@@ -479,6 +474,112 @@ export class RpcSession {
       | { error: { code: number; message: string; data?: unknown } },
   ): void {
     this.#sendQuietly({ jsonrpc: '2.0', id, ...body } as JsonRpcMessage);
+  }
+}
+
+/** What a pending request reaches of its session. */
+interface RequestHost {
+  readonly server: string;
+  /** Frees the id and the deadline. */
+  release(request: PendingRequest): void;
+  /** Gives up on a request: its late answer is dropped quietly; a cancellable one is cancelled. */
+  abandon(request: PendingRequest, reason: string): void;
+  /** Restarts the deadline for one extension step. */
+  extend(request: PendingRequest, ms: number): void;
+  cancelled(what: string, signal: AbortSignal | undefined): McpError;
+  /** Extending host requests pending now. */
+  hostPending(): number;
+  /** Extending host requests finished so far. */
+  hostFinished(): number;
+}
+
+/** One outgoing request: its promise, deadline (with extensions) and cancellation. */
+class PendingRequest implements DeadlineEntry {
+  deadlineAt = 0;
+  deadlineLane = -1;
+  deadlineSlot = 0;
+  detachAbort: (() => void) | undefined = undefined;
+  readonly what: string;
+  #extendedMs = 0;
+  #activityMark: number;
+  #done = false;
+
+  readonly session: RequestHost;
+  readonly id: number;
+  readonly method: string;
+  readonly options: RequestOptions;
+  readonly #sized: boolean;
+  readonly #resolve: (value: Record<string, unknown> | SizedResult) => void;
+  readonly #reject: (error: unknown) => void;
+
+  constructor(
+    session: RequestHost,
+    id: number,
+    method: string,
+    options: RequestOptions,
+    sized: boolean,
+    resolve: (value: Record<string, unknown> | SizedResult) => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.session = session;
+    this.id = id;
+    this.method = method;
+    this.options = options;
+    this.#sized = sized;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.what = options.what ?? method;
+    this.#activityMark = session.hostFinished();
+  }
+
+  /** Releases the id, the deadline and the abort listener; true the first time only. */
+  settle(): boolean {
+    if (this.#done) return false;
+    this.#done = true;
+    this.session.release(this);
+    this.detachAbort?.();
+    return true;
+  }
+
+  complete(result: Record<string, unknown>, bytes: number | undefined): void {
+    if (!this.settle()) return;
+    this.#resolve(this.#sized ? { result, bytes } : result);
+  }
+
+  fail(error: unknown): void {
+    if (this.settle()) this.#reject(error);
+  }
+
+  abort(): void {
+    if (!this.settle()) return;
+    this.session.abandon(this, `CLAT cancelled ${this.what}`);
+    this.#reject(this.session.cancelled(this.what, this.options.signal));
+  }
+
+  expire(): void {
+    if (this.#done) return;
+    const ext = this.options.extension;
+    // A host request pending on this connection now, or one that ran since the last deadline
+    // (the server may still be finishing with its answer), buys one more step.
+    const host = this.session;
+    const busy = host.hostPending() > 0 || host.hostFinished() !== this.#activityMark;
+    if (ext !== undefined && busy && this.#extendedMs + ext.stepMs <= ext.totalMs) {
+      this.#extendedMs += ext.stepMs;
+      this.#activityMark = host.hostFinished();
+      host.extend(this, ext.stepMs);
+      return;
+    }
+    const total = this.options.timeoutMs + this.#extendedMs;
+    this.settle();
+    this.session.abandon(this, `${this.what} timed out after ${total} ms`);
+    const server = host.server;
+    this.#reject(
+      new McpError(
+        McpErrorCode.MCP_TIMEOUT,
+        `MCP server ${JSON.stringify(server)} did not answer ${this.what} within ${total} ms`,
+        { server },
+      ),
+    );
   }
 }
 

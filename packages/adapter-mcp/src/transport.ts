@@ -138,7 +138,12 @@ export interface Transport {
   start(): Promise<void>;
   send(message: JsonRpcMessage): Promise<void>;
   close(): Promise<void>;
-  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  /**
+   * One inbound message. `frameBytes` is the byte length of the frame it arrived in, when the
+   * transport knows it (a stdio line): the client sizes results from it instead of serialising
+   * them again.
+   */
+  onmessage?: ((message: JsonRpcMessage, frameBytes?: number) => void) | undefined;
   /** Non-fatal problems (an unparsable frame, an unknown response id). */
   onerror?: ((error: Error) => void) | undefined;
   /** Called once when the channel ends; `error` explains an unexpected end. */

@@ -47,7 +47,9 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
       { once: true },
     );
   }
-  const entry = () => listener();
+  // The listener itself is the entry unless it is already in the set (a second registration
+  // must fire and detach on its own), which saves a closure per call.
+  const entry = listeners.has(listener) ? () => listener() : listener;
   listeners.add(entry);
   return () => {
     listeners.delete(entry);

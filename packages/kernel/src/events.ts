@@ -114,6 +114,8 @@ type Listener = (event: RunEvent) => void;
  */
 export class RunEventStream {
   readonly #listeners = new Set<Listener>();
+  /** Copied on subscribe/unsubscribe, not per emit: the pipeline emits four events per call. */
+  #snapshot: readonly Listener[] = [];
   readonly #onListenerError: (error: unknown) => void;
 
   constructor(options: { onListenerError?: (error: unknown) => void } = {}) {
@@ -123,8 +125,9 @@ export class RunEventStream {
   /** Subscribes; returns the unsubscribe function. */
   on(listener: Listener): () => void {
     this.#listeners.add(listener);
+    this.#snapshot = [...this.#listeners];
     return () => {
-      this.#listeners.delete(listener);
+      if (this.#listeners.delete(listener)) this.#snapshot = [...this.#listeners];
     };
   }
 
@@ -136,7 +139,8 @@ export class RunEventStream {
   }
 
   emit(event: RunEvent): void {
-    for (const listener of [...this.#listeners]) {
+    // A listener added or removed during this emit changes the next snapshot, not this loop.
+    for (const listener of this.#snapshot) {
       try {
         listener(event);
       } catch (error) {

@@ -37,11 +37,16 @@ export interface UserQuestion {
   allowCustom?: boolean;
   /** Pre-filled answer. */
   defaultAnswer?: string;
+  /**
+   * With options: several may be picked (none too, when the question allows it). The answer
+   * names them in `selected`; a frontend without it may list labels in `text`, comma-separated.
+   */
+  multiSelect?: boolean;
 }
 
 /** `cancelled` is Esc (abandon the whole interaction); `declined` is an explicit refusal. */
 export type UserAnswer =
-  | { kind: 'answer'; text: string }
+  | { kind: 'answer'; text: string; selected?: string[] }
   | { kind: 'declined' }
   | { kind: 'cancelled' };
 

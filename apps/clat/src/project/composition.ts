@@ -4,27 +4,43 @@
  * plugins.json WASM plugins and the GLM Coding Plan pack. The demo passes its own Composition.
  * @module
  */
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeGlmPack, mergeGlmPack } from '@clat/adapter-glm';
-import { createMcpConnector, type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
-import { httpTransport } from '@clat/adapter-mcp-http';
-import { stdioTransport } from '@clat/adapter-mcp-stdio';
 import {
-  createWasmConnector,
-  grantsPath,
-  loadPluginsJson,
-  PLUGINS_FILE,
-  WASM_KIND,
-  type WasmEntryConfig,
-} from '@clat/adapter-wasm';
+  createMcpConnector,
+  MCP_KIND,
+  type McpServerConfig,
+  type McpTransportProvider,
+  mcpEntry,
+} from '@clat/adapter-mcp';
+import type { WasmEntryConfig } from '@clat/adapter-wasm';
 import type { ConfigIssue, Connector, MountEntry, PromptContribution, Tool } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
-import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packaging';
 import type { ClatHome } from '../config/clat-home.js';
 import { ERA_FILE, EraStore } from '../config/era-store.js';
 import type { UserConfig } from '../config/user-config.js';
 import { CLAT_VERSION } from '../version.js';
-import { loginCommand, oauthClientFor } from './oauth-auth.js';
+import { loginCommand } from './login-command.js';
+
+// The WASM host, the HTTP transport (OAuth) and the package store are imported only when the
+// configuration needs them: `clat tools` with one stdio server loads neither. These names repeat
+// the packages' own constants (`WASM_KIND`, `PLUGINS_FILE`, `STORE_DIR`/`REGISTRY_FILE`);
+// composition.test.ts pins them to the packages.
+/** `@clat/adapter-wasm`'s WASM_KIND. */
+export const WASM_ENTRY_KIND = 'wasm';
+/** `@clat/adapter-wasm`'s PLUGINS_FILE. */
+export const PLUGINS_JSON = 'plugins.json';
+/** `@clat/packaging`'s STORE_DIR and REGISTRY_FILE. */
+export const STORE_REGISTRY = ['plugin-store', 'registry.json'] as const;
+
+/** False only when nothing is at `file` (both readers treat a missing file as empty). */
+async function present(file: string): Promise<boolean> {
+  return lstat(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+  );
+}
 
 export interface ServerSourceContext {
   home: ClatHome;
@@ -45,13 +61,18 @@ export interface ServerSources {
 }
 
 export interface Composition {
-  connectors(context: { env: NodeJS.ProcessEnv; home: ClatHome }): readonly Connector[];
+  /** The connectors the `entries` about to be mounted need (adapters load on demand). */
+  connectors(context: {
+    env: NodeJS.ProcessEnv;
+    home: ClatHome;
+    entries: readonly MountEntry[];
+  }): Promise<readonly Connector[]>;
   nativeTools(context: { projectRoot: string }): readonly Tool[];
   extraServers(context: ServerSourceContext): Promise<ServerSources>;
 }
 
 function wasmEntry(name: string, origin: string, config: WasmEntryConfig): MountEntry {
-  return { kind: WASM_KIND, name, origin, config };
+  return { kind: WASM_ENTRY_KIND, name, origin, config };
 }
 
 async function collectSources(context: ServerSourceContext): Promise<ServerSources> {
@@ -72,8 +93,12 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
   };
 
   // User entries win over installed packages: mcp.json first (taken), then plugins.json.
-  const pluginsFile = join(home.dir, PLUGINS_FILE);
-  const plugins = await loadPluginsJson(pluginsFile, { clatHome: home.dir });
+  const pluginsFile = join(home.dir, PLUGINS_JSON);
+  const plugins = (await present(pluginsFile))
+    ? await (await import('@clat/adapter-wasm')).loadPluginsJson(pluginsFile, {
+        clatHome: home.dir,
+      })
+    : { entries: [], issues: [] };
   for (const issue of plugins.issues) {
     out.issues.push({ file: pluginsFile, path: issue.id, message: issue.message });
   }
@@ -93,8 +118,11 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
     );
   }
 
-  const registryFile = join(home.dir, STORE_DIR, REGISTRY_FILE);
-  const installed = await installedServerEntries(home.dir);
+  const registryFile = join(home.dir, ...STORE_REGISTRY);
+  const installed = (await present(registryFile))
+    ? await (await import('@clat/packaging')).installedServerEntries(home.dir)
+    : undefined;
+  if (installed === undefined) return addGlmPack(context, out, taken, add);
   if (installed.registryError !== undefined) {
     out.issues.push({ file: registryFile, path: '(root)', message: installed.registryError });
   }
@@ -126,6 +154,16 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
     });
   }
 
+  return addGlmPack(context, out, taken, add);
+}
+
+/** The GLM Coding Plan pack's servers, after every other source (they never shadow one). */
+function addGlmPack(
+  context: ServerSourceContext,
+  out: ServerSources,
+  taken: Set<string>,
+  add: (entry: MountEntry, what: string) => boolean,
+): ServerSources {
   const provider = context.user.provider;
   const glm = mergeGlmPack(
     provider === undefined
@@ -141,21 +179,53 @@ async function collectSources(context: ServerSourceContext): Promise<ServerSourc
   return out;
 }
 
+/** The MCP transports and WASM host the entries need, each package imported once, in parallel. */
+async function connectorsFor(home: ClatHome, entries: readonly MountEntry[]): Promise<Connector[]> {
+  const transports = new Set<string>();
+  let wasm = false;
+  for (const entry of entries) {
+    if (entry.kind === MCP_KIND) transports.add((entry.config as McpServerConfig).transport);
+    else if (entry.kind === WASM_ENTRY_KIND) wasm = true;
+  }
+  const [stdio, http, wasmHost] = await Promise.all([
+    transports.has('stdio') ? import('@clat/adapter-mcp-stdio') : undefined,
+    transports.has('http')
+      ? Promise.all([import('@clat/adapter-mcp-http'), import('./oauth-auth.js')])
+      : undefined,
+    wasm ? import('@clat/adapter-wasm') : undefined,
+  ]);
+  const providers: McpTransportProvider[] = [];
+  if (stdio !== undefined) providers.push(stdio.stdioTransport({ defaultCwd: home.dir }));
+  if (http !== undefined) {
+    const [{ httpTransport }, { oauthClientFor }] = http;
+    providers.push(httpTransport({ auth: (server) => oauthClientFor(server, home.dir) }));
+  }
+  const connectors: Connector[] = [
+    createMcpConnector({
+      transports: providers,
+      loginCommand: (server) => loginCommand(server.name),
+      // Only after the person accepted a URL-mode elicitation that showed this URL; loaded on
+      // first use, so startup does not pay for it.
+      openUrl: async (url) => (await import('../ui/open-browser.js')).openBrowser(url, process.env),
+      clientInfo: { name: 'clat', version: CLAT_VERSION },
+      eras: new EraStore(join(home.dir, ERA_FILE)),
+    }),
+  ];
+  if (wasmHost !== undefined) {
+    connectors.push(
+      wasmHost.createWasmConnector({
+        clatHome: home.dir,
+        grantsFile: wasmHost.grantsPath(home.dir),
+      }),
+    );
+  }
+  return connectors;
+}
+
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
   return {
-    connectors: ({ home }) => [
-      createMcpConnector({
-        transports: [
-          stdioTransport({ defaultCwd: home.dir }),
-          httpTransport({ auth: (server) => oauthClientFor(server, home.dir) }),
-        ],
-        loginCommand: (server) => loginCommand(server.name),
-        clientInfo: { name: 'clat', version: CLAT_VERSION },
-        eras: new EraStore(join(home.dir, ERA_FILE)),
-      }),
-      createWasmConnector({ clatHome: home.dir, grantsFile: grantsPath(home.dir) }),
-    ],
+    connectors: ({ home, entries }) => connectorsFor(home, entries),
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
     extraServers: collectSources,
   };

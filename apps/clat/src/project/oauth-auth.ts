@@ -1,6 +1,6 @@
 /**
  * The OAuth side of `clat`'s HTTP servers: which entries get an OAuth client (tokens in the
- * 0600 store under `<clat home>/oauth`) and the command that logs in to one.
+ * 0600 store under `<clat home>/oauth`). Loaded only when an HTTP entry is mounted.
  * @module
  */
 
@@ -8,11 +8,7 @@ import type { McpServerConfig } from '@clat/adapter-mcp';
 import { OAuthClient } from '@clat/adapter-mcp-http';
 import { oauthDirIn } from '../config/clat-home.js';
 import { FileTokenStore } from '../config/oauth-token-store.js';
-
-/** The command a person runs to log in to `name` (shown in /mcp, errors and headless runs). */
-export function loginCommand(name: string): string {
-  return `clat mcp login ${/^[\w.@-]+$/.test(name) ? name : JSON.stringify(name)}`;
-}
+import { loginCommand } from './login-command.js';
 
 /**
  * The OAuth client of an HTTP entry, unless its configured headers already authorize it (a

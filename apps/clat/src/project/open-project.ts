@@ -152,11 +152,12 @@ export async function openProject(
     projectRoot,
     digestOf: createDigestLookup(entries.map(digestView)),
   };
+  const selected = entries.filter((entry) => options.select === undefined || options.select(entry));
   const session = createHost({
     projectRoot,
-    entries: entries.filter((entry) => options.select === undefined || options.select(entry)),
+    entries: selected,
     staticPrompts: extra.prompts,
-    connectors: composition.connectors({ env: io.env, home }),
+    connectors: await composition.connectors({ env: io.env, home, entries: selected }),
     nativeTools: composition.nativeTools({ projectRoot }),
   });
   return {

@@ -23,6 +23,14 @@ function versionText(server: ServerStatus): string {
   );
 }
 
+/** The roots line of a connected MCP server: offered or not, and how often it asked. */
+function rootsText(server: ServerStatus): string | undefined {
+  if (server.roots === undefined || server.state !== 'connected') return undefined;
+  if (!server.roots.offered) return 'not offered';
+  const asked = server.roots.requests;
+  return `project root offered; the server asked ${asked} time${asked === 1 ? '' : 's'}`;
+}
+
 /** `, GET stream open` for transports with a standalone server stream; nothing otherwise. */
 function getStreamText(server: ServerStatus): string {
   switch (server.getStream) {
@@ -72,6 +80,8 @@ export function formatMcpStatus(
     );
     if (server.tasks !== undefined) lines.push(`      tasks: ${line(server.tasks)}`);
     for (const warning of server.warnings) lines.push(`      warning: ${line(warning)}`);
+    const roots = rootsText(server);
+    if (roots !== undefined) lines.push(`      roots: ${roots}`);
     if (server.state === 'needs-login') {
       lines.push(`      to log in, run: ${line(server.login ?? 'clat mcp login')}`);
     } else if (server.failure !== undefined) {

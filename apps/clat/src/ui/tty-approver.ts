@@ -102,6 +102,29 @@ export function createLineApprover(
   };
 }
 
+/**
+ * The labels a multi-select answer names: numbers or labels separated by commas or spaces
+ * (`1,3`, `1 3`, `red, blue`); undefined when a part matches no option.
+ */
+export function pickedOptions(text: string, labels: readonly string[]): string[] | undefined {
+  const byName = (token: string) =>
+    labels.find((label) => label.toLowerCase() === token.toLowerCase());
+  const picked: string[] = [];
+  for (const part of text.split(',').map((p) => p.trim())) {
+    if (part === '') continue;
+    const named = byName(part);
+    // A part is one label, or numbers separated by spaces (`1 3`).
+    const found =
+      named === undefined ? part.split(/\s+/).map((n) => labels[Number(n) - 1]) : [named];
+    if (named === undefined && !/^\d+(\s+\d+)*$/.test(part)) return undefined;
+    for (const label of found) {
+      if (label === undefined) return undefined;
+      if (!picked.includes(label)) picked.push(label);
+    }
+  }
+  return picked;
+}
+
 /** A UserAsker over a line-asking function; `undefined` (Esc, end of input) cancels. */
 export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
   return {
@@ -113,13 +136,28 @@ export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
           `  ${index + 1}. ${line(option.label)}${option.description ? ` — ${line(option.description)}` : ''}\n`,
         );
       });
-      const hint =
-        options.length > 0 ? `[1-${options.length}${question.allowCustom ? ' or text' : ''}]` : '';
+      const multi = question.multiSelect === true && options.length > 0;
+      const hint = multi
+        ? '[numbers separated by commas, e.g. 1,3; empty picks none]'
+        : options.length > 0
+          ? `[1-${options.length}${question.allowCustom ? ' or text' : ''}]`
+          : '';
       const answer = await ask(
         `${hint}${question.defaultAnswer ? ` (${line(question.defaultAnswer)})` : ''}> `,
         signal,
       );
       if (answer === undefined) return { kind: 'cancelled' };
+      if (multi) {
+        const typed = answer.trim();
+        if (typed === '' && question.defaultAnswer !== undefined) {
+          return { kind: 'answer', text: question.defaultAnswer };
+        }
+        const labels = options.map((option) => option.label);
+        const picked = pickedOptions(typed, labels);
+        // An unknown part goes back as typed, so the form re-asks with a hint.
+        if (picked === undefined) return { kind: 'answer', text: typed };
+        return { kind: 'answer', text: picked.join(', '), selected: picked };
+      }
       const text =
         answer.trim() === '' && question.defaultAnswer !== undefined
           ? question.defaultAnswer

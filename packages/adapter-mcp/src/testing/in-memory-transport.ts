@@ -3,7 +3,7 @@ import type { JsonRpcMessage, Transport, TransportDiagnostics } from '../transpo
 /** One end of an in-memory pair; messages sent before the peer starts are queued. */
 export class InMemoryTransport implements Transport {
   readonly kind = 'memory';
-  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  onmessage?: ((message: JsonRpcMessage, frameBytes?: number) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: ((error?: Error) => void) | undefined;
   peer: InMemoryTransport | undefined;

@@ -200,3 +200,69 @@ describe('validateElicitationForm', () => {
     ).toThrow(/twice/);
   });
 });
+
+describe('multi-select choice fields', () => {
+  const multi: ElicitationForm = {
+    message: 'Tags',
+    fields: [
+      {
+        name: 'tags',
+        kind: 'choice',
+        options: ['alpha', 'beta, with comma', 'gamma'],
+        required: true,
+        default: { tag: 'text', val: '["beta, with comma"]' },
+      },
+      { name: 'extra', kind: 'choice', options: ['x', 'y'], required: false },
+    ],
+  };
+  const rules = { tags: { multiple: { maxItems: 2 } }, extra: { multiple: {} } };
+
+  it('asks one multi-select question per field and reads names, numbers and selections', async () => {
+    const asker = new ScriptedAsker(
+      { kind: 'answer', text: 'alpha, beta, with comma', selected: ['alpha', 'beta, with comma'] },
+      '1, 2',
+    );
+    const outcome = await askElicitationForm(multi, asker, live(), { rules });
+    expect(outcome).toEqual({
+      tag: 'accepted',
+      val: [
+        ['tags', { tag: 'text', val: '["alpha","beta, with comma"]' }],
+        ['extra', { tag: 'text', val: '["x","y"]' }],
+      ],
+    });
+    expect(asker.questions[0]).toMatchObject({
+      multiSelect: true,
+      allowCustom: false,
+      defaultAnswer: 'beta, with comma',
+      options: [{ label: 'alpha' }, { label: 'beta, with comma' }, { label: 'gamma' }],
+    });
+    // No "(skip)" option on a multi-select: picking none is how it stays empty.
+    expect(asker.questions[1]?.options?.map((o) => o.label)).toEqual(['x', 'y']);
+  });
+
+  it('takes the default list, allows none on an optional field, and re-asks out of bounds', async () => {
+    const asker = new ScriptedAsker('1,2,3', 'beta, with comma', {
+      kind: 'answer',
+      text: '',
+      selected: [],
+    });
+    const outcome = await askElicitationForm(multi, asker, live(), { rules });
+    expect(outcome).toEqual({
+      tag: 'accepted',
+      val: [['tags', { tag: 'text', val: '["beta, with comma"]' }]],
+    });
+    expect(asker.questions[1]?.question).toContain('[pick at most 2 options]');
+  });
+
+  it('needs at least one pick on a required field', async () => {
+    const asker = new ScriptedAsker(
+      { kind: 'answer', text: '', selected: [] },
+      { kind: 'answer', text: '', selected: [] },
+      { kind: 'answer', text: '', selected: [] },
+    );
+    await expect(askElicitationForm(multi, asker, live(), { rules })).rejects.toMatchObject({
+      code: KernelErrorCode.ELICITATION_INVALID_ANSWER,
+    });
+    expect(asker.questions[1]?.question).toContain('[pick at least 1 option]');
+  });
+});

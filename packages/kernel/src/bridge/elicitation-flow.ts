@@ -22,6 +22,11 @@ export interface ElicitationFieldRule {
   minLength?: number;
   maxLength?: number;
   format?: 'email' | 'uri' | 'date' | 'date-time';
+  /**
+   * A choice field whose answer is several options (MCP multi-select). The WIT value has no list
+   * case, so its value, and its default, is `{tag: 'text', val: JSON.stringify(labels)}`.
+   */
+  multiple?: { minItems?: number; maxItems?: number };
 }
 
 export type ElicitationRules = Readonly<Record<string, ElicitationFieldRule>>;
@@ -139,7 +144,73 @@ function numberHint(rule: ElicitationFieldRule): string {
   return `enter ${what}`;
 }
 
-function parseAnswer(field: ElicitationField, text: string, rule: ElicitationFieldRule): Parsed {
+/** The labels a multi-select default names (JSON list text), when they are all options. */
+function multiDefault(field: ElicitationField): string[] | undefined {
+  const value = field.default;
+  if (value?.tag !== 'text') return undefined;
+  let labels: unknown;
+  try {
+    labels = JSON.parse(value.val);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(labels) || !labels.every((l) => field.options.includes(l as string))) {
+    return undefined;
+  }
+  return labels as string[];
+}
+
+/** Matches one typed token to an option: its label (any case) or its 1-based number. */
+function optionOf(field: ElicitationField, token: string): string | undefined {
+  const exact = field.options.find((option) => option === token);
+  if (exact !== undefined) return exact;
+  const lowered = token.toLowerCase();
+  const named = field.options.find((option) => option.toLowerCase() === lowered);
+  if (named !== undefined) return named;
+  const index = Number(token);
+  return Number.isInteger(index) && index >= 1 ? field.options[index - 1] : undefined;
+}
+
+function parseMultiple(
+  field: ElicitationField,
+  answer: { text: string; selected?: string[] },
+  bounds: NonNullable<ElicitationFieldRule['multiple']>,
+): Parsed {
+  let picked: string[] | undefined;
+  const fallback = multiDefault(field);
+  if (answer.selected !== undefined) {
+    picked = answer.selected.map((label) => optionOf(field, label) ?? '\u0000');
+  } else if (fallback !== undefined && answer.text === fallback.join(', ')) {
+    picked = fallback;
+  } else {
+    const tokens = answer.text
+      .split(/[,\n]/)
+      .map((token) => token.trim())
+      .filter((token) => token !== '' && token !== SKIP_OPTION);
+    picked = tokens.map((token) => optionOf(field, token) ?? '\u0000');
+  }
+  if (picked.includes('\u0000')) return { ok: false, hint: 'pick options by number or name' };
+  const unique = field.options.filter((option) => picked.includes(option));
+  const min = Math.max(bounds.minItems ?? 0, field.required ? 1 : 0);
+  if (unique.length < min) {
+    return { ok: false, hint: `pick at least ${min} option${min === 1 ? '' : 's'}` };
+  }
+  if (bounds.maxItems !== undefined && unique.length > bounds.maxItems) {
+    return { ok: false, hint: `pick at most ${bounds.maxItems} options` };
+  }
+  if (unique.length === 0) return { ok: true, value: undefined };
+  return { ok: true, value: { tag: 'text', val: JSON.stringify(unique) } };
+}
+
+function parseAnswer(
+  field: ElicitationField,
+  answer: { text: string; selected?: string[] },
+  rule: ElicitationFieldRule,
+): Parsed {
+  if (field.kind === 'choice' && rule.multiple !== undefined) {
+    return parseMultiple(field, answer, rule.multiple);
+  }
+  const text = answer.text;
   const skippable = !field.required;
   if (skippable && text === SKIP_OPTION) return { ok: true, value: undefined };
   switch (field.kind) {
@@ -186,7 +257,8 @@ function parseAnswer(field: ElicitationField, text: string, rule: ElicitationFie
   }
 }
 
-function defaultAnswer(field: ElicitationField): string | undefined {
+function defaultAnswer(field: ElicitationField, rule: ElicitationFieldRule): string | undefined {
+  if (rule.multiple !== undefined) return multiDefault(field)?.join(', ');
   const value = field.default;
   if (value === undefined) return undefined;
   if (value.tag === 'boolean') return value.val ? 'yes' : 'no';
@@ -200,6 +272,7 @@ function questionFor(
   field: ElicitationField,
   index: number,
   hint: string | undefined,
+  rule: ElicitationFieldRule,
 ): UserQuestion {
   let text = index === 0 && form.message !== '' ? `${form.message}\n\n` : '';
   text += `— ${field.title ?? field.name}`;
@@ -210,13 +283,15 @@ function questionFor(
   let options: UserQuestionOption[] | undefined;
   if (field.kind === 'boolean') options = [{ label: 'yes' }, { label: 'no' }];
   if (field.kind === 'choice') options = field.options.map((label) => ({ label }));
+  const multiple = field.kind === 'choice' && rule.multiple !== undefined;
   if (options !== undefined) {
-    if (!field.required)
+    if (!field.required && !multiple)
       options.push({ label: SKIP_OPTION, description: 'leave this field empty' });
     question.options = options;
     question.allowCustom = false;
+    if (multiple) question.multiSelect = true;
   }
-  const prefill = defaultAnswer(field);
+  const prefill = defaultAnswer(field, rule);
   if (prefill !== undefined) question.defaultAnswer = prefill;
   return question;
 }
@@ -265,15 +340,16 @@ export async function askElicitationForm(
     let last = '';
     for (let attempt = 0; ; attempt++) {
       const answer = await abortable(
-        asker.ask(questionFor(form, field, index, hint), signal),
+        asker.ask(questionFor(form, field, index, hint, rule), signal),
         signal,
         'elicitation',
       );
       checkpoint();
       const done = closed(answer);
       if (done !== undefined) return done;
-      last = (answer as { text: string }).text;
-      const parsed = parseAnswer(field, last, rule);
+      const given = answer as { text: string; selected?: string[] };
+      last = given.text;
+      const parsed = parseAnswer(field, given, rule);
       if (parsed.ok) {
         if (parsed.value !== undefined) values.push([field.name, parsed.value]);
         break;

@@ -46,6 +46,8 @@ export interface MountProgress {
    * has none, `opening`, `open` or `closed`. Absent for transports without one.
    */
   getStream?: 'none' | 'opening' | 'open' | 'closed';
+  /** MCP roots: whether the project root was offered and how often the server asked for it. */
+  roots?: { offered: boolean; requests: number };
   /** How the plugin runs long calls as tasks, in a few words (shown in status). */
   tasks?: string;
 }

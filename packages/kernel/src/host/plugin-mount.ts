@@ -43,6 +43,8 @@ export interface MountStatus {
   login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
+  /** MCP roots support (absent for plugins without roots). */
+  roots?: { offered: boolean; requests: number } | undefined;
   /** The standalone server stream, for transports that have one (see `MountProgress`). */
   getStream?: MountProgress['getStream'];
   /** Task support of the plugin, in a few words; absent when it has none. */
@@ -224,6 +226,7 @@ export class PluginMount {
       if (live !== undefined) {
         if (live.stderrTail !== undefined) status.stderrTail = this.#clean(live.stderrTail);
         if (live.tools !== undefined) status.tools = live.tools;
+        if (live.roots !== undefined) status.roots = { ...live.roots };
         if (live.getStream !== undefined) status.getStream = live.getStream;
         if (live.failure !== undefined) {
           status.state = 'failed';
@@ -265,6 +268,7 @@ export class PluginMount {
     if (progress.phase !== undefined) status.phase = progress.phase;
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
+    if (progress.roots !== undefined) status.roots = { ...progress.roots };
     if (progress.getStream !== undefined) status.getStream = progress.getStream;
     if (progress.tasks !== undefined) status.tasks = this.#options.redactor.redact(progress.tasks);
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);

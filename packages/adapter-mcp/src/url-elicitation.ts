@@ -1,0 +1,86 @@
+/**
+ * URL-mode elicitation (2025-11-25 `mode: "url"`, and the 2026-07-28 input request): the server
+ * wants the person to visit a URL. CLAT shows the normalized URL and its host, asks consent
+ * through the same elicitation gates and UserAsker as a form (a field-less confirmation), and
+ * opens the URL only after an explicit accept. Without a frontend (headless) nothing is shown or
+ * opened and the answer is `decline`.
+ * @module
+ */
+import {
+  type HostCaller,
+  type HostServices,
+  isJsonObject,
+  isKernelError,
+  KernelError,
+  KernelErrorCode,
+} from '@clat/kernel';
+import type { McpElicitResult } from './mcp-elicitation.js';
+
+/** Opens a consented URL in the person's browser; resolves false when no opener started. */
+export type UrlOpener = (url: string) => Promise<boolean>;
+
+function unsupported(message: string): KernelError {
+  return new KernelError(KernelErrorCode.ELICITATION_UNSUPPORTED, message);
+}
+
+/** The URL a URL-mode request names, checked: absolute http(s) only. */
+export function elicitationUrlOf(params: Record<string, unknown>): URL {
+  if (typeof params.url !== 'string' || params.url === '') {
+    throw unsupported('URL-mode elicitation needs a non-empty string "url"');
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(params.url);
+  } catch {
+    throw unsupported(
+      `URL-mode elicitation url ${JSON.stringify(params.url)} is not an absolute URL`,
+    );
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw unsupported(
+      `URL-mode elicitation url ${JSON.stringify(params.url)} uses ${parsed.protocol}; CLAT opens only http and https URLs`,
+    );
+  }
+  return parsed;
+}
+
+/** The consent text: the server's message, the normalized URL and its host on lines of their own. */
+export function urlConsentMessage(message: string, url: URL): string {
+  const intro = message.trim() === '' ? 'The server asks you to open a web page.' : message;
+  return `${intro}\n\nURL: ${url.href}\nHost: ${url.host}\nAccept opens it in your browser; decline leaves it closed.`;
+}
+
+/**
+ * Asks consent for one URL-mode request and opens the URL after an accept. The bridge's gates
+ * apply (active run, forms-per-run budget, cancellation); a headless run declines.
+ */
+export async function serveUrlElicitation(
+  params: Record<string, unknown>,
+  host: HostServices,
+  caller: HostCaller,
+  signal: AbortSignal,
+  openUrl: UrlOpener | undefined,
+): Promise<McpElicitResult> {
+  if (!isJsonObject(params)) throw unsupported('elicitation/create params must be an object');
+  const url = elicitationUrlOf(params);
+  const message = typeof params.message === 'string' ? params.message : '';
+  let outcome: Awaited<ReturnType<HostServices['elicit']>>;
+  try {
+    outcome = await host.elicit(
+      caller,
+      { message: urlConsentMessage(message, url), fields: [] },
+      signal,
+    );
+  } catch (error) {
+    // Never open a URL nobody saw: a headless run declines instead of failing the call.
+    if (isKernelError(error) && error.code === KernelErrorCode.ELICITATION_NO_FRONTEND) {
+      return { action: 'decline' };
+    }
+    throw error;
+  }
+  if (outcome.tag === 'declined') return { action: 'decline' };
+  if (outcome.tag === 'cancelled') return { action: 'cancel' };
+  // The URL was on screen with the question, so a missing opener only costs the convenience.
+  await openUrl?.(url.href).catch(() => false);
+  return { action: 'accept' };
+}

@@ -1,0 +1,103 @@
+/**
+ * The 2025-11-25 elicitation shapes answered on a real terminal (tmux): a 2026-07-28 SDK v2
+ * server asks them through input_required, the interactive session and `clat call` render
+ * them (multi-selects, titled choices, defaults), and a URL-mode request opens the browser only
+ * after the person accepts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox, REPO_ROOT } from './support.js';
+import { hasTmux, TmuxSession } from './tmux.js';
+
+const ROUNDS = join(REPO_ROOT, 'test/fixtures/bridge/rounds-server.mjs');
+
+let sandbox: CliSandbox;
+let tmux: TmuxSession;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  await sandbox.writeMcp({ rounds: sandbox.node(ROUNDS) });
+  tmux = new TmuxSession(`clat-shapes-${process.pid}-${Date.now()}`);
+});
+afterEach(async () => {
+  tmux.kill();
+  await sandbox.cleanup();
+});
+
+describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
+  it('the session asks every shape, taking defaults on Enter', async () => {
+    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
+    await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
+    const mark = tmux.capture().length;
+    tmux.line('/call mcp_rounds_profile');
+    await tmux.waitFor('Your profile', mark);
+    await tmux.waitFor('(Ada)>', mark);
+    tmux.line(''); // name: default
+    await tmux.waitFor('(36)>', mark);
+    tmux.line('40');
+    await tmux.waitFor(/Subscribe.*\n(.*\n)*.*\(yes\)>/, mark);
+    tmux.line('2'); // no
+    await tmux.waitFor('3. Blue', mark);
+    tmux.line(''); // color: default Green
+    await tmux.waitFor('[numbers separated by commas, e.g. 1,3; empty picks none] (beta)>', mark);
+    tmux.line('1,3');
+    await tmux.waitFor('3. Large', mark);
+    tmux.line('large, small');
+    await tmux.waitFor(
+      /"action":"accept","content":\{"name":"Ada","age":40,"subscribed":false,"color":"g","tags":\["alpha","gamma"\],"sizes":\["s","l"\]\}/,
+      mark,
+    );
+    tmux.line('/exit');
+    await tmux.waitFor('EXITED:0', mark);
+  });
+
+  it('clat call shows a URL-mode request and opens the URL only after accept', async () => {
+    const opened = join(sandbox.root, 'opened.txt');
+    const browser = `${process.execPath} ${join(CLI_FIXTURES, 'record-url.mjs')} ${opened}`;
+    await sandbox.run(['trust']);
+    const url = 'https://example.com/docs?step=1';
+    tmux.start(
+      [process.execPath, CLAT_BIN, 'call', 'mcp_rounds_open_docs', `url=${url}`],
+      sandbox.project,
+      {
+        CLAT_HOME: sandbox.home,
+        NO_COLOR: '1',
+        BROWSER: browser,
+      },
+    );
+    await tmux.waitFor('Read the docs');
+    await tmux.waitFor(`URL: ${url}`);
+    await tmux.waitFor('Host: example.com');
+    await tmux.waitFor('2. decline');
+    expect(existsSync(opened)).toBe(false);
+    tmux.line('1');
+    await tmux.waitFor('{"action":"accept"}');
+    await tmux.waitFor('EXITED:0');
+    const end = Date.now() + 10_000;
+    while (!existsSync(opened) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    expect(readFileSync(opened, 'utf8')).toBe(`${url}\n`);
+  });
+
+  it('clat call declining a URL-mode request opens nothing', async () => {
+    const opened = join(sandbox.root, 'opened.txt');
+    const browser = `${process.execPath} ${join(CLI_FIXTURES, 'record-url.mjs')} ${opened}`;
+    await sandbox.run(['trust']);
+    tmux.start(
+      [process.execPath, CLAT_BIN, 'call', 'mcp_rounds_open_docs', 'url=https://example.com/x'],
+      sandbox.project,
+      { CLAT_HOME: sandbox.home, NO_COLOR: '1', BROWSER: browser },
+    );
+    await tmux.waitFor('2. decline');
+    tmux.line('2');
+    await tmux.waitFor('{"action":"decline"}');
+    await tmux.waitFor('EXITED:0');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(opened)).toBe(false);
+  });
+});
