@@ -17,6 +17,7 @@ import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { createHostHandlers, type HostHandlers, installHostHandlers } from './host-requests.js';
 import { INPUT_ROUND_METHODS, runInputRounds } from './input-rounds.js';
 import { MCP_LIMITS } from './limits.js';
+import { ProgressRouter } from './progress-router.js';
 import {
   CLIENT_NAME,
   clientCapabilities,
@@ -36,7 +37,6 @@ import {
   versionAtLeast,
 } from './protocol.js';
 import { projectRoots } from './roots.js';
-import { ProgressRouter } from './progress-router.js';
 import { type RequestOptions, RpcSession, type SizedResult } from './rpc-session.js';
 import { callToolAsTask, type TaskLimits } from './task-call.js';
 import {

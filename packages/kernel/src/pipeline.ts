@@ -194,8 +194,7 @@ export class ToolPipeline {
       // Each UTF-16 unit is at most 3 bytes, so a short result needs no count at all.
       // A rich result counted its own blocks once (`bytes`); a text one is counted here, if at all.
       const bytes =
-        result.bytes ??
-        (content.length * 3 <= LIMITS.toolResultBytes ? 0 : utf8Length(content));
+        result.bytes ?? (content.length * 3 <= LIMITS.toolResultBytes ? 0 : utf8Length(content));
       if (bytes > LIMITS.toolResultBytes) {
         throw new KernelError(
           KernelErrorCode.LIMIT_EXCEEDED,
