@@ -144,6 +144,42 @@ describe('server-everything through the PluginHostBridge', () => {
     }
   });
 
+  it('visits the URLs a -32042 refusal lists, with consent, then retries the call once', async () => {
+    opened.length = 0;
+    const url = 'https://example.com/after-prerequisite';
+    const asker = new ScriptedAsker('accept', 'accept');
+    const { run, context } = h.beginRun({ mode: 'full-access', asker });
+    try {
+      const result = await h.call(
+        'mcp_everything_trigger_url_elicitation',
+        { url, errorPath: true },
+        context,
+      );
+      expect(result.content).toContain('User completed the URL elicitation flow');
+      // The prerequisite from the error, then the call's own URL on the retry.
+      expect(opened).toEqual(['https://modelcontextprotocol.io/', url]);
+      expect(asker.questions[0]?.question).toContain('Host: modelcontextprotocol.io');
+    } finally {
+      run.end();
+    }
+    const declining = new ScriptedAsker('decline');
+    const second = h.beginRun({ mode: 'full-access', asker: declining });
+    try {
+      await expect(
+        h.call(
+          'mcp_everything_trigger_url_elicitation',
+          { url: 'https://example.com/other', errorPath: true },
+          second.context,
+        ),
+      ).rejects.toThrow(
+        'MCP server "everything" requires visiting https://modelcontextprotocol.io before tools/call trigger-url-elicitation, and it was not accepted',
+      );
+      expect(opened).toHaveLength(2);
+    } finally {
+      second.run.end();
+    }
+  });
+
   it('asks its whole 2025-11-25 form (multi-selects, titled enums) and returns every default', async () => {
     const keepDefault = (question: UserQuestion): UserAnswer => ({
       kind: 'answer',

@@ -57,6 +57,32 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
     await tmux.waitFor('EXITED:0', mark);
   });
 
+  it('clat call on a terminal asks the multi-selects and titled choices too', async () => {
+    await sandbox.run(['trust']);
+    tmux.start([process.execPath, CLAT_BIN, 'call', 'mcp_rounds_profile'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
+    await tmux.waitFor('(Ada)>');
+    tmux.line('Lin');
+    await tmux.waitFor('(36)>');
+    tmux.line('');
+    await tmux.waitFor(/Subscribe.*\n(.*\n)*.*\(yes\)>/);
+    tmux.line('');
+    await tmux.waitFor('3. Blue');
+    tmux.line('red');
+    await tmux.waitFor('(beta)>');
+    tmux.line('9'); // not an option: asked again with a hint
+    await tmux.waitFor('[pick options by number or name]');
+    tmux.line('2 3');
+    await tmux.waitFor('3. Large');
+    tmux.line('');
+    await tmux.waitFor(
+      '{"action":"accept","content":{"name":"Lin","age":36,"subscribed":true,"color":"r","tags":["beta","gamma"]}}',
+    );
+    await tmux.waitFor('EXITED:0');
+  });
+
   it('clat call shows a URL-mode request and opens the URL only after accept', async () => {
     const opened = join(sandbox.root, 'opened.txt');
     const browser = `${process.execPath} ${join(CLI_FIXTURES, 'record-url.mjs')} ${opened}`;

@@ -95,6 +95,17 @@ describe('HttpTransport headers and sessions', () => {
     expect(del?.headers['mcp-session-id']).toBe('sess-42');
   });
 
+  it('reports the byte length of a one-message JSON body with the message it carries', async () => {
+    const transport = new HttpTransport({ url, headers: { Authorization: SECRET } });
+    const sizes: (number | undefined)[] = [];
+    transport.onmessage = (_message, frameBytes) => sizes.push(frameBytes);
+    await transport.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    await transport.close();
+    expect(sizes).toEqual([
+      Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 7, result: {} })),
+    ]);
+  });
+
   it("protocol headers replace a caller's same-named headers whatever their case", async () => {
     const { transport } = connect({
       headers: { Authorization: SECRET, Accept: 'text/plain', 'Content-Type': 'text/plain' },

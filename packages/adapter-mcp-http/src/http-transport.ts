@@ -122,7 +122,7 @@ export class HttpTransport implements Transport {
   readonly kind = 'http';
   /** The endpoint origin, safe to show. */
   readonly origin: string;
-  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  onmessage?: ((message: JsonRpcMessage, frameBytes?: number) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: ((error?: Error) => void) | undefined;
 
@@ -472,6 +472,8 @@ export class HttpTransport implements Transport {
       );
     }
     const messages = Array.isArray(value) ? value : [value];
+    // A body holding one message is its frame: the client sizes a result from it.
+    const frameBytes = messages.length === 1 ? Buffer.byteLength(text) : undefined;
     let answered = false;
     for (const item of messages) {
       const parsed = parseJsonRpcMessage(item);
@@ -481,7 +483,7 @@ export class HttpTransport implements Transport {
       const message =
         'error' in parsed && parsed.id === null ? { ...parsed, id: request.id } : parsed;
       if ('id' in message && !('method' in message) && message.id === request.id) answered = true;
-      this.#deliver(message);
+      this.#deliver(message, frameBytes);
     }
     if (answered) return;
     if (!response.ok) throw this.#statusError(response.status, request, text);
@@ -604,18 +606,18 @@ export class HttpTransport implements Transport {
       this.#nonFatal(`MCP server at ${this.origin} sent an invalid message: ${parsed.invalid}`);
       return undefined;
     }
-    this.#deliver(parsed);
+    this.#deliver(parsed, Buffer.byteLength(data));
     return parsed;
   }
 
-  #deliver(message: JsonRpcMessage): void {
+  #deliver(message: JsonRpcMessage, frameBytes?: number): void {
     if (this.#closed) return;
     let out = message;
     if ('result' in message) {
       this.#sniffInitialize(message.id, message.result);
       if (this.#modernLists.delete(idKey(message.id))) out = this.#scanTools(message);
     }
-    this.onmessage?.(out);
+    this.onmessage?.(out, frameBytes);
   }
 
   /**

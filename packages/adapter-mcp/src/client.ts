@@ -46,7 +46,7 @@ import {
   type TransportFactory,
   type TransportKind,
 } from './transport.js';
-import type { UrlOpener } from './url-elicitation.js';
+import { type UrlOpener, urlElicitationsRequired, visitRequiredUrls } from './url-elicitation.js';
 
 export interface McpServerInfo {
   name: string;
@@ -612,6 +612,22 @@ export class McpClient {
       try {
         sized = await call();
       } catch (error) {
+        const urls = this.era === 'legacy' ? urlElicitationsRequired(error) : undefined;
+        if (urls !== undefined) {
+          await visitRequiredUrls({
+            server: this.name,
+            handlers: this.#handlers,
+            urls,
+            what,
+            cause: error,
+            signal: options.signal,
+          });
+          this.#onDiagnostic(
+            `MCP server ${quoted(this.name)} required ${urls.length} URL visit(s) before ${what}; retrying once`,
+          );
+          sized = await call();
+          return this.#toolResult(name, sized);
+        }
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
         // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
         // the tool list (Mcp-Param-*) are stale. Re-list, which refreshes them, and retry once.
@@ -642,7 +658,12 @@ export class McpClient {
       this.#toolCalls--;
       progress.release();
     }
-    // Counted once: from the frame the transport read, else block by block.
+    return this.#toolResult(name, sized);
+  }
+
+  /** Checks a finished tools/call result: size (counted once: from the frame the transport read,
+   * else block by block), content shape, every block kept. */
+  #toolResult(name: string, sized: SizedResult): McpCallToolResult {
     return readCallToolResult(this.name, name, sized.result, sized.bytes);
   }
 

@@ -224,18 +224,22 @@ describe('input_required rounds', () => {
     const host = fakeHost();
     // The person takes longer than the whole base deadline to answer.
     host.elicitation = () =>
-      new Promise((resolve) => setTimeout(() => resolve({ tag: 'accepted', val: [] }), 120));
+      new Promise((resolve) => setTimeout(() => resolve({ tag: 'accepted', val: [] }), 300));
     const client = await connect(factory, {
       hostServices: host,
-      timeouts: { toolCallMs: 60, toolCallExtensionStepMs: 50, toolCallExtensionTotalMs: 150 },
+      timeouts: { toolCallMs: 200, toolCallExtensionStepMs: 150, toolCallExtensionTotalMs: 450 },
     });
     const started = Date.now();
     const error = await client.callTool('t').catch((e: unknown) => e);
     expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_TIMEOUT);
-    // Answered (extended past 60 ms) and then timed out on the silent retry at 60 + 150 ms.
+    // Answered after the base deadline (so it was extended), then the silent retry timed out
+    // within the extension total. Steps are timer-driven, so a loaded machine may use one more.
     expect(calls(factory.servers[0] as ScriptedServer)).toHaveLength(2);
-    expect((error as Error).message).toContain('within 210 ms');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    const total = Number(/within (\d+) ms/.exec((error as Error).message)?.[1]);
+    expect(total).toBeGreaterThan(200);
+    expect(total).toBeLessThanOrEqual(200 + 450);
+    expect((total - 200) % 150).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(total - 5);
   });
 
   it('ends at once on cancellation while serving input', async () => {
@@ -264,5 +268,29 @@ describe('input_required rounds', () => {
     const error = await pending.catch((e: unknown) => e);
     expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_CANCELLED);
     expect(calls(factory.servers[0] as ScriptedServer)).toHaveLength(1);
+  });
+});
+
+describe('input_required outside tools/call', () => {
+  it('runs rounds for prompts/get too', async () => {
+    const factory = new ScriptedFactory((server) => {
+      modernServer()(server);
+      server.on('prompts/get', (request) =>
+        request.params?.inputResponses === undefined
+          ? {
+              result: {
+                resultType: 'input_required',
+                inputRequests: { r: { method: 'roots/list' } },
+                requestState: 'p1',
+              },
+            }
+          : complete({ messages: [], description: String(request.params?.requestState) }),
+      );
+    });
+    const client = await connect(factory, { projectRoot: '/p' });
+    const result = await client.getPrompt('greet', { who: 'x' });
+    expect(result.description).toBe('p1');
+    const [, retry] = (factory.servers[0] as ScriptedServer).requests('prompts/get');
+    expect(retry?.params).toMatchObject({ name: 'greet', arguments: { who: 'x' } });
   });
 });

@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  errorMessage,
   type HostCaller,
   type HostServices,
   isJsonObject,
@@ -14,6 +15,9 @@ import {
   KernelError,
   KernelErrorCode,
 } from '@clat/kernel';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import type { HostHandlers } from './host-requests.js';
+import { MCP_LIMITS } from './limits.js';
 import type { McpElicitResult } from './mcp-elicitation.js';
 
 /** Opens a consented URL in the person's browser; resolves false when no opener started. */
@@ -83,4 +87,67 @@ export async function serveUrlElicitation(
   // The URL was on screen with the question, so a missing opener only costs the convenience.
   await openUrl?.(url.href).catch(() => false);
   return { action: 'accept' };
+}
+
+/** JSON-RPC code of 2025-11-25 URLElicitationRequired (a call that needs a URL visited first). */
+export const URL_ELICITATION_REQUIRED = -32042;
+
+/**
+ * The URL-mode elicitations a `-32042` error lists (`data.elicitations`), or undefined when the
+ * error is no such refusal (or lists none, or more than one round may carry).
+ */
+export function urlElicitationsRequired(error: unknown): Record<string, unknown>[] | undefined {
+  if (!isMcpError(error) || error.code !== McpErrorCode.MCP_REMOTE_ERROR) return undefined;
+  if (error.rpcCode !== URL_ELICITATION_REQUIRED || !isJsonObject(error.rpcData)) return undefined;
+  const listed: unknown = error.rpcData.elicitations;
+  if (!Array.isArray(listed)) return undefined;
+  const elicitations = (listed as unknown[]).filter((entry): entry is Record<string, unknown> =>
+    isJsonObject(entry),
+  );
+  if (elicitations.length === 0 || elicitations.length > MCP_LIMITS.inputRequestsPerRound) {
+    return undefined;
+  }
+  return elicitations;
+}
+
+/**
+ * Serves the URLs of a `-32042` refusal: each goes through URL-mode consent (the connection's
+ * `elicitation/create` handler, so the same gates); every one must be accepted, else the call
+ * fails with MCP_INPUT_FAILED naming the URL. The caller then retries the call once.
+ */
+export async function visitRequiredUrls(options: {
+  server: string;
+  handlers: HostHandlers;
+  urls: Record<string, unknown>[];
+  what: string;
+  cause: unknown;
+  signal: AbortSignal | undefined;
+}): Promise<void> {
+  const { server, what, cause } = options;
+  const handler = options.handlers.get('elicitation/create');
+  if (handler === undefined) throw cause;
+  const signal = options.signal ?? new AbortController().signal;
+  for (const [index, params] of options.urls.entries()) {
+    const url = typeof params.url === 'string' ? params.url : '(no url)';
+    let answer: Record<string, unknown>;
+    try {
+      answer = await handler(
+        { ...params, mode: 'url' },
+        { id: `url-required-${index}`, method: 'elicitation/create', signal },
+      );
+    } catch (error) {
+      throw new McpError(
+        McpErrorCode.MCP_INPUT_FAILED,
+        `MCP server ${JSON.stringify(server)} requires visiting ${url} before ${what}, which CLAT could not offer: ${errorMessage(error)}`,
+        { server, cause: error },
+      );
+    }
+    if (answer.action !== 'accept') {
+      throw new McpError(
+        McpErrorCode.MCP_INPUT_FAILED,
+        `MCP server ${JSON.stringify(server)} requires visiting ${url} before ${what}, and it was not accepted`,
+        { server, cause },
+      );
+    }
+  }
 }
