@@ -70,3 +70,8 @@ export function modernRequestHeaders(method: string, params: unknown): Record<st
   }
   return out;
 }
+
+/** `text/event-stream; charset=utf-8` → `text/event-stream`. */
+export function mediaType(header: string | null): string {
+  return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+}

@@ -7,7 +7,7 @@
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { HttpTransportError, HttpTransportErrorCode } from './errors.js';
 import type { HttpAuth } from './http-auth.js';
-import { HttpTransportFactory } from './http-transport.js';
+import { HttpTransportFactory } from './http-transport-factory.js';
 
 /** An mcp.json entry with `"transport": "http"`. */
 export type HttpServerEntry = Extract<McpServerConfig, { transport: 'http' }>;

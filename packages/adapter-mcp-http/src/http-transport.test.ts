@@ -4,7 +4,8 @@ import { inspect } from 'node:util';
 import type { JsonRpcMessage } from '@clat/adapter-mcp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeHeaderValue } from './http-headers.js';
-import { HttpTransport, HttpTransportFactory } from './http-transport.js';
+import { HttpTransport } from './http-transport.js';
+import { HttpTransportFactory } from './http-transport-factory.js';
 
 // A real HTTP server on 127.0.0.1 that records what arrived and answers like a legacy server
 // (session on initialize, JSON results), or stalls for methods named "stall/*".

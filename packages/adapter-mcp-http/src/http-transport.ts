@@ -6,7 +6,6 @@
 
 import {
   type GetStreamState,
-  type HttpServerConfig,
   isNotification,
   isRequest,
   isResponse,
@@ -14,49 +13,37 @@ import {
   type JsonRpcRequest,
   type JsonRpcSuccess,
   MCP_LIMITS,
-  parseJsonRpcMessage,
   type Transport,
   type TransportDiagnostics,
-  type TransportFactory,
 } from '@clat/adapter-mcp';
-import { delay, errorMessage, isJsonObject, LIMITS, Redactor, withDeadline } from '@clat/kernel';
-import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
-import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
+import { delay, isJsonObject, LIMITS, Redactor, withDeadline } from '@clat/kernel';
+import { readBoundedText } from './body-reader.js';
+import { HttpTransportError, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
 import type { HttpAuth } from './http-auth.js';
+import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
 import {
   ACCEPT_BOTH,
   HEADER,
-  headerProblem,
+  mediaType,
   modernRequestHeaders,
   modernVersionOf,
 } from './http-headers.js';
+import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
 import { type ParamHeader, paramHeaderValues, scanParamHeaders } from './param-headers.js';
 import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
-import { SSE_DEFAULT_RETRY_MS, SSE_RESUME_ATTEMPTS } from './sse-limits.js';
-
-export interface HttpTransportOptions {
-  /** The server endpoint (http or https). Only its origin ever appears in errors or status. */
-  url: string;
-  /** Caller-provided headers (e.g. Authorization). Kept in memory only, sent on every request. */
-  headers?: Record<string, string> | undefined;
-  /** Cap of one response body or SSE event, and of one outbound message. */
-  maxMessageBytes?: number | undefined;
-  /** Bound of the session DELETE sent on close. */
-  closeTimeoutMs?: number | undefined;
-  /** Replaces the global fetch (tests inject faults through real servers, not this). */
-  fetch?: typeof fetch | undefined;
-  /** Supplies `Authorization` per request and handles 401/403 (e.g. an OAuthClient). */
-  auth?: HttpAuth | undefined;
-}
+import {
+  type BodyReader,
+  deliverEventData,
+  readEventStream,
+  readJsonBody,
+} from './response-body.js';
 
 /** Requests one message may send after 401/403 answers (refresh, then one step-up). */
 const AUTH_RETRIES = 2;
 
 // Same cap as one stdio frame: the limits table fixes one message size for every transport.
 const DEFAULT_MESSAGE_BYTES = MCP_LIMITS.stdioFrameBytes;
-const FAILURES_KEPT = LIMITS.stderrTailLines;
-const BODY_SNIPPET_CHARS = 200;
 
 interface Inflight {
   controller: AbortController;
@@ -65,44 +52,6 @@ interface Inflight {
 
 function idKey(id: unknown): string {
   return `${typeof id}:${String(id)}`;
-}
-
-function validate(options: HttpTransportOptions): { url: URL; origin: string } {
-  let url: URL;
-  try {
-    url = new URL(options.url);
-  } catch {
-    throw new HttpTransportError(
-      'HTTP_CONFIG_INVALID',
-      '(invalid URL)',
-      'MCP server URL is not an absolute URL',
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new HttpTransportError(
-      'HTTP_CONFIG_INVALID',
-      url.origin,
-      `MCP server URL must use http or https, not ${url.protocol.replace(':', '')}`,
-    );
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new HttpTransportError(
-      'HTTP_CONFIG_INVALID',
-      url.origin,
-      `MCP server URL for ${url.origin} must not embed credentials; put them in "headers"`,
-    );
-  }
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    const problem = headerProblem(name, value);
-    if (problem !== undefined) {
-      throw new HttpTransportError(
-        'HTTP_CONFIG_INVALID',
-        url.origin,
-        `${problem} (MCP server at ${url.origin})`,
-      );
-    }
-  }
-  return { url, origin: url.origin };
 }
 
 /**
@@ -135,7 +84,8 @@ export class HttpTransport implements Transport {
   readonly #redactor = new Redactor();
   readonly #abort = new AbortController();
   readonly #inflight = new Map<string, Inflight>();
-  readonly #failures: string[] = [];
+  readonly #report: HttpFailures;
+  readonly #bodyReader: BodyReader;
   /** `x-mcp-header` declarations per tool, from modern tools/list results. */
   readonly #paramHeaders = new Map<string, ParamHeader[]>();
   /** Ids of modern tools/list requests in flight, whose results are scanned. */
@@ -150,9 +100,14 @@ export class HttpTransport implements Transport {
   readonly #getStream: GetStream;
 
   constructor(options: HttpTransportOptions) {
-    const { url, origin } = validate(options);
+    const { url, origin } = validateHttpOptions(options);
     this.#url = url;
     this.origin = origin;
+    this.#report = new HttpFailures(
+      url,
+      this.#redactor,
+      () => this.#closed && this.#abort.signal.aborted,
+    );
     // Lower-cased so a caller's `Accept` or `Content-Type` is replaced by the protocol's own
     // value instead of being merged with it.
     this.#headers = Object.freeze(
@@ -165,6 +120,15 @@ export class HttpTransport implements Transport {
     this.#closeTimeoutMs = options.closeTimeoutMs ?? LIMITS.shutdownGraceMs;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#auth = options.auth;
+    this.#bodyReader = {
+      origin,
+      limit: this.#limit,
+      report: this.#report,
+      deliver: (message, frameBytes) => this.#deliver(message, frameBytes),
+      nonFatal: (text) => this.#nonFatal(text),
+      resume: (request, controller, lastEventId, retryMs) =>
+        this.#resume(request, controller, lastEventId, retryMs),
+    };
     this.#getStream = new GetStream({
       origin: this.origin,
       limit: this.#limit,
@@ -174,9 +138,9 @@ export class HttpTransport implements Transport {
           throw new Error(networkReason(error));
         }),
       onData: (data) => {
-        this.#deliverEventData(data);
+        deliverEventData(data, this.#bodyReader);
       },
-      onProblem: (text) => this.#recordFailure(this.#redactor.redact(text)),
+      onProblem: (text) => this.#report.record(this.#redactor.redact(text)),
     });
   }
 
@@ -205,7 +169,8 @@ export class HttpTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.#closed) throw this.#error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
+    if (this.#closed)
+      throw this.#report.error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
@@ -213,11 +178,11 @@ export class HttpTransport implements Transport {
     // Replies to server requests share a few POST slots and a capped queue per connection.
     if (!(await this.#replies.acquire())) {
       this.#repliesDropped++;
-      const error = this.#error(
+      const error = this.#report.error(
         'HTTP_REPLY_DROPPED',
         `dropped ${describe(message)} for ${this.origin}: ${REPLY_POSTS_MAX} replies in flight and ${REPLY_QUEUE_MAX} queued (${this.#repliesDropped} dropped so far)`,
       );
-      this.#recordFailure(error.message);
+      this.#report.record(error.message);
       throw error;
     }
     try {
@@ -229,7 +194,7 @@ export class HttpTransport implements Transport {
 
   async #post(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) {
-      throw this.#error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
+      throw this.#report.error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
     }
     if (isNotification(message) && message.method === 'notifications/cancelled') {
       // A cancelled request's POST is aborted here. In the modern era closing the stream IS the
@@ -243,7 +208,7 @@ export class HttpTransport implements Transport {
     }
     const body = JSON.stringify(message);
     if (Buffer.byteLength(body) > this.#limit) {
-      throw this.#error(
+      throw this.#report.error(
         'HTTP_BODY_TOO_LARGE',
         `${describe(message)} for ${this.origin} exceeds ${this.#limit} bytes; not sent`,
       );
@@ -283,11 +248,11 @@ export class HttpTransport implements Transport {
       try {
         response = await this.#fetchAuthorized(headers, body, signal);
       } catch (error) {
-        throw this.#fetchFailure(error, message, controller);
+        throw this.#report.fetch(error, message, controller);
       }
       if (isRedirect(response.status)) {
         await response.body?.cancel().catch(() => {});
-        throw this.#redirectError(response, message);
+        throw this.#report.redirect(response, message);
       }
       if (modernVersion === undefined) {
         const session = response.headers.get(HEADER.sessionId);
@@ -300,7 +265,7 @@ export class HttpTransport implements Transport {
       }
       if (request === undefined) {
         await response.body?.cancel().catch(() => {});
-        if (!response.ok) throw this.#statusError(response.status, message, undefined);
+        if (!response.ok) throw this.#report.status(response.status, message, undefined);
         // The session is established: open the optional stream for server-initiated messages.
         if (isNotification(message) && message.method === 'notifications/initialized')
           this.#getStream.start();
@@ -309,10 +274,10 @@ export class HttpTransport implements Transport {
       await this.#handleResponse(response, request, sentSession, controller);
     } catch (error) {
       if (isHttpTransportError(error)) {
-        this.#recordFailure(error.message);
+        this.#report.record(error.message);
         throw error;
       }
-      throw this.#fetchFailure(error, message, controller);
+      throw this.#report.fetch(error, message, controller);
     } finally {
       if (key !== undefined) this.#modernLists.delete(key);
       if (key !== undefined && this.#inflight.get(key)?.controller === controller)
@@ -390,7 +355,7 @@ export class HttpTransport implements Transport {
         });
         await response.body?.cancel().catch(() => {});
       } catch (error) {
-        this.#recordFailure(
+        this.#report.record(
           `session DELETE to ${this.origin} failed: ${this.#redactor.redact(networkReason(error))}`,
         );
       }
@@ -407,7 +372,7 @@ export class HttpTransport implements Transport {
       getStream: this.#getStream.state,
     };
     if (this.#protocolVersion !== undefined) detail.protocolVersion = this.#protocolVersion;
-    return { tail: [...this.#failures], detail };
+    return { tail: this.#report.tail(), detail };
   }
 
   async #handleResponse(
@@ -420,7 +385,7 @@ export class HttpTransport implements Transport {
     if (response.status === 404 && sentSession) {
       await response.body?.cancel().catch(() => {});
       this.#sessionId = undefined;
-      const error = this.#error(
+      const error = this.#report.error(
         'HTTP_SESSION_EXPIRED',
         `MCP server at ${this.origin} no longer knows the session (HTTP 404 to ${what})`,
         response.status,
@@ -430,8 +395,8 @@ export class HttpTransport implements Transport {
     }
     const type = mediaType(response.headers.get(HEADER.contentType));
     if (response.body === null || response.status === 202 || response.status === 204) {
-      if (!response.ok) throw this.#statusError(response.status, request, undefined);
-      throw this.#error(
+      if (!response.ok) throw this.#report.status(response.status, request, undefined);
+      throw this.#report.error(
         'HTTP_INVALID_BODY',
         `MCP server at ${this.origin} answered ${what} with HTTP ${response.status} and no body`,
         response.status,
@@ -439,14 +404,14 @@ export class HttpTransport implements Transport {
     }
     if (type === 'text/event-stream' && response.ok) {
       const legacy = modernVersionOf(request) === undefined;
-      await this.#readEventStream(response.body, request, controller, legacy);
+      await readEventStream(response.body, request, controller, legacy, this.#bodyReader);
       return;
     }
     if (type !== 'application/json') {
       if (!response.ok)
-        throw this.#statusError(response.status, request, await this.#snippet(response));
+        throw this.#report.status(response.status, request, await this.#snippet(response));
       await response.body.cancel().catch(() => {});
-      throw this.#error(
+      throw this.#report.error(
         'HTTP_CONTENT_TYPE',
         `MCP server at ${this.origin} answered ${what} with content type ${JSON.stringify(
           type === '' ? '(none)' : type.slice(0, 60),
@@ -454,78 +419,7 @@ export class HttpTransport implements Transport {
         response.status,
       );
     }
-    let text: string;
-    try {
-      text = await readBoundedText(response.body, this.#limit);
-    } catch (error) {
-      throw this.#bodyFailure(error, request, controller, response.status);
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      if (!response.ok) throw this.#statusError(response.status, request, text);
-      throw this.#error(
-        'HTTP_INVALID_BODY',
-        `MCP server at ${this.origin} answered ${what} with invalid JSON`,
-        response.status,
-      );
-    }
-    const messages = Array.isArray(value) ? value : [value];
-    // A body holding one message is its frame: the client sizes a result from it.
-    const frameBytes = messages.length === 1 ? Buffer.byteLength(text) : undefined;
-    let answered = false;
-    for (const item of messages) {
-      const parsed = parseJsonRpcMessage(item);
-      if ('invalid' in parsed) continue;
-      // The body of a POST answers that POST: an error with a null id (SDK v1's "Bad Request")
-      // belongs to this request, so the client core can read it (era detection needs the code).
-      const message =
-        'error' in parsed && parsed.id === null ? { ...parsed, id: request.id } : parsed;
-      if ('id' in message && !('method' in message) && message.id === request.id) answered = true;
-      this.#deliver(message, frameBytes);
-    }
-    if (answered) return;
-    if (!response.ok) throw this.#statusError(response.status, request, text);
-    throw this.#error(
-      'HTTP_INVALID_BODY',
-      `MCP server at ${this.origin} answered ${what} without a JSON-RPC response to it`,
-      response.status,
-    );
-  }
-
-  /**
-   * Reads an SSE response until it carries the answer. A legacy stream that ends early after
-   * sending event ids is resumed with GET + `Last-Event-ID` after the server's `retry:` delay
-   * (2025-11-25 polling); a modern stream is never resumed (the spec says re-issue instead).
-   */
-  async #readEventStream(
-    first: ReadableStream<Uint8Array>,
-    request: JsonRpcRequest,
-    controller: AbortController,
-    legacy: boolean,
-  ): Promise<void> {
-    let body = first;
-    let lastEventId: string | undefined;
-    let retryMs = SSE_DEFAULT_RETRY_MS;
-    for (let attempt = 0; ; attempt++) {
-      const answered = await this.#readEvents(body, request, controller, {
-        onId: (id) => {
-          lastEventId = id;
-        },
-        onRetry: (ms) => {
-          retryMs = ms;
-        },
-      });
-      if (answered) return;
-      if (!legacy || lastEventId === undefined || attempt >= SSE_RESUME_ATTEMPTS) {
-        throw this.#error(
-          'HTTP_STREAM_ENDED',
-          `the SSE stream from MCP server at ${this.origin} ended before the response to ${describe(request)}`,
-        );
-      }
-      body = await this.#resume(request, controller, lastEventId, retryMs);
-    }
+    await readJsonBody(response, response.body, request, controller, this.#bodyReader);
   }
 
   async #resume(
@@ -540,12 +434,12 @@ export class HttpTransport implements Transport {
       await delay(retryMs, signal);
       response = await this.#get(lastEventId, signal);
     } catch (error) {
-      throw this.#fetchFailure(error, request, controller);
+      throw this.#report.fetch(error, request, controller);
     }
     const type = mediaType(response.headers.get(HEADER.contentType));
     if (!response.ok || type !== 'text/event-stream' || response.body === null) {
       await response.body?.cancel().catch(() => {});
-      throw this.#error(
+      throw this.#report.error(
         'HTTP_STREAM_ENDED',
         `the SSE stream from MCP server at ${this.origin} ended before the response to ${describe(request)}, and resuming it failed (HTTP ${response.status})`,
         response.status,
@@ -568,46 +462,6 @@ export class HttpTransport implements Transport {
     if (this.#protocolVersion !== undefined)
       headers[HEADER.protocolVersion] = this.#protocolVersion;
     return this.#fetchAuthorized(headers, undefined, signal);
-  }
-
-  async #readEvents(
-    body: ReadableStream<Uint8Array>,
-    request: JsonRpcRequest,
-    controller: AbortController,
-    track: { onId: (id: string) => void; onRetry: (ms: number) => void },
-  ): Promise<boolean> {
-    try {
-      return await readSse(body, {
-        limit: this.#limit,
-        onRetry: track.onRetry,
-        onEvent: (event) => {
-          if (event.id !== undefined && event.id !== '') track.onId(event.id);
-          if (event.data === '') return false; // priming events carry an id and no data
-          const parsed = this.#deliverEventData(event.data);
-          return parsed !== undefined && !('method' in parsed) && parsed.id === request.id;
-        },
-      });
-    } catch (error) {
-      throw this.#bodyFailure(error, request, controller, 200);
-    }
-  }
-
-  /** Parses one SSE event's data and delivers it; a bad event is reported, never fatal. */
-  #deliverEventData(data: string): JsonRpcMessage | undefined {
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      this.#nonFatal(`MCP server at ${this.origin} sent an SSE event that is not JSON`);
-      return undefined;
-    }
-    const parsed = parseJsonRpcMessage(value);
-    if ('invalid' in parsed) {
-      this.#nonFatal(`MCP server at ${this.origin} sent an invalid message: ${parsed.invalid}`);
-      return undefined;
-    }
-    this.#deliver(parsed, Buffer.byteLength(data));
-    return parsed;
   }
 
   #deliver(message: JsonRpcMessage, frameBytes?: number): void {
@@ -658,7 +512,7 @@ export class HttpTransport implements Transport {
 
   #nonFatal(text: string): void {
     const clean = this.#redactor.redact(text);
-    this.#recordFailure(clean);
+    this.#report.record(clean);
     this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, clean));
   }
 
@@ -677,158 +531,5 @@ export class HttpTransport implements Transport {
     } catch {
       return undefined;
     }
-  }
-
-  /**
-   * Redirects are never followed: fetch would carry the configured headers (all but
-   * Authorization) to wherever the server points, so the user updates the URL instead.
-   */
-  #redirectError(response: Response, message: JsonRpcMessage): HttpTransportError {
-    let target = '(no location)';
-    const location = response.headers.get('location');
-    if (location !== null) {
-      try {
-        const url = new URL(location, this.#url);
-        target = url.origin === this.origin ? 'another path on the same origin' : url.origin;
-      } catch {
-        target = '(an invalid location)';
-      }
-    }
-    return this.#error(
-      'HTTP_STATUS',
-      `MCP server at ${this.origin} redirected ${describe(message)} (HTTP ${response.status}) to ${target}; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json`,
-      response.status,
-    );
-  }
-
-  #statusError(
-    status: number,
-    message: JsonRpcMessage,
-    body: string | undefined,
-  ): HttpTransportError {
-    const hint = status === 401 || status === 403 ? ' (check the configured headers)' : '';
-    const clean = body === undefined ? '' : this.#redactor.redact(body).replace(/\s+/g, ' ').trim();
-    const snippet =
-      clean === ''
-        ? ''
-        : `: ${clean.length > BODY_SNIPPET_CHARS ? `${clean.slice(0, BODY_SNIPPET_CHARS)}…` : clean}`;
-    return this.#error(
-      'HTTP_STATUS',
-      `MCP server at ${this.origin} answered ${describe(message)} with HTTP ${status}${hint}${snippet}`,
-      status,
-    );
-  }
-
-  #bodyFailure(
-    error: unknown,
-    request: JsonRpcRequest,
-    controller: AbortController,
-    status: number,
-  ): HttpTransportError {
-    if (error instanceof BodyTooLarge) {
-      controller.abort();
-      return this.#error(
-        'HTTP_BODY_TOO_LARGE',
-        `MCP server at ${this.origin} sent more than ${error.limit} bytes in one message answering ${describe(request)}; the request was aborted`,
-        status,
-      );
-    }
-    return this.#fetchFailure(error, request, controller);
-  }
-
-  #fetchFailure(
-    error: unknown,
-    message: JsonRpcMessage,
-    controller: AbortController,
-  ): HttpTransportError {
-    if (isHttpTransportError(error)) return error;
-    if (this.#closed && this.#abort.signal.aborted) {
-      return this.#error(
-        'HTTP_CLOSED',
-        `transport to ${this.origin} closed during ${describe(message)}`,
-      );
-    }
-    if (controller.signal.aborted) {
-      return this.#error('HTTP_CANCELLED', `${describe(message)} to ${this.origin} was cancelled`);
-    }
-    return this.#error(
-      'HTTP_NETWORK',
-      `connection to MCP server at ${this.origin} failed during ${describe(message)}: ${this.#redactor.redact(networkReason(error))}`,
-    );
-  }
-
-  #error(code: HttpTransportErrorCode, text: string, status?: number): HttpTransportError {
-    return new HttpTransportError(code, this.origin, text, { status });
-  }
-
-  #recordFailure(text: string): void {
-    this.#failures.push(text);
-    if (this.#failures.length > FAILURES_KEPT) this.#failures.shift();
-  }
-}
-
-/** Short name of a message for errors: `tools/call (id 3)`, `response to 7`. */
-function describe(message: JsonRpcMessage): string {
-  if ('method' in message) {
-    return 'id' in message && message.id !== undefined
-      ? `${message.method} (id ${JSON.stringify(message.id)})`
-      : message.method;
-  }
-  return `the response to id ${JSON.stringify(message.id)}`;
-}
-
-function isRedirect(status: number): boolean {
-  return status >= 300 && status < 400;
-}
-
-/** `text/event-stream; charset=utf-8` → `text/event-stream`. */
-function mediaType(header: string | null): string {
-  return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
-}
-
-/** The error code of a failed fetch (ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET…), else its text. */
-function networkReason(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    if (current.name === 'TimeoutError') return 'timed out';
-    current = current.cause;
-  }
-  return errorMessage(error).slice(0, BODY_SNIPPET_CHARS);
-}
-
-/**
- * Opens {@link HttpTransport}s for one configured server. `probeIsolation` is `'shared'`: each
- * POST stands alone, so a failed modern probe leaves nothing behind.
- */
-export class HttpTransportFactory implements TransportFactory {
-  readonly kind = 'http';
-  readonly probeIsolation = 'shared';
-  /** The endpoint origin, safe to show. */
-  readonly origin: string;
-  readonly #options: HttpTransportOptions;
-
-  /** Validates the URL and headers now, so a bad entry fails at mount with a clear message. */
-  constructor(options: HttpTransportOptions) {
-    this.origin = validate(options).origin;
-    this.#options = { ...options, headers: { ...options.headers } };
-  }
-
-  /** A factory for an mcp.json HTTP entry. */
-  static fromConfig(
-    config: Pick<HttpServerConfig, 'url' | 'headers'>,
-    options: Omit<HttpTransportOptions, 'url' | 'headers'> = {},
-  ): HttpTransportFactory {
-    return new HttpTransportFactory({ ...options, url: config.url, headers: config.headers });
-  }
-
-  open(): HttpTransport {
-    return new HttpTransport(this.#options);
-  }
-
-  /** Never shows header values. */
-  toJSON(): Record<string, unknown> {
-    return { kind: this.kind, origin: this.origin };
   }
 }

@@ -6,11 +6,9 @@
 export { HttpTransportError, HttpTransportErrorCode, isHttpTransportError } from './errors.js';
 export type { HttpAuth, HttpAuthChallenge } from './http-auth.js';
 export { encodeHeaderValue } from './http-headers.js';
-export {
-  HttpTransport,
-  HttpTransportFactory,
-  type HttpTransportOptions,
-} from './http-transport.js';
+export type { HttpTransportOptions } from './http-options.js';
+export { HttpTransport } from './http-transport.js';
+export { HttpTransportFactory } from './http-transport-factory.js';
 export {
   type HttpEntryAuth,
   type HttpServerEntry,

@@ -6,6 +6,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
+/** How often teardown looks whether a process group is empty. */
+const GROUP_POLL_MS = 25;
+
 /** Sends `signal` to every process of group `pgid`; false if the group is gone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
@@ -66,4 +69,17 @@ export function trackGroup(pgid: number): void {
 
 export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
+}
+
+/** Resolves true once group `pgid` has no live member, false after `ms`. */
+export function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
+  return new Promise((resolveWait) => {
+    const deadline = Date.now() + ms;
+    const poll = () => {
+      if (!groupAlive(pgid)) resolveWait(true);
+      else if (Date.now() >= deadline) resolveWait(false);
+      else setTimeout(poll, GROUP_POLL_MS);
+    };
+    poll();
+  });
 }

@@ -7,7 +7,7 @@
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type Redactor, redactArgs } from '@clat/kernel';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
-import { StdioTransportFactory } from './stdio-transport.js';
+import { StdioTransportFactory } from './stdio-transport-factory.js';
 
 export interface StdioTransportProviderOptions {
   /** Working directory of servers without `cwd`, and base of a relative `cwd`. */

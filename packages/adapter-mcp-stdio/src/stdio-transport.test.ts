@@ -8,14 +8,10 @@ import { LIMITS, Redactor } from '@clat/kernel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { groupMembers } from './process-group.js';
-import {
-  resolveClatHome,
-  resolveServerCwd,
-  StdioTransport,
-  StdioTransportFactory,
-  type StdioTransportOptions,
-  WRITE_QUEUE_BYTES,
-} from './stdio-transport.js';
+import { resolveClatHome, resolveServerCwd } from './server-cwd.js';
+import type { StdioTransportOptions } from './stdio-options.js';
+import { StdioTransport, WRITE_QUEUE_BYTES } from './stdio-transport.js';
+import { StdioTransportFactory } from './stdio-transport-factory.js';
 
 const PEER = fileURLToPath(new URL('./test-support/peer.mjs', import.meta.url));
 const SHORT_GRACE = 300;

@@ -6,9 +6,6 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, realpath, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   JsonRpcErrorCode,
   type JsonRpcMessage,
@@ -16,20 +13,27 @@ import {
   parseJsonRpcMessage,
   type Transport,
   type TransportDiagnostics,
-  type TransportFactory,
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { SERVER_TAG_ENV, sweepDetached } from './detached-sweep.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { readFrameHead } from './frame-head.js';
 import { LineDecoder } from './line-decoder.js';
-import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
+import {
+  groupAlive,
+  signalGroup,
+  trackGroup,
+  untrackGroup,
+  waitGroupGone,
+} from './process-group.js';
+import { prepareServerCwd, resolveClatHome } from './server-cwd.js';
+import { spawnFailureReason } from './spawn-failure.js';
+import { pushNewestLines } from './stderr-tail.js';
+import type { StdioTransportOptions } from './stdio-options.js';
 
 /** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
 export const WRITE_QUEUE_BYTES = 2 * MCP_LIMITS.stdioFrameBytes;
 
-/** How often teardown looks whether a process group is empty. */
-const GROUP_POLL_MS = 25;
 /** Characters of an invalid line quoted in its diagnostic. */
 const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
@@ -37,77 +41,6 @@ const EXIT_DRAIN_MS = 250;
 const MIB = 1024 * 1024;
 /** A frame still without a newline after this many bytes is a runaway: the connection fails. */
 const RUNAWAY_FRAME_BYTES = 64 * MIB;
-
-export interface StdioTransportOptions {
-  /** Server name, used in diagnostics and error messages. */
-  name: string;
-  command: string;
-  args?: readonly string[] | undefined;
-  /** Merged over the inherited environment. */
-  env?: Readonly<Record<string, string>> | undefined;
-  /** Absolute, `~/…`, or relative to the CLAT home. Default: the CLAT home itself. */
-  cwd?: string | undefined;
-  /** Default: `$CLAT_HOME`, else `~/.clat`. Created when missing. */
-  clatHome?: string | undefined;
-  /** Exact secrets to redact from stderr and errors, on top of key-shaped values. */
-  redactor?: Redactor | undefined;
-  /** Grace before each teardown escalation. Default: {@link LIMITS.shutdownGraceMs}. */
-  shutdownGraceMs?: number | undefined;
-  /** Called with the pid (= process-group id) of each spawned server. */
-  onSpawn?: ((pid: number) => void) | undefined;
-}
-
-/** `$CLAT_HOME` if set, else `~/.clat`. */
-export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.CLAT_HOME;
-  return configured !== undefined && configured !== ''
-    ? resolve(configured)
-    : join(homedir(), '.clat');
-}
-
-function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-/** The deepest existing directory on the way from `home` to `path`. */
-async function existingAncestor(path: string, home: string): Promise<string> {
-  let current = path;
-  while (
-    current !== home &&
-    !(await stat(current).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    current = dirname(current);
-  }
-  return current;
-}
-
-/** The real path of `path`, or a throw when it lies outside `realHome`. */
-async function assertInsideHome(path: string, realHome: string): Promise<string> {
-  const real = await realpath(path);
-  if (!isInside(real, realHome)) {
-    throw new Error(`it resolves through a symlink to ${real}, outside the CLAT home`);
-  }
-  return real;
-}
-
-/**
- * The server's working directory: never the project directory. A relative path resolves under
- * the CLAT home and may not leave it (`../p` throws); absolute and `~/` paths are taken as given.
- */
-export function resolveServerCwd(cwd: string | undefined, clatHome: string): string {
-  if (cwd === undefined) return clatHome;
-  if (cwd === '~' || cwd.startsWith('~/')) return join(homedir(), cwd.slice(1));
-  if (isAbsolute(cwd)) return cwd;
-  const resolved = resolve(clatHome, cwd);
-  if (!isInside(resolved, clatHome)) {
-    throw new Error(`relative cwd ${JSON.stringify(cwd)} leaves the CLAT home ${clatHome}`);
-  }
-  return resolved;
-}
 
 type State = 'new' | 'starting' | 'open' | 'closing' | 'closed';
 
@@ -279,21 +212,7 @@ export class StdioTransport implements Transport {
     const configured = this.#options.cwd;
     let cwd = configured ?? home;
     try {
-      cwd = resolveServerCwd(configured, home);
-      const relativeCwd =
-        configured !== undefined && !isAbsolute(configured) && !configured.startsWith('~');
-      if (cwd === home) await mkdir(cwd, { recursive: true, mode: 0o700 });
-      if (relativeCwd) {
-        // A symlink under the home must not lead the server (or our mkdir) out of it, into the
-        // project: check the part that exists before creating the rest, then the result.
-        await mkdir(home, { recursive: true, mode: 0o700 });
-        const realHome = await realpath(home);
-        await assertInsideHome(await existingAncestor(cwd, home), realHome);
-        await mkdir(cwd, { recursive: true, mode: 0o700 });
-        cwd = await assertInsideHome(cwd, realHome);
-      }
-      const info = await stat(cwd);
-      if (!info.isDirectory()) throw new Error('not a directory');
+      cwd = await prepareServerCwd(configured, home);
     } catch (error) {
       throw this.#error(
         StdioTransportErrorCode.STDIO_CWD_INVALID,
@@ -324,7 +243,7 @@ export class StdioTransport implements Transport {
     child.stdout.on('error', (error) => this.#report(error));
     child.stderr.on('error', (error) => this.#report(error));
     child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => this.#onStderr(chunk));
+    child.stderr.on('data', (chunk: string) => pushNewestLines(this.#tail, chunk));
     const decoder = new LineDecoder(
       MCP_LIMITS.stdioFrameBytes,
       {
@@ -432,22 +351,6 @@ export class StdioTransport implements Transport {
     } catch (error) {
       this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
     }
-  }
-
-  /** Only the newest lines can stay in the tail, so a flood is cut before it is split into lines. */
-  #onStderr(chunk: string): void {
-    let cut = chunk.length;
-    for (let seen = 0; seen <= LIMITS.stderrTailLines; seen++) {
-      cut = chunk.lastIndexOf('\n', cut - 1);
-      if (cut <= 0) {
-        this.#tail.push(chunk);
-        return;
-      }
-    }
-    // The chunk holds more complete lines than the tail keeps: end the pending partial line
-    // (it is older than everything kept) and push only the newest lines.
-    this.#tail.push('\n');
-    this.#tail.push(chunk.slice(cut + 1));
   }
 
   #onStdinError(error: Error): void {
@@ -583,13 +486,7 @@ export class StdioTransport implements Transport {
 
   #spawnError(error: unknown, cwd: string): StdioTransportError {
     const code = (error as NodeJS.ErrnoException).code;
-    const command = this.#redactor.redact(this.#options.command);
-    const why =
-      code === 'ENOENT'
-        ? `command "${command}" was not found (ENOENT); check the command and PATH`
-        : code === 'EACCES'
-          ? `command "${command}" is not executable (EACCES)`
-          : `command "${command}" could not be started: ${errorMessage(error)}`;
+    const why = spawnFailureReason(error, this.#redactor.redact(this.#options.command));
     return this.#error(StdioTransportErrorCode.STDIO_SPAWN_FAILED, `${why} (cwd ${cwd})`, {
       cause: error,
       data: code === undefined ? {} : { errno: code },
@@ -617,48 +514,6 @@ export class StdioTransport implements Transport {
     return new StdioTransportError(code, `MCP server "${this.#options.name}" ${what}`, {
       ...options,
       data: { server: this.#options.name, ...options.data },
-    });
-  }
-}
-
-function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
-  return new Promise((resolveWait) => {
-    const deadline = Date.now() + ms;
-    const poll = () => {
-      if (!groupAlive(pgid)) resolveWait(true);
-      else if (Date.now() >= deadline) resolveWait(false);
-      else setTimeout(poll, GROUP_POLL_MS);
-    };
-    poll();
-  });
-}
-
-/**
- * Opens one {@link StdioTransport} per call: `probeIsolation: 'fresh'`, so a failed modern probe
- * costs a disposable process and the legacy handshake gets a new one.
- */
-export class StdioTransportFactory implements TransportFactory {
-  readonly kind = 'stdio';
-  readonly probeIsolation = 'fresh';
-  readonly #options: StdioTransportOptions;
-  readonly #pids: number[] = [];
-
-  constructor(options: StdioTransportOptions) {
-    this.#options = options;
-  }
-
-  /** Pids of every process this factory spawned, oldest first. */
-  get spawnedPids(): readonly number[] {
-    return this.#pids;
-  }
-
-  open(): StdioTransport {
-    return new StdioTransport({
-      ...this.#options,
-      onSpawn: (pid) => {
-        this.#pids.push(pid);
-        this.#options.onSpawn?.(pid);
-      },
     });
   }
 }

@@ -1,160 +1,58 @@
 /**
  * McpClient: one connected MCP server over the kernel Transport port, in either protocol era.
- * Negotiates the era (modern probe, then a fresh legacy handshake), lists tools and prompts with
- * paging limits, calls tools with deadlines and cancellation, and serves server requests.
+ * Connecting and era negotiation live in `connect.ts`/`handshake.ts`, paging in
+ * `list-paging.ts`, tool results in `tool-result.ts`; this class owns the connection's state
+ * (era, open tool calls, close) and the request path.
  * @module
  */
-import {
-  errorMessage,
-  type HostServices,
-  isJsonObject,
-  LIMITS,
-  redactSecrets,
-  type ToolProgress,
-} from '@clat/kernel';
-import { type McpCallToolResult, readCallToolResult } from './call-result.js';
+import { errorMessage, type HostServices, isJsonObject, LIMITS } from '@clat/kernel';
+import { readCallToolResult } from './call-result.js';
+import { quoted, stderrTail } from './client-diagnostics.js';
+import type {
+  McpCallOptions,
+  McpCallToolResult,
+  McpClientOptions,
+  McpPromptDescriptor,
+  McpServerInfo,
+  McpToolDescriptor,
+} from './client-types.js';
+import { type ClientHooks, type Connection, negotiateConnection } from './connect.js';
+import { startContextPushes } from './context-push.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
-import { createHostHandlers, type HostHandlers, installHostHandlers } from './host-requests.js';
+import type { HostHandlers } from './host-requests.js';
 import { INPUT_ROUND_METHODS, runInputRounds } from './input-rounds.js';
-import { MCP_LIMITS } from './limits.js';
+import { listAllPages, readPromptDescriptors, readToolDescriptors } from './list-paging.js';
 import { ProgressRouter } from './progress-router.js';
 import {
-  CLIENT_NAME,
-  clientCapabilities,
   ELICITATION_MIN_LEGACY_VERSION,
-  LATEST_LEGACY_PROTOCOL_VERSION,
-  LEGACY_PROTOCOL_VERSIONS,
   type McpClientInfo,
   type McpEra,
   type McpTimeouts,
-  META,
-  MODERN_ERROR_CODES,
-  MODERN_PROTOCOL_VERSION,
   modernMeta,
-  resolveTimeouts,
   serverAdvertisesHostServices,
   serverOffersToolTasks,
   versionAtLeast,
 } from './protocol.js';
-import { projectRoots } from './roots.js';
-import { type RequestOptions, RpcSession, type SizedResult } from './rpc-session.js';
-import { callToolAsTask, type TaskLimits } from './task-call.js';
+import { checkResultType } from './result-type.js';
+import type { RequestOptions, RpcSession, SizedResult } from './rpc-session.js';
+import { callToolAsTask } from './task-call.js';
+import { isHeaderMismatch } from './tool-result.js';
 import {
   type GetStreamState,
   JsonRpcErrorCode,
   type Transport,
-  type TransportFactory,
   type TransportKind,
 } from './transport.js';
-import { type UrlOpener, urlElicitationsRequired, visitRequiredUrls } from './url-elicitation.js';
+import { urlElicitationsRequired, visitRequiredUrls } from './url-elicitation.js';
 
-export interface McpServerInfo {
-  name: string;
-  version: string;
-  title?: string;
-}
-
-/** A tool as listed by the server, normalized (missing schema → `{type: "object"}`). */
-export interface McpToolDescriptor {
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  /** `execution.taskSupport`: whether calls may (`optional`) or must (`required`) be tasks. */
-  taskSupport?: 'required' | 'optional' | 'forbidden';
-}
-
-export interface McpPromptDescriptor {
-  name: string;
-  description?: string;
-  arguments?: unknown[];
-  _meta?: Record<string, unknown>;
-}
-
-export interface McpClientOptions {
-  /** Configured server name (also the host-services caller id). */
-  name: string;
-  factory: TransportFactory;
-  /** The host behind sampling, elicitation and `io.artec.clat/*`; absent → none declared. */
-  hostServices?: HostServices | undefined;
-  /** The trusted project root, offered as the one MCP root; absent → `roots` not declared. */
-  projectRoot?: string | undefined;
-  /** Opens the URL of a consented URL-mode elicitation (the person's browser). */
-  openUrl?: UrlOpener | undefined;
-  clientInfo?: McpClientInfo | undefined;
-  /** Aborts the connect attempt (not the connection once established). */
-  signal?: AbortSignal | undefined;
-  onDiagnostic?: ((message: string) => void) | undefined;
-  /** Shorter deadlines for tests; production uses LIMITS. */
-  timeouts?: Partial<McpTimeouts> | undefined;
-  /**
-   * `legacy` when this configuration negotiated the legacy era before: the first process goes
-   * straight to `initialize` (no probe, so still no process sees both); if that handshake fails,
-   * a fresh process is probed as usual.
-   */
-  eraHint?: 'legacy' | undefined;
-}
-
-export interface McpCallOptions {
-  signal?: AbortSignal | undefined;
-  /** Progress reports and task statuses of this call (messages are untrusted text). */
-  onProgress?: ((update: ToolProgress) => void) | undefined;
-  /** Run the call as a task (tools/call with `task`, then tasks/get and tasks/result). */
-  task?: boolean | undefined;
-  /** Test overrides of the task polling limits. */
-  taskLimits?: Partial<TaskLimits> | undefined;
-}
-
-const CLIENT_VERSION = '0.1.0';
-
-function quoted(value: string): string {
-  return JSON.stringify(value);
-}
-
-function readServerInfo(value: unknown): McpServerInfo {
-  if (!isJsonObject(value)) return { name: 'unknown', version: 'unknown' };
-  const info: McpServerInfo = {
-    name: typeof value.name === 'string' ? value.name : 'unknown',
-    version: typeof value.version === 'string' ? value.version : 'unknown',
-  };
-  if (typeof value.title === 'string') info.title = value.title;
-  return info;
-}
-
-function stderrTail(transport: Transport | undefined): string[] {
-  if (transport === undefined) return [];
-  try {
-    return transport.diagnostics().tail.map((line) => redactSecrets(line));
-  } catch {
-    return [];
-  }
-}
-
-function stderrSuffix(transport: Transport | undefined): string {
-  const tail = stderrTail(transport);
-  if (tail.length === 0) return '';
-  const newest = tail
-    .slice(-4)
-    .reverse()
-    .map((line) => redactSecrets(line));
-  return `; server stderr: ${newest.join(' | ')}`;
-}
-
-interface Negotiated {
-  session: RpcSession;
-  transport: Transport;
-  era: McpEra;
-  protocolVersion: string;
-  serverInfo: McpServerInfo;
-  capabilities: Record<string, unknown>;
-  instructions: string | undefined;
-}
-
-type ProbeOutcome =
-  | { kind: 'modern'; result: Record<string, unknown> }
-  | { kind: 'legacy'; reason: string };
+export type {
+  McpCallOptions,
+  McpCallToolResult,
+  McpClientOptions,
+  McpPromptDescriptor,
+  McpServerInfo,
+  McpToolDescriptor,
+} from './client-types.js';
 
 export class McpClient {
   readonly name: string;
@@ -183,37 +81,34 @@ export class McpClient {
   readonly #extension: { stepMs: number; totalMs: number };
   #closing: Promise<void> | undefined;
   /** Teardown of a discarded probe transport still in progress. */
-  #probeClosing: Promise<void> | undefined;
+  readonly #probeClosing: Promise<void> | undefined;
 
   private constructor(
     options: McpClientOptions,
-    negotiated: Negotiated,
-    capabilities: Record<string, unknown>,
-    clientInfo: McpClientInfo,
-    timeouts: McpTimeouts,
-    opened: number,
-    handlers: HostHandlers,
+    connection: Connection,
     rootsServed: { count: number },
   ) {
-    this.name = options.name;
-    this.#handlers = handlers;
+    const { negotiated } = connection;
+    this.#handlers = connection.handlers;
     this.#rootsServed = rootsServed;
+    this.name = options.name;
     this.transportKind = options.factory.kind;
     this.era = negotiated.era;
     this.protocolVersion = negotiated.protocolVersion;
     this.serverInfo = negotiated.serverInfo;
     this.serverCapabilities = negotiated.capabilities;
     this.instructions = negotiated.instructions;
-    this.transportsOpened = opened;
+    this.transportsOpened = connection.opened;
     this.#session = negotiated.session;
     this.#transport = negotiated.transport;
-    this.#clientInfo = clientInfo;
-    this.#capabilities = capabilities;
-    this.#timeouts = timeouts;
+    this.#clientInfo = connection.clientInfo;
+    this.#capabilities = connection.capabilities;
+    this.#timeouts = connection.timeouts;
     this.#extension = {
-      stepMs: timeouts.toolCallExtensionStepMs,
-      totalMs: timeouts.toolCallExtensionTotalMs,
+      stepMs: connection.timeouts.toolCallExtensionStepMs,
+      totalMs: connection.timeouts.toolCallExtensionTotalMs,
     };
+    this.#probeClosing = connection.probeClosing;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
     this.#progress.install(this.#session);
   }
@@ -224,200 +119,14 @@ export class McpClient {
    * isolation. A recognized modern error never falls back.
    */
   static async connect(options: McpClientOptions): Promise<McpClient> {
-    const timeouts = resolveTimeouts(options.timeouts);
-    const clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
-    const roots = options.projectRoot === undefined ? undefined : projectRoots(options.projectRoot);
-    const capabilities = clientCapabilities(
-      options.hostServices !== undefined,
-      roots !== undefined,
-    );
-    const server = options.name;
-    const onDiagnostic = options.onDiagnostic ?? (() => {});
-    const { factory, signal } = options;
-    let opened = 0;
     // The handshake must know whether a tools/call is active before the client object exists.
     const hooks: ClientHooks = {
       toolCallActive: () => false,
       elicitation: () => false,
       rootsServed: { count: 0 },
     };
-    const handlers = createHostHandlers({
-      server,
-      host: options.hostServices,
-      roots,
-      openUrl: options.openUrl,
-      onRootsServed: () => hooks.rootsServed.count++,
-      serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
-      elicitationAllowed: () => hooks.elicitation(),
-      toolCallActive: () => hooks.toolCallActive(),
-    });
-    hooks.handlers = handlers;
-    const open = async (): Promise<{ session: RpcSession; transport: Transport }> => {
-      opened++;
-      let transport: Transport;
-      try {
-        transport = factory.open();
-      } catch (error) {
-        throw new McpError(
-          McpErrorCode.MCP_HANDSHAKE_FAILED,
-          `could not start MCP server ${quoted(server)}: ${errorMessage(error)}`,
-          { server, cause: error },
-        );
-      }
-      const session = new RpcSession(transport, { server, onDiagnostic });
-      installHostHandlers(session, handlers);
-      try {
-        await session.start();
-      } catch (error) {
-        await session.close().catch(() => {});
-        throw new McpError(
-          McpErrorCode.MCP_HANDSHAKE_FAILED,
-          `could not start MCP server ${quoted(server)}: ${errorMessage(error)}${stderrSuffix(transport)}`,
-          { server, cause: error, stderrTail: stderrTail(transport) },
-        );
-      }
-      return { session, transport };
-    };
-    const checkAbort = async (session: RpcSession | undefined): Promise<void> => {
-      if (signal?.aborted !== true) return;
-      await session?.close().catch(() => {});
-      throw new McpError(
-        McpErrorCode.MCP_CANCELLED,
-        `connecting to MCP server ${quoted(server)} was cancelled`,
-        { server, cause: signal.reason },
-      );
-    };
-
-    await checkAbort(undefined);
-    let negotiated: Negotiated | undefined;
-    if (options.eraHint === 'legacy') {
-      const direct = await open();
-      try {
-        negotiated = await legacyHandshake(
-          server,
-          direct,
-          clientInfo,
-          capabilities,
-          timeouts,
-          signal,
-        );
-      } catch (error) {
-        await direct.session.close().catch(() => {});
-        if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
-        onDiagnostic(
-          `MCP server ${quoted(server)} was remembered as legacy but initialize failed (${errorMessage(error)}); probing a fresh process`,
-        );
-      }
-    }
-    if (negotiated !== undefined) {
-      await checkAbort(negotiated.session);
-      return McpClient.#finish(
-        options,
-        negotiated,
-        capabilities,
-        clientInfo,
-        timeouts,
-        opened,
-        hooks,
-      );
-    }
-    let first = await open();
-    let probe: ProbeOutcome;
-    try {
-      probe = await probeModern(
-        first.session,
-        factory.kind,
-        clientInfo,
-        capabilities,
-        timeouts,
-        signal,
-      );
-    } catch (error) {
-      await first.session.close().catch(() => {});
-      throw decorate(error, first.transport);
-    }
-    await checkAbort(first.session);
-
-    let probeClosing: Promise<void> | undefined;
-    if (probe.kind === 'modern') {
-      try {
-        negotiated = readDiscover(server, first, probe.result);
-      } catch (error) {
-        await first.session.close().catch(() => {});
-        throw decorate(error, first.transport);
-      }
-    } else {
-      onDiagnostic(
-        `MCP server ${quoted(server)} is not modern (${probe.reason}); using initialize`,
-      );
-      if (factory.probeIsolation === 'fresh') {
-        // A strict legacy server must never see initialize after an unsupported probe. The probe
-        // is torn down in parallel: a server that ignores EOF and SIGTERM would otherwise delay
-        // the fresh handshake by its whole grace period. connect() still reaps it before returning
-        // a failure, and close() awaits it on success.
-        probeClosing = first.session.close().catch(() => {});
-        await checkAbort(undefined);
-        first = await open().catch(async (error: unknown) => {
-          await probeClosing;
-          throw error;
-        });
-      }
-      try {
-        negotiated = await legacyHandshake(
-          server,
-          first,
-          clientInfo,
-          capabilities,
-          timeouts,
-          signal,
-        );
-      } catch (error) {
-        await Promise.all([first.session.close().catch(() => {}), probeClosing]);
-        const cause = isMcpError(error) ? error.message : errorMessage(error);
-        if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
-        throw new McpError(
-          McpErrorCode.MCP_HANDSHAKE_FAILED,
-          `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}${stderrSuffix(first.transport)}`,
-          { server, cause: error, stderrTail: stderrTail(first.transport) },
-        );
-      }
-    }
-    if (signal?.aborted === true) await probeClosing;
-    await checkAbort(negotiated.session);
-    return McpClient.#finish(
-      options,
-      negotiated,
-      capabilities,
-      clientInfo,
-      timeouts,
-      opened,
-      hooks,
-      probeClosing,
-    );
-  }
-
-  /** The client object over a negotiated session, wired to the handshake's hooks. */
-  static #finish(
-    options: McpClientOptions,
-    negotiated: Negotiated,
-    capabilities: Record<string, unknown>,
-    clientInfo: McpClientInfo,
-    timeouts: McpTimeouts,
-    opened: number,
-    hooks: ClientHooks,
-    probeClosing?: Promise<void>,
-  ): McpClient {
-    const client = new McpClient(
-      options,
-      negotiated,
-      capabilities,
-      clientInfo,
-      timeouts,
-      opened,
-      hooks.handlers ?? new Map(),
-      hooks.rootsServed,
-    );
-    if (probeClosing !== undefined) client.#probeClosing = probeClosing;
+    const connection = await negotiateConnection(options, hooks);
+    const client = new McpClient(options, connection, hooks.rootsServed);
     hooks.toolCallActive = () => client.#toolCalls > 0;
     hooks.elicitation = () => client.elicitationNegotiated;
     hooks.serverCapabilities = () => client.serverCapabilities;
@@ -484,47 +193,13 @@ export class McpClient {
   /** Lists every tool: ≤ 32 pages of ≤ 30 s each, ≤ 512 tools, a repeated cursor aborts. */
   async listTools(signal?: AbortSignal): Promise<McpToolDescriptor[]> {
     const items = await this.#listAll('tools/list', 'tools', LIMITS.toolsPerServer, signal);
-    const tools: McpToolDescriptor[] = [];
-    for (const item of items) {
-      if (!isJsonObject(item) || typeof item.name !== 'string' || item.name.trim() === '') {
-        this.#onDiagnostic(`MCP server ${quoted(this.name)} listed a tool without a name; skipped`);
-        continue;
-      }
-      const tool: McpToolDescriptor = {
-        name: item.name,
-        description:
-          typeof item.description === 'string'
-            ? item.description
-            : typeof item.title === 'string'
-              ? item.title
-              : '',
-        inputSchema: isJsonObject(item.inputSchema) ? item.inputSchema : { type: 'object' },
-      };
-      if (typeof item.title === 'string') tool.title = item.title;
-      if (isJsonObject(item.outputSchema)) tool.outputSchema = item.outputSchema;
-      if (isJsonObject(item.annotations)) tool.annotations = item.annotations;
-      const taskSupport = isJsonObject(item.execution) ? item.execution.taskSupport : undefined;
-      if (taskSupport === 'required' || taskSupport === 'optional' || taskSupport === 'forbidden') {
-        tool.taskSupport = taskSupport;
-      }
-      tools.push(tool);
-    }
-    return tools;
+    return readToolDescriptors(this.name, items, this.#onDiagnostic);
   }
 
   /** Lists every prompt (same paging limits as tools). */
   async listPrompts(signal?: AbortSignal): Promise<McpPromptDescriptor[]> {
     const items = await this.#listAll('prompts/list', 'prompts', Number.POSITIVE_INFINITY, signal);
-    const prompts: McpPromptDescriptor[] = [];
-    for (const item of items) {
-      if (!isJsonObject(item) || typeof item.name !== 'string' || item.name === '') continue;
-      const prompt: McpPromptDescriptor = { name: item.name };
-      if (typeof item.description === 'string') prompt.description = item.description;
-      if (Array.isArray(item.arguments)) prompt.arguments = item.arguments;
-      if (isJsonObject(item._meta)) prompt._meta = item._meta;
-      prompts.push(prompt);
-    }
-    return prompts;
+    return readPromptDescriptors(items);
   }
 
   /** `prompts/get` with string arguments; returns the raw result (messages, `_meta`). */
@@ -626,7 +301,7 @@ export class McpClient {
             `MCP server ${quoted(this.name)} required ${urls.length} URL visit(s) before ${what}; retrying once`,
           );
           sized = await call();
-          return this.#toolResult(name, sized);
+          return readCallToolResult(this.name, name, sized.result, sized.bytes);
         }
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
         // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
@@ -658,12 +333,6 @@ export class McpClient {
       this.#toolCalls--;
       progress.release();
     }
-    return this.#toolResult(name, sized);
-  }
-
-  /** Checks a finished tools/call result: size (counted once: from the frame the transport read,
-   * else block by block), content shape, every block kept. */
-  #toolResult(name: string, sized: SizedResult): McpCallToolResult {
     return readCallToolResult(this.name, name, sized.result, sized.bytes);
   }
 
@@ -691,62 +360,15 @@ export class McpClient {
     await this.close();
   }
 
-  /** Generic paging loop shared by tools/list and prompts/list. */
-  async #listAll(
+  #listAll(
     method: string,
     key: string,
     maxItems: number,
     signal: AbortSignal | undefined,
   ): Promise<unknown[]> {
-    const items: unknown[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 1; ; page++) {
-      if (page > MCP_LIMITS.listPages) {
-        throw this.#listLimit(
-          `${method} of MCP server ${quoted(this.name)} needs more than ${MCP_LIMITS.listPages} pages`,
-        );
-      }
-      const result = await this.#request(method, cursor === undefined ? {} : { cursor }, {
-        timeoutMs: this.#timeouts.listPageMs,
-        signal,
-        what: `${method} page ${page}`,
-      });
-      const batch = result[key];
-      if (batch !== undefined && !Array.isArray(batch)) {
-        throw new McpError(
-          McpErrorCode.MCP_PROTOCOL_VIOLATION,
-          `${method} of MCP server ${quoted(this.name)} returned a non-array ${quoted(key)}`,
-          { server: this.name },
-        );
-      }
-      items.push(...(batch ?? []));
-      if (items.length > maxItems) {
-        throw this.#listLimit(
-          `MCP server ${quoted(this.name)} lists more than ${maxItems} ${key} (limit ${maxItems})`,
-        );
-      }
-      const next = result.nextCursor;
-      if (next === undefined || next === null || next === '') return items;
-      if (typeof next !== 'string') {
-        throw new McpError(
-          McpErrorCode.MCP_PROTOCOL_VIOLATION,
-          `${method} of MCP server ${quoted(this.name)} returned a non-string nextCursor`,
-          { server: this.name },
-        );
-      }
-      if (seen.has(next)) {
-        throw this.#listLimit(
-          `${method} of MCP server ${quoted(this.name)} repeated cursor ${quoted(next)}; listing aborted`,
-        );
-      }
-      seen.add(next);
-      cursor = next;
-    }
-  }
-
-  #listLimit(message: string): McpError {
-    return new McpError(McpErrorCode.MCP_LIST_LIMIT, message, { server: this.name });
+    return listAllPages(this.name, method, key, maxItems, (params, what) =>
+      this.#request(method, params, { timeoutMs: this.#timeouts.listPageMs, signal, what }),
+    );
   }
 
   /** A request in this connection's era: the modern `_meta` envelope and resultType checks. */
@@ -811,238 +433,6 @@ export class McpClient {
   #startContextPushes(host: HostServices | undefined): void {
     // Stdio-style peers only: HTTP servers poll context/get instead (spec).
     if (host === undefined || !this.hostServicesNegotiated || this.transportKind === 'http') return;
-    // Notifications are fire-and-forget: a slow server never blocks a CLAT run.
-    const unsubscribe = host.subscribeContext({ kind: 'mcp', id: this.name }, (snapshot) => {
-      if (this.#session.closed) return;
-      this.#session
-        .notify('io.artec.clat/context/changed', { context: snapshot })
-        .catch((error: unknown) =>
-          this.#onDiagnostic(
-            `could not push context to MCP server ${quoted(this.name)}: ${errorMessage(error)}`,
-          ),
-        );
-    });
-    this.#cleanups.push(unsubscribe);
-    this.#session.onClose(() => unsubscribe());
+    this.#cleanups.push(startContextPushes(this.name, this.#session, host, this.#onDiagnostic));
   }
-}
-
-function isHeaderMismatch(error: unknown): boolean {
-  return (
-    isMcpError(error) &&
-    error.code === McpErrorCode.MCP_REMOTE_ERROR &&
-    error.rpcCode === JsonRpcErrorCode.HEADER_MISMATCH
-  );
-}
-
-interface ClientHooks {
-  toolCallActive: () => boolean;
-  elicitation: () => boolean;
-  serverCapabilities?: () => Record<string, unknown>;
-  handlers?: HostHandlers;
-  rootsServed: { count: number };
-}
-
-/**
- * A result is complete when it says so or says nothing (newer revisions read a missing
- * resultType as complete; a modern one is logged at debug level). `input_required` is valid only
- * for the multi-round-trip methods, whose loop ran before this check; anything else is invalid.
- */
-function checkResultType(
-  server: string,
-  era: McpEra,
-  what: string,
-  result: Record<string, unknown>,
-  onDiagnostic?: (message: string) => void,
-): void {
-  const type = result.resultType;
-  if (type === 'complete') return;
-  if (type === undefined) {
-    if (era === 'modern') {
-      onDiagnostic?.(
-        `MCP server ${quoted(server)} answered ${what} without resultType; read as complete`,
-      );
-    }
-    return;
-  }
-  throw new McpError(
-    McpErrorCode.MCP_PROTOCOL_VIOLATION,
-    type === 'input_required'
-      ? `MCP server ${quoted(server)} answered ${what} with an input_required result, which only tools/call, prompts/get and resources/read may return`
-      : `MCP server ${quoted(server)} answered ${what} with unknown resultType ${JSON.stringify(type)}`,
-    { server },
-  );
-}
-
-function decorate(error: unknown, transport: Transport): unknown {
-  if (!isMcpError(error) || error.code === McpErrorCode.MCP_CANCELLED) return error;
-  const suffix = stderrSuffix(transport);
-  if (suffix === '') return error;
-  return new McpError(error.code, `${error.message}${suffix}`, {
-    ...(error.server === undefined ? {} : { server: error.server }),
-    stderrTail: stderrTail(transport),
-    cause: error,
-  });
-}
-
-/** HTTP statuses whose failed probe still points at a legacy server (mcp-protocol.md §1). */
-const HTTP_LEGACY_PROBE_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
-
-/** The HTTP status a transport error carries (`status` on the error or a cause), if any. */
-function httpStatusOf(error: unknown): number | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const status = (current as { status?: unknown }).status;
-    if (typeof status === 'number') return status;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/**
- * Sends `server/discover`. A result naming {@link MODERN_PROTOCOL_VERSION}, or a recognized modern
- * error, means modern; a result without that version and any other JSON-RPC error mean legacy
- * (never keyed on one error code). A timeout means legacy too: the limits table gives the probe
- * 3 s and then the legacy handshake its own 10 s, and a server that fails both is reported with
- * both reasons. A closed connection means legacy on stdio only: on HTTP an unreachable, broken or
- * unauthorized server is no legacy one, so only a 400/404/405 status counts there and every other
- * failure fails the connection.
- */
-async function probeModern(
-  session: RpcSession,
-  kind: TransportKind,
-  clientInfo: McpClientInfo,
-  capabilities: Record<string, unknown>,
-  timeouts: McpTimeouts,
-  signal: AbortSignal | undefined,
-): Promise<ProbeOutcome> {
-  const server = session.server;
-  let retried = false;
-  for (;;) {
-    try {
-      const result = await session.request(
-        'server/discover',
-        { _meta: modernMeta(clientInfo, capabilities) },
-        { timeoutMs: timeouts.modernProbeMs, signal, what: 'server/discover', cancellable: true },
-      );
-      if (!Array.isArray(result.supportedVersions)) {
-        return { kind: 'legacy', reason: 'server/discover result lacks supportedVersions' };
-      }
-      if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) {
-        const listed = result.supportedVersions
-          .filter((v): v is string => typeof v === 'string')
-          .slice(0, 8)
-          .join(', ');
-        return {
-          kind: 'legacy',
-          reason: `server/discover lists supportedVersions ${listed === '' ? '(none)' : listed}, not ${MODERN_PROTOCOL_VERSION}`,
-        };
-      }
-      return { kind: 'modern', result };
-    } catch (error) {
-      if (!isMcpError(error)) throw error;
-      if (error.code === McpErrorCode.MCP_CANCELLED) throw error;
-      if (error.code === McpErrorCode.MCP_REMOTE_ERROR && error.rpcCode !== undefined) {
-        if (!MODERN_ERROR_CODES.has(error.rpcCode)) {
-          return { kind: 'legacy', reason: `server/discover failed with ${error.rpcCode}` };
-        }
-        const supported = isJsonObject(error.rpcData) ? error.rpcData.supported : undefined;
-        // -32022 naming our version: the server is modern and wants the request again.
-        if (
-          error.rpcCode === -32022 &&
-          !retried &&
-          Array.isArray(supported) &&
-          supported.includes(MODERN_PROTOCOL_VERSION)
-        ) {
-          retried = true;
-          continue;
-        }
-        throw new McpError(
-          McpErrorCode.MCP_HANDSHAKE_FAILED,
-          `MCP server ${quoted(server)} is modern but refused ${MODERN_PROTOCOL_VERSION}: ${error.message}${Array.isArray(supported) ? ` (supported: ${supported.join(', ')})` : ''}`,
-          { server, cause: error },
-        );
-      }
-      if (kind === 'http' && error.code !== McpErrorCode.MCP_TIMEOUT) {
-        const status = httpStatusOf(error);
-        if (status === undefined || !HTTP_LEGACY_PROBE_STATUSES.has(status)) {
-          throw new McpError(
-            McpErrorCode.MCP_HANDSHAKE_FAILED,
-            `MCP server ${quoted(server)} failed the modern probe: ${error.message}; over HTTP that is no evidence of a legacy server, so CLAT does not fall back to initialize`,
-            { server, cause: error },
-          );
-        }
-      }
-      return { kind: 'legacy', reason: error.message };
-    }
-  }
-}
-
-function readDiscover(
-  server: string,
-  opened: { session: RpcSession; transport: Transport },
-  result: Record<string, unknown>,
-): Negotiated {
-  checkResultType(server, 'modern', 'server/discover', result);
-  if (!isJsonObject(result.capabilities)) {
-    throw new McpError(
-      McpErrorCode.MCP_PROTOCOL_VIOLATION,
-      `MCP server ${quoted(server)} answered server/discover without a capabilities object`,
-      { server },
-    );
-  }
-  const meta = isJsonObject(result._meta) ? result._meta : {};
-  return {
-    ...opened,
-    era: 'modern',
-    protocolVersion: MODERN_PROTOCOL_VERSION,
-    serverInfo: readServerInfo(meta[META.serverInfo] ?? result.serverInfo),
-    capabilities: result.capabilities,
-    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
-  };
-}
-
-async function legacyHandshake(
-  server: string,
-  opened: { session: RpcSession; transport: Transport },
-  clientInfo: McpClientInfo,
-  capabilities: Record<string, unknown>,
-  timeouts: McpTimeouts,
-  signal: AbortSignal | undefined,
-): Promise<Negotiated> {
-  const result = await opened.session.request(
-    'initialize',
-    {
-      protocolVersion: LATEST_LEGACY_PROTOCOL_VERSION,
-      capabilities,
-      clientInfo: { ...clientInfo },
-    },
-    {
-      timeoutMs: timeouts.legacyHandshakeMs,
-      signal,
-      what: 'initialize',
-      // The spec forbids cancelling initialize.
-      cancellable: false,
-    },
-  );
-  const version = result.protocolVersion;
-  if (
-    typeof version !== 'string' ||
-    !(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)
-  ) {
-    throw new McpError(
-      McpErrorCode.MCP_HANDSHAKE_FAILED,
-      `initialize returned protocol version ${JSON.stringify(version)}; CLAT accepts ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
-      { server },
-    );
-  }
-  await opened.session.notify('notifications/initialized', {});
-  return {
-    ...opened,
-    era: 'legacy',
-    protocolVersion: version,
-    serverInfo: readServerInfo(result.serverInfo),
-    capabilities: isJsonObject(result.capabilities) ? result.capabilities : {},
-    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
-  };
 }

@@ -4,6 +4,12 @@
  * @module
  */
 
+export type {
+  BridgeElicitOptions,
+  BridgeRun,
+  BridgeRunOptions,
+  BridgeRunUpdate,
+} from './bridge/bridge-run.js';
 export { boundHistory } from './bridge/context-snapshot.js';
 export {
   askElicitationForm,
@@ -14,14 +20,7 @@ export {
   SKIP_OPTION,
   validateElicitationForm,
 } from './bridge/elicitation-flow.js';
-export {
-  type BridgeElicitOptions,
-  type BridgeRun,
-  type BridgeRunOptions,
-  type BridgeRunUpdate,
-  PluginHostBridge,
-  type PluginHostBridgeOptions,
-} from './bridge/plugin-host-bridge.js';
+export { PluginHostBridge, type PluginHostBridgeOptions } from './bridge/plugin-host-bridge.js';
 export {
   type CheckedSamplingPayload,
   checkSamplingPayload,

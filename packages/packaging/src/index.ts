@@ -46,21 +46,7 @@ export {
   stageNpmPackage,
 } from './npm-source.js';
 export { SECRETS_DIR, sensitiveKeys } from './plugin-secrets.js';
-export {
-  type ActivationResult,
-  type CapabilityRequest,
-  type InstallOptions,
-  type PluginListEntry,
-  PluginStore,
-  type PluginStoreOptions,
-  type RepairResult,
-  resolveClatHome,
-  STORE_BUSY_MESSAGE,
-  STORE_DIR,
-  type StoreLease,
-  trustLabel,
-  type VerifiedArtifact,
-} from './plugin-store.js';
+export { PluginStore, resolveClatHome, STORE_DIR, trustLabel } from './plugin-store.js';
 export {
   type Activation,
   type ArtifactRecord,
@@ -91,6 +77,17 @@ export {
   verifyMinisign,
 } from './signature.js';
 export { type StampResult, stampEntryDigest } from './stamp.js';
+export { STORE_BUSY_MESSAGE } from './store-lock.js';
+export type {
+  ActivationResult,
+  CapabilityRequest,
+  InstallOptions,
+  PluginListEntry,
+  PluginStoreOptions,
+  RepairResult,
+  StoreLease,
+  VerifiedArtifact,
+} from './store-types.js';
 export {
   comparePaths,
   hashRegularFile,

@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packPackage } from './clatpkg.js';
-import { PluginStore, resolveClatHome, STORE_BUSY_MESSAGE } from './plugin-store.js';
+import { PluginStore, resolveClatHome } from './plugin-store.js';
 import { installedServerEntries } from './server-entries.js';
+import { STORE_BUSY_MESSAGE } from './store-lock.js';
 import {
   type FixtureOptions,
   minisignKeys,

@@ -6,118 +6,52 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { link, lstat, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { lstat, mkdir, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonValue, PluginManifest } from '@clat/kernel';
-import { packPackage, readContainerHeader, unpackContainer } from './clatpkg.js';
+import type { JsonValue } from '@clat/kernel';
+import { confirmCapabilities } from './capability-consent.js';
+import { packPackage, unpackContainer } from './clatpkg.js';
 import { userConfigProblem } from './config-schema.js';
-import { type AskConfigValue, applyConfigValues } from './config-values.js';
+import { applyConfigValues } from './config-values.js';
 import { PackagingError } from './errors.js';
 import {
   capabilityExpansion,
   type InspectedPackage,
   inspectPackage,
-  readBoundedFile,
   validateConfig,
 } from './inspect.js';
-import { PACKAGE_LIMITS } from './limits.js';
 import { readSecrets, splitSensitiveConfig, writeSecrets } from './plugin-secrets.js';
 import {
   type Activation,
   type ArtifactRecord,
-  type ArtifactSource,
-  emptyRegistry,
   type PackageRecord,
-  parseRegistry,
   REGISTRY_FILE,
   type Registry,
 } from './registry.js';
-import { copyTree, fsyncPath, lockIsStale, publishLock, removeTree } from './store-fs.js';
-import { type PackageTree, readPackageTree, treeDigest } from './tree.js';
+import { readRegistryFile, writeRegistryFile } from './registry-file.js';
+import { copyTree, fsyncPath, removeTree } from './store-fs.js';
+import { StoreLock } from './store-lock.js';
+import { recoverStore } from './store-recovery.js';
+import type {
+  ActivationResult,
+  InstallOptions,
+  PluginListEntry,
+  PluginStoreOptions,
+  RepairResult,
+  StoreLease,
+  VerifiedArtifact,
+} from './store-types.js';
+import { readPackageTree } from './tree.js';
+import { verifyInstalledArtifact } from './verify-artifact.js';
 
 export const STORE_DIR = 'plugin-store';
-const LOCK_FILE = 'lock';
-export const STORE_BUSY_MESSAGE = 'CLAT storage is busy; close the running CLAT process and retry';
 
 /** `CLAT_HOME` when set, else `~/.clat`. */
 export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
   const home = env.CLAT_HOME;
   return home !== undefined && home !== '' ? home : join(homedir(), '.clat');
-}
-
-/** What a package asks to be granted, for a y/N confirmation. */
-export interface CapabilityRequest {
-  id: string;
-  version: string;
-  /** Labels to grant (only `tools` when a confirmation is asked for). */
-  capabilities: string[];
-}
-
-export interface InstallOptions {
-  /** Activation config; on update, omitted means "keep the current config". */
-  config?: JsonValue;
-  /** Grants capabilities the package adds (all of them on a fresh install). */
-  acceptCapabilities?: boolean;
-  /** Grants a tools-only request without asking (headless `--yes`). */
-  yes?: boolean;
-  /** Asks the person about a tools-only request; without it (and `yes`) such a request fails. */
-  confirm?: (request: CapabilityRequest) => Promise<boolean>;
-  /** Recorded with the artifact (e.g. the npm name, version and integrity). */
-  source?: ArtifactSource;
-  /** `--config key=value` settings, coerced to the manifest's userConfig types. */
-  configValues?: Record<string, string>;
-  /** Asks for required userConfig settings that are still missing (a terminal). */
-  askConfig?: AskConfigValue;
-}
-
-export interface RepairResult {
-  id: string;
-  version: string;
-  /** What was wrong before, one line per slot that needed restoring (empty: nothing was). */
-  repaired: string[];
-}
-
-export interface ActivationResult {
-  id: string;
-  version: string;
-  treeSha256: string;
-  /** Capability labels newly granted by this activation. */
-  granted: string[];
-  /** Version now in the rollback slot, if any. */
-  rollbackVersion?: string;
-}
-
-export interface PluginListEntry {
-  id: string;
-  name: string;
-  version: string;
-  runtime: PluginManifest['runtime']['kind'];
-  treeSha256: string;
-  enabled: boolean;
-  rollbackVersion?: string;
-  trust: 'local/unverified' | 'publisher/verified';
-  publisher?: { publisher: string; publicKey: string };
-  /** `ok`, or why the installed bytes cannot be launched (only this package is affected). */
-  health: string;
-  /** Where it came from (npm name, range, exact version and integrity). */
-  source?: ArtifactSource;
-}
-
-export interface VerifiedArtifact {
-  id: string;
-  dir: string;
-  record: ArtifactRecord;
-  activation: Activation;
-  inspected: InspectedPackage;
-  /** Files the package did not ship that appeared in its directory (a server writing there). */
-  added: string[];
-}
-
-/** Tells the person how to fix a damaged artifact (a command that works: see `repair`). */
-function repairHint(id: string): string {
-  return `run "clat plugin repair ${id}"`;
 }
 
 export function trustLabel(trust: ArtifactRecord['trust']): PluginListEntry['trust'] {
@@ -135,31 +69,18 @@ function mergeConfig(
   return { ...base, ...secrets };
 }
 
-function toTreeEntry(file: { path: string; bytes: number; sha256: string }) {
-  return { path: file.path, size: file.bytes, sha256: file.sha256 };
-}
-
-/** The held storage-root lease; release it (or `await using`) when done. */
-export interface StoreLease extends AsyncDisposable {
-  release(): Promise<void>;
-}
-
-export interface PluginStoreOptions {
-  /** Defaults to {@link resolveClatHome}. */
-  clatHome?: string;
-}
-
 /** One plugin store. Every mutation holds the storage-root lease and reads the registry fresh. */
 export class PluginStore {
   readonly clatHome: string;
   readonly root: string;
   readonly registryFile: string;
-  #leaseToken: string | undefined;
+  readonly #lock: StoreLock;
 
   constructor(options: PluginStoreOptions = {}) {
     this.clatHome = options.clatHome ?? resolveClatHome();
     this.root = join(this.clatHome, STORE_DIR);
     this.registryFile = join(this.root, REGISTRY_FILE);
+    this.#lock = new StoreLock(this.root);
   }
 
   artifactDir(id: string, treeSha256: string): string {
@@ -172,118 +93,21 @@ export class PluginStore {
   }
 
   /** Reads the registry; a missing file is an empty registry, anything malformed throws. */
-  async readRegistry(): Promise<Registry> {
-    const stat = await lstat(this.registryFile).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (stat === undefined) return emptyRegistry();
-    if (stat.isSymbolicLink() || !stat.isFile()) {
-      throw new PackagingError(
-        'REGISTRY_INVALID',
-        `${this.registryFile} is not a regular file; plugins are disabled until it is fixed or removed`,
-        { file: this.registryFile },
-      );
-    }
-    let buffer: Buffer;
-    try {
-      buffer = await readBoundedFile(this.registryFile, PACKAGE_LIMITS.registryBytes);
-    } catch (error) {
-      throw new PackagingError(
-        'REGISTRY_INVALID',
-        `${(error as Error).message}; plugins are disabled until it is fixed or removed`,
-        { file: this.registryFile, cause: error },
-      );
-    }
-    return parseRegistry(this.registryFile, buffer.toString('utf8'));
+  readRegistry(): Promise<Registry> {
+    return readRegistryFile(this.registryFile);
   }
 
   async #writeRegistry(registry: Registry): Promise<void> {
-    // Two processes reclaiming one stale lease at once could both proceed; the loser notices
-    // here, before it touches the pointer.
-    const holder = await readBoundedFile(join(this.root, LOCK_FILE), 256)
-      .then((b) => b.toString('utf8'))
-      .catch(() => '');
-    if (this.#leaseToken === undefined || holder !== this.#leaseToken) {
-      throw new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, {
-        file: join(this.root, LOCK_FILE),
-      });
-    }
-    const text = `${JSON.stringify(registry, null, 2)}\n`;
-    if (Buffer.byteLength(text) > PACKAGE_LIMITS.registryBytes) {
-      throw new PackagingError('REGISTRY_INVALID', `${this.registryFile} would exceed 4 MiB`);
-    }
-    const temp = join(this.root, `.${REGISTRY_FILE}.${randomUUID()}.tmp`);
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(temp, this.registryFile);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
-    await fsyncPath(this.root);
+    await this.#lock.assertHeld();
+    await writeRegistryFile(this.registryFile, registry);
   }
 
   /**
-   * Takes the storage-root lease (a `lock` file holding `pid:token`). The lock is published
-   * complete: the token is written to a temp file first and hard-linked into place, so a live
-   * holder's lock is never empty. A lease whose holder process is gone is reclaimed; a live holder
-   * (or a lock too fresh to judge) means {@link STORE_BUSY_MESSAGE}. A running CLAT session may
-   * hold it so that `clat plugin` mutations wait for a restart.
+   * Takes the storage-root lease (see {@link StoreLock}). A running CLAT session may hold it so
+   * that `clat plugin` mutations wait for a restart.
    */
-  async acquireLease(): Promise<StoreLease> {
-    await mkdir(join(this.root, 'artifacts'), { recursive: true, mode: 0o700 });
-    await mkdir(join(this.root, 'containers'), { recursive: true, mode: 0o700 });
-    await mkdir(join(this.root, 'staging'), { recursive: true, mode: 0o700 });
-    const lock = join(this.root, LOCK_FILE);
-    const token = `${process.pid}:${randomUUID()}`;
-    const busy = (cause?: unknown) =>
-      new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, {
-        file: lock,
-        ...(cause === undefined ? {} : { cause }),
-      });
-    if (!(await publishLock(lock, token))) {
-      const seen = await readBoundedFile(lock, 256)
-        .then((b) => b.toString('utf8'))
-        .catch(() => undefined);
-      if (seen === undefined || !(await lockIsStale(lock, seen))) throw busy();
-      // Move the stale lock aside and make sure it is the one we judged: another process may
-      // have reclaimed and re-taken it in between.
-      const aside = join(this.root, `${LOCK_FILE}.${randomUUID()}.stale`);
-      try {
-        await rename(lock, aside);
-      } catch (error) {
-        throw busy(error);
-      }
-      const moved = await readBoundedFile(aside, 256)
-        .then((b) => b.toString('utf8'))
-        .catch(() => undefined);
-      if (moved !== seen) {
-        await link(aside, lock).catch(() => undefined);
-        await unlink(aside).catch(() => undefined);
-        throw busy();
-      }
-      await unlink(aside).catch(() => undefined);
-      if (!(await publishLock(lock, token))) throw busy();
-    }
-    this.#leaseToken = token;
-    let released = false;
-    const release = async () => {
-      if (released) return;
-      released = true;
-      if (this.#leaseToken === token) this.#leaseToken = undefined;
-      const holder = await readBoundedFile(lock, 256)
-        .then((b) => b.toString('utf8'))
-        .catch(() => '');
-      if (holder === token) await unlink(lock).catch(() => undefined);
-    };
-    return { release, [Symbol.asyncDispose]: release };
+  acquireLease(): Promise<StoreLease> {
+    return this.#lock.acquire();
   }
 
   /** Runs `task` holding the storage-root lease, after crash recovery of staging and orphans. */
@@ -291,130 +115,23 @@ export class PluginStore {
     const lease = await this.acquireLease();
     try {
       const registry = await this.readRegistry();
-      await this.#recover(registry);
+      await recoverStore(this.root, registry);
       return await task(registry);
     } finally {
       await lease.release();
     }
   }
 
-  /** Wipes staging and registry temp files and prunes artifacts the registry does not reference. */
-  async #recover(registry: Registry): Promise<void> {
-    const staging = join(this.root, 'staging');
-    for (const name of await readdir(staging)) await removeTree(join(staging, name));
-    for (const name of await readdir(this.root)) {
-      const lockLeftover =
-        name.startsWith(`${LOCK_FILE}.`) && (name.endsWith('.tmp') || name.endsWith('.stale'));
-      if ((name.startsWith(`.${REGISTRY_FILE}.`) && name.endsWith('.tmp')) || lockLeftover) {
-        await unlink(join(this.root, name)).catch(() => undefined);
-      }
-    }
-    const artifacts = join(this.root, 'artifacts');
-    for (const id of await readdir(artifacts)) {
-      const record = registry.packages[id];
-      if (record === undefined) {
-        await removeTree(join(artifacts, id));
-        continue;
-      }
-      const keep = new Set([record.active.artifact, record.rollback?.artifact]);
-      for (const sha of await readdir(join(artifacts, id)).catch(() => [])) {
-        if (!keep.has(sha)) await removeTree(join(artifacts, id, sha));
-      }
-    }
-    const containers = join(this.root, 'containers');
-    for (const id of await readdir(containers).catch(() => [])) {
-      const record = registry.packages[id];
-      const keep = new Set(
-        [record?.active.artifact, record?.rollback?.artifact].map((sha) => `${sha}.clatpkg`),
-      );
-      for (const name of await readdir(join(containers, id)).catch(() => [])) {
-        if (record === undefined || !keep.has(name)) {
-          await unlink(join(containers, id, name)).catch(() => undefined);
-        }
-      }
-      if (record === undefined) await removeTree(join(containers, id));
-    }
-  }
-
   /**
-   * Re-inspects the installed bytes of one activation: every shipped file (the stored container's
-   * list), the tree digest, the manifest and the entry digest must still match the registry.
-   * Files a server added to its directory are returned in `added`, not fatal. Throws
-   * ARTIFACT_TAMPERED naming the package and the repair command.
+   * Re-inspects the installed bytes of one activation against the registry (see
+   * {@link verifyInstalledArtifact}).
    */
-  async verifyActivation(
+  verifyActivation(
     id: string,
     record: PackageRecord,
     slot: 'active' | 'rollback' = 'active',
   ): Promise<VerifiedArtifact> {
-    const activation = slot === 'active' ? record.active : record.rollback;
-    if (activation === undefined) {
-      throw new PackagingError('PACKAGE_STATE', `${id} has no rollback activation`);
-    }
-    const artifact = record.artifacts[activation.artifact] as ArtifactRecord;
-    const dir = this.artifactDir(id, activation.artifact);
-    const tampered = (message: string, file = dir, cause?: unknown) =>
-      new PackagingError('ARTIFACT_TAMPERED', `${message}; ${repairHint(id)}`, {
-        file,
-        ...(cause === undefined ? {} : { cause }),
-      });
-    let tree: PackageTree;
-    try {
-      tree = await readPackageTree(dir);
-    } catch (error) {
-      throw tampered(`installed package ${id} is damaged: ${(error as Error).message}`, dir, error);
-    }
-    const shipped = await readContainerHeader(this.containerPath(id, activation.artifact)).catch(
-      () => undefined,
-    );
-    let added: string[] = [];
-    if (shipped !== undefined && treeDigest(shipped.map(toTreeEntry)) === activation.artifact) {
-      const found = new Map(tree.files.map((file) => [file.path, file]));
-      for (const file of shipped) {
-        const now = found.get(file.path);
-        if (now === undefined || now.sha256 !== file.sha256) {
-          throw tampered(
-            `${file.path} of installed package ${id} was ${now === undefined ? 'removed' : 'changed'}`,
-            join(dir, file.path),
-          );
-        }
-      }
-      const paths = new Set(shipped.map((file) => file.path));
-      added = tree.files.filter((file) => !paths.has(file.path)).map((file) => file.path);
-      const files = tree.files.filter((file) => paths.has(file.path));
-      tree = {
-        root: dir,
-        files,
-        totalBytes: files.reduce((sum, file) => sum + file.size, 0),
-        treeSha256: activation.artifact,
-      };
-    }
-    let inspected: InspectedPackage;
-    try {
-      inspected = await inspectPackage(dir, { tree });
-    } catch (error) {
-      throw tampered(`installed package ${id} is damaged: ${(error as Error).message}`, dir, error);
-    }
-    if (inspected.tree.treeSha256 !== activation.artifact) {
-      throw tampered(
-        `installed bytes of ${id} changed (expected tree ${activation.artifact}, found ${inspected.tree.treeSha256})`,
-      );
-    }
-    if (!isDeepStrictEqual(inspected.manifest, artifact.manifest)) {
-      throw tampered(
-        `installed manifest of ${id} differs from the registry record`,
-        join(dir, 'clat-plugin.json'),
-      );
-    }
-    // Trust is re-derived from the installed bytes: a signature that no longer verifies, or one
-    // that appeared, is tampering too.
-    if (
-      inspected.trust !== artifact.trust ||
-      !isDeepStrictEqual(inspected.publisher, artifact.publisher)
-    ) {
-      throw tampered(`installed publisher identity of ${id} differs from the registry record`);
-    }
-    return { id, dir, record: artifact, activation, inspected, added };
+    return verifyInstalledArtifact(this, id, record, slot);
   }
 
   /** Stores the `.clatpkg` of a freshly published artifact (kept while the artifact is). */
@@ -513,7 +230,7 @@ export class PluginStore {
         await this.#publishArtifact(id, activation.artifact, inspected, true);
         repaired.push(problem);
       }
-      await this.#recover(registry);
+      await recoverStore(this.root, registry);
       const version = record.artifacts[record.active.artifact]?.manifest.version ?? '';
       return { id, version, repaired };
     });
@@ -574,7 +291,7 @@ export class PluginStore {
           manifest.capabilities,
         );
         if (expansion.length > 0 && options.acceptCapabilities !== true) {
-          await this.#confirmCapabilities(mode, manifest, expansion, options);
+          await confirmCapabilities(mode, manifest, expansion, options);
         }
         const secretsBefore = existing === undefined ? {} : await readSecrets(this.clatHome, id);
         let config =
@@ -636,7 +353,7 @@ export class PluginStore {
         };
         await writeSecrets(this.clatHome, id, secrets);
         await this.#writeRegistry(next);
-        await this.#recover(next);
+        await recoverStore(this.root, next);
         const result: ActivationResult = {
           id,
           version: manifest.version,
@@ -651,46 +368,6 @@ export class PluginStore {
         await staged.cleanup();
       }
     });
-  }
-
-  /**
-   * Capabilities beyond `tools` need `acceptCapabilities`; a tools-only request is granted with
-   * `yes` or a positive `confirm`.
-   */
-  async #confirmCapabilities(
-    mode: 'install' | 'update',
-    manifest: PluginManifest,
-    expansion: string[],
-    options: InstallOptions,
-  ): Promise<void> {
-    const verb = mode === 'install' ? 'requests' : 'adds';
-    if (expansion.some((label) => label !== 'tools')) {
-      throw new PackagingError(
-        'CAPABILITY_EXPANSION',
-        `${manifest.id} ${verb} capabilities ${expansion.join(', ')}; rerun with --accept-capabilities to grant them`,
-        { data: { capabilities: expansion } },
-      );
-    }
-    if (options.yes === true) return;
-    if (options.confirm === undefined) {
-      throw new PackagingError(
-        'CAPABILITY_EXPANSION',
-        `${manifest.id} ${verb} capability tools; rerun with --yes to grant it`,
-        { data: { capabilities: expansion } },
-      );
-    }
-    const granted = await options.confirm({
-      id: manifest.id,
-      version: manifest.version,
-      capabilities: expansion,
-    });
-    if (!granted) {
-      throw new PackagingError(
-        'CAPABILITY_EXPANSION',
-        `${manifest.id} was not ${mode === 'install' ? 'installed' : 'updated'}: capability tools was not granted`,
-        { data: { capabilities: expansion } },
-      );
-    }
   }
 
   /** Installs a package directory or `.clatpkg`; errors when the id is already installed. */

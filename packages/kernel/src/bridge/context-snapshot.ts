@@ -1,9 +1,36 @@
 /**
- * Bounded, detached run history for host context snapshots.
+ * Host context snapshots: the run's facts and its bounded, detached history.
  * @module
  */
+import {
+  HOST_SERVICES_VERSION,
+  type HostContextSnapshot,
+  NATIVE_HOST_TOOLS,
+} from '../contract/host-services.js';
 import { utf8Length } from '../json.js';
 import { LIMITS } from '../limits.js';
+import type { ActiveRun } from './bridge-run.js';
+
+/** The snapshot of `run` in the project at `projectRoot`, with `history` bounded. */
+export function runSnapshot(
+  projectRoot: string,
+  run: ActiveRun,
+  history: readonly unknown[],
+): HostContextSnapshot {
+  return {
+    protocolVersion: HOST_SERVICES_VERSION,
+    project: { root: projectRoot },
+    run: {
+      runId: run.runId,
+      sessionId: run.sessionId,
+      provider: run.model?.name ?? null,
+      model: run.model?.model ?? null,
+      permissionMode: run.mode,
+      messages: boundHistory(history),
+    },
+    hostTools: [...NATIVE_HOST_TOOLS],
+  };
+}
 
 /**
  * Keeps the last `LIMITS.contextMessages` items as detached JSON copies, then drops the oldest

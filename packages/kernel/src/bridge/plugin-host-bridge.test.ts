@@ -6,7 +6,8 @@ import type { RunEvent } from '../events.js';
 import { LIMITS } from '../limits.js';
 import type { ApprovalDecision, ApprovalRequest } from '../ports.js';
 import { ScriptedApprover, ScriptedAsker } from '../testing/fakes.js';
-import { type BridgeRunOptions, PluginHostBridge } from './plugin-host-bridge.js';
+import type { BridgeRunOptions } from './bridge-run.js';
+import { PluginHostBridge } from './plugin-host-bridge.js';
 import { createTestPipeline, EchoModel } from './test-support.js';
 
 const MCP = { kind: 'mcp', id: 'everything' };

@@ -4,9 +4,8 @@
  * and cancellation after every wait, so late answers are ignored.
  * @module
  */
-import { abortable, CancelToken, cancelledError, onAbort, withDeadline } from '../cancel.js';
+import { CancelToken, cancelledError, withDeadline } from '../cancel.js';
 import {
-  HOST_SERVICES_VERSION,
   type HostCaller,
   type HostContextSnapshot,
   type HostServices,
@@ -19,7 +18,6 @@ import type {
   SamplingOutcome,
   SamplingRequest,
 } from '../contract/plugin-contract.js';
-import { decide, type PermissionMode } from '../effects.js';
 import {
   errorMessage,
   isClatError,
@@ -31,14 +29,20 @@ import type { RunEvent, RunEventStream } from '../events.js';
 import { isJsonObject } from '../json.js';
 import { LIMITS } from '../limits.js';
 import type { ToolPipeline } from '../pipeline.js';
-import type { ApprovalDecision, Approver, ModelProvider, UserAsker } from '../ports.js';
-import { boundHistory } from './context-snapshot.js';
+import type { ModelProvider } from '../ports.js';
 import {
-  askElicitationForm,
-  type ElicitationRules,
-  validateElicitationForm,
-} from './elicitation-flow.js';
-import { checkSamplingPayload, SamplingBudget, type SamplingUsage } from './sampling-gates.js';
+  type ActiveRun,
+  type BridgeElicitOptions,
+  type BridgeRun,
+  type BridgeRunOptions,
+  type BridgeRunUpdate,
+  callerLabel,
+  linkSignals,
+} from './bridge-run.js';
+import { runSnapshot } from './context-snapshot.js';
+import { askElicitationForm, validateElicitationForm } from './elicitation-flow.js';
+import { approveSampling } from './sampling-approval.js';
+import { checkSamplingPayload, SamplingBudget } from './sampling-gates.js';
 
 export interface PluginHostBridgeOptions {
   /** Absolute project root, shown in context snapshots. */
@@ -47,84 +51,7 @@ export interface PluginHostBridgeOptions {
   pipeline: ToolPipeline;
 }
 
-export interface BridgeRunOptions {
-  runId: string;
-  mode: PermissionMode;
-  /** The run's cancel signal. */
-  signal: AbortSignal;
-  /** Absent when headless: every `ask` then fails closed. */
-  approver?: Approver;
-  /** Absent when headless: elicitation then fails with ELICITATION_NO_FRONTEND. */
-  asker?: UserAsker;
-  /** The active session model; absent means sampling is unavailable. */
-  model?: ModelProvider;
-  sessionId?: string | null;
-  /** The run's conversation so far, oldest first; read on every snapshot. */
-  history?: () => readonly unknown[];
-}
-
-/** What can change while a run is active; each change pushes a fresh context snapshot. */
-export interface BridgeRunUpdate {
-  mode?: PermissionMode;
-  sessionId?: string | null;
-  model?: ModelProvider;
-}
-
-/** The caller's handle on its run. `end()` is idempotent. */
-export interface BridgeRun {
-  readonly runId: string;
-  readonly epoch: number;
-  /** True until `end()` (or the bridge's `endRun`). */
-  readonly active: boolean;
-  /** Sampling spend of this run, kept after the run ends. */
-  usage(): SamplingUsage;
-  update(update: BridgeRunUpdate): void;
-  end(): void;
-}
-
-/** Per-call options of `elicit` that only translators know (MCP integer/range checks…). */
-export interface BridgeElicitOptions {
-  rules?: ElicitationRules;
-}
-
-interface ActiveRun {
-  runId: string;
-  epoch: number;
-  mode: PermissionMode;
-  approver: Approver | undefined;
-  asker: UserAsker | undefined;
-  model: ModelProvider | undefined;
-  sessionId: string | null;
-  history: (() => readonly unknown[]) | undefined;
-  /** Cancelled by the run's own signal or by `end()`, so pending waits stop at once. */
-  token: CancelToken;
-  budget: SamplingBudget;
-  forms: number;
-  ended: boolean;
-}
-
 type ContextListener = (snapshot: HostContextSnapshot | null) => void;
-
-function callerLabel(caller: HostCaller): string {
-  return `${caller.kind}:${caller.id}`;
-}
-
-/** Links a caller signal to the run token; `dispose` drops the listener. */
-function linkSignals(
-  run: ActiveRun,
-  signal: AbortSignal,
-): { signal: AbortSignal; dispose: () => void } {
-  const token = new CancelToken(run.token.signal);
-  if (signal.aborted) token.cancel(signal.reason);
-  const detach = onAbort(signal, () => token.cancel(signal.reason));
-  return {
-    signal: token.signal,
-    dispose: () => {
-      detach();
-      token.dispose();
-    },
-  };
-}
 
 export class PluginHostBridge implements HostServices {
   readonly projectRoot: string;
@@ -250,19 +177,7 @@ export class PluginHostBridge implements HostServices {
         `run history could not be read: ${errorMessage(error)}`,
       );
     }
-    return {
-      protocolVersion: HOST_SERVICES_VERSION,
-      project: { root: this.projectRoot },
-      run: {
-        runId: run.runId,
-        sessionId: run.sessionId,
-        provider: run.model?.name ?? null,
-        model: run.model?.model ?? null,
-        permissionMode: run.mode,
-        messages: boundHistory(history),
-      },
-      hostTools: [...NATIVE_HOST_TOOLS],
-    };
+    return runSnapshot(this.projectRoot, run, history);
   }
 
   #diagnostic(run: ActiveRun, source: HostCaller, message: string): void {
@@ -450,7 +365,10 @@ export class PluginHostBridge implements HostServices {
         return fail(error);
       }
       try {
-        await this.#approveSampling(run, caller, requestId, payload, linked.signal);
+        await approveSampling(run, caller, requestId, payload, linked.signal, {
+          emit: (event) => this.#emit(event),
+          checkpoint: (what) => this.#checkpoint(run, linked.signal, what),
+        });
         this.#checkpoint(run, linked.signal, 'sampling approval');
       } catch (error) {
         run.budget.release(reservation);
@@ -507,73 +425,6 @@ export class PluginHostBridge implements HostServices {
     } finally {
       linked.dispose();
     }
-  }
-
-  async #approveSampling(
-    run: ActiveRun,
-    caller: HostCaller,
-    requestId: string,
-    payload: ReturnType<typeof checkSamplingPayload>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const tool = `${callerLabel(caller)}:sampling`;
-    const deny = (reason: string): never => {
-      this.#emit({ runId: run.runId, requestId, type: 'sampling.denied', at: Date.now(), reason });
-      throw new KernelError(
-        KernelErrorCode.SAMPLING_NOT_APPROVED,
-        `sampling was not approved: ${reason}`,
-        {
-          data: { tool },
-        },
-      );
-    };
-    const approved = (by: 'policy' | 'user') =>
-      this.#emit({ runId: run.runId, requestId, type: 'sampling.approved', at: Date.now(), by });
-    const verdict = decide(run.mode, 'execute');
-    if (verdict === 'allow') {
-      approved('policy');
-      return;
-    }
-    if (verdict === 'deny') deny(`the ${run.mode} mode denies sampling`);
-    if (run.approver === undefined)
-      deny('it needs approval and no approver is attached (headless)');
-    const { request } = payload;
-    let decision: ApprovalDecision;
-    try {
-      decision = await abortable(
-        (run.approver as Approver).approve(
-          {
-            callId: requestId,
-            tool,
-            effect: 'execute',
-            source: caller,
-            reason: `${callerLabel(caller)} asks the session model for up to ${payload.maxTokens} tokens`,
-            arguments: {
-              source: callerLabel(caller),
-              maxTokens: payload.maxTokens,
-              ...(payload.requestedMaxTokens === payload.maxTokens
-                ? {}
-                : { requestedMaxTokens: payload.requestedMaxTokens }),
-              ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-              ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
-              messages: request.messages.map((message) => ({
-                role: message.role,
-                text: message.text,
-              })),
-            },
-          },
-          signal,
-        ),
-        signal,
-        `approval of ${tool}`,
-      );
-    } catch (error) {
-      if (signal.aborted) throw cancelledError(signal, `approval of ${tool}`);
-      return deny(`approver failed: ${errorMessage(error)}`);
-    }
-    this.#checkpoint(run, signal, 'sampling approval');
-    if (decision.outcome !== 'allow') return deny(decision.reason ?? 'denied by the user');
-    approved('user');
   }
 
   /**

@@ -5,7 +5,8 @@
  * plugins are shared across runs and closed with the project.
  * @module
  */
-import { type BridgeRun, PluginHostBridge } from '../bridge/plugin-host-bridge.js';
+import type { BridgeRun } from '../bridge/bridge-run.js';
+import { PluginHostBridge } from '../bridge/plugin-host-bridge.js';
 import { CancelToken } from '../cancel.js';
 import type { PermissionMode } from '../effects.js';
 import { RunEventStream } from '../events.js';

@@ -1,0 +1,139 @@
+/**
+ * The errors of one HTTP transport and the tail of recent failures it reports as diagnostics.
+ * Every message names the endpoint origin only, and server text passes the redactor first.
+ * @module
+ */
+import type { JsonRpcMessage, JsonRpcRequest } from '@clat/adapter-mcp';
+import { errorMessage, LIMITS, type Redactor } from '@clat/kernel';
+import { BodyTooLarge } from './body-reader.js';
+import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
+
+const FAILURES_KEPT = LIMITS.stderrTailLines;
+const BODY_SNIPPET_CHARS = 200;
+
+/** Short name of a message for errors: `tools/call (id 3)`, `response to 7`. */
+export function describe(message: JsonRpcMessage): string {
+  if ('method' in message) {
+    return 'id' in message && message.id !== undefined
+      ? `${message.method} (id ${JSON.stringify(message.id)})`
+      : message.method;
+  }
+  return `the response to id ${JSON.stringify(message.id)}`;
+}
+
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+/** The error code of a failed fetch (ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET…), else its text. */
+export function networkReason(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    if (current.name === 'TimeoutError') return 'timed out';
+    current = current.cause;
+  }
+  return errorMessage(error).slice(0, BODY_SNIPPET_CHARS);
+}
+
+/** Builds the transport's errors and keeps the newest failures for `diagnostics()`. */
+export class HttpFailures {
+  readonly #url: URL;
+  readonly #origin: string;
+  readonly #redactor: Redactor;
+  /** True once the transport itself closed (its own abort, not a caller's cancel). */
+  readonly #closedByTransport: () => boolean;
+  readonly #tail: string[] = [];
+
+  constructor(url: URL, redactor: Redactor, closedByTransport: () => boolean) {
+    this.#url = url;
+    this.#origin = url.origin;
+    this.#redactor = redactor;
+    this.#closedByTransport = closedByTransport;
+  }
+
+  /** The newest failures, oldest first. */
+  tail(): string[] {
+    return [...this.#tail];
+  }
+
+  error(code: HttpTransportErrorCode, text: string, status?: number): HttpTransportError {
+    return new HttpTransportError(code, this.#origin, text, { status });
+  }
+
+  record(text: string): void {
+    this.#tail.push(text);
+    if (this.#tail.length > FAILURES_KEPT) this.#tail.shift();
+  }
+
+  /**
+   * Redirects are never followed: fetch would carry the configured headers (all but
+   * Authorization) to wherever the server points, so the user updates the URL instead.
+   */
+  redirect(response: Response, message: JsonRpcMessage): HttpTransportError {
+    let target = '(no location)';
+    const location = response.headers.get('location');
+    if (location !== null) {
+      try {
+        const url = new URL(location, this.#url);
+        target = url.origin === this.#origin ? 'another path on the same origin' : url.origin;
+      } catch {
+        target = '(an invalid location)';
+      }
+    }
+    return this.error(
+      'HTTP_STATUS',
+      `MCP server at ${this.#origin} redirected ${describe(message)} (HTTP ${response.status}) to ${target}; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json`,
+      response.status,
+    );
+  }
+
+  status(status: number, message: JsonRpcMessage, body: string | undefined): HttpTransportError {
+    const hint = status === 401 || status === 403 ? ' (check the configured headers)' : '';
+    const clean = body === undefined ? '' : this.#redactor.redact(body).replace(/\s+/g, ' ').trim();
+    const snippet =
+      clean === ''
+        ? ''
+        : `: ${clean.length > BODY_SNIPPET_CHARS ? `${clean.slice(0, BODY_SNIPPET_CHARS)}…` : clean}`;
+    return this.error(
+      'HTTP_STATUS',
+      `MCP server at ${this.#origin} answered ${describe(message)} with HTTP ${status}${hint}${snippet}`,
+      status,
+    );
+  }
+
+  body(
+    error: unknown,
+    request: JsonRpcRequest,
+    controller: AbortController,
+    status: number,
+  ): HttpTransportError {
+    if (error instanceof BodyTooLarge) {
+      controller.abort();
+      return this.error(
+        'HTTP_BODY_TOO_LARGE',
+        `MCP server at ${this.#origin} sent more than ${error.limit} bytes in one message answering ${describe(request)}; the request was aborted`,
+        status,
+      );
+    }
+    return this.fetch(error, request, controller);
+  }
+
+  fetch(error: unknown, message: JsonRpcMessage, controller: AbortController): HttpTransportError {
+    if (isHttpTransportError(error)) return error;
+    if (this.#closedByTransport()) {
+      return this.error(
+        'HTTP_CLOSED',
+        `transport to ${this.#origin} closed during ${describe(message)}`,
+      );
+    }
+    if (controller.signal.aborted) {
+      return this.error('HTTP_CANCELLED', `${describe(message)} to ${this.#origin} was cancelled`);
+    }
+    return this.error(
+      'HTTP_NETWORK',
+      `connection to MCP server at ${this.#origin} failed during ${describe(message)}: ${this.#redactor.redact(networkReason(error))}`,
+    );
+  }
+}

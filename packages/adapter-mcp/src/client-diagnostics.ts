@@ -1,0 +1,45 @@
+/**
+ * How client errors name things and carry the server's stderr: quoting, the redacted stderr
+ * tail, and decorating a handshake error with it.
+ * @module
+ */
+import { redactSecrets } from '@clat/kernel';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import type { Transport } from './transport.js';
+
+export function quoted(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** The transport's redacted stderr tail; empty when the transport has none or fails to say. */
+export function stderrTail(transport: Transport | undefined): string[] {
+  if (transport === undefined) return [];
+  try {
+    return transport.diagnostics().tail.map((line) => redactSecrets(line));
+  } catch {
+    return [];
+  }
+}
+
+/** `; server stderr: …` with the newest four lines first, or '' when there is no stderr. */
+export function stderrSuffix(transport: Transport | undefined): string {
+  const tail = stderrTail(transport);
+  if (tail.length === 0) return '';
+  const newest = tail
+    .slice(-4)
+    .reverse()
+    .map((line) => redactSecrets(line));
+  return `; server stderr: ${newest.join(' | ')}`;
+}
+
+/** Appends the stderr tail to an MCP error (not to a cancellation, which the user caused). */
+export function decorate(error: unknown, transport: Transport): unknown {
+  if (!isMcpError(error) || error.code === McpErrorCode.MCP_CANCELLED) return error;
+  const suffix = stderrSuffix(transport);
+  if (suffix === '') return error;
+  return new McpError(error.code, `${error.message}${suffix}`, {
+    ...(error.server === undefined ? {} : { server: error.server }),
+    stderrTail: stderrTail(transport),
+    cause: error,
+  });
+}

@@ -1,0 +1,214 @@
+/**
+ * Connecting an McpClient: opening sessions from the transport factory and choosing the era
+ * (the remembered-legacy shortcut, the modern probe, the legacy fallback on a fresh transport
+ * when the factory asks for probe isolation).
+ * @module
+ */
+import { errorMessage } from '@clat/kernel';
+import { decorate, quoted, stderrSuffix, stderrTail } from './client-diagnostics.js';
+import type { McpClientOptions } from './client-types.js';
+import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import {
+  legacyHandshake,
+  type Negotiated,
+  type OpenedSession,
+  type ProbeOutcome,
+  probeModern,
+  readDiscover,
+} from './handshake.js';
+import { createHostHandlers, type HostHandlers, installHostHandlers } from './host-requests.js';
+import {
+  CLIENT_NAME,
+  clientCapabilities,
+  type McpClientInfo,
+  type McpTimeouts,
+  resolveTimeouts,
+} from './protocol.js';
+import { projectRoots } from './roots.js';
+import { RpcSession } from './rpc-session.js';
+
+const CLIENT_VERSION = '0.1.0';
+
+/**
+ * What server-request handlers ask of the client. The handshake must answer before the client
+ * object exists, so the client rewires these once it does.
+ */
+export interface ClientHooks {
+  toolCallActive: () => boolean;
+  elicitation: () => boolean;
+  serverCapabilities?: () => Record<string, unknown>;
+  /** `roots/list` requests served so far (legacy requests and input requests). */
+  rootsServed: { count: number };
+}
+
+/** A negotiated connection and what the client needs to speak on it. */
+export interface Connection {
+  negotiated: Negotiated;
+  clientInfo: McpClientInfo;
+  capabilities: Record<string, unknown>;
+  timeouts: McpTimeouts;
+  /** How many transports were opened (probe plus session). */
+  opened: number;
+  /** Teardown of a discarded probe transport still in progress. */
+  probeClosing: Promise<void> | undefined;
+  /** The server-request handlers installed on the session (also run for input rounds). */
+  handlers: HostHandlers;
+}
+
+/**
+ * Connects and negotiates the era. Modern `server/discover` first (3 s); on failure the legacy
+ * `initialize` handshake (10 s), on a fresh transport when the factory asks for probe
+ * isolation. A recognized modern error never falls back.
+ */
+export async function negotiateConnection(
+  options: McpClientOptions,
+  hooks: ClientHooks,
+): Promise<Connection> {
+  const timeouts = resolveTimeouts(options.timeouts);
+  const clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
+  const roots = options.projectRoot === undefined ? undefined : projectRoots(options.projectRoot);
+  const capabilities = clientCapabilities(options.hostServices !== undefined, roots !== undefined);
+  const server = options.name;
+  const onDiagnostic = options.onDiagnostic ?? (() => {});
+  const { factory, signal } = options;
+  let opened = 0;
+  const handlers = createHostHandlers({
+    server,
+    host: options.hostServices,
+    roots,
+    openUrl: options.openUrl,
+    onRootsServed: () => hooks.rootsServed.count++,
+    serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
+    elicitationAllowed: () => hooks.elicitation(),
+    toolCallActive: () => hooks.toolCallActive(),
+  });
+  const open = async (): Promise<OpenedSession> => {
+    opened++;
+    let transport: OpenedSession['transport'];
+    try {
+      transport = factory.open();
+    } catch (error) {
+      throw new McpError(
+        McpErrorCode.MCP_HANDSHAKE_FAILED,
+        `could not start MCP server ${quoted(server)}: ${errorMessage(error)}`,
+        { server, cause: error },
+      );
+    }
+    const session = new RpcSession(transport, { server, onDiagnostic });
+    installHostHandlers(session, handlers);
+    try {
+      await session.start();
+    } catch (error) {
+      await session.close().catch(() => {});
+      throw new McpError(
+        McpErrorCode.MCP_HANDSHAKE_FAILED,
+        `could not start MCP server ${quoted(server)}: ${errorMessage(error)}${stderrSuffix(transport)}`,
+        { server, cause: error, stderrTail: stderrTail(transport) },
+      );
+    }
+    return { session, transport };
+  };
+  const checkAbort = async (session: RpcSession | undefined): Promise<void> => {
+    if (signal?.aborted !== true) return;
+    await session?.close().catch(() => {});
+    throw new McpError(
+      McpErrorCode.MCP_CANCELLED,
+      `connecting to MCP server ${quoted(server)} was cancelled`,
+      { server, cause: signal.reason },
+    );
+  };
+  const connection = (
+    negotiated: Negotiated,
+    probeClosing: Promise<void> | undefined,
+  ): Connection => ({
+    negotiated,
+    clientInfo,
+    capabilities,
+    timeouts,
+    opened,
+    probeClosing,
+    handlers,
+  });
+
+  await checkAbort(undefined);
+  if (options.eraHint === 'legacy') {
+    let remembered: Negotiated | undefined;
+    const direct = await open();
+    try {
+      remembered = await legacyHandshake(
+        server,
+        direct,
+        clientInfo,
+        capabilities,
+        timeouts,
+        signal,
+      );
+    } catch (error) {
+      await direct.session.close().catch(() => {});
+      if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
+      onDiagnostic(
+        `MCP server ${quoted(server)} was remembered as legacy but initialize failed (${errorMessage(error)}); probing a fresh process`,
+      );
+    }
+    if (remembered !== undefined) {
+      await checkAbort(remembered.session);
+      return connection(remembered, undefined);
+    }
+  }
+  let first = await open();
+  let probe: ProbeOutcome;
+  try {
+    probe = await probeModern(
+      first.session,
+      factory.kind,
+      clientInfo,
+      capabilities,
+      timeouts,
+      signal,
+    );
+  } catch (error) {
+    await first.session.close().catch(() => {});
+    throw decorate(error, first.transport);
+  }
+  await checkAbort(first.session);
+
+  let negotiated: Negotiated;
+  let probeClosing: Promise<void> | undefined;
+  if (probe.kind === 'modern') {
+    try {
+      negotiated = readDiscover(server, first, probe.result);
+    } catch (error) {
+      await first.session.close().catch(() => {});
+      throw decorate(error, first.transport);
+    }
+  } else {
+    onDiagnostic(`MCP server ${quoted(server)} is not modern (${probe.reason}); using initialize`);
+    if (factory.probeIsolation === 'fresh') {
+      // A strict legacy server must never see initialize after an unsupported probe. The probe
+      // is torn down in parallel: a server that ignores EOF and SIGTERM would otherwise delay
+      // the fresh handshake by its whole grace period. connect() still reaps it before returning
+      // a failure, and close() awaits it on success.
+      probeClosing = first.session.close().catch(() => {});
+      await checkAbort(undefined);
+      first = await open().catch(async (error: unknown) => {
+        await probeClosing;
+        throw error;
+      });
+    }
+    try {
+      negotiated = await legacyHandshake(server, first, clientInfo, capabilities, timeouts, signal);
+    } catch (error) {
+      await Promise.all([first.session.close().catch(() => {}), probeClosing]);
+      const cause = isMcpError(error) ? error.message : errorMessage(error);
+      if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
+      throw new McpError(
+        McpErrorCode.MCP_HANDSHAKE_FAILED,
+        `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}${stderrSuffix(first.transport)}`,
+        { server, cause: error, stderrTail: stderrTail(first.transport) },
+      );
+    }
+  }
+  if (signal?.aborted === true) await probeClosing;
+  await checkAbort(negotiated.session);
+  return connection(negotiated, probeClosing);
+}

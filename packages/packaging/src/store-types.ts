@@ -1,0 +1,86 @@
+/**
+ * The options and results of the plugin store's operations.
+ * @module
+ */
+import type { JsonValue, PluginManifest } from '@clat/kernel';
+import type { AskConfigValue } from './config-values.js';
+import type { InspectedPackage } from './inspect.js';
+import type { Activation, ArtifactRecord, ArtifactSource } from './registry.js';
+
+/** What a package asks to be granted, for a y/N confirmation. */
+export interface CapabilityRequest {
+  id: string;
+  version: string;
+  /** Labels to grant (only `tools` when a confirmation is asked for). */
+  capabilities: string[];
+}
+
+export interface InstallOptions {
+  /** Activation config; on update, omitted means "keep the current config". */
+  config?: JsonValue;
+  /** Grants capabilities the package adds (all of them on a fresh install). */
+  acceptCapabilities?: boolean;
+  /** Grants a tools-only request without asking (headless `--yes`). */
+  yes?: boolean;
+  /** Asks the person about a tools-only request; without it (and `yes`) such a request fails. */
+  confirm?: (request: CapabilityRequest) => Promise<boolean>;
+  /** Recorded with the artifact (e.g. the npm name, version and integrity). */
+  source?: ArtifactSource;
+  /** `--config key=value` settings, coerced to the manifest's userConfig types. */
+  configValues?: Record<string, string>;
+  /** Asks for required userConfig settings that are still missing (a terminal). */
+  askConfig?: AskConfigValue;
+}
+
+export interface RepairResult {
+  id: string;
+  version: string;
+  /** What was wrong before, one line per slot that needed restoring (empty: nothing was). */
+  repaired: string[];
+}
+
+export interface ActivationResult {
+  id: string;
+  version: string;
+  treeSha256: string;
+  /** Capability labels newly granted by this activation. */
+  granted: string[];
+  /** Version now in the rollback slot, if any. */
+  rollbackVersion?: string;
+}
+
+export interface PluginListEntry {
+  id: string;
+  name: string;
+  version: string;
+  runtime: PluginManifest['runtime']['kind'];
+  treeSha256: string;
+  enabled: boolean;
+  rollbackVersion?: string;
+  trust: 'local/unverified' | 'publisher/verified';
+  publisher?: { publisher: string; publicKey: string };
+  /** `ok`, or why the installed bytes cannot be launched (only this package is affected). */
+  health: string;
+  /** Where it came from (npm name, range, exact version and integrity). */
+  source?: ArtifactSource;
+}
+
+export interface VerifiedArtifact {
+  id: string;
+  dir: string;
+  record: ArtifactRecord;
+  activation: Activation;
+  inspected: InspectedPackage;
+  /** Files the package did not ship that appeared in its directory (a server writing there). */
+  added: string[];
+}
+
+/** The held storage-root lease; release it (or `await using`) when done. */
+export interface StoreLease extends AsyncDisposable {
+  release(): Promise<void>;
+}
+
+export interface PluginStoreOptions {
+  /** Defaults to {@link resolveClatHome}. */
+  clatHome?: string;
+}
