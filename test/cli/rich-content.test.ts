@@ -201,6 +201,19 @@ describe('progress through clat call', () => {
     expect(result.stderr).toContain('100% (2/2)');
   });
 
+  it('shows progress and the content summary in the session too', async () => {
+    await mount({ rich: 'rich' });
+    const result = await sandbox.run(['chat', '--trust'], {
+      input: '/call mcp_rich_steps {"steps":2,"ms":50}\n/call mcp_rich_pixel\n/exit\n',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  … mcp_rich_steps: 50% (1/2) - step 1');
+    expect(result.stdout).toContain('  … mcp_rich_steps: 100% (2/2) - step 2');
+    expect(result.stdout).toContain('2 steps done');
+    expect(result.stdout).toContain('a pixel:\n[image image/png 70 B]');
+    expect(result.stdout).not.toContain('\u001b[31m');
+  });
+
   it('cancels promptly mid-progress on Ctrl-C', async () => {
     await mount({ rich: 'rich' });
     const result = await interruptWhen(
