@@ -3,8 +3,9 @@
  * descriptors, tool results).
  * @module
  */
-import type { HostServices } from '@clat/kernel';
+import type { HostServices, ToolProgress } from '@clat/kernel';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
+import type { TaskLimits } from './task-call.js';
 import type { TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
 
@@ -22,6 +23,8 @@ export interface McpToolDescriptor {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /** `execution.taskSupport`: whether calls may (`optional`) or must (`required`) be tasks. */
+  taskSupport?: 'required' | 'optional' | 'forbidden';
 }
 
 export interface McpPromptDescriptor {
@@ -31,17 +34,7 @@ export interface McpPromptDescriptor {
   _meta?: Record<string, unknown>;
 }
 
-/** A finished tools/call result (resultType `complete`). */
-export interface McpCallToolResult {
-  content: unknown[];
-  structuredContent?: unknown;
-  isError: boolean;
-  /**
-   * Size of the whole result in bytes as received: its frame less the JSON-RPC envelope when the
-   * transport reports frame sizes (stdio), else its serialized size.
-   */
-  bytes: number;
-}
+export type { McpCallToolResult } from './call-result.js';
 
 export interface McpClientOptions {
   /** Configured server name (also the host-services caller id). */
@@ -69,4 +62,10 @@ export interface McpClientOptions {
 
 export interface McpCallOptions {
   signal?: AbortSignal | undefined;
+  /** Progress reports and task statuses of this call (messages are untrusted text). */
+  onProgress?: ((update: ToolProgress) => void) | undefined;
+  /** Run the call as a task (tools/call with `task`, then tasks/get and tasks/result). */
+  task?: boolean | undefined;
+  /** Test overrides of the task polling limits. */
+  taskLimits?: Partial<TaskLimits> | undefined;
 }

@@ -421,8 +421,8 @@ describe('tools/call', () => {
       }));
     });
     const client = await connect(factory);
-    const overhead = JSON.stringify({ content: [{ type: 'text', text: '' }] }).length;
-    size = LIMITS.toolResultBytes - overhead;
+    // Blocks count their payload bytes, once each.
+    size = LIMITS.toolResultBytes;
     const fits = await client.callTool('big');
     expect(fits.bytes).toBe(LIMITS.toolResultBytes);
     size += 1;

@@ -5,7 +5,8 @@
  * (era, open tool calls, close) and the request path.
  * @module
  */
-import { errorMessage, type HostServices, LIMITS } from '@clat/kernel';
+import { errorMessage, type HostServices, isJsonObject, LIMITS } from '@clat/kernel';
+import { readCallToolResult } from './call-result.js';
 import { quoted, stderrTail } from './client-diagnostics.js';
 import type {
   McpCallOptions,
@@ -21,6 +22,7 @@ import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import type { HostHandlers } from './host-requests.js';
 import { INPUT_ROUND_METHODS, runInputRounds } from './input-rounds.js';
 import { listAllPages, readPromptDescriptors, readToolDescriptors } from './list-paging.js';
+import { ProgressRouter } from './progress-router.js';
 import {
   ELICITATION_MIN_LEGACY_VERSION,
   type McpClientInfo,
@@ -28,11 +30,13 @@ import {
   type McpTimeouts,
   modernMeta,
   serverAdvertisesHostServices,
+  serverOffersToolTasks,
   versionAtLeast,
 } from './protocol.js';
 import { checkResultType } from './result-type.js';
-import type { RpcSession, SizedResult } from './rpc-session.js';
-import { isHeaderMismatch, readCallToolResult } from './tool-result.js';
+import type { RequestOptions, RpcSession, SizedResult } from './rpc-session.js';
+import { callToolAsTask } from './task-call.js';
+import { isHeaderMismatch } from './tool-result.js';
 import {
   type GetStreamState,
   JsonRpcErrorCode,
@@ -67,6 +71,7 @@ export class McpClient {
   readonly #timeouts: McpTimeouts;
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
+  readonly #progress = new ProgressRouter();
   readonly #handlers: HostHandlers;
   readonly #rootsServed: { count: number };
   #toolCalls = 0;
@@ -105,6 +110,7 @@ export class McpClient {
     };
     this.#probeClosing = connection.probeClosing;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
+    this.#progress.install(this.#session);
   }
 
   /**
@@ -133,6 +139,11 @@ export class McpClient {
     return (
       this.era === 'modern' || versionAtLeast(this.protocolVersion, ELICITATION_MIN_LEGACY_VERSION)
     );
+  }
+
+  /** Task-augmented tools/call is offered (2025-11-25 tasks utility, legacy era only). */
+  get tasksOffered(): boolean {
+    return this.era === 'legacy' && serverOffersToolTasks(this.serverCapabilities);
   }
 
   /** True when CLAT declared `roots` (it knows the project root) on this connection. */
@@ -239,7 +250,7 @@ export class McpClient {
   /**
    * `tools/call` with a 120 s deadline that host requests pending on this connection extend in
    * 60 s steps (≤ 10 min). Cancellation ends the wait at once and sends notifications/cancelled.
-   * A result over 1 MiB is rejected.
+   * A result over 1 MiB (all blocks and structured output together) is rejected.
    */
   async callTool(
     name: string,
@@ -247,17 +258,29 @@ export class McpClient {
     options: McpCallOptions = {},
   ): Promise<McpCallToolResult> {
     const what = `tools/call ${name}`;
-    const call = () =>
-      this.#requestSized(
-        'tools/call',
-        { name, arguments: args },
-        {
-          timeoutMs: this.#timeouts.toolCallMs,
-          signal: options.signal,
-          what,
-          extension: this.#extension,
-        },
+    const requestOptions: RequestOptions = {
+      timeoutMs: this.#timeouts.toolCallMs,
+      signal: options.signal,
+      what,
+      extension: this.#extension,
+    };
+    // Every call carries a fresh progress token; its reports reach onProgress until it ends.
+    const onProgress = options.onProgress;
+    const progress = this.#progress.open(onProgress);
+    const call = async (): Promise<SizedResult> => {
+      const params: Record<string, unknown> = {
+        name,
+        arguments: args,
+        _meta: { progressToken: progress.token },
+      };
+      if (options.task !== true) return this.#requestSized('tools/call', params, requestOptions);
+      const result = await callToolAsTask(
+        { server: this.name, request: (m, p, o) => this.#request(m, p, o) },
+        params,
+        { signal: options.signal, onProgress, call: requestOptions, limits: options.taskLimits },
       );
+      return { result, bytes: undefined };
+    };
     this.#toolCalls++;
     let sized: SizedResult;
     try {
@@ -308,6 +331,7 @@ export class McpClient {
       throw error;
     } finally {
       this.#toolCalls--;
+      progress.release();
     }
     return readCallToolResult(this.name, name, sized.result, sized.bytes);
   }
@@ -375,7 +399,9 @@ export class McpClient {
     }
     if (this.era === 'modern') {
       this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
-      params._meta = this.#meta;
+      const own = params._meta;
+      // A call's own `_meta` (its progress token) joins a copy of the shared envelope.
+      params._meta = isJsonObject(own) ? Object.assign({}, this.#meta, own) : this.#meta;
     }
     const startedAt = Date.now();
     let sized = await this.#session.requestSized(method, params, options);
@@ -389,7 +415,7 @@ export class McpClient {
         startedAt,
         handlers: this.#handlers,
         send: (retry, signal, backstopMs) => {
-          if (this.#meta !== undefined) retry._meta = this.#meta;
+          if (this.#meta !== undefined) retry._meta = params._meta;
           return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
         },
         timeoutMs: options.timeoutMs,

@@ -5,9 +5,9 @@
  * protocol eras, server requests, host services, tool and prompt mounting).
  * @module
  */
+export { type McpCallToolResult, readCallToolResult, toToolResult } from './call-result.js';
 export {
   type McpCallOptions,
-  type McpCallToolResult,
   McpClient,
   type McpClientOptions,
   type McpPromptDescriptor,
@@ -49,6 +49,7 @@ export {
   type McpEraMemory,
   type McpTransportProvider,
   mcpEntry,
+  taskSupportText,
 } from './mcp-connector.js';
 export {
   elicitationFromMcp,
@@ -66,10 +67,10 @@ export {
   type McpRootsStatus,
   type McpServerState,
   type McpServerStatus,
+  type McpTaskSupport,
   type MountedMcpServer,
   type MountMcpServerOptions,
   mountMcpServer,
-  toToolResult,
 } from './mount.js';
 export {
   CLIENT_NAME,
@@ -86,6 +87,7 @@ export {
   MODERN_PROTOCOL_VERSION,
   modernMeta,
   serverAdvertisesHostServices,
+  serverOffersToolTasks,
 } from './protocol.js';
 export {
   type GetStreamState,

@@ -1,3 +1,4 @@
+import { LIMITS } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import { MCP_LIMITS } from './limits.js';
 
@@ -21,5 +22,9 @@ describe('MCP_LIMITS match spec/mcp-integration.txt', () => {
     ['input requests per round: 16', MCP_LIMITS.inputRequestsPerRound, 16],
   ])('%s', (_row, actual, expected) => {
     expect(actual).toBe(expected);
+  });
+
+  it('waits for a task as long as a tool call may run with its whole host-request extension', () => {
+    expect(MCP_LIMITS.taskWaitMs).toBe(LIMITS.toolCallMs + LIMITS.toolCallExtensionTotalMs);
   });
 });

@@ -36,6 +36,19 @@ export const MCP_LIMITS = {
   inputRequestsPerRound: 16,
   /** Pause before retrying a round that carried only requestState (no input to wait for). */
   inputStateOnlyPacingMs: 250,
+  /**
+   * A task-augmented tools/call, from task creation to its result: the tool-call deadline plus
+   * the whole host-request extension, since a task exists for work longer than one call.
+   */
+  taskWaitMs: 12 * 60 * SECOND,
+  /** One tasks/get, or tasks/result once the task is terminal. */
+  taskRequestMs: 30 * SECOND,
+  /** tasks/cancel after a cancelled call: short, so that the cancel stays prompt. */
+  taskCancelMs: 2 * SECOND,
+  /** First tasks/get poll delay; it doubles per poll up to the cap, never below pollInterval. */
+  taskPollMinMs: 250,
+  /** Longest wait between two tasks/get polls (a larger server pollInterval still wins). */
+  taskPollMaxMs: 5 * SECOND,
 } as const;
 
 export type McpLimitName = keyof typeof MCP_LIMITS;

@@ -101,6 +101,10 @@ export function readToolDescriptors(
     if (typeof item.title === 'string') tool.title = item.title;
     if (isJsonObject(item.outputSchema)) tool.outputSchema = item.outputSchema;
     if (isJsonObject(item.annotations)) tool.annotations = item.annotations;
+    const taskSupport = isJsonObject(item.execution) ? item.execution.taskSupport : undefined;
+    if (taskSupport === 'required' || taskSupport === 'optional' || taskSupport === 'forbidden') {
+      tool.taskSupport = taskSupport;
+    }
     tools.push(tool);
   }
   return tools;

@@ -17,7 +17,7 @@ import {
 } from '@clat/kernel';
 import { type McpServerConfig, toolAllowedByEntry } from './config.js';
 import { createMcpCatalog } from './mcp-catalog.js';
-import { type McpServerStatus, mountMcpServer } from './mount.js';
+import { type McpServerStatus, type McpTaskSupport, mountMcpServer } from './mount.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
 import type { Transport, TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
@@ -66,8 +66,31 @@ export function mcpEntry(server: McpServerConfig): MountEntry<McpServerConfig> {
   return { kind: MCP_KIND, name: server.name, origin: server.origin, config: server };
 }
 
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** `/mcp` text of a server's task support. */
+export function taskSupportText(tasks: McpTaskSupport): string {
+  const parts: string[] = [];
+  if (tasks.required > 0) {
+    parts.push(
+      tasks.required === 1 ? '1 tool runs as a task' : `${tasks.required} tools run as tasks`,
+    );
+  }
+  if (tasks.optional > 0) parts.push(`${tasks.optional} optional (called plainly)`);
+  if (tasks.excluded > 0) {
+    parts.push(
+      `${plural(tasks.excluded, 'tool')} that require${tasks.excluded === 1 ? 's' : ''} tasks left out`,
+    );
+  }
+  const head = tasks.offered ? 'offered' : 'not offered';
+  return parts.length === 0 ? head : `${head}: ${parts.join(', ')}`;
+}
+
 function progressOf(status: McpServerStatus): MountProgress {
   return {
+    ...(status.tasks === undefined ? {} : { tasks: taskSupportText(status.tasks) }),
     ...(status.protocolVersion === undefined ? {} : { protocolVersion: status.protocolVersion }),
     ...(status.era === undefined ? {} : { era: status.era }),
     tools: status.tools,

@@ -114,7 +114,16 @@ describe('mountMcpServer tools', () => {
       { q: 'x' },
       { runId: 'r', mode: 'project-write', signal: new AbortController().signal },
     );
-    expect(result).toEqual({ content: 'got {"q":"x"}\nsecond', structured: { n: 1 } });
+    expect(result).toEqual({
+      content: 'got {"q":"x"}\n[image image/png 1 B]\nsecond',
+      blocks: [
+        { type: 'text', text: 'got {"q":"x"}' },
+        { type: 'image', data: 'AA==', mimeType: 'image/png' },
+        { type: 'text', text: 'second' },
+      ],
+      structured: { n: 1 },
+      bytes: 13 + 4 + 9 + 6 + 7,
+    });
     expect(live(factory).requests('tools/call')[0]?.params).toMatchObject({
       name: 'echo',
       arguments: { q: 'x' },

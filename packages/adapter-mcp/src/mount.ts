@@ -24,12 +24,8 @@ import {
   type ToolSourceRef,
   utf8Length,
 } from '@clat/kernel';
-import {
-  type McpCallToolResult,
-  McpClient,
-  type McpServerInfo,
-  type McpToolDescriptor,
-} from './client.js';
+import { toToolResult } from './call-result.js';
+import { McpClient, type McpServerInfo, type McpToolDescriptor } from './client.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
 import { MCP_LIMITS } from './limits.js';
@@ -63,12 +59,25 @@ export interface McpServerStatus {
   getStream?: GetStreamState;
   /** Whether CLAT offered the project root as an MCP root, and how often the server asked. */
   roots?: McpRootsStatus;
+  /** Task support (2025-11-25 tasks): whether the server offers it and how its tools use it. */
+  tasks?: McpTaskSupport;
 }
 
 /** Roots support of one connection, for `/mcp`. */
 export interface McpRootsStatus {
   offered: boolean;
   requests: number;
+}
+
+export interface McpTaskSupport {
+  /** The server offers task-augmented tools/call. */
+  offered: boolean;
+  /** Registered tools that run as tasks (`taskSupport: required`). */
+  required: number;
+  /** Registered tools that may run as tasks; CLAT calls them plainly. */
+  optional: number;
+  /** Tools that require tasks but were left out (the server does not offer tasks). */
+  excluded: number;
 }
 
 export interface MountMcpServerOptions {
@@ -114,26 +123,6 @@ const PROMPT_TEXT_SEPARATOR = '\n\n';
 
 function quoted(value: string): string {
   return JSON.stringify(value);
-}
-
-/** Text blocks joined by newlines; other content kinds are not forwarded to the model. */
-export function toToolResult(name: string, result: McpCallToolResult): ToolResult {
-  const texts: string[] = [];
-  for (const block of result.content) {
-    if (isJsonObject(block) && block.type === 'text' && typeof block.text === 'string') {
-      texts.push(block.text);
-    }
-  }
-  let content = texts.join('\n');
-  if (content === '') {
-    content = result.isError
-      ? `MCP tool ${quoted(name)} failed`
-      : `(MCP tool ${quoted(name)} returned no text content)`;
-  }
-  const out: ToolResult = { content };
-  if (result.structuredContent !== undefined) out.structured = result.structuredContent;
-  if (result.isError) out.isError = true;
-  return out;
 }
 
 /** The resolved text of a marked prompt: `_meta` system prompt, else text messages. */
@@ -301,6 +290,12 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     emit();
   });
 
+  const taskSupport: McpTaskSupport = {
+    offered: connected.tasksOffered,
+    required: 0,
+    optional: 0,
+    excluded: 0,
+  };
   let tools: McpToolDescriptor[];
   try {
     tools = await connected.listTools(signal);
@@ -316,6 +311,9 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   try {
     if (registry.frozen) throw new FrozenRegistryError('tool');
     for (const tool of tools) registerTool(tool);
+    if (taskSupport.offered || taskSupport.excluded > 0 || taskSupport.required > 0) {
+      status.tasks = taskSupport;
+    }
     if (filtered > 0) {
       note(
         `${filtered} tool${filtered === 1 ? '' : 's'} of ${quoted(name)} left out by includeTools/excludeTools`,
@@ -354,6 +352,15 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       note(`tool ${quoted(tool.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
       return;
     }
+    const asTask = tool.taskSupport === 'required';
+    if (asTask && !connected.tasksOffered) {
+      // The tool cannot run without a task and this connection has none: calling it would fail.
+      taskSupport.excluded++;
+      note(
+        `tool ${quoted(tool.name)} of ${quoted(name)} left out: it requires task-augmented calls, which ${connected.era === 'modern' ? `CLAT does not support in the ${connected.era} era` : 'the server does not offer (no tasks.requests.tools.call capability)'}`,
+      );
+      return;
+    }
     const kernelTool: Tool = {
       definition: {
         name: qualified,
@@ -364,11 +371,20 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         sourceName: tool.name,
       },
       invoke: async (args, ctx) =>
-        toToolResult(tool.name, await connected.callTool(tool.name, args, { signal: ctx.signal })),
+        toToolResult(
+          tool.name,
+          await connected.callTool(tool.name, args, {
+            signal: ctx.signal,
+            onProgress: ctx.progress,
+            task: asTask,
+          }),
+        ),
     };
     try {
       leases.push(registry.register(kernelTool, scope));
       status.tools++;
+      if (asTask) taskSupport.required++;
+      else if (tool.taskSupport === 'optional') taskSupport.optional++;
     } catch (error) {
       if (isFrozen(error)) throw error;
       note(`tool ${quoted(tool.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);

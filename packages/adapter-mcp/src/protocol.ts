@@ -114,3 +114,11 @@ export function serverAdvertisesHostServices(capabilities: Record<string, unknow
   const entry = experimental[HOST_SERVICES_EXTENSION];
   return isJsonObject(entry) && entry.version === HOST_SERVICES_VERSION;
 }
+
+/** True when `capabilities.tasks.requests.tools.call` says tools/call may create a task. */
+export function serverOffersToolTasks(capabilities: Record<string, unknown>): boolean {
+  const tasks = capabilities.tasks;
+  if (!isJsonObject(tasks) || !isJsonObject(tasks.requests)) return false;
+  const tools = tasks.requests.tools;
+  return isJsonObject(tools) && isJsonObject(tools.call);
+}

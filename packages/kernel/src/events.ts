@@ -36,6 +36,16 @@ export type RunEvent =
   | (EventBase & { type: 'tool.denied'; callId: string; tool: string; reason: string })
   | (EventBase & { type: 'tool.started'; callId: string; tool: string })
   | (EventBase & {
+      type: 'tool.progress';
+      callId: string;
+      tool: string;
+      progress?: number;
+      total?: number;
+      /** Untrusted text from the tool's source: show it only through the sanitiser. */
+      message?: string;
+      task?: { id: string; status: string };
+    })
+  | (EventBase & {
       type: 'tool.finished';
       callId: string;
       tool: string;

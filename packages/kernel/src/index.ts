@@ -207,11 +207,25 @@ export {
 } from './scope.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
+  type AudioContentBlock,
+  base64DecodedBytes,
+  contentBlockBytes,
+  contentBlockLabel,
+  type EmbeddedResourceBlock,
+  formatByteSize,
+  type ImageContentBlock,
+  type ResourceLinkBlock,
+  renderToolContent,
+  type TextContentBlock,
+  type ToolContentBlock,
+} from './tool-content.js';
+export {
   NamedRegistry,
   type RegistryDiagnostic,
   type Tool,
   type ToolCallContext,
   type ToolDefinition,
+  type ToolProgress,
   ToolRegistry,
   type ToolResult,
   type ToolRun,

@@ -6,11 +6,11 @@
 import { abortable, cancelledError } from './cancel.js';
 import { decide, type Effect, type PermissionMode } from './effects.js';
 import { errorMessage, isClatError, KernelError, KernelErrorCode } from './errors.js';
-import type { RunEventStream, ToolSourceRef } from './events.js';
+import type { RunEventOf, RunEventStream, ToolSourceRef } from './events.js';
 import { isJsonObject, type JsonObject, utf8Length } from './json.js';
 import { LIMITS } from './limits.js';
 import type { ApprovalDecision, Approver, UserAsker } from './ports.js';
-import type { ToolCallContext, ToolRegistry, ToolResult } from './tool-registry.js';
+import type { ToolCallContext, ToolProgress, ToolRegistry, ToolResult } from './tool-registry.js';
 
 /** What the pipeline needs to know about the active run. */
 export interface RunContext {
@@ -187,11 +187,14 @@ export class ToolPipeline {
       signal: run.signal,
     };
     if (options.requestedBy !== undefined) ctx.requestedBy = options.requestedBy;
+    ctx.progress = (update) => this.#progress(run, callId, name, update);
     try {
       const result = await abortable(tool.invoke(argsObject, ctx), run.signal, `tool ${name}`);
       const content = result.content;
       // Each UTF-16 unit is at most 3 bytes, so a short result needs no count at all.
-      const bytes = content.length * 3 <= LIMITS.toolResultBytes ? 0 : utf8Length(content);
+      // A rich result counted its own blocks once (`bytes`); a text one is counted here, if at all.
+      const bytes =
+        result.bytes ?? (content.length * 3 <= LIMITS.toolResultBytes ? 0 : utf8Length(content));
       if (bytes > LIMITS.toolResultBytes) {
         throw new KernelError(
           KernelErrorCode.LIMIT_EXCEEDED,
@@ -228,5 +231,26 @@ export class ToolPipeline {
       });
       throw failure;
     }
+  }
+
+  /** A progress report of a running call becomes a `tool.progress` event; late ones are dropped. */
+  #progress(run: RunContext, callId: string, tool: string, update: ToolProgress): void {
+    if (run.signal.aborted) return;
+    const event: RunEventOf<'tool.progress'> = {
+      type: 'tool.progress',
+      runId: run.runId,
+      at: Date.now(),
+      callId,
+      tool,
+    };
+    if (typeof update.progress === 'number' && Number.isFinite(update.progress)) {
+      event.progress = update.progress;
+    }
+    if (typeof update.total === 'number' && Number.isFinite(update.total)) {
+      event.total = update.total;
+    }
+    if (typeof update.message === 'string') event.message = update.message;
+    if (update.task !== undefined) event.task = { id: update.task.id, status: update.task.status };
+    this.#events.emit(event);
   }
 }

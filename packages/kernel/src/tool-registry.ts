@@ -11,6 +11,7 @@ import type { JsonObject } from './json.js';
 import { LIMITS } from './limits.js';
 import type { Approver, UserAsker } from './ports.js';
 import type { Lease, Scope } from './scope.js';
+import type { ToolContentBlock } from './tool-content.js';
 
 export interface ToolDefinition {
   /** Registry name, e.g. `read_file` or `mcp_fs_read_file`. */
@@ -44,15 +45,38 @@ export interface ToolCallContext {
   signal: AbortSignal;
   /** Set when a plugin (not the model) asked for this call: tools then apply the stricter plugin fence. */
   requestedBy?: ToolSourceRef;
+  /**
+   * Reports progress or a long-running task's status; the pipeline turns it into a
+   * `tool.progress` run event. Absent outside the pipeline.
+   */
+  progress?: (update: ToolProgress) => void;
+}
+
+/** A tool's progress report. Texts come from the tool's source and are untrusted. */
+export interface ToolProgress {
+  /** Work done so far; increases with each report. */
+  progress?: number;
+  /** Total work, when known. */
+  total?: number;
+  message?: string;
+  /** A long-running task behind the call: its id and status (`working`, `completed`, …). */
+  task?: { id: string; status: string };
 }
 
 export interface ToolResult {
-  /** What the model reads. */
+  /** What a text-only reader sees (the model, `clat call`); see `renderToolContent`. */
   content: string;
+  /** Every content block the tool returned, when it returned more than plain text. */
+  blocks?: readonly ToolContentBlock[];
   /** Structured output, when the tool declared one. */
   structured?: unknown;
   /** A tool-level failure the model should see (not a host failure). */
   isError?: boolean;
+  /**
+   * Size of the whole result (every block and the structured output), counted once by the tool
+   * that built it; the pipeline bounds this instead of `content` when set.
+   */
+  bytes?: number;
 }
 
 export interface Tool {

@@ -52,6 +52,7 @@ export const OpenAiCompatibleConfigSchema = z
     stream: z.boolean().optional(),
     temperature: z.number().min(0).max(2).optional(),
     maxTokens: z.number().int().positive().optional(),
+    imageInput: z.boolean().optional(),
   })
   .strict()
   .refine((config) => !(config.apiKey !== undefined && config.apiKeyEnv !== undefined), {
@@ -81,6 +82,8 @@ export interface ResolvedProviderConfig {
   stream: boolean;
   temperature: number | undefined;
   maxTokens: number | undefined;
+  /** The model reads images: tool-result images go to it as `image_url` parts. */
+  imageInput: boolean;
 }
 
 function presetOf(vendor: string | undefined) {
@@ -149,6 +152,7 @@ export function resolveProviderConfig(
       stream: config.stream ?? false,
       temperature: config.temperature,
       maxTokens: config.maxTokens,
+      imageInput: config.imageInput ?? false,
     },
   };
 }

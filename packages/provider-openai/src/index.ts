@@ -3,6 +3,13 @@
  * OpenAI and local servers, with tool calls, streaming, timeouts, retries and cancellation.
  * @module
  */
+
+export {
+  CHAT_IMAGE_TYPES,
+  type ChatContentPart,
+  type ChatMessage,
+  type ChatToolCall,
+} from './chat-message.js';
 export {
   type KnownVendor,
   type OpenAiCompatibleConfig,
@@ -15,11 +22,9 @@ export {
 } from './config.js';
 export { isProviderError, ProviderError, ProviderErrorCode } from './errors.js';
 export {
-  type ChatMessage,
   type ChatRequest,
   type ChatResponse,
   type ChatTool,
-  type ChatToolCall,
   type ChatUsage,
   createOpenAiCompatibleProvider,
   OpenAiCompatibleProvider,

@@ -18,23 +18,11 @@ import {
   type ModelResponse,
   Redactor,
 } from '@clat/kernel';
+import { type ChatMessage, type ChatToolCall, toWireMessage } from './chat-message.js';
 import { PROVIDER_DEFAULTS, type ResolvedProviderConfig } from './config.js';
 import { ProviderError, ProviderErrorCode } from './errors.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import { SseDecoder } from './sse-decoder.js';
-
-export interface ChatToolCall {
-  id: string;
-  name: string;
-  /** Raw JSON text of the arguments, exactly as the model produced it. */
-  arguments: string;
-}
-
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ChatToolCall[] }
-  | { role: 'tool'; toolCallId: string; content: string };
 
 export interface ChatTool {
   name: string;
@@ -89,6 +77,8 @@ export interface OpenAiCompatibleProviderOptions {
   stream?: boolean;
   temperature?: number | undefined;
   maxTokens?: number | undefined;
+  /** The model reads images (OpenAI-compatible `image_url` parts); default false. */
+  imageInput?: boolean | undefined;
   fetch?: typeof fetch;
   /** Told before each backoff wait; the error text is already redacted. */
   onRetry?: (notice: RetryNotice) => void;
@@ -122,29 +112,6 @@ function argumentsText(value: unknown): string {
   if (value === undefined || value === null) return '';
   // Some local servers send the arguments as an object rather than JSON text.
   return JSON.stringify(value);
-}
-
-function toWireMessage(message: ChatMessage): Record<string, unknown> {
-  switch (message.role) {
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content,
-        ...(message.toolCalls === undefined || message.toolCalls.length === 0
-          ? {}
-          : {
-              tool_calls: message.toolCalls.map((call) => ({
-                id: call.id,
-                type: 'function',
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }),
-      };
-    default:
-      return { role: message.role, content: message.content };
-  }
 }
 
 /** Accumulates streamed `delta.tool_calls` fragments by index. */
@@ -182,6 +149,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   readonly model: string;
   readonly vendor: string | undefined;
   readonly baseUrl: string;
+  /** True when the configured model reads image parts; the agent loop sends tool images then. */
+  readonly acceptsImages: boolean;
   readonly #apiKey: string | undefined;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
@@ -208,6 +177,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.model = options.model;
     this.vendor = options.vendor;
+    this.acceptsImages = options.imageInput === true;
     this.name = `openai-compatible${options.vendor === undefined ? '' : ` (${options.vendor})`}`;
     this.#apiKey = options.apiKey;
     this.#headers = options.headers ?? {};
@@ -549,6 +519,7 @@ export function createOpenAiCompatibleProvider(
     stream: config.stream,
     temperature: config.temperature,
     maxTokens: config.maxTokens,
+    imageInput: config.imageInput,
     ...extra,
   });
 }

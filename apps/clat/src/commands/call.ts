@@ -20,6 +20,7 @@ import {
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { isTty } from '../ui/line-prompt.js';
 import { needsLoginLines } from '../ui/mcp-status.js';
+import { showToolProgress } from '../ui/tool-progress.js';
 import { createLineApprover, createLineAsker, ttyLineAsk } from '../ui/tty-approver.js';
 
 const USAGE = `Usage: clat call <tool> ['<json arguments>' | key=value ...] [--mode <mode>]
@@ -28,11 +29,13 @@ Calls one registered tool through the permission pipeline. Arguments are one JSO
 key=value pairs typed by the tool's input schema (limit=5, recursive=true, tags='["a"]'); see
 "clat tools <tool>" for its signature. Effects the mode asks about are
 prompted on a terminal; without a terminal (headless) they are denied with exit code 3.
-The result text goes to stdout; a tool-level error exits 1; Ctrl-C cancels (exit 130).
+The result goes to stdout as readable text: text blocks as they are, other content as one line
+each ([image image/png 1.2 KiB], [resource <uri> …] then its text, [link <uri> …]). Progress
+goes to stderr. A tool-level error exits 1; Ctrl-C cancels (exit 130).
 
 Options:
 ${PROJECT_USAGE}
-      --json           Print the full result object
+      --json           Print the full result object (every content block, exactly)
 `;
 
 export const callCommand: Command = {
@@ -88,10 +91,20 @@ export const callCommand: Command = {
         });
         const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
         process.once('SIGINT', onSigint);
+        const hideProgress = showToolProgress(
+          project.session.events,
+          run.context.runId,
+          io.stderr,
+          { tty: isTty(io.stderr), prefix: 'clat: ' },
+        );
         try {
           const result = await project.session.pipeline.call(name, args, run.context);
+          hideProgress();
           if (values.json !== true) io.stdout.write(`${sanitizeTerminalText(result.content)}\n`);
-          else if (jsonDepthExceeds(result.structured, LIMITS.toolResultDepth)) {
+          else if (
+            jsonDepthExceeds(result.structured, LIMITS.toolResultDepth) ||
+            jsonDepthExceeds(result.blocks, LIMITS.toolResultDepth)
+          ) {
             // JSON.stringify recurses: a hostile result nested 100,000 deep would overflow it.
             io.stderr.write(
               `clat: the result of tool ${name} is nested more than ${LIMITS.toolResultDepth} levels deep, too deep for --json; rerun without --json to print its text\n`,
@@ -113,6 +126,7 @@ export const callCommand: Command = {
           io.stderr.write(errorLine(error, hint));
           return exitCodeFor(error);
         } finally {
+          hideProgress();
           process.removeListener('SIGINT', onSigint);
           await run.end();
         }

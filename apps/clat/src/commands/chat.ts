@@ -29,6 +29,7 @@ import { runAgentTurn } from '../run/agent-loop.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
+import { formatToolProgress } from '../ui/tool-progress.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
 
@@ -161,8 +162,12 @@ class ChatSession {
     });
     this.#run = run;
     const unsubscribe = this.#project.session.events.on((event) => {
-      if (event.type === 'tool.started' && event.runId === run.context.runId) {
+      if (event.runId !== run.context.runId) return;
+      if (event.type === 'tool.started') {
         this.#write(`running ${oneLine(event.tool)}… (Esc cancels)\n`);
+      } else if (event.type === 'tool.progress') {
+        // Plain lines: a line redrawn in place would fight the prompt for the cursor.
+        this.#write(`  … ${formatToolProgress(event)}\n`);
       }
     });
     try {

@@ -8,7 +8,9 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { AGENT_MAX_STEPS, runAgentTurn } from '../run/agent-loop.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
+import { isTty } from '../ui/line-prompt.js';
 import { needsLoginLines } from '../ui/mcp-status.js';
+import { showToolProgress } from '../ui/tool-progress.js';
 
 const USAGE = `Usage: clat exec "<prompt>" [--mode <mode>] [--max-steps <n>]
 
@@ -69,6 +71,10 @@ export const execCommand: Command = {
       const run = await project.session.beginRun({ mode, model: provider });
       const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
       process.once('SIGINT', onSigint);
+      const hideProgress = showToolProgress(project.session.events, run.context.runId, io.stderr, {
+        tty: isTty(io.stderr),
+        prefix: '  … ',
+      });
       try {
         const result = await runAgentTurn({
           provider,
@@ -96,6 +102,7 @@ export const execCommand: Command = {
         io.stderr.write(errorLine(error));
         return exitCodeFor(error);
       } finally {
+        hideProgress();
         process.removeListener('SIGINT', onSigint);
         await run.end();
       }

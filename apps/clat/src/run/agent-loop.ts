@@ -12,11 +12,13 @@ import {
   type ToolResult,
 } from '@clat/kernel';
 import type {
+  ChatContentPart,
   ChatMessage,
   ChatTool,
   ChatToolCall,
   OpenAiCompatibleProvider,
 } from '@clat/provider-openai';
+import { toolImageParts, toolImagesMessage } from './tool-images.js';
 
 /** Model round trips of one prompt before the loop stops (a runaway-tool-loop guard). */
 export const AGENT_MAX_STEPS = 32;
@@ -115,6 +117,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
     if (response.toolCalls.length === 0) {
       return { text: response.text, steps: step, toolCalls, exhausted: false };
     }
+    const images: ChatContentPart[] = [];
     for (const call of response.toolCalls) {
       options.onToolCall?.(call);
       const outcome = await runToolCall(options, call);
@@ -124,7 +127,11 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
         ...(outcome.error === undefined ? {} : { error: outcome.error }),
       });
       history.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
+      if (provider.acceptsImages) images.push(...toolImageParts(call, outcome.result));
     }
+    // After every tool message of the step: the API wants those right after the tool calls.
+    const imageMessage = toolImagesMessage(images);
+    if (imageMessage !== undefined) history.push(imageMessage);
   }
   return { text: '', steps: maxSteps, toolCalls, exhausted: true };
 }

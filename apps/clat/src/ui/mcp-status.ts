@@ -78,6 +78,7 @@ export function formatMcpStatus(
     lines.push(
       `  ${(names[index] ?? '').padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${line(server.origin)}] ${line(server.target)}${timing}`,
     );
+    if (server.tasks !== undefined) lines.push(`      tasks: ${line(server.tasks)}`);
     for (const warning of server.warnings) lines.push(`      warning: ${line(warning)}`);
     const roots = rootsText(server);
     if (roots !== undefined) lines.push(`      roots: ${roots}`);

@@ -48,6 +48,8 @@ export interface MountProgress {
   getStream?: 'none' | 'opening' | 'open' | 'closed';
   /** MCP roots: whether the project root was offered and how often the server asked for it. */
   roots?: { offered: boolean; requests: number };
+  /** How the plugin runs long calls as tasks, in a few words (shown in status). */
+  tasks?: string;
 }
 
 /** How an entry shows in status, and which of its configured values are secret. */

@@ -47,6 +47,8 @@ export interface MountStatus {
   roots?: { offered: boolean; requests: number } | undefined;
   /** The standalone server stream, for transports that have one (see `MountProgress`). */
   getStream?: MountProgress['getStream'];
+  /** Task support of the plugin, in a few words; absent when it has none. */
+  tasks?: string | undefined;
 }
 
 export interface MountSummary {
@@ -268,6 +270,7 @@ export class PluginMount {
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
     if (progress.roots !== undefined) status.roots = { ...progress.roots };
     if (progress.getStream !== undefined) status.getStream = progress.getStream;
+    if (progress.tasks !== undefined) status.tasks = this.#options.redactor.redact(progress.tasks);
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
     if (progress.warnings !== undefined) {
       status.warnings = progress.warnings.map((w) => this.#options.redactor.redact(w));
