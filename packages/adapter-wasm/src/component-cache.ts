@@ -13,9 +13,9 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { LIMITS } from '@clat/kernel';
+import { LIMITS, parseSha256 } from '@clat/kernel';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
-import { normalizeSha256, sha256Hex } from './digest.js';
+import { sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
 import {
@@ -272,7 +272,7 @@ export async function prepareComponent(
   const bytes = await readComponent(componentPath);
   const sha256 = sha256Hex(bytes);
   if (options.sha256 !== undefined) {
-    const pinned = normalizeSha256(options.sha256);
+    const pinned = parseSha256(options.sha256);
     if (pinned !== sha256) {
       throw new WasmError(
         WasmErrorCode.WASM_DIGEST_MISMATCH,

@@ -7,8 +7,8 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
+import { parseSha256 } from '@clat/kernel';
 import * as z from 'zod';
-import { normalizeSha256 } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 
 export const GRANTS_FILE = 'plugin-grants.json';
@@ -100,7 +100,7 @@ export class WasmGrantStore {
     }
     const grants: WasmGrant[] = [];
     for (const grant of parsed.data.grants) {
-      const sha256 = normalizeSha256(grant.sha256);
+      const sha256 = parseSha256(grant.sha256);
       if (sha256 !== undefined) {
         grants.push({ plugin: grant.plugin, sha256, dirs: sortedUnique(grant.dirs) });
       }
@@ -114,14 +114,14 @@ export class WasmGrantStore {
 
   /** True when a grant for this plugin and digest covers every directory (exact strings). */
   covers(plugin: string, sha256: string, dirs: readonly string[]): boolean {
-    const digest = normalizeSha256(sha256);
+    const digest = parseSha256(sha256);
     const grant = this.#grants.find((entry) => entry.plugin === plugin && entry.sha256 === digest);
     return grant !== undefined && dirs.every((dir) => grant.dirs.includes(dir));
   }
 
   /** Records a grant (merged with an existing one for the same plugin and digest) and saves. */
   async grant(plugin: string, sha256: string, dirs: readonly string[]): Promise<void> {
-    const digest = normalizeSha256(sha256);
+    const digest = parseSha256(sha256);
     if (digest === undefined) {
       throw new WasmError(
         WasmErrorCode.WASM_CONFIG_INVALID,

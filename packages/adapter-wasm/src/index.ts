@@ -15,7 +15,7 @@ export {
   TRANSPILER_ID,
   wasmCacheDir,
 } from './component-cache.js';
-export { normalizeSha256, sha256Hex } from './digest.js';
+export { sha256Hex } from './digest.js';
 export { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 export { GRANTS_FILE, grantsPath, type WasmGrant, WasmGrantStore } from './grants.js';
 export {

@@ -13,9 +13,9 @@ import {
   LIMITS,
   NATIVE_HOST_TOOLS,
   parseManifest,
+  parseSha256,
 } from '@clat/kernel';
 import * as z from 'zod';
-import { normalizeSha256 } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 
 export const PLUGINS_FILE = 'plugins.json';
@@ -74,7 +74,7 @@ const EntrySchema = z
     config: z.unknown().optional(),
     sha256: z
       .string()
-      .refine((value) => normalizeSha256(value) !== undefined, 'must be a SHA-256 hex digest')
+      .refine((value) => parseSha256(value) !== undefined, 'must be a SHA-256 hex digest')
       .optional(),
   })
   .strict();
@@ -141,7 +141,7 @@ export function parsePluginsJson(
     if (entry.manifest !== undefined)
       resolved.manifest = resolvePluginPath(entry.manifest, options);
     if (entry.config !== undefined) resolved.config = entry.config;
-    if (entry.sha256 !== undefined) resolved.sha256 = normalizeSha256(entry.sha256) as string;
+    if (entry.sha256 !== undefined) resolved.sha256 = parseSha256(entry.sha256) as string;
     entries.push(resolved);
   }
   return { entries, issues };

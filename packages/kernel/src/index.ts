@@ -172,6 +172,7 @@ export {
   type PluginRuntimeKind,
   type PluginUserConfigField,
   parseManifest,
+  parseSha256,
   relativePathProblem,
   USER_CONFIG_KEY_PATTERN,
 } from './manifest.js';

@@ -7,6 +7,7 @@ import {
   normalizeSha256,
   type PluginManifestInput,
   parseManifest,
+  parseSha256,
   relativePathProblem,
 } from './manifest.js';
 
@@ -52,6 +53,14 @@ describe('parseManifest', () => {
     const result = parseManifest('m', manifest);
     expect(result.ok && result.manifest.runtime.sha256).toBe(DIGEST);
     expect(normalizeSha256(`sha256:${DIGEST}`)).toBe(DIGEST);
+  });
+
+  it('parses a written digest with parseSha256 (space, prefix, case) and refuses a malformed one', () => {
+    expect(parseSha256(` SHA256:${DIGEST.toUpperCase()}\n`)).toBe(DIGEST);
+    expect(parseSha256(DIGEST)).toBe(DIGEST);
+    expect(parseSha256(DIGEST.slice(1))).toBeUndefined();
+    expect(parseSha256(`md5:${DIGEST}`)).toBeUndefined();
+    expect(parseSha256(`${DIGEST.slice(1)}g`)).toBeUndefined();
   });
 
   it('rejects unknown fields at every level, naming them', () => {

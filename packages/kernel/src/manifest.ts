@@ -52,6 +52,15 @@ export function normalizeSha256(digest: string): string {
   return lower.startsWith('sha256:') ? lower.slice('sha256:'.length) : lower;
 }
 
+/**
+ * A digest as a person or a file wrote it (surrounding space, optional `sha256:` prefix, any
+ * case) as lowercase bare hex; undefined when it is not 64 hex digits.
+ */
+export function parseSha256(value: string): string | undefined {
+  const trimmed = value.trim();
+  return SHA256_PATTERN.test(trimmed) ? normalizeSha256(trimmed) : undefined;
+}
+
 /** Why a package-relative path is unsafe, or undefined when it is a plain relative path. */
 export function relativePathProblem(path: string): string | undefined {
   if (path.length === 0) return 'must not be empty';
