@@ -9,13 +9,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** How often teardown looks whether a process group is empty. */
 const GROUP_POLL_MS = 25;
 
-/** Sends `signal` to every process of group `pgid`; false if the group is gone. */
+/**
+ * Sends `signal` to every process of group `pgid`; false only if the group is gone (ESRCH).
+ * EPERM means the group exists but is not ours to signal: it is alive, as native-tools reads it.
+ */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
