@@ -293,6 +293,37 @@ describe('clat-gateway over stdio', () => {
     expect(textOf(read)).toContain('gateway notes');
   });
 
+  it("relays an MCP server's own progress between the stages, growing, before the result", async () => {
+    world = await gatewayWorld();
+    const one = await v1(world, 'full-access');
+    const two = await v2(world, 'full-access');
+    const params = {
+      name: 'mcp_everything_trigger_long_running_operation',
+      arguments: { duration: 1, steps: 4 },
+    };
+    type Update = { progress: number; total?: number | undefined; message?: string | undefined };
+    const calls: Array<(onprogress: (update: Update) => void) => Promise<object>> = [
+      (onprogress) => one.callTool(params, undefined, { onprogress }),
+      (onprogress) => two.callTool(params, { onprogress }),
+    ];
+    for (const [index, call] of calls.entries()) {
+      const progress: Update[] = [];
+      const result = await call((update) => progress.push(update));
+      expect((result as { isError?: unknown }).isError, textOf(result)).not.toBe(true);
+      // approved, running, then the server's four steps mapped into (2, 3).
+      expect(progress.slice(0, 2).map((update) => update.message)).toEqual(['approved', 'running']);
+      const upstream = progress.slice(2).map((update) => update.progress);
+      if (index === 0) expect(upstream).toEqual([2.25, 2.5, 2.75, 2.999]);
+      else {
+        // 2026-07-28 has no server->client request for the closing barrier: the v2 client may
+        // still drop the last step when it arrives in the same read as the result.
+        expect(upstream.length).toBeGreaterThanOrEqual(3);
+        expect(upstream).toEqual([2.25, 2.5, 2.75, 2.999].slice(0, upstream.length));
+      }
+      expect(progress.every((update) => update.total === 3)).toBe(true);
+    }
+  });
+
   it("routes a plugin's sampling request to a v1 client that offers sampling, else refuses it", async () => {
     world = await gatewayWorld();
     const prompts: string[] = [];

@@ -33,13 +33,14 @@ interface PluginProgress {
 }
 
 function pluginProgressOf(event: RunEvent): PluginProgress | undefined {
-  if ((event.type as string) !== 'tool.progress') return undefined;
-  const { progress, total, message } = event as unknown as Partial<PluginProgress>;
+  if (event.type !== 'tool.progress') return undefined;
+  const { progress, total, message } = event;
+  // A task status without a number is not a step the client can be shown.
   if (typeof progress !== 'number' || !Number.isFinite(progress) || progress < 0) return undefined;
   return {
     progress,
     total: typeof total === 'number' && total > 0 ? total : undefined,
-    message: typeof message === 'string' ? message : undefined,
+    message,
   };
 }
 
