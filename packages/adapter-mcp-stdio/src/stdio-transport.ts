@@ -2,6 +2,8 @@
  * The stdio MCP transport: one server subprocess as its own process-group leader, newline-delimited
  * JSON both ways with a frame cap, one bounded writer queue, a redacted stderr tail, and a teardown
  * that closes stdin, waits, escalates SIGTERM then SIGKILL to the whole group, and reaps it.
+ * Slightly over ~500 lines: the lifecycle (start, frames, peer gone, teardown escalation) is
+ * one state machine over the child process; options, cwd, stderr tail and group waits are apart.
  * @module
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
