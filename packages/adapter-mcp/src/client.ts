@@ -5,7 +5,7 @@
  * (era, open tool calls, close) and the request path.
  * @module
  */
-import { errorMessage, type HostServices, isJsonObject, LIMITS } from '@clat/kernel';
+import { delay, errorMessage, type HostServices, isJsonObject, LIMITS } from '@clat/kernel';
 import { readCallToolResult } from './call-result.js';
 import { quoted, stderrTail } from './client-diagnostics.js';
 import type {
@@ -34,6 +34,7 @@ import {
   versionAtLeast,
 } from './protocol.js';
 import { checkResultType } from './result-type.js';
+import { ROOTS_SETTLE_MS } from './roots.js';
 import type { RequestOptions, RpcSession, SizedResult } from './rpc-session.js';
 import { callToolAsTask } from './task-call.js';
 import { isHeaderMismatch } from './tool-result.js';
@@ -73,7 +74,7 @@ export class McpClient {
   readonly #cleanups: (() => void)[] = [];
   readonly #progress = new ProgressRouter();
   readonly #handlers: HostHandlers;
-  readonly #rootsServed: { count: number };
+  readonly #rootsServed: { count: number; lastAt: number };
   #toolCalls = 0;
   /** The modern per-request `_meta`, built once: it never changes on a connection. */
   #meta: Record<string, unknown> | undefined;
@@ -86,7 +87,7 @@ export class McpClient {
   private constructor(
     options: McpClientOptions,
     connection: Connection,
-    rootsServed: { count: number },
+    rootsServed: { count: number; lastAt: number },
   ) {
     const { negotiated } = connection;
     this.#handlers = connection.handlers;
@@ -123,7 +124,7 @@ export class McpClient {
     const hooks: ClientHooks = {
       toolCallActive: () => false,
       elicitation: () => false,
-      rootsServed: { count: 0 },
+      rootsServed: { count: 0, lastAt: 0 },
     };
     const connection = await negotiateConnection(options, hooks);
     const client = new McpClient(options, connection, hooks.rootsServed);
@@ -149,6 +150,19 @@ export class McpClient {
   /** True when CLAT declared `roots` (it knows the project root) on this connection. */
   get rootsOffered(): boolean {
     return this.#handlers.has('roots/list');
+  }
+
+  /**
+   * Waits out the rest of `ROOTS_SETTLE_MS` after a `roots/list` answer. Servers apply roots
+   * asynchronously once they have the answer (server-filesystem checks each root on disk before
+   * allowing it), so a call sent in the same instant, as `clat call` does right after connecting,
+   * would be refused as outside the allowed directories. Costs nothing when no roots were asked
+   * for recently; a cancelled wait falls through to the call, which reports the cancellation.
+   */
+  async #rootsSettled(signal: AbortSignal | undefined): Promise<void> {
+    const since = Date.now() - this.#rootsServed.lastAt;
+    if (since >= ROOTS_SETTLE_MS) return;
+    await delay(ROOTS_SETTLE_MS - since, signal).catch(() => {});
   }
 
   /** How many `roots/list` requests this server made (legacy requests and input requests). */
@@ -281,6 +295,7 @@ export class McpClient {
       );
       return { result, bytes: undefined };
     };
+    await this.#rootsSettled(options.signal);
     this.#toolCalls++;
     let sized: SizedResult;
     try {

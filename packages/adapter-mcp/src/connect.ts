@@ -37,8 +37,8 @@ export interface ClientHooks {
   toolCallActive: () => boolean;
   elicitation: () => boolean;
   serverCapabilities?: () => Record<string, unknown>;
-  /** `roots/list` requests served so far (legacy requests and input requests). */
-  rootsServed: { count: number };
+  /** `roots/list` requests served so far (legacy and input requests), and when the last was. */
+  rootsServed: { count: number; lastAt: number };
 }
 
 /** A negotiated connection and what the client needs to speak on it. */
@@ -77,7 +77,10 @@ export async function negotiateConnection(
     host: options.hostServices,
     roots,
     openUrl: options.openUrl,
-    onRootsServed: () => hooks.rootsServed.count++,
+    onRootsServed: () => {
+      hooks.rootsServed.count++;
+      hooks.rootsServed.lastAt = Date.now();
+    },
     serverCapabilities: () => hooks.serverCapabilities?.() ?? {},
     elicitationAllowed: () => hooks.elicitation(),
     toolCallActive: () => hooks.toolCallActive(),

@@ -8,6 +8,12 @@
  * @module
  */
 
+/**
+ * How long a tool call waits after CLAT answered `roots/list`, so the server has applied the
+ * roots before the call arrives (see `McpClient.callTool`). Not a spec number: a settle time.
+ */
+export const ROOTS_SETTLE_MS = 100;
+
 /** One root as MCP sends it. */
 export interface McpRoot {
   uri: string;
