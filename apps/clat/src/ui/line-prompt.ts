@@ -1,5 +1,5 @@
 /** One-line questions on a TTY (trust and approval prompts outside the REPL). @module */
-import { createInterface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline/promises';
 import { type Readable, Writable } from 'node:stream';
 
 export function isTty(stream: Readable | Writable): boolean {
@@ -13,7 +13,11 @@ export async function askLine(
   question: string,
   signal?: AbortSignal,
 ): Promise<string> {
-  const rl = createInterface({ input, output, terminal: isTty(input) });
+  return answerOnce(createInterface({ input, output, terminal: isTty(input) }), question, signal);
+}
+
+/** One question on `rl`, then closes it; '' when input ends or `signal` aborts. */
+async function answerOnce(rl: Interface, question: string, signal?: AbortSignal): Promise<string> {
   try {
     const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
     const answer = rl.question(question, signal === undefined ? {} : { signal });
@@ -39,15 +43,9 @@ export async function askSecretLine(
   if (!isTty(input)) return askLine(input, output, question, signal);
   output.write(question);
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const rl = createInterface({ input, output: sink, terminal: true });
   try {
-    const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
-    const answer = rl.question('', signal === undefined ? {} : { signal });
-    return (await Promise.race([answer, closed])).trim();
-  } catch {
-    return '';
+    return await answerOnce(createInterface({ input, output: sink, terminal: true }), '', signal);
   } finally {
-    rl.close();
     output.write('\n');
   }
 }
