@@ -67,7 +67,7 @@ describe('readCallToolResult', () => {
     expect(result.blocks).toEqual([{ type: 'text', text: 'ok' }]);
   });
 
-  it('bounds the whole result across blocks and structured output', () => {
+  it('measures the whole result across blocks and structured output, and judges nothing', () => {
     const half = LIMITS.toolResultBytes / 2;
     const fits = readCallToolResult('srv', 'big', {
       content: [
@@ -76,18 +76,17 @@ describe('readCallToolResult', () => {
       ],
     });
     expect(fits.bytes).toBe(LIMITS.toolResultBytes);
-    const over = (() => {
-      try {
-        return readCallToolResult('srv', 'big', {
-          content: [{ type: 'text', text: 'x'.repeat(half) }],
-          structuredContent: { s: 'y'.repeat(half) },
-        });
-      } catch (error) {
-        return error;
-      }
-    })();
-    expect(isMcpError(over) && over.code).toBe(McpErrorCode.MCP_RESULT_TOO_LARGE);
-    expect((over as Error).message).toContain('tool result limit of 1048576 bytes');
+    // Over the limit is the pipeline's verdict (one owner); the adapter reports the size only.
+    const over = readCallToolResult('srv', 'big', {
+      content: [{ type: 'text', text: 'x'.repeat(half) }],
+      structuredContent: { s: 'y'.repeat(half) },
+    });
+    expect(over.bytes).toBe(half + JSON.stringify({ s: 'y'.repeat(half) }).length);
+    expect(toToolResult('big', over).bytes).toBe(over.bytes);
+    // A frame size the transport measured wins over counting.
+    expect(readCallToolResult('srv', 'big', { content: [] }, 2 * LIMITS.toolResultBytes).bytes).toBe(
+      2 * LIMITS.toolResultBytes,
+    );
   });
 
   it('refuses structured content nested deeper than the limit without overflowing the stack', () => {

@@ -1,7 +1,9 @@
 /**
  * Reads a finished tools/call result: every content block kept (text, image, audio, embedded
- * resource, resource link), the 1 MiB result limit applied across blocks and structured output
- * (each counted once, never by re-serialising the result), and the kernel ToolResult built from it.
+ * resource, resource link), its size measured across blocks and structured output (each counted
+ * once, never by re-serialising the result), and the kernel ToolResult built from it. The tool
+ * result limit has one owner, the kernel pipeline, which bounds `ToolResult.bytes` for every tool;
+ * this file only measures.
  * @module
  */
 import {
@@ -77,9 +79,9 @@ function blockProblem(block: unknown): string | undefined {
 
 /**
  * Validates and measures a raw tools/call result. `frameBytes` is its size as the transport read
- * it, when known; otherwise each block and the structured output are counted once here. Throws
- * MCP_RESULT_TOO_LARGE over the tool result limit (or the structured nesting limit) and
- * MCP_PROTOCOL_VIOLATION for a non-array `content`.
+ * it, when known; otherwise each block and the structured output are counted once here. The size
+ * is not judged here (the pipeline does). Throws MCP_RESULT_TOO_LARGE over the structured nesting
+ * limit and MCP_PROTOCOL_VIOLATION for a non-array `content`.
  */
 export function readCallToolResult(
   server: string,
@@ -95,14 +97,6 @@ export function readCallToolResult(
       { server },
     );
   }
-  const limit = LIMITS.toolResultBytes;
-  const tooLarge = (bytes: number): McpError =>
-    new McpError(
-      McpErrorCode.MCP_RESULT_TOO_LARGE,
-      `MCP tool ${quoted(tool)} of server ${quoted(server)} returned ${bytes} bytes, over the tool result limit of ${limit} bytes`,
-      { server },
-    );
-  if (frameBytes !== undefined && frameBytes > limit) throw tooLarge(frameBytes);
   const counting = frameBytes === undefined;
   const content: ToolContentBlock[] = [];
   const skipped: string[] = [];
@@ -118,11 +112,9 @@ export function readCallToolResult(
     if (known.type === 'text' || (known.type === 'resource' && known.resource.text !== undefined)) {
       hasText = true;
     }
-    if (counting) {
-      bytes += contentBlockBytes(known);
-      // Stop at the first block over the limit: a hostile result is not measured to its end.
-      if (bytes > limit) throw tooLarge(bytes);
-    }
+    // The blocks are parsed already (within the transport's frame cap): counting them all costs
+    // no memory, so there is no early stop.
+    if (counting) bytes += contentBlockBytes(known);
     content.push(known);
   }
   const out: McpCallToolResult = { content, isError: result.isError === true, bytes, skipped };
@@ -141,10 +133,7 @@ export function readCallToolResult(
     if (counting || !hasText) {
       const json = JSON.stringify(structured);
       out.structuredJson = json;
-      if (counting) {
-        out.bytes += utf8Length(json);
-        if (out.bytes > limit) throw tooLarge(out.bytes);
-      }
+      if (counting) out.bytes += utf8Length(json);
     }
   }
   return out;

@@ -154,6 +154,18 @@ describe('ToolPipeline', () => {
     });
     await expect(pipeline.call('t', {}, run('full-access'))).rejects.toMatchObject({
       code: KernelErrorCode.LIMIT_EXCEEDED,
+      message: `tool t of mcp plugin "s" returned ${LIMITS.toolResultBytes + 1} bytes, over the tool result limit of ${LIMITS.toolResultBytes} bytes`,
+    });
+  });
+
+  it('bounds the size a rich result measured itself, not only its text', async () => {
+    const { pipeline } = setup('read', async () => ({
+      content: 'short',
+      bytes: LIMITS.toolResultBytes + 7,
+    }));
+    await expect(pipeline.call('t', {}, run('full-access'))).rejects.toMatchObject({
+      code: KernelErrorCode.LIMIT_EXCEEDED,
+      message: expect.stringContaining(`${LIMITS.toolResultBytes + 7} bytes`),
     });
   });
 

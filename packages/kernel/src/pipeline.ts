@@ -12,6 +12,15 @@ import { LIMITS } from './limits.js';
 import type { ApprovalDecision, Approver, UserAsker } from './ports.js';
 import type { ToolCallContext, ToolProgress, ToolRegistry, ToolResult } from './tool-registry.js';
 
+/** The result-limit error: one sentence naming the tool and the plugin it came from. */
+function resultTooLarge(name: string, source: ToolSourceRef, bytes: number): KernelError {
+  const from = source.id === '' ? '' : ` of ${source.kind} plugin ${JSON.stringify(source.id)}`;
+  return new KernelError(
+    KernelErrorCode.LIMIT_EXCEEDED,
+    `tool ${name}${from} returned ${bytes} bytes, over the tool result limit of ${LIMITS.toolResultBytes} bytes`,
+  );
+}
+
 /** What the pipeline needs to know about the active run. */
 export interface RunContext {
   runId: string;
@@ -195,12 +204,8 @@ export class ToolPipeline {
       // A rich result counted its own blocks once (`bytes`); a text one is counted here, if at all.
       const bytes =
         result.bytes ?? (content.length * 3 <= LIMITS.toolResultBytes ? 0 : utf8Length(content));
-      if (bytes > LIMITS.toolResultBytes) {
-        throw new KernelError(
-          KernelErrorCode.LIMIT_EXCEEDED,
-          `result of ${name} is ${bytes} bytes, over the ${LIMITS.toolResultBytes}-byte tool result limit`,
-        );
-      }
+      // The one owner of the result limit: adapters only measure (`ToolResult.bytes`).
+      if (bytes > LIMITS.toolResultBytes) throw resultTooLarge(name, definition.source, bytes);
       const at = Date.now();
       this.#events.emit({
         type: 'tool.finished',
