@@ -154,7 +154,7 @@ export async function createBridgeHarness(
         factory,
         registry,
         prompts: new PromptRegistry(),
-        scope,
+        scope: scope.pluginScope(spec.name),
         hostServices: bridge,
         projectRoot,
         timeouts: spec.timeouts,

@@ -149,7 +149,7 @@ export async function createDshHarness(
           factory,
           registry,
           prompts,
-          scope,
+          scope: scope.pluginScope(spec.name),
           hostServices: bridge,
           projectRoot,
         }),

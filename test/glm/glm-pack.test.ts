@@ -117,7 +117,7 @@ describe('GLM pack with the real @z_ai/mcp-server', () => {
       for (const pid of factory.spawnedPids) expect(groupMembers(pid)).toEqual([]);
     });
     const status = mounted.status();
-    expect(status).toMatchObject({ state: 'connected', transport: 'stdio', tools: 8 });
+    expect(status).toMatchObject({ state: 'connected', tools: 8 });
     const names = registry
       .list()
       .map((t) => t.name)

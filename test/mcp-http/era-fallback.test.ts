@@ -34,7 +34,7 @@ describe('HTTP era fallback', () => {
     harness = new HttpHarness();
     const mounted = await harness.mount('loaded', `${server.origin}/mcp`);
     const status = mounted.status();
-    expect(status.state, status.error).toBe('connected');
+    expect(status.state, status.failure).toBe('connected');
     expect(status.era).toBe('legacy');
     expect(status.protocolVersion).toBe('2025-11-25');
     expect(methods(server).slice(0, 2)).toEqual(['server/discover', 'initialize']);
@@ -55,7 +55,7 @@ describe('HTTP era fallback', () => {
     });
     const status = mounted.status();
     expect(status.state).toBe('failed');
-    expect(status.error).toMatch(
+    expect(status.failure).toMatch(
       /failed both handshakes: modern probe: .*did not answer server\/discover within 300 ms; legacy initialize: .*did not answer initialize within 600 ms/,
     );
     expect(harness.toolNames('stuck')).toEqual([]);
@@ -66,9 +66,9 @@ describe('HTTP era fallback', () => {
     harness = new HttpHarness();
     const mounted = await harness.mount('future', `${server.origin}/mcp`);
     const status = mounted.status();
-    expect(status.state, status.error).toBe('connected');
+    expect(status.state, status.failure).toBe('connected');
     expect(status.era).toBe('legacy');
-    expect(status.serverInfo?.name).toBe('session-fixture-old-discover');
+    expect(mounted.client?.serverInfo.name).toBe('session-fixture-old-discover');
     expect(methods(server).slice(0, 2)).toEqual(['server/discover', 'initialize']);
     expect(harness.diagnostics.join('\n')).toContain(
       'server/discover lists supportedVersions 2099-01-01, not 2026-07-28',

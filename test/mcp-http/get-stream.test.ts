@@ -48,7 +48,7 @@ describe('standalone GET stream (legacy Streamable HTTP)', () => {
     harness = new HttpHarness();
     const mounted = await harness.mount('sess', `${server.origin}/mcp`, { withHost: true });
     const status = mounted.status();
-    expect(status.state, status.error).toBe('connected');
+    expect(status.state, status.failure).toBe('connected');
     expect(status.era).toBe('legacy');
     await until(() => mounted.status().getStream === 'open', 'the GET stream to open');
 
@@ -84,7 +84,7 @@ describe('standalone GET stream (legacy Streamable HTTP)', () => {
       withHost: true,
       timeouts: { toolCallMs: 800, toolCallExtensionStepMs: 800, toolCallExtensionTotalMs: 4000 },
     });
-    expect(mounted.status().state, mounted.status().error).toBe('connected');
+    expect(mounted.status().state, mounted.status().failure).toBe('connected');
     await until(() => mounted.status().getStream === 'open', 'the GET stream to open');
     // The person takes longer than the bare call deadline to answer.
     const asker = new ScriptedAsker(async () => {
@@ -100,7 +100,7 @@ describe('standalone GET stream (legacy Streamable HTTP)', () => {
     const server = await startSessionServer('get');
     harness = new HttpHarness();
     const mounted = await harness.mount('sess', `${server.origin}/mcp`, { withHost: true });
-    expect(mounted.status().state, mounted.status().error).toBe('connected');
+    expect(mounted.status().state, mounted.status().failure).toBe('connected');
     await until(() => mounted.status().getStream === 'open', 'the GET stream to open');
 
     const result = await harness.callInRun(
@@ -123,9 +123,9 @@ describe('standalone GET stream (legacy Streamable HTTP)', () => {
     const server = await startSessionServer('get-405');
     harness = new HttpHarness();
     const mounted = await harness.mount('nostream', `${server.origin}/mcp`, { withHost: true });
-    expect(mounted.status().state, mounted.status().error).toBe('connected');
+    expect(mounted.status().state, mounted.status().failure).toBe('connected');
     await until(() => mounted.status().getStream === 'none', 'the 405 to be read');
-    expect(mounted.status().error).toBeUndefined();
+    expect(mounted.status().failure).toBeUndefined();
     expect(mounted.status().stderrTail).toEqual([]);
     expect((await harness.call('mcp_nostream_echo', { text: 'hi' })).content).toBe('echo: hi');
     // Exactly one GET: a 405 is an answer, not a failure to retry.
@@ -139,7 +139,7 @@ describe('standalone GET stream (legacy Streamable HTTP)', () => {
     const mounted = await harness.mount('everything', `${everything.origin}/mcp`, {
       withHost: true,
     });
-    expect(mounted.status().state, mounted.status().error).toBe('connected');
+    expect(mounted.status().state, mounted.status().failure).toBe('connected');
     await until(() => mounted.status().getStream === 'open', 'the GET stream to open');
     const echoed = await harness.call('mcp_everything_echo', { message: 'over GET-capable HTTP' });
     expect(echoed.content).toContain('over GET-capable HTTP');

@@ -85,7 +85,7 @@ function alive(pid: number): boolean {
 }
 
 function statusText(status: McpServerStatus): string {
-  return [status.error ?? '', ...status.notes, ...status.stderrTail].join('\n');
+  return [status.failure ?? '', ...status.warnings, ...status.stderrTail].join('\n');
 }
 
 /**
@@ -133,8 +133,8 @@ function failedMount(pattern: RegExp) {
   return async (_h: HttpHarness, status: McpServerStatus) => {
     expect(status.state).toBe('failed');
     expect(status.tools).toBe(0);
-    expect(status.error).toMatch(pattern);
-    return status.error ?? '';
+    expect(status.failure).toMatch(pattern);
+    return status.failure ?? '';
   };
 }
 
@@ -182,7 +182,7 @@ describe('HTTP fault zoo', () => {
   // legacy initialize with its own deadline. 401/403 or 5xx stay no evidence of a legacy server.
   it('a probe that stalls is followed by initialize: the server connects as legacy', async () => {
     await zoo('http-stall-probe', 'stall', 'server/discover', async (h, status) => {
-      expect(status.state, status.error).toBe('connected');
+      expect(status.state, status.failure).toBe('connected');
       expect(status.era).toBe('legacy');
       expect(h.toolNames('http-stall-probe')).toEqual(['mcp_http_stall_probe_poke']);
       const reason = h.diagnostics.find((line) => line.includes('did not answer server/discover'));

@@ -34,7 +34,6 @@ describe('MCP over Streamable HTTP, end to end', () => {
     const status = mounted.status();
     expect(status).toMatchObject({
       state: 'connected',
-      transport: 'http',
       era: 'legacy',
       protocolVersion: '2025-11-25',
     });

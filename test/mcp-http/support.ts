@@ -27,6 +27,7 @@ export class HttpHarness extends KernelHarness {
       withHost?: boolean;
     } = {},
   ): Promise<MountedMcpServer> {
+    // The harness stands in for the host: it owns redaction of what the mount reports.
     const redactor = new Redactor();
     redactor.addHeaders(options.headers);
     const mounted = await mountMcpServer({
@@ -34,10 +35,9 @@ export class HttpHarness extends KernelHarness {
       factory: HttpTransportFactory.fromConfig({ url, headers: options.headers }),
       registry: this.registry,
       prompts: this.prompts,
-      scope: this.scope,
+      scope: this.scope.pluginScope(name),
       projectRoot: process.cwd(),
-      redactor,
-      onDiagnostic: (message) => this.diagnostics.push(message),
+      onDiagnostic: (message) => this.diagnostics.push(redactor.redact(message)),
       ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
       ...(options.withHost === true ? { hostServices: this.bridge } : {}),
     });

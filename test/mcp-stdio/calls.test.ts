@@ -17,7 +17,7 @@ beforeAll(async () => {
     ...fixture('legacy.mjs'),
     env: { CLAT_FIXTURE_SPAWN_LOG: log },
   });
-  expect(mounted.status().state, mounted.status().error).toBe('connected');
+  expect(mounted.status().state, mounted.status().failure).toBe('connected');
 });
 
 afterAll(async () => {

@@ -30,10 +30,10 @@ describe('era negotiation over stdio', () => {
       env: { CLAT_FIXTURE_SPAWN_LOG: log },
     });
     const status = mounted.status();
-    expect(status.state, status.error).toBe('connected');
+    expect(status.state, status.failure).toBe('connected');
     expect(status.era).toBe('modern');
     expect(status.protocolVersion).toBe('2026-07-28');
-    expect(status.serverInfo?.name).toBe('dual-era-fixture');
+    expect(mounted.client?.serverInfo.name).toBe('dual-era-fixture');
     // The probe process became the session: one spawn, by the factory's count and the server's.
     expect(factory.spawnedPids).toHaveLength(1);
     expect(spawnLog(log).filter(([, event]) => event === 'spawn')).toHaveLength(1);
@@ -64,7 +64,7 @@ describe('era negotiation over stdio', () => {
       env: { CLAT_FIXTURE_SPAWN_LOG: log, FIXTURE_VALUE: 'from-config' },
     });
     const status = mounted.status();
-    expect(status.state, status.error).toBe('connected');
+    expect(status.state, status.failure).toBe('connected');
     expect(status.era).toBe('legacy');
     expect(status.protocolVersion).toBe('2025-11-25');
 
@@ -119,9 +119,9 @@ describe('era negotiation over stdio', () => {
       env: { CLAT_FIXTURE_SPAWN_LOG: log },
     });
     const status = mounted.status();
-    expect(status.state, status.error).toBe('connected');
+    expect(status.state, status.failure).toBe('connected');
     expect(status.era).toBe('legacy');
-    expect(status.serverInfo?.name).toBe('future-discover-fixture');
+    expect(mounted.client?.serverInfo.name).toBe('future-discover-fixture');
     // The probe process answered discover and was discarded; the fresh one saw initialize first.
     const [probePid, sessionPid] = factory.spawnedPids;
     expect(factory.spawnedPids).toHaveLength(2);

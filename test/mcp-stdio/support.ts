@@ -76,7 +76,7 @@ export class McpHarness extends KernelHarness {
       factory,
       registry: this.registry,
       prompts: this.prompts,
-      scope: this.scope,
+      scope: this.scope.pluginScope(name),
       projectRoot: TEST_ROOT,
       onDiagnostic: (message) => this.diagnostics.push(message),
       ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
@@ -118,7 +118,7 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Text a status line would show: error, notes and stderr tail. */
+/** Text a status line would show: failure, warnings and stderr tail. */
 export function statusText(status: McpServerStatus): string {
-  return [status.error ?? '', ...status.notes, ...status.stderrTail].join('\n');
+  return [status.failure ?? '', ...status.warnings, ...status.stderrTail].join('\n');
 }

@@ -84,7 +84,7 @@ describe('mcp-notes as an installed package', () => {
       cwd: server.cwd,
     });
     const status = mounted.status();
-    expect(status.state, status.error).toBe('connected');
+    expect(status.state, status.failure).toBe('connected');
     expect(status.era).toBe('modern');
     expect(harness.toolNames('mcp-notes')).toEqual([
       'mcp_mcp_notes_add_note',

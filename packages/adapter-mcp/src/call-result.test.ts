@@ -84,9 +84,9 @@ describe('readCallToolResult', () => {
     expect(over.bytes).toBe(half + JSON.stringify({ s: 'y'.repeat(half) }).length);
     expect(toToolResult('big', over).bytes).toBe(over.bytes);
     // A frame size the transport measured wins over counting.
-    expect(readCallToolResult('srv', 'big', { content: [] }, 2 * LIMITS.toolResultBytes).bytes).toBe(
-      2 * LIMITS.toolResultBytes,
-    );
+    expect(
+      readCallToolResult('srv', 'big', { content: [] }, 2 * LIMITS.toolResultBytes).bytes,
+    ).toBe(2 * LIMITS.toolResultBytes);
   });
 
   it('refuses structured content nested deeper than the limit without overflowing the stack', () => {

@@ -49,7 +49,6 @@ export {
   type McpEraMemory,
   type McpTransportProvider,
   mcpEntry,
-  taskSupportText,
 } from './mcp-connector.js';
 export {
   elicitationFromMcp,
@@ -64,10 +63,8 @@ export {
   samplingResultToMcp,
 } from './mcp-sampling.js';
 export {
-  type McpRootsStatus,
   type McpServerState,
   type McpServerStatus,
-  type McpTaskSupport,
   type MountedMcpServer,
   type MountMcpServerOptions,
   mountMcpServer,

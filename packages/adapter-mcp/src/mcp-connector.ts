@@ -6,18 +6,18 @@
  */
 import {
   type Connector,
+  errorMessage,
   LIMITS,
   type MountContext,
   type MountDescription,
   type MountEntry,
   MountError,
   type MountedPlugin,
-  type MountProgress,
   type Redactor,
 } from '@clat/kernel';
 import { type McpServerConfig, toolAllowedByEntry } from './config.js';
 import { createMcpCatalog } from './mcp-catalog.js';
-import { type McpServerStatus, type McpTaskSupport, mountMcpServer } from './mount.js';
+import { mountMcpServer } from './mount.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
 import type { Transport, TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
@@ -64,42 +64,6 @@ export interface McpConnectorOptions {
 /** An mcp.json entry as a host mount entry. */
 export function mcpEntry(server: McpServerConfig): MountEntry<McpServerConfig> {
   return { kind: MCP_KIND, name: server.name, origin: server.origin, config: server };
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
-/** `/mcp` text of a server's task support. */
-export function taskSupportText(tasks: McpTaskSupport): string {
-  const parts: string[] = [];
-  if (tasks.required > 0) {
-    parts.push(
-      tasks.required === 1 ? '1 tool runs as a task' : `${tasks.required} tools run as tasks`,
-    );
-  }
-  if (tasks.optional > 0) parts.push(`${tasks.optional} optional (called plainly)`);
-  if (tasks.excluded > 0) {
-    parts.push(
-      `${plural(tasks.excluded, 'tool')} that require${tasks.excluded === 1 ? 's' : ''} tasks left out`,
-    );
-  }
-  const head = tasks.offered ? 'offered' : 'not offered';
-  return parts.length === 0 ? head : `${head}: ${parts.join(', ')}`;
-}
-
-function progressOf(status: McpServerStatus): MountProgress {
-  return {
-    ...(status.tasks === undefined ? {} : { tasks: taskSupportText(status.tasks) }),
-    ...(status.protocolVersion === undefined ? {} : { protocolVersion: status.protocolVersion }),
-    ...(status.era === undefined ? {} : { era: status.era }),
-    tools: status.tools,
-    prompts: status.prompts,
-    ...(status.roots === undefined ? {} : { roots: { ...status.roots } }),
-    stderrTail: status.stderrTail,
-    ...(status.getStream === undefined ? {} : { getStream: status.getStream }),
-    warnings: [...status.notes, ...(status.promptError === undefined ? [] : [status.promptError])],
-  };
 }
 
 /**
@@ -162,9 +126,11 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
       try {
         factory = new TailKeepingFactory(provider.factory(server, { redactor: ctx.redactor }));
       } catch (error) {
-        throw new MountError(ctx.redactor.redact((error as Error).message), [], error);
+        throw new MountError(errorMessage(error), [], error);
       }
       const eraHint = await options.eras?.hint(server);
+      // The status is the kernel's MountProgress already: it goes to the host as it is, and the
+      // host redacts it. A frozen registry's error propagates for the host to report.
       const mounted = await mountMcpServer({
         eraHint,
         name: server.name,
@@ -179,20 +145,15 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         clientInfo: options.clientInfo,
         timeouts: options.timeouts,
         signal: ctx.signal,
-        redactor: ctx.redactor,
         toolFilter: (tool) => toolAllowedByEntry(server, tool),
-        onStatus: (status) => {
-          const progress = progressOf(status);
-          if (status.state === 'connecting') progress.phase = 'connecting';
-          ctx.onProgress(progress);
-        },
+        onStatus: (status) => ctx.onProgress(status),
       });
       const status = mounted.status();
       if (status.state === 'connected') {
         await options.eras?.record(
           server,
           status.era,
-          status.serverInfo?.version,
+          mounted.client?.serverInfo.version,
           eraHint !== undefined,
         );
       }
@@ -204,22 +165,16 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         throw new MountError(`needs login: run \`${login}\``, [], undefined, login);
       }
       if (status.state !== 'connected') {
-        const tail = status.stderrTail.length > 0 ? status.stderrTail : factory.tail();
         throw new MountError(
-          status.error ?? `server ended in state ${status.state}`,
-          tail.map((line) => ctx.redactor.redact(line)),
+          status.failure ?? `server ended in state ${status.state}`,
+          status.stderrTail.length > 0 ? status.stderrTail : factory.tail(),
         );
       }
       const catalog = mounted.client === undefined ? undefined : createMcpCatalog(mounted.client);
       return {
-        progress: progressOf(status),
+        progress: status,
         ...(catalog === undefined || (!catalog.prompts && !catalog.resources) ? {} : { catalog }),
-        current: () => {
-          const now = mounted.status();
-          const progress: MountProgress & { failure?: string } = progressOf(now);
-          if (now.state === 'failed') progress.failure = now.error ?? 'connection lost';
-          return progress;
-        },
+        current: () => mounted.status(),
       };
     },
   };

@@ -47,6 +47,7 @@ async function mount(
     name: 'srv',
     factory,
     ...k,
+    scope: k.scope.pluginScope('srv'),
     projectRoot: '/work/project',
     onStatus: (status) => statuses.push(status),
   });
@@ -81,16 +82,17 @@ describe('mountMcpServer tools', () => {
       sourceName: 'save',
     });
     expect(statuses.map((s) => s.state)).toEqual(['connecting', 'connected']);
-    expect(mounted.status()).toMatchObject({
-      name: 'srv',
-      transport: 'stdio',
+    expect(mounted.status()).toEqual({
       state: 'connected',
       era: 'legacy',
       protocolVersion: '2025-06-18',
-      serverInfo: { name: 'legacy-test', version: '1.2.3' },
       tools: 6,
       prompts: 0,
+      warnings: [],
+      stderrTail: [],
+      roots: { offered: true, requests: 0 },
     });
+    expect(mounted.client?.serverInfo).toEqual({ name: 'legacy-test', version: '1.2.3' });
   });
 
   it('calls tools through the kernel pipeline and maps the result', async () => {
@@ -156,19 +158,20 @@ describe('mountMcpServer tools', () => {
     const status = mounted.status();
     expect(status.state).toBe('connected');
     expect(status.tools).toBe(1);
-    expect(status.notes).toHaveLength(2);
-    expect(status.notes.join('\n')).toContain('already registered');
+    expect(status.warnings).toHaveLength(2);
+    expect(status.warnings.join('\n')).toContain('already registered');
   });
 
-  it('rejects the server and closes its connection when the registry is frozen', async () => {
+  it('lets a frozen registry refuse the server, closing its scope and connection', async () => {
     const k = kernel();
     k.registry.freeze();
-    const { mounted, factory } = await mount(
-      legacyServer('2025-11-25', { tools: [{ name: 'a' }] }),
-      k,
-    );
-    expect(mounted.status().state).toBe('rejected');
-    expect(mounted.status().error).toContain('froze');
+    const factory = new ScriptedFactory(legacyServer('2025-11-25', { tools: [{ name: 'a' }] }));
+    const scope = k.scope.pluginScope('srv');
+    // No check of its own and no wording of its own: the registry's error reaches the host.
+    await expect(
+      mountMcpServer({ name: 'srv', factory, ...k, scope, projectRoot: '/p' }),
+    ).rejects.toMatchObject({ code: 'REGISTRY_FROZEN' });
+    expect(scope.closed).toBe(true);
     expect(k.registry.list()).toHaveLength(0);
     expect(live(factory).closed).toBe(true);
   });
@@ -179,25 +182,21 @@ describe('mountMcpServer tools', () => {
       server.on('tools/list', { result: { tools: [{ name: 'a' }], nextCursor: 'again' } });
     });
     expect(mounted.status()).toMatchObject({ state: 'failed', tools: 0 });
-    expect(mounted.status().error).toContain('repeated cursor');
+    expect(mounted.status().failure).toContain('repeated cursor');
     expect(k.registry.list()).toHaveLength(0);
     expect(live(factory).closed).toBe(true);
   });
 
-  it('fails with a redacted error and the stderr tail when the handshake fails', async () => {
+  it('fails with the reason and the stderr tail when the handshake fails (the host redacts)', async () => {
     const { mounted } = await mount((server) => {
-      server.on('initialize', {
-        error: { code: -32603, message: 'bad key api_key=sk-verysecretvalue123' },
-      });
-      server.client.diagnostics = () => ({ tail: ['token=abcdefghijkl0123', 'listening'] });
+      server.on('initialize', { error: { code: -32603, message: 'bad key' } });
+      server.client.diagnostics = () => ({ tail: ['starting up', 'listening'] });
     });
     const status = mounted.status();
     expect(status.state).toBe('failed');
     expect(mounted.client).toBeUndefined();
-    expect(status.error).toContain('failed both handshakes');
-    expect(status.stderrTail).toEqual([expect.stringContaining('token='), 'listening']);
-    expect(JSON.stringify(status)).not.toContain('sk-verysecretvalue123');
-    expect(JSON.stringify(status)).not.toContain('abcdefghijkl0123');
+    expect(status.failure).toContain('failed both handshakes');
+    expect(status.stderrTail).toEqual(['starting up', 'listening']);
   });
 
   it('fails cleanly when the transport cannot be opened', async () => {
@@ -206,16 +205,22 @@ describe('mountMcpServer tools', () => {
     factory.open = () => {
       throw new Error('spawn mcp-missing ENOENT');
     };
-    const mounted = await mountMcpServer({ name: 'srv', factory, ...k, projectRoot: '/p' });
+    const mounted = await mountMcpServer({
+      name: 'srv',
+      factory,
+      ...k,
+      scope: k.scope.pluginScope('srv'),
+      projectRoot: '/p',
+    });
     expect(mounted.status()).toMatchObject({ state: 'failed', tools: 0 });
-    expect(mounted.status().error).toContain('ENOENT');
+    expect(mounted.status().failure).toContain('ENOENT');
   });
 
   it('reports a connection that dies after mounting', async () => {
     const { mounted, factory, statuses } = await mount(legacyServer());
     await live(factory).transport.close();
     expect(mounted.status().state).toBe('failed');
-    expect(mounted.status().error).toContain('closed the connection');
+    expect(mounted.status().failure).toContain('closed the connection');
     expect(statuses.at(-1)?.state).toBe('failed');
   });
 
@@ -225,7 +230,13 @@ describe('mountMcpServer tools', () => {
       legacyServer('2025-11-25', { tools: [{ name: 'a' }] })(server);
       server.on('initialize', { silent: true });
     });
-    const mounting = mountMcpServer({ name: 'srv', factory, ...k, projectRoot: '/p' });
+    const mounting = mountMcpServer({
+      name: 'srv',
+      factory,
+      ...k,
+      scope: k.scope.pluginScope('srv'),
+      projectRoot: '/p',
+    });
     await settle();
     await k.scope.close();
     const mounted = await mounting;
@@ -340,7 +351,7 @@ describe('mountMcpServer marked DSH prompts', () => {
       expect(status.state).toBe('connected');
       expect(status.tools).toBe(1);
       expect(k.registry.has('mcp_srv_tool')).toBe(true);
-      expect(status.promptError).toContain(expected);
+      expect(status.warnings.join('\n')).toContain(expected);
     }
   });
 });

@@ -1,10 +1,12 @@
 /**
- * mountMcpServer: connects one configured server, registers its tools (`mcp_{server}_{tool}`) and
- * its marked DSH system prompts as leases on a kernel Scope, and keeps a status for `/mcp`.
+ * mountMcpServer: connects one configured server and registers its tools (`mcp_{server}_{tool}`)
+ * and its marked DSH system prompts as leases on the server's own scope. Its status is the
+ * kernel's `MountProgress` plus the connection state, with texts as the server and client wrote
+ * them. The host owns the policies around it: redaction of every status text, the first-run
+ * freeze (a frozen registry's error propagates), and the scope that revokes and closes.
  * @module
  */
 import {
-  ClatError,
   effectFromAnnotations,
   errorMessage,
   type HostServices,
@@ -12,64 +14,46 @@ import {
   isKernelError,
   type JsonObject,
   KernelErrorCode,
-  type Lease,
+  type MountProgress,
   type PromptRegistry,
   qualifyToolName,
-  type Redactor,
-  redactSecrets,
   type Scope,
   type Tool,
   type ToolRegistry,
-  type ToolResult,
   type ToolSourceRef,
   utf8Length,
 } from '@clat/kernel';
 import { toToolResult } from './call-result.js';
-import { McpClient, type McpServerInfo, type McpToolDescriptor } from './client.js';
+import { McpClient, type McpToolDescriptor } from './client.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
 import { MCP_LIMITS } from './limits.js';
-import type { McpClientInfo, McpEra, McpTimeouts } from './protocol.js';
-import type { GetStreamState, TransportFactory, TransportKind } from './transport.js';
+import type { McpClientInfo, McpTimeouts } from './protocol.js';
+import type { TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
 
-export type McpServerState = 'connecting' | 'connected' | 'failed' | 'rejected' | 'closed';
+export type McpServerState = 'connecting' | 'connected' | 'failed' | 'closed';
 
-/** One server's line in `/mcp`. Every text is redacted. */
-export interface McpServerStatus {
-  name: string;
-  transport: TransportKind;
+/**
+ * One server's status: the kernel's `MountProgress` (the host folds it into `MountStatus` as it
+ * is) plus where the connection stands. Texts are unredacted: the host's redactor cleans them.
+ */
+export interface McpServerStatus extends MountProgress {
   state: McpServerState;
-  era?: McpEra;
-  protocolVersion?: string;
-  serverInfo?: McpServerInfo;
+  /** Why the server failed (set exactly when `state` is `failed`). */
+  failure?: string;
   /** Tools registered in the kernel registry. */
   tools: number;
   /** Marked DSH system prompts registered in the prompt registry. */
   prompts: number;
-  /** Why the server failed or was rejected. */
-  error?: string;
-  /** Why prompt import failed (the server's tools stay). */
-  promptError?: string;
-  /** Per-tool and per-prompt notes: collisions, skipped names, cut descriptions. */
-  notes: string[];
-  /** Newest stderr lines of a stdio server, redacted. */
+  /** Per-tool and per-prompt notes (collisions, skipped names), and why prompt import failed. */
+  warnings: string[];
+  /** Newest stderr lines of a stdio server. */
   stderrTail: string[];
-  /** The standalone GET stream of a Streamable HTTP connection; absent for other transports. */
-  getStream?: GetStreamState;
-  /** Whether CLAT offered the project root as an MCP root, and how often the server asked. */
-  roots?: McpRootsStatus;
-  /** Task support (2025-11-25 tasks): whether the server offers it and how its tools use it. */
-  tasks?: McpTaskSupport;
 }
 
-/** Roots support of one connection, for `/mcp`. */
-export interface McpRootsStatus {
-  offered: boolean;
-  requests: number;
-}
-
-export interface McpTaskSupport {
+/** Task support of one connection, counted while its tools register. */
+interface TaskSupport {
   /** The server offers task-augmented tools/call. */
   offered: boolean;
   /** Registered tools that run as tasks (`taskSupport: required`). */
@@ -80,12 +64,38 @@ export interface McpTaskSupport {
   excluded: number;
 }
 
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** `/mcp` text of a server's task support (`MountProgress.tasks`). */
+function taskSupportText(tasks: TaskSupport): string {
+  const parts: string[] = [];
+  if (tasks.required > 0) {
+    parts.push(
+      tasks.required === 1 ? '1 tool runs as a task' : `${tasks.required} tools run as tasks`,
+    );
+  }
+  if (tasks.optional > 0) parts.push(`${tasks.optional} optional (called plainly)`);
+  if (tasks.excluded > 0) {
+    parts.push(
+      `${plural(tasks.excluded, 'tool')} that require${tasks.excluded === 1 ? 's' : ''} tasks left out`,
+    );
+  }
+  const head = tasks.offered ? 'offered' : 'not offered';
+  return parts.length === 0 ? head : `${head}: ${parts.join(', ')}`;
+}
+
 export interface MountMcpServerOptions {
   name: string;
   factory: TransportFactory;
   registry: ToolRegistry;
   prompts: PromptRegistry;
-  /** Owns every registration; closing it revokes them (reverse order) and closes the client. */
+  /**
+   * This server's own scope (a host gives `projectScope.pluginScope(name)`): it owns every
+   * registration and the connection. Closing it revokes them (reverse order), then closes the
+   * connection; a failed mount closes it.
+   */
   scope: Scope;
   hostServices?: HostServices | undefined;
   /**
@@ -103,10 +113,10 @@ export interface MountMcpServerOptions {
   eraHint?: 'legacy' | undefined;
   /** The entry's includeTools/excludeTools: tools it refuses are listed but not registered. */
   toolFilter?: ((tool: string) => boolean) | undefined;
+  /** Every status change (a host passes its `onProgress`); texts are unredacted. */
   onStatus?: ((status: McpServerStatus) => void) | undefined;
+  /** Client diagnostics, unredacted: the receiver redacts them like any status text. */
   onDiagnostic?: ((message: string) => void) | undefined;
-  /** Known secrets (HTTP header values) to redact from status texts. */
-  redactor?: Redactor | undefined;
   timeouts?: Partial<McpTimeouts> | undefined;
 }
 
@@ -115,7 +125,7 @@ export interface MountedMcpServer {
   /** The connected client; undefined when connecting failed. */
   readonly client: McpClient | undefined;
   status(): McpServerStatus;
-  /** Revokes prompt and tool leases (reverse order), then closes the connection. Idempotent. */
+  /** Closes the server's scope: its leases are revoked (reverse order), then the connection. */
   close(): Promise<void>;
 }
 
@@ -144,54 +154,44 @@ function promptText(result: Record<string, unknown>): string {
   return texts.join(PROMPT_TEXT_SEPARATOR);
 }
 
-/** The registry froze before this server's tools or prompts were registered; `kind` says which. */
-class FrozenRegistryError extends ClatError<typeof McpErrorCode.MCP_REGISTRY_FROZEN> {
-  readonly kind: 'tool' | 'prompt';
-
-  constructor(kind: 'tool' | 'prompt') {
-    super(McpErrorCode.MCP_REGISTRY_FROZEN, `the ${kind} registry froze`);
-    this.name = 'FrozenRegistryError';
-    this.kind = kind;
-  }
-}
-
 /**
  * Connects, lists and registers one server. Never throws for server failures: the returned
- * handle's status says `failed` or `rejected` with a redacted reason, and nothing of that server
- * stays registered (a prompt failure alone keeps the tools).
+ * handle's status says `failed` with the reason, and its scope is closed, so nothing of that
+ * server stays registered (a prompt failure alone keeps the tools). A frozen registry is not a
+ * server failure: its REGISTRY_FROZEN error propagates (after the scope closed) for the host to
+ * report.
  */
 export async function mountMcpServer(options: MountMcpServerOptions): Promise<MountedMcpServer> {
   const { name, registry, prompts, scope } = options;
   /** Tools the entry's includeTools/excludeTools left out, reported as one note. */
   let filtered = 0;
   const source: ToolSourceRef = { kind: 'mcp', id: name };
-  const redact = (text: string): string =>
-    options.redactor === undefined ? redactSecrets(text) : options.redactor.redact(text);
   const status: McpServerStatus = {
-    name,
-    transport: options.factory.kind,
     state: 'connecting',
+    phase: 'connecting',
     tools: 0,
     prompts: 0,
-    notes: [],
+    warnings: [],
     stderrTail: [],
   };
-  const leases: Lease[] = [];
-  // close() also stops a connect or listing still in progress.
+  // Closing the scope also stops a connect or listing still in progress.
   const stop = new AbortController();
   const signal =
     options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
   let client: McpClient | undefined;
-  let closing: Promise<void> | undefined;
+  let closing = false;
 
   const snapshot = (): McpServerStatus => {
     if (client !== undefined) {
-      status.stderrTail = client.diagnostics().tail.map(redact);
+      status.stderrTail = client.diagnostics().tail;
       status.roots = { offered: client.rootsOffered, requests: client.rootsRequests };
       const getStream = client.getStreamState;
       if (getStream !== undefined) status.getStream = getStream;
     }
     return structuredClone(status);
+  };
+  const diagnostic = (message: string): void => {
+    options.onDiagnostic?.(message);
   };
   const emit = (): void => {
     try {
@@ -200,43 +200,30 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       diagnostic(`onStatus of ${quoted(name)} failed: ${errorMessage(error)}`);
     }
   };
-  const diagnostic = (message: string): void => {
-    options.onDiagnostic?.(redact(message));
-  };
   const note = (message: string): void => {
-    status.notes.push(redact(message));
+    status.warnings.push(message);
     diagnostic(message);
   };
-  const revoke = async (): Promise<void> => {
-    for (const lease of leases.splice(0).reverse()) {
-      await lease.release().catch((error: unknown) => {
-        diagnostic(`revoking ${lease.owner} failed: ${errorMessage(error)}`);
-      });
-    }
+  // The scope's last close step: its leases were revoked before it (LIFO).
+  const closeConnection = async (): Promise<void> => {
+    closing = true;
+    stop.abort('the MCP server is being closed');
     status.tools = 0;
     status.prompts = 0;
-  };
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      stop.abort('the MCP server is being closed');
-      await revoke();
-      await client?.close().catch((error: unknown) => {
-        diagnostic(`closing MCP server ${quoted(name)} failed: ${errorMessage(error)}`);
-      });
-      if (status.state === 'connected' || status.state === 'connecting') status.state = 'closed';
-      emit();
-    })();
-    return closing;
-  };
-  const fail = async (state: 'failed' | 'rejected', error: unknown): Promise<void> => {
-    await revoke();
-    status.state = state;
-    status.error = redact(errorMessage(error));
-    if (isMcpError(error) && error.stderrTail.length > 0) {
-      status.stderrTail = error.stderrTail.map(redact);
-    }
-    await client?.close().catch(() => {});
+    await client?.close().catch((error: unknown) => {
+      diagnostic(`closing MCP server ${quoted(name)} failed: ${errorMessage(error)}`);
+    });
+    if (status.state !== 'failed') status.state = 'closed';
+    delete status.phase;
     emit();
+  };
+  const fail = async (error: unknown): Promise<void> => {
+    status.state = 'failed';
+    status.failure = errorMessage(error);
+    if (isMcpError(error) && error.stderrTail.length > 0) status.stderrTail = [...error.stderrTail];
+    await scope.close().catch((closeError: unknown) => {
+      diagnostic(`closing the scope of ${quoted(name)} failed: ${errorMessage(closeError)}`);
+    });
   };
   const handle: MountedMcpServer = {
     name,
@@ -244,15 +231,18 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       return client;
     },
     status: snapshot,
-    close,
+    close: () => scope.close(),
   };
 
   emit();
-  // Close the connection after every lease of this server is revoked (scope close is LIFO).
   try {
-    scope.onClose(() => close(), `MCP server ${name}`);
+    scope.onClose(closeConnection, `MCP server ${name}`);
   } catch (error) {
-    await fail('rejected', error);
+    // The scope closed before the mount began: nothing was opened.
+    status.state = 'failed';
+    status.failure = errorMessage(error);
+    delete status.phase;
+    emit();
     return handle;
   }
 
@@ -270,27 +260,25 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       eraHint: options.eraHint,
     });
   } catch (error) {
-    if (closing !== undefined) return handle;
-    await fail('failed', error);
+    if (!closing) await fail(error);
     return handle;
   }
-  if (closing !== undefined) {
+  if (closing) {
     // The scope closed while connecting: nothing may stay open or registered.
     await client.close().catch(() => {});
     return handle;
   }
   status.era = client.era;
   status.protocolVersion = client.protocolVersion;
-  status.serverInfo = { ...client.serverInfo };
   const connected = client;
   connected.onClose((error) => {
-    if (closing !== undefined || status.state !== 'connected') return;
+    if (closing || status.state !== 'connected') return;
     status.state = 'failed';
-    status.error = redact(error.message);
+    status.failure = error.message;
     emit();
   });
 
-  const taskSupport: McpTaskSupport = {
+  const taskSupport: TaskSupport = {
     offered: connected.tasksOffered,
     required: 0,
     optional: 0,
@@ -300,19 +288,15 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   try {
     tools = await connected.listTools(signal);
   } catch (error) {
-    await fail('failed', error);
+    if (!closing) await fail(error);
     return handle;
   }
 
-  if (closing !== undefined) {
-    await connected.close().catch(() => {});
-    return handle;
-  }
+  if (closing) return handle;
   try {
-    if (registry.frozen) throw new FrozenRegistryError('tool');
     for (const tool of tools) registerTool(tool);
     if (taskSupport.offered || taskSupport.excluded > 0 || taskSupport.required > 0) {
-      status.tasks = taskSupport;
+      status.tasks = taskSupportText(taskSupport);
     }
     if (filtered > 0) {
       note(
@@ -321,22 +305,14 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     }
     await importPrompts();
   } catch (error) {
-    if (error instanceof FrozenRegistryError || isFrozen(error)) {
-      await fail(
-        'rejected',
-        new McpError(
-          McpErrorCode.MCP_REGISTRY_FROZEN,
-          `MCP server ${quoted(name)} finished after the ${error instanceof FrozenRegistryError ? error.kind : 'tool'} registry froze for the first run; restart CLAT after fixing or warming it`,
-          { server: name, cause: error },
-        ),
-      );
-      return handle;
-    }
-    await fail('failed', error);
+    await fail(error);
+    // The freeze is the host's policy: it reports the server, in one sentence of its own.
+    if (isFrozen(error)) throw error;
     return handle;
   }
-  if (closing !== undefined) return handle;
+  if (closing) return handle;
   status.state = 'connected';
+  delete status.phase;
   emit();
   return handle;
 
@@ -381,7 +357,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         ),
     };
     try {
-      leases.push(registry.register(kernelTool, scope));
+      registry.register(kernelTool, scope);
       status.tools++;
       if (asTask) taskSupport.required++;
       else if (tool.taskSupport === 'optional') taskSupport.optional++;
@@ -403,7 +379,6 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
           { server: name },
         );
       }
-      if (marked.length > 0 && prompts.frozen) throw new FrozenRegistryError('prompt');
       for (const prompt of marked) {
         const result = await connected.getPrompt(
           prompt.name,
@@ -422,7 +397,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         if (text.trim() === '') continue;
         const contribution = { name: qualifyToolName('mcp', name, prompt.name), source, text };
         try {
-          leases.push(prompts.register(contribution, scope));
+          prompts.register(contribution, scope);
           status.prompts++;
         } catch (error) {
           if (isFrozen(error)) throw error;
@@ -430,10 +405,9 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         }
       }
     } catch (error) {
-      if (error instanceof FrozenRegistryError || isFrozen(error)) throw error;
+      if (isFrozen(error)) throw error;
       // A prompt failure is reported; the server's tools stay registered.
-      status.promptError = redact(errorMessage(error));
-      diagnostic(status.promptError);
+      note(errorMessage(error));
     }
   }
 }

@@ -146,6 +146,36 @@ describe('PluginMount', () => {
     await scope.close();
   });
 
+  it('words a registration the frozen registry refused in the same one sentence, naming the plugin', async () => {
+    let gateOpen!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      gateOpen = resolve;
+    });
+    const connector: Connector = {
+      kind: 'fake',
+      async mount(e, ctx) {
+        ctx.registry.register(tool(`early_${e.name}`), ctx.scope);
+        await gate;
+        // The connector does not check the freeze: the registry throws, the host reports.
+        ctx.registry.register(tool(`late_${e.name}`), ctx.scope);
+        return { progress: {} };
+      },
+    };
+    const { mount, scope, registry } = mountWith([connector], [entry('mid')]);
+    mount.start();
+    await mount.freezeForFirstRun(20);
+    gateOpen();
+    await mount.start();
+    const mid = mount.summary().servers[0];
+    expect(mid?.state).toBe('failed');
+    expect(mid?.failure).toBe(
+      'fake plugin "mid" finished mounting after the tool and prompt registries froze for the first run, so its registrations were revoked; restart CLAT after fixing or warming it',
+    );
+    // Its partial registration went with its scope.
+    expect(registry.list()).toEqual([]);
+    await scope.close();
+  });
+
   it('hands connectors a signal that aborts when the project closes mid-mount', async () => {
     let seen: AbortSignal | undefined;
     const connector: Connector = {

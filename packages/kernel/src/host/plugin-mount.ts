@@ -94,10 +94,14 @@ export function describeEntry(
   return connector?.describe?.(entry) ?? { transport: entry.kind, target: '' };
 }
 
-const REJECTED_AFTER_FREEZE =
-  'finished connecting after the tool and prompt registries froze for the first run; its registrations were rejected. Restart CLAT after fixing or warming this server';
-const FROZEN_HINT =
-  ' (the registries froze for the first run before this server finished; restart CLAT after fixing or warming it)';
+/**
+ * The one report of a plugin that finished after the first-run freeze, whether the host saw it
+ * finish late or the registry refused one of its registrations (REGISTRY_FROZEN): the freeze is
+ * the host's policy, so no connector words it.
+ */
+function rejectedAfterFreeze(entry: MountEntry): string {
+  return `${entry.kind} plugin ${JSON.stringify(entry.name)} finished mounting after the tool and prompt registries froze for the first run, so its registrations were revoked; restart CLAT after fixing or warming it`;
+}
 
 export class PluginMount {
   readonly #options: PluginMountOptions;
@@ -330,7 +334,7 @@ export class PluginMount {
       this.#progress(entry, mounted.progress);
       if (this.#frozen) {
         await scope.close().catch(() => {});
-        this.#fail(entry, REJECTED_AFTER_FREEZE);
+        this.#fail(entry, rejectedAfterFreeze(entry.config));
         return;
       }
       this.#contributePrompts(entry, scope);
@@ -349,9 +353,8 @@ export class PluginMount {
         entry.status.login = login;
         return;
       }
-      const frozen =
-        isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN ? FROZEN_HINT : '';
-      this.#fail(entry, `${errorMessage(error)}${frozen}`);
+      const frozen = isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN;
+      this.#fail(entry, frozen ? rejectedAfterFreeze(entry.config) : errorMessage(error));
     }
   }
 }
