@@ -146,7 +146,7 @@ export async function createBridgeHarness(
         command: spec.command,
         args: spec.args,
         env: spec.env ?? {},
-        clatHome,
+        defaultCwd: clatHome,
       });
       factories.push(factory);
       const mounted = await mountMcpServer({

@@ -138,7 +138,7 @@ export async function createDshHarness(
         command: spec.command,
         args: spec.args ?? [],
         env: spec.env ?? {},
-        clatHome,
+        defaultCwd: clatHome,
         ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
       });
       factories.set(spec.name, factory);

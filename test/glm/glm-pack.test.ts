@@ -65,7 +65,7 @@ function visionFactory(vision: McpServerConfig) {
     command: process.execPath,
     args: [ZAI_ENTRY],
     env: { ...vision.env, ZAI_MCP_LOG_PATH: join(home, 'zai-mcp.log') },
-    clatHome: home,
+    defaultCwd: home,
     redactor,
   });
 }

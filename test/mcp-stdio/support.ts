@@ -58,16 +58,16 @@ export class McpHarness extends KernelHarness {
   }
 
   async factory(
-    options: Omit<StdioTransportOptions, 'clatHome'> & { clatHome?: string },
+    options: Omit<StdioTransportOptions, 'defaultCwd'> & { defaultCwd?: string },
   ): Promise<StdioTransportFactory> {
-    const factory = new StdioTransportFactory({ clatHome: await this.home(), ...options });
+    const factory = new StdioTransportFactory({ defaultCwd: await this.home(), ...options });
     this.factories.push(factory);
     return factory;
   }
 
   async mount(
     name: string,
-    launch: Omit<StdioTransportOptions, 'clatHome' | 'name'>,
+    launch: Omit<StdioTransportOptions, 'defaultCwd' | 'name'>,
     options: MountOptions = {},
   ): Promise<{ mounted: MountedMcpServer; factory: StdioTransportFactory }> {
     const factory = await this.factory({ name, ...launch });

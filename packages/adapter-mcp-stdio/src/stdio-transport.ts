@@ -28,7 +28,7 @@ import {
   untrackGroup,
   waitGroupGone,
 } from './process-group.js';
-import { prepareServerCwd, resolveClatHome } from './server-cwd.js';
+import { prepareServerCwd } from './server-cwd.js';
 import { spawnFailureReason } from './spawn-failure.js';
 import { pushNewestLines } from './stderr-tail.js';
 import type { StdioTransportOptions } from './stdio-options.js';
@@ -210,11 +210,10 @@ export class StdioTransport implements Transport {
   }
 
   async #prepareCwd(): Promise<string> {
-    const home = this.#options.clatHome ?? resolveClatHome();
-    const configured = this.#options.cwd;
-    let cwd = configured ?? home;
+    const { cwd: configured, defaultCwd } = this.#options;
+    let cwd = configured ?? defaultCwd;
     try {
-      cwd = await prepareServerCwd(configured, home);
+      cwd = await prepareServerCwd(configured, defaultCwd);
     } catch (error) {
       throw this.#error(
         StdioTransportErrorCode.STDIO_CWD_INVALID,
