@@ -14,12 +14,9 @@ import {
   type MountedMcpServer,
   mountMcpServer,
 } from '@clat/adapter-mcp';
-import {
-  groupMembers,
-  StdioTransportFactory,
-  type StdioTransportOptions,
-} from '@clat/adapter-mcp-stdio';
+import { StdioTransportFactory, type StdioTransportOptions } from '@clat/adapter-mcp-stdio';
 import { PluginHostBridge } from '@clat/kernel';
+import { groupMembers } from '@clat/process';
 import { KernelHarness } from '../support/kernel-harness.js';
 
 export const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
