@@ -27,12 +27,13 @@ export const McpErrorCode = {
   MCP_HANDSHAKE_FAILED: 'MCP_HANDSHAKE_FAILED',
   /** A listing crossed a page, item or cursor limit. */
   MCP_LIST_LIMIT: 'MCP_LIST_LIMIT',
-  /** A tool result crossed the tool result limit. */
+  /**
+   * A result a person reads (prompt, resource, DSH system prompt) crossed its limit, or a tool's
+   * structured output its nesting limit. Tool result size is the pipeline's `LIMIT_EXCEEDED`.
+   */
   MCP_RESULT_TOO_LARGE: 'MCP_RESULT_TOO_LARGE',
   /** A message could not be sent (writer busy, frame too large, transport closed). */
   MCP_SEND_FAILED: 'MCP_SEND_FAILED',
-  /** The kernel registry froze before this server's tools or prompts could be registered. */
-  MCP_REGISTRY_FROZEN: 'MCP_REGISTRY_FROZEN',
   /** A request needs a capability the server did not declare (prompts, resources). */
   MCP_NOT_OFFERED: 'MCP_NOT_OFFERED',
   /** The client was closed. */
