@@ -172,7 +172,9 @@ describe('elicitation forwarded by clat-gateway', () => {
       world,
       (form) => ({
         action: 'accept',
-        content: { answer: (form.requestedSchema.properties.answer?.enum as string[])[1] },
+        content: {
+          answer: (form.requestedSchema.properties.answer?.enum as string[] | undefined)?.[1],
+        },
       }),
       asked,
     );
