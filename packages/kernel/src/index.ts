@@ -189,6 +189,8 @@ export type {
   ApprovalDecision,
   ApprovalRequest,
   Approver,
+  FormAnswer,
+  FormQuestion,
   ModelMessage,
   ModelProvider,
   ModelRequest,
