@@ -155,6 +155,7 @@ export {
   jsonDepthExceeds,
   utf8Length,
 } from './json.js';
+export { lazyValue } from './lazy-value.js';
 export { LIMITS, type LimitName } from './limits.js';
 export {
   capabilityLabels,
