@@ -19,6 +19,7 @@ const PINNED: Record<string, string[]> = {
   '@clat/kernel': ['.', './testing', './wit/plugin.wit', './schemas/*.json', './package.json'],
   '@clat/native-tools': ['.', './package.json'],
   '@clat/packaging': ['.', './package.json'],
+  '@clat/process': ['.', './package.json'],
   '@clat/provider-openai': ['.', './package.json'],
   '@clat/wasm-guest-sdk': ['.', './build', './wit/plugin.wit', './package.json'],
   '@clat/cli': ['.', './package.json'],

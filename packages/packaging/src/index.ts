@@ -47,7 +47,7 @@ export {
 } from './npm-source.js';
 export { type PackageStoreSourceOptions, packageStoreSource } from './package-store-source.js';
 export { SECRETS_DIR, sensitiveKeys } from './plugin-secrets.js';
-export { PluginStore, resolveClatHome, STORE_DIR, trustLabel } from './plugin-store.js';
+export { PluginStore, STORE_DIR, trustLabel } from './plugin-store.js';
 export {
   type Activation,
   type ArtifactRecord,
