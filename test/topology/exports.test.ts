@@ -20,7 +20,7 @@ const PINNED: Record<string, string[]> = {
   '@clat/native-tools': ['.', './package.json'],
   '@clat/packaging': ['.', './package.json'],
   '@clat/process': ['.', './package.json'],
-  '@clat/provider-openai': ['.', './package.json'],
+  '@clat/provider-openai': ['.', './testing', './package.json'],
   '@clat/wasm-guest-sdk': ['.', './build', './wit/plugin.wit', './package.json'],
   '@clat/cli': ['.', './package.json'],
   '@clat-examples/mcp-only': ['./package.json'],
