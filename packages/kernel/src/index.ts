@@ -162,6 +162,7 @@ export {
   jsonDepthExceeds,
   utf8Length,
 } from './json.js';
+export { lazyValue } from './lazy-value.js';
 export { LIMITS, type LimitName } from './limits.js';
 export {
   capabilityLabels,
@@ -195,6 +196,8 @@ export type {
   ApprovalDecision,
   ApprovalRequest,
   Approver,
+  FormAnswer,
+  FormQuestion,
   ModelMessage,
   ModelProvider,
   ModelRequest,

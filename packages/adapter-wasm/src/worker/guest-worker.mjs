@@ -5,6 +5,18 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { createSandboxWasi } from './wasi-sandbox.mjs';
 
+// The worker runs with an empty environment (`env: {}`), but `process.env` is still Node's
+// interceptor object: every property read crosses into C++ and takes a lock. jco's glue checks
+// `globalThis.process.env.JCO_DEBUG` in `_debugLog` about 170 times per tool call, which cost
+// more than the guest's own work. A frozen empty plain object answers the same (nothing) at a
+// plain property miss.
+Object.defineProperty(process, 'env', {
+  value: Object.freeze(Object.create(null)),
+  writable: false,
+  configurable: false,
+  enumerable: true,
+});
+
 const { glueUrl, hostPort, signalBuffer, preopens, outputLimitBytes } = workerData;
 const signal = new Int32Array(signalBuffer);
 const memories = [];
