@@ -20,6 +20,7 @@ import {
   type ToolCallContext,
   type ToolRegistry,
 } from '@clat/kernel';
+import { warmArgumentValidators } from './argument-validator.js';
 import { prepareComponent, startCompile, wasmCacheDir } from './component-cache.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import type { WasmGrantStore } from './grants.js';
@@ -245,7 +246,10 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       callTimeoutMs: options.callTimeoutMs,
       onOutput: (_stream, text) => tail.push(text),
     });
-    const definitions = await guest.start();
+    const starting = guest.start();
+    // The main thread is idle while the worker boots and V8 compiles: warm the validator engine.
+    warmArgumentValidators();
+    const definitions = await starting;
     if (closing !== undefined) return mounted;
     if (options.capabilities?.tools === false && definitions.length > 0) {
       throw new WasmError(
