@@ -23,6 +23,7 @@ export {
   discoverAuthorizationServer,
 } from './oauth/authorization-server.js';
 export type { OAuthClientConfig } from './oauth/client-identity.js';
+export { FileTokenStore, oauthFileFor } from './oauth/file-token-store.js';
 export {
   OAuthClient,
   type OAuthClientOptions,
@@ -35,6 +36,7 @@ export {
   resourceMetadataUrls,
 } from './oauth/protected-resource.js';
 export { scopeUnion, selectScopes } from './oauth/scope-selection.js';
+export { type StoredOAuthOptions, storedOAuth } from './oauth/stored-oauth.js';
 export type {
   OAuthRecord,
   StoredClient,
