@@ -20,7 +20,7 @@ import {
   type ProtectedServer,
   startProtectedMcpServer,
 } from '../fixtures/oauth/protected-mcp-server.js';
-import { GATEWAY_BIN } from './support.js';
+import { gatewayStdio } from './support.js';
 
 const BROWSER = fileURLToPath(new URL('../fixtures/oauth/browser.mjs', import.meta.url));
 
@@ -54,12 +54,12 @@ afterEach(async () => {
 
 async function gatewayClient(): Promise<{ client: Client; stderr: () => string }> {
   const client = new Client({ name: 'gateway-oauth-e2e', version: '0.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [GATEWAY_BIN, '--project', sandbox.project, '--mode', 'full-access'],
-    env: { PATH: process.env.PATH ?? '', CLAT_HOME: sandbox.home },
-    stderr: 'pipe',
-  });
+  const transport = new StdioClientTransport(
+    gatewayStdio(
+      { project: sandbox.project, env: { PATH: process.env.PATH ?? '', CLAT_HOME: sandbox.home } },
+      ['--mode', 'full-access'],
+    ),
+  );
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
