@@ -63,6 +63,7 @@ export {
   samplingRequestFromMcp,
   samplingResultToMcp,
 } from './mcp-sampling.js';
+export { MCP_HEADER, MessageHeaders } from './message-headers.js';
 export {
   type McpRootsStatus,
   type McpServerState,
@@ -72,6 +73,7 @@ export {
   type MountMcpServerOptions,
   mountMcpServer,
 } from './mount.js';
+export { encodeHeaderValue } from './param-headers.js';
 export {
   CLIENT_NAME,
   clientCapabilities,
@@ -109,5 +111,6 @@ export {
   type TransportDiagnostics,
   type TransportFactory,
   type TransportKind,
+  type TransportSendOptions,
 } from './transport.js';
 export type { UrlOpener } from './url-elicitation.js';
