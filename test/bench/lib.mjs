@@ -60,7 +60,12 @@ export async function mountClat(name, clatHome, server = BENCH_SERVER) {
   });
   const pipeline = new ToolPipeline({ registry, events });
   const scope = createGlobalScope(`bench-${name}`).child('project');
-  const factory = new StdioTransportFactory({ name, command: NODE, args: [server], clatHome });
+  const factory = new StdioTransportFactory({
+    name,
+    command: NODE,
+    args: [server],
+    defaultCwd: clatHome,
+  });
   const mounted = await mountMcpServer({
     name,
     factory,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type McpTimeouts, type MountedMcpServer, mountMcpServer } from '@clat/adapter-mcp';
-import { groupAlive, StdioTransportFactory } from '@clat/adapter-mcp-stdio';
+import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
 import { mountWasmPlugin } from '@clat/adapter-wasm';
 import {
   type BridgeRun,
@@ -30,6 +30,7 @@ import {
   type ToolResult,
 } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
+import { groupAlive } from '@clat/process';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = join(here, '..', 'fixtures', 'bridge');
@@ -146,7 +147,7 @@ export async function createBridgeHarness(
         command: spec.command,
         args: spec.args,
         env: spec.env ?? {},
-        clatHome,
+        defaultCwd: clatHome,
       });
       factories.push(factory);
       const mounted = await mountMcpServer({

@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type MountedMcpServer, mountMcpServer } from '@clat/adapter-mcp';
-import { groupAlive, StdioTransportFactory } from '@clat/adapter-mcp-stdio';
+import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
 import {
   type BridgeRun,
   type BridgeRunOptions,
@@ -30,6 +30,7 @@ import {
   type ToolResult,
 } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
+import { groupAlive } from '@clat/process';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO = resolve(here, '..', '..');
@@ -138,7 +139,7 @@ export async function createDshHarness(
         command: spec.command,
         args: spec.args ?? [],
         env: spec.env ?? {},
-        clatHome,
+        defaultCwd: clatHome,
         ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
       });
       factories.set(spec.name, factory);

@@ -12,8 +12,9 @@ import {
   parseMcpConfig,
 } from '@clat/adapter-mcp';
 import { HttpTransportFactory } from '@clat/adapter-mcp-http';
-import { groupMembers, StdioTransportFactory } from '@clat/adapter-mcp-stdio';
+import { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
 import { createGlobalScope, PromptRegistry, Redactor, ToolRegistry } from '@clat/kernel';
+import { groupMembers } from '@clat/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpFixture,
@@ -65,7 +66,7 @@ function visionFactory(vision: McpServerConfig) {
     command: process.execPath,
     args: [ZAI_ENTRY],
     env: { ...vision.env, ZAI_MCP_LOG_PATH: join(home, 'zai-mcp.log') },
-    clatHome: home,
+    defaultCwd: home,
     redactor,
   });
 }

@@ -14,12 +14,9 @@ import {
   type MountedMcpServer,
   mountMcpServer,
 } from '@clat/adapter-mcp';
-import {
-  groupMembers,
-  StdioTransportFactory,
-  type StdioTransportOptions,
-} from '@clat/adapter-mcp-stdio';
+import { StdioTransportFactory, type StdioTransportOptions } from '@clat/adapter-mcp-stdio';
 import { PluginHostBridge } from '@clat/kernel';
+import { groupMembers } from '@clat/process';
 import { KernelHarness } from '../support/kernel-harness.js';
 
 export const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,16 +55,16 @@ export class McpHarness extends KernelHarness {
   }
 
   async factory(
-    options: Omit<StdioTransportOptions, 'clatHome'> & { clatHome?: string },
+    options: Omit<StdioTransportOptions, 'defaultCwd'> & { defaultCwd?: string },
   ): Promise<StdioTransportFactory> {
-    const factory = new StdioTransportFactory({ clatHome: await this.home(), ...options });
+    const factory = new StdioTransportFactory({ defaultCwd: await this.home(), ...options });
     this.factories.push(factory);
     return factory;
   }
 
   async mount(
     name: string,
-    launch: Omit<StdioTransportOptions, 'clatHome' | 'name'>,
+    launch: Omit<StdioTransportOptions, 'defaultCwd' | 'name'>,
     options: MountOptions = {},
   ): Promise<{ mounted: MountedMcpServer; factory: StdioTransportFactory }> {
     const factory = await this.factory({ name, ...launch });

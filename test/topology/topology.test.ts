@@ -50,6 +50,17 @@ describe('package topology', () => {
     '@clat/adapter-glm',
     '@clat/packaging',
   ]);
+  // @clat/process (process groups, Node only) is a leaf utility, not an adapter: what spawns uses
+  // it as a plain dependency, and it depends on no workspace package itself.
+  const PROCESS = '@clat/process';
+  const PROCESS_USERS = new Set(['@clat/adapter-mcp-stdio', '@clat/native-tools']);
+  it(`${PROCESS} depends on no workspace package`, () => {
+    const processPkg = packages.find((p) => p.manifest.name === PROCESS);
+    expect(processPkg).toBeDefined();
+    const manifest = processPkg?.manifest as Manifest;
+    const internal = Object.keys({ ...runtimeDeps(manifest), ...manifest.devDependencies });
+    expect(internal.filter((name) => name.startsWith('@clat/'))).toEqual([]);
+  });
   for (const { manifest } of packages.filter((p) => p.manifest.name !== '@clat/kernel')) {
     it(`${manifest.name} depends on no other workspace adapter, and on the kernel as a peer`, () => {
       const allowed = new Set(['@clat/kernel']);
@@ -57,7 +68,12 @@ describe('package topology', () => {
       const internal = Object.keys({
         ...runtimeDeps(manifest),
         ...manifest.devDependencies,
-      }).filter((name) => name.startsWith('@clat/') && !allowed.has(name));
+      }).filter(
+        (name) =>
+          name.startsWith('@clat/') &&
+          !allowed.has(name) &&
+          !(name === PROCESS && PROCESS_USERS.has(manifest.name)),
+      );
       expect(internal).toEqual([]);
       // Any 0.x kernel (and MCP core): a minor release stays in range, so changesets plans no
       // major bump of the dependents (onlyUpdatePeerDependentsWhenOutOfRange in .changeset/config.json).

@@ -1,4 +1,6 @@
-/** `clat-gateway` arguments. @module */
+/** `clat-gateway` arguments and environment. @module */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import {
   DEFAULT_PERMISSION_MODE,
   isPermissionMode,
@@ -85,4 +87,14 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
     throw new GatewayError(GatewayErrorCode.USAGE, '--project <dir> is required');
   }
   return out;
+}
+
+/**
+ * The CLAT home the gateway reads: `$CLAT_HOME` (relative to `cwd`) or `~/.clat`, the rule of
+ * `clat`'s `resolveClatHome`. A distribution never depends on `@clat/cli`, so the binary's edge
+ * reads it here and passes the path on; test/gateway/clat-home.test.ts pins that both agree.
+ */
+export function gatewayClatHome(env: NodeJS.ProcessEnv, cwd: string): string {
+  const override = env.CLAT_HOME?.trim();
+  return override ? resolve(cwd, override) : join(homedir(), '.clat');
 }

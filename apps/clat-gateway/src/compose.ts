@@ -11,7 +11,7 @@ import { stdioTransport } from '@clat/adapter-mcp-stdio';
 import { createWasmConnector, grantsPath } from '@clat/adapter-wasm';
 import { createHost, type Host, type MountStatus } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
-import { canonicalProjectRoot, clatHomeDir, requireTrusted } from './project-home.js';
+import { canonicalProjectRoot, requireTrusted } from './project-home.js';
 import { readGatewaySources } from './sources.js';
 import { GATEWAY_VERSION } from './version.js';
 
@@ -20,6 +20,8 @@ export interface GatewayHostOptions {
   project: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The CLAT home to read (`gatewayClatHome(env, cwd)` in the binary). */
+  clatHome: string;
 }
 
 export interface GatewayHost {
@@ -37,7 +39,7 @@ export interface GatewayHost {
 
 /** Resolves and checks trust before anything is spawned, then composes the host (not started). */
 export async function openGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
-  const home = clatHomeDir(options.env, options.cwd);
+  const home = options.clatHome;
   const projectRoot = await canonicalProjectRoot(options.project, options.cwd);
   await requireTrusted(home, projectRoot);
   const sources = await readGatewaySources(home, projectRoot, options.env);

@@ -1,6 +1,6 @@
 /** clat-gateway as a library: the composition and the MCP server factory. @module */
 export { EFFECT_ANNOTATIONS, type EffectAnnotations, toolMeta } from './annotations.js';
-export { type GatewayArgs, parseGatewayArgs, USAGE } from './cli-args.js';
+export { type GatewayArgs, gatewayClatHome, parseGatewayArgs, USAGE } from './cli-args.js';
 export { type GatewayHost, type GatewayHostOptions, openGatewayHost } from './compose.js';
 export { GatewayError, GatewayErrorCode } from './errors.js';
 export { GatewayRuntime } from './gateway-runtime.js';

@@ -7,7 +7,7 @@
  */
 import { errorMessage, isClatError, sanitizeTerminalLine } from '@clat/kernel';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { parseGatewayArgs, USAGE } from './cli-args.js';
+import { gatewayClatHome, parseGatewayArgs, USAGE } from './cli-args.js';
 import { openGatewayHost } from './compose.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { createGatewayServer } from './gateway-server.js';
@@ -42,6 +42,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       project: args.project,
       cwd: process.cwd(),
       env: process.env,
+      clatHome: gatewayClatHome(process.env, process.cwd()),
     });
   } catch (error) {
     return fail(error);

@@ -1,19 +1,11 @@
 /**
- * The CLAT home and the trust gate, read exactly as `clat` reads them (`$CLAT_HOME` or `~/.clat`;
- * `trust.json` keyed by the canonical project root). Read-only: the gateway never trusts a
- * project itself. Kept here until the one `resolveClatHome` lands in a library (issue 13).
+ * The trust gate, read exactly as `clat` reads it (`trust.json` in the CLAT home, keyed by the
+ * canonical project root). Read-only: the gateway never trusts a project itself.
  * @module
  */
 import { readFile, realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { GatewayError, GatewayErrorCode } from './errors.js';
-
-/** `$CLAT_HOME` or `~/.clat`. */
-export function clatHomeDir(env: NodeJS.ProcessEnv, cwd: string): string {
-  const override = env.CLAT_HOME?.trim();
-  return override ? resolve(cwd, override) : join(homedir(), '.clat');
-}
 
 /** Reads a file, or `undefined` when it does not exist. */
 export async function readOptional(file: string): Promise<string | undefined> {

@@ -10,8 +10,7 @@ export {
   type StdioTransportErrorOptions,
 } from './errors.js';
 export { LineDecoder, type LineDecoderHandlers } from './line-decoder.js';
-export { groupAlive, groupMembers, signalGroup } from './process-group.js';
-export { resolveClatHome, resolveServerCwd } from './server-cwd.js';
+export { resolveServerCwd } from './server-cwd.js';
 export type { StdioTransportOptions } from './stdio-options.js';
 export { StdioTransport, WRITE_QUEUE_BYTES } from './stdio-transport.js';
 export { StdioTransportFactory } from './stdio-transport-factory.js';

@@ -11,10 +11,13 @@ export interface StdioTransportOptions {
   args?: readonly string[] | undefined;
   /** Merged over the inherited environment. */
   env?: Readonly<Record<string, string>> | undefined;
-  /** Absolute, `~/…`, or relative to the CLAT home. Default: the CLAT home itself. */
+  /** Absolute, `~/…`, or relative to `defaultCwd` (and inside it). Default: `defaultCwd`. */
   cwd?: string | undefined;
-  /** Default: `$CLAT_HOME`, else `~/.clat`. Created when missing. */
-  clatHome?: string | undefined;
+  /**
+   * Absolute directory a server without `cwd` runs in, and the base of a relative `cwd`; created
+   * 0700 when missing. Never the project directory (`clat` passes its CLAT home).
+   */
+  defaultCwd: string;
   /** Exact secrets to redact from stderr and errors, on top of key-shaped values. */
   redactor?: Redactor | undefined;
   /** Grace before each teardown escalation. Default: {@link LIMITS.shutdownGraceMs}. */

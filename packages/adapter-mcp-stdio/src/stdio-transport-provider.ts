@@ -66,7 +66,7 @@ export function stdioTransport(options: StdioTransportProviderOptions): StdioTra
         args: entry.args,
         env: entry.env,
         cwd: entry.cwd,
-        clatHome: options.defaultCwd,
+        defaultCwd: options.defaultCwd,
         redactor: context.redactor,
         ...(options.shutdownGraceMs === undefined
           ? {}

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type JsonRpcMessage, MCP_LIMITS } from '@clat/adapter-mcp';
 import { LIMITS, Redactor } from '@clat/kernel';
+import { groupMembers } from '@clat/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
-import { groupMembers } from './process-group.js';
-import { resolveClatHome, resolveServerCwd } from './server-cwd.js';
+import { resolveServerCwd } from './server-cwd.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 import { StdioTransport, WRITE_QUEUE_BYTES } from './stdio-transport.js';
 import { StdioTransportFactory } from './stdio-transport-factory.js';
@@ -43,7 +43,7 @@ function peer(mode: string, extra: Partial<StdioTransportOptions> = {}): Harness
     name: `peer-${mode}`,
     command: process.execPath,
     args: [PEER, mode],
-    clatHome: home,
+    defaultCwd: home,
     shutdownGraceMs: SHORT_GRACE,
     ...extra,
   });
@@ -113,25 +113,25 @@ function alive(pid: number): boolean {
 }
 
 describe('cwd and environment', () => {
-  it('defaults cwd to the CLAT home, creating it, and resolves relative cwd under it', async () => {
+  it('defaults cwd to defaultCwd, creating it, and resolves relative cwd under it', async () => {
     const fresh = join(home, 'fresh-home');
-    const a = peer('echo', { clatHome: fresh });
+    const a = peer('echo', { defaultCwd: fresh });
     await a.transport.start();
     expect((await call(a, 1, 'cwd')).cwd).toBe(fresh);
 
-    const b = peer('echo', { clatHome: fresh, cwd: 'mcp-work' });
+    const b = peer('echo', { defaultCwd: fresh, cwd: 'mcp-work' });
     await b.transport.start();
     expect((await call(b, 1, 'cwd')).cwd).toBe(join(fresh, 'mcp-work'));
   });
 
-  it('refuses a relative cwd that leaves the CLAT home by .. or through a symlink', async () => {
+  it('refuses a relative cwd that leaves defaultCwd by .. or through a symlink', async () => {
     const fresh = join(home, 'escape-home');
     const project = join(home, 'project');
     await mkdir(join(fresh), { recursive: true });
     await mkdir(project, { recursive: true });
     await symlink(project, join(fresh, 'link'));
     for (const cwd of ['../project', 'link', 'link/sub']) {
-      const h = peer('echo', { clatHome: fresh, cwd });
+      const h = peer('echo', { defaultCwd: fresh, cwd });
       const error = await h.transport.start().then(
         () => undefined,
         (caught: unknown) => caught,
@@ -139,36 +139,22 @@ describe('cwd and environment', () => {
       expect(isStdioTransportError(error) && error.code, cwd).toBe(
         StdioTransportErrorCode.STDIO_CWD_INVALID,
       );
-      expect((error as Error).message, cwd).toMatch(/outside the CLAT home|leaves the CLAT home/);
+      expect((error as Error).message, cwd).toMatch(
+        /outside .*escape-home|leaves .*escape-home, its base directory/,
+      );
     }
     // Nothing was created through the link.
     await expect(stat(join(project, 'sub'))).rejects.toThrow();
   });
 
-  it('resolves the CLAT home from CLAT_HOME and never from the project directory', () => {
-    expect(resolveClatHome({ CLAT_HOME: '/opt/clat-home' })).toBe('/opt/clat-home');
-    expect(resolveClatHome({})).toMatch(/\.clat$/);
+  it('resolves cwd under defaultCwd and never from the project directory', () => {
     expect(resolveServerCwd(undefined, '/h')).toBe('/h');
     expect(resolveServerCwd('work', '/h')).toBe('/h/work');
     expect(resolveServerCwd('a/../b', '/h')).toBe('/h/b');
-    expect(() => resolveServerCwd('../escape', '/h')).toThrow(/leaves the CLAT home/);
-    expect(() => resolveServerCwd('a/../../p', '/h')).toThrow(/leaves the CLAT home/);
+    expect(() => resolveServerCwd('../escape', '/h')).toThrow(/leaves \/h, its base directory/);
+    expect(() => resolveServerCwd('a/../../p', '/h')).toThrow(/leaves \/h, its base directory/);
     expect(resolveServerCwd('/abs', '/h')).toBe('/abs');
     expect(resolveServerCwd(process.cwd(), '/h')).toBe(process.cwd());
-  });
-
-  it('uses $CLAT_HOME when no home is configured', async () => {
-    const previous = process.env.CLAT_HOME;
-    process.env.CLAT_HOME = join(home, 'from-env');
-    try {
-      const h = peer('echo', { clatHome: undefined });
-      await h.transport.start();
-      expect((await call(h, 1, 'cwd')).cwd).toBe(join(home, 'from-env'));
-      expect(h.transport.diagnostics().detail?.cwd).toBe(join(home, 'from-env'));
-    } finally {
-      if (previous === undefined) delete process.env.CLAT_HOME;
-      else process.env.CLAT_HOME = previous;
-    }
   });
 
   it('rejects an absolute cwd that does not exist, naming it', async () => {
@@ -490,7 +476,7 @@ describe('teardown', () => {
       name: 'racy',
       command: process.execPath,
       args: [PEER, 'echo'],
-      clatHome: home,
+      defaultCwd: home,
       onSpawn: (pid) => {
         spawned = pid;
       },
@@ -533,7 +519,7 @@ describe('StdioTransportFactory', () => {
       name: 'f',
       command: process.execPath,
       args: [PEER, 'echo'],
-      clatHome: home,
+      defaultCwd: home,
     });
     expect(factory.kind).toBe('stdio');
     expect(factory.probeIsolation).toBe('fresh');

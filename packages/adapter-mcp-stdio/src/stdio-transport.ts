@@ -17,18 +17,12 @@ import {
   type TransportDiagnostics,
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
+import { killGroup, signalGroup, trackGroup, untrackGroup } from '@clat/process';
 import { SERVER_TAG_ENV, sweepDetached } from './detached-sweep.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { readFrameHead } from './frame-head.js';
 import { LineDecoder } from './line-decoder.js';
-import {
-  groupAlive,
-  signalGroup,
-  trackGroup,
-  untrackGroup,
-  waitGroupGone,
-} from './process-group.js';
-import { prepareServerCwd, resolveClatHome } from './server-cwd.js';
+import { prepareServerCwd } from './server-cwd.js';
 import { spawnFailureReason } from './spawn-failure.js';
 import { pushNewestLines } from './stderr-tail.js';
 import type { StdioTransportOptions } from './stdio-options.js';
@@ -214,11 +208,10 @@ export class StdioTransport implements Transport {
   }
 
   async #prepareCwd(): Promise<string> {
-    const home = this.#options.clatHome ?? resolveClatHome();
-    const configured = this.#options.cwd;
-    let cwd = configured ?? home;
+    const { cwd: configured, defaultCwd } = this.#options;
+    let cwd = configured ?? defaultCwd;
     try {
-      cwd = await prepareServerCwd(configured, home);
+      cwd = await prepareServerCwd(configured, defaultCwd);
     } catch (error) {
       throw this.#error(
         StdioTransportErrorCode.STDIO_CWD_INVALID,
@@ -424,13 +417,7 @@ export class StdioTransport implements Transport {
         }
       }
       // The leader is gone; grandchildren that kept running get the same escalation.
-      if (groupAlive(pgid)) {
-        signalGroup(pgid, 'SIGTERM');
-        if (!(await waitGroupGone(pgid, this.#grace))) {
-          signalGroup(pgid, 'SIGKILL');
-          await waitGroupGone(pgid, this.#grace);
-        }
-      }
+      await killGroup(pgid, this.#grace);
       untrackGroup(pgid);
       // Daemons that left the group (setsid) still carry the server's tag.
       const swept = await sweepDetached(this.#tag);

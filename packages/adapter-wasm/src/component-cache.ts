@@ -10,7 +10,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { LIMITS, parseSha256 } from '@clat/kernel';
@@ -84,12 +83,6 @@ export interface PreparedComponent {
 export interface CompiledComponent extends Omit<PreparedComponent, 'coreModules'> {
   modules: Record<string, WebAssembly.Module>;
   memoryLimitBytes: number;
-}
-
-/** `$CLAT_HOME` if set, else `~/.clat`. */
-export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.CLAT_HOME;
-  return configured !== undefined && configured !== '' ? configured : join(homedir(), '.clat');
 }
 
 /** The private compiled-module cache under a CLAT home. */

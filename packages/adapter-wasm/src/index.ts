@@ -11,7 +11,6 @@ export {
   type PrepareComponentOptions,
   type PreparedComponent,
   prepareComponent,
-  resolveClatHome,
   TRANSPILER_ID,
   wasmCacheDir,
 } from './component-cache.js';

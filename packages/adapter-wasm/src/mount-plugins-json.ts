@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path';
 import { errorMessage } from '@clat/kernel';
-import { resolveClatHome } from './component-cache.js';
 import { isWasmError, WasmErrorCode } from './errors.js';
 import {
   type MountedWasmPlugin,
@@ -93,15 +92,13 @@ async function mountEntry(
 export async function mountPluginsJson(
   options: MountPluginsJsonOptions,
 ): Promise<MountedPluginsJson> {
-  const clatHome = options.clatHome ?? resolveClatHome();
+  const { clatHome } = options;
   const file = options.file ?? join(clatHome, PLUGINS_FILE);
   const parsed = await loadPluginsJson(file, {
     clatHome,
     ...(options.home === undefined ? {} : { home: options.home }),
   });
-  const plugins = await Promise.all(
-    parsed.entries.map((entry) => mountEntry(entry, { ...options, clatHome })),
-  );
+  const plugins = await Promise.all(parsed.entries.map((entry) => mountEntry(entry, options)));
   return {
     plugins,
     issues: parsed.issues,

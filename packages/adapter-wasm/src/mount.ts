@@ -20,12 +20,7 @@ import {
   type ToolCallContext,
   type ToolRegistry,
 } from '@clat/kernel';
-import {
-  compileComponent,
-  prepareComponent,
-  resolveClatHome,
-  wasmCacheDir,
-} from './component-cache.js';
+import { compileComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import type { WasmGrantStore } from './grants.js';
 import { hostImportsFor } from './host-imports.js';
@@ -76,8 +71,11 @@ export interface MountWasmPluginOptions {
   scope: Scope;
   hostServices: HostServices;
   projectRoot: string;
-  /** Default: `$CLAT_HOME`, else `~/.clat`. */
-  clatHome?: string | undefined;
+  /**
+   * The host's private state directory (the CLAT home): never preopened, and the parent of the
+   * default module cache. Required: the library does not guess it; the app resolves it.
+   */
+  clatHome: string;
   /** Compiled-module cache. Default: `<clatHome>/cache/wasm`. */
   cacheDir?: string | undefined;
   /** Extra directories the plugin may write to, with a grant. */
@@ -124,7 +122,7 @@ function configStrings(value: unknown): string[] {
  */
 export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<MountedWasmPlugin> {
   const { name, scope } = options;
-  const clatHome = options.clatHome ?? resolveClatHome();
+  const { clatHome } = options;
   const cacheDir = resolve(options.cacheDir ?? wasmCacheDir(clatHome));
   const tail = new LineTail(OUTPUT_TAIL_LINES, LIMITS.stderrLineBytes);
   // Guest output and errors may echo configured secrets; status texts never show them.

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { groupAlive, killTrackedGroups, trackedGroupCount } from '@clat/process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NATIVE_LIMITS } from './limits.js';
-import { groupAlive, killTrackedGroups, trackedGroupCount } from './process-group.js';
 import { type Harness, harness, tempDirs } from './test-support.js';
 
 const dirs = tempDirs();

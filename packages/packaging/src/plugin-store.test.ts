@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packPackage } from './clatpkg.js';
-import { PluginStore, resolveClatHome } from './plugin-store.js';
+import { PluginStore } from './plugin-store.js';
 import { installedServerEntries } from './server-entries.js';
 import { STORE_BUSY_MESSAGE } from './store-lock.js';
 import {
@@ -55,11 +55,6 @@ async function registryText(): Promise<string> {
 }
 
 describe('PluginStore lifecycle', () => {
-  it('CLAT_HOME overrides ~/.clat', () => {
-    expect(resolveClatHome({ CLAT_HOME: '/x' })).toBe('/x');
-    expect(resolveClatHome({})).toMatch(/\.clat$/);
-  });
-
   it('installs into an immutable content-addressed artifact with a 0600 registry', async () => {
     const result = await store.install(await pkg(), { acceptCapabilities: true });
     expect(result).toMatchObject({ id: 'fixture', version: '1.0.0', granted: ['tools'] });

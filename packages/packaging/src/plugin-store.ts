@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, rename } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonValue } from '@clat/kernel';
@@ -48,12 +47,6 @@ import { verifyInstalledArtifact } from './verify-artifact.js';
 
 export const STORE_DIR = 'plugin-store';
 
-/** `CLAT_HOME` when set, else `~/.clat`. */
-export function resolveClatHome(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.CLAT_HOME;
-  return home !== undefined && home !== '' ? home : join(homedir(), '.clat');
-}
-
 export function trustLabel(trust: ArtifactRecord['trust']): PluginListEntry['trust'] {
   return trust === 'publisher-verified' ? 'publisher/verified' : 'local/unverified';
 }
@@ -76,8 +69,8 @@ export class PluginStore {
   readonly registryFile: string;
   readonly #lock: StoreLock;
 
-  constructor(options: PluginStoreOptions = {}) {
-    this.clatHome = options.clatHome ?? resolveClatHome();
+  constructor(options: PluginStoreOptions) {
+    this.clatHome = options.clatHome;
     this.root = join(this.clatHome, STORE_DIR);
     this.registryFile = join(this.root, REGISTRY_FILE);
     this.#lock = new StoreLock(this.root);

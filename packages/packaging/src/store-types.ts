@@ -81,6 +81,9 @@ export interface StoreLease extends AsyncDisposable {
 }
 
 export interface PluginStoreOptions {
-  /** Defaults to {@link resolveClatHome}. */
-  clatHome?: string;
+  /**
+   * The directory the store lives under (`<clatHome>/plugin-store`, plus the plugins' secrets
+   * and data directories). Required: the library does not guess a home; the app resolves it.
+   */
+  clatHome: string;
 }

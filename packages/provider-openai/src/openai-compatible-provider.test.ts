@@ -5,7 +5,7 @@ import {
   OpenAiCompatibleProvider,
   type OpenAiCompatibleProviderOptions,
 } from './openai-compatible-provider.js';
-import { type ChatServer, chunk, type Reply, startChatServer } from './test-support/chat-server.js';
+import { type ChatServer, chunk, type Reply, startChatServer } from './testing/index.js';
 
 const KEY = 'sk-test-SENTINEL-0123456789abcdef';
 let server: ChatServer | undefined;

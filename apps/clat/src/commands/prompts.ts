@@ -7,8 +7,12 @@ import { buildPromptCommands } from '../catalog/prompt-commands.js';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { waitForSurface, withProject } from '../project/with-project.js';
-import { reportUnavailable } from './catalog-servers.js';
+import {
+  type CatalogFlags,
+  listTarget,
+  reportUnavailable,
+  withCatalogServers,
+} from './catalog-servers.js';
 
 const USAGE = `Usage: clat prompts [<server>] [--json]
        clat prompts get <server> <prompt> [key=value | value ...] [--json]
@@ -30,64 +34,40 @@ export const promptsCommand: Command = {
   async run(argv, io) {
     const { values, positionals } = parseFlags('prompts', argv, PROJECT_OPTIONS);
     if (positionals[0] === 'get') return getPrompt(positionals.slice(1), values, io);
-    if (positionals.length > 1) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `clat prompts: name at most one server (or use "clat prompts get <server> <prompt>"); got ${JSON.stringify(positionals[1])}`,
-      );
-    }
-    const target = positionals[0];
-    return withProject(
-      io,
-      {
-        project: values.project,
-        trust: values.trust,
-        promptForTrust: true,
-        ...(target === undefined ? {} : { select: (entry) => entry.name === target }),
-      },
-      async (project) => {
-        await waitForSurface(io, project);
-        const mount = project.session.mount;
-        const servers = target === undefined ? serversOffering(mount, 'prompts') : [target];
-        if (target !== undefined) catalogOf(mount, target, 'prompts');
-        const lists = await loadPrompts(mount, servers);
-        const table = buildPromptCommands(lists);
-        if (values.json === true) {
-          const json = lists.map((list) => ({
-            name: list.server,
-            ...(list.error === undefined ? {} : { error: list.error }),
-            prompts: (list.prompts ?? []).map((prompt) => {
-              const entry = table.commands.find(
-                (command) => command.server === list.server && command.prompt === prompt,
-              );
-              const skipped = table.skipped.find(
-                (skip) => skip.server === list.server && skip.prompt === prompt.name,
-              );
-              return {
-                ...prompt,
-                command: entry === undefined ? null : `/${entry.command}`,
-                ...(entry === undefined && skipped !== undefined
-                  ? { skipped: skipped.reason }
-                  : {}),
-              };
-            }),
-          }));
-          io.stdout.write(`${JSON.stringify({ servers: json }, null, 2)}\n`);
-        } else {
-          io.stdout.write(formatPromptTable(table));
-          if (target === undefined) reportUnavailable(io, mount);
-        }
-        return lists.some((list) => list.error !== undefined) ? 1 : 0;
-      },
-    );
+    const target = listTarget('prompts', 'get', positionals);
+    return withCatalogServers(io, values, 'prompts', target, async (mount) => {
+      const servers = target === undefined ? serversOffering(mount, 'prompts') : [target];
+      const lists = await loadPrompts(mount, servers);
+      const table = buildPromptCommands(lists);
+      if (values.json === true) {
+        const json = lists.map((list) => ({
+          name: list.server,
+          ...(list.error === undefined ? {} : { error: list.error }),
+          prompts: (list.prompts ?? []).map((prompt) => {
+            const entry = table.commands.find(
+              (command) => command.server === list.server && command.prompt === prompt,
+            );
+            const skipped = table.skipped.find(
+              (skip) => skip.server === list.server && skip.prompt === prompt.name,
+            );
+            return {
+              ...prompt,
+              command: entry === undefined ? null : `/${entry.command}`,
+              ...(entry === undefined && skipped !== undefined ? { skipped: skipped.reason } : {}),
+            };
+          }),
+        }));
+        io.stdout.write(`${JSON.stringify({ servers: json }, null, 2)}\n`);
+      } else {
+        io.stdout.write(formatPromptTable(table));
+        if (target === undefined) reportUnavailable(io, mount);
+      }
+      return lists.some((list) => list.error !== undefined) ? 1 : 0;
+    });
   },
 };
 
-async function getPrompt(
-  args: string[],
-  values: { project?: string | undefined; trust?: boolean | undefined; json?: boolean | undefined },
-  io: CommandIO,
-): Promise<number> {
+async function getPrompt(args: string[], values: CatalogFlags, io: CommandIO): Promise<number> {
   const [server, name, ...words] = args;
   if (server === undefined || name === undefined) {
     throw new CliError(
@@ -95,34 +75,24 @@ async function getPrompt(
       'clat prompts get: name a server and a prompt; run "clat prompts" for the list',
     );
   }
-  return withProject(
-    io,
-    {
-      project: values.project,
-      trust: values.trust,
-      promptForTrust: true,
-      select: (entry) => entry.name === server,
-    },
-    async (project) => {
-      await waitForSurface(io, project);
-      const catalog = catalogOf(project.session.mount, server, 'prompts');
-      const prompt = (await catalog.listPrompts()).find((candidate) => candidate.name === name);
-      if (prompt === undefined) {
-        throw new CliError(
-          CliErrorCode.CLI_USAGE,
-          `server ${JSON.stringify(server)} has no prompt named ${JSON.stringify(name)}; run "clat prompts ${server}"`,
-        );
-      }
-      const bound = bindPromptArguments(prompt, words);
-      const rendered = await catalog.renderPrompt(name, bound);
-      if (values.json === true) {
-        io.stdout.write(
-          `${JSON.stringify({ server, prompt: name, arguments: bound, ...rendered }, null, 2)}\n`,
-        );
-      } else {
-        io.stdout.write(formatRenderedPrompt(rendered));
-      }
-      return 0;
-    },
-  );
+  return withCatalogServers(io, values, 'prompts', server, async (mount) => {
+    const catalog = catalogOf(mount, server, 'prompts');
+    const prompt = (await catalog.listPrompts()).find((candidate) => candidate.name === name);
+    if (prompt === undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `server ${JSON.stringify(server)} has no prompt named ${JSON.stringify(name)}; run "clat prompts ${server}"`,
+      );
+    }
+    const bound = bindPromptArguments(prompt, words);
+    const rendered = await catalog.renderPrompt(name, bound);
+    if (values.json === true) {
+      io.stdout.write(
+        `${JSON.stringify({ server, prompt: name, arguments: bound, ...rendered }, null, 2)}\n`,
+      );
+    } else {
+      io.stdout.write(formatRenderedPrompt(rendered));
+    }
+    return 0;
+  });
 }

@@ -6,8 +6,12 @@ import { catalogOf, loadResources, serversOffering } from '../catalog/load-catal
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { waitForSurface, withProject } from '../project/with-project.js';
-import { reportUnavailable } from './catalog-servers.js';
+import {
+  type CatalogFlags,
+  listTarget,
+  reportUnavailable,
+  withCatalogServers,
+} from './catalog-servers.js';
 
 const USAGE = `Usage: clat resources [<server>] [--json]
        clat resources read <server> <uri> [--json]
@@ -21,12 +25,6 @@ ${PROJECT_USAGE}
       --json           The exact listing (or contents) as JSON
 `;
 
-type Flags = {
-  project?: string | undefined;
-  trust?: boolean | undefined;
-  json?: boolean | undefined;
-};
-
 export const resourcesCommand: Command = {
   name: 'resources',
   summary: 'List server resources and templates, or read one',
@@ -34,50 +32,32 @@ export const resourcesCommand: Command = {
   async run(argv, io) {
     const { values, positionals } = parseFlags('resources', argv, PROJECT_OPTIONS);
     if (positionals[0] === 'read') return readResource(positionals.slice(1), values, io);
-    if (positionals.length > 1) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `clat resources: name at most one server (or use "clat resources read <server> <uri>"); got ${JSON.stringify(positionals[1])}`,
-      );
-    }
-    const target = positionals[0];
-    return withProject(
-      io,
-      {
-        project: values.project,
-        trust: values.trust,
-        promptForTrust: true,
-        ...(target === undefined ? {} : { select: (entry) => entry.name === target }),
-      },
-      async (project) => {
-        await waitForSurface(io, project);
-        const mount = project.session.mount;
-        if (target !== undefined) catalogOf(mount, target, 'resources');
-        const servers = target === undefined ? serversOffering(mount, 'resources') : [target];
-        const lists = await loadResources(mount, servers);
-        if (values.json === true) {
-          const json = lists.map(({ server, ...rest }) => ({ name: server, ...rest }));
-          io.stdout.write(`${JSON.stringify({ servers: json }, null, 2)}\n`);
-        } else {
-          if (lists.length === 0) io.stdout.write('(no server offers resources)\n');
-          for (const list of lists) {
-            if (list.error !== undefined) {
-              io.stdout.write(
-                `resources of ${sanitizeTerminalLine(list.server)} failed: ${sanitizeTerminalLine(list.error)}\n`,
-              );
-            } else {
-              io.stdout.write(formatResources(list.server, list.resources, list.resourceTemplates));
-            }
+    const target = listTarget('resources', 'read', positionals);
+    return withCatalogServers(io, values, 'resources', target, async (mount) => {
+      const servers = target === undefined ? serversOffering(mount, 'resources') : [target];
+      const lists = await loadResources(mount, servers);
+      if (values.json === true) {
+        const json = lists.map(({ server, ...rest }) => ({ name: server, ...rest }));
+        io.stdout.write(`${JSON.stringify({ servers: json }, null, 2)}\n`);
+      } else {
+        if (lists.length === 0) io.stdout.write('(no server offers resources)\n');
+        for (const list of lists) {
+          if (list.error !== undefined) {
+            io.stdout.write(
+              `resources of ${sanitizeTerminalLine(list.server)} failed: ${sanitizeTerminalLine(list.error)}\n`,
+            );
+          } else {
+            io.stdout.write(formatResources(list.server, list.resources, list.resourceTemplates));
           }
-          if (target === undefined) reportUnavailable(io, mount);
         }
-        return lists.some((list) => list.error !== undefined) ? 1 : 0;
-      },
-    );
+        if (target === undefined) reportUnavailable(io, mount);
+      }
+      return lists.some((list) => list.error !== undefined) ? 1 : 0;
+    });
   },
 };
 
-async function readResource(args: string[], values: Flags, io: CommandIO): Promise<number> {
+async function readResource(args: string[], values: CatalogFlags, io: CommandIO): Promise<number> {
   const [server, uri, extra] = args;
   if (server === undefined || uri === undefined || extra !== undefined) {
     throw new CliError(
@@ -85,23 +65,13 @@ async function readResource(args: string[], values: Flags, io: CommandIO): Promi
       'clat resources read: name one server and one URI; run "clat resources" for the list',
     );
   }
-  return withProject(
-    io,
-    {
-      project: values.project,
-      trust: values.trust,
-      promptForTrust: true,
-      select: (entry) => entry.name === server,
-    },
-    async (project) => {
-      await waitForSurface(io, project);
-      const read = await catalogOf(project.session.mount, server, 'resources').readResource(uri);
-      if (values.json === true) {
-        io.stdout.write(`${JSON.stringify({ server, uri, ...read }, null, 2)}\n`);
-      } else {
-        io.stdout.write(formatResourceRead(read));
-      }
-      return 0;
-    },
-  );
+  return withCatalogServers(io, values, 'resources', server, async (mount) => {
+    const read = await catalogOf(mount, server, 'resources').readResource(uri);
+    if (values.json === true) {
+      io.stdout.write(`${JSON.stringify({ server, uri, ...read }, null, 2)}\n`);
+    } else {
+      io.stdout.write(formatResourceRead(read));
+    }
+    return 0;
+  });
 }

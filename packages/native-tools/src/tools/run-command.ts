@@ -11,7 +11,7 @@ import { NativeToolError, NativeToolErrorCode } from '../errors.js';
 import { NATIVE_LIMITS } from '../limits.js';
 import { defineNativeTool } from '../native-tool.js';
 import type { ToolEnv } from '../options.js';
-import { runInProcessGroup } from '../process-group.js';
+import { runInProcessGroup } from '../run-in-process-group.js';
 
 export interface RunCommandOutput {
   exit_code: number | null;

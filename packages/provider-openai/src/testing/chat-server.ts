@@ -1,16 +1,19 @@
 /**
- * A real HTTP chat-completions server on 127.0.0.1 for the provider tests: each request takes the
- * next scripted reply and is recorded (headers included) for assertions.
+ * A real HTTP chat-completions server on 127.0.0.1: each request takes the next scripted reply
+ * and is recorded (headers included) for assertions. For tests of this provider and of hosts
+ * that drive it (`clat exec`, a custom distribution), without a model or a network.
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** One request as the server received it. */
 export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: Record<string, unknown>;
 }
 
+/** A JSON reply, an SSE stream (with pauses), a request never answered, or a dropped socket. */
 export type Reply =
   | { status?: number; json: unknown; headers?: Record<string, string> }
   | { sse: (string | { delayMs: number })[] }
@@ -18,11 +21,16 @@ export type Reply =
   | { destroy: true };
 
 export interface ChatServer {
+  /** Base URL ending in /v1. */
   url: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
 
+/**
+ * Starts the server on an ephemeral loopback port. Replies are taken in order; once they run out,
+ * each request gets a 500 saying so.
+ */
 export async function startChatServer(replies: Reply[]): Promise<ChatServer> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
@@ -32,7 +40,7 @@ export async function startChatServer(replies: Reply[]): Promise<ChatServer> {
     requests.push({ headers: req.headers, body: JSON.parse(raw) as Record<string, unknown> });
     const reply = replies.shift() ?? {
       status: 500,
-      json: { error: { message: 'script ran out' } },
+      json: { error: { message: 'the scripted conversation ran out' } },
     };
     if ('hang' in reply) return;
     if ('destroy' in reply) {
@@ -80,4 +88,41 @@ export function chunk(
   extra: Record<string, unknown> = {},
 ): string {
   return `data: ${JSON.stringify({ object: 'chat.completion.chunk', model: 'fake-1', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+}
+
+/** A tool call the scripted model asks for. */
+export interface ScriptedToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What a scripted model answers in one turn: tool calls, or text. */
+export type ScriptedReply = { toolCalls: readonly ScriptedToolCall[] } | { text: string };
+
+/**
+ * A non-streamed `chat.completion` reply for the `n`th turn (tool-call ids `call_<n>_<i>`), so a
+ * host test scripts a conversation as turns instead of wire JSON.
+ */
+export function completion(reply: ScriptedReply, n: number): Reply {
+  const message =
+    'text' in reply
+      ? { role: 'assistant', content: reply.text }
+      : {
+          role: 'assistant',
+          content: null,
+          tool_calls: reply.toolCalls.map((call, position) => ({
+            id: `call_${n}_${position}`,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+          })),
+        };
+  return {
+    json: {
+      id: `chatcmpl-${n}`,
+      object: 'chat.completion',
+      model: 'fake-model',
+      choices: [{ index: 0, message, finish_reason: 'text' in reply ? 'stop' : 'tool_calls' }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    },
+  };
 }

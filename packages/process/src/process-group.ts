@@ -1,17 +1,17 @@
 /**
- * Process-group signalling and liveness for stdio servers spawned as group leaders (detached), so
- * teardown reaches grandchildren. Zombies do not count as alive: the container init may never reap
- * reparented grandchildren, and a zombie holds no resources we can free.
+ * Signalling and liveness of a process group (a child spawned `detached` is its group leader).
+ * Zombies do not count as alive: a container init may never reap reparented grandchildren, and a
+ * zombie holds nothing we can free, so waiting on one would only hold the caller.
  * @module
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** How often teardown looks whether a process group is empty. */
-const GROUP_POLL_MS = 25;
+/** How often a wait looks whether a group is empty. */
+const GROUP_POLL_MS = 20;
 
 /**
- * Sends `signal` to every process of group `pgid`; false only if the group is gone (ESRCH).
- * EPERM means the group exists but is not ours to signal: it is alive, as native-tools reads it.
+ * Sends `signal` (0: only probe) to every process of group `pgid`; false only when the group is
+ * gone (ESRCH). EPERM means the group exists but is not ours to signal: it counts as alive.
  */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
@@ -22,17 +22,20 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** Live (non-zombie) members of process group `pgid`. Linux reads /proc; elsewhere kill(0). */
+/**
+ * Live (non-zombie) members of group `pgid`. Linux reads /proc; elsewhere (or without /proc) a
+ * group that answers the probe is reported as its leader alone.
+ */
 export function groupMembers(pgid: number): number[] {
   if (!signalGroup(pgid, 0)) return [];
   if (process.platform !== 'linux') return [pgid];
-  const members: number[] = [];
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return [pgid];
   }
+  const members: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -55,25 +58,6 @@ export function groupAlive(pgid: number): boolean {
   return groupMembers(pgid).length > 0;
 }
 
-// Groups still owned by an open transport; killed if the host exits without closing them.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-/** Tracks a spawned group so an abrupt host exit still kills it. */
-export function trackGroup(pgid: number): void {
-  liveGroups.add(pgid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
-    });
-  }
-}
-
-export function untrackGroup(pgid: number): void {
-  liveGroups.delete(pgid);
-}
-
 /** Resolves true once group `pgid` has no live member, false after `ms`. */
 export function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
   return new Promise((resolveWait) => {
@@ -85,4 +69,16 @@ export function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
     };
     poll();
   });
+}
+
+/**
+ * SIGTERMs group `pgid`, waits up to `graceMs` for it to empty, then SIGKILLs it and waits up to
+ * `graceMs` again. True when the group is gone.
+ */
+export async function killGroup(pgid: number, graceMs: number): Promise<boolean> {
+  if (!groupAlive(pgid)) return true;
+  signalGroup(pgid, 'SIGTERM');
+  if (await waitGroupGone(pgid, graceMs)) return true;
+  signalGroup(pgid, 'SIGKILL');
+  return waitGroupGone(pgid, graceMs);
 }

@@ -4,8 +4,8 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { LIMITS } from '@clat/kernel';
+import { groupAlive, killGroup, trackGroup, untrackGroup } from '@clat/process';
 
 /** Keeps the head and the tail of a stream, dropping the middle once over `limit` bytes. */
 export class BoundedOutput {
@@ -75,88 +75,6 @@ export interface GroupRunResult {
   leftovers: boolean;
 }
 
-/** Live (non-zombie) members of group `pgid`, from /proc; undefined where /proc is missing. */
-function liveMembersFromProc(pgid: number): number | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  let live = 0;
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the parenthesised command: state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') live++;
-  }
-  return live;
-}
-
-/**
- * True while any process of group `pgid` is alive. Zombies do not count: an orphan killed in
- * a container whose init reaps slowly must not hold the caller for the whole grace period.
- */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  const live = process.platform === 'linux' ? liveMembersFromProc(pgid) : undefined;
-  return live === undefined ? true : live > 0;
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-const POLL_MS = 20;
-
-// Groups of commands still running; killed if the host exits without waiting for them.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-/** SIGKILLs every tracked group (the host is exiting). Exported for tests. */
-export function killTrackedGroups(): void {
-  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
-  liveGroups.clear();
-}
-
-function track(pgid: number): void {
-  liveGroups.add(pgid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', killTrackedGroups);
-  }
-}
-
-/** Number of command groups currently tracked (tests). */
-export function trackedGroupCount(): number {
-  return liveGroups.size;
-}
-
-/** SIGTERM the group, wait up to `graceMs` for it to empty, then SIGKILL. */
-export async function killGroup(pgid: number, graceMs: number): Promise<void> {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (groupAlive(pgid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
-}
-
 /** Runs `shell -c command` in a new process group and always empties the group before resolving. */
 export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   const graceMs = options.graceMs ?? LIMITS.shutdownGraceMs;
@@ -181,7 +99,7 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunRes
     let cancelled = false;
     let settled = false;
     const pgid = child.pid;
-    if (pgid !== undefined) track(pgid);
+    if (pgid !== undefined) trackGroup(pgid);
     const stop = (why: 'timeout' | 'cancel') => {
       if (pgid === undefined) return;
       if (why === 'timeout') timedOut = true;
@@ -223,7 +141,7 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunRes
         ]);
         child.stdout?.destroy();
         child.stderr?.destroy();
-        if (pgid !== undefined && !groupAlive(pgid)) liveGroups.delete(pgid);
+        if (pgid !== undefined && !groupAlive(pgid)) untrackGroup(pgid);
         if (settled) return;
         settled = true;
         resolve({ exitCode: code, signal, timedOut, cancelled, stdout, stderr, leftovers });

@@ -1,0 +1,19 @@
+/**
+ * @clat/process: process groups for CLAT's Node hosts. A child spawned `detached` leads its own
+ * group, so one signal reaches everything it started; this package signals, watches and kills
+ * such groups, and kills the ones still tracked when the host exits.
+ * @module
+ */
+export {
+  groupAlive,
+  groupMembers,
+  killGroup,
+  signalGroup,
+  waitGroupGone,
+} from './process-group.js';
+export {
+  killTrackedGroups,
+  trackedGroupCount,
+  trackGroup,
+  untrackGroup,
+} from './tracked-groups.js';

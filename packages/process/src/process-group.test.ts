@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  groupAlive,
+  groupMembers,
+  killGroup,
+  signalGroup,
+  waitGroupGone,
+} from './process-group.js';
+import {
+  killTrackedGroups,
+  trackedGroupCount,
+  trackGroup,
+  untrackGroup,
+} from './tracked-groups.js';
+
+function killError(code: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`kill ${code}`);
+  error.code = code;
+  return error;
+}
+
+describe('process-group liveness', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('reads EPERM as a live group (it exists, it is just not ours to signal)', () => {
+    vi.spyOn(process, 'kill').mockImplementation(() => {
+      throw killError('EPERM');
+    });
+    expect(signalGroup(424242, 0)).toBe(true);
+  });
+
+  it('reads ESRCH as a gone group', () => {
+    vi.spyOn(process, 'kill').mockImplementation(() => {
+      throw killError('ESRCH');
+    });
+    expect(signalGroup(424242, 0)).toBe(false);
+    expect(groupAlive(424242)).toBe(false);
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'sees a real detached group alive, then gone after SIGKILL',
+    async () => {
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+        detached: true,
+        stdio: 'ignore',
+      });
+      const pgid = child.pid as number;
+      try {
+        expect(groupAlive(pgid)).toBe(true);
+        expect(signalGroup(pgid, 'SIGKILL')).toBe(true);
+        expect(await waitGroupGone(pgid, 5000)).toBe(true);
+      } finally {
+        signalGroup(pgid, 'SIGKILL');
+      }
+    },
+  );
+});
+
+/** A detached node process (its own group leader) that ignores SIGTERM when `stubborn`. */
+function detachedSleeper(stubborn: boolean): number {
+  const script = stubborn
+    ? "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"
+    : 'setInterval(() => {}, 1000)';
+  const child = spawn(process.execPath, ['-e', script], { detached: true, stdio: 'ignore' });
+  return child.pid as number;
+}
+
+describe.skipIf(process.platform === 'win32')('killGroup', () => {
+  it('ends a group with SIGTERM when that suffices', async () => {
+    const pgid = detachedSleeper(false);
+    try {
+      expect(groupMembers(pgid)).toContain(pgid);
+      expect(await killGroup(pgid, 5000)).toBe(true);
+      expect(groupAlive(pgid)).toBe(false);
+    } finally {
+      signalGroup(pgid, 'SIGKILL');
+    }
+  });
+
+  it('escalates to SIGKILL after the grace for a group that ignores SIGTERM', async () => {
+    const pgid = detachedSleeper(true);
+    try {
+      // Let the child install its SIGTERM handler before we signal it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      expect(await killGroup(pgid, 300)).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+      expect(groupAlive(pgid)).toBe(false);
+    } finally {
+      signalGroup(pgid, 'SIGKILL');
+    }
+  });
+
+  it('is a no-op for a group that is already gone', async () => {
+    const pgid = detachedSleeper(false);
+    signalGroup(pgid, 'SIGKILL');
+    await waitGroupGone(pgid, 5000);
+    expect(await killGroup(pgid, 5000)).toBe(true);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('tracked groups', () => {
+  it('killTrackedGroups SIGKILLs every tracked group and forgets them', async () => {
+    const a = detachedSleeper(true);
+    const b = detachedSleeper(false);
+    try {
+      const before = trackedGroupCount();
+      trackGroup(a);
+      trackGroup(b);
+      trackGroup(b);
+      expect(trackedGroupCount()).toBe(before + 2);
+      untrackGroup(b);
+      expect(trackedGroupCount()).toBe(before + 1);
+      trackGroup(b);
+      killTrackedGroups();
+      expect(trackedGroupCount()).toBe(0);
+      expect(await waitGroupGone(a, 5000)).toBe(true);
+      expect(await waitGroupGone(b, 5000)).toBe(true);
+    } finally {
+      signalGroup(a, 'SIGKILL');
+      signalGroup(b, 'SIGKILL');
+    }
+  });
+});
