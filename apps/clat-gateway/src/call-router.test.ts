@@ -1,14 +1,20 @@
-import type { ApprovalRequest, ModelRequest } from '@clat/kernel';
+import type { ApprovalRequest, FormQuestion, ModelRequest } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import { CallRouter, type RoutedCall } from './call-router.js';
 
 const EVERYTHING = { kind: 'mcp', id: 'everything' };
 const OTHER = { kind: 'wasm', id: 'everything' };
 
-function call(answer: string, sample = true): RoutedCall & { asked: ApprovalRequest[] } {
+function call(
+  answer: string,
+  sample = true,
+  elicit = true,
+): RoutedCall & { asked: ApprovalRequest[]; forms: FormQuestion[] } {
   const asked: ApprovalRequest[] = [];
+  const forms: FormQuestion[] = [];
   return {
     asked,
+    forms,
     plugin: EVERYTHING,
     approver: {
       async approve(request) {
@@ -20,6 +26,12 @@ function call(answer: string, sample = true): RoutedCall & { asked: ApprovalRequ
       ? async () => ({ text: answer, model: 'm', stopReason: 'endTurn', usage: null })
       : undefined,
     noSampling: 'this MCP client offers no sampling',
+    askForm: elicit
+      ? async (question) => {
+          forms.push(question);
+          return { action: 'accept', content: { who: answer } };
+        }
+      : undefined,
   };
 }
 
@@ -82,6 +94,44 @@ describe('CallRouter', () => {
     expect(await router.approver.approve(approval('t', OTHER), signal)).toMatchObject({
       outcome: 'deny',
       reason: expect.stringContaining('no MCP client can be asked'),
+    });
+  });
+
+  it("routes a plugin's elicitation form to the oldest call of that plugin, else refuses it", async () => {
+    const router = new CallRouter();
+    const form = (source = EVERYTHING): FormQuestion => ({
+      form: { message: 'who?', fields: [] },
+      rules: {},
+      source,
+    });
+    await expect(router.asker.askForm?.(form(), signal)).rejects.toMatchObject({
+      code: 'ELICITATION_NO_FRONTEND',
+      message:
+        'no gateway call of mcp:everything is running, so no MCP client can answer its elicitation',
+    });
+    const first = call('first');
+    const leave = router.enter(first);
+    router.enter(call('second'));
+    expect(await router.asker.askForm?.(form(), signal)).toEqual({
+      action: 'accept',
+      content: { who: 'first' },
+    });
+    expect(first.forms).toHaveLength(1);
+    leave();
+    expect(await router.asker.askForm?.(form(), signal)).toMatchObject({
+      content: { who: 'second' },
+    });
+    await expect(router.asker.askForm?.(form(OTHER), signal)).rejects.toThrow(
+      'no gateway call of wasm:everything',
+    );
+    const silent = new CallRouter();
+    silent.enter(call('x', true, false));
+    await expect(silent.asker.askForm?.(form(), signal)).rejects.toThrow(
+      'the MCP client calling mcp:everything offers no elicitation',
+    );
+    // A plugin's own ask_user names no plugin: refused, never sent to some client.
+    await expect(router.asker.ask({ question: 'q' }, signal)).rejects.toMatchObject({
+      code: 'ELICITATION_NO_FRONTEND',
     });
   });
 });

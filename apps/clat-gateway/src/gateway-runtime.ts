@@ -74,14 +74,15 @@ export class GatewayRuntime {
 
   /**
    * The gateway's one run, opened by the first call like `clat`'s first run: it waits (bounded)
-   * for the initial surface and freezes the registries. Plugin sampling and approvals of plugin
-   * host calls go to the calling client through the router.
+   * for the initial surface and freezes the registries. Plugin sampling, elicitation forms and
+   * approvals of plugin host calls go to the calling client through the router.
    */
   run(): Promise<HostRun> {
     this.#run ??= this.gateway.host.beginRun({
       mode: this.mode,
       initialWaitMs: this.waitMs,
       approver: this.router.approver,
+      asker: this.router.asker,
       model: this.router.model,
     });
     return this.#run;

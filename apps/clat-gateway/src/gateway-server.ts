@@ -33,6 +33,7 @@ import {
   pushAsk,
   refusingApprover,
 } from './client-asks.js';
+import { clientFormAsker, clientQuestionAsker } from './client-forms.js';
 import type { GatewayRuntime } from './gateway-runtime.js';
 import { relayProgress } from './progress-relay.js';
 import { GATEWAY_VERSION } from './version.js';
@@ -61,6 +62,7 @@ async function runCall(
     asks.ask !== undefined && asks.elicit
       ? elicitingApprover(asks.ask, mode)
       : refusingApprover(mode);
+  const elicits = asks.ask !== undefined && asks.elicit;
   let leave = (): void => {};
   try {
     // After the run opened: the first call waits for the surface, so the owner is known.
@@ -72,6 +74,7 @@ async function runCall(
       noSampling: asks.modern
         ? "this MCP client did not declare sampling on its request, so clat-gateway refuses the plugin's sampling request"
         : "this MCP client offers no sampling, so clat-gateway refuses the plugin's sampling request",
+      askForm: elicits ? clientFormAsker(asks.ask as AskClient) : undefined,
     });
     const context: RunContext = {
       runId: run.context.runId,
@@ -79,6 +82,8 @@ async function runCall(
       signal: AbortSignal.any([signal, run.context.signal]),
       approver,
     };
+    // The client's own ask_user calls ask the client; without elicitation they fail closed.
+    if (elicits) context.asker = clientQuestionAsker(asks.ask as AskClient);
     const result = await runtime.gateway.host.pipeline.call(name, args, context, { callId });
     const out: CallToolResult = { content: [{ type: 'text', text: result.content }] };
     if (result.isError === true) out.isError = true;

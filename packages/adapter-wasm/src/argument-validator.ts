@@ -41,6 +41,15 @@ function engineFor(dialect: unknown): Engine {
 }
 
 /**
+ * Builds the default (draft-07) engine and compiles one schema, so Ajv's own first-use cost
+ * (tens of ms in a fresh process) is paid while the caller waits on other work, such as a guest
+ * worker booting, instead of after it.
+ */
+export function warmArgumentValidators(): void {
+  engineFor(undefined).compile({ type: 'object' });
+}
+
+/**
  * Compiles a tool's input schema. Throws (with Ajv's reason) when the schema itself is not a
  * valid JSON Schema or references something outside itself.
  */

@@ -9,8 +9,18 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { BigIntStats } from 'node:fs';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { LIMITS, parseSha256 } from '@clat/kernel';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
@@ -23,6 +33,7 @@ import {
   readModuleMemories,
   WASM_PAGE_BYTES,
 } from './memory-cap.js';
+import { isQuiescent, recordDigest, recordedDigest, statSignature } from './source-record.js';
 
 /** Largest component accepted, checked before the file is read. */
 export const MAX_COMPONENT_BYTES = 32 * 1024 * 1024;
@@ -99,24 +110,52 @@ export interface PrepareComponentOptions {
   keyPath?: string | undefined;
 }
 
-async function readComponent(path: string): Promise<Uint8Array> {
-  let size: number;
+function tooLarge(path: string, size: bigint): WasmError {
+  return new WasmError(
+    WasmErrorCode.WASM_COMPONENT_TOO_LARGE,
+    `component ${path} is ${size} bytes, over the ${MAX_COMPONENT_BYTES}-byte limit`,
+  );
+}
+
+function unreadable(path: string, error: unknown): WasmError {
+  return new WasmError(
+    WasmErrorCode.WASM_COMPONENT_UNREADABLE,
+    `component ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    { cause: error },
+  );
+}
+
+/**
+ * The component's bytes and its stat before reading; `trusted` when that signature vouches for
+ * the bytes: unchanged through the read, and quiescent before it (see source-record.ts).
+ */
+interface ComponentRead {
+  bytes: Uint8Array;
+  stats: BigIntStats;
+  trusted: boolean;
+}
+
+async function readComponent(path: string): Promise<ComponentRead> {
+  let handle: FileHandle;
   try {
-    size = (await stat(path)).size;
+    handle = await open(path, 'r');
   } catch (error) {
-    throw new WasmError(
-      WasmErrorCode.WASM_COMPONENT_UNREADABLE,
-      `component ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      { cause: error },
-    );
+    throw unreadable(path, error);
   }
-  if (size > MAX_COMPONENT_BYTES) {
-    throw new WasmError(
-      WasmErrorCode.WASM_COMPONENT_TOO_LARGE,
-      `component ${path} is ${size} bytes, over the ${MAX_COMPONENT_BYTES}-byte limit`,
-    );
+  try {
+    const checkedAt = Date.now();
+    const stats = await handle.stat({ bigint: true });
+    if (stats.size > BigInt(MAX_COMPONENT_BYTES)) throw tooLarge(path, stats.size);
+    const bytes = await readSized(handle, Number(stats.size));
+    const after = await handle.stat({ bigint: true });
+    const unchanged = statSignature(stats) === statSignature(after);
+    return { bytes, stats, trusted: unchanged && isQuiescent(stats, checkedAt) };
+  } catch (error) {
+    if (error instanceof WasmError) throw error;
+    throw unreadable(path, error);
+  } finally {
+    await handle.close();
   }
-  return new Uint8Array(await readFile(path));
 }
 
 function transpileInWorker(bytes: Uint8Array): Promise<{
@@ -173,6 +212,37 @@ function transpileInWorker(bytes: Uint8Array): Promise<{
   });
 }
 
+/**
+ * The first `size` bytes of an open file, normally in one read. A file that shrank meanwhile
+ * comes back short, one that grew is cut at `size`: either way its digest tells.
+ */
+async function readSized(handle: FileHandle, size: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  while (offset < size) {
+    const { bytesRead } = await handle.read(bytes, offset, size - offset, offset);
+    if (bytesRead === 0) break;
+    offset += bytesRead;
+  }
+  return offset === size ? bytes : bytes.subarray(0, offset);
+}
+
+/**
+ * A whole file in one read into a buffer of its size (fs.readFile reads 512 KiB chunks and
+ * concatenates them: several times slower for a 12 MB core module). Undefined if unreadable.
+ */
+async function readWhole(path: string): Promise<Uint8Array | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, 'r');
+    return await readSized(handle, (await handle.stat()).size);
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}
+
 /** A verified cache entry: its authenticated manifest and the bytes of every file it lists. */
 interface CacheEntry {
   manifest: CacheManifest;
@@ -205,14 +275,12 @@ async function loadEntry(
     // A malformed manifest (wrong field types) is as unusable as a forged one.
   }
   if (!authentic) return { problem: `${MANIFEST_FILE} is not authenticated by this host's key` };
+  const names = Object.entries(manifest.files);
+  const contents = await Promise.all(names.map(([name]) => readWhole(join(dir, name))));
   const files = new Map<string, Uint8Array>();
-  for (const [name, digest] of Object.entries(manifest.files)) {
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await readFile(join(dir, name)));
-    } catch {
-      return { problem: `${name} is missing` };
-    }
+  for (const [index, [name, digest]] of names.entries()) {
+    const bytes = contents[index];
+    if (bytes === undefined) return { problem: `${name} is missing` };
     if (sha256Hex(bytes) !== digest) return { problem: `${name} no longer matches its digest` };
     files.set(name, bytes);
   }
@@ -254,32 +322,71 @@ function checkInterfaces(path: string, bytes: Uint8Array): string[] {
   return interfaces.imports;
 }
 
+function pinMismatch(path: string, sha256: string, pin: string): WasmError {
+  const pinned = parseSha256(pin);
+  return new WasmError(
+    WasmErrorCode.WASM_DIGEST_MISMATCH,
+    `component ${path} has SHA-256 ${sha256}, but ${pinned === undefined ? `the pin ${JSON.stringify(pin)} is not a SHA-256 digest` : `${pinned} is pinned`}`,
+    { data: { actual: sha256, pinned: pin } },
+  );
+}
+
+/**
+ * The verified cache entry of an unchanged component, found without reading the component: its
+ * stat signature matches an authenticated record of its digest (see source-record.ts), the
+ * digest equals the pin if one is set, and the entry of that digest verifies. Undefined
+ * otherwise: the caller reads and hashes the component.
+ */
+async function unchangedEntry(
+  options: PrepareComponentOptions,
+  key: Buffer,
+): Promise<{ sha256: string; entry: CacheEntry } | undefined> {
+  const path = resolve(options.componentPath);
+  let stats: BigIntStats;
+  try {
+    stats = await stat(path, { bigint: true });
+  } catch {
+    return undefined;
+  }
+  if (stats.size > BigInt(MAX_COMPONENT_BYTES)) return undefined;
+  const sha256 = await recordedDigest(options.cacheDir, key, path, statSignature(stats));
+  if (sha256 === undefined) return undefined;
+  // A pin that disagrees with the record is judged on freshly hashed bytes, never on the record.
+  if (options.sha256 !== undefined && parseSha256(options.sha256) !== sha256) return undefined;
+  const entry = await loadEntry(join(options.cacheDir, sha256), sha256, key);
+  return 'manifest' in entry ? { sha256, entry } : undefined;
+}
+
 /**
  * Verifies and transpiles a component (or reuses the cache entry of its digest) and checks its
- * imports. Cache writes are atomic: a temporary directory renamed into place.
+ * imports. Cache writes are atomic: a temporary directory renamed into place. An unchanged
+ * component (same stat signature as when it was last hashed) is not read again.
  */
 export async function prepareComponent(
   options: PrepareComponentOptions,
 ): Promise<PreparedComponent> {
   const { componentPath, cacheDir } = options;
-  const bytes = await readComponent(componentPath);
+  const key = await loadCacheKey(options.keyPath ?? cacheKeyPath(cacheDir));
+  const unchanged = await unchangedEntry(options, key);
+  if (unchanged !== undefined) {
+    checkImports(componentPath, unchanged.entry.manifest.imports);
+    return preparedOf(
+      unchanged.sha256,
+      join(cacheDir, unchanged.sha256),
+      unchanged.entry,
+      undefined,
+    );
+  }
+  const read = await readComponent(componentPath);
+  const { bytes } = read;
   const sha256 = sha256Hex(bytes);
-  if (options.sha256 !== undefined) {
-    const pinned = parseSha256(options.sha256);
-    if (pinned !== sha256) {
-      throw new WasmError(
-        WasmErrorCode.WASM_DIGEST_MISMATCH,
-        `component ${componentPath} has SHA-256 ${sha256}, but ${pinned === undefined ? `the pin ${JSON.stringify(options.sha256)} is not a SHA-256 digest` : `${pinned} is pinned`}`,
-        { data: { actual: sha256, pinned: options.sha256 } },
-      );
-    }
+  if (options.sha256 !== undefined && parseSha256(options.sha256) !== sha256) {
+    throw pinMismatch(componentPath, sha256, options.sha256);
   }
   const dir = join(cacheDir, sha256);
-  const key = await loadCacheKey(options.keyPath ?? cacheKeyPath(cacheDir));
   const cached = await loadEntry(dir, sha256, key);
   let entry: CacheEntry;
-  let transpiled = false;
-  let transpileMs = 0;
+  let transpileMs: number | undefined;
   let rebuilt: string | undefined;
   if ('manifest' in cached) {
     entry = cached;
@@ -292,7 +399,6 @@ export async function prepareComponent(
     const started = performance.now();
     const result = await transpileInWorker(bytes);
     transpileMs = performance.now() - started;
-    transpiled = true;
     const digests: Record<string, string> = {};
     const files = new Map<string, Uint8Array>();
     for (const [name, content] of Object.entries(result.files)) {
@@ -308,25 +414,49 @@ export async function prepareComponent(
     const fields = { transpiler: TRANSPILER_ID, sha256, imports, files: digests };
     const manifest: CacheManifest = { ...fields, mac: manifestMac(key, macFields(fields)) };
     entry = { manifest, files };
-    await mkdir(cacheDir, { recursive: true, mode: 0o700 });
-    const staging = join(cacheDir, `.${sha256}.${process.pid}.${randomUUID()}.tmp`);
-    await mkdir(staging, { mode: 0o700 });
-    try {
-      for (const [name, content] of files) {
-        await writeFile(join(staging, name), content, { mode: 0o600 });
-      }
-      await writeFile(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, {
-        mode: 0o600,
-      });
-      await rm(dir, { recursive: true, force: true });
-      await rename(staging, dir);
-    } catch (error) {
-      await rm(staging, { recursive: true, force: true });
-      // A concurrent installer may have won the rename; its entry is equally valid. Either way
-      // this process runs the bytes it just transpiled, held in memory.
-      if (!('manifest' in (await loadEntry(dir, sha256, key)))) throw error;
-    }
+    await writeEntry(cacheDir, dir, entry, key);
   }
+  if (read.trusted) await recordDigest(cacheDir, key, resolve(componentPath), read.stats, sha256);
+  const prepared = preparedOf(sha256, dir, entry, transpileMs);
+  if (rebuilt !== undefined) prepared.rebuilt = rebuilt;
+  return prepared;
+}
+
+/** Writes a freshly transpiled entry atomically (a staging directory renamed into place). */
+async function writeEntry(
+  cacheDir: string,
+  dir: string,
+  entry: CacheEntry,
+  key: Buffer,
+): Promise<void> {
+  const { manifest, files } = entry;
+  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
+  const staging = join(cacheDir, `.${manifest.sha256}.${process.pid}.${randomUUID()}.tmp`);
+  await mkdir(staging, { mode: 0o700 });
+  try {
+    for (const [name, content] of files) {
+      await writeFile(join(staging, name), content, { mode: 0o600 });
+    }
+    await writeFile(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, {
+      mode: 0o600,
+    });
+    await rm(dir, { recursive: true, force: true });
+    await rename(staging, dir);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    // A concurrent installer may have won the rename; its entry is equally valid. Either way
+    // this process runs the bytes it just transpiled, held in memory.
+    if (!('manifest' in (await loadEntry(dir, manifest.sha256, key)))) throw error;
+  }
+}
+
+/** The prepared form of a verified entry; `transpileMs` undefined for a cache hit. */
+function preparedOf(
+  sha256: string,
+  dir: string,
+  entry: CacheEntry,
+  transpileMs: number | undefined,
+): PreparedComponent {
   const coreModules: Record<string, Uint8Array> = {};
   for (const [name, content] of entry.files) {
     if (name.endsWith('.wasm')) coreModules[name] = content;
@@ -337,9 +467,55 @@ export async function prepareComponent(
     imports: entry.manifest.imports,
     glueSource: new TextDecoder().decode(entry.files.get(GLUE_FILE)),
     coreModules,
-    transpiled,
-    transpileMs,
-    ...(rebuilt === undefined ? {} : { rebuilt }),
+    transpiled: transpileMs !== undefined,
+    transpileMs: transpileMs ?? 0,
+  };
+}
+
+/** A prepared component whose memory-capped core modules are compiling (see {@link startCompile}). */
+export interface CompilingComponent extends Omit<PreparedComponent, 'coreModules'> {
+  /** Settles once every core module compiled; rejects with the compile error. */
+  modules: Promise<Record<string, WebAssembly.Module>>;
+  memoryLimitBytes: number;
+}
+
+/**
+ * Memory-caps the verified core modules of a prepared component (synchronously: a guest whose
+ * initial memory is over the cap throws here) and starts compiling them, so a worker can boot
+ * and import the glue while V8 compiles.
+ */
+export function startCompile(
+  prepared: PreparedComponent,
+  memoryLimitBytes: number = LIMITS.wasmMemoryBytes,
+): CompilingComponent {
+  const maxPages = Math.floor(memoryLimitBytes / WASM_PAGE_BYTES);
+  const entries = Object.entries(prepared.coreModules);
+  // The cap is per instance: all memories of all core modules share it.
+  const allotted = allotMemoryPages(
+    entries.map(([, bytes]) => readModuleMemories(bytes)),
+    maxPages,
+  );
+  const compiling = entries.map(async ([name, bytes], index) => {
+    const capped = capModuleMemory(bytes, allotted[index] ?? []);
+    return [name, await wasm.compile(capped.bytes)] as const;
+  });
+  const modules = Promise.all(compiling).then((compiled) => {
+    const record: Record<string, WebAssembly.Module> = {};
+    for (const [name, module] of compiled) record[name] = module;
+    return record;
+  });
+  // Observed here so a failure nobody awaits yet is not an unhandled rejection.
+  modules.catch(() => {});
+  return {
+    sha256: prepared.sha256,
+    dir: prepared.dir,
+    imports: prepared.imports,
+    glueSource: prepared.glueSource,
+    transpiled: prepared.transpiled,
+    transpileMs: prepared.transpileMs,
+    ...(prepared.rebuilt === undefined ? {} : { rebuilt: prepared.rebuilt }),
+    modules,
+    memoryLimitBytes,
   };
 }
 
@@ -348,18 +524,6 @@ export async function compileComponent(
   prepared: PreparedComponent,
   memoryLimitBytes: number = LIMITS.wasmMemoryBytes,
 ): Promise<CompiledComponent> {
-  const maxPages = Math.floor(memoryLimitBytes / WASM_PAGE_BYTES);
-  const entries = Object.entries(prepared.coreModules);
-  // The cap is per instance: all memories of all core modules share it.
-  const allotted = allotMemoryPages(
-    entries.map(([, bytes]) => readModuleMemories(bytes)),
-    maxPages,
-  );
-  const modules: Record<string, WebAssembly.Module> = {};
-  for (const [index, [name, bytes]] of entries.entries()) {
-    const capped = capModuleMemory(bytes, allotted[index] ?? []);
-    modules[name] = await wasm.compile(capped.bytes);
-  }
-  const { coreModules: _verified, ...rest } = prepared;
-  return { ...rest, modules, memoryLimitBytes };
+  const { modules, ...rest } = startCompile(prepared, memoryLimitBytes);
+  return { ...rest, modules: await modules };
 }

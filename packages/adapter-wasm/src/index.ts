@@ -6,6 +6,7 @@
 
 export {
   type CompiledComponent,
+  type CompilingComponent,
   compileComponent,
   MAX_COMPONENT_BYTES,
   type PrepareComponentOptions,

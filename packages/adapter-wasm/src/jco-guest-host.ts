@@ -11,7 +11,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errorMessage, LIMITS } from '@clat/kernel';
 import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
-import type { CompiledComponent } from './component-cache.js';
+import type { CompiledComponent, CompilingComponent } from './component-cache.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 
 /** A directory the guest sees through `wasi:filesystem/preopens`. */
@@ -48,7 +48,11 @@ export type GuestCallOutcome =
 
 export interface JcoGuestHostOptions {
   plugin: string;
-  component: CompiledComponent;
+  /**
+   * The component, compiled or still compiling: a first worker then boots and imports the glue
+   * while V8 compiles, and gets the modules once they are ready.
+   */
+  component: CompiledComponent | CompilingComponent;
   preopens: readonly Preopen[];
   hostImports: HostImportHandler;
   /**
@@ -107,6 +111,9 @@ export class JcoGuestHost {
   #preopens: readonly Preopen[];
   /** The verified glue, imported from memory: the cache file may change after verification. */
   readonly #glueUrl: string;
+  /** The compiled core modules, once ready (shared by every worker, restarts included). */
+  #modules: Record<string, WebAssembly.Module> | undefined;
+  readonly #compiling: Promise<Record<string, WebAssembly.Module>>;
   #instance: Instance | undefined;
   readonly #queue = new CallQueue();
   #closed = false;
@@ -117,6 +124,19 @@ export class JcoGuestHost {
     this.#options = options;
     this.#preopens = options.preopens;
     this.#glueUrl = `data:text/javascript;base64,${Buffer.from(options.component.glueSource).toString('base64')}`;
+    const { modules } = options.component;
+    if (modules instanceof Promise) {
+      this.#compiling = modules;
+      modules.then(
+        (compiled) => {
+          this.#modules = compiled;
+        },
+        () => {},
+      );
+    } else {
+      this.#modules = modules;
+      this.#compiling = Promise.resolve(modules);
+    }
   }
 
   /** Instances terminated by a fault (trap, timeout, cancellation, memory); each restarts. */
@@ -201,12 +221,12 @@ export class JcoGuestHost {
   }
 
   #spawn(): Instance {
-    const { component } = this.#options;
     const channel = new MessageChannel();
     const signalBuffer = new SharedArrayBuffer(4);
     const worker = new Worker(new URL('./worker/guest-worker.mjs', import.meta.url), {
       workerData: {
-        modules: component.modules,
+        // Undefined while compiling: they follow in a `modules` message.
+        modules: this.#modules,
         glueUrl: this.#glueUrl,
         hostPort: channel.port2,
         signalBuffer,
@@ -299,6 +319,27 @@ export class JcoGuestHost {
     channel.port1.on('message', (request: HostRequest) => {
       void this.#answerHost(instance, request);
     });
+    if (this.#modules === undefined) {
+      this.#compiling.then(
+        (modules) => {
+          if (!instance.dead) worker.postMessage({ type: 'modules', modules });
+        },
+        (error: unknown) => {
+          clearTimeout(startTimer);
+          // A compile error keeps its own code (a malformed module, a memory cap).
+          readyReject(
+            error instanceof WasmError
+              ? error
+              : new WasmError(
+                  WasmErrorCode.WASM_START_FAILED,
+                  `wasm plugin ${this.plugin} failed to compile: ${errorMessage(error)}`,
+                  { cause: error },
+                ),
+          );
+          void this.#kill(instance, 'compile failed');
+        },
+      );
+    }
     return instance;
   }
 

@@ -58,10 +58,62 @@ export interface MemoryCapResult {
 export function readModuleMemories(
   module: Uint8Array,
 ): { minPages: number; maxPages: number | undefined }[] {
-  return capModuleMemory(module, Number.MAX_SAFE_INTEGER).memories.map((memory) => ({
+  // A scan only: no copy of the (often 12 MB) module.
+  return (findMemorySection(module)?.memories ?? []).map((memory) => ({
     minPages: memory.minPages,
     maxPages: memory.maxPages,
   }));
+}
+
+interface DefinedMemory {
+  flags: number;
+  minPages: number;
+  maxPages: number | undefined;
+}
+
+/** Where the memory section lies (section start and end offsets) and what it defines. */
+function findMemorySection(
+  module: Uint8Array,
+): { offset: number; end: number; memories: DefinedMemory[] } | undefined {
+  if (module.length < HEADER_BYTES || module[0] !== 0 || module[1] !== 0x61) {
+    throw malformed('missing the \\0asm header');
+  }
+  let offset = HEADER_BYTES;
+  while (offset < module.length) {
+    const id = module[offset] as number;
+    const size = readLeb(module, offset + 1);
+    const start = size.next;
+    const end = start + size.value;
+    if (end > module.length) throw malformed(`section ${id} runs past the end`);
+    if (id !== MEMORY_SECTION) {
+      offset = end;
+      continue;
+    }
+    const count = readLeb(module, start);
+    const memories: DefinedMemory[] = [];
+    let cursor = count.next;
+    for (let index = 0; index < count.value; index++) {
+      const flags = module[cursor] as number;
+      if ((flags & 0x04) !== 0) {
+        throw new WasmError(
+          WasmErrorCode.WASM_MEMORY_CAP_FAILED,
+          'memory64 memories are not supported by the memory cap',
+        );
+      }
+      const min = readLeb(module, cursor + 1);
+      let max: number | undefined;
+      cursor = min.next;
+      if ((flags & 0x01) !== 0) {
+        const read = readLeb(module, cursor);
+        max = read.value;
+        cursor = read.next;
+      }
+      memories.push({ flags, minPages: min.value, maxPages: max });
+    }
+    if (cursor !== end) throw malformed('memory section has trailing bytes');
+    return { offset, end, memories };
+  }
+  return undefined;
 }
 
 /**
@@ -107,58 +159,27 @@ export function capModuleMemory(
   module: Uint8Array,
   maxPages: number | readonly number[],
 ): MemoryCapResult {
-  if (module.length < HEADER_BYTES || module[0] !== 0 || module[1] !== 0x61) {
-    throw malformed('missing the \\0asm header');
-  }
+  const section = findMemorySection(module);
+  if (section === undefined) return { bytes: module.slice(), memories: [] };
   const memories: MemoryCapResult['memories'] = [];
-  let offset = HEADER_BYTES;
-  while (offset < module.length) {
-    const id = module[offset] as number;
-    const size = readLeb(module, offset + 1);
-    const start = size.next;
-    const end = start + size.value;
-    if (end > module.length) throw malformed(`section ${id} runs past the end`);
-    if (id !== MEMORY_SECTION) {
-      offset = end;
-      continue;
+  const payload: number[] = writeLeb(section.memories.length);
+  section.memories.forEach((memory, index) => {
+    const cap = typeof maxPages === 'number' ? maxPages : (maxPages[index] ?? 0);
+    if (memory.minPages > cap) {
+      throw new WasmError(
+        WasmErrorCode.WASM_MEMORY_CAP_FAILED,
+        `the guest needs ${memory.minPages * WASM_PAGE_BYTES} bytes of memory at start, over the ${cap * WASM_PAGE_BYTES}-byte cap`,
+      );
     }
-    const count = readLeb(module, start);
-    const payload: number[] = writeLeb(count.value);
-    let cursor = count.next;
-    for (let index = 0; index < count.value; index++) {
-      const flags = module[cursor] as number;
-      if ((flags & 0x04) !== 0) {
-        throw new WasmError(
-          WasmErrorCode.WASM_MEMORY_CAP_FAILED,
-          'memory64 memories are not supported by the memory cap',
-        );
-      }
-      const min = readLeb(module, cursor + 1);
-      let max: number | undefined;
-      cursor = min.next;
-      if ((flags & 0x01) !== 0) {
-        const read = readLeb(module, cursor);
-        max = read.value;
-        cursor = read.next;
-      }
-      const cap = typeof maxPages === 'number' ? maxPages : (maxPages[index] ?? 0);
-      if (min.value > cap) {
-        throw new WasmError(
-          WasmErrorCode.WASM_MEMORY_CAP_FAILED,
-          `the guest needs ${min.value * WASM_PAGE_BYTES} bytes of memory at start, over the ${cap * WASM_PAGE_BYTES}-byte cap`,
-        );
-      }
-      const capped = max === undefined ? cap : Math.min(max, cap);
-      memories.push({ minPages: min.value, maxPages: max, cappedPages: capped });
-      payload.push(flags | 0x01, ...writeLeb(min.value), ...writeLeb(capped));
-    }
-    if (cursor !== end) throw malformed('memory section has trailing bytes');
-    const section = [MEMORY_SECTION, ...writeLeb(payload.length), ...payload];
-    const out = new Uint8Array(module.length - (end - offset) + section.length);
-    out.set(module.subarray(0, offset), 0);
-    out.set(section, offset);
-    out.set(module.subarray(end), offset + section.length);
-    return { bytes: out, memories };
-  }
-  return { bytes: module.slice(), memories };
+    const capped = memory.maxPages === undefined ? cap : Math.min(memory.maxPages, cap);
+    memories.push({ minPages: memory.minPages, maxPages: memory.maxPages, cappedPages: capped });
+    payload.push(memory.flags | 0x01, ...writeLeb(memory.minPages), ...writeLeb(capped));
+  });
+  const { offset, end } = section;
+  const rewritten = [MEMORY_SECTION, ...writeLeb(payload.length), ...payload];
+  const out = new Uint8Array(module.length - (end - offset) + rewritten.length);
+  out.set(module.subarray(0, offset), 0);
+  out.set(rewritten, offset);
+  out.set(module.subarray(end), offset + rewritten.length);
+  return { bytes: out, memories };
 }

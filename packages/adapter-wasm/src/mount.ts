@@ -20,7 +20,8 @@ import {
   type ToolCallContext,
   type ToolRegistry,
 } from '@clat/kernel';
-import { compileComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
+import { warmArgumentValidators } from './argument-validator.js';
+import { prepareComponent, startCompile, wasmCacheDir } from './component-cache.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import type { WasmGrantStore } from './grants.js';
 import { hostImportsFor } from './host-imports.js';
@@ -216,10 +217,8 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     if (prepared.rebuilt !== undefined) {
       status.notes.push(`the compiled-module cache entry was rebuilt: ${prepared.rebuilt}`);
     }
-    const compiled = await compileComponent(
-      prepared,
-      options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes,
-    );
+    // V8 compiles while the worker boots and parses the glue (JcoGuestHost waits for both).
+    const compiled = startCompile(prepared, options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes);
     const projectRoot = resolve(options.projectRoot);
     // A preopen must neither contain nor sit inside the CLAT home or the module cache: the guest
     // could read the grants or rewrite our glue. Such directories are left out, not the plugin.
@@ -247,7 +246,10 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       callTimeoutMs: options.callTimeoutMs,
       onOutput: (_stream, text) => tail.push(text),
     });
-    const definitions = await guest.start();
+    const starting = guest.start();
+    // The main thread is idle while the worker boots and V8 compiles: warm the validator engine.
+    warmArgumentValidators();
+    const definitions = await starting;
     if (closing !== undefined) return mounted;
     if (options.capabilities?.tools === false && definitions.length > 0) {
       throw new WasmError(

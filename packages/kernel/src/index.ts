@@ -188,6 +188,8 @@ export type {
   ApprovalDecision,
   ApprovalRequest,
   Approver,
+  FormAnswer,
+  FormQuestion,
   ModelMessage,
   ModelProvider,
   ModelRequest,

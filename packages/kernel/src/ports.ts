@@ -3,6 +3,8 @@
  * and custom distributions each bring their own implementation.
  * @module
  */
+import type { ElicitationFieldRule } from './bridge/elicitation-flow.js';
+import type { ElicitationForm } from './contract/plugin-contract.js';
 import type { Effect } from './effects.js';
 import type { ToolSourceRef } from './events.js';
 
@@ -50,9 +52,34 @@ export type UserAnswer =
   | { kind: 'declined' }
   | { kind: 'cancelled' };
 
+/** A plugin's whole elicitation form, already checked by the bridge (shape and limits). */
+export interface FormQuestion {
+  form: ElicitationForm;
+  /** Answer checks per field name, as the plugin's translator knew them (ranges, formats…). */
+  rules: Readonly<Record<string, ElicitationFieldRule>>;
+  /** The plugin that asks. */
+  source: ToolSourceRef;
+}
+
+/**
+ * A whole-form answer: `content` maps field names to plain values (text, number, boolean, or a
+ * list of option labels for a multi-select). The bridge checks every value as it checks a
+ * typed answer; nothing here is trusted.
+ */
+export type FormAnswer =
+  | { action: 'accept'; content: Readonly<Record<string, unknown>> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
 /** The one question port, used by `ask_user` and by elicitation. */
 export interface UserAsker {
   ask(question: UserQuestion, signal: AbortSignal): Promise<UserAnswer>;
+  /**
+   * Optional: asks a plugin's elicitation form in one piece instead of field by field. A frontend
+   * that forwards to another asker with forms of its own (clat-gateway to its MCP client)
+   * implements it; a terminal does not need it.
+   */
+  askForm?(question: FormQuestion, signal: AbortSignal): Promise<FormAnswer>;
 }
 
 export interface ModelMessage {

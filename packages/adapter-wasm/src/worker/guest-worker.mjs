@@ -5,9 +5,33 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { createSandboxWasi } from './wasi-sandbox.mjs';
 
-const { modules, glueUrl, hostPort, signalBuffer, preopens, outputLimitBytes } = workerData;
+// The worker runs with an empty environment (`env: {}`), but `process.env` is still Node's
+// interceptor object: every property read crosses into C++ and takes a lock. jco's glue checks
+// `globalThis.process.env.JCO_DEBUG` in `_debugLog` about 170 times per tool call, which cost
+// more than the guest's own work. A frozen empty plain object answers the same (nothing) at a
+// plain property miss.
+Object.defineProperty(process, 'env', {
+  value: Object.freeze(Object.create(null)),
+  writable: false,
+  configurable: false,
+  enumerable: true,
+});
+
+const { glueUrl, hostPort, signalBuffer, preopens, outputLimitBytes } = workerData;
 const signal = new Int32Array(signalBuffer);
 const memories = [];
+// The glue is parsed while the host may still be compiling the core modules; those come in
+// workerData, or in the first message when the host had not finished compiling at spawn.
+const glue = import(glueUrl);
+glue.catch(() => {});
+let deliverModules;
+const modulesReady =
+  workerData.modules !== undefined
+    ? Promise.resolve(workerData.modules)
+    : new Promise((resolve) => {
+        deliverModules = resolve;
+      });
+let tools;
 
 function post(message) {
   parentPort.postMessage(message);
@@ -74,7 +98,8 @@ async function start() {
     outputLimitBytes,
     onOutput: (stream, text) => post({ type: 'output', stream, text }),
   });
-  const { instantiate } = await import(glueUrl);
+  const { instantiate } = await glue;
+  const modules = await modulesReady;
   const root = await instantiate(
     (name) => {
       const module = modules[name];
@@ -95,7 +120,11 @@ async function start() {
   return tools;
 }
 
-let tools;
+parentPort.on('message', (message) => {
+  if (message.type === 'modules') deliverModules?.(message.modules);
+  else if (message.type === 'call' && tools !== undefined) call(message);
+});
+
 try {
   tools = await start();
   const definitions = tools.listTools().map((definition) => ({
@@ -109,8 +138,7 @@ try {
   post({ type: 'start-failed', message: describe(error) });
 }
 
-parentPort.on('message', (message) => {
-  if (message.type !== 'call' || tools === undefined) return;
+function call(message) {
   try {
     const value = tools.call(message.name, message.argsJson);
     post({ type: 'result', id: message.id, outcome: 'ok', value, memoryBytes: memoryBytes() });
@@ -135,4 +163,4 @@ parentPort.on('message', (message) => {
       });
     }
   }
-});
+}

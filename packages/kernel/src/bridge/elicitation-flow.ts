@@ -99,7 +99,9 @@ export function validateElicitationForm(form: unknown): ElicitationForm {
   return form as unknown as ElicitationForm;
 }
 
-type Parsed = { ok: true; value: ElicitationValue | undefined } | { ok: false; hint: string };
+export type Parsed =
+  | { ok: true; value: ElicitationValue | undefined }
+  | { ok: false; hint: string };
 
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -202,7 +204,8 @@ function parseMultiple(
   return { ok: true, value: { tag: 'text', val: JSON.stringify(unique) } };
 }
 
-function parseAnswer(
+/** Checks one field's answer; exported for whole-form answers (`form-content.ts`). */
+export function parseAnswer(
   field: ElicitationField,
   answer: { text: string; selected?: string[] },
   rule: ElicitationFieldRule,

@@ -41,6 +41,7 @@ import {
 } from './bridge-run.js';
 import { runSnapshot } from './context-snapshot.js';
 import { askElicitationForm, validateElicitationForm } from './elicitation-flow.js';
+import { askWholeForm } from './form-content.js';
 import { approveSampling } from './sampling-approval.js';
 import { checkSamplingPayload, SamplingBudget } from './sampling-gates.js';
 
@@ -464,10 +465,18 @@ export class PluginHostBridge implements HostServices {
         source: caller,
         fields: checked.fields.length,
       });
-      const outcome = await askElicitationForm(checked, run.asker, linked.signal, {
-        ...(options.rules === undefined ? {} : { rules: options.rules }),
-        checkpoint: () => this.#checkpoint(run, linked.signal, 'elicitation'),
-      });
+      const outcome =
+        run.asker.askForm === undefined
+          ? await askElicitationForm(checked, run.asker, linked.signal, {
+              ...(options.rules === undefined ? {} : { rules: options.rules }),
+              checkpoint: () => this.#checkpoint(run, linked.signal, 'elicitation'),
+            })
+          : await askWholeForm(
+              run.asker.askForm.bind(run.asker),
+              { form: checked, rules: options.rules ?? {}, source: caller },
+              linked.signal,
+              () => this.#checkpoint(run, linked.signal, 'elicitation'),
+            );
       const action =
         outcome.tag === 'accepted' ? 'accept' : outcome.tag === 'declined' ? 'decline' : 'cancel';
       this.#emit({ ...base, type: 'elicitation.completed', at: Date.now(), action });
