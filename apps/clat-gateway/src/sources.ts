@@ -1,22 +1,22 @@
 /**
  * What the gateway mounts, in `clat`'s order and precedence: the user's mcp.json, the project's
- * `.clat/mcp.json` (the user's wins a shared name), `${VAR}` expanded at mount; then plugins.json
- * WASM plugins, installed packages (MCP servers, WASM components, their static prompts, DSH
- * plugins packaged as stdio servers) and the GLM Coding Plan pack when config.json names a GLM
- * provider. A same-named entry that comes first always wins.
+ * `.clat/mcp.json` (the user's wins a shared name), `${VAR}` expanded at mount; then the adapters'
+ * mount sources: plugins.json WASM plugins, installed packages (with their static prompts) and
+ * the GLM Coding Plan pack when config.json names a GLM provider. A same-named entry that comes
+ * first always wins (`collectMountSources`).
  * @module
  */
 import { join } from 'node:path';
-import { type GlmProviderDescriptor, mergeGlmPack } from '@clat/adapter-glm';
+import { type GlmProviderDescriptor, glmPackSource } from '@clat/adapter-glm';
+import { expandServerVariables, mcpEntry, parseMcpConfig } from '@clat/adapter-mcp';
+import { PLUGINS_FILE, pluginsJsonSource } from '@clat/adapter-wasm';
 import {
-  expandServerVariables,
-  type McpServerConfig,
-  mcpEntry,
-  parseMcpConfig,
-} from '@clat/adapter-mcp';
-import { loadPluginsJson, PLUGINS_FILE, WASM_KIND, type WasmEntryConfig } from '@clat/adapter-wasm';
-import type { ConfigIssue, MountEntry, PromptContribution } from '@clat/kernel';
-import { installedServerEntries, REGISTRY_FILE, STORE_DIR } from '@clat/packaging';
+  type ConfigIssue,
+  collectMountSources,
+  type MountEntry,
+  type PromptContribution,
+} from '@clat/kernel';
+import { packageStoreSource } from '@clat/packaging';
 import { resolveProviderConfig } from '@clat/provider-openai';
 import { readOptional } from './project-home.js';
 
@@ -26,10 +26,6 @@ export interface GatewaySources {
   issues: ConfigIssue[];
   /** One line per source decision (disabled or replaced entries, GLM pack). */
   notes: string[];
-}
-
-function wasmEntry(name: string, origin: string, config: WasmEntryConfig): MountEntry {
-  return { kind: WASM_KIND, name, origin, config };
 }
 
 /** The provider of config.json as the GLM pack reads it; problems become issues. */
@@ -53,8 +49,7 @@ async function glmProvider(
     issues.push(...resolved.issues);
     return undefined;
   }
-  const { vendor, baseUrl, apiKey } = resolved.config;
-  return { vendor, baseUrl, apiKey };
+  return resolved.config;
 }
 
 /** Reads every source of `home` for the trusted `projectRoot`; nothing is spawned here. */
@@ -65,20 +60,8 @@ export async function readGatewaySources(
 ): Promise<GatewaySources> {
   const out: GatewaySources = { entries: [], prompts: [], issues: [], notes: [] };
   const taken = new Set<string>();
-  const add = (entry: MountEntry, what: string): boolean => {
-    if (taken.has(entry.name)) {
-      out.notes.push(
-        `${what} ${JSON.stringify(entry.name)} is replaced by the same-named entry before it`,
-      );
-      return false;
-    }
-    taken.add(entry.name);
-    out.entries.push(entry);
-    return true;
-  };
 
   // mcp.json: the user's file, then the project's own; disabled entries still reserve the name.
-  const configured: McpServerConfig[] = [];
   for (const [file, origin] of [
     [join(home, 'mcp.json'), 'user'],
     [join(projectRoot, '.clat', 'mcp.json'), 'project'],
@@ -93,7 +76,6 @@ export async function readGatewaySources(
         continue;
       }
       taken.add(server.name);
-      configured.push(server);
       if (server.disabled === true) {
         out.notes.push(`${JSON.stringify(server.name)} is disabled in ${file}`);
         continue;
@@ -104,60 +86,19 @@ export async function readGatewaySources(
     }
   }
 
-  const pluginsFile = join(home, PLUGINS_FILE);
-  const plugins = await loadPluginsJson(pluginsFile, { clatHome: home });
-  for (const issue of plugins.issues) {
-    out.issues.push({ file: pluginsFile, path: issue.id, message: issue.message });
-  }
-  for (const entry of plugins.entries) {
-    add(
-      wasmEntry(entry.id, 'plugins.json', {
-        dirs: entry.dirs,
-        validateConfig: true,
-        ...(entry.path === undefined ? {} : { path: entry.path }),
-        ...(entry.manifest === undefined ? {} : { manifest: entry.manifest }),
-        ...(entry.sha256 === undefined ? {} : { sha256: entry.sha256 }),
-        ...(entry.config === undefined ? {} : { config: entry.config }),
-      }),
-      'plugins.json entry',
-    );
-  }
-
-  const registryFile = join(home, STORE_DIR, REGISTRY_FILE);
-  const installed = await installedServerEntries(home);
-  if (installed.registryError !== undefined) {
-    out.issues.push({ file: registryFile, path: '(root)', message: installed.registryError });
-  }
-  for (const issue of installed.issues) {
-    out.issues.push({ file: registryFile, path: issue.id, message: issue.message });
-  }
-  for (const note of installed.notes) out.notes.push(note.message);
-  const packages = new Set<string>();
-  for (const server of installed.servers) {
-    if (add(mcpEntry(server), 'installed package')) packages.add(server.name);
-  }
-  for (const component of installed.components) {
-    const entry = wasmEntry(component.id, 'package', {
-      manifest: component.dir,
-      dirs: [],
-      ...(component.config === undefined ? {} : { config: component.config }),
-    });
-    if (add(entry, 'installed package')) packages.add(component.id);
-  }
-  // A package's static prompts come only with its own server, not when a user entry shadows it.
-  for (const prompt of installed.prompts) {
-    if (!packages.has(prompt.server)) continue;
-    out.prompts.push({
-      name: `package_${prompt.server}_${prompt.name}`.replace(/[^A-Za-z0-9_]/g, '_'),
-      source: { kind: 'package', id: prompt.server },
-      text: prompt.system,
-    });
-  }
-
-  const provider = await glmProvider(join(home, 'config.json'), env, out.issues);
-  const glm = mergeGlmPack(provider, configured, { reservedNames: taken });
-  for (const server of glm.servers.slice(configured.length)) {
-    add(mcpEntry(server), 'GLM pack server');
-  }
+  const providerIssues: ConfigIssue[] = [];
+  const provider = await glmProvider(join(home, 'config.json'), env, providerIssues);
+  const extra = await collectMountSources(
+    [
+      pluginsJsonSource({ file: join(home, PLUGINS_FILE), clatHome: home }),
+      packageStoreSource({ clatHome: home }),
+      glmPackSource({ provider }),
+    ],
+    { taken },
+  );
+  out.entries.push(...extra.entries);
+  out.prompts.push(...extra.prompts);
+  out.issues.push(...extra.issues, ...providerIssues);
+  out.notes.push(...extra.notes);
   return out;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/main.js';
+import { main } from '../dist/bin/main.js';
 
 // A reader that went away (`clat tools --json | head -1`) is not an error: end quietly with 0,
 // like `yes | head`. Exit hooks still stop every server process group.

@@ -8,7 +8,6 @@ export {
   type Composition,
   defaultComposition,
   type ServerSourceContext,
-  type ServerSources,
 } from './project/composition.js';
 export {
   type OpenedProject,

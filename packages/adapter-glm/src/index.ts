@@ -20,3 +20,4 @@ export {
   type MergeGlmPackOptions,
   mergeGlmPack,
 } from './glm-pack.js';
+export { type GlmPackSourceOptions, glmPackSource } from './glm-pack-source.js';

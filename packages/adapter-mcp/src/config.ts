@@ -3,26 +3,29 @@
  * per entry so one bad entry never stops the others from mounting.
  * @module
  */
-import { type ConfigIssue, formatZodIssues } from '@clat/kernel';
+import { type ConfigIssue, formatZodIssues, lazyValue } from '@clat/kernel';
 import * as z from 'zod';
 
 /** Tool name patterns: exact names, `*` matches any run of characters. */
-const TOOL_PATTERNS = z.array(z.string().trim().min(1, 'must not be empty')).max(512);
+const toolPatterns = () => z.array(z.string().trim().min(1, 'must not be empty')).max(512);
 
-/** Per-entry controls shared by every transport. */
-const ENTRY_CONTROLS = {
+/**
+ * Per-entry controls shared by every transport. Schemas here are built on first use
+ * (lazyValue): the CLI loads this module for every command.
+ */
+const entryControls = () => ({
   /** A disabled entry is kept in the file but never started. */
   disabled: z.boolean().optional(),
   /** Only these tools (server-side names) are registered. */
-  includeTools: TOOL_PATTERNS.optional(),
+  includeTools: toolPatterns().optional(),
   /** These tools (server-side names) are never registered; wins over includeTools. */
-  excludeTools: TOOL_PATTERNS.optional(),
+  excludeTools: toolPatterns().optional(),
   /**
    * `false`: the project root is not offered as an MCP root, so a server that narrows itself to
    * its roots (server-filesystem) keeps the directories its own arguments name.
    */
   roots: z.boolean().optional(),
-};
+});
 
 /** True when `tool` (a server-side name) passes an entry's include/exclude patterns. */
 export function toolAllowedByEntry(
@@ -41,54 +44,60 @@ export function toolAllowedByEntry(
   return entry.includeTools === undefined || entry.includeTools.some(matches);
 }
 
-export const StdioServerConfigSchema = z
-  .object({
-    type: z.literal('stdio').optional(),
-    command: z.string().trim().min(1, 'must be a non-empty command'),
-    args: z.array(z.string()).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().min(1).optional(),
-    ...ENTRY_CONTROLS,
-  })
-  .strict();
+export const StdioServerConfigSchema = lazyValue(() =>
+  z
+    .object({
+      type: z.literal('stdio').optional(),
+      command: z.string().trim().min(1, 'must be a non-empty command'),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      cwd: z.string().min(1).optional(),
+      ...entryControls(),
+    })
+    .strict(),
+);
 
 /** OAuth client settings of a protected HTTP server; tokens never live here. */
-export const OAuthConfigSchema = z
-  .object({
-    clientId: z.string().trim().min(1, 'must be a non-empty client id').optional(),
-    clientSecret: z.string().min(1, 'must be a non-empty secret').optional(),
-    clientMetadataUrl: z
-      .string()
-      .url('must be an absolute URL')
-      .refine((url) => /^https:\/\/[^/]+\/./i.test(url), 'must be an https URL with a path')
-      .optional(),
-    scopes: z.array(z.string().regex(/^[!#-[\]-~]+$/, 'must be one scope token')).optional(),
-    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
-  })
-  .strict()
-  .refine((oauth) => oauth.grant !== 'client_credentials' || oauth.clientId !== undefined, {
-    message: 'grant "client_credentials" needs a clientId',
-    path: ['clientId'],
-  })
-  .refine((oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined, {
-    message: 'a clientSecret needs its clientId',
-    path: ['clientSecret'],
-  });
+export const OAuthConfigSchema = lazyValue(() =>
+  z
+    .object({
+      clientId: z.string().trim().min(1, 'must be a non-empty client id').optional(),
+      clientSecret: z.string().min(1, 'must be a non-empty secret').optional(),
+      clientMetadataUrl: z
+        .string()
+        .url('must be an absolute URL')
+        .refine((url) => /^https:\/\/[^/]+\/./i.test(url), 'must be an https URL with a path')
+        .optional(),
+      scopes: z.array(z.string().regex(/^[!#-[\]-~]+$/, 'must be one scope token')).optional(),
+      grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+    })
+    .strict()
+    .refine((oauth) => oauth.grant !== 'client_credentials' || oauth.clientId !== undefined, {
+      message: 'grant "client_credentials" needs a clientId',
+      path: ['clientId'],
+    })
+    .refine((oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined, {
+      message: 'a clientSecret needs its clientId',
+      path: ['clientSecret'],
+    }),
+);
 
 export type OAuthConfig = z.infer<typeof OAuthConfigSchema>;
 
-export const HttpServerConfigSchema = z
-  .object({
-    type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
-    url: z
-      .string()
-      .url('must be an absolute URL')
-      .refine((url) => /^https?:\/\//i.test(url), 'must use http or https'),
-    headers: z.record(z.string(), z.string()).optional(),
-    oauth: OAuthConfigSchema.optional(),
-    ...ENTRY_CONTROLS,
-  })
-  .strict();
+export const HttpServerConfigSchema = lazyValue(() =>
+  z
+    .object({
+      type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
+      url: z
+        .string()
+        .url('must be an absolute URL')
+        .refine((url) => /^https?:\/\//i.test(url), 'must use http or https'),
+      headers: z.record(z.string(), z.string()).optional(),
+      oauth: OAuthConfigSchema.optional(),
+      ...entryControls(),
+    })
+    .strict(),
+);
 
 export type StdioServerConfig = z.infer<typeof StdioServerConfigSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerConfigSchema>;

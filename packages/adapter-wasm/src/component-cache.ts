@@ -67,9 +67,44 @@ function macFields(manifest: Omit<CacheManifest, 'mac'>): unknown {
 // The global WebAssembly object, typed here so consumers need no DOM lib to compile this file.
 const wasm = (
   globalThis as unknown as {
-    WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> };
+    WebAssembly: {
+      compile(bytes: Uint8Array): Promise<WebAssembly.Module>;
+      compileStreaming?: (source: Response) => Promise<WebAssembly.Module>;
+      CompileError: abstract new (...args: never[]) => Error;
+    };
   }
 ).WebAssembly;
+
+const STREAM_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Compiles one (verified, memory-capped) core module. `compileStreaming` validates every
+ * function exactly as `compile` does (a corrupt body is refused either way), but on Node 20 it
+ * takes about half the CPU and wall time for a 12 MB SpiderMonkey module (measured ~30 vs ~60
+ * ms CPU), so it is used whenever the runtime has it. The bytes are already in memory; the
+ * stream only feeds them in 1 MiB chunks.
+ */
+function compileCore(bytes: Uint8Array): Promise<WebAssembly.Module> {
+  if (typeof wasm.compileStreaming !== 'function' || typeof Response !== 'function') {
+    return wasm.compile(bytes);
+  }
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let offset = 0; offset < bytes.length; offset += STREAM_CHUNK_BYTES) {
+        controller.enqueue(bytes.subarray(offset, offset + STREAM_CHUNK_BYTES));
+      }
+      controller.close();
+    },
+  });
+  // A CompileError is the module's fault; anything else (a replaced global Response, a runtime
+  // without the streaming glue) falls back to the ordinary compile.
+  return wasm
+    .compileStreaming(new Response(body, { headers: { 'content-type': 'application/wasm' } }))
+    .catch((error: unknown) => {
+      if (error instanceof wasm.CompileError) throw error;
+      return wasm.compile(bytes);
+    });
+}
 
 /** A transpiled, allowlisted component ready to compile. */
 export interface PreparedComponent {
@@ -497,7 +532,7 @@ export function startCompile(
   );
   const compiling = entries.map(async ([name, bytes], index) => {
     const capped = capModuleMemory(bytes, allotted[index] ?? []);
-    return [name, await wasm.compile(capped.bytes)] as const;
+    return [name, await compileCore(capped.bytes)] as const;
   });
   const modules = Promise.all(compiling).then((compiled) => {
     const record: Record<string, WebAssembly.Module> = {};

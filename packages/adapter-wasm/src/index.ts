@@ -63,6 +63,7 @@ export {
   type WasmCapabilities,
   type WasmPluginEntry,
 } from './plugins-json.js';
+export { type PluginsJsonSourceOptions, pluginsJsonSource } from './plugins-json-source.js';
 export { toolResultOf } from './register-tools.js';
 export {
   createWasmConnector,

@@ -142,6 +142,13 @@ export {
   type HostRunOptions,
 } from './host/create-host.js';
 export {
+  type CollectMountSourcesOptions,
+  collectMountSources,
+  type MountSource,
+  type MountSourceContext,
+  type MountSourceResult,
+} from './host/mount-source.js';
+export {
   type MountStatus,
   type MountSummary,
   PluginMount,
@@ -155,6 +162,7 @@ export {
   jsonDepthExceeds,
   utf8Length,
 } from './json.js';
+export { lazyValue } from './lazy-value.js';
 export { LIMITS, type LimitName } from './limits.js';
 export {
   capabilityLabels,

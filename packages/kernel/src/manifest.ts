@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { type ConfigIssue, formatZodIssues } from './config-issues.js';
 import { utf8Length } from './json.js';
+import { lazyValue } from './lazy-value.js';
 
 /** The manifest file name at the package root. */
 export const MANIFEST_FILE = 'clat-plugin.json';
@@ -78,154 +79,164 @@ export function relativePathProblem(path: string): string | undefined {
 const bytesAtMost = (max: number, what: string) =>
   z.string().refine((s) => utf8Length(s) <= max, `${what} must be at most ${max} bytes`);
 
-export const PluginRuntimeKindSchema = z.enum(['mcp-stdio', 'wasm-component']);
+export const PluginRuntimeKindSchema = lazyValue(() => z.enum(['mcp-stdio', 'wasm-component']));
 export type PluginRuntimeKind = z.infer<typeof PluginRuntimeKindSchema>;
 
-export const PluginCapabilitiesSchema = z
-  .object({
-    tools: z.boolean().default(false),
-    prompts: z.boolean().default(false),
-    sampling: z.boolean().default(false),
-    elicitation: z.boolean().default(false),
-    hostContext: z.boolean().default(false),
-    hostTools: z
-      .array(z.string().regex(HOST_TOOL_PATTERN, 'must be a host tool id'))
-      .max(MANIFEST_LIMITS.hostTools)
-      .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a host tool')
-      .default([]),
-  })
-  .strict();
+export const PluginCapabilitiesSchema = lazyValue(() =>
+  z
+    .object({
+      tools: z.boolean().default(false),
+      prompts: z.boolean().default(false),
+      sampling: z.boolean().default(false),
+      elicitation: z.boolean().default(false),
+      hostContext: z.boolean().default(false),
+      hostTools: z
+        .array(z.string().regex(HOST_TOOL_PATTERN, 'must be a host tool id'))
+        .max(MANIFEST_LIMITS.hostTools)
+        .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a host tool')
+        .default([]),
+    })
+    .strict(),
+);
 export type PluginCapabilities = z.infer<typeof PluginCapabilitiesSchema>;
 
-export const PluginPromptSchema = z
-  .object({
-    name: z.string().regex(PLUGIN_ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,127}$'),
-    description: z.string().max(MANIFEST_LIMITS.promptDescriptionChars).optional(),
-    system: bytesAtMost(MANIFEST_LIMITS.promptSystemBytes, 'system').pipe(z.string().min(1)),
-  })
-  .strict();
+export const PluginPromptSchema = lazyValue(() =>
+  z
+    .object({
+      name: z.string().regex(PLUGIN_ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,127}$'),
+      description: z.string().max(MANIFEST_LIMITS.promptDescriptionChars).optional(),
+      system: bytesAtMost(MANIFEST_LIMITS.promptSystemBytes, 'system').pipe(z.string().min(1)),
+    })
+    .strict(),
+);
 
-export const PluginRuntimeSchema = z
-  .object({
-    kind: PluginRuntimeKindSchema,
-    entry: z.string().superRefine((entry, ctx) => {
-      const problem = relativePathProblem(entry);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `entry ${problem}` });
-    }),
-    sha256: z
-      .string()
-      .regex(SHA256_PATTERN, 'must be 64 hex digits, optionally prefixed "sha256:"')
-      .transform(normalizeSha256),
-    args: z
-      .array(bytesAtMost(MANIFEST_LIMITS.argBytes, 'an argument'))
-      .max(MANIFEST_LIMITS.args)
-      .optional(),
-    /** Environment for an mcp-stdio server; values may use `${CLAT_PLUGIN_DATA}` and `${config.KEY}`. */
-    env: z
-      .record(
-        z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'),
-        bytesAtMost(MANIFEST_LIMITS.envValueBytes, 'an env value'),
-      )
-      .refine(
-        (env) => Object.keys(env).length <= MANIFEST_LIMITS.envEntries,
-        `must have at most ${MANIFEST_LIMITS.envEntries} entries`,
-      )
-      .optional(),
-    /** `node`: the entry is a script run with the Node.js that runs CLAT (no exec bit needed). */
-    interpreter: z.literal('node').optional(),
-  })
-  .strict();
+export const PluginRuntimeSchema = lazyValue(() =>
+  z
+    .object({
+      kind: PluginRuntimeKindSchema,
+      entry: z.string().superRefine((entry, ctx) => {
+        const problem = relativePathProblem(entry);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `entry ${problem}` });
+      }),
+      sha256: z
+        .string()
+        .regex(SHA256_PATTERN, 'must be 64 hex digits, optionally prefixed "sha256:"')
+        .transform(normalizeSha256),
+      args: z
+        .array(bytesAtMost(MANIFEST_LIMITS.argBytes, 'an argument'))
+        .max(MANIFEST_LIMITS.args)
+        .optional(),
+      /** Environment for an mcp-stdio server; values may use `${CLAT_PLUGIN_DATA}` and `${config.KEY}`. */
+      env: z
+        .record(
+          z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'),
+          bytesAtMost(MANIFEST_LIMITS.envValueBytes, 'an env value'),
+        )
+        .refine(
+          (env) => Object.keys(env).length <= MANIFEST_LIMITS.envEntries,
+          `must have at most ${MANIFEST_LIMITS.envEntries} entries`,
+        )
+        .optional(),
+      /** `node`: the entry is a script run with the Node.js that runs CLAT (no exec bit needed). */
+      interpreter: z.literal('node').optional(),
+    })
+    .strict(),
+);
 
 /** One user-supplied setting (MCPB `user_config` shape); values land in the plugin config. */
-export const PluginUserConfigFieldSchema = z
-  .object({
-    type: z.enum(['string', 'number', 'boolean', 'directory', 'file']),
-    title: z.string().min(1).max(MANIFEST_LIMITS.userConfigTextChars),
-    description: z.string().max(MANIFEST_LIMITS.userConfigTextChars).optional(),
-    required: z.boolean().optional(),
-    default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).optional(),
-    multiple: z.boolean().optional(),
-    /** Stored 0600 outside the registry and never printed. */
-    sensitive: z.boolean().optional(),
-    min: z.number().optional(),
-    max: z.number().optional(),
-  })
-  .strict();
+export const PluginUserConfigFieldSchema = lazyValue(() =>
+  z
+    .object({
+      type: z.enum(['string', 'number', 'boolean', 'directory', 'file']),
+      title: z.string().min(1).max(MANIFEST_LIMITS.userConfigTextChars),
+      description: z.string().max(MANIFEST_LIMITS.userConfigTextChars).optional(),
+      required: z.boolean().optional(),
+      default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).optional(),
+      multiple: z.boolean().optional(),
+      /** Stored 0600 outside the registry and never printed. */
+      sensitive: z.boolean().optional(),
+      min: z.number().optional(),
+      max: z.number().optional(),
+    })
+    .strict(),
+);
 export type PluginUserConfigField = z.infer<typeof PluginUserConfigFieldSchema>;
 
-export const PluginManifestSchema = z
-  .object({
-    $schema: z.string().optional(),
-    manifestVersion: z.literal(1),
-    id: z
-      .string()
-      .regex(PLUGIN_ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,127}$ (lowercase id)'),
-    name: z.string().trim().min(1).max(MANIFEST_LIMITS.nameChars),
-    version: z.string().min(1).max(MANIFEST_LIMITS.versionChars),
-    description: z.string().max(MANIFEST_LIMITS.descriptionChars).optional(),
-    runtime: PluginRuntimeSchema,
-    capabilities: PluginCapabilitiesSchema.default({
-      tools: false,
-      prompts: false,
-      sampling: false,
-      elicitation: false,
-      hostContext: false,
-      hostTools: [],
-    }),
-    prompts: z.array(PluginPromptSchema).max(MANIFEST_LIMITS.prompts).optional(),
-    configSchema: z.record(z.string(), z.unknown()).optional(),
-    userConfig: z
-      .record(
-        z
-          .string()
-          .regex(USER_CONFIG_KEY_PATTERN, 'must be a config key (letters, digits, _ and -)'),
-        PluginUserConfigFieldSchema,
-      )
-      .refine(
-        (fields) => Object.keys(fields).length <= MANIFEST_LIMITS.userConfigFields,
-        `must have at most ${MANIFEST_LIMITS.userConfigFields} fields`,
-      )
-      .optional(),
-    compatibility: z
-      .object({
-        kind: z.string().min(1).max(MANIFEST_LIMITS.compatibilityKindChars),
-        revision: z.string().min(1).max(MANIFEST_LIMITS.compatibilityRevisionChars).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict()
-  .superRefine((manifest, ctx) => {
-    if (manifest.runtime.kind === 'wasm-component') {
-      for (const key of ['args', 'env', 'interpreter'] as const) {
-        if (manifest.runtime[key] === undefined) continue;
+export const PluginManifestSchema = lazyValue(() =>
+  z
+    .object({
+      $schema: z.string().optional(),
+      manifestVersion: z.literal(1),
+      id: z
+        .string()
+        .regex(PLUGIN_ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,127}$ (lowercase id)'),
+      name: z.string().trim().min(1).max(MANIFEST_LIMITS.nameChars),
+      version: z.string().min(1).max(MANIFEST_LIMITS.versionChars),
+      description: z.string().max(MANIFEST_LIMITS.descriptionChars).optional(),
+      runtime: PluginRuntimeSchema,
+      capabilities: PluginCapabilitiesSchema.default({
+        tools: false,
+        prompts: false,
+        sampling: false,
+        elicitation: false,
+        hostContext: false,
+        hostTools: [],
+      }),
+      prompts: z.array(PluginPromptSchema).max(MANIFEST_LIMITS.prompts).optional(),
+      configSchema: z.record(z.string(), z.unknown()).optional(),
+      userConfig: z
+        .record(
+          z
+            .string()
+            .regex(USER_CONFIG_KEY_PATTERN, 'must be a config key (letters, digits, _ and -)'),
+          PluginUserConfigFieldSchema,
+        )
+        .refine(
+          (fields) => Object.keys(fields).length <= MANIFEST_LIMITS.userConfigFields,
+          `must have at most ${MANIFEST_LIMITS.userConfigFields} fields`,
+        )
+        .optional(),
+      compatibility: z
+        .object({
+          kind: z.string().min(1).max(MANIFEST_LIMITS.compatibilityKindChars),
+          revision: z.string().min(1).max(MANIFEST_LIMITS.compatibilityRevisionChars).optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .superRefine((manifest, ctx) => {
+      if (manifest.runtime.kind === 'wasm-component') {
+        for (const key of ['args', 'env', 'interpreter'] as const) {
+          if (manifest.runtime[key] === undefined) continue;
+          ctx.addIssue({
+            code: 'custom',
+            path: ['runtime', key],
+            message: `${key} ${key === 'args' ? 'are' : 'is'} only allowed for mcp-stdio packages`,
+          });
+        }
+      }
+      const prompts = manifest.prompts ?? [];
+      if (prompts.length > 0 && !manifest.capabilities.prompts) {
         ctx.addIssue({
           code: 'custom',
-          path: ['runtime', key],
-          message: `${key} ${key === 'args' ? 'are' : 'is'} only allowed for mcp-stdio packages`,
+          path: ['prompts'],
+          message: 'static prompts require capabilities.prompts = true',
         });
       }
-    }
-    const prompts = manifest.prompts ?? [];
-    if (prompts.length > 0 && !manifest.capabilities.prompts) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['prompts'],
-        message: 'static prompts require capabilities.prompts = true',
+      const seen = new Set<string>();
+      prompts.forEach((prompt, index) => {
+        if (seen.has(prompt.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['prompts', index, 'name'],
+            message: `duplicate prompt name ${JSON.stringify(prompt.name)}`,
+          });
+        }
+        seen.add(prompt.name);
       });
-    }
-    const seen = new Set<string>();
-    prompts.forEach((prompt, index) => {
-      if (seen.has(prompt.name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['prompts', index, 'name'],
-          message: `duplicate prompt name ${JSON.stringify(prompt.name)}`,
-        });
-      }
-      seen.add(prompt.name);
-    });
-  });
+    }),
+);
 
 /** A validated manifest: digest normalized to lowercase hex, capabilities filled in. */
 export type PluginManifest = z.infer<typeof PluginManifestSchema>;

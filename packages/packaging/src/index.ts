@@ -45,6 +45,7 @@ export {
   type StageNpmOptions,
   stageNpmPackage,
 } from './npm-source.js';
+export { type PackageStoreSourceOptions, packageStoreSource } from './package-store-source.js';
 export { SECRETS_DIR, sensitiveKeys } from './plugin-secrets.js';
 export { PluginStore, STORE_DIR, trustLabel } from './plugin-store.js';
 export {
@@ -64,7 +65,6 @@ export {
   type InstalledPackageNote,
   type InstalledPrompt,
   installedServerEntries,
-  mergeServerEntries,
   pluginDataDir,
 } from './server-entries.js';
 export {

@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { McpServerConfig } from '@clat/adapter-mcp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PluginStore } from './plugin-store.js';
-import { installedServerEntries, mergeServerEntries } from './server-entries.js';
+import { installedServerEntries } from './server-entries.js';
 import { writeFixturePackage } from './test-fixtures.js';
 
 let work: string;
@@ -168,23 +167,5 @@ describe('installedServerEntries', () => {
       issues: [],
       notes: [],
     });
-  });
-});
-
-describe('mergeServerEntries', () => {
-  it('lets a same-named user entry win and reports the shadowed package', () => {
-    const user: McpServerConfig[] = [
-      { transport: 'stdio', name: 'notes', origin: 'user', command: 'my-notes' },
-    ];
-    const installed: McpServerConfig[] = [
-      { transport: 'stdio', name: 'notes', origin: 'package', command: '/a/server.mjs' },
-      { transport: 'stdio', name: 'other', origin: 'package', command: '/b/server.mjs' },
-    ];
-    const merged = mergeServerEntries(user, installed);
-    expect(merged.servers.map((s) => `${s.name}:${s.origin}`)).toEqual([
-      'notes:user',
-      'other:package',
-    ]);
-    expect(merged.shadowed).toEqual(['notes']);
   });
 });

@@ -1,7 +1,6 @@
 /**
  * What the runtime mounts from the store: verified `mcp-stdio` packages as kernel
- * `McpServerConfig` entries, their static system prompts, and the merge with user mcp.json
- * entries (a same-named user entry wins).
+ * `McpServerConfig` entries, `wasm-component` packages, and their static system prompts.
  * @module
  */
 import { chmod, mkdir } from 'node:fs/promises';
@@ -172,25 +171,4 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
     }
   }
   return out;
-}
-
-/**
- * Merges user-configured servers with installed ones: a same-named user entry wins, and the
- * shadowed package names are returned so `/mcp` can say why a package is not mounted.
- */
-export function mergeServerEntries(
-  user: readonly McpServerConfig[],
-  installed: readonly McpServerConfig[],
-): { servers: McpServerConfig[]; shadowed: string[] } {
-  const taken = new Set(user.map((server) => server.name));
-  const shadowed: string[] = [];
-  const servers = [...user];
-  for (const server of installed) {
-    if (taken.has(server.name)) shadowed.push(server.name);
-    else {
-      taken.add(server.name);
-      servers.push(server);
-    }
-  }
-  return { servers, shadowed };
 }

@@ -3,7 +3,7 @@
  * validated with field-naming errors. The key is resolved here and kept out of every message.
  * @module
  */
-import { formatZodIssues } from '@clat/kernel';
+import { formatZodIssues, lazyValue } from '@clat/kernel';
 import * as z from 'zod';
 
 /** Endpoints and key variables the common vendors publish; `baseUrl`/`apiKeyEnv` override them. */
@@ -27,38 +27,40 @@ export const PROVIDER_DEFAULTS = {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export const OpenAiCompatibleConfigSchema = z
-  .object({
-    kind: z.literal('openai-compatible', {
-      error: 'must be "openai-compatible" (the only provider kind this build knows)',
+export const OpenAiCompatibleConfigSchema = lazyValue(() =>
+  z
+    .object({
+      kind: z.literal('openai-compatible', {
+        error: 'must be "openai-compatible" (the only provider kind this build knows)',
+      }),
+      /** `glm`, `zai`, `deepseek`, `openai`, or any label (e.g. `local`). */
+      vendor: z.string().trim().min(1).optional(),
+      baseUrl: z
+        .string()
+        .url('must be an absolute URL such as https://api.openai.com/v1')
+        .refine((url) => /^https?:\/\//i.test(url), 'must use http or https')
+        .optional(),
+      model: z.string().trim().min(1, 'must name the model, e.g. "glm-4.6"'),
+      apiKey: z
+        .string()
+        .trim()
+        .min(1, 'must not be empty; omit it for servers without auth')
+        .optional(),
+      apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      timeoutMs: z.number().int().positive().optional(),
+      maxRetries: z.number().int().min(0).max(10).optional(),
+      stream: z.boolean().optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      maxTokens: z.number().int().positive().optional(),
+      imageInput: z.boolean().optional(),
+    })
+    .strict()
+    .refine((config) => !(config.apiKey !== undefined && config.apiKeyEnv !== undefined), {
+      message: 'set either "apiKey" or "apiKeyEnv", not both',
+      path: ['apiKey'],
     }),
-    /** `glm`, `zai`, `deepseek`, `openai`, or any label (e.g. `local`). */
-    vendor: z.string().trim().min(1).optional(),
-    baseUrl: z
-      .string()
-      .url('must be an absolute URL such as https://api.openai.com/v1')
-      .refine((url) => /^https?:\/\//i.test(url), 'must use http or https')
-      .optional(),
-    model: z.string().trim().min(1, 'must name the model, e.g. "glm-4.6"'),
-    apiKey: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty; omit it for servers without auth')
-      .optional(),
-    apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    timeoutMs: z.number().int().positive().optional(),
-    maxRetries: z.number().int().min(0).max(10).optional(),
-    stream: z.boolean().optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.number().int().positive().optional(),
-    imageInput: z.boolean().optional(),
-  })
-  .strict()
-  .refine((config) => !(config.apiKey !== undefined && config.apiKeyEnv !== undefined), {
-    message: 'set either "apiKey" or "apiKeyEnv", not both',
-    path: ['apiKey'],
-  });
+);
 
 export type OpenAiCompatibleConfig = z.infer<typeof OpenAiCompatibleConfigSchema>;
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mcpEntry } from '@clat/adapter-mcp';
@@ -38,5 +38,19 @@ describe('defaultComposition', () => {
     const wasm = { kind: WASM_ENTRY_KIND, name: 'w', origin: 'plugins.json', config: {} };
     const both = await composition.connectors({ env: {}, home, entries: [stdio, wasm] });
     expect(both.map((connector) => connector.kind)).toEqual(['mcp', 'wasm']);
+  });
+
+  it('loads the plugins.json and package-store sources only when their files exist', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clat-composition-'));
+    const home = resolveClatHome({ CLAT_HOME: dir }, dir);
+    const user = { file: home.configFile, provider: undefined, mode: undefined };
+    const composition = defaultComposition();
+    const labels = async () =>
+      (await composition.sources({ home, env: {}, user })).map((source) => source.label);
+    expect(await labels()).toEqual(['GLM pack server']);
+    writeFileSync(join(dir, PLUGINS_FILE), '{}');
+    mkdirSync(join(dir, STORE_DIR));
+    writeFileSync(join(dir, STORE_DIR, REGISTRY_FILE), '{"version":1,"packages":{}}');
+    expect(await labels()).toEqual(['plugins.json entry', 'installed package', 'GLM pack server']);
   });
 });

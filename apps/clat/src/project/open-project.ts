@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expandServerVariables, type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
-import { createHost, type Host, type MountEntry } from '@clat/kernel';
+import { collectMountSources, createHost, type Host, type MountEntry } from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
@@ -137,13 +137,11 @@ export async function openProject(
     else mcp.issues.push(...result.issues);
   }
   const composition = options.composition ?? defaultComposition();
-  const extra = await composition.extraServers({
-    home,
-    env: io.env,
-    user,
-    // Unexpanded: a user entry that failed expansion (or is disabled) still reserves its name.
-    userServers: configured.map((entry) => entry.server),
-  });
+  const extra = await collectMountSources(
+    await composition.sources({ home, env: io.env, user }),
+    // A user entry that failed expansion (or is disabled) still reserves its name.
+    { taken: configured.map((entry) => entry.server.name) },
+  );
   const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
   const entries = [...userServers.map(mcpEntry), ...extra.entries];
   const approvals: ApprovalMemory = {

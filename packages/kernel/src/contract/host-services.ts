@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { PERMISSION_MODES } from '../effects.js';
 import type { ToolSourceRef } from '../events.js';
+import { lazyValue } from '../lazy-value.js';
 import type {
   ElicitationForm,
   ElicitationOutcome,
@@ -33,31 +34,35 @@ export function isNativeHostTool(name: string): name is NativeHostTool {
   return (NATIVE_HOST_TOOLS as readonly string[]).includes(name);
 }
 
-export const HostContextSnapshotSchema = z.object({
-  protocolVersion: z.literal(HOST_SERVICES_VERSION),
-  project: z.object({ root: z.string() }),
-  run: z
-    .object({
-      runId: z.string(),
-      sessionId: z.string().nullable(),
-      provider: z.string().nullable(),
-      model: z.string().nullable(),
-      permissionMode: z.enum(PERMISSION_MODES).nullable(),
-      /** The last messages of the run, oldest first, bounded in count and bytes. */
-      messages: z.array(z.unknown()),
-    })
-    .nullable(),
-  hostTools: z.array(z.string()),
-});
+export const HostContextSnapshotSchema = lazyValue(() =>
+  z.object({
+    protocolVersion: z.literal(HOST_SERVICES_VERSION),
+    project: z.object({ root: z.string() }),
+    run: z
+      .object({
+        runId: z.string(),
+        sessionId: z.string().nullable(),
+        provider: z.string().nullable(),
+        model: z.string().nullable(),
+        permissionMode: z.enum(PERMISSION_MODES).nullable(),
+        /** The last messages of the run, oldest first, bounded in count and bytes. */
+        messages: z.array(z.unknown()),
+      })
+      .nullable(),
+    hostTools: z.array(z.string()),
+  }),
+);
 
 export type HostContextSnapshot = z.infer<typeof HostContextSnapshotSchema>;
 
 /** Params and result of a host-tool call. */
-export const HostToolCallParamsSchema = z.object({
-  name: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-});
-export const HostToolCallResultSchema = z.object({ output: z.unknown() });
+export const HostToolCallParamsSchema = lazyValue(() =>
+  z.object({
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
+export const HostToolCallResultSchema = lazyValue(() => z.object({ output: z.unknown() }));
 
 export type HostToolCallParams = z.infer<typeof HostToolCallParamsSchema>;
 

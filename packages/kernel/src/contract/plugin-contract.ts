@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { EFFECTS } from '../effects.js';
+import { lazyValue } from '../lazy-value.js';
 
 /** `result<T, E>` in jco's data shape. */
 export function witResult<T extends z.ZodType, E extends z.ZodType>(ok: T, err: E) {
@@ -16,60 +17,76 @@ export function witResult<T extends z.ZodType, E extends z.ZodType>(ok: T, err: 
   ]);
 }
 
-const u32 = z.number().int().min(0).max(0xffffffff);
+const u32 = lazyValue(() => z.number().int().min(0).max(0xffffffff));
 
 // interface types
-export const EffectSchema = z.enum(EFFECTS);
-export const ToolDefinitionSchema = z.object({
-  name: z.string(),
-  description: z.string(),
-  inputSchema: z.string(),
-  effect: EffectSchema,
-});
+export const EffectSchema = lazyValue(() => z.enum(EFFECTS));
+export const ToolDefinitionSchema = lazyValue(() =>
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    inputSchema: z.string(),
+    effect: EffectSchema,
+  }),
+);
 
 // interface sampling
-export const SamplingRoleSchema = z.enum(['user', 'assistant']);
-export const SamplingMessageSchema = z.object({ role: SamplingRoleSchema, text: z.string() });
-export const SamplingRequestSchema = z.object({
-  systemPrompt: z.string().optional(),
-  messages: z.array(SamplingMessageSchema),
-  maxTokens: u32,
-  temperature: z.number().optional(),
-});
-export const SamplingOutcomeSchema = z.object({
-  text: z.string(),
-  model: z.string(),
-  stopReason: z.string(),
-});
+export const SamplingRoleSchema = lazyValue(() => z.enum(['user', 'assistant']));
+export const SamplingMessageSchema = lazyValue(() =>
+  z.object({ role: SamplingRoleSchema, text: z.string() }),
+);
+export const SamplingRequestSchema = lazyValue(() =>
+  z.object({
+    systemPrompt: z.string().optional(),
+    messages: z.array(SamplingMessageSchema),
+    maxTokens: u32,
+    temperature: z.number().optional(),
+  }),
+);
+export const SamplingOutcomeSchema = lazyValue(() =>
+  z.object({
+    text: z.string(),
+    model: z.string(),
+    stopReason: z.string(),
+  }),
+);
 
 // interface elicitation
-export const FieldKindSchema = z.enum(['text', 'number', 'boolean', 'choice']);
-export const ElicitationValueSchema = z.discriminatedUnion('tag', [
-  z.object({ tag: z.literal('text'), val: z.string() }),
-  z.object({ tag: z.literal('number'), val: z.number() }),
-  z.object({ tag: z.literal('boolean'), val: z.boolean() }),
-]);
-export const ElicitationFieldSchema = z.object({
-  name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  kind: FieldKindSchema,
-  options: z.array(z.string()),
-  required: z.boolean(),
-  default: ElicitationValueSchema.optional(),
-});
-export const ElicitationFormSchema = z.object({
-  message: z.string(),
-  fields: z.array(ElicitationFieldSchema),
-});
-export const ElicitationOutcomeSchema = z.discriminatedUnion('tag', [
+export const FieldKindSchema = lazyValue(() => z.enum(['text', 'number', 'boolean', 'choice']));
+export const ElicitationValueSchema = lazyValue(() =>
+  z.discriminatedUnion('tag', [
+    z.object({ tag: z.literal('text'), val: z.string() }),
+    z.object({ tag: z.literal('number'), val: z.number() }),
+    z.object({ tag: z.literal('boolean'), val: z.boolean() }),
+  ]),
+);
+export const ElicitationFieldSchema = lazyValue(() =>
   z.object({
-    tag: z.literal('accepted'),
-    val: z.array(z.tuple([z.string(), ElicitationValueSchema])),
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    kind: FieldKindSchema,
+    options: z.array(z.string()),
+    required: z.boolean(),
+    default: ElicitationValueSchema.optional(),
   }),
-  z.object({ tag: z.literal('declined') }),
-  z.object({ tag: z.literal('cancelled') }),
-]);
+);
+export const ElicitationFormSchema = lazyValue(() =>
+  z.object({
+    message: z.string(),
+    fields: z.array(ElicitationFieldSchema),
+  }),
+);
+export const ElicitationOutcomeSchema = lazyValue(() =>
+  z.discriminatedUnion('tag', [
+    z.object({
+      tag: z.literal('accepted'),
+      val: z.array(z.tuple([z.string(), ElicitationValueSchema])),
+    }),
+    z.object({ tag: z.literal('declined') }),
+    z.object({ tag: z.literal('cancelled') }),
+  ]),
+);
 
 export type ToolDefinitionWire = z.infer<typeof ToolDefinitionSchema>;
 export type SamplingMessage = z.infer<typeof SamplingMessageSchema>;
@@ -92,62 +109,63 @@ export interface ContractInterface {
   functions: Readonly<Record<string, ContractFunction>>;
 }
 
-const stringResult = witResult(z.string(), z.string());
-
 /** Every interface of `clat:plugin@0.1.0`, keyed by WIT interface name. */
-export const PLUGIN_CONTRACT = {
-  types: {
-    types: { effect: EffectSchema, definition: ToolDefinitionSchema },
-    functions: {},
-  },
-  tools: {
-    types: {},
-    functions: {
-      listTools: { params: {}, result: z.array(ToolDefinitionSchema) },
-      call: { params: { name: z.string(), argsJson: z.string() }, result: stringResult },
-    },
-  },
-  host: {
-    types: {},
-    functions: {
-      context: { params: {}, result: stringResult },
-      callTool: { params: { name: z.string(), argsJson: z.string() }, result: stringResult },
-    },
-  },
-  sampling: {
+export const PLUGIN_CONTRACT = lazyValue(() => {
+  const stringResult = witResult(z.string(), z.string());
+  return {
     types: {
-      role: SamplingRoleSchema,
-      message: SamplingMessageSchema,
-      request: SamplingRequestSchema,
-      outcome: SamplingOutcomeSchema,
+      types: { effect: EffectSchema, definition: ToolDefinitionSchema },
+      functions: {},
     },
-    functions: {
-      createMessage: {
-        params: { request: SamplingRequestSchema },
-        result: witResult(SamplingOutcomeSchema, z.string()),
+    tools: {
+      types: {},
+      functions: {
+        listTools: { params: {}, result: z.array(ToolDefinitionSchema) },
+        call: { params: { name: z.string(), argsJson: z.string() }, result: stringResult },
       },
     },
-  },
-  elicitation: {
-    types: {
-      'field-kind': FieldKindSchema,
-      value: ElicitationValueSchema,
-      field: ElicitationFieldSchema,
-      form: ElicitationFormSchema,
-      outcome: ElicitationOutcomeSchema,
-    },
-    functions: {
-      elicit: {
-        params: { form: ElicitationFormSchema },
-        result: witResult(ElicitationOutcomeSchema, z.string()),
+    host: {
+      types: {},
+      functions: {
+        context: { params: {}, result: stringResult },
+        callTool: { params: { name: z.string(), argsJson: z.string() }, result: stringResult },
       },
     },
-  },
-  config: {
-    types: {},
-    functions: { get: { params: {}, result: stringResult } },
-  },
-} as const satisfies Record<string, ContractInterface>;
+    sampling: {
+      types: {
+        role: SamplingRoleSchema,
+        message: SamplingMessageSchema,
+        request: SamplingRequestSchema,
+        outcome: SamplingOutcomeSchema,
+      },
+      functions: {
+        createMessage: {
+          params: { request: SamplingRequestSchema },
+          result: witResult(SamplingOutcomeSchema, z.string()),
+        },
+      },
+    },
+    elicitation: {
+      types: {
+        'field-kind': FieldKindSchema,
+        value: ElicitationValueSchema,
+        field: ElicitationFieldSchema,
+        form: ElicitationFormSchema,
+        outcome: ElicitationOutcomeSchema,
+      },
+      functions: {
+        elicit: {
+          params: { form: ElicitationFormSchema },
+          result: witResult(ElicitationOutcomeSchema, z.string()),
+        },
+      },
+    },
+    config: {
+      types: {},
+      functions: { get: { params: {}, result: stringResult } },
+    },
+  } as const satisfies Record<string, ContractInterface>;
+});
 
 /** The world: which interfaces a guest imports from the host and which it exports. */
 export const PLUGIN_WORLD = {

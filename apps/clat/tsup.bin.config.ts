@@ -1,0 +1,31 @@
+import { cp } from 'node:fs/promises';
+import { defineConfig } from 'tsup';
+
+// The `clat` binary (bin/clat.js), built after the library (tsup.config.ts) into dist/bin/. One
+// process owns every package it loads, so the workspace packages and zod are bundled from source:
+// zod alone was ~95 ES modules, the largest part of `clat tools` startup. Code splitting keeps
+// each command and adapter a chunk loaded on demand. Third-party packages stay external (they are
+// @clat/cli dependencies too). The library build keeps workspace packages external, so programs
+// that import @clat/cli share one kernel copy with their own imports.
+export default defineConfig({
+  entry: { main: 'src/main.ts' },
+  outDir: 'dist/bin',
+  format: ['esm'],
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  platform: 'node',
+  splitting: true,
+  noExternal: [/^@clat\//, 'zod'],
+  esbuildOptions(options) {
+    options.conditions = ['@clat/source'];
+  },
+  // The WASM host starts its workers by path (new URL('./worker/…', import.meta.url)), which in
+  // this bundle is relative to dist/bin/.
+  onSuccess: async () => {
+    await cp('../../packages/adapter-wasm/src/worker', 'dist/bin/worker', {
+      recursive: true,
+      filter: (source) => !source.endsWith('.test.ts'),
+    });
+  },
+});

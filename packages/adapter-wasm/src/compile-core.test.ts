@@ -1,0 +1,42 @@
+import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
+import { describe, expect, it } from 'vitest';
+import { compileComponent, type PreparedComponent, startCompile } from './component-cache.js';
+
+/** A prepared component around hand-made core modules (no cache, no transpiler involved). */
+function preparedWith(coreModules: Record<string, Uint8Array>): PreparedComponent {
+  return {
+    sha256: '0'.repeat(64),
+    dir: '/nonexistent',
+    imports: [],
+    glueSource: '',
+    coreModules,
+    transpiled: false,
+    transpileMs: 0,
+  };
+}
+
+// Two functions; the second's body is the invalid opcode 0xff.
+const INVALID_BODY = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 3, 2, 0, 0, 7, 5, 1, 1, 102, 0, 0, 10, 9, 2, 2,
+  0, 11, 4, 0, 0xff, 0, 11,
+]);
+
+describe('compiling core modules (compileStreaming when available)', () => {
+  it('compiles a memory-capped module that instantiates with the cap', async () => {
+    const bytes = await parse(
+      '(module (memory (export "memory") 1) (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0))))',
+    );
+    const compiled = await compileComponent(preparedWith({ 'a.wasm': bytes }), 4 * 65536);
+    const module = compiled.modules['a.wasm'] as WebAssembly.Module;
+    const { exports } = await WebAssembly.instantiate(module, {});
+    const grow = exports.grow as (pages: number) => number;
+    expect(grow(3)).toBe(1);
+    expect(grow(1)).toBe(-1);
+  });
+
+  it('still refuses a module with an invalid function body', async () => {
+    const compiling = startCompile(preparedWith({ 'bad.wasm': INVALID_BODY }));
+    await expect(compiling.modules).rejects.toThrow(/Invalid opcode 0xff/);
+    await expect(compiling.modules).rejects.toBeInstanceOf(WebAssembly.CompileError);
+  });
+});

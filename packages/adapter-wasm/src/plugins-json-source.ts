@@ -1,0 +1,40 @@
+/**
+ * plugins.json as a mount source: each listed component becomes a `wasm` entry (origin
+ * `plugins.json`) whose pin and config are checked at mount, since nothing checked them at install.
+ * @module
+ */
+import type { MountEntry, MountSource } from '@clat/kernel';
+import { loadPluginsJson } from './plugins-json.js';
+import { WASM_KIND, type WasmEntryConfig } from './wasm-connector.js';
+
+export interface PluginsJsonSourceOptions {
+  /** Absolute path of the plugins.json file; a missing file contributes nothing. */
+  file: string;
+  /** Relative component, manifest and directory paths in the file resolve against this. */
+  clatHome: string;
+}
+
+/** The WASM plugins listed in `file`; a malformed entry becomes an issue naming its id. */
+export function pluginsJsonSource(options: PluginsJsonSourceOptions): MountSource {
+  const { file, clatHome } = options;
+  return {
+    label: 'plugins.json entry',
+    async collect() {
+      const parsed = await loadPluginsJson(file, { clatHome });
+      const entries = parsed.entries.map((entry): MountEntry<WasmEntryConfig> => {
+        const config: WasmEntryConfig = { dirs: entry.dirs, validateConfig: true };
+        if (entry.path !== undefined) config.path = entry.path;
+        if (entry.manifest !== undefined) config.manifest = entry.manifest;
+        if (entry.sha256 !== undefined) config.sha256 = entry.sha256;
+        if (entry.config !== undefined) config.config = entry.config;
+        return { kind: WASM_KIND, name: entry.id, origin: 'plugins.json', config };
+      });
+      return {
+        entries,
+        issues: parsed.issues.map((issue) => ({ file, path: issue.id, message: issue.message })),
+        notes: [],
+        prompts: [],
+      };
+    },
+  };
+}
