@@ -11,7 +11,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GATEWAY_BIN, type GatewayWorld, gatewayWorld } from './support.js';
+import { type GatewayWorld, gatewayStdio, gatewayWorld } from './support.js';
 
 const TRIGGER = 'mcp_everything_trigger_elicitation_request';
 
@@ -40,12 +40,7 @@ function textOf(result: object): string {
 }
 
 function transportArgs(w: GatewayWorld) {
-  return {
-    command: process.execPath,
-    args: [GATEWAY_BIN, '--project', w.project, '--mode', 'full-access'],
-    env: w.env,
-    stderr: 'pipe' as const,
-  };
+  return gatewayStdio(w, ['--mode', 'full-access']);
 }
 
 async function v1Client(w: GatewayWorld, answer: Answer | undefined, asked: Asked[]) {

@@ -21,8 +21,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clatDsh, REPO } from '../dsh/harness.js';
 import { execClat } from '../support/clat-bin.js';
 import {
-  GATEWAY_BIN,
   type GatewayWorld,
+  gatewayStdio,
   gatewayWorld,
   type HttpGatewayProcess,
   startHttpGateway,
@@ -116,14 +116,7 @@ describe('clat-gateway mounts every source kind', () => {
     const w = world;
 
     const one = new ClientV1({ name: 'gateway-sources-v1', version: '0.0.0' });
-    await one.connect(
-      new StdioV1({
-        command: process.execPath,
-        args: [GATEWAY_BIN, '--project', w.project, '--mode', 'project-write'],
-        env: w.env,
-        stderr: 'pipe',
-      }),
-    );
+    await one.connect(new StdioV1(gatewayStdio(w, ['--mode', 'project-write'])));
     clients.push(one);
     const names = (await one.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining([NATIVE, MCP, WASM, DSH_LIST, DSH_ADD]));
@@ -183,14 +176,7 @@ describe('clat-gateway mounts every source kind', () => {
       }),
     );
     const client = new ClientV1({ name: 'gateway-redaction', version: '0.0.0' });
-    await client.connect(
-      new StdioV1({
-        command: process.execPath,
-        args: [GATEWAY_BIN, '--project', w.project],
-        env: w.env,
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(new StdioV1(gatewayStdio(w)));
     clients.push(client);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain(
       'mcp_leaky_late_echo',
@@ -226,13 +212,8 @@ describe('clat-gateway mounts every source kind', () => {
       changes.push(Date.now());
     });
     await client.connect(
-      new StdioV1({
-        command: process.execPath,
-        // The first listing and call wait at most 1 s for slow plugins.
-        args: [GATEWAY_BIN, '--project', w.project, '--mode', 'full-access', '--wait', '1'],
-        env: w.env,
-        stderr: 'pipe',
-      }),
+      // The first listing and call wait at most 1 s for slow plugins.
+      new StdioV1(gatewayStdio(w, ['--mode', 'full-access', '--wait', '1'])),
     );
     clients.push(client);
     const first = (await client.listTools()).tools.map((tool) => tool.name);

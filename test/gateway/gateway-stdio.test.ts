@@ -16,7 +16,7 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GATEWAY_BIN, type GatewayWorld, gatewayWorld } from './support.js';
+import { GATEWAY_BIN, type GatewayWorld, gatewayStdio, gatewayWorld } from './support.js';
 
 let world: GatewayWorld | undefined;
 const clients: Array<{ close(): Promise<void> }> = [];
@@ -58,10 +58,6 @@ function promptOf(params: { messages: Array<{ content: unknown }> }): string {
     .join('\n');
 }
 
-function gatewayArgs(w: GatewayWorld, mode: string, extra: string[] = []): string[] {
-  return [GATEWAY_BIN, '--project', w.project, '--mode', mode, ...extra];
-}
-
 async function v1(
   w: GatewayWorld,
   mode: string,
@@ -88,14 +84,7 @@ async function v1(
       stopReason: 'endTurn',
     }));
   }
-  await client.connect(
-    new StdioV1({
-      command: process.execPath,
-      args: gatewayArgs(w, mode),
-      env: w.env,
-      stderr: 'pipe',
-    }),
-  );
+  await client.connect(new StdioV1(gatewayStdio(w, ['--mode', mode])));
   clients.push(client);
   return client;
 }
@@ -121,14 +110,7 @@ async function v2(w: GatewayWorld, mode: string, answers: ClientAnswers = {}) {
       stopReason: 'endTurn',
     }));
   }
-  await client.connect(
-    new StdioV2({
-      command: process.execPath,
-      args: gatewayArgs(w, mode),
-      env: w.env,
-      stderr: 'pipe',
-    }),
-  );
+  await client.connect(new StdioV2(gatewayStdio(w, ['--mode', mode])));
   clients.push(client);
   return client;
 }

@@ -55,6 +55,22 @@ export async function gatewayWorld(options: { trusted?: boolean } = {}): Promise
   };
 }
 
+/**
+ * The stdio client parameters that spawn `clat-gateway` for `project` with `env` (both SDKs'
+ * `StdioClientTransport` take this shape).
+ */
+export function gatewayStdio(
+  target: { project: string; env: Record<string, string> },
+  args: readonly string[] = [],
+): { command: string; args: string[]; env: Record<string, string>; stderr: 'pipe' } {
+  return {
+    command: process.execPath,
+    args: [GATEWAY_BIN, '--project', target.project, ...args],
+    env: target.env,
+    stderr: 'pipe',
+  };
+}
+
 export interface HttpGatewayProcess {
   url: string;
   token: string;

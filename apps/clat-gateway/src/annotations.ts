@@ -24,8 +24,8 @@ export const EFFECT_ANNOTATIONS: Readonly<Record<Effect, Readonly<EffectAnnotati
 };
 
 /** `_meta` keys carrying the CLAT effect and the gateway mode's decision for a tool. */
-export const EFFECT_META = 'io.artec.clat/effect';
-export const DECISION_META = 'io.artec.clat/decision';
+const EFFECT_META = 'io.artec.clat/effect';
+const DECISION_META = 'io.artec.clat/decision';
 
 export function toolMeta(effect: Effect, mode: PermissionMode): Record<string, string> {
   const decision: PermissionDecision = decide(mode, effect);

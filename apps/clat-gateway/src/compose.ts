@@ -5,8 +5,9 @@
  * Depends on the libraries only, never on `@clat/cli`.
  * @module
  */
+import { join } from 'node:path';
 import { createMcpConnector } from '@clat/adapter-mcp';
-import { httpTransport } from '@clat/adapter-mcp-http';
+import { httpTransport, storedOAuth } from '@clat/adapter-mcp-http';
 import { stdioTransport } from '@clat/adapter-mcp-stdio';
 import { createWasmConnector, grantsPath } from '@clat/adapter-wasm';
 import { createHost, type Host, type MountStatus } from '@clat/kernel';
@@ -37,6 +38,11 @@ export interface GatewayHost {
   close(): Promise<void>;
 }
 
+/** The command that logs in to an entry: `clat`'s, which keeps the logins the gateway uses. */
+function clatLogin(name: string): string {
+  return `clat mcp login ${JSON.stringify(name)}`;
+}
+
 /** Resolves and checks trust before anything is spawned, then composes the host (not started). */
 export async function openGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
   const home = options.clatHome;
@@ -51,7 +57,18 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
     connectors: [
       createMcpConnector({
         // Servers without a cwd run in the CLAT home, as under `clat`.
-        transports: [stdioTransport({ defaultCwd: home }), httpTransport()],
+        transports: [
+          stdioTransport({ defaultCwd: home }),
+          // Logins are `clat`'s: the same token store, refreshed here as there.
+          httpTransport({
+            auth: storedOAuth({
+              dir: join(home, 'oauth'),
+              clientName: 'CLAT',
+              loginHint: (server) => `run \`${clatLogin(server.name)}\``,
+            }),
+          }),
+        ],
+        loginCommand: (server) => clatLogin(server.name),
         clientInfo: { name: 'clat-gateway', version: GATEWAY_VERSION },
       }),
       createWasmConnector({ clatHome: home, grantsFile: grantsPath(home) }),

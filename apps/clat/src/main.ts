@@ -54,7 +54,11 @@ function helpText(commands: readonly CommandEntry[]): string {
 
 export async function main(argv: string[], io?: Partial<CommandIO>): Promise<number> {
   const full: CommandIO = {
-    stdin: io?.stdin ?? process.stdin,
+    // Read on first use: process.stdin builds a stream over fd 0 (a socket or TTY handle), which
+    // commands that never read it, like `clat tools`, should not pay for at startup.
+    get stdin() {
+      return io?.stdin ?? process.stdin;
+    },
     stdout: io?.stdout ?? process.stdout,
     stderr: io?.stderr ?? process.stderr,
     env: io?.env ?? process.env,

@@ -22,6 +22,7 @@ export {
   discoverAuthorizationServer,
 } from './oauth/authorization-server.js';
 export type { OAuthClientConfig } from './oauth/client-identity.js';
+export { FileTokenStore, oauthFileFor } from './oauth/file-token-store.js';
 export {
   OAuthClient,
   type OAuthClientOptions,
@@ -34,6 +35,7 @@ export {
   resourceMetadataUrls,
 } from './oauth/protected-resource.js';
 export { scopeUnion, selectScopes } from './oauth/scope-selection.js';
+export { type StoredOAuthOptions, storedOAuth } from './oauth/stored-oauth.js';
 export type {
   OAuthRecord,
   StoredClient,

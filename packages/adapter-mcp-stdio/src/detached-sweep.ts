@@ -4,7 +4,7 @@
  * clears its environment, or runs as another user, is out of reach and reported as left over.
  * @module
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 
 /** The environment variable that tags a server and everything it starts. */
 export const SERVER_TAG_ENV = 'CLAT_MCP_SERVER_TAG';
@@ -42,15 +42,37 @@ export async function taggedProcesses(tag: string): Promise<number[]> {
   return found.sort((a, b) => a - b);
 }
 
+/** One read buffer for every environ the scans read; an environ rarely exceeds a few KiB. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
 /** True when `pid`'s environment holds the `needle` entry; false when it cannot be read. */
 function environHas(pid: number, needle: Buffer): boolean {
-  let environ: Buffer;
+  let fd: number;
   try {
-    environ = readFileSync(`/proc/${pid}/environ`);
+    fd = openSync(`/proc/${pid}/environ`, 'r');
   } catch {
     // Gone, or another user's: out of reach either way.
     return false;
   }
+  let length = 0;
+  try {
+    for (;;) {
+      // An environ larger than the buffer grows it: the whole environ is searched.
+      if (length === scratch.length) {
+        const grown = Buffer.allocUnsafe(scratch.length * 2);
+        scratch.copy(grown, 0, 0, length);
+        scratch = grown;
+      }
+      const read = readSync(fd, scratch, length, scratch.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+  const environ = scratch.subarray(0, length);
   const at = environ.indexOf(needle);
   return at === 0 || (at > 0 && environ[at - 1] === 0);
 }

@@ -57,6 +57,8 @@ export function registerTools(
 ): void {
   const { name, registry, scope } = options;
   const note = (message: string) => status.notes.push(message);
+  // Tools often share a schema text (`{"type":"object"}`): compile each distinct text once.
+  const validators = new Map<string, ArgumentValidator>();
   if (definitions.length > LIMITS.toolsPerServer) {
     note(
       `plugin lists ${definitions.length} tools; only the first ${LIMITS.toolsPerServer} are registered`,
@@ -85,7 +87,8 @@ export function registerTools(
     }
     let validate: ArgumentValidator;
     try {
-      validate = compileArgumentValidator(schema);
+      validate = validators.get(definition.inputSchema) ?? compileArgumentValidator(schema);
+      validators.set(definition.inputSchema, validate);
     } catch (error) {
       note(
         `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a usable JSON Schema (${errorMessage(error)})`,

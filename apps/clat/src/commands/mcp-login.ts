@@ -1,11 +1,11 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
 import type { McpServerConfig } from '@clat/adapter-mcp';
+import { oauthFileFor } from '@clat/adapter-mcp-http';
 import { sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { loadMcpConfig } from '../config/mcp-config-file.js';
-import { oauthFileFor } from '../config/oauth-token-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { oauthClientFor } from '../project/oauth-auth.js';
 import { openBrowser } from '../ui/open-browser.js';

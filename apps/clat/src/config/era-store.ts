@@ -40,6 +40,9 @@ export class EraStore implements EraMemory {
 
   constructor(file: string) {
     this.file = file;
+    // Read now, while the host is being composed: the first connect's hint then waits for no
+    // file I/O before it spawns the server. A missing or broken file reads as empty.
+    void this.#load();
   }
 
   #load(): Promise<Record<string, EraRecord>> {

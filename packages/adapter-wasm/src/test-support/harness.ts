@@ -3,32 +3,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   createGlobalScope,
-  type ModelProvider,
-  type ModelRequest,
-  type ModelResponse,
   PluginHostBridge,
   RunEventStream,
   ToolPipeline,
   ToolRegistry,
 } from '@clat/kernel';
-
-/** A deterministic session model: answers with the last message, records requests. */
-export class EchoModel implements ModelProvider {
-  readonly name = 'test-provider';
-  readonly model = 'echo-1';
-  readonly requests: ModelRequest[] = [];
-
-  async complete(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    const last = request.messages.at(-1)?.text ?? '';
-    return {
-      text: `echo: ${last}`,
-      model: this.model,
-      stopReason: 'endTurn',
-      usage: { inputTokens: 1, outputTokens: 1 },
-    };
-  }
-}
 
 /** A kernel world (registry, pipeline, bridge, scopes) around temporary project and CLAT home dirs. */
 export function createHarness() {

@@ -1,13 +1,13 @@
 /**
- * OAuth state on disk: one 0600 JSON file per server URL under `<clat home>/oauth/` (a 0700
- * directory). Never in mcp.json, never printed.
+ * OAuth state on disk: one owner-only (0600) JSON file per server URL in a 0700 directory the
+ * host names (CLAT: `<clat home>/oauth`). Every host that shares the directory shares the
+ * logins: `clat mcp login` stores a token, `clat` and `clat-gateway` use and refresh it.
  * @module
  */
-import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OAuthRecord, TokenStore } from '@clat/adapter-mcp-http';
-import { writeFileAtomic } from './atomic-write.js';
+import type { OAuthRecord, TokenStore } from './token-store.js';
 
 /** The file of one server URL: a hash, so the URL (which may carry a path) is not in a name. */
 export function oauthFileFor(dir: string, serverUrl: string): string {
@@ -24,8 +24,30 @@ function isRecord(value: unknown, serverUrl: string): value is OAuthRecord {
   );
 }
 
+/**
+ * Replaces `file` so a reader sees the old record or the new one, never half of one: a 0600
+ * sibling created exclusively (`wx`, so no other file or link is written through), synced,
+ * renamed over the target. A refresh racing another process's refresh keeps one whole record.
+ */
+async function replaceOwnerOnly(file: string, text: string): Promise<void> {
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** A {@link TokenStore} in `dir`; records are never printed and never leave the directory. */
 export class FileTokenStore implements TokenStore {
-  /** `<clat home>/oauth`. */
   readonly dir: string;
 
   constructor(dir: string) {
@@ -50,11 +72,12 @@ export class FileTokenStore implements TokenStore {
 
   async write(record: OAuthRecord): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    // An existing directory keeps its mode through mkdir: tokens live owner-only regardless.
     await chmod(this.dir, 0o700);
-    const file = oauthFileFor(this.dir, record.serverUrl);
-    await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, 0o600);
-    // writeFileAtomic keeps an existing file's mode; tokens are always owner-only.
-    await chmod(file, 0o600);
+    await replaceOwnerOnly(
+      oauthFileFor(this.dir, record.serverUrl),
+      `${JSON.stringify(record, null, 2)}\n`,
+    );
   }
 
   async remove(serverUrl: string): Promise<boolean> {

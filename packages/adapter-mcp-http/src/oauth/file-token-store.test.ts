@@ -1,0 +1,68 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileTokenStore, oauthFileFor } from './file-token-store.js';
+import type { OAuthRecord } from './token-store.js';
+
+let base: string;
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), 'clat-token-store-'));
+});
+afterEach(() => rm(base, { recursive: true, force: true }));
+
+const URL_A = 'https://mcp.example.test/a/mcp';
+const record = (token: string, serverUrl = URL_A): OAuthRecord => ({
+  version: 1,
+  serverUrl,
+  issuer: 'https://auth.example.test',
+  tokens: { accessToken: token, refreshToken: `r-${token}` },
+});
+
+describe('FileTokenStore', () => {
+  it('writes one owner-only file per server URL in an owner-only directory, named by a hash', async () => {
+    const dir = join(base, 'oauth');
+    const store = new FileTokenStore(dir);
+    await store.write(record('t1'));
+    const file = oauthFileFor(dir, URL_A);
+    expect(file).not.toContain('example');
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await store.read(URL_A)).toEqual(record('t1'));
+    // Replaced whole; no temp file is left behind.
+    await store.write(record('t2'));
+    expect((await store.read(URL_A))?.tokens?.accessToken).toBe('t2');
+    expect(await readdir(dir)).toEqual([file.slice(dir.length + 1)]);
+  });
+
+  it('tightens a directory that exists with a looser mode', async () => {
+    const dir = join(base, 'oauth');
+    await import('node:fs/promises').then((fs) => fs.mkdir(dir, { mode: 0o755 }));
+    await new FileTokenStore(dir).write(record('t'));
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it('reads a damaged, foreign or missing record as not logged in', async () => {
+    const dir = join(base, 'oauth');
+    const store = new FileTokenStore(dir);
+    expect(await store.read(URL_A)).toBeUndefined();
+    await store.write(record('t'));
+    await writeFile(oauthFileFor(dir, URL_A), '{not json');
+    expect(await store.read(URL_A)).toBeUndefined();
+    // A record for another URL in this URL's file is not used for it.
+    await writeFile(
+      oauthFileFor(dir, URL_A),
+      JSON.stringify(record('x', 'https://other.test/mcp')),
+    );
+    expect(await store.read(URL_A)).toBeUndefined();
+  });
+
+  it('removes a record and says whether there was one', async () => {
+    const dir = join(base, 'oauth');
+    const store = new FileTokenStore(dir);
+    await store.write(record('t'));
+    expect(await store.remove(URL_A)).toBe(true);
+    expect(await store.remove(URL_A)).toBe(false);
+    await expect(readFile(oauthFileFor(dir, URL_A))).rejects.toThrow();
+  });
+});

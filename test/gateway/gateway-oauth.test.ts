@@ -1,0 +1,119 @@
+/**
+ * An OAuth-protected HTTP MCP server through `clat-gateway`: before `clat mcp login` the gateway
+ * reports it as needing a login (with the command that does it, which works); after the login
+ * made by the real `clat` binary, the gateway uses the same owner-only token store and serves
+ * the server's tools to an SDK client. Real OpenID provider and protected server on 127.0.0.1;
+ * the token appears in no gateway output.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CliSandbox } from '../cli/support.js';
+import {
+  type OidcAuthorizationServer,
+  startOidcAuthorizationServer,
+} from '../fixtures/oauth/oidc-as.js';
+import {
+  type ProtectedServer,
+  startProtectedMcpServer,
+} from '../fixtures/oauth/protected-mcp-server.js';
+import { gatewayStdio } from './support.js';
+
+const BROWSER = fileURLToPath(new URL('../fixtures/oauth/browser.mjs', import.meta.url));
+
+let sandbox: CliSandbox;
+let as: OidcAuthorizationServer;
+let mcp: ProtectedServer;
+const clients: Client[] = [];
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  as = await startOidcAuthorizationServer();
+  mcp = await startProtectedMcpServer({
+    validate: (token, resource) => as.validate(token, resource),
+    metadata: ({ resource }) => ({
+      resource,
+      authorization_servers: [as.issuer],
+      scopes_supported: ['mcp:read'],
+    }),
+  });
+  await sandbox.writeMcp({ mcpServers: { remote: { url: mcp.url } } });
+  await sandbox.run(['trust']);
+});
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close().catch(() => {});
+  await mcp?.close();
+  await as?.close();
+  await sandbox.cleanup();
+});
+
+async function gatewayClient(): Promise<{ client: Client; stderr: () => string }> {
+  const client = new Client({ name: 'gateway-oauth-e2e', version: '0.0.0' });
+  const transport = new StdioClientTransport(
+    gatewayStdio(
+      { project: sandbox.project, env: { PATH: process.env.PATH ?? '', CLAT_HOME: sandbox.home } },
+      ['--mode', 'full-access'],
+    ),
+  );
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, stderr: () => stderr };
+}
+
+async function status(client: Client): Promise<string> {
+  const read = await client.readResource({ uri: 'clat://status' });
+  return (read.contents[0] as { text: string }).text;
+}
+
+describe('clat-gateway and OAuth', () => {
+  it("needs clat's login first, then serves the server with the token clat stored", async () => {
+    const before = await gatewayClient();
+    const tools = (await before.client.listTools()).tools.map((tool) => tool.name);
+    expect(tools).not.toContain('mcp_remote_whoami');
+    const waiting = JSON.parse(await status(before.client)) as {
+      servers: Array<{ name: string; state: string; login?: string }>;
+    };
+    expect(waiting.servers).toEqual([
+      expect.objectContaining({
+        name: 'remote',
+        state: 'needs-login',
+        login: expect.stringContaining('clat mcp login "remote"'),
+      }),
+    ]);
+    await before.client.close();
+
+    // The command the status names works as written.
+    const login = await sandbox.run(['mcp', 'login', 'remote'], {
+      env: { BROWSER: `${process.execPath} ${BROWSER}` },
+    });
+    expect(login.code).toBe(0);
+    const dir = join(sandbox.home, 'oauth');
+    const [file] = await readdir(dir);
+    const token = (
+      JSON.parse(await readFile(join(dir, file ?? ''), 'utf8')) as {
+        tokens: { accessToken: string };
+      }
+    ).tokens.accessToken;
+
+    const after = await gatewayClient();
+    const listed = (await after.client.listTools()).tools.map((tool) => tool.name);
+    expect(listed).toContain('mcp_remote_whoami');
+    const call = await after.client.callTool({ name: 'mcp_remote_whoami', arguments: {} });
+    expect(call.isError).not.toBe(true);
+    expect((call.content as Array<{ text: string }>)[0]?.text).toBe('hello, authorized caller');
+    expect(mcp.authorizations).toContain(`Bearer ${token}`);
+    const connected = await status(after.client);
+    expect(connected).toContain('"state": "connected"');
+    expect(connected).not.toContain(token);
+    expect(after.stderr()).not.toContain(token);
+  });
+});
