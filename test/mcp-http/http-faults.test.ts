@@ -192,11 +192,12 @@ describe('HTTP fault zoo (transport level)', () => {
     }
   });
 
-  it('notifications/cancelled aborts the pending POST of that request', async () => {
+  it("the caller's signal aborts the pending POST of that request", async () => {
     const { peer, transport } = await faulty('stall-sse');
-    const pending = failure(peer.request('tools/call', call));
+    const caller = new AbortController();
+    const pending = failure(peer.request('tools/call', call, caller.signal));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await peer.notify('notifications/cancelled', { requestId: 1, reason: 'user' }).catch(() => {});
+    caller.abort();
     const error = await pending;
     expect(error).toMatchObject({ code: 'HTTP_CANCELLED' });
     expect(transport.diagnostics().detail).toMatchObject({ session: 'none' });

@@ -40,8 +40,10 @@ describe('HttpTransport against server-everything (legacy, sessions, SSE)', () =
     const init = await peer.request('initialize', LEGACY_INIT);
     expect(init).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
     expect(transport.hasSession).toBe(true);
-    expect(transport.protocolVersion).toBe('2025-11-25');
+    // The version comes from the caller's headers, never from the initialize result.
+    expect(transport.protocolVersion).toBeUndefined();
     await peer.notify('notifications/initialized');
+    expect(transport.protocolVersion).toBe('2025-11-25');
 
     const list = await peer.request('tools/list');
     const names = (
@@ -165,16 +167,18 @@ describe('HttpTransport against a dual-era TS SDK v2 server', () => {
     expect(reply).toMatchObject({ error: { code: -32022 } });
   });
 
-  it('mirrors x-mcp-header arguments in Mcp-Param-* headers and drops tools with invalid ones', async () => {
+  it('sends the Mcp-Param-* headers the core learned from tools/list; the listing arrives untouched', async () => {
     const transport = open(`${dual.origin}/`);
     const peer = rawPeer(transport);
     const list = await peer.request('tools/list', { _meta: modernMeta() });
-    const names = (list as unknown as { result: { tools: { name: string }[] } }).result.tools.map(
-      (t) => t.name,
-    );
-    expect(names).toContain('forecast');
-    expect(names).not.toContain('bad_header');
-    expect(peer.errors.map((e) => e.message).join('\n')).toMatch(/dropped tool "bad_header"/);
+    const tools = (list as unknown as { result: { tools: { name: string }[] } }).result.tools;
+    // The transport delivers the invalid declaration as the server sent it; the core drops it.
+    expect(tools.map((t) => t.name)).toContain('bad_header');
+    const dropped: string[] = [];
+    const kept = peer.headers.learnTools(tools, (name) => dropped.push(name));
+    expect((kept as { name: string }[]).map((t) => t.name)).toContain('forecast');
+    expect(dropped).toEqual(['bad_header']);
+    expect(peer.errors).toEqual([]);
     // The server rejects a call whose Mcp-Param-* headers are missing or disagree (400 -32020).
     const call = await peer.request('tools/call', {
       name: 'forecast',

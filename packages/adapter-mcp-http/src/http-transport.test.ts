@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import type { JsonRpcMessage } from '@clat/adapter-mcp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { encodeHeaderValue } from './http-headers.js';
 import { HttpTransport } from './http-transport.js';
 import { HttpTransportFactory } from './http-transport-factory.js';
 
@@ -61,17 +60,15 @@ function connect(extra: Partial<ConstructorParameters<typeof HttpTransport>[0]> 
   return { transport, inbound };
 }
 
-const modernMeta = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+// What the client core passes once initialize settled 2025-06-18 (legacy era).
+const LEGACY = { headers: { 'mcp-protocol-version': '2025-06-18' } };
 
 describe('HttpTransport headers and sessions', () => {
-  it('legacy: session and negotiated version are echoed after initialize, then DELETE on close', async () => {
+  it('legacy: the session is echoed after initialize with the given version, then DELETE on close', async () => {
     const { transport, inbound } = connect();
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
-    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, LEGACY);
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, LEGACY);
     await transport.close();
     expect(inbound).toHaveLength(2);
     const [init, initialized, list] = seen.filter((request) => request.method === 'POST');
@@ -94,6 +91,7 @@ describe('HttpTransport headers and sessions', () => {
     const del = seen.at(-1);
     expect(del?.method).toBe('DELETE');
     expect(del?.headers['mcp-session-id']).toBe('sess-42');
+    expect(del?.headers['mcp-protocol-version']).toBe('2025-06-18');
   });
 
   it('reports the byte length of a one-message JSON body with the message it carries', async () => {
@@ -118,81 +116,61 @@ describe('HttpTransport headers and sessions', () => {
     expect(seen[0]?.headers.authorization).toBe(SECRET);
   });
 
-  it('setProtocolVersion overrides the header of later legacy requests', async () => {
-    const { transport } = connect();
-    transport.setProtocolVersion('2025-03-26');
-    await transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    await transport.close();
-    expect(seen[0]?.headers['mcp-protocol-version']).toBe('2025-03-26');
-  });
-
-  it('modern: version from _meta, Mcp-Method and Mcp-Name (base64 when not plain), no session', async () => {
+  it('modern: a request sent with Mcp-Method carries exactly its headers and never the session', async () => {
     const { transport } = connect();
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
-    await transport.send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'wetter-übersicht', arguments: {}, _meta: modernMeta },
-    });
-    await transport.send({
-      jsonrpc: '2.0',
-      id: 3,
-      method: 'resources/read',
-      params: { uri: 'file:///a.txt', _meta: modernMeta },
-    });
-    const [, call, read] = seen;
-    expect(call?.headers['mcp-protocol-version']).toBe('2026-07-28');
-    expect(call?.headers['mcp-method']).toBe('tools/call');
-    expect(call?.headers['mcp-name']).toBe(encodeHeaderValue('wetter-übersicht'));
-    expect(call?.headers['mcp-name']).toMatch(/^=\?base64\?.+\?=$/);
+    const modern = {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': '=?base64?d2V0dGVyLcO8YmVyc2ljaHQ=?=',
+      'mcp-param-region': 'eu',
+    };
+    await transport.send(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wetter-übersicht' } },
+      { headers: modern },
+    );
+    const [, call] = seen;
+    expect(call?.headers).toMatchObject(modern);
     expect(call?.headers['mcp-session-id']).toBeUndefined();
-    expect(read?.headers['mcp-name']).toBe('file:///a.txt');
+    expect(transport.protocolVersion).toBeUndefined();
     await transport.close();
   });
 
-  it('encodes header values per the 2026-07-28 rules', () => {
-    expect(encodeHeaderValue('get_weather')).toBe('get_weather');
-    expect(encodeHeaderValue(' padded')).toBe(
-      `=?base64?${Buffer.from(' padded').toString('base64')}?=`,
-    );
-    expect(encodeHeaderValue('=?base64?x?=')).toMatch(/^=\?base64\?/);
-    expect(encodeHeaderValue('a\nb')).toMatch(/^=\?base64\?/);
-  });
-
-  it('a modern cancel aborts the stream without posting a notification; legacy posts it', async () => {
+  it("an aborted signal ends the request's POST; the transport posts no cancel of its own", async () => {
     const { transport } = connect();
     const settle = (p: Promise<void>) =>
       p.then(
         () => 'resolved',
         (error: unknown) => error,
       );
+    const modernCaller = new AbortController();
+    const legacyCaller = new AbortController();
     const modern = settle(
-      transport.send({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'stall/modern',
-        params: { _meta: modernMeta },
-      }),
+      transport.send(
+        { jsonrpc: '2.0', id: 7, method: 'stall/modern' },
+        { headers: { 'mcp-method': 'stall/modern' }, signal: modernCaller.signal },
+      ),
     );
-    const legacy = settle(transport.send({ jsonrpc: '2.0', id: 8, method: 'stall/legacy' }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await transport.send({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 7 },
-    });
+    const legacy = settle(
+      transport.send(
+        { jsonrpc: '2.0', id: 8, method: 'stall/legacy' },
+        { signal: legacyCaller.signal },
+      ),
+    );
+    // Both POSTs reached the server (and stall there) before their callers give up.
+    for (let i = 0; i < 500 && seen.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    modernCaller.abort();
     expect(await modern).toMatchObject({ code: 'HTTP_CANCELLED' });
-    await transport.send({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 8 },
-    });
+    legacyCaller.abort();
     expect(await legacy).toMatchObject({ code: 'HTTP_CANCELLED' });
-    const cancels = seen.filter((s) => s.body?.method === 'notifications/cancelled');
-    expect(cancels.map((s) => JSON.stringify(s.body?.params))).toEqual([
-      JSON.stringify({ requestId: 8 }),
-    ]);
+    // A signal aborted before the send never reaches the server.
+    const early = settle(
+      transport.send({ jsonrpc: '2.0', id: 9, method: 'ping' }, { signal: AbortSignal.abort() }),
+    );
+    expect(await early).toMatchObject({ code: 'HTTP_CANCELLED' });
+    expect(seen.map((s) => s.body?.method).sort()).toEqual(['stall/legacy', 'stall/modern']);
     await transport.close();
   });
 

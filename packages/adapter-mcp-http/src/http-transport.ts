@@ -1,8 +1,7 @@
 /**
- * Streamable HTTP transport: one POST per JSON-RPC message, JSON or SSE responses, legacy sessions
- * and the per-request headers of the modern (2026-07-28) revision.
- * Over ~500 lines until the per-request header derivation (`Mcp-Param-*`, the tool scan and the
- * initialize sniff) moves to the MCP core client (issue 13: the transport moves bytes only).
+ * Streamable HTTP transport: one POST per JSON-RPC message, JSON or SSE responses, legacy sessions.
+ * It moves bytes only: the protocol headers of each message come from the client core, and no
+ * result is read or rewritten here.
  * @module
  */
 
@@ -13,26 +12,19 @@ import {
   isResponse,
   type JsonRpcMessage,
   type JsonRpcRequest,
-  type JsonRpcSuccess,
   MCP_LIMITS,
   type Transport,
   type TransportDiagnostics,
+  type TransportSendOptions,
 } from '@clat/adapter-mcp';
-import { delay, isJsonObject, LIMITS, Redactor, withDeadline } from '@clat/kernel';
+import { delay, LIMITS, Redactor, withDeadline } from '@clat/kernel';
 import { readBoundedText } from './body-reader.js';
 import { HttpTransportError, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
 import type { HttpAuth } from './http-auth.js';
 import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
-import {
-  ACCEPT_BOTH,
-  HEADER,
-  mediaType,
-  modernRequestHeaders,
-  modernVersionOf,
-} from './http-headers.js';
+import { ACCEPT_BOTH, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
-import { type ParamHeader, paramHeaderValues, scanParamHeaders } from './param-headers.js';
 import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
 import {
   type BodyReader,
@@ -47,30 +39,25 @@ const AUTH_RETRIES = 2;
 // Same cap as one stdio frame: the limits table fixes one message size for every transport.
 const DEFAULT_MESSAGE_BYTES = MCP_LIMITS.stdioFrameBytes;
 
-interface Inflight {
-  controller: AbortController;
-  modern: boolean;
-}
-
-function idKey(id: unknown): string {
-  return `${typeof id}:${String(id)}`;
-}
-
 /**
  * A Streamable HTTP connection to one MCP server. `send` resolves once the server accepted the
  * message: for a request, once its response was delivered through `onmessage` (JSON or SSE); for
  * a notification or response, once the server answered 2xx (usually 202). It rejects with an
- * {@link HttpTransportError} naming the URL origin only.
+ * {@link HttpTransportError} naming the URL origin only; an aborted `signal` ends the POST and its
+ * stream (`HTTP_CANCELLED`).
  *
- * Era handling needs no help from the client core: a request whose `_meta` carries a protocol
- * version is sent as modern (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, no session);
- * otherwise the legacy session id from initialize is echoed, with the negotiated
- * `MCP-Protocol-Version` read from the initialize result or set through {@link setProtocolVersion}.
- * Once a legacy session's `notifications/initialized` is accepted, the optional standalone GET
- * stream is opened (see {@link GetStream}); its messages reach `onmessage` like any other.
+ * Each POST carries the configured headers, then exactly the `headers` the client passed, then
+ * the transport's own (`Content-Type`, `Accept`, `Authorization` from the auth hook, the session
+ * id). A request sent with `Mcp-Method` is a stateless modern one (2026-07-28): no session id is
+ * echoed or taken from its answer and its SSE stream is never resumed. Otherwise the legacy
+ * session id from initialize is echoed, and the `MCP-Protocol-Version` last given is repeated on
+ * the transport's own GET and DELETE. Once a legacy session's `notifications/initialized` is
+ * accepted, the optional standalone GET stream is opened (see {@link GetStream}); its messages
+ * reach `onmessage` like any other.
  */
 export class HttpTransport implements Transport {
   readonly kind = 'http';
+  readonly exchangePerMessage = true;
   /** The endpoint origin, safe to show. */
   readonly origin: string;
   onmessage?: ((message: JsonRpcMessage, frameBytes?: number) => void) | undefined;
@@ -85,16 +72,11 @@ export class HttpTransport implements Transport {
   readonly #auth: HttpAuth | undefined;
   readonly #redactor = new Redactor();
   readonly #abort = new AbortController();
-  readonly #inflight = new Map<string, Inflight>();
   readonly #report: HttpFailures;
   readonly #bodyReader: BodyReader;
-  /** `x-mcp-header` declarations per tool, from modern tools/list results. */
-  readonly #paramHeaders = new Map<string, ParamHeader[]>();
-  /** Ids of modern tools/list requests in flight, whose results are scanned. */
-  readonly #modernLists = new Set<string>();
   #sessionId: string | undefined;
+  /** The `MCP-Protocol-Version` the client last gave a session message, for our GET and DELETE. */
   #protocolVersion: string | undefined;
-  #lastInitializeId: unknown;
   #closed = false;
   #posts = 0;
   readonly #replies = new ReplyGate();
@@ -151,7 +133,7 @@ export class HttpTransport implements Transport {
     return this.#getStream.state;
   }
 
-  /** The legacy protocol version sent as `MCP-Protocol-Version`, once negotiated. */
+  /** The legacy `MCP-Protocol-Version` the client last passed, repeated on GET and DELETE. */
   get protocolVersion(): string | undefined {
     return this.#protocolVersion;
   }
@@ -161,22 +143,13 @@ export class HttpTransport implements Transport {
     return this.#sessionId !== undefined;
   }
 
-  /**
-   * Tells the transport the legacy version negotiated by initialize, for the
-   * `MCP-Protocol-Version` header of later requests. Optional: the transport also reads it from
-   * the initialize result it carries. Modern requests take the version from their own `_meta`.
-   */
-  setProtocolVersion(version: string): void {
-    this.#protocolVersion = version;
-  }
-
   async start(): Promise<void> {
     if (this.#closed)
       throw this.#report.error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
-    if (!isResponse(message)) return this.#post(message);
+  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    if (!isResponse(message)) return this.#post(message, options);
     // Replies to server requests share a few POST slots and a capped queue per connection.
     if (!(await this.#replies.acquire())) {
       this.#repliesDropped++;
@@ -188,25 +161,15 @@ export class HttpTransport implements Transport {
       throw error;
     }
     try {
-      await this.#post(message);
+      await this.#post(message, options);
     } finally {
       this.#replies.release();
     }
   }
 
-  async #post(message: JsonRpcMessage): Promise<void> {
+  async #post(message: JsonRpcMessage, options: TransportSendOptions | undefined): Promise<void> {
     if (this.#closed) {
       throw this.#report.error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
-    }
-    if (isNotification(message) && message.method === 'notifications/cancelled') {
-      // A cancelled request's POST is aborted here. In the modern era closing the stream IS the
-      // cancel signal and no notification is posted.
-      const requestId = message.params?.requestId;
-      const inflight = this.#inflight.get(idKey(requestId));
-      if (inflight !== undefined) {
-        inflight.controller.abort();
-        if (inflight.modern) return;
-      }
     }
     const body = JSON.stringify(message);
     if (Buffer.byteLength(body) > this.#limit) {
@@ -215,33 +178,23 @@ export class HttpTransport implements Transport {
         `${describe(message)} for ${this.origin} exceeds ${this.#limit} bytes; not sent`,
       );
     }
-    const modernVersion = modernVersionOf(message);
-    const headers: Record<string, string> = {
-      ...this.#headers,
-      [HEADER.contentType]: 'application/json',
-      [HEADER.accept]: ACCEPT_BOTH,
-    };
-    if (modernVersion !== undefined) {
-      headers[HEADER.protocolVersion] = modernVersion;
-      if (isRequest(message)) {
-        Object.assign(headers, modernRequestHeaders(message.method, message.params));
-        if (message.method === 'tools/list') this.#modernLists.add(idKey(message.id));
-        if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
-          const declared = this.#paramHeaders.get(message.params.name) ?? [];
-          Object.assign(headers, paramHeaderValues(declared, message.params.arguments));
-        }
-      }
-    } else {
+    const given = options?.headers;
+    const headers: Record<string, string> = Object.assign({}, this.#headers, given);
+    headers[HEADER.contentType] = 'application/json';
+    headers[HEADER.accept] = ACCEPT_BOTH;
+    const stateless = given?.[HEADER.method] !== undefined;
+    if (!stateless) {
       if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
-      if (this.#protocolVersion !== undefined)
-        headers[HEADER.protocolVersion] = this.#protocolVersion;
+      const version = given?.[HEADER.protocolVersion];
+      if (version !== undefined) this.#protocolVersion = version;
     }
     const request = isRequest(message) ? message : undefined;
-    if (request?.method === 'initialize') this.#lastInitializeId = request.id;
+    // Our own controller also stops a body over the cap; the caller's signal feeds it.
     const controller = new AbortController();
-    const key = request === undefined ? undefined : idKey(request.id);
-    if (key !== undefined)
-      this.#inflight.set(key, { controller, modern: modernVersion !== undefined });
+    const cancel = options?.signal;
+    const onCancel = () => controller.abort();
+    if (cancel?.aborted === true) controller.abort();
+    else cancel?.addEventListener('abort', onCancel, { once: true });
     const signal = AbortSignal.any([this.#abort.signal, controller.signal]);
     const sentSession = headers[HEADER.sessionId] !== undefined;
     this.#posts++;
@@ -256,7 +209,7 @@ export class HttpTransport implements Transport {
         await response.body?.cancel().catch(() => {});
         throw this.#report.redirect(response, message);
       }
-      if (modernVersion === undefined) {
+      if (!stateless) {
         const session = response.headers.get(HEADER.sessionId);
         if (
           session !== null &&
@@ -273,7 +226,7 @@ export class HttpTransport implements Transport {
           this.#getStream.start();
         return;
       }
-      await this.#handleResponse(response, request, sentSession, controller);
+      await this.#handleResponse(response, request, sentSession, controller, stateless);
     } catch (error) {
       if (isHttpTransportError(error)) {
         this.#report.record(error.message);
@@ -281,9 +234,7 @@ export class HttpTransport implements Transport {
       }
       throw this.#report.fetch(error, message, controller);
     } finally {
-      if (key !== undefined) this.#modernLists.delete(key);
-      if (key !== undefined && this.#inflight.get(key)?.controller === controller)
-        this.#inflight.delete(key);
+      cancel?.removeEventListener('abort', onCancel);
     }
   }
 
@@ -382,6 +333,7 @@ export class HttpTransport implements Transport {
     request: JsonRpcRequest,
     sentSession: boolean,
     controller: AbortController,
+    stateless: boolean,
   ): Promise<void> {
     const what = describe(request);
     if (response.status === 404 && sentSession) {
@@ -405,8 +357,7 @@ export class HttpTransport implements Transport {
       );
     }
     if (type === 'text/event-stream' && response.ok) {
-      const legacy = modernVersionOf(request) === undefined;
-      await readEventStream(response.body, request, controller, legacy, this.#bodyReader);
+      await readEventStream(response.body, request, controller, !stateless, this.#bodyReader);
       return;
     }
     if (type !== 'application/json') {
@@ -467,49 +418,7 @@ export class HttpTransport implements Transport {
   }
 
   #deliver(message: JsonRpcMessage, frameBytes?: number): void {
-    if (this.#closed) return;
-    let out = message;
-    if ('result' in message) {
-      this.#sniffInitialize(message.id, message.result);
-      if (this.#modernLists.delete(idKey(message.id))) out = this.#scanTools(message);
-    }
-    this.onmessage?.(out, frameBytes);
-  }
-
-  /**
-   * Records each listed tool's `x-mcp-header` declarations and drops tools whose declarations
-   * are invalid (2026-07-28: a conforming HTTP client must not call them).
-   */
-  #scanTools(message: JsonRpcSuccess): JsonRpcSuccess {
-    const tools = message.result.tools;
-    if (!Array.isArray(tools)) return message;
-    const kept: unknown[] = [];
-    for (const tool of tools) {
-      const name = isJsonObject(tool) && typeof tool.name === 'string' ? tool.name : undefined;
-      if (name === undefined) {
-        kept.push(tool);
-        continue;
-      }
-      const scan = scanParamHeaders(isJsonObject(tool) ? tool.inputSchema : undefined);
-      if ('invalid' in scan) {
-        this.#paramHeaders.delete(name);
-        this.#nonFatal(
-          `dropped tool ${JSON.stringify(name)} of MCP server at ${this.origin}: ${scan.invalid}`,
-        );
-        continue;
-      }
-      if (scan.headers.length > 0) this.#paramHeaders.set(name, scan.headers);
-      else this.#paramHeaders.delete(name);
-      kept.push(tool);
-    }
-    if (kept.length === tools.length) return message;
-    return { ...message, result: { ...message.result, tools: kept } };
-  }
-
-  /** Legacy: the initialize result names the version for later `MCP-Protocol-Version` headers. */
-  #sniffInitialize(id: unknown, result: Record<string, unknown>): void {
-    if (id !== this.#lastInitializeId) return;
-    if (typeof result.protocolVersion === 'string') this.#protocolVersion = result.protocolVersion;
+    if (!this.#closed) this.onmessage?.(message, frameBytes);
   }
 
   #nonFatal(text: string): void {

@@ -5,7 +5,6 @@
  */
 export { HttpTransportError, HttpTransportErrorCode, isHttpTransportError } from './errors.js';
 export type { HttpAuth, HttpAuthChallenge } from './http-auth.js';
-export { encodeHeaderValue } from './http-headers.js';
 export type { HttpTransportOptions } from './http-options.js';
 export { HttpTransport } from './http-transport.js';
 export { HttpTransportFactory } from './http-transport-factory.js';

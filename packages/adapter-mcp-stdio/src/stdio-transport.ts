@@ -105,6 +105,10 @@ export class StdioTransport implements Transport {
     this.#state = 'open';
   }
 
+  /**
+   * Queues one line. Takes no send options: stdio has no per-message headers, and a request is
+   * cancelled by `notifications/cancelled` (the client leaves `exchangePerMessage` unset for it).
+   */
   send(message: JsonRpcMessage): Promise<void> {
     if (this.#state !== 'open') {
       const code =

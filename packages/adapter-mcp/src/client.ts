@@ -204,9 +204,21 @@ export class McpClient {
     return { tail: stderrTail(this.#transport) };
   }
 
-  /** Lists every tool: ≤ 32 pages of ≤ 30 s each, ≤ 512 tools, a repeated cursor aborts. */
+  /**
+   * Lists every tool: ≤ 32 pages of ≤ 30 s each, ≤ 512 tools, a repeated cursor aborts. On a
+   * modern HTTP connection the list also teaches the `Mcp-Param-*` headers of later calls, and a
+   * tool with an invalid `x-mcp-header` declaration is dropped (the spec forbids calling it).
+   */
   async listTools(signal?: AbortSignal): Promise<McpToolDescriptor[]> {
-    const items = await this.#listAll('tools/list', 'tools', LIMITS.toolsPerServer, signal);
+    let items = await this.#listAll('tools/list', 'tools', LIMITS.toolsPerServer, signal);
+    const headers = this.#session.headers;
+    if (headers?.modern === true) {
+      items = headers.learnTools(items, (tool, reason) =>
+        this.#onDiagnostic(
+          `dropped tool ${quoted(tool)} of MCP server ${quoted(this.name)}: ${reason}`,
+        ),
+      );
+    }
     return readToolDescriptors(this.name, items, this.#onDiagnostic);
   }
 
@@ -319,8 +331,8 @@ export class McpClient {
           return readCallToolResult(this.name, name, sized.result, sized.bytes);
         }
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
-        // 2026-07-28: -32020 on a call means the per-request headers the transport derived from
-        // the tool list (Mcp-Param-*) are stale. Re-list, which refreshes them, and retry once.
+        // 2026-07-28: -32020 on a call means the Mcp-Param-* headers learned from the last tool
+        // list are stale (or none was listed yet). Re-list, which relearns them, and retry once.
         this.#onDiagnostic(
           `MCP server ${quoted(this.name)} refused ${what} with -32020 (header mismatch); re-listing tools and retrying once`,
         );

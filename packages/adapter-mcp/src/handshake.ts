@@ -83,6 +83,7 @@ export async function probeModern(
   signal: AbortSignal | undefined,
 ): Promise<ProbeOutcome> {
   const server = session.server;
+  session.headers?.useModern(MODERN_PROTOCOL_VERSION);
   let retried = false;
   for (;;) {
     try {
@@ -178,6 +179,9 @@ export async function legacyHandshake(
   timeouts: McpTimeouts,
   signal: AbortSignal | undefined,
 ): Promise<Negotiated> {
+  // No MCP-Protocol-Version until initialize settled it (the same session may have carried the
+  // modern probe).
+  opened.session.headers?.useLegacy(undefined);
   const result = await opened.session.request(
     'initialize',
     {
@@ -204,6 +208,7 @@ export async function legacyHandshake(
       { server },
     );
   }
+  opened.session.headers?.useLegacy(version);
   await opened.session.notify('notifications/initialized', {});
   return {
     ...opened,

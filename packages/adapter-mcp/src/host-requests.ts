@@ -20,7 +20,8 @@ import { elicitationFromMcp } from './mcp-elicitation.js';
 import { samplingRequestFromMcp, samplingResultToMcp } from './mcp-sampling.js';
 import { serverAdvertisesHostServices } from './protocol.js';
 import type { McpRoot } from './roots.js';
-import { RpcError, type RpcSession, type ServerRequestHandler } from './rpc-session.js';
+import { RpcError } from './rpc-error.js';
+import type { RpcSession, ServerRequestHandler } from './rpc-session.js';
 import { JsonRpcErrorCode } from './transport.js';
 import { serveUrlElicitation, type UrlOpener } from './url-elicitation.js';
 

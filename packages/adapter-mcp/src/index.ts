@@ -62,6 +62,7 @@ export {
   samplingRequestFromMcp,
   samplingResultToMcp,
 } from './mcp-sampling.js';
+export { MCP_HEADER, MessageHeaders } from './message-headers.js';
 export {
   type McpServerState,
   type McpServerStatus,
@@ -69,6 +70,7 @@ export {
   type MountMcpServerOptions,
   mountMcpServer,
 } from './mount.js';
+export { encodeHeaderValue } from './param-headers.js';
 export {
   CLIENT_NAME,
   clientCapabilities,
@@ -106,5 +108,6 @@ export {
   type TransportDiagnostics,
   type TransportFactory,
   type TransportKind,
+  type TransportSendOptions,
 } from './transport.js';
 export type { UrlOpener } from './url-elicitation.js';

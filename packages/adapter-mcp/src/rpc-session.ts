@@ -1,16 +1,23 @@
 /**
- * The JSON-RPC engine over one kernel Transport: routes responses by id (in any order), runs
+ * The JSON-RPC engine over one Transport: routes responses by id (in any order), runs
  * server-initiated requests concurrently behind a bounded inbound queue, and owns deadlines,
- * cancellation and the same-connection deadline extension.
- * Over ~500 lines on purpose for now: the id routing, the inbound queue and the deadline lanes
- * share one pending-request table, and three issue-15 branches edit this file concurrently; the
- * next split moves the inbound queue out (see issue 13).
+ * cancellation and the same-connection deadline extension. On a transport with one exchange per
+ * message (HTTP) it also hands each message its protocol headers ({@link MessageHeaders}) and each
+ * request a signal that ends the exchange when the request is abandoned.
  * @module
  */
-import { ClatError, errorMessage, onAbort as kernelOnAbort } from '@clat/kernel';
-import { type DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
-import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import { errorMessage, onAbort as kernelOnAbort } from '@clat/kernel';
+import { DeadlineQueue } from './deadline-queue.js';
+import { McpError, McpErrorCode } from './errors.js';
 import { MCP_LIMITS } from './limits.js';
+import { MessageHeaders } from './message-headers.js';
+import {
+  PendingRequest,
+  type RequestHost,
+  type RequestOptions,
+  type SizedResult,
+} from './pending-request.js';
+import { toRpcErrorObject } from './rpc-error.js';
 import {
   isFailure,
   isNotification,
@@ -22,19 +29,7 @@ import {
   type Transport,
 } from './transport.js';
 
-/** Thrown by a server-request handler to answer with a specific JSON-RPC error. */
-export class RpcError extends ClatError<typeof McpErrorCode.MCP_REQUEST_REFUSED> {
-  /** The JSON-RPC error code the answer carries. */
-  readonly rpcCode: number;
-  readonly rpcData: unknown;
-
-  constructor(rpcCode: number, message: string, rpcData?: unknown) {
-    super(McpErrorCode.MCP_REQUEST_REFUSED, message);
-    this.name = 'RpcError';
-    this.rpcCode = rpcCode;
-    this.rpcData = rpcData;
-  }
-}
+export type { RequestOptions, SizedResult } from './pending-request.js';
 
 export interface ServerRequestContext {
   id: JsonRpcId;
@@ -53,29 +48,11 @@ export interface ServerRequestHandlerOptions {
   extendsDeadline?: boolean;
 }
 
-export interface RequestOptions {
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
-  /** Label for errors, e.g. `tools/call weather`. */
-  what?: string;
-  /** initialize must never be cancelled (spec); everything else sends notifications/cancelled. */
-  cancellable?: boolean;
-  /** Extend the deadline while this connection serves host requests. */
-  extension?: { stepMs: number; totalMs: number } | undefined;
-}
-
 export interface RpcSessionOptions {
   server: string;
   /** Outstanding server requests before new ones are rejected. */
   inboundLimit?: number;
   onDiagnostic?: ((message: string) => void) | undefined;
-}
-
-/** A response's result and its size as received (frame bytes less the JSON-RPC envelope). */
-export interface SizedResult {
-  result: Record<string, unknown>;
-  /** Undefined when the transport does not report frame sizes. */
-  bytes: number | undefined;
 }
 
 /** `{"jsonrpc":"2.0","id":` + `,"result":` + `}`: a compact success frame minus id and result. */
@@ -99,6 +76,11 @@ const FORGOTTEN_IDS_KEPT = 256;
 export class RpcSession {
   readonly server: string;
   readonly transport: Transport;
+  /**
+   * The per-message headers, when the transport has one exchange per message; the handshake sets
+   * their era and version, the client teaches them the tools' `x-mcp-header` declarations.
+   */
+  readonly headers: MessageHeaders | undefined;
   readonly #inboundLimit: number;
   readonly #onDiagnostic: (message: string) => void;
   /** Keyed by our own numeric ids, so a response looks up a number, not a fresh string. */
@@ -121,6 +103,7 @@ export class RpcSession {
   constructor(transport: Transport, options: RpcSessionOptions) {
     this.server = options.server;
     this.transport = transport;
+    this.headers = transport.exchangePerMessage === true ? new MessageHeaders() : undefined;
     this.#inboundLimit = options.inboundLimit ?? MCP_LIMITS.inboundRequestQueue;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
     this.#host = {
@@ -131,7 +114,9 @@ export class RpcSession {
       },
       abandon: (request, reason) => {
         this.#forget(request.id);
-        if (request.options.cancellable !== false) {
+        request.exchange?.abort(reason);
+        // Modern HTTP: ending the request's exchange IS the cancel signal (no notification).
+        if (request.options.cancellable !== false && this.headers?.modern !== true) {
           this.#sendQuietly({
             jsonrpc: '2.0',
             method: 'notifications/cancelled',
@@ -243,7 +228,18 @@ export class RpcSession {
         params === undefined
           ? { jsonrpc: '2.0', id, method }
           : { jsonrpc: '2.0', id, method, params };
-      this.transport.send(message).catch((error: unknown) => {
+      const headers = this.headers;
+      let sent: Promise<void>;
+      if (headers === undefined) sent = this.transport.send(message);
+      else {
+        const exchange = new AbortController();
+        request.exchange = exchange;
+        sent = this.transport.send(message, {
+          headers: headers.request(method, params),
+          signal: exchange.signal,
+        });
+      }
+      sent.catch((error: unknown) => {
         if (this.#pending.get(id) !== request) return;
         request.fail(
           this.#closeError ??
@@ -262,6 +258,7 @@ export class RpcSession {
     if (this.#closeError !== undefined) throw this.#closeError;
     await this.transport.send(
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+      this.headers?.commonOptions,
     );
   }
 
@@ -306,7 +303,7 @@ export class RpcSession {
 
   #sendQuietly(message: JsonRpcMessage): void {
     if (this.#closeError !== undefined) return;
-    this.transport.send(message).catch((error: unknown) => {
+    this.transport.send(message, this.headers?.commonOptions).catch((error: unknown) => {
       this.#onDiagnostic(`could not send ${describe(message)}: ${errorMessage(error)}`);
     });
   }
@@ -478,133 +475,6 @@ export class RpcSession {
   ): void {
     this.#sendQuietly({ jsonrpc: '2.0', id, ...body } as JsonRpcMessage);
   }
-}
-
-/** What a pending request reaches of its session. */
-interface RequestHost {
-  readonly server: string;
-  /** Frees the id and the deadline. */
-  release(request: PendingRequest): void;
-  /** Gives up on a request: its late answer is dropped quietly; a cancellable one is cancelled. */
-  abandon(request: PendingRequest, reason: string): void;
-  /** Restarts the deadline for one extension step. */
-  extend(request: PendingRequest, ms: number): void;
-  cancelled(what: string, signal: AbortSignal | undefined): McpError;
-  /** Extending host requests pending now. */
-  hostPending(): number;
-  /** Extending host requests finished so far. */
-  hostFinished(): number;
-}
-
-/** One outgoing request: its promise, deadline (with extensions) and cancellation. */
-class PendingRequest implements DeadlineEntry {
-  deadlineAt = 0;
-  deadlineLane = -1;
-  deadlineSlot = 0;
-  detachAbort: (() => void) | undefined = undefined;
-  readonly what: string;
-  #extendedMs = 0;
-  #activityMark: number;
-  #done = false;
-
-  readonly session: RequestHost;
-  readonly id: number;
-  readonly method: string;
-  readonly options: RequestOptions;
-  readonly #sized: boolean;
-  readonly #resolve: (value: Record<string, unknown> | SizedResult) => void;
-  readonly #reject: (error: unknown) => void;
-
-  constructor(
-    session: RequestHost,
-    id: number,
-    method: string,
-    options: RequestOptions,
-    sized: boolean,
-    resolve: (value: Record<string, unknown> | SizedResult) => void,
-    reject: (error: unknown) => void,
-  ) {
-    this.session = session;
-    this.id = id;
-    this.method = method;
-    this.options = options;
-    this.#sized = sized;
-    this.#resolve = resolve;
-    this.#reject = reject;
-    this.what = options.what ?? method;
-    this.#activityMark = session.hostFinished();
-  }
-
-  /** Releases the id, the deadline and the abort listener; true the first time only. */
-  settle(): boolean {
-    if (this.#done) return false;
-    this.#done = true;
-    this.session.release(this);
-    this.detachAbort?.();
-    return true;
-  }
-
-  complete(result: Record<string, unknown>, bytes: number | undefined): void {
-    if (!this.settle()) return;
-    this.#resolve(this.#sized ? { result, bytes } : result);
-  }
-
-  fail(error: unknown): void {
-    if (this.settle()) this.#reject(error);
-  }
-
-  abort(): void {
-    if (!this.settle()) return;
-    this.session.abandon(this, `CLAT cancelled ${this.what}`);
-    this.#reject(this.session.cancelled(this.what, this.options.signal));
-  }
-
-  expire(): void {
-    if (this.#done) return;
-    const ext = this.options.extension;
-    // A host request pending on this connection now, or one that ran since the last deadline
-    // (the server may still be finishing with its answer), buys one more step.
-    const host = this.session;
-    const busy = host.hostPending() > 0 || host.hostFinished() !== this.#activityMark;
-    if (ext !== undefined && busy && this.#extendedMs + ext.stepMs <= ext.totalMs) {
-      this.#extendedMs += ext.stepMs;
-      this.#activityMark = host.hostFinished();
-      host.extend(this, ext.stepMs);
-      return;
-    }
-    const total = this.options.timeoutMs + this.#extendedMs;
-    this.settle();
-    this.session.abandon(this, `${this.what} timed out after ${total} ms`);
-    const server = host.server;
-    this.#reject(
-      new McpError(
-        McpErrorCode.MCP_TIMEOUT,
-        `MCP server ${JSON.stringify(server)} did not answer ${this.what} within ${total} ms`,
-        { server },
-      ),
-    );
-  }
-}
-
-/** Contains any handler failure as a JSON-RPC error object (catch-alls become -32603). */
-export function toRpcErrorObject(
-  error: unknown,
-  method: string,
-): { code: number; message: string; data?: unknown } {
-  if (error instanceof RpcError) {
-    return {
-      code: error.rpcCode,
-      message: error.message,
-      ...(error.rpcData === undefined ? {} : { data: error.rpcData }),
-    };
-  }
-  if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) {
-    return { code: JsonRpcErrorCode.SERVER_ERROR, message: error.message };
-  }
-  return {
-    code: JsonRpcErrorCode.INTERNAL_ERROR,
-    message: `CLAT failed to handle ${method}: ${errorMessage(error)}`,
-  };
 }
 
 function describe(message: JsonRpcMessage): string {

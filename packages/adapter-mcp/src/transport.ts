@@ -129,14 +129,36 @@ export type TransportKind = 'stdio' | 'http' | (string & {});
 export type GetStreamState = NonNullable<MountProgress['getStream']>;
 
 /**
- * A connected JSON-RPC channel. `start` resolves once messages can flow; `send` resolves once the
- * frame was accepted (queued for stdio, POSTed for HTTP); `close` is idempotent and tears down
- * everything the transport owns (processes, sockets).
+ * What the client passes with one message to a transport that sets `exchangePerMessage`.
+ * Transports without it are called with no options at all.
+ */
+export interface TransportSendOptions {
+  /**
+   * Protocol headers the client computed for this message (`MCP-Protocol-Version`, `Mcp-Method`,
+   * `Mcp-Name`, `Mcp-Param-*`), names in lower case. The transport sends exactly these next to its
+   * own (auth, session, content negotiation) and derives none of them itself.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Aborts when the caller of this request gave up (cancelled, timed out): end its exchange. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * A connected JSON-RPC channel that moves bytes only: it never reads or rewrites results. `start`
+ * resolves once messages can flow; `send` resolves once the frame was accepted (queued for stdio,
+ * POSTed for HTTP); `close` is idempotent and tears down everything the transport owns
+ * (processes, sockets).
  */
 export interface Transport {
   readonly kind: TransportKind;
+  /**
+   * True where every message is its own exchange (Streamable HTTP): the client then passes each
+   * message's protocol headers and each request a signal ({@link TransportSendOptions}). Others
+   * (stdio) get no options, so their per-call path computes and allocates nothing for them.
+   */
+  readonly exchangePerMessage?: boolean | undefined;
   start(): Promise<void>;
-  send(message: JsonRpcMessage): Promise<void>;
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
   close(): Promise<void>;
   /**
    * One inbound message. `frameBytes` is the byte length of the frame it arrived in, when the

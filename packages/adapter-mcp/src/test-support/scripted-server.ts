@@ -13,6 +13,7 @@ import type {
   TransportFactory,
   TransportKind,
 } from '../transport.js';
+import { RecordingTransport } from './recording-transport.js';
 
 export type Reply =
   | { result: Record<string, unknown> }
@@ -146,6 +147,10 @@ export class ScriptedFactory implements TransportFactory {
   kind: TransportKind = 'stdio';
   readonly probeIsolation: 'fresh' | 'shared';
   readonly servers: ScriptedServer[] = [];
+  /** Set to wrap each transport in a {@link RecordingTransport} with this `exchangePerMessage`. */
+  record: { exchangePerMessage: boolean } | undefined;
+  /** The recording wrappers, one per server, when `record` is set. */
+  readonly recorders: RecordingTransport[] = [];
   readonly #setup: (server: ScriptedServer, index: number) => void;
 
   constructor(
@@ -160,7 +165,14 @@ export class ScriptedFactory implements TransportFactory {
     const server = new ScriptedServer();
     this.#setup(server, this.servers.length);
     this.servers.push(server);
-    return server.client;
+    if (this.record === undefined) return server.client;
+    const recorder = new RecordingTransport(
+      server.client,
+      this.kind,
+      this.record.exchangePerMessage,
+    );
+    this.recorders.push(recorder);
+    return recorder;
   }
 
   get opened(): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paramHeaderValues, scanParamHeaders } from './param-headers.js';
+import { encodeHeaderValue, paramHeaderValues, scanParamHeaders } from './param-headers.js';
 
 const prop = (type: string, header: unknown) => ({ type, 'x-mcp-header': header });
 
@@ -74,6 +74,24 @@ describe('Mcp-Param-* values', () => {
 
   it('base64-encodes values that are not plain ASCII', () => {
     const { 'mcp-param-region': region } = paramHeaderValues(declared, { region: 'Zürich' });
-    expect(region).toBe(`=?base64?${Buffer.from('Zürich').toString('base64')}?=`);
+    // The UTF-8 bytes of "Zürich", base64: the core encodes without Node's Buffer.
+    expect(region).toBe('=?base64?WsO8cmljaA==?=');
+  });
+
+  it('adds to the record it is given', () => {
+    const out = { 'mcp-method': 'tools/call' };
+    expect(paramHeaderValues(declared, { days: 1 }, out)).toBe(out);
+    expect(out).toEqual({ 'mcp-method': 'tools/call', 'mcp-param-days': '1' });
+  });
+});
+
+describe('header-safe values (2026-07-28 rules)', () => {
+  it('keeps plain ASCII and encodes the rest as the base64 sentinel', () => {
+    expect(encodeHeaderValue('get_weather')).toBe('get_weather');
+    expect(encodeHeaderValue('file:///a.txt')).toBe('file:///a.txt');
+    expect(encodeHeaderValue(' padded')).toBe('=?base64?IHBhZGRlZA==?=');
+    expect(encodeHeaderValue('wetter-übersicht')).toBe('=?base64?d2V0dGVyLcO8YmVyc2ljaHQ=?=');
+    expect(encodeHeaderValue('=?base64?x?=')).toMatch(/^=\?base64\?/);
+    expect(encodeHeaderValue('a\nb')).toMatch(/^=\?base64\?/);
   });
 });

@@ -1,10 +1,10 @@
 /**
  * `x-mcp-header` (2026-07-28 Streamable HTTP): a tool's input property may ask for its value to be
  * mirrored in an `Mcp-Param-<Name>` header. A tool whose declarations are invalid must be dropped.
+ * Runtime-neutral like the rest of the core (no `Buffer`).
  * @module
  */
 import { isJsonObject } from '@clat/kernel';
-import { encodeHeaderValue } from './http-headers.js';
 
 export const X_MCP_HEADER = 'x-mcp-header';
 export const PARAM_HEADER_PREFIX = 'mcp-param-';
@@ -34,6 +34,20 @@ const UNREACHABLE = [
   'definitions',
 ] as const;
 const NAMED_SUBSCHEMAS = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
+
+const utf8 = new TextEncoder();
+
+/**
+ * Header-safe form of a value (`Mcp-Name`, `Mcp-Param-*`): as is when plain printable ASCII
+ * without edge whitespace, else the `=?base64?<UTF-8 bytes>?=` sentinel.
+ */
+export function encodeHeaderValue(value: string): string {
+  const plain = /^[\x20-\x7e]*$/.test(value) && value.trim() === value && !value.startsWith('=?');
+  if (plain) return value;
+  let binary = '';
+  for (const byte of utf8.encode(value)) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
+}
 
 export interface ParamHeader {
   /** Header name as declared (`Region` → `Mcp-Param-Region`). */
@@ -92,12 +106,15 @@ export function scanParamHeaders(
   return problem === undefined ? { headers } : { invalid: problem };
 }
 
-/** `Mcp-Param-*` headers of one tools/call; null or absent values send no header. */
+/**
+ * Adds the `Mcp-Param-*` headers of one tools/call to `out` (lower-case names); null or absent
+ * values send no header.
+ */
 export function paramHeaderValues(
   declarations: readonly ParamHeader[],
   args: unknown,
+  out: Record<string, string> = {},
 ): Record<string, string> {
-  const out: Record<string, string> = {};
   for (const declaration of declarations) {
     let value: unknown = args;
     for (const key of declaration.path) value = isJsonObject(value) ? value[key] : undefined;
