@@ -5,50 +5,27 @@
  * the server's tools to an SDK client. Real OpenID provider and protected server on 127.0.0.1;
  * the token appears in no gateway output.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertBuilt, CliSandbox } from '../cli/support.js';
-import {
-  type OidcAuthorizationServer,
-  startOidcAuthorizationServer,
-} from '../fixtures/oauth/oidc-as.js';
-import {
-  type ProtectedServer,
-  startProtectedMcpServer,
-} from '../fixtures/oauth/protected-mcp-server.js';
+import { BROWSER, type OAuthWorld, readTokenFile, startOAuthWorld } from '../oauth/oauth-world.js';
 import { gatewayStdio } from './support.js';
 
-const BROWSER = fileURLToPath(new URL('../fixtures/oauth/browser.mjs', import.meta.url));
-
 let sandbox: CliSandbox;
-let as: OidcAuthorizationServer;
-let mcp: ProtectedServer;
+let world: OAuthWorld;
 const clients: Client[] = [];
 
 beforeAll(assertBuilt);
 beforeEach(async () => {
   sandbox = new CliSandbox();
   await sandbox.setup();
-  as = await startOidcAuthorizationServer();
-  mcp = await startProtectedMcpServer({
-    validate: (token, resource) => as.validate(token, resource),
-    metadata: ({ resource }) => ({
-      resource,
-      authorization_servers: [as.issuer],
-      scopes_supported: ['mcp:read'],
-    }),
-  });
-  await sandbox.writeMcp({ mcpServers: { remote: { url: mcp.url } } });
+  world = await startOAuthWorld(sandbox);
   await sandbox.run(['trust']);
 });
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => {});
-  await mcp?.close();
-  await as?.close();
+  await world?.close();
   await sandbox.cleanup();
 });
 
@@ -92,17 +69,9 @@ describe('clat-gateway and OAuth', () => {
     await before.client.close();
 
     // The command the status names works as written.
-    const login = await sandbox.run(['mcp', 'login', 'remote'], {
-      env: { BROWSER: `${process.execPath} ${BROWSER}` },
-    });
+    const login = await sandbox.run(['mcp', 'login', 'remote'], { env: { BROWSER } });
     expect(login.code).toBe(0);
-    const dir = join(sandbox.home, 'oauth');
-    const [file] = await readdir(dir);
-    const token = (
-      JSON.parse(await readFile(join(dir, file ?? ''), 'utf8')) as {
-        tokens: { accessToken: string };
-      }
-    ).tokens.accessToken;
+    const token = (await readTokenFile(sandbox.home)).record.tokens.accessToken;
 
     const after = await gatewayClient();
     const listed = (await after.client.listTools()).tools.map((tool) => tool.name);
@@ -110,7 +79,7 @@ describe('clat-gateway and OAuth', () => {
     const call = await after.client.callTool({ name: 'mcp_remote_whoami', arguments: {} });
     expect(call.isError).not.toBe(true);
     expect((call.content as Array<{ text: string }>)[0]?.text).toBe('hello, authorized caller');
-    expect(mcp.authorizations).toContain(`Bearer ${token}`);
+    expect(world.mcp.authorizations).toContain(`Bearer ${token}`);
     const connected = await status(after.client);
     expect(connected).toContain('"state": "connected"');
     expect(connected).not.toContain(token);

@@ -5,76 +5,43 @@
  * are read from the token file by the test only, and must appear in no output.
  * @module
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeChatServer } from '../cli/chat-server.js';
 import { assertBuilt, type ClatResult, CliSandbox, parseJsonOutput } from '../cli/support.js';
-import {
-  type OidcAuthorizationServer,
-  startOidcAuthorizationServer,
-} from '../fixtures/oauth/oidc-as.js';
-import {
-  type ProtectedServer,
-  startProtectedMcpServer,
-} from '../fixtures/oauth/protected-mcp-server.js';
-
-const BROWSER = fileURLToPath(new URL('../fixtures/oauth/browser.mjs', import.meta.url));
+import { BROWSER, type OAuthWorld, readTokenFile, startOAuthWorld } from './oauth-world.js';
 
 interface StatusJson {
   needsLogin: number;
   servers: { name: string; state: string; tools: number; login?: string; failure?: string }[];
 }
 
-interface TokenFile {
-  serverUrl: string;
-  issuer: string;
-  client: { clientId: string; source: string };
-  tokens: { accessToken: string; refreshToken?: string };
-}
-
 let sandbox: CliSandbox;
-let as: OidcAuthorizationServer;
-let mcp: ProtectedServer;
+let world: OAuthWorld;
+let as: OAuthWorld['as'];
+let mcp: OAuthWorld['mcp'];
 const outputs: string[] = [];
 
 async function clat(args: string[], env: Record<string, string> = {}): Promise<ClatResult> {
-  const result = await sandbox.run(args, {
-    env: { BROWSER: `${process.execPath} ${BROWSER}`, ...env },
-  });
+  const result = await sandbox.run(args, { env: { BROWSER, ...env } });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
 
-async function tokenFile(): Promise<{ path: string; record: TokenFile }> {
-  const dir = join(sandbox.home, 'oauth');
-  const [name] = await readdir(dir);
-  if (name === undefined) throw new Error('no token file was written');
-  const path = join(dir, name);
-  return { path, record: JSON.parse(await readFile(path, 'utf8')) as TokenFile };
-}
+const tokenFile = () => readTokenFile(sandbox.home);
 
 beforeAll(assertBuilt);
 beforeEach(async () => {
   outputs.length = 0;
   sandbox = new CliSandbox();
   await sandbox.setup();
-  as = await startOidcAuthorizationServer();
-  mcp = await startProtectedMcpServer({
-    validate: (token, resource) => as.validate(token, resource),
-    metadata: ({ resource }) => ({
-      resource,
-      authorization_servers: [as.issuer],
-      scopes_supported: ['mcp:read'],
-    }),
-  });
-  await sandbox.writeMcp({ mcpServers: { remote: { url: mcp.url } } });
+  world = await startOAuthWorld(sandbox);
+  ({ as, mcp } = world);
   await clat(['trust']);
 });
 afterEach(async () => {
-  await mcp?.close();
-  await as?.close();
+  await world?.close();
   await sandbox.cleanup();
 });
 
