@@ -68,6 +68,27 @@ function detachedSleeper(stubborn: boolean): number {
   return child.pid as number;
 }
 
+/**
+ * A detached process that ignores SIGTERM, resolved only once its handler is installed: on a
+ * loaded machine Node's start alone can outlast any fixed wait, and a SIGTERM that lands before
+ * the handler would end the child at once and prove nothing about escalation.
+ */
+function stubbornSleeperReady(): Promise<number> {
+  const script =
+    "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)";
+  const child = spawn(process.execPath, ['-e', script], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return new Promise((resolveReady, rejectReady) => {
+    child.once('error', rejectReady);
+    child.stdout.once('data', () => {
+      child.stdout.destroy();
+      resolveReady(child.pid as number);
+    });
+  });
+}
+
 describe.skipIf(process.platform === 'win32')('killGroup', () => {
   it('ends a group with SIGTERM when that suffices', async () => {
     const pgid = detachedSleeper(false);
@@ -81,10 +102,8 @@ describe.skipIf(process.platform === 'win32')('killGroup', () => {
   });
 
   it('escalates to SIGKILL after the grace for a group that ignores SIGTERM', async () => {
-    const pgid = detachedSleeper(true);
+    const pgid = await stubbornSleeperReady();
     try {
-      // Let the child install its SIGTERM handler before we signal it.
-      await new Promise((resolve) => setTimeout(resolve, 300));
       const started = Date.now();
       expect(await killGroup(pgid, 300)).toBe(true);
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
