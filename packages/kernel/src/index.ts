@@ -132,6 +132,8 @@ export {
   MountError,
   type MountedPlugin,
   type MountProgress,
+  type MountReport,
+  type MountReportState,
   type MountState,
 } from './host/connector.js';
 export {
@@ -216,6 +218,7 @@ export {
   type ScopeKind,
   type ScopeOptions,
 } from './scope.js';
+export { sensitiveConfigValues, sensitiveKeys } from './sensitive-config.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
   type AudioContentBlock,
