@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWasmConnector, WASM_KIND, type WasmEntryConfig } from '@clat/adapter-wasm';
-import { createHost, type Host, type Lease, type MountEntry, REDACTED } from '@clat/kernel';
+import { createHost, type Host, type Lease, type MountEntry } from '@clat/kernel';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createWorld, GUESTS, removeSharedCache, SHARED_CACHE } from './harness.js';
 
@@ -21,6 +21,8 @@ afterAll(removeSharedCache);
  */
 const SECRETS = { marked: 'zebra-umbrella-4471', packaged: 'walrus-lantern-9902' };
 const MODEL = 'gpt-4o';
+/** What the host's redactor prints in place of a secret. */
+const REDACTED = '[REDACTED]';
 
 const worlds: ReturnType<typeof createWorld>[] = [];
 const hosts: Host[] = [];
