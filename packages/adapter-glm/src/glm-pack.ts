@@ -51,9 +51,9 @@ export const GLM_PACK_SERVERS = [
 export type GlmPackServerName = (typeof GLM_PACK_SERVERS)[number]['name'];
 
 /** Environment variable @z_ai/mcp-server reads the key from. */
-export const GLM_VISION_KEY_ENV = 'Z_AI_API_KEY';
+const GLM_VISION_KEY_ENV = 'Z_AI_API_KEY';
 /** Environment variable that points @z_ai/mcp-server at api.z.ai instead of open.bigmodel.cn. */
-export const GLM_VISION_MODE_ENV = 'Z_AI_MODE';
+const GLM_VISION_MODE_ENV = 'Z_AI_MODE';
 
 export const GLM_PACK_ORIGIN = 'glm-pack';
 

@@ -5,19 +5,23 @@
  */
 export {
   describeGlmPack,
+  /** @public the `origin` of the pack's entries, by which a host tells them apart */
   GLM_PACK_ORIGIN,
-  GLM_PACK_SERVERS,
-  GLM_VISION_KEY_ENV,
-  GLM_VISION_MODE_ENV,
+  /** @public what mergeGlmPack returns */
   type GlmPackMerge,
+  /** @public an element of GlmPackMerge's `added`/`overridden` */
   type GlmPackServerName,
+  /** @public GlmPackMerge's `status` */
   type GlmPackStatus,
+  /** @public GlmPackStatus's `platform` */
   type GlmPlatform,
   type GlmProviderDescriptor,
-  glmPackServers,
-  glmPackStatus,
-  glmPlatformOf,
+  /** @public the options parameter of mergeGlmPack */
   type MergeGlmPackOptions,
   mergeGlmPack,
 } from './glm-pack.js';
-export { type GlmPackSourceOptions, glmPackSource } from './glm-pack-source.js';
+export {
+  /** @public the parameter of glmPackSource */
+  type GlmPackSourceOptions,
+  glmPackSource,
+} from './glm-pack-source.js';

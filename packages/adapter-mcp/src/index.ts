@@ -5,34 +5,43 @@
  * protocol eras, server requests, host services, tool and prompt mounting).
  * @module
  */
-export { type McpCallToolResult, readCallToolResult, toToolResult } from './call-result.js';
+/** @public what McpClient.callTool returns */
+export type { McpCallToolResult } from './call-result.js';
 export {
+  /** @public the options parameter of McpClient.callTool */
   type McpCallOptions,
   McpClient,
+  /** @public the constructor parameter of McpClient */
   type McpClientOptions,
+  /** @public what McpClient lists as prompts */
   type McpPromptDescriptor,
+  /** @public McpClient's `serverInfo` */
   type McpServerInfo,
+  /** @public what McpClient lists as tools */
   type McpToolDescriptor,
 } from './client.js';
 export {
   describeServerConfig,
   type HttpServerConfig,
+  /** @public an mcp.json HTTP entry as zod, for hosts with their own config files (README) */
   HttpServerConfigSchema,
   type McpServerConfig,
   type ParsedMcpConfig,
   parseMcpConfig,
   parseServerEntry,
   type ServerOrigin,
+  /** @public an mcp.json stdio entry (McpServerConfig) */
   type StdioServerConfig,
+  /** @public an mcp.json stdio entry as zod, for hosts with their own config files (README) */
   StdioServerConfigSchema,
-  toolAllowedByEntry,
 } from './config.js';
 export {
   expandServerVariables,
+  /** @public the context parameter of expandServerVariables */
   type VariableContext,
 } from './config-variables.js';
+/** @public the MCP core's error class, its guard and the codes callers switch on (README) */
 export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
-export { hostErrorToJsonRpc } from './host-error-rpc.js';
 export {
   DSH_SYSTEM_PROMPT_META,
   HOST_SERVICES_CAPABILITY,
@@ -40,74 +49,72 @@ export {
   HostServicesMethod,
   SYSTEM_PROMPT_META,
 } from './host-services-wire.js';
-export { MCP_LIMITS, type McpLimitName } from './limits.js';
+export {
+  MCP_LIMITS,
+  /** @public a key of MCP_LIMITS */
+  type McpLimitName,
+} from './limits.js';
+/** @public a connected McpClient's prompts and resources as a kernel PluginCatalog (README) */
 export { createMcpCatalog } from './mcp-catalog.js';
 export {
   createMcpConnector,
   MCP_KIND,
+  /** @public the parameter of createMcpConnector */
   type McpConnectorOptions,
+  /** @public McpConnectorOptions' `eras` (the era a server answered last time) */
   type McpEraMemory,
   type McpTransportProvider,
   mcpEntry,
 } from './mcp-connector.js';
-export {
-  elicitationFromMcp,
-  elicitationResultToMcp,
-  type McpElicitationTranslation,
-  type McpElicitResult,
-} from './mcp-elicitation.js';
-export {
-  type McpCreateMessageResult,
-  type McpSamplingTranslation,
-  samplingRequestFromMcp,
-  samplingResultToMcp,
-} from './mcp-sampling.js';
 export { MCP_HEADER, MessageHeaders } from './message-headers.js';
 export {
   type McpServerState,
   type McpServerStatus,
   type MountedMcpServer,
+  /** @public the parameter of mountMcpServer */
   type MountMcpServerOptions,
   mountMcpServer,
 } from './mount.js';
-export { encodeHeaderValue } from './param-headers.js';
 export {
-  CLIENT_NAME,
-  clientCapabilities,
-  DEFAULT_TIMEOUTS,
-  ELICITATION_MIN_LEGACY_VERSION,
+  /** @public the protocol versions the client speaks, for servers that negotiate with it */
   LATEST_LEGACY_PROTOCOL_VERSION,
+  /** @public the protocol versions the client speaks, for servers that negotiate with it */
   LEGACY_PROTOCOL_VERSIONS,
+  /** @public the `clientInfo` option of McpConnectorOptions and McpClientOptions */
   type McpClientInfo,
+  /** @public McpClient's `era` */
   type McpEra,
   type McpTimeouts,
-  META,
-  MODERN_ERROR_CODES,
+  /** @public the protocol versions the client speaks, for servers that negotiate with it */
   MODERN_PROTOCOL_VERSION,
-  modernMeta,
-  serverAdvertisesHostServices,
-  serverOffersToolTasks,
 } from './protocol.js';
 export {
   type GetStreamState,
+  /** @public the JSON-RPC guard beside isRequest/isResponse/isNotification (README) */
   isFailure,
   isNotification,
   isRequest,
   isResponse,
   JsonRpcErrorCode,
+  /** @public JsonRpcFailure's `error` */
   type JsonRpcErrorObject,
+  /** @public a member of JsonRpcResponse (isFailure) */
   type JsonRpcFailure,
   type JsonRpcId,
   type JsonRpcMessage,
+  /** @public a member of JsonRpcMessage (isNotification) */
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
+  /** @public a member of JsonRpcResponse */
   type JsonRpcSuccess,
   parseJsonRpcMessage,
   type Transport,
   type TransportDiagnostics,
   type TransportFactory,
+  /** @public a Transport's `kind` */
   type TransportKind,
   type TransportSendOptions,
 } from './transport.js';
+/** @public McpClientOptions' `openUrl` (URL elicitation) */
 export type { UrlOpener } from './url-elicitation.js';

@@ -1,6 +1,7 @@
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
-import { compileComponent, type PreparedComponent, startCompile } from './component-cache.js';
+import type { PreparedComponent } from './component-cache.js';
+import { compileComponent, startCompile } from './component-compile.js';
 
 /** A prepared component around hand-made core modules (no cache, no transpiler involved). */
 function preparedWith(coreModules: Record<string, Uint8Array>): PreparedComponent {

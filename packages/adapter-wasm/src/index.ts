@@ -5,9 +5,6 @@
  */
 
 export {
-  type CompiledComponent,
-  type CompilingComponent,
-  compileComponent,
   MAX_COMPONENT_BYTES,
   type PrepareComponentOptions,
   type PreparedComponent,
@@ -15,6 +12,11 @@ export {
   TRANSPILER_ID,
   wasmCacheDir,
 } from './component-cache.js';
+export {
+  type CompiledComponent,
+  type CompilingComponent,
+  compileComponent,
+} from './component-compile.js';
 export { sha256Hex } from './digest.js';
 export { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 export { GRANTS_FILE, grantsPath, type WasmGrant, WasmGrantStore } from './grants.js';

@@ -11,7 +11,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errorMessage, LIMITS } from '@clat/kernel';
 import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
-import type { CompiledComponent, CompilingComponent } from './component-cache.js';
+import type { CompiledComponent, CompilingComponent } from './component-compile.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 
 /** A directory the guest sees through `wasi:filesystem/preopens`. */

@@ -21,7 +21,8 @@ import {
   type ToolRegistry,
 } from '@clat/kernel';
 import { warmArgumentValidators } from './argument-validator.js';
-import { prepareComponent, startCompile, wasmCacheDir } from './component-cache.js';
+import { prepareComponent, wasmCacheDir } from './component-cache.js';
+import { startCompile } from './component-compile.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import type { WasmGrantStore } from './grants.js';
 import { hostImportsFor } from './host-imports.js';

@@ -5,81 +5,98 @@
  */
 
 export type {
+  /** @public the options parameter of PluginHostBridge's elicit */
   BridgeElicitOptions,
   BridgeRun,
   BridgeRunOptions,
+  /** @public the parameter of BridgeRun.update */
   BridgeRunUpdate,
 } from './bridge/bridge-run.js';
-export { boundHistory } from './bridge/context-snapshot.js';
-export {
-  askElicitationForm,
-  CONFIRM_OPTIONS,
-  type ElicitationFieldRule,
-  type ElicitationFlowOptions,
-  type ElicitationRules,
-  SKIP_OPTION,
-  validateElicitationForm,
+export type {
+  ElicitationFieldRule,
+  /** @public BridgeElicitOptions' `rules` */
+  ElicitationRules,
 } from './bridge/elicitation-flow.js';
-export { PluginHostBridge, type PluginHostBridgeOptions } from './bridge/plugin-host-bridge.js';
 export {
-  type CheckedSamplingPayload,
-  checkSamplingPayload,
-  countChars,
-  SamplingBudget,
-  type SamplingReservation,
-  type SamplingUsage,
-} from './bridge/sampling-gates.js';
-export { abortable, CancelToken, cancelledError, delay, onAbort, withDeadline } from './cancel.js';
+  PluginHostBridge,
+  /** @public the constructor parameter of PluginHostBridge */
+  type PluginHostBridgeOptions,
+} from './bridge/plugin-host-bridge.js';
+/** @public what BridgeRun.usage returns */
+export type { SamplingUsage } from './bridge/sampling-gates.js';
+export {
+  /** @public cancellation helper beside withDeadline/onAbort (README "Cancellation") */
+  abortable,
+  /** @public the one abort a run fans out (README "Cancellation") */
+  CancelToken,
+  cancelledError,
+  delay,
+  onAbort,
+  withDeadline,
+} from './cancel.js';
 export { type ConfigIssue, formatZodIssues } from './config-issues.js';
 export {
   HOST_SERVICES_VERSION,
   type HostCaller,
   type HostContextSnapshot,
+  /** @public the host-services contract as zod (README "The plugin contract") */
   HostContextSnapshotSchema,
   type HostServices,
+  /** @public the parameter of HostServices.callTool */
   type HostToolCallParams,
   HostToolCallParamsSchema,
+  /** @public the host-services contract as zod (README "The plugin contract") */
   HostToolCallResultSchema,
   isNativeHostTool,
   NATIVE_HOST_TOOLS,
+  /** @public an element of NATIVE_HOST_TOOLS */
   type NativeHostTool,
 } from './contract/host-services.js';
+// The clat:plugin contract as data: zod schemas in jco's value shape, one per WIT type, and the
+// interfaces and world they form (README "The plugin contract").
 export {
+  /** @public the shape of PLUGIN_CONTRACT's functions */
   type ContractFunction,
+  /** @public the shape of PLUGIN_CONTRACT's interfaces */
   type ContractInterface,
+  /** @public the plugin contract as zod */
   EffectSchema,
   type ElicitationField,
+  /** @public the plugin contract as zod */
   ElicitationFieldSchema,
   type ElicitationForm,
+  /** @public the plugin contract as zod */
   ElicitationFormSchema,
   type ElicitationOutcome,
+  /** @public the plugin contract as zod */
   ElicitationOutcomeSchema,
   type ElicitationValue,
+  /** @public the plugin contract as zod */
   ElicitationValueSchema,
+  /** @public the plugin contract as zod */
   FieldKindSchema,
+  /** @public the plugin contract's interfaces and functions as zod */
   PLUGIN_CONTRACT,
+  /** @public the plugin contract's world: package, imports, exports */
   PLUGIN_WORLD,
   pluginContractJsonSchema,
+  /** @public an element of SamplingRequest's `messages` */
   type SamplingMessage,
+  /** @public the plugin contract as zod */
   SamplingMessageSchema,
   type SamplingOutcome,
+  /** @public the plugin contract as zod */
   SamplingOutcomeSchema,
   type SamplingRequest,
+  /** @public the plugin contract as zod */
   SamplingRequestSchema,
+  /** @public the plugin contract as zod */
   SamplingRoleSchema,
+  /** @public the plugin contract as zod */
   ToolDefinitionSchema,
+  /** @public a tool definition as a plugin sends it (ToolDefinitionSchema) */
   type ToolDefinitionWire,
-  witResult,
 } from './contract/plugin-contract.js';
-export {
-  parseWit,
-  type WitDocument,
-  type WitFunction,
-  type WitInterface,
-  type WitType,
-  type WitTypeDef,
-  witToCamel,
-} from './contract/wit.js';
 export {
   DEFAULT_PERMISSION_MODE,
   decide,
@@ -88,10 +105,12 @@ export {
   effectFromAnnotations,
   isEffect,
   isPermissionMode,
+  /** @public the mode table as data, `MODE_TABLE[mode][effect]` (README "Effects") */
   MODE_TABLE,
   PERMISSION_MODES,
   type PermissionDecision,
   type PermissionMode,
+  /** @public the parameter of effectFromAnnotations */
   type ToolAnnotationHints,
 } from './effects.js';
 export {
@@ -104,12 +123,14 @@ export {
   isKernelError,
   KernelError,
   KernelErrorCode,
+  /** @public the options parameter of KernelError */
   type KernelErrorOptions,
 } from './errors.js';
 export {
   type RunEvent,
   type RunEventOf,
   RunEventStream,
+  /** @public the type parameter of RunEventStream.onType */
   type RunEventType,
   type ToolSourceRef,
 } from './events.js';
@@ -132,51 +153,65 @@ export {
   MountError,
   type MountedPlugin,
   type MountProgress,
+  /** @public MountStatus's `state` */
   type MountState,
 } from './host/connector.js';
 export {
   createHost,
   type Host,
+  /** @public the parameter of createHost */
   type HostOptions,
   type HostRun,
+  /** @public the parameter of Host.beginRun */
   type HostRunOptions,
 } from './host/create-host.js';
 export {
+  /** @public the options parameter of collectMountSources */
   type CollectMountSourcesOptions,
   collectMountSources,
   type MountSource,
+  /** @public the parameter of MountSource.collect */
   type MountSourceContext,
+  /** @public what MountSource.collect returns */
   type MountSourceResult,
 } from './host/mount-source.js';
 export {
   type MountStatus,
   type MountSummary,
   PluginMount,
+  /** @public the constructor parameter of PluginMount */
   type PluginMountOptions,
 } from './host/plugin-mount.js';
 export {
   isJsonObject,
   type JsonObject,
+  /** @public a leaf of JsonValue */
   type JsonPrimitive,
   type JsonValue,
   jsonDepthExceeds,
   utf8Length,
 } from './json.js';
 export { lazyValue } from './lazy-value.js';
-export { LIMITS, type LimitName } from './limits.js';
+export {
+  LIMITS,
+  /** @public a key of LIMITS */
+  type LimitName,
+} from './limits.js';
 export {
   capabilityLabels,
   MANIFEST_FILE,
   MANIFEST_LIMITS,
+  /** @public what parseManifest returns */
   type ManifestParseResult,
+  /** @public the JSON Schema of clat-plugin.json, also shipped as schemas/ */
   manifestJsonSchema,
-  normalizeSha256,
   PLUGIN_ID_PATTERN,
   type PluginCapabilities,
   PluginCapabilitiesSchema,
   type PluginManifest,
   type PluginManifestInput,
   PluginManifestSchema,
+  /** @public PluginManifest's `runtime.kind` */
   type PluginRuntimeKind,
   type PluginUserConfigField,
   parseManifest,
@@ -184,10 +219,9 @@ export {
   relativePathProblem,
   USER_CONFIG_KEY_PATTERN,
 } from './manifest.js';
-export { fnv1a64, normalizeNameSegment, qualifyToolName } from './naming.js';
+export { normalizeNameSegment, qualifyToolName } from './naming.js';
 export {
-  checkPermission,
-  type PermissionCheck,
+  /** @public the options parameter of ToolPipeline.call */
   type PipelineCallOptions,
   type RunContext,
   ToolPipeline,
@@ -198,6 +232,7 @@ export type {
   Approver,
   FormAnswer,
   FormQuestion,
+  /** @public an element of ModelRequest's `messages` */
   ModelMessage,
   ModelProvider,
   ModelRequest,
@@ -208,30 +243,36 @@ export type {
   UserQuestionOption,
 } from './ports.js';
 export { type PromptContribution, PromptRegistry } from './prompt-registry.js';
-export { LineTail, REDACTED, Redactor, redactArgs, redactSecrets } from './redact.js';
+export { LineTail, Redactor, redactArgs, redactSecrets } from './redact.js';
 export {
   createGlobalScope,
   type Lease,
   Scope,
+  /** @public Scope's `kind` */
   type ScopeKind,
+  /** @public the options parameter of createGlobalScope and Scope.child */
   type ScopeOptions,
 } from './scope.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
+  /** @public a member of ToolContentBlock */
   type AudioContentBlock,
-  base64DecodedBytes,
   contentBlockBytes,
-  contentBlockLabel,
+  /** @public a member of ToolContentBlock */
   type EmbeddedResourceBlock,
-  formatByteSize,
+  /** @public a member of ToolContentBlock */
   type ImageContentBlock,
+  /** @public a member of ToolContentBlock */
   type ResourceLinkBlock,
   renderToolContent,
+  /** @public a member of ToolContentBlock */
   type TextContentBlock,
   type ToolContentBlock,
 } from './tool-content.js';
 export {
+  /** @public the base of ToolRegistry and PromptRegistry (README "Registries") */
   NamedRegistry,
+  /** @public what a registry's diagnostics() returns */
   type RegistryDiagnostic,
   type Tool,
   type ToolCallContext,
@@ -239,5 +280,6 @@ export {
   type ToolProgress,
   ToolRegistry,
   type ToolResult,
+  /** @public ToolCallContext's `run` */
   type ToolRun,
 } from './tool-registry.js';

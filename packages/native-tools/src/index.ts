@@ -15,16 +15,29 @@ import { runCommandTool } from './tools/run-command.js';
 import { searchTool } from './tools/search.js';
 import { writeFileTool } from './tools/write-file.js';
 
-export { type AtomicWriteOptions, writeFileAtomic } from './atomic-write.js';
+export {
+  /** @public the options parameter of writeFileAtomic */
+  type AtomicWriteOptions,
+  writeFileAtomic,
+} from './atomic-write.js';
+/** @public the tools' error class and the codes callers switch on (README "Exports") */
 export { NativeToolError, NativeToolErrorCode } from './errors.js';
+/** @public the bounds the tools enforce, for hosts that show or check them (README "Exports") */
 export { NATIVE_LIMITS } from './limits.js';
 export type { NativeToolsOptions } from './options.js';
+/** @public a tool's structured result (`ToolResult.structured`) */
 export type { AskUserOutput } from './tools/ask-user.js';
+/** @public a tool's structured result (`ToolResult.structured`) */
 export type { EditFileOutput } from './tools/edit-file.js';
+/** @public a tool's structured result (`ToolResult.structured`) */
 export type { EntryKind, ListFilesOutput } from './tools/list-files.js';
+/** @public a tool's structured result (`ToolResult.structured`) */
 export type { ReadFileOutput } from './tools/read-file.js';
+/** @public a tool's structured result (`ToolResult.structured`) */
 export type { RunCommandOutput } from './tools/run-command.js';
+/** @public a tool's structured result (`ToolResult.structured`) */
 export type { SearchMatch, SearchOutput } from './tools/search.js';
+/** @public a tool's structured result (`ToolResult.structured`) */
 export type { WriteFileOutput } from './tools/write-file.js';
 
 /** Names of every tool `createNativeTools` returns, in order. */

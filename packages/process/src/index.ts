@@ -9,6 +9,7 @@ export {
   groupMembers,
   killGroup,
   signalGroup,
+  /** @public waits for a group a host signalled itself (README "Exports") */
   waitGroupGone,
 } from './process-group.js';
 export {

@@ -7,9 +7,11 @@ export {
   type ChatServer,
   chunk,
   completion,
+  /** @public an element of ChatServer's recorded requests */
   type RecordedRequest,
   type Reply,
   type ScriptedReply,
+  /** @public a tool call in a ScriptedReply */
   type ScriptedToolCall,
   startChatServer,
 } from './chat-server.js';
