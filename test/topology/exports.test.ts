@@ -106,3 +106,22 @@ it('every package README names each runtime export of its root and ./testing ent
   expect(unnamed).toEqual([]);
   expect(checked).toBeGreaterThan(300);
 });
+
+it('every @public tag on an entry export says why the export is public', () => {
+  const bare: string[] = [];
+  let tags = 0;
+  for (const base of ['packages', 'apps']) {
+    for (const dir of readdirSync(join(ROOT, base))) {
+      for (const entry of ['src/index.ts', 'src/testing/index.ts']) {
+        const file = join(ROOT, base, dir, entry);
+        if (!existsSync(file)) continue;
+        for (const match of readFileSync(file, 'utf8').matchAll(/@public\b([^*\n]*)/g)) {
+          tags++;
+          if ((match[1] ?? '').trim().length < 8) bare.push(`${base}/${dir}/${entry}: ${match[0]}`);
+        }
+      }
+    }
+  }
+  expect(bare).toEqual([]);
+  expect(tags).toBeGreaterThan(50);
+});

@@ -6,6 +6,7 @@
  * one state machine over the child process; options, cwd, stderr tail and group waits are apart.
  * @module
  */
+import { isAscii } from 'node:buffer';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
@@ -31,6 +32,10 @@ import type { StdioTransportOptions } from './stdio-options.js';
 /** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
 export const WRITE_QUEUE_BYTES = 2 * MCP_LIMITS.stdioFrameBytes;
 
+/** What `send` returns: the frame is queued (one settled promise for every frame). */
+const SENT: Promise<void> = Promise.resolve();
+/** Frames from this size are checked for pure ASCII (decoded as Latin-1); smaller ones are too cheap. */
+const ASCII_CHECK_BYTES = 4096;
 /** Characters of an invalid line quoted in its diagnostic. */
 const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
@@ -71,8 +76,17 @@ export class StdioTransport implements Transport {
   #detachedKilled: number[] = [];
   #detachedLeft: number[] = [];
   #starting: Promise<void> | undefined;
-  /** True while frames sent in this turn of the event loop wait to go out in one write. */
-  #corked = false;
+  /**
+   * Frames sent in this turn of the event loop: 0 none, 1 one (written at once), 2 more (the
+   * pipe is corked until the turn's microtasks end).
+   */
+  #batch: 0 | 1 | 2 = 0;
+  /** Ends a turn's batch; one function for the connection, not a closure per frame. */
+  readonly #endBatch = (): void => {
+    const corked = this.#batch === 2;
+    this.#batch = 0;
+    if (corked) this.#child?.stdin.uncork();
+  };
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -161,19 +175,20 @@ export class StdioTransport implements Transport {
         );
       }
     }
-    // Frames sent in the same turn (1,000 concurrent calls) leave in one writev: one system call
-    // and one wake-up of the server instead of one per frame. Uncorked before any I/O can run.
-    if (!this.#corked) {
-      this.#corked = true;
+    // The first frame of a turn goes out at once, so the server starts on it; the frames sent
+    // after it in the same turn (1,000 concurrent calls) leave together in one writev when the
+    // turn's microtasks end, before any I/O can run: one system call instead of one per frame.
+    const batch = this.#batch;
+    if (batch === 1) {
+      this.#batch = 2;
       stdin.cork();
-      queueMicrotask(() => {
-        this.#corked = false;
-        stdin.uncork();
-      });
+    } else if (batch === 0) {
+      this.#batch = 1;
+      queueMicrotask(this.#endBatch);
     }
     // A string is encoded straight into the pipe's write request: no intermediate Buffer.
     stdin.write(`${json}\n`);
-    return Promise.resolve();
+    return SENT;
   }
 
   close(): Promise<void> {
@@ -341,7 +356,13 @@ export class StdioTransport implements Transport {
 
   #onLine(bytes: Buffer): void {
     if (this.#state === 'closed') return;
-    const text = bytes.toString('utf8');
+    // Pure ASCII (the usual JSON frame: non-ASCII text is mostly \u-escaped) decodes as Latin-1,
+    // a straight copy several times cheaper than UTF-8 decoding for a big frame; the check is one
+    // vectorised scan. The result is the same string either way.
+    const text =
+      bytes.length >= ASCII_CHECK_BYTES && isAscii(bytes)
+        ? bytes.toString('latin1')
+        : bytes.toString('utf8');
     if (text.trim() === '') return;
     let value: unknown;
     try {
