@@ -332,6 +332,42 @@ describe('framing', () => {
     expect((await call(h, 2, 'echo', { ok: 1 })).echo).toEqual({ ok: 1 });
   });
 
+  it('keeps frame order for many frames sent in one turn, and in the turns after it', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    for (const base of [0, 1000]) {
+      // One synchronous burst: the first frame is written at once, the rest leave together.
+      const sent = Array.from({ length: 300 }, (_, i) =>
+        h.transport.send({ jsonrpc: '2.0', id: base + i, method: 'echo', params: { i } }),
+      );
+      await Promise.all(sent);
+      await h.next(byId(base + 299));
+    }
+    const ids = h.messages.map((m) => ('id' in m ? m.id : undefined));
+    expect(ids).toEqual([
+      ...Array.from({ length: 300 }, (_, i) => i),
+      ...Array.from({ length: 300 }, (_, i) => 1000 + i),
+    ]);
+    // A lone frame in a later turn still goes out.
+    expect((await call(h, 5000, 'echo', { alone: true })).echo).toEqual({ alone: true });
+  });
+
+  it('decodes small and big frames exactly, whether pure ASCII or not', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    // Past the ASCII check size: one pure-ASCII frame (decoded as Latin-1), one with multibyte
+    // UTF-8 throughout, one with a single non-ASCII character at its very end.
+    const cases = [
+      'plain ascii '.repeat(2000),
+      'é€😀 mixed '.repeat(2000),
+      `${'a'.repeat(9000)}ü`,
+      'short é',
+    ];
+    for (const [i, text] of cases.entries()) {
+      expect((await call(h, i + 1, 'echo', { text })).echo).toEqual({ text });
+    }
+  });
+
   it('bounds the writer queue when the server stops reading stdin', async () => {
     const h = peer('no-read');
     await h.transport.start();

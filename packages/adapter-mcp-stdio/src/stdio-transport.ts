@@ -6,7 +6,8 @@
  * one state machine over the child process; options, cwd, stderr tail and group waits are apart.
  * @module
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { isAscii } from 'node:buffer';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   JsonRpcErrorCode,
@@ -18,18 +19,23 @@ import {
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { killGroup, signalGroup, trackGroup, untrackGroup } from '@clat/process';
-import { SERVER_TAG_ENV, sweepDetached } from './detached-sweep.js';
+import { sweepDetached } from './detached-sweep.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { readFrameHead } from './frame-head.js';
 import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
 import { spawnFailureReason } from './spawn-failure.js';
+import { spawnServerProcess } from './spawn-server.js';
 import { pushNewestLines } from './stderr-tail.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 
 /** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
 export const WRITE_QUEUE_BYTES = 2 * MCP_LIMITS.stdioFrameBytes;
 
+/** What `send` returns: the frame is queued (one settled promise for every frame). */
+const SENT: Promise<void> = Promise.resolve();
+/** Frames from this size are checked for pure ASCII (decoded as Latin-1); smaller ones are too cheap. */
+const ASCII_CHECK_BYTES = 4096;
 /** Characters of an invalid line quoted in its diagnostic. */
 const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
@@ -66,12 +72,21 @@ export class StdioTransport implements Transport {
   #closing: Promise<void> | undefined;
   #finishTimer: NodeJS.Timeout | undefined;
   /** Inherited by every descendant through the environment, so setsid daemons can be found. */
-  readonly #tag = randomUUID();
+  readonly #tag: string;
   #detachedKilled: number[] = [];
   #detachedLeft: number[] = [];
   #starting: Promise<void> | undefined;
-  /** True while frames sent in this turn of the event loop wait to go out in one write. */
-  #corked = false;
+  /**
+   * Frames sent in this turn of the event loop: 0 none, 1 one (written at once), 2 more (the
+   * pipe is corked until the turn's microtasks end).
+   */
+  #batch: 0 | 1 | 2 = 0;
+  /** Ends a turn's batch; one function for the connection, not a closure per frame. */
+  readonly #endBatch = (): void => {
+    const corked = this.#batch === 2;
+    this.#batch = 0;
+    if (corked) this.#child?.stdin.uncork();
+  };
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -79,6 +94,7 @@ export class StdioTransport implements Transport {
     // Every configured env value is treated as secret, whatever its name.
     for (const value of Object.values(options.env ?? {})) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
+    this.#tag = options.prestarted?.tag ?? randomUUID();
   }
 
   /** The server pid (also its process-group id) once started. */
@@ -103,6 +119,8 @@ export class StdioTransport implements Transport {
       throw this.#error(StdioTransportErrorCode.STDIO_CLOSED, 'was closed while starting');
     }
     this.#state = 'open';
+    // An adopted process may have exited, and its stdout ended, before it was ours to watch.
+    if (this.#exit !== undefined) this.#onPeerGone();
   }
 
   /**
@@ -157,19 +175,20 @@ export class StdioTransport implements Transport {
         );
       }
     }
-    // Frames sent in the same turn (1,000 concurrent calls) leave in one writev: one system call
-    // and one wake-up of the server instead of one per frame. Uncorked before any I/O can run.
-    if (!this.#corked) {
-      this.#corked = true;
+    // The first frame of a turn goes out at once, so the server starts on it; the frames sent
+    // after it in the same turn (1,000 concurrent calls) leave together in one writev when the
+    // turn's microtasks end, before any I/O can run: one system call instead of one per frame.
+    const batch = this.#batch;
+    if (batch === 1) {
+      this.#batch = 2;
       stdin.cork();
-      queueMicrotask(() => {
-        this.#corked = false;
-        stdin.uncork();
-      });
+    } else if (batch === 0) {
+      this.#batch = 1;
+      queueMicrotask(this.#endBatch);
     }
     // A string is encoded straight into the pipe's write request: no intermediate Buffer.
     stdin.write(`${json}\n`);
-    return Promise.resolve();
+    return SENT;
   }
 
   close(): Promise<void> {
@@ -203,6 +222,19 @@ export class StdioTransport implements Transport {
   }
 
   async #launch(): Promise<void> {
+    const adopted = await this.#options.prestarted?.ready;
+    if (adopted !== undefined) {
+      this.#cwd = adopted.cwd;
+      // Once the prestart let go, the 'data' listeners below resume the streams (next tick).
+      adopted.release();
+      this.#attach(adopted.child);
+      this.#started(adopted.child);
+      // An exit before adoption emitted no event these listeners could see.
+      if (adopted.child.exitCode !== null || adopted.child.signalCode !== null) {
+        this.#onExit(adopted.child.exitCode, adopted.child.signalCode);
+      }
+      return;
+    }
     this.#cwd = await this.#prepareCwd();
     await this.#spawn(this.#cwd);
   }
@@ -223,20 +255,45 @@ export class StdioTransport implements Transport {
   }
 
   async #spawn(cwd: string): Promise<void> {
-    const { command, args = [], env } = this.#options;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(command, [...args], {
-        cwd,
-        env: { ...process.env, ...env, [SERVER_TAG_ENV]: this.#tag },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        // Own process group (pgid = pid), so teardown signals reach grandchildren.
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-      });
+      child = spawnServerProcess(this.#options, cwd, this.#tag);
     } catch (error) {
       throw this.#spawnError(error, cwd);
     }
+    this.#attach(child);
+    await new Promise<void>((resolveSpawn, rejectSpawn) => {
+      const onError = (error: Error) => {
+        child.off('spawn', onSpawn);
+        rejectSpawn(this.#spawnError(error, cwd));
+      };
+      const onSpawn = () => {
+        child.off('error', onError);
+        resolveSpawn();
+      };
+      child.once('error', onError);
+      child.once('spawn', onSpawn);
+    });
+    this.#started(child);
+  }
+
+  /** The spawned process is this transport's: errors reported, group tracked, pid announced. */
+  #started(child: ChildProcessWithoutNullStreams): void {
+    child.on('error', (error) => this.#report(error));
+    this.#pid = child.pid as number;
+    trackGroup(this.#pid);
+    this.#options.onSpawn?.(this.#pid);
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.#exit = { code, signal };
+    for (const wake of this.#exitWaiters) wake();
+    this.#exitWaiters.clear();
+    this.#onPeerGone();
+  }
+
+  /** Reads the process: stdout frames through the decoder, stderr into the tail, its exit. */
+  #attach(child: ChildProcessWithoutNullStreams): void {
     this.#child = child;
     child.stdin.on('error', (error) => this.#onStdinError(error));
     child.stdout.on('error', (error) => this.#report(error));
@@ -263,29 +320,7 @@ export class StdioTransport implements Transport {
     );
     child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout.on('end', () => this.#onPeerGone());
-    child.on('exit', (code, signal) => {
-      this.#exit = { code, signal };
-      for (const wake of this.#exitWaiters) wake();
-      this.#exitWaiters.clear();
-      this.#onPeerGone();
-    });
-
-    await new Promise<void>((resolveSpawn, rejectSpawn) => {
-      const onError = (error: Error) => {
-        child.off('spawn', onSpawn);
-        rejectSpawn(this.#spawnError(error, cwd));
-      };
-      const onSpawn = () => {
-        child.off('error', onError);
-        resolveSpawn();
-      };
-      child.once('error', onError);
-      child.once('spawn', onSpawn);
-    });
-    child.on('error', (error) => this.#report(error));
-    this.#pid = child.pid as number;
-    trackGroup(this.#pid);
-    this.#options.onSpawn?.(this.#pid);
+    child.on('exit', (code, signal) => this.#onExit(code, signal));
   }
 
   /**
@@ -321,7 +356,13 @@ export class StdioTransport implements Transport {
 
   #onLine(bytes: Buffer): void {
     if (this.#state === 'closed') return;
-    const text = bytes.toString('utf8');
+    // Pure ASCII (the usual JSON frame: non-ASCII text is mostly \u-escaped) decodes as Latin-1,
+    // a straight copy several times cheaper than UTF-8 decoding for a big frame; the check is one
+    // vectorised scan. The result is the same string either way.
+    const text =
+      bytes.length >= ASCII_CHECK_BYTES && isAscii(bytes)
+        ? bytes.toString('latin1')
+        : bytes.toString('utf8');
     if (text.trim() === '') return;
     let value: unknown;
     try {

@@ -291,28 +291,16 @@ export class McpClient {
       extension: this.#extension,
     };
     // Every call carries a fresh progress token; its reports reach onProgress until it ends.
-    const onProgress = options.onProgress;
-    const progress = this.#progress.open(onProgress);
-    const call = async (): Promise<SizedResult> => {
-      const params: Record<string, unknown> = {
-        name,
-        arguments: args,
-        _meta: { progressToken: progress.token },
-      };
-      if (options.task !== true) return this.#requestSized('tools/call', params, requestOptions);
-      const result = await callToolAsTask(
-        { server: this.name, request: (m, p, o) => this.#request(m, p, o) },
-        params,
-        { signal: options.signal, onProgress, call: requestOptions, limits: options.taskLimits },
-      );
-      return { result, bytes: undefined };
-    };
-    await this.#rootsSettled(options.signal);
+    const progressToken = this.#progress.open(options.onProgress);
+    // Only a call right after a roots/list answer waits; the others skip an await.
+    if (Date.now() - this.#rootsServed.lastAt < ROOTS_SETTLE_MS) {
+      await this.#rootsSettled(options.signal);
+    }
     this.#toolCalls++;
     let sized: SizedResult;
     try {
       try {
-        sized = await call();
+        sized = await this.#sendCall(name, args, progressToken, options, requestOptions);
       } catch (error) {
         const urls = this.era === 'legacy' ? urlElicitationsRequired(error) : undefined;
         if (urls !== undefined) {
@@ -327,7 +315,7 @@ export class McpClient {
           this.#onDiagnostic(
             `MCP server ${quoted(this.name)} required ${urls.length} URL visit(s) before ${what}; retrying once`,
           );
-          sized = await call();
+          sized = await this.#sendCall(name, args, progressToken, options, requestOptions);
           return readCallToolResult(this.name, name, sized.result, sized.bytes);
         }
         if (this.era !== 'modern' || !isHeaderMismatch(error)) throw error;
@@ -344,7 +332,7 @@ export class McpClient {
             { server: this.name, rpcCode: JsonRpcErrorCode.HEADER_MISMATCH, cause: error },
           );
         }
-        sized = await call();
+        sized = await this.#sendCall(name, args, progressToken, options, requestOptions);
       }
     } catch (error) {
       // Host work served for a call that ended early has no one left to wait for it.
@@ -358,9 +346,47 @@ export class McpClient {
       throw error;
     } finally {
       this.#toolCalls--;
-      progress.release();
+      this.#progress.release(progressToken);
     }
     return readCallToolResult(this.name, name, sized.result, sized.bytes);
+  }
+
+  /**
+   * One tools/call request (fresh params each time: the modern `_meta` is set on them). Not an
+   * async function: the plain call returns the session's own promise, one layer less per call.
+   */
+  #sendCall(
+    name: string,
+    args: Record<string, unknown>,
+    progressToken: string,
+    options: McpCallOptions,
+    requestOptions: RequestOptions,
+  ): Promise<SizedResult> {
+    const params: Record<string, unknown> = {
+      name,
+      arguments: args,
+      _meta: { progressToken },
+    };
+    if (options.task === true) return this.#sendTaskCall(params, options, requestOptions);
+    return this.#requestSized('tools/call', params, requestOptions);
+  }
+
+  async #sendTaskCall(
+    params: Record<string, unknown>,
+    options: McpCallOptions,
+    requestOptions: RequestOptions,
+  ): Promise<SizedResult> {
+    const result = await callToolAsTask(
+      { server: this.name, request: (m, p, o) => this.#request(m, p, o) },
+      params,
+      {
+        signal: options.signal,
+        onProgress: options.onProgress,
+        call: requestOptions,
+        limits: options.taskLimits,
+      },
+    );
+    return { result, bytes: undefined };
   }
 
   /** Sends a notification in the connection's era (modern adds nothing to notifications). */
@@ -402,7 +428,7 @@ export class McpClient {
   async #request(
     method: string,
     params: Record<string, unknown>,
-    options: Parameters<RpcSession['request']>[2],
+    options: RequestOptions,
   ): Promise<Record<string, unknown>> {
     const { result } = await this.#requestSized(method, params, options);
     return result;
@@ -411,17 +437,22 @@ export class McpClient {
   /**
    * {@link #request} with the result's size as received. `params` must be a fresh object of the
    * caller's: the modern `_meta` is set on it (a spread-then-add copy costs microseconds per call).
+   * A complete result in the legacy era costs one promise layer over the session's own.
    */
-  async #requestSized(
+  #requestSized(
     method: string,
     params: Record<string, unknown>,
-    options: Parameters<RpcSession['request']>[2],
+    options: RequestOptions,
   ): Promise<SizedResult> {
     if (this.#closing !== undefined) {
-      throw new McpError(
-        McpErrorCode.MCP_CLIENT_CLOSED,
-        `MCP client of ${quoted(this.name)} is closed`,
-        { server: this.name },
+      return Promise.reject(
+        new McpError(
+          McpErrorCode.MCP_CLIENT_CLOSED,
+          `MCP client of ${quoted(this.name)} is closed`,
+          {
+            server: this.name,
+          },
+        ),
       );
     }
     if (this.era === 'modern') {
@@ -431,30 +462,55 @@ export class McpClient {
       params._meta = isJsonObject(own) ? Object.assign({}, this.#meta, own) : this.#meta;
     }
     const startedAt = Date.now();
-    let sized = await this.#session.requestSized(method, params, options);
+    return this.#session
+      .requestSized(method, params, options)
+      .then((sized) => this.#settled(method, params, options, sized, startedAt));
+  }
+
+  /** Checks a response's resultType; an `input_required` one runs its input rounds first. */
+  #settled(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+    sized: SizedResult,
+    startedAt: number,
+  ): SizedResult | Promise<SizedResult> {
     const what = options.what ?? method;
     if (sized.result.resultType === 'input_required' && INPUT_ROUND_METHODS.has(method)) {
-      const result = await runInputRounds({
-        server: this.name,
-        what,
-        params,
-        first: sized.result,
-        startedAt,
-        handlers: this.#handlers,
-        send: (retry, signal, backstopMs) => {
-          if (this.#meta !== undefined) retry._meta = params._meta;
-          return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
-        },
-        timeoutMs: options.timeoutMs,
-        extension: options.extension,
-        hostRequestsPending: () => this.#session.pendingHostRequests,
-        signal: options.signal,
-        onDiagnostic: this.#onDiagnostic,
+      return this.#inputRounds(method, params, options, sized.result, startedAt).then((result) => {
+        checkResultType(this.name, this.era, what, result, this.#onDiagnostic);
+        return { result, bytes: undefined };
       });
-      sized = { result, bytes: undefined };
     }
     checkResultType(this.name, this.era, what, sized.result, this.#onDiagnostic);
     return sized;
+  }
+
+  #inputRounds(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+    first: Record<string, unknown>,
+    startedAt: number,
+  ): Promise<Record<string, unknown>> {
+    const what = options.what ?? method;
+    return runInputRounds({
+      server: this.name,
+      what,
+      params,
+      first,
+      startedAt,
+      handlers: this.#handlers,
+      send: (retry, signal, backstopMs) => {
+        if (this.#meta !== undefined) retry._meta = params._meta;
+        return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
+      },
+      timeoutMs: options.timeoutMs,
+      extension: options.extension,
+      hostRequestsPending: () => this.#session.pendingHostRequests,
+      signal: options.signal,
+      onDiagnostic: this.#onDiagnostic,
+    });
   }
 
   #startContextPushes(host: HostServices | undefined): void {

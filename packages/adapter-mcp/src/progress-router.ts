@@ -15,36 +15,29 @@ export interface McpProgress {
 
 export type McpProgressListener = (progress: McpProgress) => void;
 
-/** A token held by one call; `release` stops its reports. */
-export interface ProgressLease {
-  readonly token: string;
-  release(): void;
-}
-
-const NO_RELEASE = (): void => {};
-
 export class ProgressRouter {
   readonly #listeners = new Map<string, McpProgressListener>();
   #next = 1;
 
-  /** Routes the session's progress notifications to the open leases. */
+  /** Routes the session's progress notifications to the open tokens. */
   install(session: RpcSession): void {
     session.setNotificationHandler('notifications/progress', (params) => this.#route(params));
   }
 
-  /** A token unique on this connection while the lease is held. */
-  open(listener: McpProgressListener | undefined): ProgressLease {
+  /**
+   * A token unique on this connection until {@link release}. A plain string, not a lease object:
+   * every tools/call opens one.
+   */
+  open(listener: McpProgressListener | undefined): string {
     const token = `clat-${this.#next++}`;
     // Nobody listens: the token still goes out (servers expect one), its reports are dropped.
-    if (listener === undefined) return { token, release: NO_RELEASE };
-    const listeners = this.#listeners;
-    listeners.set(token, listener);
-    return {
-      token,
-      release: () => {
-        listeners.delete(token);
-      },
-    };
+    if (listener !== undefined) this.#listeners.set(token, listener);
+    return token;
+  }
+
+  /** Stops the reports of `token`; harmless for a token nobody listened to. */
+  release(token: string): void {
+    this.#listeners.delete(token);
   }
 
   #route(params: Record<string, unknown>): void {

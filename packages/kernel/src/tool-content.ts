@@ -130,6 +130,9 @@ export function renderToolContent(
   blocks: readonly ToolContentBlock[],
   structuredJson?: string,
 ): string {
+  // The common result, one text block, is its own rendering: no parts array, no join.
+  const only = blocks.length === 1 ? blocks[0] : undefined;
+  if (only?.type === 'text') return only.text;
   const parts: string[] = [];
   let sawText = false;
   for (const block of blocks) {
