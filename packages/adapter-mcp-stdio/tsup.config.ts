@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `./prestart` is its own entry: a CLI loads it before the transport (and the MCP core).
+  entry: ['src/index.ts', 'src/prestart.ts'],
   format: ['esm'],
   sourcemap: true,
   // Declarations come from one `tsc -b tsconfig.build.json` at the root, into this same dist/.

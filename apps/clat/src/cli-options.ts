@@ -2,14 +2,9 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '@clat/kernel';
 import { CliError, CliErrorCode } from './errors.js';
+import { PROJECT_OPTIONS } from './project-options.js';
 
-/** Flags every project command accepts. */
-export const PROJECT_OPTIONS = {
-  project: { type: 'string', short: 'C' },
-  trust: { type: 'boolean' },
-  json: { type: 'boolean' },
-  mode: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
+export { PROJECT_OPTIONS };
 
 export const PROJECT_USAGE = `  -C, --project <dir>  Project root (default: the current directory)
       --trust          Trust the project for this invocation (automation)

@@ -1,5 +1,6 @@
 /** The shape of one `clat` subcommand. Each lives in src/commands/<name>.ts. @module */
 import type { Readable, Writable } from 'node:stream';
+import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
 
 export interface CommandIO {
   stdin: Readable;
@@ -7,6 +8,11 @@ export interface CommandIO {
   stderr: Writable;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Stdio servers main() spawned for this command before loading it (a catalog entry's
+   * `prestart`); withProject hands them to the stdio transport and closes what it did not adopt.
+   */
+  prestarted?: PrestartedServers | undefined;
 }
 
 export interface Command {

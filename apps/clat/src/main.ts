@@ -12,16 +12,21 @@ function isTtyStream(stream: unknown): boolean {
 
 /** Runs a command; expected failures print one line (no stack) and map to an exit code. */
 async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
-  const [
-    { errorMessage, isClatError, redactSecrets, sanitizeTerminalText },
-    { isCliError },
-    { errorLine },
-  ] = await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
-  // Error text carries what servers and packages sent: it reaches the terminal sanitised.
-  const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
   try {
     return await command.run(argv, io);
   } catch (error) {
+    // Loaded only on failure: the command alone decides what a successful run evaluates.
+    const [
+      { errorMessage, isClatError, redactSecrets, sanitizeTerminalText },
+      { isCliError },
+      { errorLine },
+    ] = await Promise.all([
+      import('@clat/kernel'),
+      import('./errors.js'),
+      import('./error-line.js'),
+    ]);
+    // Error text carries what servers and packages sent: it reaches the terminal sanitised.
+    const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
     // Any package's ClatError is an expected failure: one line with its code (sanitised there).
     if (isClatError(error)) {
       io.stderr.write(errorLine(error));
@@ -92,10 +97,21 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     );
     return 2;
   }
-  const command = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
-    full.stdout.write(`${command.usage.trimEnd()}\n`);
-    return 0;
+  const help = rest.includes('--help') || rest.includes('-h');
+  // The servers of a command that mounts the whole project start before the command loads: each
+  // boots while the rest of `clat` is evaluated (project/prestart.ts).
+  const early = help ? undefined : entry.prestart?.(rest);
+  if (early !== undefined) {
+    full.prestarted = await (await import('./project/prestart.js')).prestartServers(full, early);
   }
-  return runCommand(command, rest, full);
+  try {
+    const command = await entry.load();
+    if (help) {
+      full.stdout.write(`${command.usage.trimEnd()}\n`);
+      return 0;
+    }
+    return await runCommand(command, rest, full);
+  } finally {
+    await full.prestarted?.close();
+  }
 }

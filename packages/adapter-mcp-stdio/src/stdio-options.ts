@@ -3,6 +3,7 @@
  * @module
  */
 import type { Redactor } from '@clat/kernel';
+import type { PrestartedServer } from './prestart.js';
 
 export interface StdioTransportOptions {
   /** Server name, used in diagnostics and error messages. */
@@ -24,4 +25,9 @@ export interface StdioTransportOptions {
   shutdownGraceMs?: number | undefined;
   /** Called with the pid (= process-group id) of each spawned server. */
   onSpawn?: ((pid: number) => void) | undefined;
+  /**
+   * This server's process, spawned ahead of the transport from the same launch: adopted instead
+   * of spawning when it started (when it did not, the transport spawns and reports why).
+   */
+  prestarted?: PrestartedServer | undefined;
 }

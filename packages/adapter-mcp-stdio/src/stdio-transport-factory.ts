@@ -3,6 +3,7 @@
  * @module
  */
 import type { TransportFactory } from '@clat/adapter-mcp';
+import type { PrestartedServer } from './prestart.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -15,9 +16,12 @@ export class StdioTransportFactory implements TransportFactory {
   readonly probeIsolation = 'fresh';
   readonly #options: StdioTransportOptions;
   readonly #pids: number[] = [];
+  #claim: (() => PrestartedServer | undefined) | undefined;
 
-  constructor(options: StdioTransportOptions) {
+  /** `claim` hands over this server's prestarted process, taken by the first open() only. */
+  constructor(options: StdioTransportOptions, claim?: () => PrestartedServer | undefined) {
     this.#options = options;
+    this.#claim = claim;
   }
 
   /** Pids of every process this factory spawned, oldest first. */
@@ -26,8 +30,11 @@ export class StdioTransportFactory implements TransportFactory {
   }
 
   open(): StdioTransport {
+    const claim = this.#claim;
+    this.#claim = undefined;
     return new StdioTransport({
       ...this.#options,
+      prestarted: claim?.(),
       onSpawn: (pid) => {
         this.#pids.push(pid);
         this.#options.onSpawn?.(pid);

@@ -7,6 +7,7 @@
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type Redactor, redactArgs } from '@clat/kernel';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
+import type { PrestartedServers } from './prestart.js';
 import { StdioTransportFactory } from './stdio-transport-factory.js';
 
 export interface StdioTransportProviderOptions {
@@ -14,6 +15,11 @@ export interface StdioTransportProviderOptions {
   defaultCwd: string;
   /** Grace before each teardown escalation (default: the kernel limit). */
   shutdownGraceMs?: number;
+  /**
+   * Servers spawned ahead of the connector (see {@link PrestartedServers}): a server's first
+   * transport adopts its process when the launch matches exactly. The caller closes the set.
+   */
+  prestarted?: PrestartedServers | undefined;
 }
 
 /** What `createMcpConnector` takes for entries with `"transport": "stdio"`. */
@@ -60,18 +66,22 @@ export function stdioTransport(options: StdioTransportProviderOptions): StdioTra
     },
     factory(server, context) {
       const entry = stdio(server);
-      return new StdioTransportFactory({
-        name: entry.name,
-        command: entry.command,
-        args: entry.args,
-        env: entry.env,
-        cwd: entry.cwd,
-        defaultCwd: options.defaultCwd,
-        redactor: context.redactor,
-        ...(options.shutdownGraceMs === undefined
-          ? {}
-          : { shutdownGraceMs: options.shutdownGraceMs }),
-      });
+      const { prestarted } = options;
+      return new StdioTransportFactory(
+        {
+          name: entry.name,
+          command: entry.command,
+          args: entry.args,
+          env: entry.env,
+          cwd: entry.cwd,
+          defaultCwd: options.defaultCwd,
+          redactor: context.redactor,
+          ...(options.shutdownGraceMs === undefined
+            ? {}
+            : { shutdownGraceMs: options.shutdownGraceMs }),
+        },
+        prestarted === undefined ? undefined : () => prestarted.claim(entry, options.defaultCwd),
+      );
     },
   };
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { isAscii } from 'node:buffer';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   JsonRpcErrorCode,
@@ -19,12 +19,13 @@ import {
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { killGroup, signalGroup, trackGroup, untrackGroup } from '@clat/process';
-import { SERVER_TAG_ENV, sweepDetached } from './detached-sweep.js';
+import { sweepDetached } from './detached-sweep.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { readFrameHead } from './frame-head.js';
 import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
 import { spawnFailureReason } from './spawn-failure.js';
+import { spawnServerProcess } from './spawn-server.js';
 import { pushNewestLines } from './stderr-tail.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 
@@ -77,7 +78,7 @@ export class StdioTransport implements Transport {
   #closing: Promise<void> | undefined;
   #finishTimer: NodeJS.Timeout | undefined;
   /** Inherited by every descendant through the environment, so setsid daemons can be found. */
-  readonly #tag = randomUUID();
+  readonly #tag: string;
   #detachedKilled: number[] = [];
   #detachedLeft: number[] = [];
   #starting: Promise<void> | undefined;
@@ -99,6 +100,7 @@ export class StdioTransport implements Transport {
     // Every configured env value is treated as secret, whatever its name.
     for (const value of Object.values(options.env ?? {})) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
+    this.#tag = options.prestarted?.tag ?? randomUUID();
   }
 
   /** The server pid (also its process-group id) once started. */
@@ -123,6 +125,8 @@ export class StdioTransport implements Transport {
       throw this.#error(StdioTransportErrorCode.STDIO_CLOSED, 'was closed while starting');
     }
     this.#state = 'open';
+    // An adopted process may have exited, and its stdout ended, before it was ours to watch.
+    if (this.#exit !== undefined) this.#onPeerGone();
   }
 
   /**
@@ -230,6 +234,19 @@ export class StdioTransport implements Transport {
   }
 
   async #launch(): Promise<void> {
+    const adopted = await this.#options.prestarted?.ready;
+    if (adopted !== undefined) {
+      this.#cwd = adopted.cwd;
+      // Once the prestart let go, the 'data' listeners below resume the streams (next tick).
+      adopted.release();
+      this.#attach(adopted.child);
+      this.#started(adopted.child);
+      // An exit before adoption emitted no event these listeners could see.
+      if (adopted.child.exitCode !== null || adopted.child.signalCode !== null) {
+        this.#onExit(adopted.child.exitCode, adopted.child.signalCode);
+      }
+      return;
+    }
     this.#cwd = await this.#prepareCwd();
     await this.#spawn(this.#cwd);
   }
@@ -250,20 +267,45 @@ export class StdioTransport implements Transport {
   }
 
   async #spawn(cwd: string): Promise<void> {
-    const { command, args = [], env } = this.#options;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(command, [...args], {
-        cwd,
-        env: { ...process.env, ...env, [SERVER_TAG_ENV]: this.#tag },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        // Own process group (pgid = pid), so teardown signals reach grandchildren.
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-      });
+      child = spawnServerProcess(this.#options, cwd, this.#tag);
     } catch (error) {
       throw this.#spawnError(error, cwd);
     }
+    this.#attach(child);
+    await new Promise<void>((resolveSpawn, rejectSpawn) => {
+      const onError = (error: Error) => {
+        child.off('spawn', onSpawn);
+        rejectSpawn(this.#spawnError(error, cwd));
+      };
+      const onSpawn = () => {
+        child.off('error', onError);
+        resolveSpawn();
+      };
+      child.once('error', onError);
+      child.once('spawn', onSpawn);
+    });
+    this.#started(child);
+  }
+
+  /** The spawned process is this transport's: errors reported, group tracked, pid announced. */
+  #started(child: ChildProcessWithoutNullStreams): void {
+    child.on('error', (error) => this.#report(error));
+    this.#pid = child.pid as number;
+    trackGroup(this.#pid);
+    this.#options.onSpawn?.(this.#pid);
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.#exit = { code, signal };
+    for (const wake of this.#exitWaiters) wake();
+    this.#exitWaiters.clear();
+    this.#onPeerGone();
+  }
+
+  /** Reads the process: stdout frames through the decoder, stderr into the tail, its exit. */
+  #attach(child: ChildProcessWithoutNullStreams): void {
     this.#child = child;
     child.stdin.on('error', (error) => this.#onStdinError(error));
     child.stdout.on('error', (error) => this.#report(error));
@@ -290,29 +332,7 @@ export class StdioTransport implements Transport {
     );
     child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout.on('end', () => this.#onPeerGone());
-    child.on('exit', (code, signal) => {
-      this.#exit = { code, signal };
-      for (const wake of this.#exitWaiters) wake();
-      this.#exitWaiters.clear();
-      this.#onPeerGone();
-    });
-
-    await new Promise<void>((resolveSpawn, rejectSpawn) => {
-      const onError = (error: Error) => {
-        child.off('spawn', onSpawn);
-        rejectSpawn(this.#spawnError(error, cwd));
-      };
-      const onSpawn = () => {
-        child.off('error', onError);
-        resolveSpawn();
-      };
-      child.once('error', onError);
-      child.once('spawn', onSpawn);
-    });
-    child.on('error', (error) => this.#report(error));
-    this.#pid = child.pid as number;
-    trackGroup(this.#pid);
-    this.#options.onSpawn?.(this.#pid);
+    child.on('exit', (code, signal) => this.#onExit(code, signal));
   }
 
   /**

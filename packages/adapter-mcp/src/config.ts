@@ -5,6 +5,7 @@
  */
 import { type ConfigIssue, formatZodIssues, lazyValue } from '@clat/kernel';
 import * as z from 'zod';
+import { plainStdioEntry } from './plain-stdio-entry.js';
 
 /** Tool name patterns: exact names, `*` matches any run of characters. */
 const toolPatterns = () => z.array(z.string().trim().min(1, 'must not be empty')).max(512);
@@ -136,6 +137,9 @@ export function parseServerEntry(
     return issue(name, 'entry needs either "command" (stdio) or "url" (Streamable HTTP)');
   }
   if (hasCommand) {
+    // Most entries are plain: answered without building the schema (same result, see the module).
+    const plain = plainStdioEntry(entry);
+    if (plain !== undefined) return { server: { transport: 'stdio', name, origin, ...plain } };
     const parsed = StdioServerConfigSchema.safeParse(entry);
     if (!parsed.success) return { issues: formatZodIssues(file, name, parsed.error) };
     return { server: { transport: 'stdio', name, origin, ...parsed.data } };

@@ -34,3 +34,8 @@ export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
 export function oauthDirIn(homeDir: string): string {
   return join(homeDir, 'oauth');
 }
+
+/** The project-local server file, merged under the user's once the project is trusted. */
+export function projectMcpFile(projectRoot: string): string {
+  return join(projectRoot, '.clat', 'mcp.json');
+}

@@ -13,6 +13,7 @@ import {
   type McpServerConfig,
   type McpTransportProvider,
 } from '@clat/adapter-mcp';
+import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
 import type { Connector, MountEntry, MountSource, Tool } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 import type { ClatHome } from '../config/clat-home.js';
@@ -52,6 +53,8 @@ export interface Composition {
     env: NodeJS.ProcessEnv;
     home: ClatHome;
     entries: readonly MountEntry[];
+    /** Stdio servers already spawned for these entries, for the stdio transport to adopt. */
+    prestarted?: PrestartedServers | undefined;
   }): Promise<readonly Connector[]>;
   nativeTools(context: { projectRoot: string }): readonly Tool[];
   /**
@@ -87,7 +90,11 @@ async function sourcesFor({ home, user }: ServerSourceContext): Promise<MountSou
 }
 
 /** The MCP transports and WASM host the entries need, each package imported once, in parallel. */
-async function connectorsFor(home: ClatHome, entries: readonly MountEntry[]): Promise<Connector[]> {
+async function connectorsFor(
+  home: ClatHome,
+  entries: readonly MountEntry[],
+  prestarted: PrestartedServers | undefined,
+): Promise<Connector[]> {
   const transports = new Set<string>();
   let wasm = false;
   for (const entry of entries) {
@@ -102,7 +109,9 @@ async function connectorsFor(home: ClatHome, entries: readonly MountEntry[]): Pr
     wasm ? import('@clat/adapter-wasm') : undefined,
   ]);
   const providers: McpTransportProvider[] = [];
-  if (stdio !== undefined) providers.push(stdio.stdioTransport({ defaultCwd: home.dir }));
+  if (stdio !== undefined) {
+    providers.push(stdio.stdioTransport({ defaultCwd: home.dir, prestarted }));
+  }
   if (http !== undefined) {
     const [{ httpTransport }, { oauthClientFor }] = http;
     providers.push(httpTransport({ auth: (server) => oauthClientFor(server, home.dir) }));
@@ -132,7 +141,7 @@ async function connectorsFor(home: ClatHome, entries: readonly MountEntry[]): Pr
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
   return {
-    connectors: ({ home, entries }) => connectorsFor(home, entries),
+    connectors: ({ home, entries, prestarted }) => connectorsFor(home, entries, prestarted),
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
     sources: sourcesFor,
   };

@@ -5,13 +5,13 @@
  * @module
  */
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { expandServerVariables, type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
+import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
 import { collectMountSources, createHost, type Host, type MountEntry } from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
-import { type ClatHome, resolveClatHome } from '../config/clat-home.js';
+import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
 import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-store.js';
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
@@ -34,6 +34,8 @@ export interface OpenProjectOptions {
    * interactive sessions mount everything.
    */
   select?: (entry: MountEntry) => boolean;
+  /** Stdio servers spawned ahead of the host (main's prestart); their transports adopt them. */
+  prestarted?: PrestartedServers | undefined;
 }
 
 export interface OpenedProject {
@@ -83,11 +85,6 @@ function digestView(entry: MountEntry): { name: string; [field: string]: unknown
   if (entry.kind === 'mcp') return entry.config as McpServerConfig;
   const { validateConfig: _checked, ...config } = entry.config as Record<string, unknown>;
   return { ...config, transport: entry.kind, name: entry.name, origin: entry.origin };
-}
-
-/** The project-local server file, merged under the user's once the project is trusted. */
-export function projectMcpFile(projectRoot: string): string {
-  return join(projectRoot, '.clat', 'mcp.json');
 }
 
 async function hasFile(file: string): Promise<boolean> {
@@ -155,7 +152,12 @@ export async function openProject(
     projectRoot,
     entries: selected,
     staticPrompts: extra.prompts,
-    connectors: await composition.connectors({ env: io.env, home, entries: selected }),
+    connectors: await composition.connectors({
+      env: io.env,
+      home,
+      entries: selected,
+      prestarted: options.prestarted,
+    }),
     nativeTools: composition.nativeTools({ projectRoot }),
   });
   return {

@@ -1,0 +1,113 @@
+/**
+ * `clat tools` spawns a trusted project's plain stdio servers before it loads the rest of itself
+ * (apps/clat/src/project/prestart.ts), and the stdio transport adopts those processes. Through
+ * the real binary: nothing is spawned for an untrusted project, each start still spawns exactly
+ * the processes it did without a prestart (no double spawn), and a run that fails after the
+ * prestart leaves no process behind.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI_FIXTURES, CliSandbox, STDIO_FIXTURES } from './support.js';
+
+let sandbox: CliSandbox;
+let spawnLog: string;
+
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  sandbox = new CliSandbox();
+  await sandbox.setup();
+  spawnLog = join(sandbox.root, 'spawns.log');
+  await writeFile(spawnLog, '');
+});
+afterEach(async () => {
+  expect(sandbox.survivors()).toEqual([]);
+  await sandbox.cleanup();
+});
+
+/** Pids of the server processes started so far (one "spawn" line each). */
+async function spawnedPids(): Promise<number[]> {
+  return (await readFile(spawnLog, 'utf8'))
+    .split('\n')
+    .filter((line) => line.includes('spawn'))
+    .map((line) => Number.parseInt(line, 10));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function legacyServer(): Record<string, unknown> {
+  return {
+    ...sandbox.node(join(STDIO_FIXTURES, 'legacy.mjs')),
+    env: { CLAT_FIXTURE_SPAWN_LOG: spawnLog },
+  };
+}
+
+describe('clat tools prestart', () => {
+  it('spawns nothing for an untrusted project, neither from mcp.json nor from the project file', async () => {
+    const userMarker = join(sandbox.root, 'user-spawned');
+    const projectMarker = join(sandbox.root, 'project-spawned');
+    await sandbox.writeMcp({
+      touch: sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), userMarker),
+    });
+    await mkdir(join(sandbox.project, '.clat'), { recursive: true });
+    await writeFile(
+      join(sandbox.project, '.clat', 'mcp.json'),
+      JSON.stringify({
+        local: sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), projectMarker),
+      }),
+    );
+    const result = await sandbox.run(['tools']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('is not trusted, so no MCP server was started');
+    expect(existsSync(userMarker)).toBe(false);
+    expect(existsSync(projectMarker)).toBe(false);
+  });
+
+  it('adopts the prestarted process: a remembered legacy server is spawned once per start', async () => {
+    await sandbox.writeMcp({ old: legacyServer() });
+    // First start: era unknown, so the prestarted process is the disposable modern probe and a
+    // fresh one speaks legacy, as without a prestart.
+    const first = await sandbox.run(['tools', '--trust'], { timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('mcp_old_');
+    expect(await spawnedPids()).toHaveLength(2);
+    const second = await sandbox.run(['tools', '--trust'], { timeoutMs: 60_000 });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('mcp_old_');
+    const pids = await spawnedPids();
+    expect(pids).toHaveLength(3);
+    expect(pids.filter(alive)).toEqual([]);
+  });
+
+  it('starts an entry with ${VAR} references once, through the full load only', async () => {
+    await sandbox.writeMcp({
+      old: { ...legacyServer(), env: { CLAT_FIXTURE_SPAWN_LOG: '${SPAWN_LOG_PATH}' } },
+    });
+    const env = { SPAWN_LOG_PATH: spawnLog };
+    expect((await sandbox.run(['tools', '--trust'], { env, timeoutMs: 60_000 })).code).toBe(0);
+    const before = (await spawnedPids()).length;
+    const again = await sandbox.run(['tools', '--trust'], { env, timeoutMs: 60_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('mcp_old_');
+    expect((await spawnedPids()).length - before).toBe(1);
+  });
+
+  it('stops a prestarted server when the run fails after the prestart (bad config.json)', async () => {
+    await sandbox.writeMcp({ old: legacyServer() });
+    await writeFile(join(sandbox.home, 'config.json'), '{ not json');
+    const result = await sandbox.run(['tools', '--trust'], { timeoutMs: 60_000 });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('config.json');
+    const pids = await spawnedPids();
+    expect(pids.length).toBeLessThanOrEqual(1);
+    expect(pids.filter(alive)).toEqual([]);
+  });
+});
