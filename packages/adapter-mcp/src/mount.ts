@@ -22,10 +22,11 @@ import {
   type Scope,
   type Tool,
   type ToolRegistry,
+  type ToolResult,
   type ToolSourceRef,
   utf8Length,
 } from '@clat/kernel';
-import { toToolResult } from './call-result.js';
+import { type McpCallToolResult, toToolResult } from './call-result.js';
 import { McpClient, type McpToolDescriptor } from './client.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
@@ -330,6 +331,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       );
       return;
     }
+    const toResult = (result: McpCallToolResult): ToolResult => toToolResult(tool.name, result);
     const kernelTool: Tool = {
       definition: {
         name: qualified,
@@ -339,15 +341,11 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         source,
         sourceName: tool.name,
       },
-      invoke: async (args, ctx) =>
-        toToolResult(
-          tool.name,
-          await connected.callTool(tool.name, args, {
-            signal: ctx.signal,
-            onProgress: ctx.progress,
-            task: asTask,
-          }),
-        ),
+      // A plain promise chain with one reader per tool: no async frame per call.
+      invoke: (args, ctx) =>
+        connected
+          .callTool(tool.name, args, { signal: ctx.signal, onProgress: ctx.progress, task: asTask })
+          .then(toResult),
     };
     try {
       registry.register(kernelTool, scope);
