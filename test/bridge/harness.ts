@@ -170,14 +170,14 @@ export async function createBridgeHarness(
       name: plugin.name,
       componentPath: plugin.componentPath,
       registry,
-      scope,
+      scope: scope.pluginScope(plugin.name),
       hostServices: bridge,
       projectRoot,
       clatHome,
     });
     const status = mounted.status();
-    if (status.state !== 'ready') {
-      throw new Error(`WASM plugin ${plugin.name} did not load: ${status.error?.message}`);
+    if (status.state !== 'connected') {
+      throw new Error(`WASM plugin ${plugin.name} did not load: ${status.failure}`);
     }
   }
   const call = (tool: string, args: JsonObject, context: RunContext) =>

@@ -75,6 +75,7 @@ describe('wasm-component package', () => {
         version: '0.1.0',
         dir: artifact,
         entry: join(artifact, 'dist', 'plugin.wasm'),
+        sensitive: [],
       },
     ]);
     // The component the runtime would load is byte-identical to the one that was built.

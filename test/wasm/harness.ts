@@ -2,14 +2,19 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { createWasmConnector, pluginsJsonSource } from '@clat/adapter-wasm';
 import {
   type BridgeRun,
   createGlobalScope,
   type ModelProvider,
   type ModelRequest,
   type ModelResponse,
+  type MountStatus,
   type PermissionMode,
   PluginHostBridge,
+  PluginMount,
+  PromptRegistry,
+  Redactor,
   RunEventStream,
   ToolPipeline,
   ToolRegistry,
@@ -128,6 +133,38 @@ export function createWorld() {
         mode,
         signal,
         ...(options.approver === undefined ? {} : { approver: options.approver }),
+      };
+    },
+    /**
+     * Mounts `<clatHome>/plugins.json` the way a host does (its source, the WASM connector, the
+     * host's mount with one redactor) into this world; resolves when every entry settled.
+     */
+    async mountPluginsJson() {
+      const collected = await pluginsJsonSource({
+        file: join(clatHome, 'plugins.json'),
+        clatHome,
+      }).collect({ taken: new Set() });
+      const mount = new PluginMount({
+        entries: collected.entries,
+        connectors: [
+          createWasmConnector({
+            clatHome,
+            grantsFile: join(clatHome, 'plugin-grants.json'),
+            cacheDir: SHARED_CACHE,
+          }),
+        ],
+        registry,
+        prompts: new PromptRegistry(),
+        scope,
+        hostServices: bridge,
+        projectRoot,
+        redactor: new Redactor(),
+      });
+      await mount.start();
+      return {
+        issues: collected.issues,
+        status: (name: string): MountStatus | undefined =>
+          mount.summary().servers.find((server) => server.name === name),
       };
     },
     endRun() {

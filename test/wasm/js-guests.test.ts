@@ -2,13 +2,8 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import {
-  type MountedWasmPlugin,
-  mountPluginsJson,
-  mountWasmPlugin,
-  WasmErrorCode,
-} from '@clat/adapter-wasm';
-import { isKernelError } from '@clat/kernel';
+import { type MountedWasmPlugin, mountWasmPlugin, WasmErrorCode } from '@clat/adapter-wasm';
+import { isKernelError, Redactor } from '@clat/kernel';
 import { ScriptedApprover } from '@clat/kernel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, GUESTS, README, removeSharedCache } from './harness.js';
@@ -17,10 +12,12 @@ afterAll(removeSharedCache);
 
 const MiB = 1024 * 1024;
 const SECRET = 'tok-4f9a1c2e8b7d';
+const ownerRedactor = new Redactor();
+ownerRedactor.add(SECRET);
 
 describe('a TypeScript guest built with @clat/wasm-guest-sdk (manifest-backed, via plugins.json)', () => {
   let world: ReturnType<typeof createWorld>;
-  let mounted: Awaited<ReturnType<typeof mountPluginsJson>>;
+  let mounted: Awaited<ReturnType<ReturnType<typeof createWorld>['mountPluginsJson']>>;
 
   beforeAll(async () => {
     world = createWorld();
@@ -32,14 +29,7 @@ describe('a TypeScript guest built with @clat/wasm-guest-sdk (manifest-backed, v
         broken: { path: 'missing.wasm', typo: true },
       }),
     );
-    mounted = await mountPluginsJson({
-      registry: world.registry,
-      scope: world.scope,
-      hostServices: world.bridge,
-      projectRoot: world.projectRoot,
-      clatHome: world.clatHome,
-      cacheDir: world.cacheDir,
-    });
+    mounted = await world.mountPluginsJson();
   });
 
   afterAll(async () => {
@@ -47,18 +37,18 @@ describe('a TypeScript guest built with @clat/wasm-guest-sdk (manifest-backed, v
   });
 
   it('mounts the good entry, refuses the network guest, and reports the bad entry', () => {
-    const statuses = mounted.statuses();
-    expect(statuses.find((s) => s.name === 'wasm-summarize')).toMatchObject({
+    expect(mounted.status('wasm-summarize')).toMatchObject({
+      origin: 'plugins.json',
       transport: 'wasm',
-      protocol: 'clat-plugin-manifest/1',
-      state: 'ready',
+      protocolVersion: 'clat-plugin-manifest/1',
+      state: 'connected',
       tools: 3,
     });
-    const net = statuses.find((s) => s.name === 'net-probe');
+    const net = mounted.status('net-probe');
     expect(net).toMatchObject({ transport: 'wasm', state: 'failed', tools: 0 });
-    expect(net?.error?.code).toBe(WasmErrorCode.WASM_IMPORT_NOT_ALLOWED);
-    expect(net?.error?.message).toContain('wasi:http/outgoing-handler');
-    expect(mounted.issues.map((issue) => issue.id)).toEqual(['broken']);
+    expect(net?.failure).toContain('wasi:http/outgoing-handler');
+    expect(net?.failure).toContain(`[${WasmErrorCode.WASM_IMPORT_NOT_ALLOWED}]`);
+    expect(mounted.issues.map((issue) => issue.path)).toEqual(['broken']);
     expect(mounted.issues[0]?.message).toContain('unknown field(s) "typo"');
     expect(world.registry.list().map((tool) => tool.name)).toEqual(
       expect.arrayContaining([
@@ -128,8 +118,6 @@ describe('a TypeScript guest built with @clat/wasm-guest-sdk (manifest-backed, v
     });
     // The guest never saw the bad calls: it has not restarted and still answers.
     expect(await call({ text: 'one two three' })).toMatchObject({ structured: { words: 3 } });
-    const status = mounted.statuses().find((s) => s.name === 'wasm-summarize');
-    expect(status).toMatchObject({ restarts: 0 });
   });
 
   it('reads the host context', async () => {
@@ -154,8 +142,10 @@ describe('the fault guest under the sandbox', () => {
       name: 'faults',
       componentPath: GUESTS.faults,
       config: { answer: 42, token: SECRET },
+      // The status owner's redactor (a host's knows the sensitive config values).
+      redactor: ownerRedactor,
       registry: world.registry,
-      scope: world.scope,
+      scope: world.scope.pluginScope('faults'),
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
@@ -178,8 +168,8 @@ describe('the fault guest under the sandbox', () => {
 
   it('mounts as a path-only plugin', () => {
     expect(faults.status()).toMatchObject({
-      state: 'ready',
-      protocol: 'clat-wit/0.1.0',
+      state: 'connected',
+      protocolVersion: 'clat-wit/0.1.0',
       tools: 12,
     });
   });
@@ -216,12 +206,12 @@ describe('the fault guest under the sandbox', () => {
   it('captures guest stdout and stderr instead of writing to the host', async () => {
     const result = await call('log', { text: 'hello' });
     expect(result.content).toBe('logged');
-    expect(faults.status().outputTail).toEqual(
+    expect(faults.status().stderrTail).toEqual(
       expect.arrayContaining(['stdout: hello', 'stderr: hello']),
     );
-    // A configured secret the guest prints never reaches the status.
+    // A secret the status owner's redactor knows never reaches the tail, even cut.
     await call('log', { text: `using ${SECRET}` });
-    const tail = faults.status().outputTail.join('\n');
+    const tail = faults.status().stderrTail.join('\n');
     expect(tail).toContain('stdout: using [REDACTED]');
     expect(tail).not.toContain(SECRET);
   });
@@ -248,7 +238,7 @@ describe('the fault guest under the sandbox', () => {
 
   it('an infinite loop hits the time budget; the next call gets a fresh instance', async () => {
     await call('echo');
-    const restarts = faults.status().restarts;
+    const restarts = faults.restarts;
     const started = performance.now();
     const result = await call('spin');
     expect(result.isError).toBe(true);
@@ -256,37 +246,37 @@ describe('the fault guest under the sandbox', () => {
     expect(performance.now() - started).toBeLessThan(20_000);
     const after = await call('echo', { n: 1 });
     expect(after.structured).toEqual({ args: { n: 1 }, served: 1 });
-    expect(faults.status().restarts).toBe(restarts + 1);
+    expect(faults.restarts).toBe(restarts + 1);
   });
 
   it('a memory bomb is stopped by the cap, becomes a tool error, and the guest restarts', async () => {
-    const restarts = faults.status().restarts;
+    const restarts = faults.restarts;
     const result = await call('bomb', { chunkMiB: 4 });
     expect(result.isError).toBe(true);
     expect(result.content).toContain(`ran out of memory (cap ${128 * MiB} bytes)`);
     const after = await call('echo', { n: 2 });
     expect(after.structured).toEqual({ args: { n: 2 }, served: 1 });
-    expect(faults.status().restarts).toBe(restarts + 1);
+    expect(faults.restarts).toBe(restarts + 1);
   });
 
   it('a trap is a tool error, never a host crash, and the guest restarts', async () => {
-    const restarts = faults.status().restarts;
+    const restarts = faults.restarts;
     const result = await call('trap');
     expect(result.isError).toBe(true);
     expect(result.content).toContain('wasm plugin faults trapped');
     const after = await call('echo', { n: 3 });
     expect(after.structured).toEqual({ args: { n: 3 }, served: 1 });
-    expect(faults.status().restarts).toBe(restarts + 1);
+    expect(faults.restarts).toBe(restarts + 1);
   });
 
   it('a stack overflow the engine catches stays a plain tool error; the instance lives on', async () => {
-    const restarts = faults.status().restarts;
+    const restarts = faults.restarts;
     const result = await call('overflow');
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/recursion/i);
     const after = await call('echo', { n: 4 });
     expect(after.structured).toEqual({ args: { n: 4 }, served: 2 });
-    expect(faults.status().restarts).toBe(restarts);
+    expect(faults.restarts).toBe(restarts);
   });
 
   it('cancelling the run terminates a spinning guest promptly', async () => {
@@ -340,14 +330,7 @@ describe('capability ceiling of a manifest-backed package', () => {
       join(world.clatHome, 'plugins.json'),
       JSON.stringify({ ceiling: { manifest: pkg } }),
     );
-    const mounted = await mountPluginsJson({
-      registry: world.registry,
-      scope: world.scope,
-      hostServices: world.bridge,
-      projectRoot: world.projectRoot,
-      clatHome: world.clatHome,
-      cacheDir: world.cacheDir,
-    });
+    expect((await world.mountPluginsJson()).status('ceiling')?.state).toBe('connected');
     const approver = new ScriptedApprover({ outcome: 'allow' });
     const result = await world.pipeline.call('wasm_ceiling_host_all', {}, world.run({ approver }));
     const report = result.structured as Record<string, { err?: string }>;
@@ -362,6 +345,5 @@ describe('capability ceiling of a manifest-backed package', () => {
       );
     }
     expect(approver.requests).toEqual([]);
-    await mounted.close();
   });
 });

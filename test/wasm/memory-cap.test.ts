@@ -24,7 +24,7 @@ describe('the memory cap of a component with several memories', () => {
       name: 'mm',
       componentPath: component,
       registry: world.registry,
-      scope: world.scope,
+      scope: world.scope.pluginScope('mm'),
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
@@ -39,7 +39,7 @@ describe('the memory cap of a component with several memories', () => {
   });
 
   it('holds the sum of all its memories within the cap', async () => {
-    expect(plugin.status()).toMatchObject({ state: 'ready', tools: 1 });
+    expect(plugin.status()).toMatchObject({ state: 'connected', tools: 1 });
     const result = await world.pipeline.call('wasm_mm_grow', {}, world.run());
     expect(result.isError).toBeUndefined();
     const pages = Number(result.content);

@@ -63,9 +63,9 @@ describe('preopens never overlap the CLAT home, by real path', () => {
     const homeLink = join(world.root, 'home-link');
     symlinkSync(realHome, homeLink);
     const plugin = await mount('linked_home', { clatHome: homeLink });
-    expect(plugin.status().state).toBe('ready');
+    expect(plugin.status().state).toBe('connected');
     expect(plugin.guest?.preopens).toEqual([]);
-    expect(plugin.status().notes).toEqual([
+    expect(plugin.status().warnings).toEqual([
       expect.stringContaining(`${WasmErrorCode.WASM_PREOPEN_REFUSED}: the project directory`),
     ]);
     const read = await world.pipeline.call(
@@ -83,7 +83,7 @@ describe('preopens never overlap the CLAT home, by real path', () => {
     const store = await WasmGrantStore.load(grantsPath(home));
     await store.grant('linked_dir', digest, [world.projectRoot, dirsLink]);
     const plugin = await mount('linked_dir', { clatHome: home, dirs: [dirsLink], grants: store });
-    expect(plugin.status().notes).toEqual([
+    expect(plugin.status().warnings).toEqual([
       expect.stringContaining(`${WasmErrorCode.WASM_PREOPEN_REFUSED}: directory ${dirsLink}`),
     ]);
     await world.pipeline.call(

@@ -61,7 +61,8 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
 
   it('a non-JS guest loads, and its WASI environment is empty', async () => {
     const plugin = await mount('probe');
-    expect(plugin.status()).toMatchObject({ state: 'ready', tools: 3, writable: false });
+    expect(plugin.status()).toMatchObject({ state: 'connected', tools: 3 });
+    expect(plugin.writable).toBe(false);
     const env = await world.pipeline.call('wasm_probe_env', {}, world.run());
     expect(env.structured).toBe(0);
   });
@@ -87,7 +88,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     const store = await WasmGrantStore.load(grantsPath(world.clatHome));
     await store.grant('other-digest', 'cd'.repeat(32), [world.projectRoot]);
     const otherDigest = await mount('other-digest', { grants: store });
-    expect(otherDigest.status().writable).toBe(false);
+    expect(otherDigest.writable).toBe(false);
     const result = await world.pipeline.call('wasm_other_digest_write', {}, world.run());
     expect(result.content).toBe(`open-at failed: error-code ${READ_ONLY}`);
   });
@@ -98,7 +99,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     const extra = join(world.root, 'extra');
     mkdirSync(extra);
     const narrow = await mount('narrow', { grants: store, dirs: [extra] });
-    expect(narrow.status().writable).toBe(true);
+    expect(narrow.writable).toBe(true);
     expect(narrow.guest?.preopens.map((preopen) => [preopen.guestPath, preopen.writable])).toEqual([
       ['project', true],
     ]);
@@ -133,7 +134,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     const store = await WasmGrantStore.load(grantsPath(world.clatHome));
     await store.grant('granted', digest, [world.projectRoot]);
     const plugin = await mount('granted', { grants: await WasmGrantStore.load(store.path) });
-    expect(plugin.status().writable).toBe(true);
+    expect(plugin.writable).toBe(true);
     const result = await world.pipeline.call('wasm_granted_write', {}, world.run());
     expect(result).toEqual({ content: 'written' });
     expect(readFileSync(join(world.projectRoot, 'wasm-wrote.txt'), 'utf8')).toBe('written by wasm');
@@ -154,10 +155,10 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
         arguments: { plugin: 'asker', component_sha256: digest, write_dirs: [world.projectRoot] },
       }),
     ]);
-    expect(plugin.status().writable).toBe(false);
+    expect(plugin.writable).toBe(false);
     const allow = new ScriptedApprover({ outcome: 'allow' });
     expect(await plugin.requestWriteAccess(allow, new AbortController().signal)).toBe(true);
-    expect(plugin.status().writable).toBe(true);
+    expect(plugin.writable).toBe(true);
     rmSync(join(world.projectRoot, 'wasm-wrote.txt'), { force: true });
     const result = await world.pipeline.call('wasm_asker_write', {}, world.run());
     expect(result).toEqual({ content: 'written' });
@@ -188,7 +189,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     ]);
     await world.pipeline.call('wasm_granter_write', {}, denyRun);
     expect(grantRequests()).toHaveLength(1);
-    expect(plugin.status().writable).toBe(false);
+    expect(plugin.writable).toBe(false);
 
     approver = new ScriptedApprover({ outcome: 'allow' });
     const allowed = await world.pipeline.call('wasm_granter_write', {}, world.run({ approver }));
@@ -205,7 +206,7 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
       name: 'net',
       componentPath: netProbe,
       registry: world.registry,
-      scope: world.scope,
+      scope: world.scope.pluginScope('net'),
       hostServices: world.bridge,
       projectRoot: world.projectRoot,
       clatHome: world.clatHome,
@@ -213,9 +214,9 @@ describe('hand-written WAT guests probing the sandbox through WASI', () => {
     });
     expect(plugin.status()).toMatchObject({
       state: 'failed',
-      error: { code: WasmErrorCode.WASM_IMPORT_NOT_ALLOWED },
+      failure: expect.stringContaining(`[${WasmErrorCode.WASM_IMPORT_NOT_ALLOWED}]`),
     });
-    expect(plugin.status().error?.message).toContain('wasi:sockets/instance-network');
+    expect(plugin.status().failure).toContain('wasi:sockets/instance-network');
     expect(plugin.guest).toBeUndefined();
   });
 });

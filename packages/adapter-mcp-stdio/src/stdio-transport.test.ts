@@ -335,18 +335,20 @@ describe('framing', () => {
   it('keeps frame order for many frames sent in one turn, and in the turns after it', async () => {
     const h = peer('echo');
     await h.transport.start();
-    for (const base of [0, 1000]) {
-      // One synchronous burst: the first frame is written at once, the rest leave together.
-      const sent = Array.from({ length: 300 }, (_, i) =>
+    // 3,000 frames of ~70 bytes: many corked batches, more than a pipe buffer holds at once.
+    const count = 3000;
+    for (const base of [0, 10_000]) {
+      // One synchronous burst: the first frame is written at once, the rest leave in batches.
+      const sent = Array.from({ length: count }, (_, i) =>
         h.transport.send({ jsonrpc: '2.0', id: base + i, method: 'echo', params: { i } }),
       );
       await Promise.all(sent);
-      await h.next(byId(base + 299));
+      await h.next(byId(base + count - 1));
     }
     const ids = h.messages.map((m) => ('id' in m ? m.id : undefined));
     expect(ids).toEqual([
-      ...Array.from({ length: 300 }, (_, i) => i),
-      ...Array.from({ length: 300 }, (_, i) => 1000 + i),
+      ...Array.from({ length: count }, (_, i) => i),
+      ...Array.from({ length: count }, (_, i) => 10_000 + i),
     ]);
     // A lone frame in a later turn still goes out.
     expect((await call(h, 5000, 'echo', { alone: true })).echo).toEqual({ alone: true });

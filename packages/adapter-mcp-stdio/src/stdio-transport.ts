@@ -34,6 +34,12 @@ export const WRITE_QUEUE_BYTES = 2 * MCP_LIMITS.stdioFrameBytes;
 
 /** What `send` returns: the frame is queued (one settled promise for every frame). */
 const SENT: Promise<void> = Promise.resolve();
+/**
+ * Corked frames of one turn are written once the queue holds this much (the stream counts string
+ * length, not bytes): small enough that a 2-core machine runs the server on
+ * the first batch while the client prepares the next, large enough to keep system calls few.
+ */
+const BATCH_FLUSH_BYTES = 8 * 1024;
 /** Frames from this size are checked for pure ASCII (decoded as Latin-1); smaller ones are too cheap. */
 const ASCII_CHECK_BYTES = 4096;
 /** Characters of an invalid line quoted in its diagnostic. */
@@ -176,8 +182,9 @@ export class StdioTransport implements Transport {
       }
     }
     // The first frame of a turn goes out at once, so the server starts on it; the frames sent
-    // after it in the same turn (1,000 concurrent calls) leave together in one writev when the
-    // turn's microtasks end, before any I/O can run: one system call instead of one per frame.
+    // after it in the same turn (1,000 concurrent calls) are corked and leave in writes of about
+    // BATCH_FLUSH_BYTES, the last when the turn's microtasks end: a few system calls instead of
+    // one per frame, and the server works on the first batches while later calls are prepared.
     const batch = this.#batch;
     if (batch === 1) {
       this.#batch = 2;
@@ -188,6 +195,11 @@ export class StdioTransport implements Transport {
     }
     // A string is encoded straight into the pipe's write request: no intermediate Buffer.
     stdin.write(`${json}\n`);
+    if (this.#batch === 2 && stdin.writableLength >= BATCH_FLUSH_BYTES) {
+      // Frames keep their order: uncork writes what is queued before anything queued later.
+      stdin.uncork();
+      stdin.cork();
+    }
     return SENT;
   }
 

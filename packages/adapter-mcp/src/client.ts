@@ -20,7 +20,6 @@ import { type ClientHooks, type Connection, negotiateConnection } from './connec
 import { startContextPushes } from './context-push.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import type { HostHandlers } from './host-requests.js';
-import { INPUT_ROUND_METHODS, runInputRounds } from './input-rounds.js';
 import { listAllPages, readPromptDescriptors, readToolDescriptors } from './list-paging.js';
 import { ProgressRouter } from './progress-router.js';
 import {
@@ -33,9 +32,9 @@ import {
   serverOffersToolTasks,
   versionAtLeast,
 } from './protocol.js';
-import { checkResultType } from './result-type.js';
 import { ROOTS_SETTLE_MS } from './roots.js';
 import type { RequestOptions, RpcSession, SizedResult } from './rpc-session.js';
+import { type SettleConnection, settleResponse } from './settle-response.js';
 import { callToolAsTask } from './task-call.js';
 import { isHeaderMismatch } from './tool-result.js';
 import {
@@ -55,6 +54,15 @@ export type {
   McpToolDescriptor,
 } from './client-types.js';
 
+/** The params of one tools/call attempt: a fresh object, as the modern `_meta` is set on it. */
+function callParams(
+  name: string,
+  args: Record<string, unknown>,
+  progressToken: string,
+): Record<string, unknown> {
+  return { name, arguments: args, _meta: { progressToken } };
+}
+
 export class McpClient {
   readonly name: string;
   readonly transportKind: TransportKind;
@@ -73,6 +81,8 @@ export class McpClient {
   readonly #onDiagnostic: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
   readonly #progress = new ProgressRouter();
+  /** What settling a response needs of this connection, built once. */
+  readonly #settle: SettleConnection;
   readonly #handlers: HostHandlers;
   readonly #rootsServed: { count: number; lastAt: number };
   #toolCalls = 0;
@@ -112,6 +122,14 @@ export class McpClient {
     this.#probeClosing = connection.probeClosing;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
     this.#progress.install(this.#session);
+    this.#settle = {
+      server: this.name,
+      era: this.era,
+      session: this.#session,
+      handlers: this.#handlers,
+      modernMeta: () => this.#meta !== undefined,
+      onDiagnostic: this.#onDiagnostic,
+    };
   }
 
   /**
@@ -300,7 +318,23 @@ export class McpClient {
     let sized: SizedResult;
     try {
       try {
-        sized = await this.#sendCall(name, args, progressToken, options, requestOptions);
+        if (options.task === true) {
+          sized = await this.#sendCall(name, args, progressToken, options, requestOptions);
+        } else {
+          // The usual call, inline: the session's promise is awaited here, with no layer between.
+          const params = callParams(name, args, progressToken);
+          const startedAt = Date.now();
+          sized = await this.#send('tools/call', params, requestOptions);
+          const settled = settleResponse(
+            this.#settle,
+            'tools/call',
+            params,
+            requestOptions,
+            sized,
+            startedAt,
+          );
+          sized = settled instanceof Promise ? await settled : settled;
+        }
       } catch (error) {
         const urls = this.era === 'legacy' ? urlElicitationsRequired(error) : undefined;
         if (urls !== undefined) {
@@ -362,11 +396,7 @@ export class McpClient {
     options: McpCallOptions,
     requestOptions: RequestOptions,
   ): Promise<SizedResult> {
-    const params: Record<string, unknown> = {
-      name,
-      arguments: args,
-      _meta: { progressToken },
-    };
+    const params = callParams(name, args, progressToken);
     if (options.task === true) return this.#sendTaskCall(params, options, requestOptions);
     return this.#requestSized('tools/call', params, requestOptions);
   }
@@ -444,6 +474,18 @@ export class McpClient {
     params: Record<string, unknown>,
     options: RequestOptions,
   ): Promise<SizedResult> {
+    const startedAt = Date.now();
+    return this.#send(method, params, options).then((sized) =>
+      settleResponse(this.#settle, method, params, options, sized, startedAt),
+    );
+  }
+
+  /** Sends a request in this connection's era; the caller checks the answer with `settleResponse`. */
+  #send(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<SizedResult> {
     if (this.#closing !== undefined) {
       return Promise.reject(
         new McpError(
@@ -461,56 +503,7 @@ export class McpClient {
       // A call's own `_meta` (its progress token) joins a copy of the shared envelope.
       params._meta = isJsonObject(own) ? Object.assign({}, this.#meta, own) : this.#meta;
     }
-    const startedAt = Date.now();
-    return this.#session
-      .requestSized(method, params, options)
-      .then((sized) => this.#settled(method, params, options, sized, startedAt));
-  }
-
-  /** Checks a response's resultType; an `input_required` one runs its input rounds first. */
-  #settled(
-    method: string,
-    params: Record<string, unknown>,
-    options: RequestOptions,
-    sized: SizedResult,
-    startedAt: number,
-  ): SizedResult | Promise<SizedResult> {
-    const what = options.what ?? method;
-    if (sized.result.resultType === 'input_required' && INPUT_ROUND_METHODS.has(method)) {
-      return this.#inputRounds(method, params, options, sized.result, startedAt).then((result) => {
-        checkResultType(this.name, this.era, what, result, this.#onDiagnostic);
-        return { result, bytes: undefined };
-      });
-    }
-    checkResultType(this.name, this.era, what, sized.result, this.#onDiagnostic);
-    return sized;
-  }
-
-  #inputRounds(
-    method: string,
-    params: Record<string, unknown>,
-    options: RequestOptions,
-    first: Record<string, unknown>,
-    startedAt: number,
-  ): Promise<Record<string, unknown>> {
-    const what = options.what ?? method;
-    return runInputRounds({
-      server: this.name,
-      what,
-      params,
-      first,
-      startedAt,
-      handlers: this.#handlers,
-      send: (retry, signal, backstopMs) => {
-        if (this.#meta !== undefined) retry._meta = params._meta;
-        return this.#session.request(method, retry, { timeoutMs: backstopMs, signal, what });
-      },
-      timeoutMs: options.timeoutMs,
-      extension: options.extension,
-      hostRequestsPending: () => this.#session.pendingHostRequests,
-      signal: options.signal,
-      onDiagnostic: this.#onDiagnostic,
-    });
+    return this.#session.requestSized(method, params, options);
   }
 
   #startContextPushes(host: HostServices | undefined): void {

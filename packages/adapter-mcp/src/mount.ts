@@ -1,9 +1,10 @@
 /**
  * mountMcpServer: connects one configured server and registers its tools (`mcp_{server}_{tool}`)
  * and its marked DSH system prompts as leases on the server's own scope. Its status is the
- * kernel's `MountProgress` plus the connection state, with texts as the server and client wrote
- * them. The host owns the policies around it: redaction of every status text, the first-run
- * freeze (a frozen registry's error propagates), and the scope that revokes and closes.
+ * kernel's `MountReport` (`MountProgress` plus the connection state), with texts as the server
+ * and client wrote them. The host owns the policies around it: redaction of every status text,
+ * the first-run freeze (a frozen registry's error propagates), and the scope that revokes and
+ * closes.
  * @module
  */
 import {
@@ -14,16 +15,18 @@ import {
   isKernelError,
   type JsonObject,
   KernelErrorCode,
-  type MountProgress,
+  type MountReport,
+  type MountReportState,
   type PromptRegistry,
   qualifyToolName,
   type Scope,
   type Tool,
   type ToolRegistry,
+  type ToolResult,
   type ToolSourceRef,
   utf8Length,
 } from '@clat/kernel';
-import { toToolResult } from './call-result.js';
+import { type McpCallToolResult, toToolResult } from './call-result.js';
 import { McpClient, type McpToolDescriptor } from './client.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
@@ -32,24 +35,15 @@ import type { McpClientInfo, McpTimeouts } from './protocol.js';
 import type { TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
 
-export type McpServerState = 'connecting' | 'connected' | 'failed' | 'closed';
+export type McpServerState = MountReportState;
 
 /**
- * One server's status: the kernel's `MountProgress` (the host folds it into `MountStatus` as it
- * is) plus where the connection stands. Texts are unredacted: the host's redactor cleans them.
+ * One server's status: the kernel's `MountReport` (the host folds it into `MountStatus` as it
+ * is) plus its prompt count. Texts are unredacted: the host's redactor cleans them.
  */
-export interface McpServerStatus extends MountProgress {
-  state: McpServerState;
-  /** Why the server failed (set exactly when `state` is `failed`). */
-  failure?: string;
-  /** Tools registered in the kernel registry. */
-  tools: number;
+export interface McpServerStatus extends MountReport {
   /** Marked DSH system prompts registered in the prompt registry. */
   prompts: number;
-  /** Per-tool and per-prompt notes (collisions, skipped names), and why prompt import failed. */
-  warnings: string[];
-  /** Newest stderr lines of a stdio server. */
-  stderrTail: string[];
 }
 
 /** Task support of one connection, counted while its tools register. */
@@ -337,6 +331,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       );
       return;
     }
+    const toResult = (result: McpCallToolResult): ToolResult => toToolResult(tool.name, result);
     const kernelTool: Tool = {
       definition: {
         name: qualified,
@@ -346,15 +341,11 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         source,
         sourceName: tool.name,
       },
-      invoke: async (args, ctx) =>
-        toToolResult(
-          tool.name,
-          await connected.callTool(tool.name, args, {
-            signal: ctx.signal,
-            onProgress: ctx.progress,
-            task: asTask,
-          }),
-        ),
+      // A plain promise chain with one reader per tool: no async frame per call.
+      invoke: (args, ctx) =>
+        connected
+          .callTool(tool.name, args, { signal: ctx.signal, onProgress: ctx.progress, task: asTask })
+          .then(toResult),
     };
     try {
       registry.register(kernelTool, scope);

@@ -48,7 +48,7 @@ describe('the compiled-module cache under attack', () => {
       name,
       componentPath,
       registry: h.registry,
-      scope: h.scope,
+      scope: h.scope.pluginScope(name),
       hostServices: h.bridge,
       projectRoot: h.projectRoot,
       clatHome: h.clatHome,
@@ -66,8 +66,8 @@ describe('the compiled-module cache under attack', () => {
     expect(existsSync(cacheKeyPath(cacheDir))).toBe(true);
     forge(first.dir);
     const plugin = await mount('forged');
-    expect(plugin.status().state).toBe('ready');
-    expect(plugin.status().notes).toEqual([
+    expect(plugin.status().state).toBe('connected');
+    expect(plugin.status().warnings).toEqual([
       "the compiled-module cache entry was rebuilt: manifest.json is not authenticated by this host's key",
     ]);
     expect((await h.pipeline.call('wasm_forged_echo', { a: 1 }, run())).structured).toEqual({
@@ -98,7 +98,7 @@ describe('the compiled-module cache under attack', () => {
 
   it('a worker restarted after mount runs the verified glue, not what the cache holds now', async () => {
     const plugin = await mount('restarted');
-    expect(plugin.status().state).toBe('ready');
+    expect(plugin.status().state).toBe('connected');
     const prepared = await prepareComponent({ componentPath, cacheDir });
     forge(prepared.dir);
     // The instance is rebuilt (new preopens): the next call starts a fresh worker.

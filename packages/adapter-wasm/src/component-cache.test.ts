@@ -10,13 +10,15 @@ import {
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHost } from '@clat/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COMPONENT_BYTES, prepareComponent } from './component-cache.js';
 import { sha256Hex } from './digest.js';
 import { isWasmError, WasmErrorCode } from './errors.js';
-import { mountPluginsJson } from './mount-plugins-json.js';
+import { pluginsJsonSource } from './plugins-json-source.js';
 import { buildFixtureComponent, buildWatComponent, pluginWit } from './test-support/build-wat.js';
 import { createHarness } from './test-support/harness.js';
+import { createWasmConnector } from './wasm-connector.js';
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -142,64 +144,73 @@ world bare {
   });
 });
 
-describe('mountPluginsJson', () => {
+/** plugins.json mounted the way a distribution does: its source, the WASM connector, a host. */
+async function hostOfPluginsJson(h: ReturnType<typeof createHarness>) {
+  const collected = await pluginsJsonSource({
+    file: join(h.clatHome, 'plugins.json'),
+    clatHome: h.clatHome,
+  }).collect({ taken: new Set() });
+  const host = createHost({
+    projectRoot: h.projectRoot,
+    connectors: [
+      createWasmConnector({
+        clatHome: h.clatHome,
+        grantsFile: join(h.clatHome, 'plugin-grants.json'),
+      }),
+    ],
+    entries: collected.entries,
+  });
+  await host.mount.start();
+  return { host, issues: collected.issues };
+}
+
+describe('plugins.json through the WASM connector', () => {
   it('mounts nothing when plugins.json is missing', async () => {
     const h = createHarness();
+    const { host, issues } = await hostOfPluginsJson(h);
     try {
-      const mounted = await mountPluginsJson({
-        registry: h.registry,
-        scope: h.scope,
-        hostServices: h.bridge,
-        projectRoot: h.projectRoot,
-        clatHome: h.clatHome,
-      });
-      expect(mounted.statuses()).toEqual([]);
-      expect(mounted.issues).toEqual([]);
+      expect(host.mount.summary().servers).toEqual([]);
+      expect(issues).toEqual([]);
     } finally {
+      await host.close();
       await h.dispose();
     }
   });
 
   it('refuses a manifest entry whose config misses a configSchema required key', async () => {
     const h = createHarness();
+    const pkg = join(h.clatHome, 'pkg');
+    mkdirSync(pkg, { recursive: true });
+    const component = await buildFixtureComponent();
+    writeFileSync(join(pkg, 'plugin.wasm'), component);
+    writeFileSync(
+      join(pkg, 'clat-plugin.json'),
+      JSON.stringify({
+        manifestVersion: 1,
+        id: 'needs-config',
+        name: 'Needs config',
+        version: '1',
+        runtime: { kind: 'wasm-component', entry: 'plugin.wasm', sha256: sha256Hex(component) },
+        capabilities: { tools: true },
+        configSchema: { type: 'object', required: ['greeting'] },
+      }),
+    );
+    writeFileSync(
+      join(h.clatHome, 'plugins.json'),
+      JSON.stringify({ 'needs-config': { manifest: 'pkg', config: { other: 1 } } }),
+    );
+    const { host } = await hostOfPluginsJson(h);
     try {
-      const pkg = join(h.clatHome, 'pkg');
-      mkdirSync(pkg, { recursive: true });
-      const component = await buildFixtureComponent();
-      writeFileSync(join(pkg, 'plugin.wasm'), component);
-      writeFileSync(
-        join(pkg, 'clat-plugin.json'),
-        JSON.stringify({
-          manifestVersion: 1,
-          id: 'needs-config',
-          name: 'Needs config',
-          version: '1',
-          runtime: { kind: 'wasm-component', entry: 'plugin.wasm', sha256: sha256Hex(component) },
-          capabilities: { tools: true },
-          configSchema: { type: 'object', required: ['greeting'] },
-        }),
-      );
-      writeFileSync(
-        join(h.clatHome, 'plugins.json'),
-        JSON.stringify({ 'needs-config': { manifest: 'pkg', config: { other: 1 } } }),
-      );
-      const mounted = await mountPluginsJson({
-        registry: h.registry,
-        scope: h.scope,
-        hostServices: h.bridge,
-        projectRoot: h.projectRoot,
-        clatHome: h.clatHome,
-      });
-      const [status] = mounted.statuses();
+      const [status] = host.mount.summary().servers;
       expect(status).toMatchObject({
         name: 'needs-config',
+        origin: 'plugins.json',
+        transport: 'wasm',
         state: 'failed',
-        error: {
-          code: WasmErrorCode.WASM_CONFIG_INVALID,
-          message: expect.stringContaining('lacks required field(s) "greeting"'),
-        },
+        failure: expect.stringContaining('lacks required field(s) "greeting"'),
       });
     } finally {
+      await host.close();
       await h.dispose();
     }
   });

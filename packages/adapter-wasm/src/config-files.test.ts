@@ -88,6 +88,38 @@ describe('plugins.json', () => {
     expect(text).toContain('plugin "bad id!": the id must be');
   });
 
+  it('keeps "sensitive" config keys, and names the entry and field when they do not fit', () => {
+    const parsed = parsePluginsJson(
+      JSON.stringify({
+        keyed: {
+          path: 'k.wasm',
+          config: { api_key: 'k-1', model: 'gpt-4o' },
+          sensitive: ['api_key', 'api_key'],
+        },
+        stray: { path: 'x.wasm', config: { apikey: 'k-2' }, sensitive: ['api_key'] },
+        bare: { path: 'x.wasm', sensitive: ['token'] },
+        listed: { path: 'x.wasm', config: ['k-3'], sensitive: ['0'] },
+        empty: { path: 'x.wasm', config: { a: 1 }, sensitive: [''] },
+      }),
+      { ...paths, file: 'plugins.json' },
+    );
+    expect(parsed.entries).toEqual([
+      {
+        id: 'keyed',
+        path: '/home/u/.clat/k.wasm',
+        dirs: [],
+        config: { api_key: 'k-1', model: 'gpt-4o' },
+        sensitive: ['api_key'],
+      },
+    ]);
+    expect(parsed.issues.map((issue) => issue.message)).toEqual([
+      'plugins.json: plugin "stray": "sensitive" names "api_key", which is not a key of "config" (keys: "apikey")',
+      'plugins.json: plugin "bare": "sensitive" names keys of "config", but "config" is not an object',
+      'plugins.json: plugin "listed": "sensitive" names keys of "config", but "config" is not an object',
+      'plugins.json: plugin "empty": empty.sensitive[0]: must be a non-empty key of "config"',
+    ]);
+  });
+
   it('fails as a whole only when the file is not a JSON object', () => {
     expect(() => parsePluginsJson('{', paths)).toThrow('plugins.json is not valid JSON');
     expect(() => parsePluginsJson('[]', paths)).toThrow('must be a JSON object');
@@ -124,7 +156,21 @@ describe('manifest entries', () => {
         elicitation: false,
         hostTools: ['read_file'],
       },
+      sensitive: [],
     });
+  });
+
+  it('names the userConfig keys the manifest marks sensitive', async () => {
+    write({
+      ...base,
+      userConfig: {
+        api_key: { type: 'string', title: 'API key', sensitive: true },
+        model: { type: 'string', title: 'Model' },
+        pin: { type: 'number', title: 'PIN', sensitive: true },
+      },
+    });
+    const resolved = await resolveManifestEntry({ id: 'demo', manifest: dir, dirs: [] });
+    expect(resolved.sensitive).toEqual(['api_key', 'pin']);
   });
 
   it('rejects an id mismatch, a non-wasm runtime, an escaping entry and disagreeing pins', async () => {

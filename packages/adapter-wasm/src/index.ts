@@ -42,14 +42,7 @@ export {
   mountWasmPlugin,
   WASM_PROTOCOL_MANIFEST,
   WASM_PROTOCOL_PATH,
-  type WasmPluginState,
-  type WasmPluginStatus,
 } from './mount.js';
-export {
-  type MountedPluginsJson,
-  type MountPluginsJsonOptions,
-  mountPluginsJson,
-} from './mount-plugins-json.js';
 export {
   loadPluginsJson,
   MANIFEST_FILE,

@@ -1,8 +1,10 @@
 /**
  * Mounting a WASM plugin: prepare (digest, transpile cache, import allowlist, memory cap), start
  * its sandboxed instance, and register its tools in the kernel registry as `wasm_{plugin}_{tool}`
- * leases on a scope. Host imports go to the HostServices port (the PluginHostBridge), within the
- * manifest's capability ceiling. Every failure is isolated in the plugin's status.
+ * leases on the plugin's own scope. Host imports go to the HostServices port (the
+ * PluginHostBridge), within the manifest's capability ceiling. Every failure is isolated in the
+ * plugin's report, the kernel's `MountReport`: a host folds it into `MountStatus` as it is and
+ * redacts it with its one redactor.
  * @module
  */
 import { resolve } from 'node:path';
@@ -12,10 +14,10 @@ import {
   errorMessage,
   type HostServices,
   isEffect,
-  type Lease,
   LIMITS,
   LineTail,
-  Redactor,
+  type MountReport,
+  type Redactor,
   type Scope,
   type ToolCallContext,
   type ToolRegistry,
@@ -32,31 +34,10 @@ import { overlapsOwned } from './preopen-overlap.js';
 import { registerTools } from './register-tools.js';
 import { createWriteAccess, PROJECT_PREOPEN, type WriteAccess } from './write-access.js';
 
+/** `MountReport.protocolVersion` of a path-only plugin (no manifest). */
 export const WASM_PROTOCOL_PATH = 'clat-wit/0.1.0';
+/** `MountReport.protocolVersion` of a manifest-backed plugin. */
 export const WASM_PROTOCOL_MANIFEST = 'clat-plugin-manifest/1';
-
-export type WasmPluginState = 'loading' | 'ready' | 'failed' | 'closed';
-
-/** One plugin's line in `/mcp`. */
-export interface WasmPluginStatus {
-  name: string;
-  transport: 'wasm';
-  protocol: typeof WASM_PROTOCOL_PATH | typeof WASM_PROTOCOL_MANIFEST;
-  state: WasmPluginState;
-  /** SHA-256 of the component, once read. */
-  sha256?: string;
-  /** Tools registered in the kernel registry. */
-  tools: number;
-  /** Instances terminated by a fault (trap, timeout, cancellation, memory) and restarted. */
-  restarts: number;
-  /** Whether the guest's preopens are writable (a matching grant exists). */
-  writable: boolean;
-  error?: { code: string; message: string };
-  /** Per-tool notes: skipped names, invalid schemas, collisions. */
-  notes: string[];
-  /** Newest lines of captured guest stdout/stderr. */
-  outputTail: string[];
-}
 
 export interface MountWasmPluginOptions {
   /** Plugin id; tools become `wasm_{name}_{tool}`. */
@@ -69,7 +50,11 @@ export interface MountWasmPluginOptions {
   /** Manifest ceiling; undefined for path-only plugins (no ceiling). */
   capabilities?: WasmCapabilities | undefined;
   registry: ToolRegistry;
-  /** Owns the tool leases and the instance; closing it unmounts the plugin. */
+  /**
+   * This plugin's own scope (a host gives `projectScope.pluginScope(name)`): it owns the tool
+   * leases and the instance. Closing it revokes the leases (reverse order), then terminates the
+   * instance; a failed mount closes it.
+   */
   scope: Scope;
   hostServices: HostServices;
   projectRoot: string;
@@ -82,17 +67,30 @@ export interface MountWasmPluginOptions {
   cacheDir?: string | undefined;
   /** Extra directories the plugin may write to, with a grant. */
   dirs?: readonly string[] | undefined;
+  /** Recorded write grants; a load warning of the store shows in the report's warnings. */
   grants?: WasmGrantStore | undefined;
   memoryLimitBytes?: number | undefined;
   callTimeoutMs?: number | undefined;
-  onStatus?: ((status: WasmPluginStatus) => void) | undefined;
-  /** Known secrets to keep out of status texts; string values of `config` are added. */
+  /** Every report change (a host passes its `onProgress`); texts are raw but the output tail. */
+  onStatus?: ((report: MountReport) => void) | undefined;
+  /**
+   * The status owner's redactor (a host passes its own), used only where a text is cut: the
+   * guest-output tail is redacted before its lines are capped, so a cut never shows part of a
+   * secret. Default: key-shaped values only. Nothing is added to it here.
+   */
   redactor?: Redactor | undefined;
 }
 
 export interface MountedWasmPlugin {
   readonly name: string;
-  status(): WasmPluginStatus;
+  /** The plugin's report: the kernel's `MountReport`, texts raw but the output tail. */
+  status(): MountReport;
+  /** SHA-256 of the component, once read. */
+  readonly sha256: string | undefined;
+  /** Instances terminated by a fault (trap, timeout, cancellation, memory) and restarted. */
+  readonly restarts: number;
+  /** Whether the guest's preopens are writable now (a matching grant and mode). */
+  readonly writable: boolean;
   /** The running guest host (undefined when mounting failed). */
   readonly guest: JcoGuestHost | undefined;
   /**
@@ -101,22 +99,13 @@ export interface MountedWasmPlugin {
    * restarted with writable preopens. False when denied, or when no tool of the plugin writes.
    */
   requestWriteAccess(approver: Approver, signal: AbortSignal): Promise<boolean>;
-  /** Revokes the tool leases, then terminates the instance. Idempotent. */
+  /** Closes the plugin's scope: its tool leases are revoked, then the instance ends. Idempotent. */
   close(): Promise<void>;
 }
 
 /** Effects that need a writable filesystem to make sense (the `fs_cap` of the original). */
 const WRITE_EFFECTS: ReadonlySet<Effect> = new Set(['write', 'execute', 'destructive']);
 const OUTPUT_TAIL_LINES = LIMITS.stderrTailLines;
-
-/** Every string value inside a configuration (candidates for redaction). */
-function configStrings(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.flatMap(configStrings);
-  if (typeof value === 'object' && value !== null)
-    return Object.values(value).flatMap(configStrings);
-  return [];
-}
 
 /**
  * Mounts one WASM plugin. Never throws for plugin faults: a plugin that cannot load ends in state
@@ -127,49 +116,44 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   const { clatHome } = options;
   const cacheDir = resolve(options.cacheDir ?? wasmCacheDir(clatHome));
   const tail = new LineTail(OUTPUT_TAIL_LINES, LIMITS.stderrLineBytes);
-  // Guest output and errors may echo configured secrets; status texts never show them.
-  const redactor = options.redactor ?? new Redactor();
-  for (const value of configStrings(options.config)) redactor.add(value);
-  const status: WasmPluginStatus = {
-    name,
-    transport: 'wasm',
-    protocol: options.capabilities === undefined ? WASM_PROTOCOL_PATH : WASM_PROTOCOL_MANIFEST,
-    state: 'loading',
-    tools: 0,
-    restarts: 0,
-    writable: false,
-    notes: [],
-    outputTail: [],
-  };
-  const leases: Lease[] = [];
+  const { redactor } = options;
+  // Registration and mount notes (raw: the status owner redacts them).
+  const warnings: string[] = options.grants?.warning === undefined ? [] : [options.grants.warning];
+  const status: {
+    state: MountReport['state'];
+    tools: number;
+    writable: boolean;
+    sha256?: string;
+    failure?: string;
+  } = { state: 'connecting', tools: 0, writable: false };
+  const protocolVersion =
+    options.capabilities === undefined ? WASM_PROTOCOL_PATH : WASM_PROTOCOL_MANIFEST;
   let guest: JcoGuestHost | undefined;
-  let closing: Promise<void> | undefined;
-  const snapshot = (): WasmPluginStatus => ({
-    ...status,
-    restarts: guest?.restarts ?? 0,
-    notes: status.notes.map((note) => redactor.redact(note)),
-    outputTail: tail.lines(redactor),
-    ...(status.error === undefined
-      ? {}
-      : { error: { code: status.error.code, message: redactor.redact(status.error.message) } }),
-  });
-  const publish = () => options.onStatus?.(snapshot());
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      for (const lease of leases.reverse()) await lease.release();
-      leases.length = 0;
-      status.tools = 0;
-      await guest?.close();
-      status.state = status.state === 'failed' ? 'failed' : 'closed';
-      publish();
-    })();
-    return closing;
+  const report = (): MountReport => {
+    const out: MountReport = {
+      state: status.state,
+      protocolVersion,
+      tools: status.tools,
+      warnings: [...warnings],
+      stderrTail: tail.lines(redactor),
+    };
+    if (status.state === 'connecting') out.phase = 'loading';
+    if (status.failure !== undefined) out.failure = status.failure;
+    return out;
+  };
+  const publish = () => options.onStatus?.(report());
+  // The scope's last close step: the tool leases were revoked before it (LIFO).
+  const closeGuest = async (): Promise<void> => {
+    status.tools = 0;
+    await guest?.close();
+    if (status.state !== 'failed') status.state = 'closed';
+    publish();
   };
   // Set once the guest started and lists a tool that writes: the write policy of this plugin.
   let writeAccess: WriteAccess | undefined;
   let nextGrantRequest = 1;
   const requestWriteAccess = async (approver: Approver, signal: AbortSignal): Promise<boolean> => {
-    if (writeAccess === undefined || closing !== undefined) return false;
+    if (writeAccess === undefined || scope.closed) return false;
     const access = writeAccess;
     const dirs = access.requestedDirs(access.mode);
     if (access.granted(dirs)) return status.writable;
@@ -184,13 +168,13 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       },
       signal,
     );
-    if (decision.outcome !== 'allow' || closing !== undefined) return false;
+    if (decision.outcome !== 'allow' || scope.closed) return false;
     access.sessionGrants.push(dirs);
     try {
       await options.grants?.grant(name, access.sha256, dirs);
     } catch (error) {
       // The grant still holds for this process; only remembering it failed.
-      status.notes.push(`write grant could not be saved: ${errorMessage(error)}`);
+      warnings.push(`write grant could not be saved: ${errorMessage(error)}`);
     }
     await access.apply(access.mode);
     publish();
@@ -198,14 +182,28 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   };
   const mounted: MountedWasmPlugin = {
     name,
-    status: snapshot,
+    status: report,
+    get sha256() {
+      return status.sha256;
+    },
+    get restarts() {
+      return guest?.restarts ?? 0;
+    },
+    get writable() {
+      return status.writable;
+    },
     get guest() {
       return guest;
     },
     requestWriteAccess,
-    close,
+    close: () => scope.close(),
   };
-  scope.onClose(close, `wasm plugin ${name}`);
+  if (scope.closed) {
+    status.state = 'failed';
+    status.failure = `the scope of wasm plugin ${name} closed before it was mounted`;
+    return mounted;
+  }
+  scope.onClose(closeGuest, `wasm plugin ${name}`);
   publish();
 
   try {
@@ -216,7 +214,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     });
     status.sha256 = prepared.sha256;
     if (prepared.rebuilt !== undefined) {
-      status.notes.push(`the compiled-module cache entry was rebuilt: ${prepared.rebuilt}`);
+      warnings.push(`the compiled-module cache entry was rebuilt: ${prepared.rebuilt}`);
     }
     // V8 compiles while the worker boots and parses the glue (JcoGuestHost waits for both).
     const compiled = startCompile(prepared, options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes);
@@ -226,7 +224,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     const home = resolve(clatHome);
     const exposes = overlapsOwned([home, cacheDir]);
     const refuse = (dir: string, what: string) =>
-      status.notes.push(
+      warnings.push(
         `${WasmErrorCode.WASM_PREOPEN_REFUSED}: ${what} ${dir} is not preopened: it overlaps the CLAT home ${home} or its module cache`,
       );
     const projectOpen = !exposes(projectRoot);
@@ -239,6 +237,8 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     const readOnly: Preopen[] = projectOpen
       ? [{ guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: false }]
       : [];
+    // The scope closed while the component was read: its close hook saw no instance to end.
+    if (scope.closed) return mounted;
     guest = new JcoGuestHost({
       plugin: name,
       component: compiled,
@@ -251,7 +251,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     // The main thread is idle while the worker boots and V8 compiles: warm the validator engine.
     warmArgumentValidators();
     const definitions = await starting;
-    if (closing !== undefined) return mounted;
+    if (scope.closed) return mounted;
     if (options.capabilities?.tools === false && definitions.length > 0) {
       throw new WasmError(
         WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED,
@@ -293,16 +293,17 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
             if (approver === undefined) return;
             if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.run.id);
           };
-    registerTools(options, guest, definitions, status, leases, beforeCall);
-    status.state = 'ready';
+    status.tools = registerTools(options, guest, definitions, warnings, beforeCall);
+    status.state = 'connected';
   } catch (error) {
     status.state = 'failed';
-    status.error = isWasmError(error)
-      ? { code: error.code, message: error.message }
-      : { code: WasmErrorCode.WASM_START_FAILED, message: errorMessage(error) };
-    for (const lease of leases.splice(0)) await lease.release();
-    status.tools = 0;
-    await guest?.close();
+    status.failure = isWasmError(error)
+      ? `${error.message} [${error.code}]`
+      : `${errorMessage(error)} [${WasmErrorCode.WASM_START_FAILED}]`;
+    // Revokes whatever registered, then ends the instance (the close hook above).
+    await scope.close().catch((closeError: unknown) => {
+      warnings.push(`closing wasm plugin ${name} failed: ${errorMessage(closeError)}`);
+    });
   }
   publish();
   return mounted;

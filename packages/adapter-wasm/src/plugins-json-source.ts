@@ -27,6 +27,7 @@ export function pluginsJsonSource(options: PluginsJsonSourceOptions): MountSourc
         if (entry.manifest !== undefined) config.manifest = entry.manifest;
         if (entry.sha256 !== undefined) config.sha256 = entry.sha256;
         if (entry.config !== undefined) config.config = entry.config;
+        if (entry.sensitive !== undefined) config.sensitive = entry.sensitive;
         return { kind: WASM_KIND, name: entry.id, origin: 'plugins.json', config };
       });
       return {

@@ -1,7 +1,7 @@
 /**
  * `~/.clat/plugins.json`: the developer/override list of WASM plugins, id → `{ path | manifest,
- * dirs?, config?, sha256? }`. A file that is not JSON is fatal; a bad entry is reported with its
- * id and field and skipped, so one typo never hides the other plugins.
+ * dirs?, config?, sensitive?, sha256? }`. A file that is not JSON is fatal; a bad entry is
+ * reported with its id and field and skipped, so one typo never hides the other plugins.
  * @module
  */
 import { readFile } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import {
   NATIVE_HOST_TOOLS,
   parseManifest,
   parseSha256,
+  sensitiveKeys,
 } from '@clat/kernel';
 import * as z from 'zod';
 import { WasmError, WasmErrorCode } from './errors.js';
@@ -40,6 +41,8 @@ export interface WasmPluginEntry {
   manifest?: string;
   dirs: string[];
   config?: unknown;
+  /** Keys of `config` whose values are secrets (the host redacts them from status). */
+  sensitive?: string[];
   sha256?: string;
 }
 
@@ -72,6 +75,7 @@ const EntrySchema = z
     manifest: z.string().min(1).optional(),
     dirs: z.array(z.string().min(1)).max(64).optional(),
     config: z.unknown().optional(),
+    sensitive: z.array(z.string().min(1, 'must be a non-empty key of "config"')).max(64).optional(),
     sha256: z
       .string()
       .refine((value) => parseSha256(value) !== undefined, 'must be a SHA-256 hex digest')
@@ -133,6 +137,24 @@ export function parsePluginsJson(
         continue;
       }
     }
+    if (entry.sensitive !== undefined) {
+      const config = entry.config;
+      if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+        fail('"sensitive" names keys of "config", but "config" is not an object');
+        continue;
+      }
+      const unknown = entry.sensitive.find((key) => !Object.hasOwn(config, key));
+      if (unknown !== undefined) {
+        fail(
+          `"sensitive" names ${JSON.stringify(unknown)}, which is not a key of "config" (keys: ${
+            Object.keys(config)
+              .map((key) => JSON.stringify(key))
+              .join(', ') || 'none'
+          })`,
+        );
+        continue;
+      }
+    }
     const resolved: WasmPluginEntry = {
       id,
       dirs: (entry.dirs ?? []).map((dir) => resolvePluginPath(dir, options)),
@@ -141,6 +163,7 @@ export function parsePluginsJson(
     if (entry.manifest !== undefined)
       resolved.manifest = resolvePluginPath(entry.manifest, options);
     if (entry.config !== undefined) resolved.config = entry.config;
+    if (entry.sensitive !== undefined) resolved.sensitive = [...new Set(entry.sensitive)];
     if (entry.sha256 !== undefined) resolved.sha256 = parseSha256(entry.sha256) as string;
     entries.push(resolved);
   }
@@ -196,6 +219,8 @@ export interface ResolvedManifest {
   componentPath: string;
   sha256?: string;
   capabilities: WasmCapabilities;
+  /** Keys of the manifest's `userConfig` marked `sensitive`. */
+  sensitive: string[];
 }
 
 export interface ResolveManifestOptions {
@@ -273,5 +298,6 @@ export async function resolveManifestEntry(
       elicitation: caps.elicitation,
       hostTools: caps.hostTools,
     },
+    sensitive: sensitiveKeys(manifest),
   };
 }

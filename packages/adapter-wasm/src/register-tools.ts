@@ -14,7 +14,6 @@ import {
   jsonDepthExceeds,
   KernelError,
   KernelErrorCode,
-  type Lease,
   LIMITS,
   qualifyToolName,
   type Tool,
@@ -24,7 +23,7 @@ import {
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
 import { isWasmError } from './errors.js';
 import type { GuestCallOutcome, GuestToolDefinition, JcoGuestHost } from './jco-guest-host.js';
-import type { MountWasmPluginOptions, WasmPluginStatus } from './mount.js';
+import type { MountWasmPluginOptions } from './mount.js';
 
 /** Maps a guest outcome (of the tool named `tool`) to what the model reads. */
 export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): ToolResult {
@@ -46,17 +45,20 @@ export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): Tool
   return { content: outcome.value, structured: parsed };
 }
 
-/** Registers the usable tools of `definitions`; each skipped one leaves a note in `status`. */
+/**
+ * Registers the usable tools of `definitions` as leases on the plugin's scope (which revokes
+ * them) and returns how many registered; each skipped one leaves a note in `warnings`.
+ */
 export function registerTools(
   options: MountWasmPluginOptions,
   guest: JcoGuestHost,
   definitions: GuestToolDefinition[],
-  status: WasmPluginStatus,
-  leases: Lease[],
+  warnings: string[],
   beforeCall: ((ctx: ToolCallContext, effect: Effect) => Promise<void>) | undefined,
-): void {
+): number {
   const { name, registry, scope } = options;
-  const note = (message: string) => status.notes.push(message);
+  const note = (message: string) => warnings.push(message);
+  let registered = 0;
   // Tools often share a schema text (`{"type":"object"}`): compile each distinct text once.
   const validators = new Map<string, ArgumentValidator>();
   if (definitions.length > LIMITS.toolsPerServer) {
@@ -138,10 +140,11 @@ export function registerTools(
       },
     };
     try {
-      leases.push(registry.register(tool, scope));
-      status.tools++;
+      registry.register(tool, scope);
+      registered++;
     } catch (error) {
       note(errorMessage(error));
     }
   }
+  return registered;
 }

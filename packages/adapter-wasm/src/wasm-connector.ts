@@ -1,18 +1,21 @@
 /**
  * The WASM connector: `kind: 'wasm'` entries (plugins.json entries, installed wasm-component
- * packages) run as `clat:plugin` components in sandboxed workers.
+ * packages) run as `clat:plugin` components in sandboxed workers. The plugin's report is the
+ * kernel's `MountReport`, handed to the host as it is; the host owns the plugin's scope and the
+ * one redactor, to which this connector only names the sensitive config values.
  * @module
  */
 import {
   type Connector,
   type MountContext,
+  type MountDescription,
   type MountEntry,
   MountError,
   type MountedPlugin,
-  type MountProgress,
+  sensitiveConfigValues,
 } from '@clat/kernel';
 import { WasmGrantStore } from './grants.js';
-import { mountWasmPlugin, type WasmPluginStatus } from './mount.js';
+import { mountWasmPlugin } from './mount.js';
 import { resolveManifestEntry } from './plugins-json.js';
 
 /** The connector kind of WASM component entries. */
@@ -27,6 +30,12 @@ export interface WasmEntryConfig {
   sha256?: string;
   /** The plugin's own config (`config.get`). */
   config?: unknown;
+  /**
+   * Keys of `config` whose values are secrets (plugins.json `sensitive`, or the manifest's
+   * sensitive `userConfig` keys of an installed package): the host redacts those values from
+   * every status text. A manifest's own sensitive keys are added at mount.
+   */
+  sensitive?: readonly string[];
   /** Directories the plugin asks for (plugins.json). */
   dirs: string[];
   /** Whether `config` is checked against the manifest now (plugins.json); packages were at install. */
@@ -38,26 +47,18 @@ export interface WasmConnectorOptions {
   clatHome: string;
   /** Recorded write grants (bound to name + digest + dirs); missing or invalid means read-only. */
   grantsFile: string;
-}
-
-function progressOf(status: WasmPluginStatus, extraWarnings: readonly string[]): MountProgress {
-  const progress: MountProgress = {
-    protocolVersion: status.protocol,
-    tools: status.tools,
-    stderrTail: status.outputTail,
-    warnings: [...status.notes, ...extraWarnings],
-  };
-  if (status.state === 'loading') progress.phase = 'loading';
-  return progress;
+  /** Compiled-module cache. Default: `<clatHome>/cache/wasm`. */
+  cacheDir?: string;
 }
 
 /** The connector of `kind: 'wasm'` entries. */
 export function createWasmConnector(options: WasmConnectorOptions): Connector<WasmEntryConfig> {
   return {
     kind: WASM_KIND,
-    describe: (entry: MountEntry<WasmEntryConfig>) => ({
+    describe: (entry: MountEntry<WasmEntryConfig>): MountDescription => ({
       transport: 'wasm',
       target: entry.config.path ?? entry.config.manifest ?? '',
+      secrets: sensitiveConfigValues(entry.config.config, entry.config.sensitive ?? []),
     }),
     async mount(entry, ctx: MountContext): Promise<MountedPlugin> {
       const plugin = entry.config;
@@ -81,12 +82,15 @@ export function createWasmConnector(options: WasmConnectorOptions): Connector<Wa
           componentPath = manifest.componentPath;
           sha256 = manifest.sha256;
           capabilities = manifest.capabilities;
+          // Before the guest runs: the host's redactor learns what the manifest marks sensitive.
+          for (const secret of sensitiveConfigValues(plugin.config, manifest.sensitive)) {
+            ctx.redactor.add(secret);
+          }
         } catch (error) {
           throw new MountError((error as Error).message, [], error);
         }
       }
       const grants = await WasmGrantStore.load(options.grantsFile);
-      const grantWarnings = grants.warning === undefined ? [] : [grants.warning];
       const mounted = await mountWasmPlugin({
         grants,
         name: entry.name,
@@ -99,27 +103,19 @@ export function createWasmConnector(options: WasmConnectorOptions): Connector<Wa
         hostServices: ctx.hostServices,
         projectRoot: ctx.projectRoot,
         clatHome: options.clatHome,
+        cacheDir: options.cacheDir,
         dirs: plugin.dirs,
-        onStatus: (status) => ctx.onProgress(progressOf(status, grantWarnings)),
+        redactor: ctx.redactor,
+        onStatus: (report) => ctx.onProgress(report),
       });
-      const status = mounted.status();
-      if (status.state !== 'ready') {
+      const report = mounted.status();
+      if (report.state !== 'connected') {
         throw new MountError(
-          status.error === undefined
-            ? `plugin ended in state ${status.state}`
-            : `${status.error.message} [${status.error.code}]`,
-          status.outputTail,
+          report.failure ?? `wasm plugin ${entry.name} ended in state ${report.state}`,
+          report.stderrTail,
         );
       }
-      return {
-        progress: progressOf(status, grantWarnings),
-        current: () => {
-          const now = mounted.status();
-          const progress: MountProgress & { failure?: string } = progressOf(now, grantWarnings);
-          if (now.state === 'failed') progress.failure = now.error?.message ?? 'plugin failed';
-          return progress;
-        },
-      };
+      return { progress: report, current: mounted.status };
     },
   };
 }

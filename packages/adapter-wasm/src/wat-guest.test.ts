@@ -29,7 +29,7 @@ describe('a hand-written WAT component', () => {
       sha256: `sha256:${digest.toUpperCase()}`,
       config: { greeting: 'hi' },
       registry: h.registry,
-      scope: h.scope,
+      scope: h.scope.pluginScope('wat'),
       hostServices: h.bridge,
       projectRoot: h.projectRoot,
       clatHome: h.clatHome,
@@ -49,14 +49,14 @@ describe('a hand-written WAT component', () => {
   });
 
   it('mounts its tools as wasm_{plugin}_{tool} with the declared effects', () => {
-    expect(plugin.status()).toMatchObject({
-      name: 'wat',
-      transport: 'wasm',
-      protocol: 'clat-wit/0.1.0',
-      state: 'ready',
-      sha256: digest,
+    expect(plugin.status()).toEqual({
+      protocolVersion: 'clat-wit/0.1.0',
+      state: 'connected',
       tools: 6,
+      warnings: [],
+      stderrTail: [],
     });
+    expect(plugin.sha256).toBe(digest);
     const names = h.registry.list().map((tool) => tool.name);
     expect(names).toEqual(
       expect.arrayContaining(['wasm_wat_echo', 'wasm_wat_config', 'wasm_wat_spin']),
@@ -82,14 +82,14 @@ describe('a hand-written WAT component', () => {
   });
 
   it('turns err(..) into a tool error and keeps the instance', async () => {
-    const before = plugin.status().restarts;
+    const before = plugin.restarts;
     const result = await h.pipeline.call('wasm_wat_fail', {}, run());
     expect(result).toEqual({ content: 'failed on purpose', isError: true });
-    expect(plugin.status().restarts).toBe(before);
+    expect(plugin.restarts).toBe(before);
   });
 
   it('stops an infinite loop at the time budget, then restarts on the next call', async () => {
-    const before = plugin.status().restarts;
+    const before = plugin.restarts;
     const started = performance.now();
     const result = await h.pipeline.call('wasm_wat_spin', {}, run());
     expect(result.isError).toBe(true);
@@ -98,27 +98,27 @@ describe('a hand-written WAT component', () => {
     expect(performance.now() - started).toBeLessThan(15_000);
     const again = await h.pipeline.call('wasm_wat_echo', { after: 'spin' }, run());
     expect(again.structured).toEqual({ after: 'spin' });
-    expect(plugin.status().restarts).toBe(before + 1);
+    expect(plugin.restarts).toBe(before + 1);
   });
 
   it('caps memory: growing past the cap fails inside the guest, and the instance is recycled', async () => {
-    const before = plugin.status().restarts;
+    const before = plugin.restarts;
     const result = await h.pipeline.call('wasm_wat_grow', {}, run());
     expect(result.isError).toBe(true);
     expect(result.content).toContain(`ran out of memory (cap ${32 * MiB} bytes)`);
     const again = await h.pipeline.call('wasm_wat_echo', { after: 'grow' }, run());
     expect(again.structured).toEqual({ after: 'grow' });
-    expect(plugin.status().restarts).toBe(before + 1);
+    expect(plugin.restarts).toBe(before + 1);
   });
 
   it('reports a trap as a tool error, never a host crash, and restarts', async () => {
-    const before = plugin.status().restarts;
+    const before = plugin.restarts;
     const result = await h.pipeline.call('wasm_wat_trap', {}, run());
     expect(result.isError).toBe(true);
     expect(result.content).toContain('trapped: RuntimeError');
     const again = await h.pipeline.call('wasm_wat_echo', { after: 'trap' }, run());
     expect(again.structured).toEqual({ after: 'trap' });
-    expect(plugin.status().restarts).toBe(before + 1);
+    expect(plugin.restarts).toBe(before + 1);
   });
 
   it('cancellation terminates a spinning guest promptly', async () => {
@@ -154,7 +154,7 @@ describe('a hand-written WAT component', () => {
       componentPath,
       sha256: '0'.repeat(64),
       registry: h.registry,
-      scope: h.scope,
+      scope: h.scope.pluginScope('pinned'),
       hostServices: h.bridge,
       projectRoot: h.projectRoot,
       clatHome: h.clatHome,
@@ -162,7 +162,7 @@ describe('a hand-written WAT component', () => {
     expect(other.status()).toMatchObject({
       state: 'failed',
       tools: 0,
-      error: { code: WasmErrorCode.WASM_DIGEST_MISMATCH },
+      failure: expect.stringContaining(`[${WasmErrorCode.WASM_DIGEST_MISMATCH}]`),
     });
     expect(h.registry.list().some((tool) => tool.name.startsWith('wasm_pinned_'))).toBe(false);
   });
@@ -179,7 +179,7 @@ describe('a hand-written WAT component', () => {
         hostTools: [],
       },
       registry: h.registry,
-      scope: h.scope,
+      scope: h.scope.pluginScope('notools'),
       hostServices: h.bridge,
       projectRoot: h.projectRoot,
       clatHome: h.clatHome,
@@ -187,10 +187,9 @@ describe('a hand-written WAT component', () => {
     expect(undeclared.status()).toMatchObject({
       state: 'failed',
       tools: 0,
-      error: {
-        code: WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED,
-        message: expect.stringContaining('does not declare capability `tools`'),
-      },
+      failure: expect.stringMatching(
+        /does not declare capability `tools` \[WASM_CAPABILITY_NOT_DECLARED\]$/,
+      ),
     });
     expect(h.registry.list().some((tool) => tool.name.startsWith('wasm_notools_'))).toBe(false);
   });
@@ -200,16 +199,16 @@ describe('a hand-written WAT component', () => {
       name: 'home',
       componentPath,
       registry: h.registry,
-      scope: h.scope,
+      scope: h.scope.pluginScope('home'),
       hostServices: h.bridge,
       // The project contains the CLAT home (think: clat started in ~), and a dir inside it.
       projectRoot: h.root,
       dirs: [join(h.clatHome, 'cache')],
       clatHome: h.clatHome,
     });
-    expect(overlapping.status().state).toBe('ready');
+    expect(overlapping.status().state).toBe('connected');
     expect(overlapping.guest?.preopens).toEqual([]);
-    expect(overlapping.status().notes).toEqual([
+    expect(overlapping.status().warnings).toEqual([
       expect.stringContaining(
         `WASM_PREOPEN_REFUSED: the project directory ${h.root} is not preopened`,
       ),

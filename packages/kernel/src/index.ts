@@ -153,6 +153,8 @@ export {
   MountError,
   type MountedPlugin,
   type MountProgress,
+  type MountReport,
+  type MountReportState,
   /** @public MountStatus's `state` */
   type MountState,
 } from './host/connector.js';
@@ -253,6 +255,7 @@ export {
   /** @public the options parameter of createGlobalScope and Scope.child */
   type ScopeOptions,
 } from './scope.js';
+export { sensitiveConfigValues, sensitiveKeys } from './sensitive-config.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
   /** @public a member of ToolContentBlock */

@@ -46,7 +46,7 @@ export {
   stageNpmPackage,
 } from './npm-source.js';
 export { type PackageStoreSourceOptions, packageStoreSource } from './package-store-source.js';
-export { SECRETS_DIR, sensitiveKeys } from './plugin-secrets.js';
+export { SECRETS_DIR } from './plugin-secrets.js';
 export { PluginStore, STORE_DIR, trustLabel } from './plugin-store.js';
 export {
   type Activation,

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,7 +20,11 @@ afterEach(async () => {
 });
 
 /** A `wasm-component` package: only the component header, which install accepts. */
-async function writeComponentPackage(dir: string, id: string): Promise<void> {
+async function writeComponentPackage(
+  dir: string,
+  id: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const bytes = Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00]);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'plugin.wasm'), bytes);
@@ -38,6 +42,7 @@ async function writeComponentPackage(dir: string, id: string): Promise<void> {
       },
       capabilities: { tools: true, prompts: true },
       prompts: [{ name: 'how-to', system: 'Use the component.' }],
+      ...extra,
     }),
   );
 }
@@ -45,6 +50,28 @@ async function writeComponentPackage(dir: string, id: string): Promise<void> {
 const collect = () => packageStoreSource({ clatHome: home }).collect({ taken: new Set() });
 
 describe('packageStoreSource', () => {
+  it('hands a component its sensitive values back from 0600 storage, naming the keys to redact', async () => {
+    const store = new PluginStore({ clatHome: home });
+    await writeComponentPackage(join(work, 'keyed'), 'keyed', {
+      userConfig: {
+        license: { type: 'string', title: 'License', sensitive: true, required: true },
+        model: { type: 'string', title: 'Model', default: 'gpt-4o' },
+      },
+    });
+    await store.install(join(work, 'keyed'), {
+      yes: true,
+      acceptCapabilities: true,
+      configValues: { license: 'zebra-umbrella-4471', model: 'gpt-4o' },
+    });
+    expect(await readFile(store.registryFile, 'utf8')).not.toContain('zebra-umbrella-4471');
+    const out = await collect();
+    expect(out.issues).toEqual([]);
+    expect(out.entries[0]?.config).toMatchObject({
+      config: { license: 'zebra-umbrella-4471', model: 'gpt-4o' },
+      sensitive: ['license'],
+    });
+  });
+
   it('lists installed servers and components with their prompts, stray files as notes', async () => {
     const store = new PluginStore({ clatHome: home });
     await writeFixturePackage(join(work, 'echo'), {
@@ -75,6 +102,7 @@ describe('packageStoreSource', () => {
     expect(out.entries[1]?.config).toEqual({
       manifest: store.artifactDir('comp', comp.treeSha256),
       dirs: [],
+      sensitive: [],
       config: { level: 2 },
     });
     expect(out.prompts).toEqual([

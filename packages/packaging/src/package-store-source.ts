@@ -45,10 +45,8 @@ export function packageStoreSource(options: PackageStoreSourceOptions): MountSou
       }
       const entries: MountEntry[] = installed.servers.map(mcpEntry);
       for (const component of installed.components) {
-        const config: { manifest: string; dirs: string[]; config?: unknown } = {
-          manifest: component.dir,
-          dirs: [],
-        };
+        const config: { manifest: string; dirs: string[]; sensitive: string[]; config?: unknown } =
+          { manifest: component.dir, dirs: [], sensitive: component.sensitive };
         if (component.config !== undefined) config.config = component.config;
         entries.push({ kind: WASM_KIND, name: component.id, origin: 'package', config });
       }

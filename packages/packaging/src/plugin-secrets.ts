@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { JsonValue, PluginManifest } from '@clat/kernel';
+import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
@@ -16,13 +16,6 @@ export const SECRETS_DIR = 'plugin-secrets';
 
 function secretsFile(clatHome: string, id: string): string {
   return join(clatHome, SECRETS_DIR, `${id}.json`);
-}
-
-/** Keys of `manifest.userConfig` marked sensitive. */
-export function sensitiveKeys(manifest: PluginManifest): string[] {
-  return Object.entries(manifest.userConfig ?? {})
-    .filter(([, field]) => field.sensitive === true)
-    .map(([key]) => key);
 }
 
 /** Splits a config into what the registry stores and the sensitive values. */

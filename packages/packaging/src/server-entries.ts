@@ -6,7 +6,7 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/adapter-mcp';
-import type { JsonValue } from '@clat/kernel';
+import { type JsonValue, sensitiveKeys } from '@clat/kernel';
 import { isPackagingError } from './errors.js';
 import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 import { readSecrets } from './plugin-secrets.js';
@@ -32,6 +32,8 @@ export interface InstalledComponent {
   entry: string;
   dir: string;
   config?: unknown;
+  /** Keys of `config` the manifest marks sensitive: the host redacts their values. */
+  sensitive: string[];
 }
 
 export interface InstalledPackageIssue {
@@ -102,20 +104,20 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         message: `${id} wrote ${verified.added.length} file(s) into its installed directory (${verified.added.slice(0, 3).join(', ')}); its shipped files are intact; "clat plugin repair ${id}" removes them`,
       });
     }
+    // Sensitive values live in the secrets file (0600), not the registry: both kinds of server
+    // get them back at launch.
     let config: JsonValue | undefined = verified.activation.config;
-    if (manifest.runtime.kind === 'mcp-stdio') {
-      let secrets: Record<string, JsonValue>;
-      try {
-        secrets = await readSecrets(clatHome, id);
-      } catch (error) {
-        out.issues.push({ id, message: (error as Error).message });
-        continue;
-      }
-      if (Object.keys(secrets).length > 0) {
-        const base =
-          typeof config === 'object' && config !== null && !Array.isArray(config) ? config : {};
-        config = { ...base, ...secrets };
-      }
+    let secrets: Record<string, JsonValue>;
+    try {
+      secrets = await readSecrets(clatHome, id);
+    } catch (error) {
+      out.issues.push({ id, message: (error as Error).message });
+      continue;
+    }
+    if (Object.keys(secrets).length > 0) {
+      const base =
+        typeof config === 'object' && config !== null && !Array.isArray(config) ? config : {};
+      config = { ...base, ...secrets };
     }
     if (manifest.runtime.kind === 'wasm-component') {
       out.components.push({
@@ -123,6 +125,7 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         version: manifest.version,
         entry,
         dir: verified.dir,
+        sensitive: sensitiveKeys(manifest),
         ...(config === undefined ? {} : { config }),
       });
     } else {

@@ -1,6 +1,7 @@
 /**
  * A deliberately misbehaving guest for the sandbox tests (test/wasm): it spins, allocates without
- * bound, traps, prints, and probes for ambient authority (environment, network, clock, random).
+ * bound, traps, prints, probes for ambient authority (environment, network, clock, random), and
+ * with `{ "fail_start": true }` in its config echoes that config to stderr and fails to start.
  * Built twice: `faults.wasm` (no http, loadable) and `faults-http.wasm` (keeps fetch, so it
  * imports wasi:http and the host must refuse it).
  * @module
@@ -202,8 +203,23 @@ const plugin = definePlugin({
   ],
 });
 
+/** The config keys this guest reads; `fail_start: true` makes it fail at start. */
+interface FaultsConfig {
+  fail_start?: boolean;
+}
+
 export const tools = {
-  listTools: plugin.listTools,
+  listTools() {
+    // A careless plugin: it prints its whole config (secrets included) and refuses to start, so
+    // the host's status must redact what it echoes.
+    const settings = config.get<FaultsConfig>();
+    if (settings?.fail_start === true) {
+      const text = JSON.stringify(settings);
+      console.error(`starting with config ${text}`);
+      throw new Error(`refusing to start with config ${text}`);
+    }
+    return plugin.listTools();
+  },
   call(name: string, argsJson: string): string {
     // Bypasses definePlugin's string conversion: only strings may leave an export as err(..).
     if (name === 'trap') throw new TypeError('a non-string thrown out of the export');

@@ -52,6 +52,23 @@ export interface MountProgress {
   tasks?: string;
 }
 
+/** Where a plugin stands as its adapter reports it; `closed` once its scope closed. */
+export type MountReportState = 'connecting' | 'connected' | 'failed' | 'closed';
+
+/**
+ * An adapter's whole report of one plugin (`MountProgress` plus where it stands and why it
+ * failed), as its standalone mount returns it and its connector hands it to the host unchanged.
+ * Texts are raw: the host's redactor cleans them into `MountStatus`.
+ */
+export interface MountReport extends MountProgress {
+  state: MountReportState;
+  /** Why the plugin failed (set when `state` is `failed`). */
+  failure?: string;
+  tools: number;
+  warnings: string[];
+  stderrTail: string[];
+}
+
 /** How an entry shows in status, and which of its configured values are secret. */
 export interface MountDescription {
   /** Short label of how it runs (`stdio`, `http`, `wasm`). */
