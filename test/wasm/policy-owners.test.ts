@@ -135,6 +135,26 @@ describe('policy owners around the WASM connector', () => {
     expect(shown).toContain(MODEL);
   });
 
+  it('frozen registry: a plugin that finishes after the freeze is reported by the host alone', async () => {
+    const host = hostWith([entry('late', { path: GUESTS.faults, dirs: [] })]);
+    host.start();
+    // Freezes long before the component is compiled and started.
+    await host.mount.freezeForFirstRun(1);
+    await host.mount.start();
+    const [late] = host.mount.summary().servers;
+    expect(late).toMatchObject({
+      state: 'failed',
+      tools: 0,
+      failure:
+        'wasm plugin "late" finished mounting after the tool and prompt registries froze for the first run, so its registrations were revoked; restart CLAT after fixing or warming it',
+    });
+    // The host's own warning stays; no per-tool echo of the registry's refusal.
+    expect(late?.warnings).toEqual([
+      'still connecting when the registries froze after 1 ms; its tools will be rejected',
+    ]);
+    expect(host.registry.list().filter((tool) => tool.name.startsWith('wasm_'))).toEqual([]);
+  });
+
   it('leases: closing the host revokes the WASM tool leases through the plugin scope, newest first', async () => {
     const host = hostWith([entry('faults', { path: GUESTS.faults, dirs: [] })]);
     const registered: string[] = [];

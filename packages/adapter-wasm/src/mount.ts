@@ -14,6 +14,8 @@ import {
   errorMessage,
   type HostServices,
   isEffect,
+  isKernelError,
+  KernelErrorCode,
   LIMITS,
   LineTail,
   type MountReport,
@@ -109,7 +111,8 @@ const OUTPUT_TAIL_LINES = LIMITS.stderrTailLines;
 
 /**
  * Mounts one WASM plugin. Never throws for plugin faults: a plugin that cannot load ends in state
- * `failed` with the reason, and registers nothing.
+ * `failed` with the reason, and registers nothing. A frozen registry is not a plugin fault: its
+ * REGISTRY_FROZEN error propagates (after the scope closed) for the host to report.
  */
 export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<MountedWasmPlugin> {
   const { name, scope } = options;
@@ -296,6 +299,11 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     status.tools = registerTools(options, guest, definitions, warnings, beforeCall);
     status.state = 'connected';
   } catch (error) {
+    if (isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN) {
+      // Not a plugin fault: the host owns the freeze and words its report.
+      await scope.close().catch(() => {});
+      throw error;
+    }
     status.state = 'failed';
     status.failure = isWasmError(error)
       ? `${error.message} [${error.code}]`

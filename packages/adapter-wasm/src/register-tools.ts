@@ -10,6 +10,7 @@ import {
   errorMessage,
   isEffect,
   isJsonObject,
+  isKernelError,
   type JsonObject,
   jsonDepthExceeds,
   KernelError,
@@ -47,7 +48,8 @@ export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): Tool
 
 /**
  * Registers the usable tools of `definitions` as leases on the plugin's scope (which revokes
- * them) and returns how many registered; each skipped one leaves a note in `warnings`.
+ * them) and returns how many registered; each skipped one leaves a note in `warnings`. A frozen
+ * registry's REGISTRY_FROZEN error propagates.
  */
 export function registerTools(
   options: MountWasmPluginOptions,
@@ -143,6 +145,8 @@ export function registerTools(
       registry.register(tool, scope);
       registered++;
     } catch (error) {
+      // The first-run freeze is the host's policy: its error goes to the host, not into a note.
+      if (isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN) throw error;
       note(errorMessage(error));
     }
   }

@@ -128,6 +128,8 @@ describe('PluginMount', () => {
             lateClosed = true;
           });
           await gate;
+          // A report after the freeze keeps the host's own warning next to the plugin's.
+          ctx.onProgress({ warnings: ['a note of its own'] });
         }
         return { progress: { tools: 1 } };
       },
@@ -142,6 +144,10 @@ describe('PluginMount', () => {
     const slow = mount.summary().servers[1];
     expect(slow?.state).toBe('failed');
     expect(slow?.failure).toContain('froze for the first run');
+    expect(slow?.warnings).toEqual([
+      'still connecting when the registries froze after 50 ms; its tools will be rejected',
+      'a note of its own',
+    ]);
     expect(lateClosed).toBe(true);
     await scope.close();
   });

@@ -82,6 +82,8 @@ interface Entry {
   config: MountEntry;
   connector: Connector | undefined;
   status: MountStatus;
+  /** Warnings the host itself added (freeze, prompts): a plugin's report never replaces them. */
+  hostWarnings: string[];
   mounted: MountedPlugin | undefined;
   started: number;
 }
@@ -125,6 +127,7 @@ export class PluginMount {
         connector,
         mounted: undefined,
         started: 0,
+        hostWarnings: [],
         status: {
           name: config.name,
           origin: config.origin,
@@ -192,7 +195,8 @@ export class PluginMount {
     this.#options.prompts.freeze();
     for (const entry of this.#entries) {
       if (entry.status.state === 'connecting') {
-        entry.status.warnings.push(
+        this.#warn(
+          entry,
           `still connecting when the registries froze after ${waitMs} ms; its tools will be rejected`,
         );
       }
@@ -277,9 +281,19 @@ export class PluginMount {
     if (progress.tasks !== undefined) status.tasks = this.#options.redactor.redact(progress.tasks);
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
     if (progress.warnings !== undefined) {
-      status.warnings = progress.warnings.map((w) => this.#options.redactor.redact(w));
+      status.warnings = [
+        ...entry.hostWarnings,
+        ...progress.warnings.map((w) => this.#options.redactor.redact(w)),
+      ];
     }
     this.#changed();
+  }
+
+  /** A warning of the host's own, kept across the plugin's later reports. */
+  #warn(entry: Entry, message: string): void {
+    const text = this.#options.redactor.redact(message);
+    entry.hostWarnings.push(text);
+    entry.status.warnings.push(text);
   }
 
   #fail(entry: Entry, message: string): void {
@@ -297,9 +311,7 @@ export class PluginMount {
         this.#options.prompts.register(prompt, scope);
         entry.status.prompts++;
       } catch (error) {
-        entry.status.warnings.push(
-          this.#options.redactor.redact(`prompt ${prompt.name}: ${errorMessage(error)}`),
-        );
+        this.#warn(entry, `prompt ${prompt.name}: ${errorMessage(error)}`);
       }
     }
   }
