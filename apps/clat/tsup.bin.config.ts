@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
+
+// src/version.ts's CLAT_VERSION, inlined so a start need not read package.json.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 // The `clat` binary (bin/clat.js), built after the library (tsup.config.ts) into dist/bin/. One
 // process owns every package it loads, so the workspace packages and zod are bundled from source:
@@ -14,8 +18,13 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
+  define: { __CLAT_VERSION__: JSON.stringify(version) },
   platform: 'node',
   splitting: true,
+  // Less source to parse at every start (comments and whitespace are most of it); names stay as
+  // written, for stack traces and error names.
+  minifyWhitespace: true,
+  minifySyntax: true,
   noExternal: [/^@clat\//, 'zod'],
   esbuildOptions(options) {
     options.conditions = ['@clat/source'];

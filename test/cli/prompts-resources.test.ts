@@ -136,8 +136,9 @@ describe('clat prompts', () => {
       '2',
       '--trust',
     ]);
-    expect(embedded.stdout).toBe(
-      '[user]\nThis prompt includes the Blob resource with id: 2. Please analyze the following resource:\n[user]\n[binary content demo://resource/dynamic/blob/2: text/plain, 55 bytes, not shown]\n',
+    // The blob embeds the server's toLocaleTimeString(): 55 bytes before 10 o'clock, 56 after.
+    expect(embedded.stdout).toMatch(
+      /^\[user\]\nThis prompt includes the Blob resource with id: 2\. Please analyze the following resource:\n\[user\]\n\[binary content demo:\/\/resource\/dynamic\/blob\/2: text\/plain, 5[56] bytes, not shown\]\n$/,
     );
 
     const missing = await sandbox.run(['prompts', 'get', 'everything', 'args-prompt', '--trust']);

@@ -1,9 +1,9 @@
 /** `clat` entry: dispatches to subcommands; the bin shim calls main(). @module */
-// Only what `--version` needs is imported eagerly, and then only the command that runs: the
-// commands pull in adapters (WASM host, MCP transports, the plugin store), which would multiply
-// the CLI's cold start.
+// Only what `--version` needs and the command catalog (names and loaders, a few lines) are
+// imported eagerly, and then only the command that runs: the commands pull in adapters (WASM
+// host, MCP transports, the plugin store), which would multiply the CLI's cold start.
 import type { Command, CommandIO } from './command.js';
-import type { CommandEntry } from './commands/catalog.js';
+import { COMMAND_CATALOG, type CommandEntry } from './commands/catalog.js';
 import { CLAT_VERSION } from './version.js';
 
 function isTtyStream(stream: unknown): boolean {
@@ -74,7 +74,6 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     full.stdout.write(`${CLAT_VERSION}\n`);
     return 0;
   }
-  const { COMMAND_CATALOG } = await import('./commands/catalog.js');
   // On a terminal, bare `clat` (or only session flags) is the interactive session.
   const sessionFlag =
     first?.startsWith('-') === true && !['--help', '-h', '--version', '-V'].includes(first);

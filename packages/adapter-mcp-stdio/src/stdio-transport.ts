@@ -2,18 +2,15 @@
  * The stdio MCP transport: one server subprocess as its own process-group leader, newline-delimited
  * JSON both ways with a frame cap, one bounded writer queue, a redacted stderr tail, and a teardown
  * that closes stdin, waits, escalates SIGTERM then SIGKILL to the whole group, and reaps it.
- * Slightly over ~500 lines: the lifecycle (start, frames, peer gone, teardown escalation) is
- * one state machine over the child process; options, cwd, stderr tail and group waits are apart.
+ * The lifecycle (start, peer gone, teardown escalation) is one state machine over the child
+ * process; reading inbound frames (`inbound-frames.ts`), options, cwd and the stderr tail are apart.
  * @module
  */
-import { isAscii } from 'node:buffer';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
-  JsonRpcErrorCode,
   type JsonRpcMessage,
   MCP_LIMITS,
-  parseJsonRpcMessage,
   type Transport,
   type TransportDiagnostics,
 } from '@clat/adapter-mcp';
@@ -21,7 +18,7 @@ import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { killGroup, signalGroup, trackGroup, untrackGroup } from '@clat/process';
 import { sweepDetached } from './detached-sweep.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
-import { readFrameHead } from './frame-head.js';
+import { InboundFrames } from './inbound-frames.js';
 import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
 import { spawnFailureReason } from './spawn-failure.js';
@@ -40,10 +37,6 @@ const SENT: Promise<void> = Promise.resolve();
  * the first batch while the client prepares the next, large enough to keep system calls few.
  */
 const BATCH_FLUSH_BYTES = 8 * 1024;
-/** Frames from this size are checked for pure ASCII (decoded as Latin-1); smaller ones are too cheap. */
-const ASCII_CHECK_BYTES = 4096;
-/** Characters of an invalid line quoted in its diagnostic. */
-const PREVIEW_CHARS = 120;
 /** After an exit, how long the last stdout bytes may take when a grandchild keeps the pipe open. */
 const EXIT_DRAIN_MS = 250;
 const MIB = 1024 * 1024;
@@ -312,11 +305,19 @@ export class StdioTransport implements Transport {
     child.stderr.on('error', (error) => this.#report(error));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => pushNewestLines(this.#tail, chunk));
+    const frames = new InboundFrames({
+      server: this.#options.name,
+      redactor: this.#redactor,
+      closed: () => this.#state === 'closed',
+      deliver: (message, frameBytes) => this.onmessage?.(message, frameBytes),
+      report: (error) => this.#report(error),
+      error: (code, what) => this.#error(code, what),
+    });
     const decoder = new LineDecoder(
       MCP_LIMITS.stdioFrameBytes,
       {
-        line: (bytes) => this.#onLine(bytes),
-        oversized: (head, bytes) => this.#onOversized(head, bytes),
+        line: (bytes) => frames.line(bytes),
+        oversized: (head, bytes) => frames.oversized(head, bytes),
         overflow: (seen) => {
           // Stop reading at once: draining a runaway frame costs CPU and GC for nothing.
           child.stdout.destroy();
@@ -333,76 +334,6 @@ export class StdioTransport implements Transport {
     child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout.on('end', () => this.#onPeerGone());
     child.on('exit', (code, signal) => this.#onExit(code, signal));
-  }
-
-  /**
-   * A frame over the cap was skipped. When its head shows a response with an id, only that
-   * request fails (with a clear error); the connection stays open either way.
-   */
-  #onOversized(head: Buffer, bytes: number): void {
-    if (this.#state === 'closed') return;
-    const frame = readFrameHead(head.toString('utf8'));
-    const isResponse =
-      !frame.keys.has('method') && (frame.keys.has('result') || frame.keys.has('error'));
-    const limit = `${MCP_LIMITS.stdioFrameBytes / MIB} MiB`;
-    this.#report(
-      this.#error(
-        StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
-        `sent a frame of ${bytes} bytes, over the ${limit} frame limit; skipped it${frame.id === undefined ? '' : ` (id ${JSON.stringify(frame.id)})`}`,
-      ),
-    );
-    if (!isResponse || frame.id === undefined) return;
-    try {
-      this.onmessage?.({
-        jsonrpc: '2.0',
-        id: frame.id,
-        error: {
-          code: JsonRpcErrorCode.INTERNAL_ERROR,
-          message: `MCP server "${this.#options.name}": the result exceeded the ${limit} frame limit (${bytes} bytes)`,
-        },
-      });
-    } catch (error) {
-      this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
-    }
-  }
-
-  #onLine(bytes: Buffer): void {
-    if (this.#state === 'closed') return;
-    // Pure ASCII (the usual JSON frame: non-ASCII text is mostly \u-escaped) decodes as Latin-1,
-    // a straight copy several times cheaper than UTF-8 decoding for a big frame; the check is one
-    // vectorised scan. The result is the same string either way.
-    const text =
-      bytes.length >= ASCII_CHECK_BYTES && isAscii(bytes)
-        ? bytes.toString('latin1')
-        : bytes.toString('utf8');
-    if (text.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      this.#report(
-        this.#error(
-          StdioTransportErrorCode.STDIO_FRAME_INVALID,
-          `sent a line that is not JSON (${bytes.length} bytes): ${this.#preview(text)}`,
-        ),
-      );
-      return;
-    }
-    const message = parseJsonRpcMessage(value);
-    if ('invalid' in message) {
-      this.#report(
-        this.#error(
-          StdioTransportErrorCode.STDIO_FRAME_INVALID,
-          `sent an invalid JSON-RPC frame: ${message.invalid}: ${this.#preview(text)}`,
-        ),
-      );
-      return;
-    }
-    try {
-      this.onmessage?.(message, bytes.length);
-    } catch (error) {
-      this.#report(error instanceof Error ? error : new Error(errorMessage(error)));
-    }
   }
 
   #onStdinError(error: Error): void {
@@ -537,11 +468,6 @@ export class StdioTransport implements Transport {
       cause: error,
       data: code === undefined ? {} : { errno: code },
     });
-  }
-
-  #preview(text: string): string {
-    const clean = this.#redactor.redact(text.slice(0, PREVIEW_CHARS * 4));
-    return clean.length > PREVIEW_CHARS ? `${clean.slice(0, PREVIEW_CHARS)}…` : clean;
   }
 
   #report(error: Error): void {

@@ -4,7 +4,7 @@
  * which cancellation or the per-file budget terminates, never the host's event loop.
  * @module
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { cancelledError } from '@clat/kernel';
 import { NativeToolError, NativeToolErrorCode } from './errors.js';
 
@@ -80,7 +80,9 @@ export function workerMatcher(
   const onAbort = () => fail(cancelledError(options.signal, 'search'));
   options.signal.addEventListener('abort', onAbort, { once: true });
   const start = (): Worker => {
-    const created = new Worker(WORKER_SOURCE, {
+    // Loaded on the first regex search: every `clat` start would otherwise load node:worker_threads.
+    const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
+    const created = new WorkerThread(WORKER_SOURCE, {
       eval: true,
       workerData: { source: regex.source, flags: regex.flags },
     });

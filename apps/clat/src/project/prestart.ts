@@ -11,7 +11,7 @@
  * load then starts and reports everything as it always did.
  * @module
  */
-import { readFile, realpath } from 'node:fs/promises';
+import { readFileSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { plainStdioEntry } from '@clat/adapter-mcp/plain-stdio-entry';
 import { PrestartedServers, type PrestartSpec } from '@clat/adapter-mcp-stdio/prestart';
@@ -42,15 +42,22 @@ function serverMap(text: string): Record<string, unknown> | undefined {
   return isRecord(root.mcpServers) ? root.mcpServers : undefined;
 }
 
-async function readServers(file: string): Promise<Record<string, unknown>> {
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  return (text === undefined ? undefined : serverMap(text)) ?? {};
+// Synchronous reads: nothing else runs yet, and each asynchronous one would cost a thread-pool
+// round trip before the spawn this module exists to bring forward.
+function readServers(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
+  return serverMap(text) ?? {};
 }
 
 /** True when trust.json lists `root`; an unreadable or odd file is "no" (openProject reports it). */
-async function listedAsTrusted(trustFile: string, root: string): Promise<boolean> {
+function listedAsTrusted(trustFile: string, root: string): boolean {
   try {
-    const projects = (JSON.parse(await readFile(trustFile, 'utf8')) as { projects?: unknown })
+    const projects = (JSON.parse(readFileSync(trustFile, 'utf8')) as { projects?: unknown })
       ?.projects;
     return typeof projects === 'object' && projects !== null && Object.hasOwn(projects, root);
   } catch {
@@ -59,15 +66,13 @@ async function listedAsTrusted(trustFile: string, root: string): Promise<boolean
 }
 
 /** The launches to prestart: what openProject would start, as far as this light read can tell. */
-async function plannedLaunches(io: CommandIO, options: PrestartOptions): Promise<PrestartSpec[]> {
+function plannedLaunches(io: CommandIO, options: PrestartOptions): PrestartSpec[] {
   const home = resolveClatHome(io.env, io.cwd);
   // trust-store's canonicalProjectRoot: the real path, so a link cannot borrow trust.
-  const projectRoot = await realpath(resolve(io.cwd, options.project ?? '.'));
-  if (options.trust !== true && !(await listedAsTrusted(home.trustFile, projectRoot))) return [];
-  const [user, local] = await Promise.all([
-    readServers(home.mcpFile),
-    readServers(projectMcpFile(projectRoot)),
-  ]);
+  const projectRoot = realpathSync(resolve(io.cwd, options.project ?? '.'));
+  if (options.trust !== true && !listedAsTrusted(home.trustFile, projectRoot)) return [];
+  const user = readServers(home.mcpFile);
+  const local = readServers(projectMcpFile(projectRoot));
   const launches: PrestartSpec[] = [];
   for (const map of [user, local]) {
     for (const [name, raw] of Object.entries(map)) {
@@ -99,7 +104,12 @@ export async function prestartServers(
   io: CommandIO,
   options: PrestartOptions,
 ): Promise<PrestartedServers | undefined> {
-  const launches = await plannedLaunches(io, options).catch(() => []);
+  let launches: PrestartSpec[];
+  try {
+    launches = plannedLaunches(io, options);
+  } catch {
+    return undefined;
+  }
   if (launches.length === 0) return undefined;
   const prestarted = new PrestartedServers();
   for (const launch of launches) prestarted.start(launch);
