@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pidAlive } from '../support/processes.js';
 import { assertBuilt, CLI_FIXTURES, CliSandbox, STDIO_FIXTURES } from './support.js';
 
 let sandbox: CliSandbox;
@@ -32,15 +33,6 @@ async function spawnedPids(): Promise<number[]> {
     .split('\n')
     .filter((line) => line.includes('spawn'))
     .map((line) => Number.parseInt(line, 10));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function legacyServer(): Record<string, unknown> {
@@ -84,7 +76,7 @@ describe('clat tools prestart', () => {
     expect(second.stdout).toContain('mcp_old_');
     const pids = await spawnedPids();
     expect(pids).toHaveLength(3);
-    expect(pids.filter(alive)).toEqual([]);
+    expect(pids.filter(pidAlive)).toEqual([]);
   });
 
   it('starts an entry with ${VAR} references once, through the full load only', async () => {
@@ -108,6 +100,6 @@ describe('clat tools prestart', () => {
     expect(result.stderr).toContain('config.json');
     const pids = await spawnedPids();
     expect(pids.length).toBeLessThanOrEqual(1);
-    expect(pids.filter(alive)).toEqual([]);
+    expect(pids.filter(pidAlive)).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import {
   startFaultServer,
   stopAllHttpFixtures,
 } from '../fixtures/http-servers/spawn.js';
+import { pidAlive } from '../support/processes.js';
 import { HttpHarness } from './support.js';
 
 // The HTTP part of the fault zoo: each misbehaving server is a real process, mounted next to a
@@ -57,7 +58,7 @@ afterEach(async () => {
   if (faulty !== undefined) {
     const pid = faulty.pid;
     await faulty.stop();
-    expect(alive(pid), `fault server ${pid} survived`).toBe(false);
+    expect(pidAlive(pid), `fault server ${pid} survived`).toBe(false);
     faulty = undefined;
   }
   expect(unhandled).toEqual([]);
@@ -74,15 +75,6 @@ afterAll(async () => {
       .join('\n')}\n`,
   );
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function statusText(status: McpServerStatus): string {
   return [status.failure ?? '', ...status.warnings, ...status.stderrTail].join('\n');

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS } from '@clat/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, McpHarness, pidAlive } from './support.js';
+import { pidAlive } from '../support/processes.js';
+import { fixture, McpHarness } from './support.js';
 
 // tools/call over one real stdio connection: responses routed by id in any order, cancellation
 // that frees the caller at once and tells the server, and the result-size limit.

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixture, McpHarness, pidAlive, TEST_ROOT } from './support.js';
+import { pidAlive } from '../support/processes.js';
+import { fixture, McpHarness, TEST_ROOT } from './support.js';
 
 // Era negotiation over real stdio subprocesses: a dual-era server on the official SDK v2 stays
 // modern in one process; a strict legacy server needs the disposable probe process.

@@ -1,7 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpHarness, npmServer, pidAlive } from './support.js';
+import { pidAlive } from '../support/processes.js';
+import { McpHarness, npmServer } from './support.js';
 
 // The published reference servers (pinned devDependencies of test/), launched over stdio through
 // StdioTransport, negotiated by @clat/adapter-mcp and called through the kernel pipeline.

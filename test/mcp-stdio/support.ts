@@ -3,7 +3,6 @@
  * transport, client core, kernel registry, scope and tool pipeline.
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,21 +96,6 @@ export class McpHarness extends KernelHarness {
   override async close(): Promise<void> {
     await super.close();
     if (this.#home !== undefined) await rm(this.#home, { recursive: true, force: true });
-  }
-}
-
-/** True while `pid` runs (a zombie counts as gone). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return process.platform !== 'linux';
   }
 }
 
