@@ -75,7 +75,7 @@ export async function mountClat(name, clatHome, server = BENCH_SERVER) {
     projectRoot: clatHome,
   });
   if (mounted.status().state !== 'connected') {
-    throw new Error(`bench server did not connect: ${mounted.status().error}`);
+    throw new Error(`bench server did not connect: ${mounted.status().failure}`);
   }
   const controller = new AbortController();
   // 1,000 concurrent calls each listen on the one run signal; that is expected here.

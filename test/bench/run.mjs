@@ -595,9 +595,10 @@ const results = {
     raw,
   })),
 };
-// Quick smoke runs never replace the committed results of a full run.
+// Quick smoke runs never replace the committed results of a full run (CLAT_BENCH_RESULTS: where
+// a quick run writes, for the smoke test).
 const resultsFile = QUICK
-  ? join(os.tmpdir(), 'clat-bench-results.quick.json')
+  ? (process.env.CLAT_BENCH_RESULTS ?? join(os.tmpdir(), 'clat-bench-results.quick.json'))
   : join(HERE, 'results.json');
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 formatWithBiome(resultsFile);

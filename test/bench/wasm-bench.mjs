@@ -67,8 +67,8 @@ export async function runWasmBench({ quick, median, percentile }) {
       });
       const elapsed = performance.now() - t0;
       const status = mounted.status();
-      if (status.state !== 'ready')
-        throw new Error(`WASM guest did not load: ${status.error?.message}`);
+      if (status.state !== 'connected')
+        throw new Error(`WASM guest did not load: ${status.failure ?? status.state}`);
       return { registry, pipeline, scope, elapsed };
     };
     // Cold: empty cache (transpile + compile + instantiate); warm: the same component again.
