@@ -3,6 +3,10 @@
  * Connecting and era negotiation live in `connect.ts`/`handshake.ts`, paging in
  * `list-paging.ts`, tool results in `tool-result.ts`; this class owns the connection's state
  * (era, open tool calls, close) and the request path.
+ * Slightly over ~500 lines: callTool's inline fast path and its two one-time retries (URL
+ * elicitation, stale Mcp-Param-* headers) read and update the same private connection state
+ * (open-call count, progress tokens, the modern `_meta`); the checks they share already live in
+ * settle-response.ts, task-call.ts and url-elicitation.ts.
  * @module
  */
 import { delay, errorMessage, type HostServices, isJsonObject, LIMITS } from '@clat/kernel';

@@ -2,6 +2,9 @@
  * The PluginHostBridge: the one semantic host behind MCP host services, WIT imports and the DSH
  * adapter. One per trusted project; it serves only the active run and re-checks the run epoch
  * and cancellation after every wait, so late answers are ignored.
+ * About 500 lines: the class is one method per host service, each a few lines over the shared
+ * run, epoch and budget checks; the gates themselves already live beside it (sampling-gates.ts,
+ * elicitation-flow.ts, context-snapshot.ts).
  * @module
  */
 import { CancelToken, cancelledError, withDeadline } from '../cancel.js';
