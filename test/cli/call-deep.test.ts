@@ -7,24 +7,15 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { LIMITS } from '@clat/kernel';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, REPO_ROOT } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, useCliSandbox } from './support.js';
 
 const FAULTS = join(REPO_ROOT, 'plugins/wasm-faults/dist/faults.wasm');
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await sandbox.run(['trust']);
   await prepareComponent({ componentPath: FAULTS, cacheDir: wasmCacheDir(sandbox.home) });
   await writeFile(join(sandbox.home, 'plugins.json'), JSON.stringify({ faults: { path: FAULTS } }));
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 describe('clat call --json on deeply nested results', () => {

@@ -2,21 +2,12 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, REPO_ROOT } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await sandbox.writeMcp({ notes: sandbox.notesServer() });
   await sandbox.run(['trust']);
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 describe('clat call', () => {

@@ -1,20 +1,11 @@
 /** The session command with piped (non-TTY) input: lines run in order, nothing is dropped. */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await sandbox.writeMcp({ notes: sandbox.notesServer() });
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 describe('clat chat with piped input', () => {

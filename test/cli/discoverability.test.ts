@@ -6,16 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLAT_BIN, CLI_FIXTURES, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
 let spawnedMarker: string;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   spawnedMarker = join(sandbox.root, 'other-was-spawned');
   await sandbox.writeMcp({
     mcpServers: {
@@ -24,10 +20,6 @@ beforeEach(async () => {
       other: sandbox.node(join(CLI_FIXTURES, 'touch-and-exit.mjs'), spawnedMarker),
     },
   });
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 async function exists(path: string): Promise<boolean> {

@@ -5,21 +5,13 @@
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI_FIXTURES, CliSandbox, parseJsonOutput } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_FIXTURES, parseJsonOutput, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
 let marker: string;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   marker = join(sandbox.root, 'spawned');
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 const exists = (path: string) =>

@@ -5,28 +5,14 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  CLI_FIXTURES,
-  CliSandbox,
-  parseJsonOutput,
-  STDIO_FIXTURES,
-} from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_FIXTURES, parseJsonOutput, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
 let spawnLog: string;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   spawnLog = join(sandbox.root, 'spawns.log');
   await writeFile(spawnLog, '');
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 /** Spawns logged since the last call. */

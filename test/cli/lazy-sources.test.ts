@@ -5,23 +5,14 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI_FIXTURES, CliSandbox } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_FIXTURES, useCliSandbox } from './support.js';
 
 const HOOK = join(CLI_FIXTURES, 'loaded-sources-hook.mjs');
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await sandbox.run(['trust']);
   await sandbox.writeMcp({ mcpServers: { notes: sandbox.notesServer() } });
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 /** `clat tools` with the hook preloaded: the packages it loaded, and its tool names. */

@@ -4,20 +4,10 @@
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, parseJsonOutput } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { parseJsonOutput, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox();
 
 describe('clat mcp add/remove/list/get', () => {
   it('edits the wrapper shape in place and keeps unknown keys and other entries', async () => {

@@ -5,22 +5,14 @@
  */
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, NOTES_SERVER, parseJsonOutput } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { NOTES_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
 let userHome: string;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   userHome = join(sandbox.root, 'user');
   await mkdir(userHome, { recursive: true });
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 async function put(path: string, text: string): Promise<void> {

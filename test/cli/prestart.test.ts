@@ -8,23 +8,15 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pidAlive } from '../support/processes.js';
-import { assertBuilt, CLI_FIXTURES, CliSandbox, STDIO_FIXTURES } from './support.js';
+import { CLI_FIXTURES, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
 let spawnLog: string;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   spawnLog = join(sandbox.root, 'spawns.log');
   await writeFile(spawnLog, '');
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 /** Pids of the server processes started so far (one "spawn" line each). */

@@ -5,14 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  CLI_FIXTURES,
-  CliSandbox,
-  EVERYTHING_SERVER,
-  parseJsonOutput,
-} from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_FIXTURES, EVERYTHING_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
 
 interface StatusJson {
   configured: number;
@@ -32,17 +26,7 @@ interface StatusJson {
   }[];
 }
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox();
 
 /** A "server" whose only effect is to create `file`: proof that it was (or was not) spawned. */
 function spawnProbe(file: string) {

@@ -7,32 +7,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  CLI_FIXTURES,
-  CliSandbox,
-  EVERYTHING_SERVER,
-  parseJsonOutput,
-} from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_FIXTURES, EVERYTHING_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
 
 const ESC = '\u001b';
 const DOCS = join(dirname(EVERYTHING_SERVER), 'docs');
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await sandbox.writeMcp({
     everything: sandbox.node(EVERYTHING_SERVER, 'stdio'),
     catalog: sandbox.node(join(CLI_FIXTURES, 'catalog-server.mjs')),
   });
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 interface PromptsJson {

@@ -7,8 +7,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MCP_LIMITS } from '@clat/adapter-mcp';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, parseJsonOutput, REPO_ROOT } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { parseJsonOutput, REPO_ROOT, useCliSandbox } from './support.js';
 
 const FILESYSTEM = join(
   REPO_ROOT,
@@ -16,12 +16,7 @@ const FILESYSTEM = join(
 );
 const ROUNDS = join(REPO_ROOT, 'test/fixtures/bridge/rounds-server.mjs');
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await writeFile(join(sandbox.project, 'notes.txt'), 'hello\n');
   await sandbox.writeMcp({
     // No directory arguments (the marker goes in the process title, not argv): roots only.
@@ -29,10 +24,6 @@ beforeEach(async () => {
     rounds: sandbox.node(ROUNDS),
   });
   await sandbox.run(['trust']);
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 describe('roots through clat', () => {

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, beforeEach, expect } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLAT_BIN = join(REPO_ROOT, 'apps/clat/bin/clat.js');
@@ -149,4 +150,26 @@ export function parseJsonOutput<T>(result: ClatResult): T {
   } catch {
     throw new Error(`expected JSON on stdout; got:\n${result.stdout}\nstderr:\n${result.stderr}`);
   }
+}
+
+/**
+ * The sandbox of every test in the calling file: asserts the CLI is built, sets up a fresh
+ * sandbox (then runs `prepare`) before each test, and after each checks that no process the test
+ * started survived, cleaning up even when that check fails.
+ */
+export function useCliSandbox(prepare?: () => Promise<void>): CliSandbox {
+  const sandbox = new CliSandbox();
+  beforeAll(assertBuilt);
+  beforeEach(async () => {
+    await sandbox.setup();
+    await prepare?.();
+  });
+  afterEach(async () => {
+    try {
+      expect(sandbox.survivors()).toEqual([]);
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+  return sandbox;
 }

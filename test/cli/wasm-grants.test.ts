@@ -5,28 +5,19 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, REPO_ROOT } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, useCliSandbox } from './support.js';
 
 const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
 const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await sandbox.run(['trust']);
   await prepareComponent({ componentPath: WASM_COMPONENT, cacheDir: wasmCacheDir(sandbox.home) });
   await writeFile(
     join(sandbox.home, 'plugins.json'),
     JSON.stringify({ 'wasm-summarize': { manifest: WASM_MANIFEST } }),
   );
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 describe('WASM write grants in the CLI', () => {

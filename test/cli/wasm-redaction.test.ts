@@ -7,8 +7,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import type { MountSummary } from '@clat/kernel';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, REPO_ROOT } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, useCliSandbox } from './support.js';
 
 const FAULTS = join(REPO_ROOT, 'plugins/wasm-faults/dist/faults.wasm');
 /** No key-shaped pattern catches it: only the `sensitive` marking can. */
@@ -16,12 +16,7 @@ const SECRET = 'zebra-umbrella-4471';
 const MODEL = 'gpt-4o';
 const ECHO = `starting with config {"license":"[REDACTED]","model":"${MODEL}","fail_start":true}`;
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
+const sandbox = useCliSandbox(async () => {
   await sandbox.run(['trust']);
   await prepareComponent({ componentPath: FAULTS, cacheDir: wasmCacheDir(sandbox.home) });
   await writeFile(
@@ -35,10 +30,6 @@ beforeEach(async () => {
       typo: { path: FAULTS, config: { license: SECRET }, sensitive: ['licence'] },
     }),
   );
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
 });
 
 describe('sensitive WASM settings in clat mcp', () => {
