@@ -124,6 +124,8 @@ interface Instance {
   /** Aborts host imports in flight when the instance dies. */
   life: AbortController;
   ready: Promise<GuestToolDefinition[]>;
+  /** Set once `ready` resolved. */
+  started: boolean;
   pending: PendingCall | undefined;
   dead: boolean;
 }
@@ -219,8 +221,11 @@ export class JcoGuestHost {
         }
         if (signal.aborted) return this.#cancelledOutcome();
         const instance = this.#ensure();
-        await instance.ready;
-        if (signal.aborted) return this.#cancelledOutcome();
+        // A warm instance is dispatched to at once, without a turn through its settled start.
+        if (!instance.started) {
+          await instance.ready;
+          if (signal.aborted) return this.#cancelledOutcome();
+        }
         return this.#dispatch(instance, name, argsJson, signal);
       },
       { counted: true, signal, onCancel: () => this.#cancelledOutcome() },
@@ -296,6 +301,7 @@ export class JcoGuestHost {
       calls: 0,
       life: new AbortController(),
       ready,
+      started: false,
       pending: undefined,
       dead: false,
     };
@@ -316,6 +322,7 @@ export class JcoGuestHost {
       switch (message.type) {
         case 'ready':
           clearTimeout(startTimer);
+          instance.started = true;
           readyResolve(message.tools);
           break;
         case 'start-failed':
