@@ -14,6 +14,7 @@ import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
 import type { CompiledComponent, CompilingComponent } from './component-compile.js';
 import { WasmError, WasmErrorCode } from './errors.js';
+import { glueModuleUrl } from './glue-url.js';
 import {
   ARGS_BYTES,
   type CallSlot,
@@ -159,7 +160,7 @@ export class JcoGuestHost {
     this.plugin = options.plugin;
     this.#options = options;
     this.#preopens = options.preopens;
-    this.#glueUrl = `data:text/javascript;base64,${Buffer.from(options.component.glueSource).toString('base64')}`;
+    this.#glueUrl = glueModuleUrl(options.component.glueSource);
     const { modules } = options.component;
     if (modules instanceof Promise) {
       this.#compiling = modules;
