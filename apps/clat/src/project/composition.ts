@@ -94,6 +94,7 @@ async function connectorsFor(
   home: ClatHome,
   entries: readonly MountEntry[],
   prestarted: PrestartedServers | undefined,
+  eras: EraStore,
 ): Promise<Connector[]> {
   const transports = new Set<string>();
   let wasm = false;
@@ -124,7 +125,7 @@ async function connectorsFor(
       // first use, so startup does not pay for it.
       openUrl: async (url) => (await import('../ui/open-browser.js')).openBrowser(url, process.env),
       clientInfo: { name: 'clat', version: CLAT_VERSION },
-      eras: new EraStore(join(home.dir, ERA_FILE)),
+      eras,
     }),
   ];
   if (wasmHost !== undefined) {
@@ -140,9 +141,22 @@ async function connectorsFor(
 
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
+  // The era store starts reading mcp-eras.json when the sources are asked for (openProject's step
+  // before the connectors), so the first MCP connect's era hint does not wait for that read
+  // before its server can spawn. It is handed to the next connectors call only: a composition
+  // reused for another project reads the file afresh.
+  let early: EraStore | undefined;
   return {
-    connectors: ({ home, entries, prestarted }) => connectorsFor(home, entries, prestarted),
+    connectors: ({ home, entries, prestarted }) => {
+      const file = join(home.dir, ERA_FILE);
+      const eras = early?.file === file ? early : new EraStore(file);
+      early = undefined;
+      return connectorsFor(home, entries, prestarted, eras);
+    },
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
-    sources: sourcesFor,
+    sources: (context) => {
+      early = new EraStore(join(context.home.dir, ERA_FILE));
+      return sourcesFor(context);
+    },
   };
 }
