@@ -4,7 +4,7 @@
  * `MountSource`: plugins.json WASM plugins, installed packages and the GLM Coding Plan pack.
  * @module
  */
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { glmPackSource } from '@clat/adapter-glm';
 import {
@@ -33,12 +33,17 @@ export const PLUGINS_JSON = 'plugins.json';
 /** `@clat/packaging`'s STORE_DIR and REGISTRY_FILE. */
 export const STORE_REGISTRY = ['plugin-store', 'registry.json'] as const;
 
-/** False only when nothing is at `file` (both sources treat a missing file as empty). */
-async function present(file: string): Promise<boolean> {
-  return lstat(file).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
-  );
+/**
+ * False only when nothing is at `file` (both sources treat a missing file as empty). One
+ * synchronous lstat: a thread-pool round trip here delayed every start (read-small-file.ts).
+ */
+function present(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
 }
 
 export interface ServerSourceContext {
@@ -69,7 +74,7 @@ async function whenPresent(
   file: string,
   load: () => Promise<MountSource>,
 ): Promise<readonly MountSource[]> {
-  return (await present(file)) ? [await load()] : [];
+  return present(file) ? [await load()] : [];
 }
 
 /** plugins.json, then installed packages, then the GLM Coding Plan pack (it never shadows one). */
@@ -94,7 +99,6 @@ async function connectorsFor(
   home: ClatHome,
   entries: readonly MountEntry[],
   prestarted: PrestartedServers | undefined,
-  eras: EraStore,
 ): Promise<Connector[]> {
   const transports = new Set<string>();
   let wasm = false;
@@ -125,7 +129,7 @@ async function connectorsFor(
       // first use, so startup does not pay for it.
       openUrl: async (url) => (await import('../ui/open-browser.js')).openBrowser(url, process.env),
       clientInfo: { name: 'clat', version: CLAT_VERSION },
-      eras,
+      eras: new EraStore(join(home.dir, ERA_FILE)),
     }),
   ];
   if (wasmHost !== undefined) {
@@ -141,22 +145,9 @@ async function connectorsFor(
 
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
-  // The era store starts reading mcp-eras.json when the sources are asked for (openProject's step
-  // before the connectors), so the first MCP connect's era hint does not wait for that read
-  // before its server can spawn. It is handed to the next connectors call only: a composition
-  // reused for another project reads the file afresh.
-  let early: EraStore | undefined;
   return {
-    connectors: ({ home, entries, prestarted }) => {
-      const file = join(home.dir, ERA_FILE);
-      const eras = early?.file === file ? early : new EraStore(file);
-      early = undefined;
-      return connectorsFor(home, entries, prestarted, eras);
-    },
+    connectors: ({ home, entries, prestarted }) => connectorsFor(home, entries, prestarted),
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
-    sources: (context) => {
-      early = new EraStore(join(context.home.dir, ERA_FILE));
-      return sourcesFor(context);
-    },
+    sources: sourcesFor,
   };
 }

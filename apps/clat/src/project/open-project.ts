@@ -87,15 +87,6 @@ function digestView(entry: MountEntry): { name: string; [field: string]: unknown
   return { ...config, transport: entry.kind, name: entry.name, origin: entry.origin };
 }
 
-/**
- * A read started ahead of the step that awaits it: if an earlier step throws first, its
- * rejection is already handled (no unhandled-rejection warning); awaiting it still throws.
- */
-function settleLater<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => {});
-  return read;
-}
-
 async function hasFile(file: string): Promise<boolean> {
   return stat(file).then(
     (info) => info.isFile(),
@@ -107,23 +98,13 @@ export async function openProject(
   io: CommandIO,
   options: OpenProjectOptions,
 ): Promise<OpenedProject> {
-  // The user's own files are read while trust is checked, and the project's file while the
-  // sources are collected: each read is a thread-pool round trip, and every one of them used to
-  // wait for the last before the first server could spawn. Errors still surface in the order
-  // the steps are listed (trust, config.json, mcp.json, the project's mcp.json, sources).
-  const early = resolveClatHome(io.env, io.cwd);
-  const userRead = settleLater(loadUserConfig(early.configFile, io.env));
-  const mcpRead = settleLater(loadMcpConfig(early.mcpFile));
   const { home, projectRoot } = await requireTrust(io, options);
+  const user = await loadUserConfig(home.configFile, io.env);
+  const mcp = await loadMcpConfig(home.mcpFile);
   // The project's own `.clat/mcp.json`, read only now that the project is trusted; the user's
   // file wins for a name both define.
   const projectFile = projectMcpFile(projectRoot);
-  const localRead = settleLater(loadMcpConfig(projectFile, 'project'));
-  const user = await userRead;
-  const composition = options.composition ?? defaultComposition();
-  const sourcesRead = settleLater(composition.sources({ home, env: io.env, user }));
-  const mcp = await mcpRead;
-  const local = await localRead;
+  const local = await loadMcpConfig(projectFile, 'project');
   const notes: string[] = [];
   const userNames = new Set(mcp.servers.map((server) => server.name));
   const configured: Array<{ server: McpServerConfig; file: string }> = mcp.servers.map(
@@ -152,8 +133,9 @@ export async function openProject(
     if ('server' in result) userServers.push(result.server);
     else mcp.issues.push(...result.issues);
   }
+  const composition = options.composition ?? defaultComposition();
   const extra = await collectMountSources(
-    await sourcesRead,
+    await composition.sources({ home, env: io.env, user }),
     // A user entry that failed expansion (or is disabled) still reserves its name.
     { taken: configured.map((entry) => entry.server.name) },
   );
