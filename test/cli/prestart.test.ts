@@ -8,8 +8,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pidAlive } from '@clat/process';
 import { describe, expect, it } from 'vitest';
-import { pidAlive } from '../support/processes.js';
 import { CLI_FIXTURES, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
 let spawnLog: string;

@@ -1,9 +1,9 @@
 import type { McpServerState, McpTimeouts, MountedMcpServer } from '@clat/adapter-mcp';
 import type { StdioTransportFactory } from '@clat/adapter-mcp-stdio';
+import { pidAlive } from '@clat/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, McpHarness, statusText } from '../mcp-stdio/support.js';
 import { LagProbe, type LagReport } from '../support/lag-probe.js';
-import { pidAlive } from '../support/processes.js';
 
 // The stdio fault zoo: every misbehaving fixture is a real process, mounted next to a healthy
 // server in the same project. For each: the failure stays with that server, the host's event loop

@@ -1,6 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { McpServerStatus, McpTimeouts } from '@clat/adapter-mcp';
+import { pidAlive } from '@clat/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpFixture,
@@ -8,7 +9,6 @@ import {
   startFaultServer,
   stopAllHttpFixtures,
 } from '../fixtures/http-servers/spawn.js';
-import { pidAlive } from '../support/processes.js';
 import { HttpHarness } from './support.js';
 
 // The HTTP part of the fault zoo: each misbehaving server is a real process, mounted next to a

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS } from '@clat/kernel';
+import { pidAlive } from '@clat/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pidAlive } from '../support/processes.js';
 import { fixture, McpHarness } from './support.js';
 
 // tools/call over one real stdio connection: responses routed by id in any order, cancellation

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidAlive } from '@clat/process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pidAlive } from '../support/processes.js';
 import { fixture, McpHarness, TEST_ROOT } from './support.js';
 
 // Era negotiation over real stdio subprocesses: a dual-era server on the official SDK v2 stays

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pidAlive } from '@clat/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pidAlive } from '../support/processes.js';
 import { McpHarness, npmServer } from './support.js';
 
 // The published reference servers (pinned devDependencies of test/), launched over stdio through

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installedServerEntries, PluginStore } from '@clat/packaging';
+import { pidAlive } from '@clat/process';
 import { buildPackage } from '@clat-examples/mcp-notes/build';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpHarness } from '../mcp-stdio/support.js';
 import { type ClatExit, execClat } from '../support/clat-bin.js';
-import { pidAlive } from '../support/processes.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -10,7 +10,8 @@ export interface CommandIO {
   cwd: string;
   /**
    * Stdio servers main() spawned for this command before loading it (a catalog entry's
-   * `prestart`); withProject hands them to the stdio transport and closes what it did not adopt.
+   * `prestart`); withProject hands them to the stdio transport, and main() closes what no
+   * transport adopted once the command returns (it owns the set).
    */
   prestarted?: PrestartedServers | undefined;
 }

@@ -111,6 +111,8 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     }
     return await runCommand(command, rest, full);
   } finally {
+    // The one owner of the prestarted set: what no transport adopted (the project failed to
+    // open, an entry changed on the way, the command never mounted) is torn down here.
     await full.prestarted?.close();
   }
 }

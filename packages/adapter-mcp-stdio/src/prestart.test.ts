@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { JsonRpcMessage, McpServerConfig } from '@clat/adapter-mcp';
 import { Redactor } from '@clat/kernel';
+import { pidAlive } from '@clat/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { PrestartedServers } from './prestart.js';
@@ -20,15 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function server(args: string[], extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return {
@@ -66,8 +58,8 @@ function pidsOf(needle: string): number[] {
 }
 
 async function waitGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  return !alive(pid);
+  for (let i = 0; i < 100 && pidAlive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  return !pidAlive(pid);
 }
 
 describe('PrestartedServers with the stdio transport provider', () => {
@@ -93,7 +85,7 @@ describe('PrestartedServers with the stdio transport provider', () => {
       await second.close();
       await set.close();
     }
-    expect(alive(first.pid as number)).toBe(false);
+    expect(pidAlive(first.pid as number)).toBe(false);
   });
 
   it('tears a prestart down instead of adopting it when the validated entry launches something else', async () => {

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type JsonRpcMessage, MCP_LIMITS } from '@clat/adapter-mcp';
 import { LIMITS, Redactor } from '@clat/kernel';
-import { groupMembers } from '@clat/process';
+import { groupMembers, pidAlive } from '@clat/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { resolveServerCwd } from './server-cwd.js';
@@ -97,21 +96,6 @@ async function call(h: Harness, id: number, method: string, params: Record<strin
   return (response as { result: Record<string, unknown> }).result;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie is dead for our purposes: nothing runs and our init may never reap it.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
-
 describe('cwd and environment', () => {
   it('defaults cwd to defaultCwd, creating it, and resolves relative cwd under it', async () => {
     const fresh = join(home, 'fresh-home');
@@ -177,6 +161,21 @@ describe('cwd and environment', () => {
     );
   });
 
+  it('rejects a default cwd that is a file or a link to one (mkdir alone settles it)', async () => {
+    const file = join(home, 'default-file');
+    await writeFile(file, 'x');
+    await symlink(file, join(home, 'default-link'));
+    for (const defaultCwd of [file, join(home, 'default-link')]) {
+      const error = await peer('echo', { defaultCwd })
+        .transport.start()
+        .catch((e: unknown) => e);
+      expect(isStdioTransportError(error) && error.code, defaultCwd).toBe(
+        StdioTransportErrorCode.STDIO_CWD_INVALID,
+      );
+      expect((error as Error).message, defaultCwd).toContain(defaultCwd);
+    }
+  });
+
   it('merges env over the inherited environment', async () => {
     const h = peer('echo', { env: { CLAT_PEER_VALUE: 'configured' } });
     await h.transport.start();
@@ -232,7 +231,7 @@ describe('peer leaving', () => {
       StdioTransportErrorCode.STDIO_PROCESS_EXITED,
     );
     expect(error?.message).toContain('closed its stdout while still running');
-    expect(alive(pid)).toBe(false);
+    expect(pidAlive(pid)).toBe(false);
   });
 });
 
@@ -448,28 +447,20 @@ describe('teardown', () => {
       const daemon = ('params' in note ? (note.params as { pid: number }) : { pid: 0 }).pid;
       expect(daemon).toBeGreaterThan(0);
       // A killed daemon that was re-parented to a PID 1 which does not reap (a container's
-      // init) stays a zombie: dead, but still signalable. Zombies count as gone.
-      const alive = (pid: number) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-          return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-        } catch {
-          return false;
-        }
-      };
-      expect(alive(daemon)).toBe(true);
+      // init) stays a zombie: dead, but still signalable. pidAlive counts zombies as gone.
+      expect(pidAlive(daemon)).toBe(true);
       await h.transport.close();
       try {
         // SIGKILL is delivered asynchronously: on a loaded machine the daemon may still be
         // running for a moment after kill() returned, so wait for it (bounded) to be gone.
         const deadline = Date.now() + 5000;
-        while (alive(daemon) && Date.now() < deadline) {
+        while (pidAlive(daemon) && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        expect(alive(daemon)).toBe(false);
+        expect(pidAlive(daemon)).toBe(false);
         expect(h.transport.diagnostics().detail?.detachedKilled).toBe(String(daemon));
       } finally {
-        if (alive(daemon)) process.kill(daemon, 'SIGKILL');
+        if (pidAlive(daemon)) process.kill(daemon, 'SIGKILL');
       }
     },
   );
@@ -498,7 +489,7 @@ describe('teardown', () => {
     await h.transport.close();
     expect(h.transport.diagnostics().detail?.signal).toBe('SIGKILL');
     expect(h.transport.diagnostics().tail).toContain('ignoring SIGTERM');
-    expect(alive(pid)).toBe(false);
+    expect(pidAlive(pid)).toBe(false);
   });
 
   it('reaches grandchildren through the process group', async () => {
@@ -506,11 +497,11 @@ describe('teardown', () => {
     await h.transport.start();
     const note = await h.next(byMethod('notifications/grandchild'));
     const grandchild = (note as unknown as { params: { pid: number } }).params.pid;
-    expect(alive(grandchild)).toBe(true);
+    expect(pidAlive(grandchild)).toBe(true);
     const pid = h.transport.pid as number;
     await h.transport.close();
     expect(groupMembers(pid)).toEqual([]);
-    expect(alive(grandchild)).toBe(false);
+    expect(pidAlive(grandchild)).toBe(false);
   });
 
   it('a close during start still reaps the process', async () => {

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { groupAlive, killTrackedGroups, trackedGroupCount } from '@clat/process';
+import { groupAlive, killTrackedGroups, pidAlive, trackedGroupCount } from '@clat/process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NATIVE_LIMITS } from './limits.js';
 import { type Harness, harness, tempDirs } from './test-support.js';
@@ -11,16 +10,6 @@ const dirs = tempDirs();
 let root: string;
 let h: Harness;
 const spawnedGroups: number[] = [];
-
-/** Running (not a zombie waiting for a slow init to reap it). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 async function waitForFile(path: string): Promise<string> {
   for (let i = 0; i < 500; i++) {
@@ -79,7 +68,7 @@ describe('run_command', () => {
     expect(out.timed_out).toBe(true);
     expect(out.signal).toBe('SIGTERM');
     const grandchild = Number(await readFile(pidFile, 'utf8'));
-    expect(alive(grandchild)).toBe(false);
+    expect(pidAlive(grandchild)).toBe(false);
   });
 
   it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
@@ -99,10 +88,10 @@ describe('run_command', () => {
       { signal: controller.signal },
     );
     const child = Number(await waitForFile(pidFile));
-    expect(alive(child)).toBe(true);
+    expect(pidAlive(child)).toBe(true);
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
-    expect(alive(child)).toBe(false);
+    expect(pidAlive(child)).toBe(false);
   });
 
   it('reaps processes left in the group after the shell exits', async () => {
@@ -114,7 +103,7 @@ describe('run_command', () => {
     expect(out.killed_leftovers).toBe(true);
     const left = Number(await readFile(pidFile, 'utf8'));
     spawnedGroups.push(left);
-    expect(alive(left)).toBe(false);
+    expect(pidAlive(left)).toBe(false);
     expect(groupAlive(left)).toBe(false);
   });
 
@@ -128,7 +117,7 @@ describe('run_command', () => {
     killTrackedGroups();
     const out = (await call).structured as { signal: string | null };
     expect(out.signal).toBe('SIGKILL');
-    expect(alive(child)).toBe(false);
+    expect(pidAlive(child)).toBe(false);
     expect(trackedGroupCount()).toBe(0);
     await h.ok('run_command', { command: 'true' });
     expect(trackedGroupCount()).toBe(0);

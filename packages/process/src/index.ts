@@ -8,6 +8,7 @@ export {
   groupAlive,
   groupMembers,
   killGroup,
+  pidAlive,
   signalGroup,
   /** @public waits for a group a host signalled itself (README "Exports") */
   waitGroupGone,

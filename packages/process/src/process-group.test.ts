@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   groupAlive,
   groupMembers,
   killGroup,
+  pidAlive,
   signalGroup,
   waitGroupGone,
 } from './process-group.js';
@@ -54,6 +56,51 @@ describe('process-group liveness', () => {
         expect(await waitGroupGone(pgid, 5000)).toBe(true);
       } finally {
         signalGroup(pgid, 'SIGKILL');
+      }
+    },
+  );
+});
+
+describe('pidAlive', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('sees this process alive and a pid that answers ESRCH gone', () => {
+    expect(pidAlive(process.pid)).toBe(true);
+    vi.spyOn(process, 'kill').mockImplementation(() => {
+      throw killError('ESRCH');
+    });
+    expect(pidAlive(process.pid)).toBe(false);
+  });
+
+  it.skipIf(process.platform !== 'linux')(
+    'counts a zombie as gone although it still answers the probe',
+    async () => {
+      // `sh` starts `sleep 0`, prints its pid and becomes `sleep 5`, which never reaps the
+      // child: the exited `sleep 0` stays a zombie for as long as its parent runs.
+      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      try {
+        const zombie = await new Promise<number>((resolvePid, rejectPid) => {
+          parent.once('error', rejectPid);
+          parent.stdout.once('data', (chunk: Buffer) => resolvePid(Number(String(chunk).trim())));
+        });
+        const state = () => {
+          const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
+          return stat.charAt(stat.lastIndexOf(')') + 2);
+        };
+        const deadline = Date.now() + 5000;
+        while (state() !== 'Z' && Date.now() < deadline) {
+          await new Promise((resolveWait) => setTimeout(resolveWait, 10));
+        }
+        expect(state()).toBe('Z');
+        expect(() => process.kill(zombie, 0)).not.toThrow();
+        expect(pidAlive(zombie)).toBe(false);
+        expect(pidAlive(parent.pid as number)).toBe(true);
+      } finally {
+        parent.kill('SIGKILL');
       }
     },
   );

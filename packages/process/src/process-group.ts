@@ -22,6 +22,30 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/** The state letter of a /proc/<pid>/stat line (after the parenthesised command). */
+function stateOf(stat: string): string {
+  return stat.charAt(stat.lastIndexOf(')') + 2);
+}
+
+/**
+ * True while process `pid` runs: it answers the probe and, on Linux, is not a zombie (a killed
+ * process that nobody reaped holds nothing and runs nothing). Elsewhere the probe decides.
+ */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const state = stateOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false; // gone between the probe and the read
+  }
+}
+
 /**
  * Live (non-zombie) members of group `pgid`. Linux reads /proc; elsewhere (or without /proc) a
  * group that answers the probe is reported as its leader alone.

@@ -6,7 +6,8 @@ import { type OpenedProject, type OpenProjectOptions, openProject } from './open
 
 /**
  * Opens the project, runs `body`, closes the project. Servers main() prestarted for this command
- * (`io.prestarted`) are handed to the stdio transport; whatever it did not adopt is closed here.
+ * (`io.prestarted`) are handed to the stdio transport; main() owns the set and closes whatever no
+ * transport adopted once the command returns.
  */
 export async function withProject<T>(
   io: CommandIO,
@@ -15,28 +16,22 @@ export async function withProject<T>(
 ): Promise<T> {
   // A custom composition (the demo, other distributions) brings its own transports.
   const prestarted = options.composition === undefined ? io.prestarted : undefined;
+  const project = await openProject(
+    io,
+    prestarted === undefined ? options : { ...options, prestarted },
+  );
+  for (const issue of project.configIssues) {
+    io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
+  }
+  project.session.start();
   try {
-    const project = await openProject(
-      io,
-      prestarted === undefined ? options : { ...options, prestarted },
-    );
-    for (const issue of project.configIssues) {
-      io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
-    }
-    project.session.start();
-    try {
-      return await body(project);
-    } finally {
-      await project.session.close().catch((error: unknown) => {
-        io.stderr.write(
-          `clat: closing the project failed: ${sanitizeTerminalText((error as Error).message)}\n`,
-        );
-      });
-    }
+    return await body(project);
   } finally {
-    // Prestarted servers no transport adopted (the project failed to open, or an entry changed
-    // on the way) are torn down like any server, before the command returns.
-    await io.prestarted?.close();
+    await project.session.close().catch((error: unknown) => {
+      io.stderr.write(
+        `clat: closing the project failed: ${sanitizeTerminalText((error as Error).message)}\n`,
+      );
+    });
   }
 }
 
