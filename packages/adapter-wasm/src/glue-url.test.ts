@@ -14,7 +14,10 @@ describe('the glue a guest worker imports', () => {
     dir = mkdtempSync(join(tmpdir(), 'clat-glue-'));
     const componentPath = join(dir, 'plugin.wasm');
     writeFileSync(componentPath, await buildFixtureComponent());
-    ({ glueSource: glue } = await prepareComponent({ componentPath, cacheDir: join(dir, 'cache') }));
+    ({ glueSource: glue } = await prepareComponent({
+      componentPath,
+      cacheDir: join(dir, 'cache'),
+    }));
   });
 
   afterAll(() => {
