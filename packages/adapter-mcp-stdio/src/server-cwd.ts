@@ -63,7 +63,12 @@ export async function prepareServerCwd(
   let cwd = resolveServerCwd(configured, defaultCwd);
   const relativeCwd =
     configured !== undefined && !isAbsolute(configured) && !configured.startsWith('~');
-  if (cwd === defaultCwd) await mkdir(cwd, { recursive: true, mode: 0o700 });
+  if (cwd === defaultCwd) {
+    await mkdir(cwd, { recursive: true, mode: 0o700 });
+    // A recursive mkdir that succeeds leaves a directory there (an existing file, or a link to
+    // one, fails with EEXIST): no stat after it, one file-system round trip less per spawn.
+    if (!relativeCwd) return cwd;
+  }
   if (relativeCwd) {
     // A symlink under the base must not lead the server (or our mkdir) out of it, into the
     // project: check the part that exists before creating the rest, then the result.

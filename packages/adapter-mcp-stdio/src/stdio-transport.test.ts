@@ -161,6 +161,21 @@ describe('cwd and environment', () => {
     );
   });
 
+  it('rejects a default cwd that is a file or a link to one (mkdir alone settles it)', async () => {
+    const file = join(home, 'default-file');
+    await writeFile(file, 'x');
+    await symlink(file, join(home, 'default-link'));
+    for (const defaultCwd of [file, join(home, 'default-link')]) {
+      const error = await peer('echo', { defaultCwd })
+        .transport.start()
+        .catch((e: unknown) => e);
+      expect(isStdioTransportError(error) && error.code, defaultCwd).toBe(
+        StdioTransportErrorCode.STDIO_CWD_INVALID,
+      );
+      expect((error as Error).message, defaultCwd).toContain(defaultCwd);
+    }
+  });
+
   it('merges env over the inherited environment', async () => {
     const h = peer('echo', { env: { CLAT_PEER_VALUE: 'configured' } });
     await h.transport.start();

@@ -6,9 +6,9 @@
  * the next start probes again. A cache: unreadable content is ignored and rewritten.
  * @module
  */
-import { readFile } from 'node:fs/promises';
 import { entryDigest } from '../approvals/entry-digest.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { readSmallFile } from './read-small-file.js';
 
 /** The file name under the CLAT home. */
 export const ERA_FILE = 'mcp-eras.json';
@@ -46,31 +46,35 @@ export class EraStore implements EraMemory {
   }
 
   #load(): Promise<Record<string, EraRecord>> {
-    this.#records ??= readFile(this.file, 'utf8').then(
-      (text) => {
-        try {
-          const root = JSON.parse(text) as { servers?: unknown };
-          const servers = root.servers;
-          if (typeof servers !== 'object' || servers === null) return Object.create(null);
-          const out: Record<string, EraRecord> = Object.create(null);
-          for (const [digest, value] of Object.entries(servers)) {
-            const record = value as Partial<EraRecord>;
-            if (record.era === 'legacy' && typeof record.serverVersion === 'string') {
-              out[digest] = {
-                era: 'legacy',
-                serverVersion: record.serverVersion,
-                at: String(record.at ?? ''),
-              };
-            }
-          }
-          return out;
-        } catch {
-          return Object.create(null);
-        }
-      },
-      () => Object.create(null),
-    );
+    // One synchronous read (read-small-file.ts): the first connect's hint then waits for no
+    // thread-pool round trip before its server can spawn.
+    this.#records ??= Promise.resolve(EraStore.#parse(this.file));
     return this.#records;
+  }
+
+  /** The legacy records in `file`; a missing, unreadable or broken file reads as empty. */
+  static #parse(file: string): Record<string, EraRecord> {
+    const out: Record<string, EraRecord> = Object.create(null);
+    try {
+      const text = readSmallFile(file);
+      if (text === undefined) return out;
+      const root = JSON.parse(text) as { servers?: unknown };
+      const servers = root.servers;
+      if (typeof servers !== 'object' || servers === null) return out;
+      for (const [digest, value] of Object.entries(servers)) {
+        const record = value as Partial<EraRecord>;
+        if (record.era === 'legacy' && typeof record.serverVersion === 'string') {
+          out[digest] = {
+            era: 'legacy',
+            serverVersion: record.serverVersion,
+            at: String(record.at ?? ''),
+          };
+        }
+      }
+      return out;
+    } catch {
+      return Object.create(null);
+    }
   }
 
   async hint(entry: { name: string }): Promise<'legacy' | undefined> {

@@ -3,7 +3,6 @@
  * `clat mcp add|remove` that keep the wrapper shape and every unknown key.
  * @module
  */
-import { readFile } from 'node:fs/promises';
 import {
   type McpServerConfig,
   type ParsedMcpConfig,
@@ -15,6 +14,7 @@ import type { ConfigIssue } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
+import { readSmallFile } from './read-small-file.js';
 
 export interface LoadedMcpConfig extends ParsedMcpConfig {
   file: string;
@@ -22,11 +22,10 @@ export interface LoadedMcpConfig extends ParsedMcpConfig {
   exists: boolean;
 }
 
-async function readText(file: string): Promise<string | undefined> {
+function readText(file: string): string | undefined {
   try {
-    return await readFile(file, 'utf8');
+    return readSmallFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CliError(
       CliErrorCode.CLI_CONFIG_INVALID,
       `${file}: cannot be read: ${(error as Error).message}`,
@@ -40,7 +39,7 @@ export async function loadMcpConfig(
   file: string,
   origin: ServerOrigin = 'user',
 ): Promise<LoadedMcpConfig> {
-  const text = await readText(file);
+  const text = readText(file);
   if (text === undefined) return { file, exists: false, servers: [], issues: [] };
   const parsed = parseMcpConfig(file, text, origin);
   const duplicates = duplicateIssues(file, text);

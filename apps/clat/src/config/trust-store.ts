@@ -3,10 +3,11 @@
  * spawned or contacted before its real path is trusted here (or trust is granted for one run).
  * @module
  */
-import { readFile, realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { readSmallFile } from './read-small-file.js';
 
 interface TrustFile {
   version: 1;
@@ -15,13 +16,8 @@ interface TrustFile {
 }
 
 async function readTrust(file: string): Promise<TrustFile> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, projects: {} };
-    throw error;
-  }
+  const text = readSmallFile(file);
+  if (text === undefined) return { version: 1, projects: {} };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -42,7 +38,8 @@ async function readTrust(file: string): Promise<TrustFile> {
 export async function canonicalProjectRoot(dir: string, cwd: string): Promise<string> {
   const absolute = resolve(cwd, dir);
   try {
-    return await realpath(absolute);
+    // One synchronous realpath(3), like the thread-pool one it replaces, without the round trip.
+    return realpathSync.native(absolute);
   } catch (error) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,

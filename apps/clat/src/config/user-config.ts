@@ -3,10 +3,10 @@
  * CLI defaults. The API key is resolved from the environment or the file and never printed.
  * @module
  */
-import { readFile } from 'node:fs/promises';
 import { isPermissionMode, type PermissionMode } from '@clat/kernel';
 import { type ResolvedProviderConfig, resolveProviderConfig } from '@clat/provider-openai';
 import { CliError, CliErrorCode } from '../errors.js';
+import { readSmallFile } from './read-small-file.js';
 
 export interface UserConfig {
   file: string;
@@ -17,18 +17,16 @@ export interface UserConfig {
 }
 
 export async function loadUserConfig(file: string, env: NodeJS.ProcessEnv): Promise<UserConfig> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await readFile(file, 'utf8');
+    text = readSmallFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { file, provider: undefined, mode: undefined };
-    }
     throw new CliError(
       CliErrorCode.CLI_CONFIG_INVALID,
       `${file}: cannot be read: ${(error as Error).message}`,
     );
   }
+  if (text === undefined) return { file, provider: undefined, mode: undefined };
   let root: unknown;
   try {
     root = JSON.parse(text);

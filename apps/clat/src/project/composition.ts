@@ -4,7 +4,7 @@
  * `MountSource`: plugins.json WASM plugins, installed packages and the GLM Coding Plan pack.
  * @module
  */
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { glmPackSource } from '@clat/adapter-glm';
 import {
@@ -33,12 +33,17 @@ export const PLUGINS_JSON = 'plugins.json';
 /** `@clat/packaging`'s STORE_DIR and REGISTRY_FILE. */
 export const STORE_REGISTRY = ['plugin-store', 'registry.json'] as const;
 
-/** False only when nothing is at `file` (both sources treat a missing file as empty). */
-async function present(file: string): Promise<boolean> {
-  return lstat(file).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
-  );
+/**
+ * False only when nothing is at `file` (both sources treat a missing file as empty). One
+ * synchronous lstat: a thread-pool round trip here delayed every start (read-small-file.ts).
+ */
+function present(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
 }
 
 export interface ServerSourceContext {
@@ -69,7 +74,7 @@ async function whenPresent(
   file: string,
   load: () => Promise<MountSource>,
 ): Promise<readonly MountSource[]> {
-  return (await present(file)) ? [await load()] : [];
+  return present(file) ? [await load()] : [];
 }
 
 /** plugins.json, then installed packages, then the GLM Coding Plan pack (it never shadows one). */
