@@ -68,7 +68,20 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     stderr: io?.stderr ?? process.stderr,
     env: io?.env ?? process.env,
     cwd: io?.cwd ?? process.cwd(),
+    // Stdio servers the bin's pre-loader spawned for this run (bin-prestart.ts); main() owns the
+    // set from here on and closes what no transport adopted.
+    prestarted: io?.prestarted,
   };
+  try {
+    return await dispatch(argv, full);
+  } finally {
+    // The one owner of the prestarted set: what no transport adopted (the project failed to
+    // open, an entry changed on the way, the command never mounted) is torn down here.
+    await full.prestarted?.close();
+  }
+}
+
+async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-V' || first === 'version') {
     full.stdout.write(`${CLAT_VERSION}\n`);
@@ -96,23 +109,10 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     );
     return 2;
   }
-  const help = rest.includes('--help') || rest.includes('-h');
-  // The servers of a command that mounts the whole project start before the command loads: each
-  // boots while the rest of `clat` is evaluated (project/prestart.ts).
-  const early = help ? undefined : entry.prestart?.(rest);
-  if (early !== undefined) {
-    full.prestarted = await (await import('./project/prestart.js')).prestartServers(full, early);
+  const command = await entry.load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    full.stdout.write(`${command.usage.trimEnd()}\n`);
+    return 0;
   }
-  try {
-    const command = await entry.load();
-    if (help) {
-      full.stdout.write(`${command.usage.trimEnd()}\n`);
-      return 0;
-    }
-    return await runCommand(command, rest, full);
-  } finally {
-    // The one owner of the prestarted set: what no transport adopted (the project failed to
-    // open, an entry changed on the way, the command never mounted) is torn down here.
-    await full.prestarted?.close();
-  }
+  return runCommand(command, rest, full);
 }

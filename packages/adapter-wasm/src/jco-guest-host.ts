@@ -4,7 +4,8 @@
  * call has a time budget that counts ordinary host calls and is extended only by sampling and
  * elicitation waits (at most the spec's total extension); running past it, a cancellation, a
  * trap or an out-of-memory error terminates the worker, and the next call starts a fresh one.
- * Calls wait in a bounded queue; a cancelled waiting call settles at once.
+ * Calls wait in a bounded queue; a cancelled waiting call settles at once. A warm call goes
+ * through the instance's call slot (worker/call-slot.mjs) rather than a message round trip.
  * @module
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
@@ -13,6 +14,26 @@ import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
 import type { CompiledComponent, CompilingComponent } from './component-compile.js';
 import { WasmError, WasmErrorCode } from './errors.js';
+import { glueModuleUrl } from './glue-url.js';
+import {
+  ARGS_BYTES,
+  type CallSlot,
+  callSlotOf,
+  createCallSlotBuffer,
+  NAME_BYTES,
+  REQUEST_INLINE,
+  REQUEST_KIND,
+  REQUEST_PORT,
+  REQUEST_SEQ,
+  RESULT_BYTES,
+  RESULT_ERR,
+  RESULT_KIND,
+  RESULT_MESSAGE,
+  RESULT_OK,
+  RESULT_SEQ,
+  readSlotText,
+  writeSlotText,
+} from './worker/call-slot.mjs';
 
 /** A directory the guest sees through `wasi:filesystem/preopens`. */
 export interface Preopen {
@@ -96,14 +117,30 @@ interface Instance {
   worker: Worker;
   port: MessagePort;
   cell: Int32Array;
+  slot: CallSlot;
+  /** Carries a call whose name and arguments do not fit in the slot. */
+  callPort: MessagePort;
+  /** The last call number sent through the slot. */
+  calls: number;
   /** Aborts host imports in flight when the instance dies. */
   life: AbortController;
   ready: Promise<GuestToolDefinition[]>;
+  /** Set once `ready` resolved. */
+  started: boolean;
   pending: PendingCall | undefined;
   dead: boolean;
 }
 
-let nextCallId = 1;
+/** Atomics.waitAsync (ES2024; Node 16+), typed here: the package's lib is ES2023. */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      cell: Int32Array,
+      index: number,
+      value: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
 export class JcoGuestHost {
   readonly plugin: string;
@@ -123,7 +160,7 @@ export class JcoGuestHost {
     this.plugin = options.plugin;
     this.#options = options;
     this.#preopens = options.preopens;
-    this.#glueUrl = `data:text/javascript;base64,${Buffer.from(options.component.glueSource).toString('base64')}`;
+    this.#glueUrl = glueModuleUrl(options.component.glueSource);
     const { modules } = options.component;
     if (modules instanceof Promise) {
       this.#compiling = modules;
@@ -185,8 +222,11 @@ export class JcoGuestHost {
         }
         if (signal.aborted) return this.#cancelledOutcome();
         const instance = this.#ensure();
-        await instance.ready;
-        if (signal.aborted) return this.#cancelledOutcome();
+        // A warm instance is dispatched to at once, without a turn through its settled start.
+        if (!instance.started) {
+          await instance.ready;
+          if (signal.aborted) return this.#cancelledOutcome();
+        }
         return this.#dispatch(instance, name, argsJson, signal);
       },
       { counted: true, signal, onCancel: () => this.#cancelledOutcome() },
@@ -222,7 +262,9 @@ export class JcoGuestHost {
 
   #spawn(): Instance {
     const channel = new MessageChannel();
+    const calls = new MessageChannel();
     const signalBuffer = new SharedArrayBuffer(4);
+    const callBuffer = createCallSlotBuffer();
     const worker = new Worker(new URL('./worker/guest-worker.mjs', import.meta.url), {
       workerData: {
         // Undefined while compiling: they follow in a `modules` message.
@@ -230,10 +272,12 @@ export class JcoGuestHost {
         glueUrl: this.#glueUrl,
         hostPort: channel.port2,
         signalBuffer,
+        callBuffer,
+        callPort: calls.port2,
         preopens: this.#preopens.map((preopen) => ({ ...preopen })),
         outputLimitBytes: this.#options.outputLimitBytes,
       },
-      transferList: [channel.port2],
+      transferList: [channel.port2, calls.port2],
       // The guest worker gets no environment and never writes to the host's stdio.
       env: {},
       stdout: true,
@@ -253,8 +297,12 @@ export class JcoGuestHost {
       worker,
       port: channel.port1,
       cell: new Int32Array(signalBuffer),
+      slot: callSlotOf(callBuffer),
+      callPort: calls.port1,
+      calls: 0,
       life: new AbortController(),
       ready,
+      started: false,
       pending: undefined,
       dead: false,
     };
@@ -275,6 +323,7 @@ export class JcoGuestHost {
       switch (message.type) {
         case 'ready':
           clearTimeout(startTimer);
+          instance.started = true;
           readyResolve(message.tools);
           break;
         case 'start-failed':
@@ -379,7 +428,9 @@ export class JcoGuestHost {
   ): Promise<GuestCallOutcome> {
     const timeoutMs = this.#options.callTimeoutMs ?? LIMITS.toolCallMs;
     return new Promise<GuestCallOutcome>((resolve) => {
-      const id = nextCallId++;
+      // Call numbers are per instance (the slot's sequence), never 0: a fresh slot's value.
+      const id = (instance.calls % 0x7fff_fffe) + 1;
+      instance.calls = id;
       let done = false;
       const finish = (outcome: GuestCallOutcome) => {
         if (done) return;
@@ -417,37 +468,93 @@ export class JcoGuestHost {
         );
       signal.addEventListener('abort', onAbort, { once: true });
       instance.pending = { id, finish, budget, signal };
-      instance.worker.postMessage({ type: 'call', id, name, argsJson });
+      this.#send(instance, id, name, argsJson);
     });
+  }
+
+  /** Hands call `id` to the worker through the slot and settles it when the worker finishes. */
+  #send(instance: Instance, id: number, name: string, argsJson: string): void {
+    const { slot } = instance;
+    const header = slot.header;
+    const nameBytes = writeSlotText(slot, 0, name);
+    const argsBytes = nameBytes < 0 ? -1 : writeSlotText(slot, nameBytes, argsJson);
+    if (argsBytes < 0) {
+      header[REQUEST_KIND] = REQUEST_PORT;
+      instance.callPort.postMessage({ name, argsJson });
+    } else {
+      header[REQUEST_KIND] = REQUEST_INLINE;
+      header[NAME_BYTES] = nameBytes;
+      header[ARGS_BYTES] = argsBytes;
+    }
+    Atomics.store(header, REQUEST_SEQ, id);
+    Atomics.notify(header, REQUEST_SEQ);
+    this.#awaitSlot(instance, id);
+  }
+
+  /**
+   * Settles call `id` once the slot says the worker finished it. A wake-up may be for the call
+   * before (whose result came by message and let this one start early), so it looks again.
+   */
+  #awaitSlot(instance: Instance, id: number): void {
+    const pending = instance.pending;
+    // Woken by #kill, or the call settled otherwise (by message, cancelled, timed out, closed).
+    if (instance.dead || pending === undefined || pending.id !== id) return;
+    const header = instance.slot.header;
+    const finished = Atomics.load(header, RESULT_SEQ);
+    if (finished !== id) {
+      const wait = waitAsync(header, RESULT_SEQ, finished);
+      if (wait.async) wait.value.then(() => this.#awaitSlot(instance, id));
+      else this.#awaitSlot(instance, id);
+      return;
+    }
+    const kind = header[RESULT_KIND];
+    // The result follows as a message, behind the guest output it must not overtake.
+    if (kind === RESULT_MESSAGE) return;
+    this.#settle(
+      instance,
+      pending,
+      kind === RESULT_OK ? 'ok' : kind === RESULT_ERR ? 'err' : 'trap',
+      readSlotText(instance.slot, 0, header[RESULT_BYTES] as number),
+      instance.slot.memory[0] as number,
+    );
   }
 
   #onResult(instance: Instance, message: ResultMessage): void {
     const pending = instance.pending;
     if (pending === undefined || pending.id !== message.id) return;
+    this.#settle(instance, pending, message.outcome, message.value, message.memoryBytes);
+  }
+
+  #settle(
+    instance: Instance,
+    pending: PendingCall,
+    outcome: ResultMessage['outcome'],
+    value: string,
+    memoryBytes: number,
+  ): void {
     instance.pending = undefined;
     const limit = this.#options.component.memoryLimitBytes;
-    if (message.outcome === 'ok') {
-      pending.finish({ kind: 'ok', value: String(message.value) });
-      if (message.memoryBytes >= limit * MEMORY_HIGH_WATER) {
+    if (outcome === 'ok') {
+      pending.finish({ kind: 'ok', value: String(value) });
+      if (memoryBytes >= limit * MEMORY_HIGH_WATER) {
         void this.#kill(instance, 'memory high-water mark');
       }
       return;
     }
-    if (message.outcome === 'err' && !OUT_OF_MEMORY.test(message.value)) {
-      pending.finish({ kind: 'error', message: message.value });
-      if (message.memoryBytes >= limit * MEMORY_HIGH_WATER) {
+    if (outcome === 'err' && !OUT_OF_MEMORY.test(value)) {
+      pending.finish({ kind: 'error', message: value });
+      if (memoryBytes >= limit * MEMORY_HIGH_WATER) {
         void this.#kill(instance, 'memory high-water mark');
       }
       return;
     }
-    const kind =
-      message.outcome === 'err' || OUT_OF_MEMORY.test(message.value) ? 'out-of-memory' : 'trap';
+    const kind = outcome === 'err' || OUT_OF_MEMORY.test(value) ? 'out-of-memory' : 'trap';
     const what = kind === 'out-of-memory' ? `ran out of memory (cap ${limit} bytes)` : 'trapped';
     pending.budget.stop();
     void this.#kill(instance, kind).then(() =>
       pending.finish({
         kind,
-        message: `wasm plugin ${this.plugin} ${what}: ${message.value}; the instance was restarted`,
+        message: `wasm plugin ${this.plugin} ${what}: ${value}; the instance was restarted`,
       }),
     );
   }
@@ -458,6 +565,9 @@ export class JcoGuestHost {
     if (this.#instance === instance) this.#instance = undefined;
     instance.life.abort(new WasmError(WasmErrorCode.WASM_CLOSED, `instance stopped: ${reason}`));
     instance.port.close();
+    instance.callPort.close();
+    // Releases the host's wait on a call that will never finish.
+    Atomics.notify(instance.slot.header, RESULT_SEQ);
     if (reason !== PREOPENS_CHANGED && reason !== CLOSED) this.#recycled++;
     this.#options.onRecycle?.(reason);
     let timer: ReturnType<typeof setTimeout> | undefined;

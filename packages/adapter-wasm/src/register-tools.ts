@@ -127,7 +127,8 @@ export function registerTools(
         }
         let outcome: GuestCallOutcome;
         try {
-          await beforeCall?.(ctx, toolEffect);
+          // Awaited only when set: an `await` of undefined still costs the call a microtask turn.
+          if (beforeCall !== undefined) await beforeCall(ctx, toolEffect);
           outcome = await guest.call(toolName, JSON.stringify(args), ctx.signal);
         } catch (error) {
           if (isWasmError(error)) return { content: error.message, isError: true };

@@ -76,6 +76,31 @@ describe('a hand-written WAT component', () => {
     expect(result.structured).toEqual({ text: 'héllo', n: 3 });
   });
 
+  it('passes arguments too large for the call slot, and returns a result too large for it', async () => {
+    // Both go by message instead of through the shared slot (worker/call-slot.mjs).
+    const text = 'é'.repeat(200_000);
+    const result = await h.pipeline.call('wasm_wat_echo', { text }, run());
+    expect(result.isError).toBeUndefined();
+    expect(result.structured).toEqual({ text });
+    const small = await h.pipeline.call('wasm_wat_echo', { after: 'large' }, run());
+    expect(small.structured).toEqual({ after: 'large' });
+  });
+
+  it('serves a long run of back-to-back calls, and a call after the worker went idle', async () => {
+    const before = plugin.restarts;
+    // Long enough that the worker hands its event loop a turn between calls at least once.
+    const started = performance.now();
+    for (let i = 0; performance.now() - started < 100 || i < 200; i++) {
+      const result = await h.pipeline.call('wasm_wat_echo', { i }, run());
+      expect(result.structured).toEqual({ i });
+    }
+    // Idle past the worker's wait: it parks in its event loop, and the next call wakes it.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const again = await h.pipeline.call('wasm_wat_echo', { after: 'idle' }, run());
+    expect(again.structured).toEqual({ after: 'idle' });
+    expect(plugin.restarts).toBe(before);
+  });
+
   it('answers a host import (config.get) from a non-JS guest', async () => {
     const result = await h.pipeline.call('wasm_wat_config', {}, run());
     expect(result.structured).toEqual({ greeting: 'hi' });

@@ -2,7 +2,28 @@
 // synchronous for the guest: the worker posts the request on a dedicated port, parks in
 // Atomics.wait, and reads the main thread's answer with receiveMessageOnPort. terminate() still
 // stops a parked or spinning guest, which is how time budgets and cancellation work.
+// Warm tool calls come through the call slot (call-slot.mjs): between calls the worker waits in
+// Atomics.wait, and only after a stretch of idleness (or of continuous work) does it return to
+// its event loop, so queued tasks (finalizers, GC work) and messages still run.
+import { performance } from 'node:perf_hooks';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import {
+  ARGS_BYTES,
+  callSlotOf,
+  NAME_BYTES,
+  REQUEST_KIND,
+  REQUEST_PORT,
+  REQUEST_SEQ,
+  RESULT_BYTES,
+  RESULT_ERR,
+  RESULT_KIND,
+  RESULT_MESSAGE,
+  RESULT_OK,
+  RESULT_SEQ,
+  RESULT_TRAP,
+  readSlotText,
+  writeSlotText,
+} from './call-slot.mjs';
 import { createSandboxWasi } from './wasi-sandbox.mjs';
 
 // The worker runs with an empty environment (`env: {}`), but `process.env` is still Node's
@@ -17,8 +38,21 @@ Object.defineProperty(process, 'env', {
   enumerable: true,
 });
 
-const { glueUrl, hostPort, signalBuffer, preopens, outputLimitBytes } = workerData;
+const { glueUrl, hostPort, signalBuffer, callBuffer, callPort, preopens, outputLimitBytes } =
+  workerData;
 const signal = new Int32Array(signalBuffer);
+/** Never notified: waiting on it is a sleep. */
+const nap = new Int32Array(new SharedArrayBuffer(4));
+const slot = callSlotOf(callBuffer);
+const slotHeader = slot.header;
+/** How long an idle worker waits in Atomics.wait before parking in its event loop. */
+const IDLE_WAIT_MS = 50;
+/** Longest stretch of back-to-back calls before the event loop gets a turn. */
+const SLICE_MS = 20;
+/** The last call number served. */
+let served = 0;
+/** Set when the guest writes output: the result must then follow that output's messages. */
+let wroteOutput = false;
 const memories = [];
 // The glue is parsed while the host may still be compiling the core modules; those come in
 // workerData, or in the first message when the host had not finished compiling at spawn.
@@ -37,17 +71,21 @@ function post(message) {
   parentPort.postMessage(message);
 }
 
+/** The next message of `port`, posted before a wake-up that may outrun it into the queue. */
+function receiveWaiting(port) {
+  for (let attempt = 0; ; attempt++) {
+    const received = receiveMessageOnPort(port);
+    if (received !== undefined) return received.message;
+    Atomics.wait(nap, 0, 0, attempt < 100 ? 0.01 : 1);
+  }
+}
+
 /** A synchronous call into the main thread; returns `{ tag: 'ok' | 'err', val }` for jco. */
 function hostCall(iface, fn, args) {
   Atomics.store(signal, 0, 0);
   hostPort.postMessage({ iface, fn, args });
   Atomics.wait(signal, 0, 0);
-  // The answer is posted before the wake-up, but may need a moment to reach this port's queue.
-  for (let attempt = 0; ; attempt++) {
-    const received = receiveMessageOnPort(hostPort);
-    if (received !== undefined) return received.message;
-    Atomics.wait(signal, 0, 1, attempt < 100 ? 0.01 : 1);
-  }
+  return receiveWaiting(hostPort);
 }
 
 const hostImports = {
@@ -96,7 +134,10 @@ async function start() {
   const wasi = createSandboxWasi({
     preopens,
     outputLimitBytes,
-    onOutput: (stream, text) => post({ type: 'output', stream, text }),
+    onOutput: (stream, text) => {
+      wroteOutput = true;
+      post({ type: 'output', stream, text });
+    },
   });
   const { instantiate } = await glue;
   const modules = await modulesReady;
@@ -120,9 +161,9 @@ async function start() {
   return tools;
 }
 
+// Also keeps the worker alive while it is parked between calls.
 parentPort.on('message', (message) => {
   if (message.type === 'modules') deliverModules?.(message.modules);
-  else if (message.type === 'call' && tools !== undefined) call(message);
 });
 
 try {
@@ -134,33 +175,69 @@ try {
     effect: definition.effect,
   }));
   post({ type: 'ready', tools: definitions, memoryBytes: memoryBytes() });
+  park();
 } catch (error) {
   post({ type: 'start-failed', message: describe(error) });
 }
 
-function call(message) {
-  try {
-    const value = tools.call(message.name, message.argsJson);
-    post({ type: 'result', id: message.id, outcome: 'ok', value, memoryBytes: memoryBytes() });
-  } catch (error) {
-    const payload = errPayload(error);
-    if (payload !== undefined) {
-      post({
-        type: 'result',
-        id: message.id,
-        outcome: 'err',
-        value: payload,
-        memoryBytes: memoryBytes(),
-      });
-    } else {
-      // A trap poisons the instance ("cannot enter component instance"); the host recycles it.
-      post({
-        type: 'result',
-        id: message.id,
-        outcome: 'trap',
-        value: describe(error),
-        memoryBytes: memoryBytes(),
-      });
+/** Serves calls from the slot until idle (then parks) or until the slice is used up. */
+function serve() {
+  const sliceEnd = performance.now() + SLICE_MS;
+  for (;;) {
+    if (Atomics.wait(slotHeader, REQUEST_SEQ, served, IDLE_WAIT_MS) === 'timed-out') {
+      park();
+      return;
+    }
+    call();
+    if (performance.now() >= sliceEnd) {
+      setImmediate(serve);
+      return;
     }
   }
+}
+
+/** Waits for the next call from the event loop, which runs meanwhile. */
+function park() {
+  const next = Atomics.waitAsync(slotHeader, REQUEST_SEQ, served);
+  if (next.async) next.value.then(serve);
+  else setImmediate(serve);
+}
+
+function call() {
+  served = Atomics.load(slotHeader, REQUEST_SEQ);
+  let name;
+  let argsJson;
+  if (slotHeader[REQUEST_KIND] === REQUEST_PORT) {
+    ({ name, argsJson } = receiveWaiting(callPort));
+  } else {
+    const nameBytes = slotHeader[NAME_BYTES];
+    name = readSlotText(slot, 0, nameBytes);
+    argsJson = readSlotText(slot, nameBytes, slotHeader[ARGS_BYTES]);
+  }
+  wroteOutput = false;
+  let kind;
+  let value;
+  try {
+    const returned = tools.call(name, argsJson);
+    kind = RESULT_OK;
+    value = typeof returned === 'string' ? returned : String(returned);
+  } catch (error) {
+    const payload = errPayload(error);
+    // A trap poisons the instance ("cannot enter component instance"); the host recycles it.
+    kind = payload === undefined ? RESULT_TRAP : RESULT_ERR;
+    value = payload ?? describe(error);
+  }
+  const memory = memoryBytes();
+  const bytes = wroteOutput ? -1 : writeSlotText(slot, 0, value);
+  if (bytes >= 0) {
+    slotHeader[RESULT_KIND] = kind;
+    slotHeader[RESULT_BYTES] = bytes;
+    slot.memory[0] = memory;
+  } else {
+    const outcome = kind === RESULT_OK ? 'ok' : kind === RESULT_ERR ? 'err' : 'trap';
+    post({ type: 'result', id: served, outcome, value, memoryBytes: memory });
+    slotHeader[RESULT_KIND] = RESULT_MESSAGE;
+  }
+  Atomics.store(slotHeader, RESULT_SEQ, served);
+  Atomics.notify(slotHeader, RESULT_SEQ);
 }

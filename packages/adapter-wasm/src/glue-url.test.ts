@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareComponent } from './component-cache.js';
+import { glueModuleUrl, withoutDebugLog } from './glue-url.js';
+import { buildFixtureComponent } from './test-support/build-wat.js';
+
+describe('the glue a guest worker imports', () => {
+  let dir: string;
+  let glue: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clat-glue-'));
+    const componentPath = join(dir, 'plugin.wasm');
+    writeFileSync(componentPath, await buildFixtureComponent());
+    ({ glueSource: glue } = await prepareComponent({
+      componentPath,
+      cacheDir: join(dir, 'cache'),
+    }));
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("replaces the pinned jco's never-enabled debug logger with an empty function, and nothing else", () => {
+    // Fails when a jco upgrade words the logger differently: the replacement would be lost.
+    expect(glue).toContain('console.debug(...args);');
+    const tuned = withoutDebugLog(glue);
+    expect(tuned).toContain('const _debugLog = () => {};');
+    expect(tuned).not.toContain('console.debug(...args);');
+    const removed = glue.length - tuned.length;
+    expect(removed).toBeGreaterThan(0);
+    expect(removed).toBeLessThan(200);
+    expect(tuned.replace('const _debugLog = () => {};', '')).toBe(
+      glue.replace(/const _debugLog = \(\.\.\.args\) => \{[\s\S]*?\n\s*\};/, ''),
+    );
+  });
+
+  it('leaves glue that words its logger differently as it is', () => {
+    const other = 'const _debugLog = (...args) => { console.debug(...args); };';
+    expect(withoutDebugLog(other)).toBe(other);
+  });
+
+  it('imports from a data: URL of the tuned bytes', () => {
+    const url = glueModuleUrl(glue);
+    expect(url.startsWith('data:text/javascript;base64,')).toBe(true);
+    const decoded = Buffer.from(url.slice('data:text/javascript;base64,'.length), 'base64');
+    expect(decoded.toString('utf8')).toBe(withoutDebugLog(glue));
+  });
+});
