@@ -2,7 +2,7 @@
 // CommonJS (bin/package.json): the prestart below runs before Node sets up its ES-module loader,
 // so a project's stdio servers spawn first and boot while the ES-module bundle loads.
 'use strict';
-const { prestartForArgv, sanitizeTerminalText } = require('../dist/early/prestart.cjs');
+const { prestartForArgv } = require('../dist/early/prestart.cjs');
 
 // A reader that went away (`clat tools --json | head -1`) is not an error: end quietly with 0,
 // like `yes | head`. Exit hooks still stop every server process group.
@@ -23,8 +23,8 @@ async function run() {
 }
 
 run().catch((error) => {
-  // main() reports every failure itself; reaching here is a bug or a broken install. The text
-  // may quote what a server sent: it reaches the terminal through the one sanitiser.
-  process.stderr.write(`clat: ${sanitizeTerminalText(String(error?.stack ?? error))}\n`);
+  // main() reports every failure itself and never throws: this is a broken install (the bundle
+  // missing or unreadable), so the message is Node's, about our own files.
+  process.stderr.write(`clat: cannot start: ${error?.message ?? error}\n`);
   process.exitCode = 1;
 });

@@ -8,7 +8,6 @@
  * @module
  */
 import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
-import { sanitizeTerminalText } from '@clat/kernel';
 import { prestartPlan } from './commands/prestart-plan.js';
 import { prestartServers } from './project/prestart.js';
 
@@ -24,9 +23,3 @@ export async function prestartForArgv(
   const plan = prestartPlan(argv);
   return plan === undefined ? undefined : prestartServers({ env, cwd }, plan);
 }
-
-/**
- * The one sanitiser, for the bin's last-resort error line (main() reports everything else).
- * @public bin/clat.js requires it from the built dist/early/prestart.cjs
- */
-export { sanitizeTerminalText };
