@@ -3,14 +3,16 @@
  * (apps/clat/src/project/prestart.ts), and the stdio transport adopts those processes. Through
  * the real binary: nothing is spawned for an untrusted project, each start still spawns exactly
  * the processes it did without a prestart (no double spawn), and a run that fails after the
- * prestart leaves no process behind.
+ * prestart leaves no process behind. The prestart runs from the bin's CommonJS pre-loader, which
+ * must stay small and ship with the package.
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pidAlive } from '@clat/process';
 import { describe, expect, it } from 'vitest';
-import { CLI_FIXTURES, STDIO_FIXTURES, useCliSandbox } from './support.js';
+import { CLI_FIXTURES, REPO_ROOT, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
 let spawnLog: string;
 
@@ -18,6 +20,17 @@ const sandbox = useCliSandbox(async () => {
   spawnLog = join(sandbox.root, 'spawns.log');
   await writeFile(spawnLog, '');
 });
+
+/** Process tags of the servers started so far, in spawn order. */
+async function spawnedTags(): Promise<string[]> {
+  return (await readFile(spawnLog, 'utf8'))
+    .split('\n')
+    .filter((line) => line.includes('spawn'))
+    .map((line) => /tag=(\S*)/.exec(line)?.[1] ?? '');
+}
+
+/** A prestart's tag (pid-time-count-random); the transport's own spawns carry a UUID. */
+const PRESTART_TAG = /^\d+-[0-9a-z]+-\d+-[0-9a-f]+$/;
 
 /** Pids of the server processes started so far (one "spawn" line each). */
 async function spawnedPids(): Promise<number[]> {
@@ -69,6 +82,12 @@ describe('clat tools prestart', () => {
     const pids = await spawnedPids();
     expect(pids).toHaveLength(3);
     expect(pids.filter(pidAlive)).toEqual([]);
+    // Each start's first process came from the bin's pre-loader; the fresh legacy process of the
+    // first start (era unknown) from the transport.
+    const tags = await spawnedTags();
+    expect(tags[0]).toMatch(PRESTART_TAG);
+    expect(tags[1]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(tags[2]).toMatch(PRESTART_TAG);
   });
 
   it('starts an entry with ${VAR} references once, through the full load only', async () => {
@@ -93,5 +112,43 @@ describe('clat tools prestart', () => {
     const pids = await spawnedPids();
     expect(pids.length).toBeLessThanOrEqual(1);
     expect(pids.filter(pidAlive)).toEqual([]);
+  });
+});
+
+describe("the bin's CommonJS pre-loader", () => {
+  const app = join(REPO_ROOT, 'apps/clat');
+
+  it('is what bin/clat.js loads first, and holds no zod, kernel host or MCP client', () => {
+    expect(JSON.parse(readFileSync(join(app, 'bin/package.json'), 'utf8'))).toEqual({
+      type: 'commonjs',
+    });
+    const bin = readFileSync(join(app, 'bin/clat.js'), 'utf8');
+    expect(bin.indexOf("require('../dist/early/prestart.cjs')")).toBeGreaterThan(0);
+    expect(bin.indexOf("require('../dist/early/prestart.cjs')")).toBeLessThan(
+      bin.indexOf("import('../dist/bin/main.js')"),
+    );
+    const { sources } = JSON.parse(
+      readFileSync(join(app, 'dist/early/prestart.cjs.map'), 'utf8'),
+    ) as { sources: string[] };
+    expect(sources.some((source) => source.endsWith('project/prestart.ts'))).toBe(true);
+    // What would make it slow to load, and so hold the spawn it exists to bring forward.
+    const heavy = sources.filter((source) =>
+      /zod|kernel\/src\/(host|registry|pipeline)|adapter-mcp\/src\/client/.test(source),
+    );
+    expect(heavy).toEqual([]);
+  });
+
+  it('ships with the package: bin/package.json and dist/early are in the packed files', () => {
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: app,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const files = (JSON.parse(out) as { files: { path: string }[] }[])[0]?.files.map(
+      (file) => file.path,
+    );
+    expect(files).toEqual(
+      expect.arrayContaining(['bin/clat.js', 'bin/package.json', 'dist/early/prestart.cjs']),
+    );
   });
 });

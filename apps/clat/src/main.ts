@@ -2,7 +2,7 @@
 // Only what `--version` needs and the command catalog (names and loaders, a few lines) are
 // imported eagerly, and then only the command that runs: the commands pull in adapters (WASM
 // host, MCP transports, the plugin store), which would multiply the CLI's cold start.
-import type { Command, CommandIO } from './command.js';
+import type { CommandIO } from './command.js';
 import { COMMAND_CATALOG, type CommandEntry } from './commands/catalog.js';
 import { CLAT_VERSION } from './version.js';
 
@@ -10,34 +10,26 @@ function isTtyStream(stream: unknown): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
-/** Runs a command; expected failures print one line (no stack) and map to an exit code. */
-async function runCommand(command: Command, argv: string[], io: CommandIO): Promise<number> {
-  try {
-    return await command.run(argv, io);
-  } catch (error) {
-    // Loaded only on failure: the command alone decides what a successful run evaluates.
-    const [
-      { errorMessage, isClatError, redactSecrets, sanitizeTerminalText },
-      { isCliError },
-      { errorLine },
-    ] = await Promise.all([
-      import('@clat/kernel'),
-      import('./errors.js'),
-      import('./error-line.js'),
-    ]);
-    // Error text carries what servers and packages sent: it reaches the terminal sanitised.
-    const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
-    // Any package's ClatError is an expected failure: one line with its code (sanitised there).
-    if (isClatError(error)) {
-      io.stderr.write(errorLine(error));
-      return isCliError(error) ? error.exitCode : 1;
-    }
-    // Anything else is a bug: one redacted line, the stack only on request.
-    const detail =
-      io.env.CLAT_DEBUG === undefined ? '' : `\n${(error as Error)?.stack ?? String(error)}`;
-    say(`unexpected error: ${redactSecrets(errorMessage(error))}${detail}`);
-    return 1;
+/** Reports a failure: one line (no stack) mapped to an exit code. */
+async function reportFailure(error: unknown, io: CommandIO): Promise<number> {
+  // Loaded only on failure: the command alone decides what a successful run evaluates.
+  const [
+    { errorMessage, isClatError, redactSecrets, sanitizeTerminalText },
+    { isCliError },
+    { errorLine },
+  ] = await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
+  // Error text carries what servers and packages sent: it reaches the terminal sanitised.
+  const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
+  // Any package's ClatError is an expected failure: one line with its code (sanitised there).
+  if (isClatError(error)) {
+    io.stderr.write(errorLine(error));
+    return isCliError(error) ? error.exitCode : 1;
   }
+  // Anything else is a bug: one redacted line, the stack only on request.
+  const detail =
+    io.env.CLAT_DEBUG === undefined ? '' : `\n${(error as Error)?.stack ?? String(error)}`;
+  say(`unexpected error: ${redactSecrets(errorMessage(error))}${detail}`);
+  return 1;
 }
 
 function helpText(commands: readonly CommandEntry[]): string {
@@ -68,7 +60,23 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     stderr: io?.stderr ?? process.stderr,
     env: io?.env ?? process.env,
     cwd: io?.cwd ?? process.cwd(),
+    // Stdio servers the bin's pre-loader spawned for this run (bin-prestart.ts); main() owns the
+    // set from here on and closes what no transport adopted.
+    prestarted: io?.prestarted,
   };
+  try {
+    return await dispatch(argv, full);
+  } catch (error) {
+    // Every failure, a command's or a bug here, is reported the one way: main() never throws.
+    return await reportFailure(error, full);
+  } finally {
+    // The one owner of the prestarted set: what no transport adopted (the project failed to
+    // open, an entry changed on the way, the command never mounted) is torn down here.
+    await full.prestarted?.close();
+  }
+}
+
+async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-V' || first === 'version') {
     full.stdout.write(`${CLAT_VERSION}\n`);
@@ -79,7 +87,7 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     first?.startsWith('-') === true && !['--help', '-h', '--version', '-V'].includes(first);
   if ((first === undefined || sessionFlag) && isTtyStream(full.stdin)) {
     const chat = COMMAND_CATALOG.find((candidate) => candidate.name === 'chat');
-    if (chat !== undefined) return runCommand(await chat.load(), argv, full);
+    if (chat !== undefined) return (await chat.load()).run(argv, full);
   }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
@@ -96,23 +104,10 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     );
     return 2;
   }
-  const help = rest.includes('--help') || rest.includes('-h');
-  // The servers of a command that mounts the whole project start before the command loads: each
-  // boots while the rest of `clat` is evaluated (project/prestart.ts).
-  const early = help ? undefined : entry.prestart?.(rest);
-  if (early !== undefined) {
-    full.prestarted = await (await import('./project/prestart.js')).prestartServers(full, early);
+  const command = await entry.load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    full.stdout.write(`${command.usage.trimEnd()}\n`);
+    return 0;
   }
-  try {
-    const command = await entry.load();
-    if (help) {
-      full.stdout.write(`${command.usage.trimEnd()}\n`);
-      return 0;
-    }
-    return await runCommand(command, rest, full);
-  } finally {
-    // The one owner of the prestarted set: what no transport adopted (the project failed to
-    // open, an entry changed on the way, the command never mounted) is torn down here.
-    await full.prestarted?.close();
-  }
+  return command.run(rest, full);
 }

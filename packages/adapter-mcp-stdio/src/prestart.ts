@@ -7,8 +7,7 @@
  * @module
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { trackGroup } from '@clat/process';
+import { trackGroup, untrackGroup } from '@clat/process';
 import { prepareServerCwd } from './server-cwd.js';
 import { type ServerSpawn, spawnServerProcess } from './spawn-server.js';
 
@@ -42,11 +41,26 @@ function sameEnv(
   );
 }
 
+/** Prestarts so far in this process: part of each tag. */
+let prestartCount = 0;
+
+/**
+ * A process tag unique to this spawn: this host's pid (unique among running processes), the
+ * time, a counter and 64 random bits. Not node:crypto: a prestart runs first, and loading that
+ * module (about 3 ms) would delay the very spawn a prestart exists to bring forward. The tag is
+ * no secret (the server sees it in its environment); the detached sweep needs it to be unique.
+ */
+function prestartTag(): string {
+  prestartCount += 1;
+  const random = () => Math.floor(Math.random() * 2 ** 32).toString(16);
+  return `${process.pid}-${Date.now().toString(36)}-${prestartCount}-${random()}${random()}`;
+}
+
 /** One server spawned ahead of its transport. */
 export class PrestartedServer {
   readonly spec: PrestartSpec;
   /** The process tag the transport's detached-daemon sweep looks for. */
-  readonly tag = randomUUID();
+  readonly tag = prestartTag();
   /**
    * The running process, or undefined when its cwd or spawn failed: the transport then spawns
    * the server itself and reports that failure exactly as without a prestart.
@@ -95,6 +109,9 @@ export class PrestartedServer {
     const release = () => {
       child.stdout.off('readable', hold);
       child.stderr.off('readable', hold);
+      // The adopting transport tracks the group from here on, possibly in another copy of
+      // @clat/process (the clat bin prestarts from its own CommonJS bundle): one owner.
+      untrackGroup(child.pid as number);
     };
     const spawned = await new Promise<boolean>((resolveSpawn) => {
       child.once('error', () => resolveSpawn(false));

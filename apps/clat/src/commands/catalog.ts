@@ -4,37 +4,13 @@
  * Same order and text as COMMANDS (commands/index.ts); catalog.test.ts keeps them equal.
  * @module
  */
-import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
-import type { PrestartOptions } from '../project/prestart.js';
-import { PROJECT_OPTIONS } from '../project-options.js';
 
 export interface CommandEntry {
   name: string;
   /** One line for `clat --help`. */
   summary: string;
   load(): Promise<Command>;
-  /**
-   * For a command that mounts the whole project: the project flags of `argv` when this run
-   * mounts every configured server, so main() can spawn their stdio servers before load();
-   * undefined for any other run (the command then starts what it selects itself).
-   */
-  prestart?(argv: string[]): PrestartOptions | undefined;
-}
-
-/** The project flags when `argv` holds nothing else (no name, no other flag), else undefined. */
-function wholeProject(argv: string[]): PrestartOptions | undefined {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: PROJECT_OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    return positionals.length > 0 ? undefined : { project: values.project, trust: values.trust };
-  } catch {
-    return undefined; // the command reports its usage error
-  }
 }
 
 export const COMMAND_CATALOG: readonly CommandEntry[] = [
@@ -57,7 +33,6 @@ export const COMMAND_CATALOG: readonly CommandEntry[] = [
     name: 'tools',
     summary: 'List the registered tools (native, MCP, WASM) with effects and signatures',
     load: async () => (await import('./tools.js')).toolsCommand,
-    prestart: wholeProject,
   },
   {
     name: 'call',

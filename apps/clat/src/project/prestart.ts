@@ -18,6 +18,9 @@ import { PrestartedServers, type PrestartSpec } from '@clat/adapter-mcp-stdio/pr
 import type { CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 
+/** What a prestart reads of the command's environment. */
+export type PrestartIO = Pick<CommandIO, 'env' | 'cwd'>;
+
 export interface PrestartOptions {
   /** `--project`; defaults to the current directory. */
   project?: string | undefined;
@@ -66,7 +69,7 @@ function listedAsTrusted(trustFile: string, root: string): boolean {
 }
 
 /** The launches to prestart: what openProject would start, as far as this light read can tell. */
-function plannedLaunches(io: CommandIO, options: PrestartOptions): PrestartSpec[] {
+function plannedLaunches(io: PrestartIO, options: PrestartOptions): PrestartSpec[] {
   const home = resolveClatHome(io.env, io.cwd);
   // trust-store's canonicalProjectRoot: the real path, so a link cannot borrow trust.
   const projectRoot = realpathSync(resolve(io.cwd, options.project ?? '.'));
@@ -101,7 +104,7 @@ function plannedLaunches(io: CommandIO, options: PrestartOptions): PrestartSpec[
  * The caller closes the returned set.
  */
 export async function prestartServers(
-  io: CommandIO,
+  io: PrestartIO,
   options: PrestartOptions,
 ): Promise<PrestartedServers | undefined> {
   let launches: PrestartSpec[];
