@@ -20,6 +20,13 @@ export {
 export { sha256Hex } from './digest.js';
 export { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 export { GRANTS_FILE, grantsPath, type WasmGrant, WasmGrantStore } from './grants.js';
+export type {
+  GuestCallOutcome,
+  GuestToolDefinition,
+  HostImportHandler,
+  JcoGuestHostOptions,
+  Preopen,
+} from './guest-host-contract.js';
 export {
   ALLOWED_IMPORTS,
   type ComponentInterfaces,
@@ -27,14 +34,7 @@ export {
   disallowedImports,
   unversionedInterface,
 } from './import-policy.js';
-export {
-  type GuestCallOutcome,
-  type GuestToolDefinition,
-  type HostImportHandler,
-  JcoGuestHost,
-  type JcoGuestHostOptions,
-  type Preopen,
-} from './jco-guest-host.js';
+export { JcoGuestHost } from './jco-guest-host.js';
 export { capModuleMemory, type MemoryCapResult, WASM_PAGE_BYTES } from './memory-cap.js';
 export {
   type MountedWasmPlugin,

@@ -12,88 +12,16 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errorMessage, LIMITS } from '@clat/kernel';
 import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
-import type { CompiledComponent, CompilingComponent } from './component-compile.js';
+import { awaitSlotResult, releaseSlotWaiters, sendSlotCall } from './call-slot-host.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 import { glueModuleUrl } from './glue-url.js';
-import {
-  ARGS_BYTES,
-  type CallSlot,
-  callSlotOf,
-  createCallSlotBuffer,
-  NAME_BYTES,
-  REQUEST_INLINE,
-  REQUEST_KIND,
-  REQUEST_PORT,
-  REQUEST_SEQ,
-  RESULT_BYTES,
-  RESULT_ERR,
-  RESULT_KIND,
-  RESULT_MESSAGE,
-  RESULT_OK,
-  RESULT_SEQ,
-  readSlotText,
-  writeSlotText,
-} from './worker/call-slot.mjs';
-
-/** A directory the guest sees through `wasi:filesystem/preopens`. */
-export interface Preopen {
-  /** The name the guest sees (e.g. `project`). */
-  guestPath: string;
-  /** Absolute host directory. */
-  hostPath: string;
-  writable: boolean;
-}
-
-/** A tool as the guest declares it (WIT `definition`, jco shape). */
-export interface GuestToolDefinition {
-  name: string;
-  description: string;
-  inputSchema: string;
-  effect: string;
-}
-
-/** Answers one host import; the result is the ok value, a throw becomes err(message). */
-export type HostImportHandler = (
-  iface: string,
-  fn: string,
-  args: unknown[],
-  signal: AbortSignal,
-) => Promise<unknown>;
-
-export type GuestCallOutcome =
-  | { kind: 'ok'; value: string }
-  /** The guest returned err(message); the instance stays. */
-  | { kind: 'error'; message: string }
-  /** The instance was terminated and will be restarted on the next call. */
-  | { kind: 'trap' | 'timeout' | 'cancelled' | 'out-of-memory'; message: string };
-
-export interface JcoGuestHostOptions {
-  plugin: string;
-  /**
-   * The component, compiled or still compiling: a first worker then boots and imports the glue
-   * while V8 compiles, and gets the modules once they are ready.
-   */
-  component: CompiledComponent | CompilingComponent;
-  preopens: readonly Preopen[];
-  hostImports: HostImportHandler;
-  /**
-   * Budget of one call, including time in ordinary host calls. Default: the kernel's tool-call
-   * limit.
-   */
-  callTimeoutMs?: number | undefined;
-  /** Most that sampling/elicitation waits may extend one call. Default: the kernel's limit. */
-  hostWaitLimitMs?: number | undefined;
-  /** Calls that may wait behind the running one; more fail fast. Default: the kernel's limit. */
-  queueLimit?: number | undefined;
-  /** Budget of instantiation plus list-tools. */
-  startTimeoutMs?: number | undefined;
-  /** Captured guest stdout/stderr. */
-  onOutput?: ((stream: 'stdout' | 'stderr', text: string) => void) | undefined;
-  /** Called when an instance is terminated (the next call restarts it). */
-  onRecycle?: ((reason: string) => void) | undefined;
-  /** Cap of captured output per instance. */
-  outputLimitBytes?: number | undefined;
-}
+import type {
+  GuestCallOutcome,
+  GuestToolDefinition,
+  JcoGuestHostOptions,
+  Preopen,
+} from './guest-host-contract.js';
+import { type CallSlot, callSlotOf, createCallSlotBuffer } from './worker/call-slot.mjs';
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** Recycle once guest memory passes this share of the cap: wasm memory never shrinks. */
@@ -130,17 +58,6 @@ interface Instance {
   pending: PendingCall | undefined;
   dead: boolean;
 }
-
-/** Atomics.waitAsync (ES2024; Node 16+), typed here: the package's lib is ES2023. */
-const waitAsync = (
-  Atomics as unknown as {
-    waitAsync(
-      cell: Int32Array,
-      index: number,
-      value: number,
-    ): { async: false; value: string } | { async: true; value: Promise<string> };
-  }
-).waitAsync;
 
 export class JcoGuestHost {
   readonly plugin: string;
@@ -474,48 +391,16 @@ export class JcoGuestHost {
 
   /** Hands call `id` to the worker through the slot and settles it when the worker finishes. */
   #send(instance: Instance, id: number, name: string, argsJson: string): void {
-    const { slot } = instance;
-    const header = slot.header;
-    const nameBytes = writeSlotText(slot, 0, name);
-    const argsBytes = nameBytes < 0 ? -1 : writeSlotText(slot, nameBytes, argsJson);
-    if (argsBytes < 0) {
-      header[REQUEST_KIND] = REQUEST_PORT;
-      instance.callPort.postMessage({ name, argsJson });
-    } else {
-      header[REQUEST_KIND] = REQUEST_INLINE;
-      header[NAME_BYTES] = nameBytes;
-      header[ARGS_BYTES] = argsBytes;
-    }
-    Atomics.store(header, REQUEST_SEQ, id);
-    Atomics.notify(header, REQUEST_SEQ);
-    this.#awaitSlot(instance, id);
-  }
-
-  /**
-   * Settles call `id` once the slot says the worker finished it. A wake-up may be for the call
-   * before (whose result came by message and let this one start early), so it looks again.
-   */
-  #awaitSlot(instance: Instance, id: number): void {
-    const pending = instance.pending;
-    // Woken by #kill, or the call settled otherwise (by message, cancelled, timed out, closed).
-    if (instance.dead || pending === undefined || pending.id !== id) return;
-    const header = instance.slot.header;
-    const finished = Atomics.load(header, RESULT_SEQ);
-    if (finished !== id) {
-      const wait = waitAsync(header, RESULT_SEQ, finished);
-      if (wait.async) wait.value.then(() => this.#awaitSlot(instance, id));
-      else this.#awaitSlot(instance, id);
-      return;
-    }
-    const kind = header[RESULT_KIND];
-    // The result follows as a message, behind the guest output it must not overtake.
-    if (kind === RESULT_MESSAGE) return;
-    this.#settle(
-      instance,
-      pending,
-      kind === RESULT_OK ? 'ok' : kind === RESULT_ERR ? 'err' : 'trap',
-      readSlotText(instance.slot, 0, header[RESULT_BYTES] as number),
-      instance.slot.memory[0] as number,
+    sendSlotCall(instance.slot, instance.callPort, id, name, argsJson);
+    awaitSlotResult(
+      instance.slot,
+      id,
+      // Not woken by #kill, and not settled otherwise (by message, cancelled, timed out, closed).
+      () => !instance.dead && instance.pending?.id === id,
+      (outcome, text, memoryBytes) => {
+        const pending = instance.pending;
+        if (pending !== undefined) this.#settle(instance, pending, outcome, text, memoryBytes);
+      },
     );
   }
 
@@ -567,7 +452,7 @@ export class JcoGuestHost {
     instance.port.close();
     instance.callPort.close();
     // Releases the host's wait on a call that will never finish.
-    Atomics.notify(instance.slot.header, RESULT_SEQ);
+    releaseSlotWaiters(instance.slot);
     if (reason !== PREOPENS_CHANGED && reason !== CLOSED) this.#recycled++;
     this.#options.onRecycle?.(reason);
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -23,7 +23,8 @@ import {
 } from '@clat/kernel';
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
 import { isWasmError } from './errors.js';
-import type { GuestCallOutcome, GuestToolDefinition, JcoGuestHost } from './jco-guest-host.js';
+import type { GuestCallOutcome, GuestToolDefinition } from './guest-host-contract.js';
+import type { JcoGuestHost } from './jco-guest-host.js';
 import type { MountWasmPluginOptions } from './mount.js';
 
 /** Maps a guest outcome (of the tool named `tool`) to what the model reads. */

@@ -6,7 +6,8 @@
 import { basename } from 'node:path';
 import type { PermissionMode } from '@clat/kernel';
 import type { WasmGrantStore } from './grants.js';
-import type { JcoGuestHost, Preopen } from './jco-guest-host.js';
+import type { Preopen } from './guest-host-contract.js';
+import type { JcoGuestHost } from './jco-guest-host.js';
 
 /** The guest's name for the project directory preopen. */
 export const PROJECT_PREOPEN = 'project';

@@ -1,0 +1,66 @@
+/**
+ * What a guest host is given and reports: preopened directories, the guest's tool definitions,
+ * the host-import handler, call outcomes and the host's options (jco-guest-host.ts runs them).
+ * @module
+ */
+import type { CompiledComponent, CompilingComponent } from './component-compile.js';
+
+/** A directory the guest sees through `wasi:filesystem/preopens`. */
+export interface Preopen {
+  /** The name the guest sees (e.g. `project`). */
+  guestPath: string;
+  /** Absolute host directory. */
+  hostPath: string;
+  writable: boolean;
+}
+
+/** A tool as the guest declares it (WIT `definition`, jco shape). */
+export interface GuestToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: string;
+  effect: string;
+}
+
+/** Answers one host import; the result is the ok value, a throw becomes err(message). */
+export type HostImportHandler = (
+  iface: string,
+  fn: string,
+  args: unknown[],
+  signal: AbortSignal,
+) => Promise<unknown>;
+
+export type GuestCallOutcome =
+  | { kind: 'ok'; value: string }
+  /** The guest returned err(message); the instance stays. */
+  | { kind: 'error'; message: string }
+  /** The instance was terminated and will be restarted on the next call. */
+  | { kind: 'trap' | 'timeout' | 'cancelled' | 'out-of-memory'; message: string };
+
+export interface JcoGuestHostOptions {
+  plugin: string;
+  /**
+   * The component, compiled or still compiling: a first worker then boots and imports the glue
+   * while V8 compiles, and gets the modules once they are ready.
+   */
+  component: CompiledComponent | CompilingComponent;
+  preopens: readonly Preopen[];
+  hostImports: HostImportHandler;
+  /**
+   * Budget of one call, including time in ordinary host calls. Default: the kernel's tool-call
+   * limit.
+   */
+  callTimeoutMs?: number | undefined;
+  /** Most that sampling/elicitation waits may extend one call. Default: the kernel's limit. */
+  hostWaitLimitMs?: number | undefined;
+  /** Calls that may wait behind the running one; more fail fast. Default: the kernel's limit. */
+  queueLimit?: number | undefined;
+  /** Budget of instantiation plus list-tools. */
+  startTimeoutMs?: number | undefined;
+  /** Captured guest stdout/stderr. */
+  onOutput?: ((stream: 'stdout' | 'stderr', text: string) => void) | undefined;
+  /** Called when an instance is terminated (the next call restarts it). */
+  onRecycle?: ((reason: string) => void) | undefined;
+  /** Cap of captured output per instance. */
+  outputLimitBytes?: number | undefined;
+}
