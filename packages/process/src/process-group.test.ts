@@ -77,9 +77,12 @@ describe('pidAlive', () => {
   it.skipIf(process.platform !== 'linux')(
     'counts a zombie as gone although it still answers the probe',
     async () => {
-      // `sh` starts `sleep 0`, prints its pid and becomes `sleep 5`, which never reaps the
-      // child: the exited `sleep 0` stays a zombie for as long as its parent runs.
-      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+      // `sh` starts a child, prints its pid and becomes `sleep 5`, which never reaps it. The
+      // child exits only once its parent is `sleep` (a shell might still reap it), and then
+      // stays a zombie for as long as its parent runs.
+      const script =
+        'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.01; done) & echo $!; exec sleep 5';
+      const parent = spawn('sh', ['-c', script], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       try {
