@@ -9,7 +9,9 @@ import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 /** The environment variable that tags a server and everything it starts. */
 export const SERVER_TAG_ENV = 'CLAT_MCP_SERVER_TAG';
 
-const SETTLE_MS = 100;
+/** How long a sweep waits for the processes it killed to be gone, and how often it looks. */
+const SWEEP_WAIT_MS = 2_000;
+const SWEEP_POLL_MS = 20;
 
 /** Pids read per turn of the event loop: the scan never blocks it for long. */
 const SCAN_BATCH = 64;
@@ -77,18 +79,29 @@ function environHas(pid: number, needle: Buffer): boolean {
   return at === 0 || (at > 0 && environ[at - 1] === 0);
 }
 
-/** Kills every tagged process; returns the pids killed and those still running after. */
+/**
+ * Kills every tagged process and waits (bounded) until none is left: SIGKILL is delivered
+ * asynchronously, and on a loaded machine a killed process can take a while to exit. A tagged
+ * process that shows up meanwhile (forked just before the kill) is killed too. Returns the pids
+ * killed and those still running when the wait ran out.
+ */
 export async function sweepDetached(tag: string): Promise<{ killed: number[]; left: number[] }> {
-  const pids = await taggedProcesses(tag);
-  if (pids.length === 0) return { killed: [], left: [] };
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone already, or not ours to signal: the re-scan tells.
+  const killed = new Set<number>();
+  let left = await taggedProcesses(tag);
+  if (left.length === 0) return { killed: [], left: [] };
+  const deadline = Date.now() + SWEEP_WAIT_MS;
+  while (left.length > 0) {
+    for (const pid of left) {
+      killed.add(pid);
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already, or not ours to signal: the next scan tells.
+      }
     }
+    if (Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, SWEEP_POLL_MS));
+    left = await taggedProcesses(tag);
   }
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const left = await taggedProcesses(tag);
-  return { killed: pids.filter((pid) => !left.includes(pid)), left };
+  return { killed: [...killed].filter((pid) => !left.includes(pid)).sort((a, b) => a - b), left };
 }
