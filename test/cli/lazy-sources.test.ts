@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_FIXTURES, useCliSandbox } from './support.js';
 
-const HOOK = join(CLI_FIXTURES, 'loaded-sources-hook.mjs');
+const HOOK = join(CLI_FIXTURES, 'loaded-sources-hook.cjs');
 
 const sandbox = useCliSandbox(async () => {
   await sandbox.run(['trust']);
@@ -17,8 +17,9 @@ const sandbox = useCliSandbox(async () => {
 
 /** `clat tools` with the hook preloaded: the packages it loaded, and its tool names. */
 async function toolsLoading(): Promise<{ loaded: string[]; stdout: string }> {
-  const result = await sandbox.run(['tools'], { env: { NODE_OPTIONS: `--import=${HOOK}` } });
+  const result = await sandbox.run(['tools'], { env: { NODE_OPTIONS: `--require=${HOOK}` } });
   expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).not.toContain('CLAT-HOOK-MISSING');
   const loaded = new Set(
     result.stderr
       .split('\n')

@@ -123,13 +123,13 @@ describe("the bin's CommonJS pre-loader", () => {
       type: 'commonjs',
     });
     const bin = readFileSync(join(app, 'bin/clat.js'), 'utf8');
-    expect(bin.indexOf("require('../dist/early/prestart.cjs')")).toBeGreaterThan(0);
-    expect(bin.indexOf("require('../dist/early/prestart.cjs')")).toBeLessThan(
-      bin.indexOf("import('../dist/bin/main.js')"),
-    );
-    const { sources } = JSON.parse(
-      readFileSync(join(app, 'dist/early/prestart.cjs.map'), 'utf8'),
-    ) as { sources: string[] };
+    const boot = bin.indexOf("require('../dist/early/boot.cjs')");
+    expect(boot).toBeGreaterThan(0);
+    expect(boot).toBeLessThan(bin.indexOf('prestartForArgv(argv'));
+    expect(bin.indexOf('prestartForArgv(argv')).toBeLessThan(bin.indexOf("'../dist/bin/main.cjs'"));
+    const { sources } = JSON.parse(readFileSync(join(app, 'dist/early/boot.cjs.map'), 'utf8')) as {
+      sources: string[];
+    };
     expect(sources.some((source) => source.endsWith('project/prestart.ts'))).toBe(true);
     // What would make it slow to load, and so hold the spawn it exists to bring forward.
     const heavy = sources.filter((source) =>
@@ -138,7 +138,7 @@ describe("the bin's CommonJS pre-loader", () => {
     expect(heavy).toEqual([]);
   });
 
-  it('ships with the package: bin/package.json and dist/early are in the packed files', () => {
+  it('ships with the package: bin/package.json, dist/early and the main bundle are packed', () => {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: app,
       encoding: 'utf8',
@@ -148,7 +148,12 @@ describe("the bin's CommonJS pre-loader", () => {
       (file) => file.path,
     );
     expect(files).toEqual(
-      expect.arrayContaining(['bin/clat.js', 'bin/package.json', 'dist/early/prestart.cjs']),
+      expect.arrayContaining([
+        'bin/clat.js',
+        'bin/package.json',
+        'dist/early/boot.cjs',
+        'dist/bin/main.cjs',
+      ]),
     );
   });
 });

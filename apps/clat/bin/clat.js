@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// CommonJS (bin/package.json): the prestart below runs before Node sets up its ES-module loader,
-// so a project's stdio servers spawn first and boot while the ES-module bundle loads.
+// CommonJS (bin/package.json): the boot bundle below runs before Node sets up its ES-module
+// loader, so a project's stdio servers spawn first and boot while the main bundle loads.
 'use strict';
-const { prestartForArgv } = require('../dist/early/prestart.cjs');
+const { join } = require('node:path');
+const { loadMainBundle, prestartForArgv } = require('../dist/early/boot.cjs');
 
 // A reader that went away (`clat tools --json | head -1`) is not an error: end quietly with 0,
 // like `yes | head`. Exit hooks still stop every server process group.
@@ -17,9 +18,15 @@ async function run() {
   const argv = process.argv.slice(2);
   // Any doubt means no prestart: the command then starts and reports its servers itself.
   const prestarted = await prestartForArgv(argv, process.env, process.cwd()).catch(() => undefined);
-  const { main } = await import('../dist/bin/main.js');
+  // One CommonJS bundle through V8's code cache (<clat home>/cache/code), see bin-main-bundle.ts.
+  const bundle = loadMainBundle(
+    join(__dirname, '../dist/bin/main.cjs'),
+    process.env,
+    process.cwd(),
+  );
   // main() owns `prestarted` and closes whatever no transport adopted.
-  process.exitCode = await main(argv, { prestarted });
+  process.exitCode = await bundle.exports.main(argv, { prestarted });
+  bundle.saveCodeCache();
 }
 
 run().catch((error) => {

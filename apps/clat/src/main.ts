@@ -60,7 +60,7 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
     stderr: io?.stderr ?? process.stderr,
     env: io?.env ?? process.env,
     cwd: io?.cwd ?? process.cwd(),
-    // Stdio servers the bin's pre-loader spawned for this run (bin-prestart.ts); main() owns the
+    // Stdio servers the bin's boot bundle spawned for this run (bin-boot.ts); main() owns the
     // set from here on and closes what no transport adopted.
     prestarted: io?.prestarted,
   };

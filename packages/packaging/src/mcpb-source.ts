@@ -9,7 +9,6 @@
 
 import { createHash } from 'node:crypto';
 import { cp, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import {
@@ -22,15 +21,10 @@ import {
   USER_CONFIG_KEY_PATTERN,
 } from '@clat/kernel';
 import { unzipSync } from 'fflate';
+import semver from 'semver';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
-
-const require = createRequire(import.meta.url);
-const semver = require('semver') as {
-  satisfies(version: string, range: string, options?: { includePrerelease?: boolean }): boolean;
-  validRange(range: string): string | null;
-};
 
 export const MCPB_MANIFEST = 'manifest.json';
 const MCPB_VERSIONS = ['0.1', '0.2', '0.3', '0.4'];

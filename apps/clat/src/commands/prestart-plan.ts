@@ -1,8 +1,8 @@
 /**
  * Which `clat` runs prestart their project's stdio servers, decided from argv alone: a command
- * that mounts the whole project, run with nothing but project flags. The bin's CommonJS
- * pre-loader (bin-prestart.ts) reads this before any ES module of `clat` loads, so it imports
- * nothing but node:util and the project flags.
+ * that mounts the whole project, run with nothing but project flags. The bin's small boot
+ * bundle (bin-boot.ts) reads this before the main bundle loads, so it imports nothing but
+ * node:util and the project flags.
  * @module
  */
 import { parseArgs } from 'node:util';

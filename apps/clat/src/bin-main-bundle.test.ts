@@ -1,0 +1,162 @@
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { codeCacheDir, loadMainBundle } from './bin-main-bundle.js';
+
+let root: string;
+let home: string;
+let bundle: string;
+let env: NodeJS.ProcessEnv;
+
+/** A CommonJS bundle as tsup.bin.config.ts writes it: source, then the build-id trailer. */
+async function writeBundle(body: string, id = '00112233445566ff'): Promise<void> {
+  await writeFile(bundle, `${body}\n//# clatBuildId=${id}\n`);
+}
+
+/**
+ * The same bundle under another path. V8 keeps what an isolate compiled in memory, by source and
+ * file name: a second load of the same file in this process would never read the cache at all.
+ */
+async function copyOfBundle(name: string): Promise<string> {
+  const copy = join(root, name);
+  await writeFile(copy, await readFile(bundle));
+  return copy;
+}
+
+const BODY = [
+  '"use strict";',
+  'const { join } = require("node:path");',
+  'exports.where = () => join(__dirname, "x");',
+  'exports.twice = (n) => n * 2;',
+  'exports.fail = () => { throw new Error("from line 5"); };',
+].join('\n');
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'clat-code-cache-'));
+  home = join(root, 'home');
+  await mkdir(home);
+  bundle = join(root, 'main.cjs');
+  env = { CLAT_HOME: home };
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+type Exports = { where(): string; twice(n: number): number; fail(): never };
+
+describe('loadMainBundle', () => {
+  it('runs the bundle as a CommonJS module, with true line numbers', async () => {
+    await writeBundle(BODY);
+    const { exports } = loadMainBundle<Exports>(bundle, env, root);
+    expect(exports.twice(21)).toBe(42);
+    expect(exports.where()).toBe(join(root, 'x'));
+    let stack = '';
+    try {
+      exports.fail();
+    } catch (error) {
+      stack = (error as Error).stack ?? '';
+    }
+    expect(stack).toContain(`${bundle}:5:`);
+  });
+
+  it('reads a bundle with non-ASCII text as UTF-8', async () => {
+    await writeBundle(`${BODY}\nexports.dash = "—";`);
+    expect(loadMainBundle<{ dash: string }>(bundle, env, root).exports.dash).toBe('—');
+  });
+
+  it('writes the cache after the first load and takes it on the next', async () => {
+    await writeBundle(BODY);
+    const first = loadMainBundle<Exports>(bundle, env, root);
+    expect(first.cache).toBe('missing');
+    first.exports.twice(1);
+    first.saveCodeCache();
+    const file = first.cacheFile as string;
+    expect(file.startsWith(codeCacheDir(home))).toBe(true);
+    expect(file).toContain(`00112233445566ff-${process.version}-${process.arch}-`);
+    if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
+    const second = loadMainBundle<Exports>(await copyOfBundle('second.cjs'), env, root);
+    expect(second.cache).toBe('accepted');
+    expect(second.cacheFile).toBe(file);
+    expect(second.exports.twice(4)).toBe(8);
+    // Nothing to write: the file stays as it was.
+    const before = statSync(file).mtimeMs;
+    second.saveCodeCache();
+    expect(statSync(file).mtimeMs).toBe(before);
+  });
+
+  it('refuses a damaged cache, runs from source and writes a good one', async () => {
+    await writeBundle(BODY);
+    const first = loadMainBundle<Exports>(bundle, env, root);
+    first.saveCodeCache();
+    const file = first.cacheFile as string;
+    const good = await readFile(file);
+    const bad = Buffer.alloc(good.length, 7);
+    await writeFile(file, bad);
+    const damaged = loadMainBundle<Exports>(await copyOfBundle('damaged.cjs'), env, root);
+    expect(damaged.cache).toBe('rejected');
+    expect(damaged.exports.twice(5)).toBe(10);
+    damaged.saveCodeCache();
+    expect((await readFile(file)).equals(bad)).toBe(false);
+    expect(loadMainBundle<Exports>(await copyOfBundle('again.cjs'), env, root).cache).toBe(
+      'accepted',
+    );
+  });
+
+  it("keys the cache by build id and removes another build's file when it writes", async () => {
+    await writeBundle(BODY, 'aaaaaaaaaaaaaaaa');
+    const old = loadMainBundle<Exports>(bundle, env, root);
+    old.saveCodeCache();
+    // A rebuild of the same length: V8 alone could take the old cache; the build id does not.
+    await writeBundle(BODY.replace('n * 2', 'n + n'), 'bbbbbbbbbbbbbbbb');
+    const rebuilt = loadMainBundle<Exports>(bundle, env, root);
+    expect(rebuilt.cache).toBe('missing');
+    expect(rebuilt.cacheFile).not.toBe(old.cacheFile);
+    rebuilt.saveCodeCache();
+    const files = await readdir(codeCacheDir(home));
+    expect(files).toHaveLength(1);
+    expect(files[0]?.startsWith('bbbbbbbbbbbbbbbb-')).toBe(true);
+  });
+
+  it('keeps one cache per set of Node options', async () => {
+    await writeBundle(BODY);
+    const plain = loadMainBundle<Exports>(bundle, env, root);
+    const tuned = loadMainBundle<Exports>(
+      bundle,
+      { ...env, NODE_OPTIONS: '--max-old-space-size=4096' },
+      root,
+    );
+    expect(tuned.cacheFile).not.toBe(plain.cacheFile);
+  });
+
+  it('is off without a build id, without a CLAT home, or when switched off', async () => {
+    await writeFile(bundle, BODY);
+    expect(loadMainBundle<Exports>(bundle, env, root).cache).toBe('off');
+    await writeBundle(BODY);
+    const noHome = { CLAT_HOME: join(root, 'not-yet') };
+    const homeless = loadMainBundle<Exports>(bundle, noHome, root);
+    expect(homeless.cache).toBe('off');
+    homeless.saveCodeCache();
+    expect(existsSync(join(root, 'not-yet'))).toBe(false);
+    const off = loadMainBundle<Exports>(bundle, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }, root);
+    expect(off.cache).toBe('off');
+    off.saveCodeCache();
+    expect(existsSync(join(home, 'cache'))).toBe(false);
+  });
+
+  it('loses nothing but the cache when it cannot write one', async () => {
+    await writeBundle(BODY);
+    // `cache` is a file, so `cache/code` cannot be made.
+    await writeFile(join(home, 'cache'), 'not a directory');
+    const load = loadMainBundle<Exports>(bundle, env, root);
+    expect(() => load.saveCodeCache()).not.toThrow();
+    expect(load.exports.twice(3)).toBe(6);
+    expect(await readFile(join(home, 'cache'), 'utf8')).toBe('not a directory');
+  });
+
+  it('throws what loading from source throws: a missing bundle names its path', () => {
+    expect(() => loadMainBundle(join(root, 'gone.cjs'), env, root)).toThrow(/gone\.cjs/);
+  });
+});

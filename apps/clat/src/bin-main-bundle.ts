@@ -1,0 +1,188 @@
+/**
+ * Loads the binary's main bundle (dist/bin/main.cjs) through V8's code cache. Compiling the
+ * bundle's source was the largest part of a `clat tools` start, and Node 20 has no compile cache
+ * of its own (`module.enableCompileCache` came in Node 22.1), so the bundle is one CommonJS file
+ * compiled with `vm.Script`, whose code cache V8 can write and take back.
+ *
+ * The cache is written once per build, after the first command ran (so the functions that
+ * command compiled lazily are in it too), to `<clat home>/cache/code/`: the user's own 0700 home,
+ * never a shared temp directory, because V8 runs cached bytecode it accepts. V8 itself rejects a
+ * cache from another V8 version, other V8 flags or a source of another length; the file name
+ * carries the bundle's build id (its SHA-256, appended at build time) so a same-length rebuild
+ * never takes an old cache. A cache is an optimisation only: any failure loads from source.
+ * `NODE_DISABLE_COMPILE_CACHE` (Node's own switch for its compile cache) turns it off.
+ * @module
+ */
+import { isAscii } from 'node:buffer';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Script, constants as vmConstants } from 'node:vm';
+import { resolveClatHome } from './config/clat-home.js';
+
+/** The trailer tsup.bin.config.ts appends: the SHA-256 of everything before it, 16 hex digits. */
+const BUILD_ID = /\n\/\/# clatBuildId=([0-9a-f]{16})\n?$/;
+
+/** The CommonJS module wrapper, on a line of its own so the bundle's line numbers stay true. */
+const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {\n';
+const WRAPPER_TAIL = '\n})';
+
+/** The code cache directory under a CLAT home. */
+export function codeCacheDir(clatHome: string): string {
+  return join(clatHome, 'cache', 'code');
+}
+
+export interface LoadedBundle<T> {
+  exports: T;
+  /** The cache file this load read or will write; undefined when caching is off for this run. */
+  cacheFile: string | undefined;
+  /** What happened to the cache: `accepted`, `rejected` (V8 refused it), `missing` or `off`. */
+  cache: 'accepted' | 'rejected' | 'missing' | 'off';
+  /**
+   * Writes the code cache when this load could not use one. Call it after the command ran: the
+   * functions it compiled lazily go into the cache too. Never throws.
+   */
+  saveCodeCache(): void;
+}
+
+/**
+ * Compiles and runs the CommonJS bundle at `bundlePath`, with the code cache of its build when
+ * there is one. Throws only what loading the bundle from source would throw.
+ * @public bin/clat.js loads dist/bin/main.cjs with it (through dist/early/boot.cjs)
+ */
+export function loadMainBundle<T>(
+  bundlePath: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): LoadedBundle<T> {
+  const bytes = readFileSync(bundlePath);
+  // esbuild writes ASCII (non-ASCII characters escaped): decoding it as Latin-1 is a plain copy,
+  // about half the cost of UTF-8 decoding for the 1 MB bundle; anything else decodes as UTF-8.
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+  const cacheFile = cacheFileFor(source, env, cwd);
+  let cachedData: Buffer | undefined;
+  if (cacheFile !== undefined) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // No cache yet (or unreadable): compile from source and write one afterwards.
+    }
+  }
+  const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
+    filename: bundlePath,
+    lineOffset: -1,
+    ...(cachedData === undefined ? {} : { cachedData }),
+    // The bundle imports nothing dynamically from outside itself; should that change, import()
+    // resolves as it would in a module loaded by require().
+    ...(vmConstants?.USE_MAIN_CONTEXT_DEFAULT_LOADER === undefined
+      ? {}
+      : { importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER }),
+  });
+  const cache =
+    cacheFile === undefined
+      ? 'off'
+      : cachedData === undefined
+        ? 'missing'
+        : script.cachedDataRejected === true
+          ? 'rejected'
+          : 'accepted';
+  const module = { exports: {} as T };
+  const wrapper = script.runInThisContext() as (
+    exports: unknown,
+    require: NodeJS.Require,
+    module: { exports: T },
+    filename: string,
+    dirname: string,
+  ) => void;
+  wrapper(module.exports, createRequire(bundlePath), module, bundlePath, dirname(bundlePath));
+  let saved = cache === 'accepted' || cache === 'off';
+  return {
+    exports: module.exports,
+    cacheFile,
+    cache,
+    saveCodeCache() {
+      if (saved || cacheFile === undefined) return;
+      saved = true;
+      writeCache(cacheFile, script);
+    },
+  };
+}
+
+/**
+ * `<clat home>/cache/code/<build id>-<node version>-<arch>-<flags>.bin`, or undefined when the
+ * cache is off: switched off, a bundle without a build id (not built by tsup.bin.config.ts), or
+ * no CLAT home yet (a first `clat --version` does not create one).
+ */
+function cacheFileFor(source: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== '') {
+    return undefined;
+  }
+  const buildId = BUILD_ID.exec(source.slice(-64))?.[1];
+  if (buildId === undefined) return undefined;
+  const home = resolveClatHome(env, cwd).dir;
+  try {
+    if (!statSync(home).isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  // V8 refuses a cache made under other V8 flags; one file per flag set keeps two ways of running
+  // clat from rewriting each other's cache at every start.
+  const flags = fnv1a(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`);
+  return join(
+    codeCacheDir(home),
+    `${buildId}-${process.version}-${process.arch}-${flags.toString(16)}.bin`,
+  );
+}
+
+/** A short, cheap string hash for a file name (node:crypto alone would cost a start ~2 ms). */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/**
+ * Writes the cache beside its final name and renames it into place (a concurrent `clat` reads
+ * the old file or the new, never half of one), then removes the caches of other builds.
+ */
+function writeCache(cacheFile: string, script: Script): void {
+  const dir = dirname(cacheFile);
+  const temp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const data = script.createCachedData();
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, cacheFile);
+    const buildPrefix = `${cacheFile.slice(dir.length + 1).split('-')[0]}-`;
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(buildPrefix) && name.endsWith('.bin')) {
+        rmSync(join(dir, name), { force: true });
+      }
+    }
+  } catch {
+    // A read-only or full disk costs the next start its cache, nothing else.
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // Nothing was written, or nothing can be removed: either way nothing to do.
+    }
+  }
+}
