@@ -23,14 +23,16 @@ const FIGURES = [
   '4b',
   '5a',
   '5b',
-  '6',
+  '6a',
+  '6b',
   '7a',
   '7b',
   '7c',
   '7d',
   '8a',
   '8b',
-  '9',
+  '9a',
+  '9b',
 ];
 
 interface Figure {

@@ -1,5 +1,15 @@
-import { existsSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, lstatSync, statSync } from 'node:fs';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -145,6 +155,31 @@ describe('loadMainBundle', () => {
     off.saveCodeCache();
     expect(existsSync(join(home, 'cache'))).toBe(false);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'never reads nor writes a cache where another user could write, nor through a link',
+    async () => {
+      await writeBundle(BODY);
+      const first = loadMainBundle<Exports>(bundle, env, root);
+      first.saveCodeCache();
+      const file = first.cacheFile as string;
+      // A group- or world-writable cache directory: someone else could have planted the file.
+      await chmod(codeCacheDir(home), 0o777);
+      const open = loadMainBundle<Exports>(await copyOfBundle('open.cjs'), env, root);
+      expect(open.cache).toBe('off');
+      expect(open.cacheFile).toBeUndefined();
+      await chmod(codeCacheDir(home), 0o700);
+      // A link in place of the file is not followed: the load compiles from source.
+      const elsewhere = join(root, 'elsewhere.bin');
+      await rename(file, elsewhere);
+      await symlink(elsewhere, file);
+      const linked = loadMainBundle<Exports>(await copyOfBundle('linked.cjs'), env, root);
+      expect(linked.cache).toBe('missing');
+      expect(linked.exports.twice(2)).toBe(4);
+      linked.saveCodeCache();
+      expect(lstatSync(file).isFile()).toBe(true);
+    },
+  );
 
   it('loses nothing but the cache when it cannot write one', async () => {
     await writeBundle(BODY);

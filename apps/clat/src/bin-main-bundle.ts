@@ -9,19 +9,24 @@
  * never a shared temp directory, because V8 runs cached bytecode it accepts. V8 itself rejects a
  * cache from another V8 version, other V8 flags or a source of another length; the file name
  * carries the bundle's build id (its SHA-256, appended at build time) so a same-length rebuild
- * never takes an old cache. A cache is an optimisation only: any failure loads from source.
+ * never takes an old cache, and a cache directory or file another user could write (or a link)
+ * is never used. A cache is an optimisation only: any failure loads from source.
  * `NODE_DISABLE_COMPILE_CACHE` (Node's own switch for its compile cache) turns it off.
  * @module
  */
 import { isAscii } from 'node:buffer';
 import {
   closeSync,
+  constants as fsConstants,
+  fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
   writeSync,
 } from 'node:fs';
@@ -69,14 +74,12 @@ export function loadMainBundle<T>(
   // esbuild writes ASCII (non-ASCII characters escaped): decoding it as Latin-1 is a plain copy,
   // about half the cost of UTF-8 decoding for the 1 MB bundle; anything else decodes as UTF-8.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-  const cacheFile = cacheFileFor(source, env, cwd);
+  let cacheFile = cacheFileFor(source, env, cwd);
   let cachedData: Buffer | undefined;
   if (cacheFile !== undefined) {
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      // No cache yet (or unreadable): compile from source and write one afterwards.
-    }
+    const dirs = cacheDirsState(dirname(cacheFile));
+    if (dirs === 'foreign') cacheFile = undefined;
+    else if (dirs === 'private') cachedData = readPrivateFile(cacheFile);
   }
   const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
     filename: bundlePath,
@@ -144,6 +147,49 @@ function cacheFileFor(source: string, env: NodeJS.ProcessEnv, cwd: string): stri
   );
 }
 
+/**
+ * Whether `<home>/cache` and `<home>/cache/code` are this user's own directories that nobody
+ * else may write (`absent` when one does not exist yet). V8 runs the bytecode it accepts, so a
+ * cache in a place another user can write is never read nor written.
+ */
+function cacheDirsState(codeDir: string): 'private' | 'absent' | 'foreign' {
+  for (const dir of [dirname(codeDir), codeDir]) {
+    let stats: Stats;
+    try {
+      stats = lstatSync(dir);
+    } catch {
+      return 'absent';
+    }
+    if (!stats.isDirectory() || !ownedByUser(stats)) return 'foreign';
+  }
+  return 'private';
+}
+
+/** This user's file, writable by nobody else and not a symbolic link. */
+function ownedByUser(stats: Stats): boolean {
+  const uid = process.getuid?.();
+  return uid === undefined || (stats.uid === uid && (stats.mode & 0o022) === 0);
+}
+
+/** The cache file's bytes, or undefined when it is missing, a link or not the user's own. */
+function readPrivateFile(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+  } catch {
+    // No cache yet (or a link, refused by O_NOFOLLOW): compile from source, write one afterwards.
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    return stats.isFile() && ownedByUser(stats) ? readFileSync(fd) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A short, cheap string hash for a file name (node:crypto alone would cost a start ~2 ms). */
 function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
@@ -163,6 +209,8 @@ function writeCache(cacheFile: string, script: Script): void {
   const temp = `${cacheFile}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // mkdir leaves a directory that already existed as it was: write only into private ones.
+    if (cacheDirsState(dir) !== 'private') return;
     const data = script.createCachedData();
     const fd = openSync(temp, 'w', 0o600);
     try {
