@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isKernelError } from '@clat/kernel';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from './digest.js';
 import { WasmErrorCode } from './errors.js';
 import { type MountedWasmPlugin, mountWasmPlugin } from './mount.js';
@@ -99,6 +99,44 @@ describe('a hand-written WAT component', () => {
     const again = await h.pipeline.call('wasm_wat_echo', { after: 'idle' }, run());
     expect(again.structured).toEqual({ after: 'idle' });
     expect(plugin.restarts).toBe(before);
+  });
+
+  it('serves each call once when the worker is woken without a new call', async () => {
+    // A notify can reach the worker after it already took the call it was for: the host may be
+    // preempted between publishing a call number and notifying. Here every published call is
+    // preceded by such a stray wake-up while the worker sleeps in Atomics.wait, with the next
+    // call's request already in the slot. A worker that served on any wake-up would serve the
+    // previous call again, over the request, and then read its own result as the next name.
+    const store = Atomics.store;
+    const notify = Atomics.notify;
+    const slotHeader = (cell: unknown): cell is Int32Array =>
+      cell instanceof Int32Array && cell.length === 8 && cell.buffer instanceof SharedArrayBuffer;
+    const spin = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {}
+    };
+    const stores = vi.spyOn(Atomics, 'store').mockImplementation(((
+      cell: Int32Array,
+      index: number,
+      value: number,
+    ) => {
+      if (slotHeader(cell) && index === 0) {
+        notify(cell, 0);
+        spin(3);
+      }
+      return store(cell, index, value);
+    }) as typeof Atomics.store);
+    try {
+      for (let i = 0; i < 20; i++) {
+        // Long enough for the worker to stop spinning and sleep in Atomics.wait.
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        const result = await h.pipeline.call('wasm_wat_echo', { stray: i }, run());
+        expect(result.content).toBe(JSON.stringify({ stray: i }));
+      }
+      expect(stores).toHaveBeenCalled();
+    } finally {
+      stores.mockRestore();
+    }
   });
 
   it('answers a host import (config.get) from a non-JS guest', async () => {

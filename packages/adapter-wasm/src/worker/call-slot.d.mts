@@ -24,3 +24,15 @@ export declare function createCallSlotBuffer(): SharedArrayBuffer;
 export declare function callSlotOf(buffer: SharedArrayBuffer): CallSlot;
 export declare function writeSlotText(slot: CallSlot, offset: number, text: string): number;
 export declare function readSlotText(slot: CallSlot, offset: number, bytes: number): string;
+export declare function changesWithin(
+  cell: Int32Array,
+  index: number,
+  value: number,
+  ms: number,
+): boolean;
+export declare function awaitRequest(
+  header: Int32Array,
+  served: number,
+  spinMs: number,
+  idleMs: number,
+): boolean;

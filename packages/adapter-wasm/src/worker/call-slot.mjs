@@ -62,6 +62,36 @@ export function writeSlotText(slot, offset, text) {
   return slot.data.write(text, offset, 'utf8');
 }
 
+/**
+ * Spins up to `ms` while `cell[index]` still holds `value`; true once it changed. terminate()
+ * still interrupts it.
+ */
+export function changesWithin(cell, index, value, ms) {
+  const end = performance.now() + ms;
+  while (Atomics.load(cell, index) === value) {
+    if (performance.now() >= end) return false;
+  }
+  return true;
+}
+
+/**
+ * The worker's wait for the call after `served`: spins `spinMs`, then sleeps in Atomics.wait for
+ * up to `idleMs`. True once a new call number is there, false when none came. A wake-up is only
+ * a hint: a notify can arrive after the worker already took the call it was for (the host was
+ * preempted between publishing the number and notifying), and serving on it would serve that
+ * call again, over the data area the next request is being written to.
+ */
+export function awaitRequest(header, served, spinMs, idleMs) {
+  if (changesWithin(header, REQUEST_SEQ, served, spinMs)) return true;
+  const end = performance.now() + idleMs;
+  for (;;) {
+    const left = end - performance.now();
+    if (left <= 0) return false;
+    Atomics.wait(header, REQUEST_SEQ, served, left);
+    if (Atomics.load(header, REQUEST_SEQ) !== served) return true;
+  }
+}
+
 /** Reads `bytes` bytes of UTF-8 at `offset` of the data area. */
 export function readSlotText(slot, offset, bytes) {
   return slot.data.toString('utf8', offset, offset + bytes);

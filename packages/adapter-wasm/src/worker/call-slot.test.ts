@@ -1,7 +1,10 @@
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import {
+  awaitRequest,
   callSlotOf,
   createCallSlotBuffer,
+  REQUEST_SEQ,
   readSlotText,
   SLOT_DATA_BYTES,
   writeSlotText,
@@ -34,5 +37,53 @@ describe('the call slot', () => {
       writeSlotText(slot, 10, `${'€'.repeat(1000)}${'a'.repeat(SLOT_DATA_BYTES - 3000)}`),
     ).toBe(-1);
     expect(writeSlotText(slot, SLOT_DATA_BYTES, '')).toBe(0);
+  });
+});
+
+/** A thread that wakes the slot's waiter `stray` times without a new call, then publishes `next`. */
+function waker(buffer: SharedArrayBuffer, stray: number, next: number | undefined): Worker {
+  const source = `
+    const { workerData } = require('node:worker_threads');
+    const header = new Int32Array(workerData.buffer, 0, 8);
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < workerData.stray; i++) {
+      Atomics.wait(nap, 0, 0, 2);
+      Atomics.notify(header, ${REQUEST_SEQ});
+    }
+    if (workerData.next !== undefined) {
+      Atomics.store(header, ${REQUEST_SEQ}, workerData.next);
+      Atomics.notify(header, ${REQUEST_SEQ});
+    }
+  `;
+  return new Worker(source, { eval: true, workerData: { buffer, stray, next } });
+}
+
+describe('the worker waiting for a call', () => {
+  it('returns only once a new call number is there, sleeping through wake-ups without one', async () => {
+    const buffer = createCallSlotBuffer();
+    const slot = callSlotOf(buffer);
+    Atomics.store(slot.header, REQUEST_SEQ, 5);
+    const thread = waker(buffer, 5, 6);
+    const exited = new Promise((resolve) => thread.once('exit', resolve));
+    expect(awaitRequest(slot.header, 5, 0.1, 60_000)).toBe(true);
+    expect(Atomics.load(slot.header, REQUEST_SEQ)).toBe(6);
+    await exited;
+  });
+
+  it('reports no call when only wake-ups without one came before the idle wait ended', async () => {
+    const buffer = createCallSlotBuffer();
+    const slot = callSlotOf(buffer);
+    Atomics.store(slot.header, REQUEST_SEQ, 5);
+    const thread = waker(buffer, 3, undefined);
+    const exited = new Promise((resolve) => thread.once('exit', resolve));
+    expect(awaitRequest(slot.header, 5, 0.1, 100)).toBe(false);
+    expect(Atomics.load(slot.header, REQUEST_SEQ)).toBe(5);
+    await exited;
+  });
+
+  it('returns at once when the call number changed while it spun', () => {
+    const slot = callSlotOf(createCallSlotBuffer());
+    Atomics.store(slot.header, REQUEST_SEQ, 7);
+    expect(awaitRequest(slot.header, 6, 0.1, 60_000)).toBe(true);
   });
 });

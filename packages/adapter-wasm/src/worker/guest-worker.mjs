@@ -10,7 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import {
   ARGS_BYTES,
+  awaitRequest,
   callSlotOf,
+  changesWithin,
   NAME_BYTES,
   REQUEST_KIND,
   REQUEST_PORT,
@@ -93,8 +95,11 @@ function receiveWaiting(port) {
 function hostCall(iface, fn, args) {
   Atomics.store(signal, 0, 0);
   hostPort.postMessage({ iface, fn, args });
-  // The guest resumes right after the answer: spin first, as between calls (SPIN_MS).
-  if (!changesWithin(signal, 0, 0, SPIN_MS)) Atomics.wait(signal, 0, 0);
+  // The guest resumes right after the answer: spin first, as between calls (SPIN_MS). A late
+  // notify meant for the previous answer is slept through (see awaitRequest).
+  if (!changesWithin(signal, 0, 0, SPIN_MS)) {
+    while (Atomics.load(signal, 0) === 0) Atomics.wait(signal, 0, 0);
+  }
   return receiveWaiting(hostPort);
 }
 
@@ -194,10 +199,7 @@ try {
 function serve() {
   const sliceEnd = performance.now() + SLICE_MS;
   for (;;) {
-    if (
-      !changesWithin(slotHeader, REQUEST_SEQ, served, SPIN_MS) &&
-      Atomics.wait(slotHeader, REQUEST_SEQ, served, IDLE_WAIT_MS) === 'timed-out'
-    ) {
+    if (!awaitRequest(slotHeader, served, SPIN_MS, IDLE_WAIT_MS)) {
       park();
       return;
     }
@@ -209,21 +211,10 @@ function serve() {
   }
 }
 
-/**
- * Spins up to `ms` while `cell[index]` still holds `value`; true once it changed. terminate()
- * still interrupts it.
- */
-function changesWithin(cell, index, value, ms) {
-  const end = performance.now() + ms;
-  while (Atomics.load(cell, index) === value) {
-    if (performance.now() >= end) return false;
-  }
-  return true;
-}
-
 /** Waits for the next call from the event loop, which runs meanwhile. */
 function park() {
   const next = Atomics.waitAsync(slotHeader, REQUEST_SEQ, served);
+  // serve() looks at the call number itself: a wake-up without a new call only costs a wait.
   if (next.async) next.value.then(serve);
   else setImmediate(serve);
 }
