@@ -16,6 +16,8 @@ const BENCH = fileURLToPath(new URL('./run.mjs', import.meta.url));
 const FIGURES = [
   '1a',
   '1b',
+  '1c',
+  '1d',
   '2',
   '3a',
   '3b',

@@ -90,11 +90,16 @@ export async function mountClat(name, clatHome, server = BENCH_SERVER) {
   };
 }
 
-/** A hand-written JSON-RPC client over the child's pipes: the floor any client can reach. */
-export async function bareClient(server = BENCH_SERVER, env = {}) {
+/**
+ * A hand-written JSON-RPC client over the child's pipes: the floor any client can reach. With
+ * `ownSession`, the server is spawned as CLAT spawns its servers (`detached`: its own session and
+ * process group, and on Linux its own scheduler autogroup).
+ */
+export async function bareClient(server = BENCH_SERVER, env = {}, { ownSession = false } = {}) {
   const child = spawn(NODE, [server], {
     stdio: ['pipe', 'pipe', 'ignore'],
     env: { ...process.env, ...env },
+    detached: ownSession,
   });
   const pending = new Map();
   let nextId = 1;

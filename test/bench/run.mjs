@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   BENCH_SERVER,
+  bareClient,
   clatConnectList,
   clatHomeWith,
   HERE,
@@ -146,6 +147,13 @@ async function perCallAndBurst(home) {
   );
   try {
     const n = QUICK ? 300 : 1000;
+    // The floor again, with its server in a session of its own as CLAT spawns servers (for
+    // teardown of the whole group, and no controlling terminal): figures 1c/1d.
+    const ownSession = {
+      id: 'bareOwnSession',
+      client: await bareClient(BENCH_SERVER, {}, { ownSession: true }),
+    };
+    open.push(ownSession);
     for (const peer of open) {
       for (let i = 0; i < 200; i++) await peer.client.call('echo', { text: 'warm' });
     }
@@ -164,8 +172,10 @@ async function perCallAndBurst(home) {
       ['p99', '1b', 'per-call latency p99 (sequential calls)', 0.9],
     ]) {
       const values = {};
-      for (const peer of open)
-        values[columnOf(peer.id)] = median(perCall[peer.id].map((r) => r[key]));
+      for (const peer of open) {
+        if (peer !== ownSession)
+          values[columnOf(peer.id)] = median(perCall[peer.id].map((r) => r[key]));
+      }
       record({
         id,
         name,
@@ -173,10 +183,39 @@ async function perCallAndBurst(home) {
         errors: errorColumns,
         format: us,
         goals: [{ against: 'sdkV1', max: goal }],
-        raw: Object.fromEntries(open.map((peer) => [peer.id, perCall[peer.id].map((r) => r[key])])),
+        raw: Object.fromEntries(
+          open
+            .filter((peer) => peer !== ownSession)
+            .map((peer) => [peer.id, perCall[peer.id].map((r) => r[key])]),
+        ),
         note: `${n} calls per peer per round, ${PER_CALL_ROUNDS} rounds; values are ms per call per round`,
       });
     }
+    // What the own session costs, on the same rounds: CLAT against the floor spawned the same way.
+    for (const [key, id, what] of perCall.clat === undefined
+      ? []
+      : [
+          ['p50', '1c', 'p50'],
+          ['p99', '1d', 'p99'],
+        ]) {
+      const values = {
+        clat: median(perCall.clat.map((r) => r[key])),
+        floor: median(perCall[ownSession.id].map((r) => r[key])),
+      };
+      record({
+        id,
+        name: `per-call latency ${what}, floor with its server in a session of its own as CLAT spawns servers`,
+        values,
+        format: us,
+        raw: {
+          clat: perCall.clat.map((r) => r[key]),
+          bareOwnSession: perCall[ownSession.id].map((r) => r[key]),
+        },
+        note: `the rounds of 1a/1b; the floor's server is spawned detached (setsid), as CLAT's are`,
+      });
+    }
+    open.splice(open.indexOf(ownSession), 1);
+    await ownSession.client.close();
 
     const burstSize = 1000;
     const bursts = await roundsOf(open, QUICK ? 2 : 5, async (peer) => {
