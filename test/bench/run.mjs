@@ -39,10 +39,16 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 EventEmitter.defaultMaxListeners = 2000;
 const QUICK = process.argv.includes('--quick');
 const ROUNDS = QUICK ? 2 : 7;
-// A round of sequential calls lands in one of two regimes, depending on where the scheduler puts
-// each server process for that round (p50 about 30 or about 100 µs for every peer alike): with 7
-// rounds the median of a peer flips between runs, so figures 1a/1b take more.
-const PER_CALL_ROUNDS = QUICK ? 2 : 15;
+// A round of sequential calls lands in one of two regimes (p50 about 30 or about 100 µs, for
+// every peer alike), and which one is largely a property of the connection's server process: on
+// the bench VM three identical CLAT connections in one run, rounds interleaved, had p50 medians of
+// 94, 84 and 42 µs. So figures 1 and 2 run in CONNECTIONS blocks, each on fresh connections
+// (server processes) for every peer, closed before the next block opens, and take more rounds
+// than the other figures. Each connection is warmed first (WARM_CALLS calls and one burst): with
+// 200 calls, a fresh Node server had not settled yet and every peer's p99 was 2-4x its steady value.
+const CONNECTIONS = QUICK ? 1 : 5;
+const ROUNDS_PER_CONNECTION = QUICK ? 2 : 3;
+const WARM_CALLS = QUICK ? 200 : 3000;
 const MiB = 1024 * 1024;
 const figures = [];
 /** Table columns after CLAT, in order. `floor` is the bare script or raw pipe of each figure. */
@@ -141,107 +147,121 @@ const columnOf = (id) => (id === 'bare' ? 'floor' : id);
 
 // 1. Per-call latency p50/p99, sequential calls, and 2. 1,000 concurrent calls.
 async function perCallAndBurst(home) {
-  const { open, errors } = await openPeers(home);
-  const errorColumns = Object.fromEntries(
-    Object.entries(errors).map(([id, message]) => [columnOf(id), message]),
-  );
-  try {
-    const n = QUICK ? 300 : 1000;
+  const n = QUICK ? 300 : 1000;
+  const burstSize = 1000;
+  const perCall = {};
+  const bursts = {};
+  const errors = {};
+  const push = (table, id, value) => {
+    if (table[id] === undefined) table[id] = [];
+    table[id].push(value);
+  };
+  // Each block opens fresh connections (server processes) for every peer, runs its rounds and one
+  // burst per peer, and closes them: only one set of servers is alive at a time.
+  for (let block = 0; block < CONNECTIONS; block++) {
+    const opened = await openPeers(home);
+    Object.assign(errors, opened.errors);
+    const open = opened.open;
     // The floor again, with its server in a session of its own as CLAT spawns servers (for
     // teardown of the whole group, and no controlling terminal): figures 1c/1d.
-    const ownSession = {
+    open.push({
       id: 'bareOwnSession',
       client: await bareClient(BENCH_SERVER, {}, { ownSession: true }),
-    };
-    open.push(ownSession);
-    for (const peer of open) {
-      for (let i = 0; i < 200; i++) await peer.client.call('echo', { text: 'warm' });
-    }
-    const perCall = await roundsOf(open, PER_CALL_ROUNDS, async (peer) => {
-      const times = new Array(n);
-      const args = { text: 'ping' };
-      for (let i = 0; i < n; i++) {
-        const t0 = now();
-        await peer.client.call('echo', args);
-        times[i] = now() - t0;
-      }
-      return { p50: percentile(times, 50), p99: percentile(times, 99) };
     });
-    for (const [key, id, name, goal] of [
-      ['p50', '1a', 'per-call latency p50 (sequential calls)', 0.9],
-      ['p99', '1b', 'per-call latency p99 (sequential calls)', 0.9],
-    ]) {
-      const values = {};
+    try {
+      // A fresh server needs thousands of calls before its JIT and heap settle (see WARM_CALLS).
       for (const peer of open) {
-        if (peer !== ownSession)
-          values[columnOf(peer.id)] = median(perCall[peer.id].map((r) => r[key]));
+        for (let i = 0; i < WARM_CALLS; i++) await peer.client.call('echo', { text: 'warm' });
+        if (peer.id === 'bareOwnSession') continue;
+        await Promise.all(
+          Array.from({ length: burstSize }, (_, i) => peer.client.call('echo', { text: `w${i}` })),
+        );
       }
-      record({
-        id,
-        name,
-        values,
-        errors: errorColumns,
-        format: us,
-        goals: [{ against: 'sdkV1', max: goal }],
-        raw: Object.fromEntries(
-          open
-            .filter((peer) => peer !== ownSession)
-            .map((peer) => [peer.id, perCall[peer.id].map((r) => r[key])]),
-        ),
-        note: `${n} calls per peer per round, ${PER_CALL_ROUNDS} rounds; values are ms per call per round`,
-      });
+      for (let r = 0; r < ROUNDS_PER_CONNECTION; r++) {
+        for (const peer of interleaved(block * ROUNDS_PER_CONNECTION + r, open)) {
+          const times = new Array(n);
+          const args = { text: 'ping' };
+          for (let i = 0; i < n; i++) {
+            const t0 = now();
+            await peer.client.call('echo', args);
+            times[i] = now() - t0;
+          }
+          push(perCall, peer.id, { p50: percentile(times, 50), p99: percentile(times, 99) });
+        }
+      }
+      for (const peer of interleaved(block, open)) {
+        if (peer.id === 'bareOwnSession') continue;
+        const t0 = now();
+        const results = await Promise.all(
+          Array.from({ length: burstSize }, (_, i) => peer.client.call('echo', { text: `m${i}` })),
+        );
+        const elapsed = now() - t0;
+        if (results.some((result) => result.isError))
+          throw new Error(`${peer.id}: a burst call failed`);
+        push(bursts, peer.id, elapsed);
+      }
+    } finally {
+      for (const peer of open) await peer.client.close().catch(() => {});
     }
-    // What the own session costs, on the same rounds: CLAT against the floor spawned the same way.
-    for (const [key, id, what] of perCall.clat === undefined
-      ? []
-      : [
-          ['p50', '1c', 'p50'],
-          ['p99', '1d', 'p99'],
-        ]) {
-      const values = {
-        clat: median(perCall.clat.map((r) => r[key])),
-        floor: median(perCall[ownSession.id].map((r) => r[key])),
-      };
+  }
+  const measured = Object.keys(bursts);
+  const errorColumns = Object.fromEntries(
+    Object.entries(errors)
+      .filter(([id]) => !measured.includes(id))
+      .map(([id, message]) => [columnOf(id), message]),
+  );
+  const rounds = CONNECTIONS * ROUNDS_PER_CONNECTION;
+  for (const [key, id, name, goal] of [
+    ['p50', '1a', 'per-call latency p50 (sequential calls)', 0.9],
+    ['p99', '1b', 'per-call latency p99 (sequential calls)', 0.9],
+  ]) {
+    const values = {};
+    for (const peer of measured) values[columnOf(peer)] = median(perCall[peer].map((r) => r[key]));
+    record({
+      id,
+      name,
+      values,
+      errors: errorColumns,
+      format: us,
+      goals: [{ against: 'sdkV1', max: goal }],
+      raw: Object.fromEntries(measured.map((peer) => [peer, perCall[peer].map((r) => r[key])])),
+      note: `${n} calls per peer per round, ${rounds} rounds: ${ROUNDS_PER_CONNECTION} on each of ${CONNECTIONS} fresh connections per peer; values are ms per call per round`,
+    });
+  }
+  // What the own session costs, on the same rounds: CLAT against the floor spawned the same way.
+  if (perCall.clat !== undefined && perCall.bareOwnSession !== undefined) {
+    for (const [key, id] of [
+      ['p50', '1c'],
+      ['p99', '1d'],
+    ]) {
       record({
         id,
-        name: `per-call latency ${what}, floor with its server in a session of its own as CLAT spawns servers`,
-        values,
+        name: `per-call latency ${key}, floor with its server in a session of its own as CLAT spawns servers`,
+        values: {
+          clat: median(perCall.clat.map((r) => r[key])),
+          floor: median(perCall.bareOwnSession.map((r) => r[key])),
+        },
         format: us,
         raw: {
           clat: perCall.clat.map((r) => r[key]),
-          bareOwnSession: perCall[ownSession.id].map((r) => r[key]),
+          bareOwnSession: perCall.bareOwnSession.map((r) => r[key]),
         },
-        note: `the rounds of 1a/1b; the floor's server is spawned detached (setsid), as CLAT's are`,
+        note: `the rounds of 1a/1b; the floor's servers are spawned detached (setsid), as CLAT's are`,
       });
     }
-    open.splice(open.indexOf(ownSession), 1);
-    await ownSession.client.close();
-
-    const burstSize = 1000;
-    const bursts = await roundsOf(open, QUICK ? 2 : 5, async (peer) => {
-      const t0 = now();
-      const results = await Promise.all(
-        Array.from({ length: burstSize }, (_, i) => peer.client.call('echo', { text: `m${i}` })),
-      );
-      const elapsed = now() - t0;
-      if (results.some((result) => result.isError))
-        throw new Error(`${peer.id}: a burst call failed`);
-      return elapsed;
-    });
-    const values = {};
-    for (const peer of open) values[columnOf(peer.id)] = median(bursts[peer.id]);
-    record({
-      id: 2,
-      name: '1,000 concurrent calls on one stdio connection (whole burst)',
-      values,
-      errors: errorColumns,
-      format: ms,
-      goals: [{ against: 'sdkV1', max: 0.8 }],
-      raw: bursts,
-    });
-  } finally {
-    for (const peer of open) await peer.client.close().catch(() => {});
   }
+  const values = {};
+  for (const peer of measured) values[columnOf(peer)] = median(bursts[peer]);
+  record({
+    id: 2,
+    name: '1,000 concurrent calls on one stdio connection (whole burst)',
+    values,
+    errors: errorColumns,
+    format: ms,
+    goals: [{ against: 'sdkV1', max: 0.8 }],
+    raw: bursts,
+    note: `one burst per peer on each of ${CONNECTIONS} fresh connections`,
+  });
 }
 
 // 3a. A 1 MiB tool result end to end; the floor is a raw pipe moving the same bytes. The limit
