@@ -5,25 +5,23 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLAT_BIN, CliSandbox, parseJsonOutput } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLAT_BIN, parseJsonOutput, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
-let sandbox: CliSandbox;
 let tmux: TmuxSession | undefined;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  await sandbox.writeMcp({ notes: sandbox.notesServer() });
-});
-afterEach(async () => {
-  tmux?.kill();
-  tmux = undefined;
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    await sandbox.writeMcp({ notes: sandbox.notesServer() });
+  },
+  {
+    teardown: () => {
+      tmux?.kill();
+      tmux = undefined;
+    },
+  },
+);
 
 const PROMPT = 'Allow? [y/N] (s = always this session, p = always in this project)';
 

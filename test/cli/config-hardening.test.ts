@@ -5,19 +5,10 @@
  */
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, parseJsonOutput } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { parseJsonOutput, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-});
-afterEach(async () => {
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox();
 
 const SECRETS = [
   'pw-0123456789',

@@ -6,26 +6,21 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox, REPO_ROOT } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLAT_BIN, CLI_FIXTURES, REPO_ROOT, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 const ROUNDS = join(REPO_ROOT, 'test/fixtures/bridge/rounds-server.mjs');
 
-let sandbox: CliSandbox;
 let tmux: TmuxSession;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  await sandbox.writeMcp({ rounds: sandbox.node(ROUNDS) });
-  tmux = new TmuxSession(`clat-shapes-${process.pid}-${Date.now()}`);
-});
-afterEach(async () => {
-  tmux.kill();
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    await sandbox.writeMcp({ rounds: sandbox.node(ROUNDS) });
+    tmux = new TmuxSession(`clat-shapes-${process.pid}-${Date.now()}`);
+  },
+  { teardown: () => tmux.kill(), settleMs: 3_000 },
+);
 
 describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
   it('the session asks every shape, taking defaults on Enter', async () => {

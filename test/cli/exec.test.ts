@@ -5,30 +5,28 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FakeChatServer, type ScriptedReply, startFakeChatServer } from './chat-server.js';
-import { assertBuilt, CLI_FIXTURES, CliSandbox, REPO_ROOT } from './support.js';
+import { CLI_FIXTURES, REPO_ROOT, useCliSandbox } from './support.js';
 
 const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
 const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 
 const API_KEY = 'sk-e2e-provider-key-0123456789';
 
-let sandbox: CliSandbox;
 let chat: FakeChatServer | undefined;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  await sandbox.run(['trust']);
-});
-afterEach(async () => {
-  await chat?.close();
-  chat = undefined;
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    await sandbox.run(['trust']);
+  },
+  {
+    teardown: async () => {
+      await chat?.close();
+      chat = undefined;
+    },
+  },
+);
 
 async function withModel(replies: ScriptedReply[]): Promise<FakeChatServer> {
   chat = await startFakeChatServer(replies);

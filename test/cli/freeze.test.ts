@@ -8,22 +8,16 @@ import { join } from 'node:path';
 import { type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
 import { defaultComposition, formatMcpStatus, resolveClatHome } from '@clat/cli';
 import { createHost, type Host } from '@clat/kernel';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI_FIXTURES, CliSandbox, NOTES_SERVER } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_FIXTURES, NOTES_SERVER, useCliSandbox } from './support.js';
 
-let sandbox: CliSandbox;
 let session: Host | undefined;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-});
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
+const sandbox = useCliSandbox(undefined, {
+  teardown: async () => {
+    await session?.close();
+    session = undefined;
+  },
 });
 
 async function until(check: () => boolean, what: string): Promise<void> {

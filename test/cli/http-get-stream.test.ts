@@ -3,14 +3,14 @@
  * shows per server whether a GET stream is open; under tmux, an elicitation the server sends on
  * its GET stream while `/call` waits reaches the user, and the call completes with the answer.
  */
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   type HttpFixture,
   startDualEraServer,
   startSessionServer,
   stopAllHttpFixtures,
 } from '../fixtures/http-servers/spawn.js';
-import { assertBuilt, CLAT_BIN, CliSandbox, parseJsonOutput } from './support.js';
+import { CLAT_BIN, parseJsonOutput, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 interface StatusJson {
@@ -24,17 +24,7 @@ interface StatusJson {
   }[];
 }
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-});
-afterEach(async () => {
-  await stopAllHttpFixtures();
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(undefined, { teardown: stopAllHttpFixtures });
 
 describe('GET stream and era fallback via clat', () => {
   it('clat mcp shows the GET stream per server; slow and future-only discovery fall back', async () => {

@@ -1,28 +1,23 @@
 /** Streamable HTTP servers through the real `clat` binary, with secret headers kept out of output. */
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type HttpFixture,
   startDualEraServer,
   stopAllHttpFixtures,
 } from '../fixtures/http-servers/spawn.js';
-import { assertBuilt, CliSandbox, parseJsonOutput } from './support.js';
+import { parseJsonOutput, useCliSandbox } from './support.js';
 
 const SECRET = 'sk-http-header-secret-0123456789';
 
-let sandbox: CliSandbox;
 let fixture: HttpFixture;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  await sandbox.run(['trust']);
-  fixture = await startDualEraServer();
-});
-afterEach(async () => {
-  await stopAllHttpFixtures();
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    await sandbox.run(['trust']);
+    fixture = await startDualEraServer();
+  },
+  { teardown: stopAllHttpFixtures },
+);
 
 describe('HTTP servers via clat', () => {
   it('connects with the configured header and never prints it', async () => {

@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
-import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox, NOTES_SERVER } from './support.js';
+import { CLAT_BIN, CLI_FIXTURES, NOTES_SERVER, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 /** Polls `check` (hang guard: 10 s). */
@@ -20,22 +20,22 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-let sandbox: CliSandbox;
 let tmux: TmuxSession;
 let chat: FakeChatServer | undefined;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  tmux = new TmuxSession(`clat-tmux-${process.pid}-${Date.now()}`);
-});
-afterEach(async () => {
-  tmux.kill();
-  await chat?.close();
-  chat = undefined;
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    tmux = new TmuxSession(`clat-tmux-${process.pid}-${Date.now()}`);
+  },
+  {
+    teardown: async () => {
+      tmux.kill();
+      await chat?.close();
+      chat = undefined;
+    },
+    settleMs: 3_000,
+  },
+);
 
 describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
   it('shows /mcp, asks for approval and questions, and cancels running calls with Esc', async () => {

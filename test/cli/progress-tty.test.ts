@@ -4,26 +4,20 @@
  * cancelled. The plain-line form for a non-TTY stderr is tested in rich-content.test.ts.
  */
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLAT_BIN, CliSandbox, STDIO_FIXTURES } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { CLAT_BIN, STDIO_FIXTURES, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
-let sandbox: CliSandbox;
 let tmux: TmuxSession;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  await sandbox.writeMcp({ rich: sandbox.node(join(STDIO_FIXTURES, 'rich-content.mjs')) });
-  await sandbox.run(['trust']);
-  tmux = new TmuxSession(`clat-progress-${process.pid}-${Date.now()}`);
-});
-afterEach(async () => {
-  tmux.kill();
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    await sandbox.writeMcp({ rich: sandbox.node(join(STDIO_FIXTURES, 'rich-content.mjs')) });
+    await sandbox.run(['trust']);
+    tmux = new TmuxSession(`clat-progress-${process.pid}-${Date.now()}`);
+  },
+  { teardown: () => tmux.kill() },
+);
 
 /** Pane rows that show a progress report of the fixture's `steps` tool. */
 function progressRows(pane: string): string[] {

@@ -7,34 +7,27 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
 import {
-  assertBuilt,
   CLAT_BIN,
   type ClatResult,
-  CliSandbox,
   EVERYTHING_SERVER,
   parseJsonOutput,
   STDIO_FIXTURES,
+  useCliSandbox,
 } from './support.js';
 
 const PIXEL_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-let sandbox: CliSandbox;
 let chat: FakeChatServer | undefined;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-});
-afterEach(async () => {
-  await chat?.close();
-  chat = undefined;
-  expect(sandbox.survivors()).toEqual([]);
-  await sandbox.cleanup();
+const sandbox = useCliSandbox(undefined, {
+  teardown: async () => {
+    await chat?.close();
+    chat = undefined;
+  },
 });
 
 function events(): string {

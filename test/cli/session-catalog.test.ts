@@ -6,27 +6,27 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
-import { assertBuilt, CLAT_BIN, CLI_FIXTURES, CliSandbox, EVERYTHING_SERVER } from './support.js';
+import { CLAT_BIN, CLI_FIXTURES, EVERYTHING_SERVER, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
-let sandbox: CliSandbox;
 let tmux: TmuxSession;
 let chat: FakeChatServer | undefined;
 
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  tmux = new TmuxSession(`clat-catalog-${process.pid}-${Date.now()}`);
-});
-afterEach(async () => {
-  tmux.kill();
-  await chat?.close();
-  chat = undefined;
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    tmux = new TmuxSession(`clat-catalog-${process.pid}-${Date.now()}`);
+  },
+  {
+    teardown: async () => {
+      tmux.kill();
+      await chat?.close();
+      chat = undefined;
+    },
+    settleMs: 3_000,
+  },
+);
 
 describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () => {
   it('runs a prompt slash command and attaches a mentioned resource to the next model turn', async () => {

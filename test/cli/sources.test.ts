@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox, NOTES_SERVER, parseJsonOutput, REPO_ROOT } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { NOTES_SERVER, parseJsonOutput, REPO_ROOT, useCliSandbox } from './support.js';
 
 const NOTES_PACKAGE = join(REPO_ROOT, 'plugins/mcp-notes/dist/package');
 const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
@@ -28,19 +28,17 @@ interface StatusJson {
   }[];
 }
 
-let sandbox: CliSandbox;
-
-beforeAll(assertBuilt);
-beforeEach(async () => {
-  sandbox = new CliSandbox();
-  await sandbox.setup();
-  await sandbox.run(['trust']);
-});
-afterEach(async () => {
-  expect(sandbox.survivors()).toEqual([]);
-  expect(sandbox.survivors(join(sandbox.home, 'plugin-store'))).toEqual([]);
-  await sandbox.cleanup();
-});
+const sandbox = useCliSandbox(
+  async () => {
+    await sandbox.run(['trust']);
+  },
+  {
+    // Servers of installed packages run from the plugin store, without the sandbox's marker.
+    teardown: () => {
+      expect(sandbox.survivors(join(sandbox.home, 'plugin-store'))).toEqual([]);
+    },
+  },
+);
 
 describe('mount sources', () => {
   it('mounts an installed mcp-stdio package with its static prompt; a user entry wins', async () => {

@@ -152,12 +152,26 @@ export function parseJsonOutput<T>(result: ClatResult): T {
   }
 }
 
+/** What {@link useCliSandbox} does after each test besides its checks. */
+export interface CliSandboxHooks {
+  /** Runs after each test, before the survivor check (close a chat server, kill a tmux session). */
+  teardown?: () => unknown;
+  /**
+   * How long processes may take to exit after `teardown` (a killed tmux session's `clat` gets
+   * SIGHUP and exits on its own time); 0 checks at once.
+   */
+  settleMs?: number;
+}
+
 /**
  * The sandbox of every test in the calling file: asserts the CLI is built, sets up a fresh
- * sandbox (then runs `prepare`) before each test, and after each checks that no process the test
- * started survived, cleaning up even when that check fails.
+ * sandbox (then runs `prepare`) before each test, and after each runs `teardown`, checks that no
+ * process the test started survived, and cleans up even when that check fails.
  */
-export function useCliSandbox(prepare?: () => Promise<void>): CliSandbox {
+export function useCliSandbox(
+  prepare?: () => Promise<void>,
+  hooks: CliSandboxHooks = {},
+): CliSandbox {
   const sandbox = new CliSandbox();
   beforeAll(assertBuilt);
   beforeEach(async () => {
@@ -166,6 +180,11 @@ export function useCliSandbox(prepare?: () => Promise<void>): CliSandbox {
   });
   afterEach(async () => {
     try {
+      await hooks.teardown?.();
+      const settleBy = Date.now() + (hooks.settleMs ?? 0);
+      while (sandbox.survivors().length > 0 && Date.now() < settleBy) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       expect(sandbox.survivors()).toEqual([]);
     } finally {
       await sandbox.cleanup();
