@@ -158,26 +158,28 @@ async function perCallAndBurst(home) {
     if (table[id] === undefined) table[id] = [];
     table[id].push(value);
   };
-  // Each block opens fresh connections (server processes) for every peer, runs its rounds and one
-  // burst per peer, and closes them: only one set of servers is alive at a time.
+  const burst = (client, tag) =>
+    Promise.all(
+      Array.from({ length: burstSize }, (_, i) => client.call('echo', { text: `${tag}${i}` })),
+    );
+  // Each block opens fresh connections (server processes) for every peer, runs its rounds and
+  // bursts, and closes them: only one set of servers is alive at a time.
   for (let block = 0; block < CONNECTIONS; block++) {
     const opened = await openPeers(home);
     Object.assign(errors, opened.errors);
-    const open = opened.open;
-    // The floor again, with its server in a session of its own as CLAT spawns servers (for
-    // teardown of the whole group, and no controlling terminal): figures 1c/1d.
-    open.push({
+    // The peers of figure 2; figures 1a-1d also time the floor again, with its server in a session
+    // of its own as CLAT spawns servers (teardown of the whole group, no controlling terminal).
+    const peers = opened.open;
+    const ownSession = {
       id: 'bareOwnSession',
       client: await bareClient(BENCH_SERVER, {}, { ownSession: true }),
-    });
+    };
+    const open = [...peers, ownSession];
     try {
       // A fresh server needs thousands of calls before its JIT and heap settle (see WARM_CALLS).
       for (const peer of open) {
         for (let i = 0; i < WARM_CALLS; i++) await peer.client.call('echo', { text: 'warm' });
-        if (peer.id === 'bareOwnSession') continue;
-        await Promise.all(
-          Array.from({ length: burstSize }, (_, i) => peer.client.call('echo', { text: `w${i}` })),
-        );
+        if (peer !== ownSession) await burst(peer.client, 'w');
       }
       for (let r = 0; r < ROUNDS_PER_CONNECTION; r++) {
         for (const peer of interleaved(block * ROUNDS_PER_CONNECTION + r, open)) {
@@ -192,14 +194,9 @@ async function perCallAndBurst(home) {
         }
       }
       for (let r = 0; r < BURSTS_PER_CONNECTION; r++) {
-        for (const peer of interleaved(block * BURSTS_PER_CONNECTION + r, open)) {
-          if (peer.id === 'bareOwnSession') continue;
+        for (const peer of interleaved(block * BURSTS_PER_CONNECTION + r, peers)) {
           const t0 = now();
-          const results = await Promise.all(
-            Array.from({ length: burstSize }, (_, i) =>
-              peer.client.call('echo', { text: `m${i}` }),
-            ),
-          );
+          const results = await burst(peer.client, 'm');
           const elapsed = now() - t0;
           if (results.some((result) => result.isError))
             throw new Error(`${peer.id}: a burst call failed`);
@@ -210,7 +207,8 @@ async function perCallAndBurst(home) {
       for (const peer of open) await peer.client.close().catch(() => {});
     }
   }
-  const measured = Object.keys(bursts);
+  // Peers measured in figures 1a/1b and 2 (the own-session floor has its own figures, 1c/1d).
+  const measured = Object.keys(perCall).filter((id) => id !== 'bareOwnSession');
   const errorColumns = Object.fromEntries(
     Object.entries(errors)
       .filter(([id]) => !measured.includes(id))
