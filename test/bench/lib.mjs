@@ -41,6 +41,38 @@ export function mean(values) {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
+/** Visits `items` once per round, reversing the order every other round (ABBA…). */
+export function interleaved(round, items) {
+  return round % 2 === 0 ? items : [...items].reverse();
+}
+
+/** Runs `work` but gives up after `ms`, so one stuck peer cannot hang the whole bench. */
+export async function bounded(work, limitMs, what) {
+  let timer;
+  try {
+    return await Promise.race([
+      work(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took over ${limitMs} ms`)), limitMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One round of `n` sequential echo calls on `client`: its p50 and p99 in ms. */
+export async function sequentialRound(client, n) {
+  const times = new Array(n);
+  const args = { text: 'ping' };
+  for (let i = 0; i < n; i++) {
+    const t0 = now();
+    await client.call('echo', args);
+    times[i] = now() - t0;
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
 /** A private CLAT home so stdio servers never touch the user's. */
 export function tempHome() {
   const dir = mkdtempSync(join(tmpdir(), 'clat-bench-home-'));

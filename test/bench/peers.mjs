@@ -12,7 +12,7 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createRuntime } from 'mcporter';
-import { bareClient, mountClat, NODE } from './lib.mjs';
+import { BENCH_SERVER, bareClient, bounded, mountClat, NODE } from './lib.mjs';
 
 const INFO = { name: 'clat-bench', version: '1.0.0' };
 
@@ -170,4 +170,21 @@ export async function connectListMany(peer, servers, home) {
     tools: each.reduce((sum, listed) => sum + listed.tools, 0),
     close: () => Promise.all(each.map((listed) => listed.close())),
   };
+}
+
+/** Opens every peer on the bench server; a peer that fails is reported, not fatal. */
+export async function openPeers(home) {
+  const open = [];
+  const errors = {};
+  for (const peer of PEERS) {
+    try {
+      open.push({
+        ...peer,
+        client: await bounded(() => peer.open(BENCH_SERVER, home), 60_000, peer.id),
+      });
+    } catch (error) {
+      errors[peer.id] = String(error.message ?? error).split('\n')[0];
+    }
+  }
+  return { open, errors };
 }

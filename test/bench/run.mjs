@@ -17,17 +17,20 @@ import { fileURLToPath } from 'node:url';
 import {
   BENCH_SERVER,
   bareClient,
+  bounded,
   clatConnectList,
   clatHomeWith,
   HERE,
+  interleaved,
   median,
   NODE,
   now,
   percentile,
   rawPipe,
+  sequentialRound,
   tempHome,
 } from './lib.mjs';
-import { connectListMany, PEERS } from './peers.mjs';
+import { connectListMany, openPeers, PEERS } from './peers.mjs';
 
 const require = createRequire(import.meta.url);
 // Every peer's servers start with the same environment. CLAT hands its servers its whole
@@ -67,26 +70,6 @@ const ms = (value) => `${value.toFixed(1)} ms`;
 const us = (value) => `${(value * 1000).toFixed(0)} µs`;
 const mib = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
 const bytesText = (value) => `${Math.round(value).toLocaleString('en-US')} B`;
-
-/** Visits `items` once per round, reversing the order every other round (ABBA…). */
-function interleaved(round, items) {
-  return round % 2 === 0 ? items : [...items].reverse();
-}
-
-/** Runs `work` but gives up after `ms`, so one stuck peer cannot hang the whole bench. */
-async function bounded(work, limitMs, what) {
-  let timer;
-  try {
-    return await Promise.race([
-      work(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} took over ${limitMs} ms`)), limitMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * One figure: `values` (number per column, `clat` included), `errors` for peers that could not
@@ -128,23 +111,6 @@ async function roundsOf(peers, rounds, sample) {
   return raw;
 }
 
-/** Opens every peer on the bench server; a peer that fails is reported, not fatal. */
-async function openPeers(home) {
-  const open = [];
-  const errors = {};
-  for (const peer of PEERS) {
-    try {
-      open.push({
-        ...peer,
-        client: await bounded(() => peer.open(BENCH_SERVER, home), 60_000, peer.id),
-      });
-    } catch (error) {
-      errors[peer.id] = String(error.message ?? error).split('\n')[0];
-    }
-  }
-  return { open, errors };
-}
-
 const columnOf = (id) => (id === 'bare' ? 'floor' : id);
 
 // 1. Per-call latency p50/p99, sequential calls, and 2. 1,000 concurrent calls.
@@ -183,14 +149,7 @@ async function perCallAndBurst(home) {
       }
       for (let r = 0; r < ROUNDS_PER_CONNECTION; r++) {
         for (const peer of interleaved(block * ROUNDS_PER_CONNECTION + r, open)) {
-          const times = new Array(n);
-          const args = { text: 'ping' };
-          for (let i = 0; i < n; i++) {
-            const t0 = now();
-            await peer.client.call('echo', args);
-            times[i] = now() - t0;
-          }
-          push(perCall, peer.id, { p50: percentile(times, 50), p99: percentile(times, 99) });
+          push(perCall, peer.id, await sequentialRound(peer.client, n));
         }
       }
       for (let r = 0; r < BURSTS_PER_CONNECTION; r++) {
@@ -254,6 +213,8 @@ async function perCallAndBurst(home) {
       });
     }
   }
+  // 1e/1f next in the table; every server of 1a-1d is closed by now.
+  perCallOneCpu();
   const values = {};
   for (const peer of measured) values[columnOf(peer)] = median(bursts[peer]);
   record({
@@ -266,6 +227,57 @@ async function perCallAndBurst(home) {
     raw: bursts,
     note: `${BURSTS_PER_CONNECTION} bursts per peer on each of ${CONNECTIONS} fresh connections`,
   });
+}
+
+// 1e/1f. The sequential calls of 1a/1b with the client and every server on one CPU.
+function perCallOneCpu() {
+  const id = ['1e', '1f'];
+  const worker = join(HERE, 'one-cpu-worker.mjs');
+  // taskset is util-linux; elsewhere (or without it) the figures are reported as skipped.
+  const run = spawnSync('taskset', ['-c', '0', NODE, worker, ...(QUICK ? ['--quick'] : [])], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (run.error !== undefined || run.status !== 0) {
+    const why = run.error?.message ?? (run.stderr.trim().split('\n')[0] || `exit ${run.status}`);
+    for (const figure of id) {
+      record({
+        id: figure,
+        name: 'per-call latency on one CPU',
+        values: {},
+        skipped: why,
+        format: us,
+      });
+    }
+    return;
+  }
+  const result = JSON.parse(run.stdout.trim().split('\n').pop());
+  const measured = Object.keys(result.perCall);
+  const errors = Object.fromEntries(
+    Object.entries(result.errors)
+      .filter(([peer]) => !measured.includes(peer))
+      .map(([peer, message]) => [columnOf(peer), message]),
+  );
+  for (const [key, figure] of [
+    ['p50', id[0]],
+    ['p99', id[1]],
+  ]) {
+    const values = {};
+    for (const peer of measured) {
+      values[columnOf(peer)] = median(result.perCall[peer].map((r) => r[key]));
+    }
+    record({
+      id: figure,
+      name: `per-call latency ${key}, client and server on one CPU (no cross-CPU wake-up)`,
+      values,
+      errors,
+      format: us,
+      raw: Object.fromEntries(
+        measured.map((peer) => [peer, result.perCall[peer].map((r) => r[key])]),
+      ),
+      note: `the calls of 1a/1b in a process pinned to CPU 0 with taskset, servers included; ${result.n} calls per peer per round, ${result.rounds} rounds on fresh connections; values are ms per call per round`,
+    });
+  }
 }
 
 // 3a. A 1 MiB tool result end to end; the floor is a raw pipe moving the same bytes. The limit
