@@ -4,8 +4,12 @@ import type { PreparedComponent } from './component-cache.js';
 import { compileComponent, startCompile } from './component-compile.js';
 
 /** A prepared component around hand-made core modules (no cache, no transpiler involved). */
-function preparedWith(coreModules: Record<string, Uint8Array>): PreparedComponent {
+function preparedWith(
+  coreModules: Record<string, Uint8Array>,
+  coreModuleDigests?: Record<string, string>,
+): PreparedComponent {
   return {
+    ...(coreModuleDigests === undefined ? {} : { coreModuleDigests }),
     sha256: '0'.repeat(64),
     dir: '/nonexistent',
     imports: [],
@@ -22,7 +26,7 @@ const INVALID_BODY = new Uint8Array([
   0, 11, 4, 0, 0xff, 0, 11,
 ]);
 
-describe('compiling core modules (compileStreaming when available)', () => {
+describe('compiling core modules', () => {
   it('compiles a memory-capped module that instantiates with the cap', async () => {
     const bytes = await parse(
       '(module (memory (export "memory") 1) (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0))))',
@@ -39,5 +43,31 @@ describe('compiling core modules (compileStreaming when available)', () => {
     const compiling = startCompile(preparedWith({ 'bad.wasm': INVALID_BODY }));
     await expect(compiling.modules).rejects.toThrow(/Invalid opcode 0xff/);
     await expect(compiling.modules).rejects.toBeInstanceOf(WebAssembly.CompileError);
+  });
+
+  it('reuses the module compiled from the same verified bytes under the same cap', async () => {
+    const bytes = await parse('(module (memory (export "memory") 1))');
+    const digests = { 'a.wasm': 'a1'.repeat(32) };
+    const first = await compileComponent(preparedWith({ 'a.wasm': bytes }, digests), 4 * 65536);
+    const again = await compileComponent(preparedWith({ 'a.wasm': bytes }, digests), 4 * 65536);
+    expect(again.modules['a.wasm']).toBe(first.modules['a.wasm']);
+    // Another cap is other bytes (the memory's maximum differs): compiled anew, and it holds.
+    const wider = await compileComponent(preparedWith({ 'a.wasm': bytes }, digests), 8 * 65536);
+    expect(wider.modules['a.wasm']).not.toBe(first.modules['a.wasm']);
+    const { exports } = await WebAssembly.instantiate(
+      wider.modules['a.wasm'] as WebAssembly.Module,
+    );
+    expect((exports.memory as WebAssembly.Memory).grow(7)).toBe(1);
+    // Without a verified digest nothing is reused.
+    const plain = await compileComponent(preparedWith({ 'a.wasm': bytes }), 4 * 65536);
+    expect(plain.modules['a.wasm']).not.toBe(first.modules['a.wasm']);
+  });
+
+  it('does not keep a module that failed to compile', async () => {
+    const digests = { 'bad.wasm': 'b2'.repeat(32) };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const compiling = startCompile(preparedWith({ 'bad.wasm': INVALID_BODY }, digests));
+      await expect(compiling.modules).rejects.toBeInstanceOf(WebAssembly.CompileError);
+    }
   });
 });

@@ -70,6 +70,11 @@ export interface PreparedComponent {
   glueSource: string;
   /** Verified bytes of the core modules, by file name (dropped once compiled). */
   coreModules: Record<string, Uint8Array>;
+  /**
+   * The SHA-256 (hex) each core module's bytes were verified against, by file name: compiled
+   * modules are reused within the process by it. Without it every load compiles.
+   */
+  coreModuleDigests?: Record<string, string>;
   /** Whether this call transpiled (false: served from the cache). */
   transpiled: boolean;
   /** Milliseconds spent transpiling (0 for a cache hit). */
@@ -440,8 +445,13 @@ function preparedOf(
   transpileMs: number | undefined,
 ): PreparedComponent {
   const coreModules: Record<string, Uint8Array> = {};
+  const coreModuleDigests: Record<string, string> = {};
   for (const [name, content] of entry.files) {
-    if (name.endsWith('.wasm')) coreModules[name] = content;
+    if (!name.endsWith('.wasm')) continue;
+    coreModules[name] = content;
+    // Verified: loadEntry checked the bytes against it, or it was just computed from them.
+    const digest = entry.manifest.files[name];
+    if (digest !== undefined) coreModuleDigests[name] = digest;
   }
   return {
     sha256,
@@ -449,6 +459,7 @@ function preparedOf(
     imports: entry.manifest.imports,
     glueSource: new TextDecoder().decode(entry.files.get(GLUE_FILE)),
     coreModules,
+    coreModuleDigests,
     transpiled: transpileMs !== undefined,
     transpileMs: transpileMs ?? 0,
   };

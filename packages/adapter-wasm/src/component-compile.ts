@@ -1,7 +1,7 @@
 /**
  * Compilation of a prepared component: each verified core module is memory-capped (the cap is
- * per instance, shared by all memories of all core modules) and compiled, streaming where the
- * runtime can. Split from component-cache.ts, which verifies and caches the bytes compiled here.
+ * per instance, shared by all memories of all core modules) and compiled once per process.
+ * Split from component-cache.ts, which verifies and caches the bytes compiled here.
  * @module
  */
 import { LIMITS } from '@clat/kernel';
@@ -16,43 +16,53 @@ import {
 // The global WebAssembly object, typed here so consumers need no DOM lib to compile this file.
 const wasm = (
   globalThis as unknown as {
-    WebAssembly: {
-      compile(bytes: Uint8Array): Promise<WebAssembly.Module>;
-      compileStreaming?: (source: Response) => Promise<WebAssembly.Module>;
-      CompileError: abstract new (...args: never[]) => Error;
-    };
+    WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> };
   }
 ).WebAssembly;
 
-const STREAM_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Compiled core modules of this process by the verified digest of their bytes and the memory
+ * pages they were capped to: the same verified bytes under the same cap compile to the same
+ * module, so a plugin mounted again in this process (another session's scope, a reload) skips
+ * the compile (about 40 ms for a 12 MB SpiderMonkey module on Node 20). Held weakly: a module
+ * no guest uses any more is collected as before. A module is immutable and every worker gets
+ * its own instance, so sharing one is what V8 does itself for identical streamed bytes.
+ */
+const compiled = new Map<string, WeakRef<WebAssembly.Module>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (compiled.get(key)?.deref() === undefined) compiled.delete(key);
+});
 
 /**
- * Compiles one (verified, memory-capped) core module. `compileStreaming` validates every
- * function exactly as `compile` does (a corrupt body is refused either way), but on Node 20 it
- * takes about half the CPU and wall time for a 12 MB SpiderMonkey module (measured ~30 vs ~60
- * ms CPU), so it is used whenever the runtime has it. The bytes are already in memory; the
- * stream only feeds them in 1 MiB chunks.
+ * Compiles one (verified, memory-capped) core module. `WebAssembly.compile` validates every
+ * function body (a corrupt one is refused). It is used rather than `compileStreaming`: in a
+ * fresh Node 20 process the streaming path (its first Response and web stream) took about twice
+ * the wall and CPU time for a 12 MB module (76-86 vs 38-42 ms wall); streaming won only on a
+ * second compile of the same bytes in one process, which the map above now serves.
  */
 function compileCore(bytes: Uint8Array): Promise<WebAssembly.Module> {
-  if (typeof wasm.compileStreaming !== 'function' || typeof Response !== 'function') {
-    return wasm.compile(bytes);
-  }
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (let offset = 0; offset < bytes.length; offset += STREAM_CHUNK_BYTES) {
-        controller.enqueue(bytes.subarray(offset, offset + STREAM_CHUNK_BYTES));
-      }
-      controller.close();
-    },
+  return wasm.compile(bytes);
+}
+
+/**
+ * The compiled module of one core module: from this process's map, or memory-capped (here,
+ * synchronously: an initial memory over the cap throws to the caller) and compiled.
+ */
+function compileCapped(
+  bytes: Uint8Array,
+  pages: readonly number[],
+  digest: string | undefined,
+): Promise<WebAssembly.Module> {
+  const key = digest === undefined ? undefined : `${digest}:${pages.join(',')}`;
+  const known = key === undefined ? undefined : compiled.get(key)?.deref();
+  if (known !== undefined) return Promise.resolve(known);
+  const compiling = compileCore(capModuleMemory(bytes, pages).bytes);
+  if (key === undefined) return compiling;
+  return compiling.then((module) => {
+    compiled.set(key, new WeakRef(module));
+    forget.register(module, key);
+    return module;
   });
-  // A CompileError is the module's fault; anything else (a replaced global Response, a runtime
-  // without the streaming glue) falls back to the ordinary compile.
-  return wasm
-    .compileStreaming(new Response(body, { headers: { 'content-type': 'application/wasm' } }))
-    .catch((error: unknown) => {
-      if (error instanceof wasm.CompileError) throw error;
-      return wasm.compile(bytes);
-    });
 }
 
 /** The compiled core modules of a prepared component, memory-capped. */
@@ -84,10 +94,12 @@ export function startCompile(
     entries.map(([, bytes]) => readModuleMemories(bytes)),
     maxPages,
   );
-  const compiling = entries.map(async ([name, bytes], index) => {
-    const capped = capModuleMemory(bytes, allotted[index] ?? []);
-    return [name, await compileCore(capped.bytes)] as const;
-  });
+  const digests = prepared.coreModuleDigests;
+  const compiling = entries.map(([name, bytes], index) =>
+    compileCapped(bytes, allotted[index] ?? [], digests?.[name]).then(
+      (module) => [name, module] as const,
+    ),
+  );
   const modules = Promise.all(compiling).then((compiled) => {
     const record: Record<string, WebAssembly.Module> = {};
     for (const [name, module] of compiled) record[name] = module;

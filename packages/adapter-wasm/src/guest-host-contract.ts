@@ -40,10 +40,14 @@ export type GuestCallOutcome =
 export interface JcoGuestHostOptions {
   plugin: string;
   /**
-   * The component, compiled or still compiling: a first worker then boots and imports the glue
-   * while V8 compiles, and gets the modules once they are ready.
+   * The component, compiled, still compiling or still being prepared: a first worker then boots
+   * while the host reads and verifies the component, imports the glue while V8 compiles, and gets
+   * each once it is ready. A rejected preparation fails `start()` with its error.
    */
-  component: CompiledComponent | CompilingComponent;
+  component:
+    | CompiledComponent
+    | CompilingComponent
+    | Promise<CompiledComponent | CompilingComponent>;
   preopens: readonly Preopen[];
   hostImports: HostImportHandler;
   /**

@@ -53,6 +53,8 @@ interface Instance {
   /** Aborts host imports in flight when the instance dies. */
   life: AbortController;
   ready: Promise<GuestToolDefinition[]>;
+  /** Rejects `ready` (a no-op once it settled). */
+  failStart(error: Error): void;
   /** Set once `ready` resolved. */
   started: boolean;
   pending: PendingCall | undefined;
@@ -63,11 +65,17 @@ export class JcoGuestHost {
   readonly plugin: string;
   readonly #options: JcoGuestHostOptions;
   #preopens: readonly Preopen[];
-  /** The verified glue, imported from memory: the cache file may change after verification. */
-  readonly #glueUrl: string;
+  /**
+   * The verified glue, imported from memory (the cache file may change after verification);
+   * undefined while the component is being prepared.
+   */
+  #glueUrl: string | undefined;
+  readonly #glue: Promise<string>;
   /** The compiled core modules, once ready (shared by every worker, restarts included). */
   #modules: Record<string, WebAssembly.Module> | undefined;
   readonly #compiling: Promise<Record<string, WebAssembly.Module>>;
+  /** The memory cap the modules were compiled with; known before any instance runs guest code. */
+  #memoryLimitBytes = 0;
   #instance: Instance | undefined;
   readonly #queue = new CallQueue();
   #closed = false;
@@ -77,20 +85,33 @@ export class JcoGuestHost {
     this.plugin = options.plugin;
     this.#options = options;
     this.#preopens = options.preopens;
-    this.#glueUrl = glueModuleUrl(options.component.glueSource);
-    const { modules } = options.component;
-    if (modules instanceof Promise) {
-      this.#compiling = modules;
-      modules.then(
-        (compiled) => {
-          this.#modules = compiled;
+    const { component } = options;
+    if (component instanceof Promise) {
+      // Still being prepared: the first worker boots meanwhile and gets the glue by message.
+      this.#glue = component.then((prepared) => {
+        this.#memoryLimitBytes = prepared.memoryLimitBytes;
+        return glueModuleUrl(prepared.glueSource);
+      });
+      this.#compiling = component.then((prepared) => prepared.modules);
+      this.#glue.then(
+        (url) => {
+          this.#glueUrl = url;
         },
         () => {},
       );
     } else {
-      this.#modules = modules;
-      this.#compiling = Promise.resolve(modules);
+      this.#memoryLimitBytes = component.memoryLimitBytes;
+      this.#glueUrl = glueModuleUrl(component.glueSource);
+      this.#glue = Promise.resolve(this.#glueUrl);
+      this.#compiling = Promise.resolve(component.modules);
+      if (!(component.modules instanceof Promise)) this.#modules = component.modules;
     }
+    this.#compiling.then(
+      (compiled) => {
+        this.#modules = compiled;
+      },
+      () => {},
+    );
   }
 
   /** Instances terminated by a fault (trap, timeout, cancellation, memory); each restarts. */
@@ -184,7 +205,7 @@ export class JcoGuestHost {
     const callBuffer = createCallSlotBuffer();
     const worker = new Worker(new URL('./worker/guest-worker.mjs', import.meta.url), {
       workerData: {
-        // Undefined while compiling: they follow in a `modules` message.
+        // Undefined while compiling (preparing): they follow in a `modules` (`glue`) message.
         modules: this.#modules,
         glueUrl: this.#glueUrl,
         hostPort: channel.port2,
@@ -219,19 +240,27 @@ export class JcoGuestHost {
       calls: 0,
       life: new AbortController(),
       ready,
+      failStart: readyReject,
       started: false,
       pending: undefined,
       dead: false,
     };
-    const startTimer = setTimeout(() => {
-      readyReject(
-        new WasmError(
-          WasmErrorCode.WASM_START_FAILED,
-          `wasm plugin ${this.plugin} did not start within ${this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS} ms`,
-        ),
-      );
-      void this.#kill(instance, 'start timeout');
-    }, this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    // The start budget runs from the moment the component is prepared (a first load's transpile
+    // is not the instance's start), as when the worker was spawned only then.
+    let startTimer: ReturnType<typeof setTimeout> | undefined;
+    const armStartTimer = () => {
+      if (instance.dead || instance.started) return;
+      const startTimeoutMs = this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+      startTimer = setTimeout(() => {
+        readyReject(
+          new WasmError(
+            WasmErrorCode.WASM_START_FAILED,
+            `wasm plugin ${this.plugin} did not start within ${startTimeoutMs} ms`,
+          ),
+        );
+        void this.#kill(instance, 'start timeout');
+      }, startTimeoutMs);
+    };
     const forward = (stream: 'stdout' | 'stderr') => (chunk: Buffer) =>
       this.#options.onOutput?.(stream, chunk.toString('utf8'));
     worker.stdout.on('data', forward('stdout'));
@@ -285,6 +314,19 @@ export class JcoGuestHost {
     channel.port1.on('message', (request: HostRequest) => {
       void this.#answerHost(instance, request);
     });
+    if (this.#glueUrl === undefined) {
+      // A failed preparation rejects `#compiling` as well, and is reported there.
+      this.#glue.then(
+        (glueUrl) => {
+          if (instance.dead) return;
+          worker.postMessage({ type: 'glue', glueUrl });
+          armStartTimer();
+        },
+        () => {},
+      );
+    } else {
+      armStartTimer();
+    }
     if (this.#modules === undefined) {
       this.#compiling.then(
         (modules) => {
@@ -418,7 +460,7 @@ export class JcoGuestHost {
     memoryBytes: number,
   ): void {
     instance.pending = undefined;
-    const limit = this.#options.component.memoryLimitBytes;
+    const limit = this.#memoryLimitBytes;
     if (outcome === 'ok') {
       pending.finish({ kind: 'ok', value: String(value) });
       if (memoryBytes >= limit * MEMORY_HIGH_WATER) {
@@ -448,7 +490,10 @@ export class JcoGuestHost {
     if (instance.dead) return;
     instance.dead = true;
     if (this.#instance === instance) this.#instance = undefined;
-    instance.life.abort(new WasmError(WasmErrorCode.WASM_CLOSED, `instance stopped: ${reason}`));
+    const stopped = new WasmError(WasmErrorCode.WASM_CLOSED, `instance stopped: ${reason}`);
+    // A start still waiting (on the component, the worker or the guest) ends with the instance.
+    instance.failStart(stopped);
+    instance.life.abort(stopped);
     instance.port.close();
     instance.callPort.close();
     // Releases the host's wait on a call that will never finish.

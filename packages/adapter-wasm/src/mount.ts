@@ -133,6 +133,9 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   const protocolVersion =
     options.capabilities === undefined ? WASM_PROTOCOL_PATH : WASM_PROTOCOL_MANIFEST;
   let guest: JcoGuestHost | undefined;
+  // Whether the component was prepared: before that the guest host has only booted a worker,
+  // and a mount that fails there (a refused or unreadable component) reports no guest.
+  let prepared = false;
   const report = (): MountReport => {
     const out: MountReport = {
       state: status.state,
@@ -197,7 +200,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       return status.writable;
     },
     get guest() {
-      return guest;
+      return prepared ? guest : undefined;
     },
     requestWriteAccess,
     close: () => scope.close(),
@@ -211,17 +214,13 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   publish();
 
   try {
-    const prepared = await prepareComponent({
+    const preparing = prepareComponent({
       componentPath: options.componentPath,
       sha256: options.sha256,
       cacheDir,
     });
-    status.sha256 = prepared.sha256;
-    if (prepared.rebuilt !== undefined) {
-      warnings.push(`the compiled-module cache entry was rebuilt: ${prepared.rebuilt}`);
-    }
-    // V8 compiles while the worker boots and parses the glue (JcoGuestHost waits for both).
-    const compiled = startCompile(prepared, options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes);
+    // Never left unobserved: a failure is thrown where it is awaited below.
+    preparing.catch(() => {});
     const projectRoot = resolve(options.projectRoot);
     // A preopen must neither contain nor sit inside the CLAT home or the module cache: the guest
     // could read the grants or rewrite our glue. Such directories are left out, not the plugin.
@@ -241,18 +240,32 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     const readOnly: Preopen[] = projectOpen
       ? [{ guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: false }]
       : [];
-    // The scope closed while the component was read: its close hook saw no instance to end.
-    if (scope.closed) return mounted;
+    // The guest's worker boots while the component is read and verified (a cached load's
+    // longest step is Node's worker start), then parses the glue while V8 compiles the core
+    // modules; it runs no guest code before both arrived. The close hook above ends it if the
+    // scope closes meanwhile.
+    const memoryLimitBytes = options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes;
     guest = new JcoGuestHost({
       plugin: name,
-      component: compiled,
+      component: preparing.then((ready) => startCompile(ready, memoryLimitBytes)),
       preopens: readOnly,
       hostImports: hostImportsFor(options),
       callTimeoutMs: options.callTimeoutMs,
       onOutput: (_stream, text) => tail.push(text),
     });
     const starting = guest.start();
-    // The main thread is idle while the worker boots and V8 compiles: warm the validator engine.
+    // A failed preparation is reported from `preparing`, not as a failed start.
+    starting.catch(() => {});
+    const component = await preparing;
+    prepared = true;
+    // The scope closed while the component was read: its close hook ended the instance.
+    if (scope.closed) return mounted;
+    status.sha256 = component.sha256;
+    if (component.rebuilt !== undefined) {
+      warnings.push(`the compiled-module cache entry was rebuilt: ${component.rebuilt}`);
+    }
+    // The main thread is idle while the worker imports the glue and V8 compiles: warm the
+    // validator engine. (Deferring this until the glue went out to the worker measured the same.)
     warmArgumentValidators();
     const definitions = await starting;
     if (scope.closed) return mounted;
@@ -271,7 +284,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     if (wantsWrite && projectOpen) {
       writeAccess = createWriteAccess({
         name,
-        sha256: prepared.sha256,
+        sha256: component.sha256,
         projectRoot,
         dirs,
         grants: options.grants,
@@ -300,6 +313,10 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     status.tools = registerTools(options, guest, definitions, warnings, beforeCall);
     status.state = 'connected';
   } catch (error) {
+    // Closed by its owner while starting (the close hook ended the instance): not a fault.
+    if (scope.closed && isWasmError(error) && error.code === WasmErrorCode.WASM_CLOSED) {
+      return mounted;
+    }
     if (isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN) {
       // Not a plugin fault: the host owns the freeze and words its report.
       await scope.close().catch(() => {});

@@ -65,9 +65,16 @@ let served = 0;
 /** Set when the guest writes output: the result must then follow that output's messages. */
 let wroteOutput = false;
 const memories = [];
-// The glue is parsed while the host may still be compiling the core modules; those come in
-// workerData, or in the first message when the host had not finished compiling at spawn.
-const glue = import(glueUrl);
+// The worker boots while the host prepares the component (reads and verifies its cache entry),
+// and parses the glue while the host may still be compiling the core modules. Each comes in
+// workerData, or in a message (`glue`, `modules`) when the host did not have it at spawn.
+let deliverGlue;
+const glue =
+  glueUrl !== undefined
+    ? import(glueUrl)
+    : new Promise((resolve) => {
+        deliverGlue = (url) => resolve(import(url));
+      });
 glue.catch(() => {});
 let deliverModules;
 const modulesReady =
@@ -179,6 +186,7 @@ async function start() {
 // Also keeps the worker alive while it is parked between calls.
 parentPort.on('message', (message) => {
   if (message.type === 'modules') deliverModules?.(message.modules);
+  else if (message.type === 'glue') deliverGlue?.(message.glueUrl);
 });
 
 try {
