@@ -11,19 +11,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import {
-  createGlobalScope,
-  PluginHostBridge,
-  RunEventStream,
-  ToolPipeline,
-  ToolRegistry,
-} from '@clat/kernel';
 
 const require = createRequire(import.meta.url);
 
 async function loadAdapter() {
   try {
-    return { adapter: await import('@clat/adapter-wasm') };
+    return { mounter: await import('./wasm-mount.mjs') };
   } catch (error) {
     return {
       skipped: `@clat/adapter-wasm is not available (${String(error.message).split('\n')[0]})`,
@@ -46,32 +39,15 @@ export async function runWasmBench({ quick, median, percentile }) {
   if (loaded.skipped) return { skipped: loaded.skipped };
   const guest = guestPath();
   if (guest.skipped) return { skipped: guest.skipped };
-  const { mountWasmPlugin } = loaded.adapter;
+  const { mountWasm } = loaded.mounter;
   const clatHome = mkdtempSync(join(tmpdir(), 'clat-bench-wasm-'));
   const projectRoot = mkdtempSync(join(tmpdir(), 'clat-bench-wasm-project-'));
   const scopes = [];
   try {
     const mount = async (name) => {
-      const registry = new ToolRegistry();
-      const pipeline = new ToolPipeline({ registry, events: new RunEventStream() });
-      const bridge = new PluginHostBridge({ projectRoot, pipeline });
-      const scope = createGlobalScope(`bench-wasm-${name}`).child('project');
-      scopes.push(scope.parent);
-      const t0 = performance.now();
-      const mounted = await mountWasmPlugin({
-        name,
-        componentPath: guest.path,
-        registry,
-        scope,
-        hostServices: bridge,
-        projectRoot,
-        clatHome,
-      });
-      const elapsed = performance.now() - t0;
-      const status = mounted.status();
-      if (status.state !== 'connected')
-        throw new Error(`WASM guest did not load: ${status.failure ?? status.state}`);
-      return { registry, pipeline, scope, elapsed };
+      const mounted = await mountWasm({ name, componentPath: guest.path, clatHome, projectRoot });
+      scopes.push(mounted.scope.parent);
+      return mounted;
     };
     // Cold: empty cache (transpile + compile + instantiate); warm: the same component again.
     const cold = await mount('cold');
@@ -81,16 +57,11 @@ export async function runWasmBench({ quick, median, percentile }) {
     // Interleaved: a load in this process (7c), then one in a fresh process (7e).
     for (let i = 0; i < (quick ? 2 : 5); i++) {
       warmLoads.push((await mount(`warm${i}`)).elapsed);
+      // A failed load exits non-zero with its reason on stderr: execFileSync throws with it.
       const out = execFileSync(process.execPath, [worker, guest.path, clatHome, projectRoot], {
         encoding: 'utf8',
       });
-      const fresh = JSON.parse(out.trim().split('\n').pop());
-      if (fresh.state !== 'connected') {
-        throw new Error(
-          `WASM guest did not load in a fresh process: ${fresh.failure ?? fresh.state}`,
-        );
-      }
-      freshLoads.push(fresh.ms);
+      freshLoads.push(JSON.parse(out.trim().split('\n').pop()).ms);
     }
     const { registry, pipeline, scope } = cold;
     registry.register(

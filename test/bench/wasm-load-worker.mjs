@@ -1,34 +1,12 @@
 /**
  * Figure 7e: one WASM plugin load in a fresh process whose component is unchanged (its transpile
  * cache entry written by an earlier process), the way each `clat` start loads it. The modules are
- * imported before the clock starts; the figure is `mountWasmPlugin` alone. Prints
- * `{ ms, state }` as its last line. Usage: node wasm-load-worker.mjs <component> <clat home> <project>
+ * imported before the clock starts; the figure is `mountWasmPlugin` alone. Prints `{ ms }` as its
+ * last line. Usage: node wasm-load-worker.mjs <component> <clat home> <project>
  */
-
-import { mountWasmPlugin } from '@clat/adapter-wasm';
-import {
-  createGlobalScope,
-  PluginHostBridge,
-  RunEventStream,
-  ToolPipeline,
-  ToolRegistry,
-} from '@clat/kernel';
+import { mountWasm } from './wasm-mount.mjs';
 
 const [componentPath, clatHome, projectRoot] = process.argv.slice(2);
-const registry = new ToolRegistry();
-const pipeline = new ToolPipeline({ registry, events: new RunEventStream() });
-const scope = createGlobalScope('bench-wasm-fresh').child('project');
-const t0 = performance.now();
-const mounted = await mountWasmPlugin({
-  name: 'fresh',
-  componentPath,
-  registry,
-  scope,
-  hostServices: new PluginHostBridge({ projectRoot, pipeline }),
-  projectRoot,
-  clatHome,
-});
-const ms = performance.now() - t0;
-const status = mounted.status();
+const { scope, elapsed } = await mountWasm({ name: 'fresh', componentPath, clatHome, projectRoot });
 await scope.parent.close();
-process.stdout.write(`${JSON.stringify({ ms, state: status.state, failure: status.failure })}\n`);
+process.stdout.write(`${JSON.stringify({ ms: elapsed })}\n`);
