@@ -6,6 +6,7 @@ import { fakeHost } from './test-support/fake-host.js';
 import {
   complete,
   modernServer,
+  type Reply,
   ScriptedFactory,
   type ScriptedServer,
 } from './test-support/scripted-server.js';
@@ -31,6 +32,31 @@ const STATE = 'opaque-é-"quoted"-\u2028-\\n-🙂';
 
 function calls(server: ScriptedServer): JsonRpcRequest[] {
   return server.requests('tools/call');
+}
+
+/**
+ * A modern server whose `method` answers input_required with `inputRequests` (and
+ * `requestState`, when given) until a request carries inputResponses, then `answer`.
+ */
+function askThenAnswer(
+  method: string,
+  inputRequests: Record<string, unknown>,
+  answer: (request: JsonRpcRequest) => Reply,
+  requestState?: string,
+): ScriptedFactory {
+  const ask = {
+    result: {
+      resultType: 'input_required',
+      inputRequests,
+      ...(requestState === undefined ? {} : { requestState }),
+    },
+  };
+  return new ScriptedFactory((server) => {
+    modernServer()(server);
+    server.on(method, (request) =>
+      request.params?.inputResponses === undefined ? ask : answer(request),
+    );
+  });
 }
 
 describe('input_required rounds', () => {
@@ -128,19 +154,9 @@ describe('input_required rounds', () => {
   });
 
   it('never sends requestState the server did not send', async () => {
-    const factory = new ScriptedFactory((server) => {
-      modernServer()(server);
-      server.on('tools/call', (request) =>
-        request.params?.inputResponses === undefined
-          ? {
-              result: {
-                resultType: 'input_required',
-                inputRequests: { r: { method: 'roots/list' } },
-              },
-            }
-          : complete({ content: [] }),
-      );
-    });
+    const factory = askThenAnswer('tools/call', { r: { method: 'roots/list' } }, () =>
+      complete({ content: [] }),
+    );
     const client = await connect(factory, { projectRoot: '/p' });
     await client.callTool('t');
     const [, retry] = calls(factory.servers[0] as ScriptedServer);
@@ -203,24 +219,11 @@ describe('input_required rounds', () => {
   });
 
   it('keeps one deadline across rounds that input work extends', async () => {
-    const factory = new ScriptedFactory((server) => {
-      modernServer()(server);
-      server.on('tools/call', (request) =>
-        request.params?.inputResponses === undefined
-          ? {
-              result: {
-                resultType: 'input_required',
-                inputRequests: {
-                  q: {
-                    method: 'elicitation/create',
-                    params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
-                  },
-                },
-              },
-            }
-          : { silent: true },
-      );
-    });
+    const ask = {
+      method: 'elicitation/create',
+      params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
+    };
+    const factory = askThenAnswer('tools/call', { q: ask }, () => ({ silent: true }));
     const host = fakeHost();
     // The person takes longer than the whole base deadline to answer.
     host.elicitation = () =>
@@ -273,20 +276,12 @@ describe('input_required rounds', () => {
 
 describe('input_required outside tools/call', () => {
   it('runs rounds for prompts/get too', async () => {
-    const factory = new ScriptedFactory((server) => {
-      modernServer()(server);
-      server.on('prompts/get', (request) =>
-        request.params?.inputResponses === undefined
-          ? {
-              result: {
-                resultType: 'input_required',
-                inputRequests: { r: { method: 'roots/list' } },
-                requestState: 'p1',
-              },
-            }
-          : complete({ messages: [], description: String(request.params?.requestState) }),
-      );
-    });
+    const factory = askThenAnswer(
+      'prompts/get',
+      { r: { method: 'roots/list' } },
+      (request) => complete({ messages: [], description: String(request.params?.requestState) }),
+      'p1',
+    );
     const client = await connect(factory, { projectRoot: '/p' });
     const result = await client.getPrompt('greet', { who: 'x' });
     expect(result.description).toBe('p1');

@@ -24,6 +24,27 @@ function deferred<T>() {
 }
 
 const LONG = { timeoutMs: 60_000 };
+const EXTENSION = { stepMs: 60_000, totalMs: 600_000 };
+
+/**
+ * A started session whose handler of the host request `method` extends deadlines and answers only
+ * when `hold` resolves; its server never answers tools/call.
+ */
+async function holdingHostRequests(method: string) {
+  const opened = open();
+  const hold = deferred<void>();
+  opened.session.setRequestHandler(
+    method,
+    async () => {
+      await hold.promise;
+      return {};
+    },
+    { extendsDeadline: true },
+  );
+  opened.server.on('tools/call', { silent: true });
+  await opened.session.start();
+  return { ...opened, hold };
+}
 
 afterEach(() => {
   vi.useRealTimers();
@@ -265,20 +286,8 @@ describe('RpcSession cancellation and deadlines', () => {
 
   it('extends the deadline in steps while a same-connection host request is pending, up to the total', async () => {
     vi.useFakeTimers();
-    const { server, session } = open();
-    const hold = deferred<void>();
-    session.setRequestHandler(
-      'sampling/createMessage',
-      async () => {
-        await hold.promise;
-        return {};
-      },
-      { extendsDeadline: true },
-    );
-    server.on('tools/call', { silent: true });
-    await session.start();
-    const extension = { stepMs: 60_000, totalMs: 600_000 };
-    const call = session.request('tools/call', {}, { timeoutMs: 120_000, extension });
+    const { server, session, hold } = await holdingHostRequests('sampling/createMessage');
+    const call = session.request('tools/call', {}, { timeoutMs: 120_000, extension: EXTENSION });
     let settled: unknown;
     call.then(
       (v) => {
@@ -303,21 +312,9 @@ describe('RpcSession cancellation and deadlines', () => {
 
   it('grants one more step when a host request finished since the last deadline', async () => {
     vi.useFakeTimers();
-    const { server, session } = open();
-    const hold = deferred<void>();
-    session.setRequestHandler(
-      'sampling/createMessage',
-      async () => {
-        await hold.promise;
-        return {};
-      },
-      { extendsDeadline: true },
-    );
-    server.on('tools/call', { silent: true });
-    await session.start();
-    const extension = { stepMs: 60_000, totalMs: 600_000 };
+    const { server, session, hold } = await holdingHostRequests('sampling/createMessage');
     const call = session
-      .request('tools/call', {}, { timeoutMs: 120_000, extension })
+      .request('tools/call', {}, { timeoutMs: 120_000, extension: EXTENSION })
       .catch((e: unknown) => e);
     void server.request('sampling/createMessage', {});
     await settle();
@@ -341,28 +338,20 @@ describe('RpcSession cancellation and deadlines', () => {
 
   it('does not extend without a pending host request, and user cancel wins during an extension', async () => {
     vi.useFakeTimers();
-    const { server, session } = open();
-    const hold = deferred<void>();
-    session.setRequestHandler(
-      'elicitation/create',
-      async () => {
-        await hold.promise;
-        return {};
-      },
-      { extendsDeadline: true },
-    );
-    server.on('tools/call', { silent: true });
-    await session.start();
-    const extension = { stepMs: 60_000, totalMs: 600_000 };
+    const { server, session, hold } = await holdingHostRequests('elicitation/create');
     const plain = session
-      .request('tools/call', {}, { timeoutMs: 120_000, extension })
+      .request('tools/call', {}, { timeoutMs: 120_000, extension: EXTENSION })
       .catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(120_000);
     expect(await plain).toMatchObject({ code: McpErrorCode.MCP_TIMEOUT });
 
     const controller = new AbortController();
     const extended = session
-      .request('tools/call', {}, { timeoutMs: 120_000, extension, signal: controller.signal })
+      .request(
+        'tools/call',
+        {},
+        { timeoutMs: 120_000, extension: EXTENSION, signal: controller.signal },
+      )
       .catch((e: unknown) => e);
     void server.request('elicitation/create', {});
     await settle();
@@ -375,22 +364,8 @@ describe('RpcSession cancellation and deadlines', () => {
 
   it('counts host requests per connection: one server cannot extend another', async () => {
     vi.useFakeTimers();
-    const a = open();
-    const b = open();
-    const hold = deferred<void>();
-    for (const s of [a.session, b.session]) {
-      s.setRequestHandler(
-        'sampling/createMessage',
-        async () => {
-          await hold.promise;
-          return {};
-        },
-        { extendsDeadline: true },
-      );
-    }
-    b.server.on('tools/call', { silent: true });
-    await a.session.start();
-    await b.session.start();
+    const a = await holdingHostRequests('sampling/createMessage');
+    const b = await holdingHostRequests('sampling/createMessage');
     void a.server.request('sampling/createMessage', {});
     await settle();
     expect(a.session.pendingHostRequests).toBe(1);
@@ -400,13 +375,13 @@ describe('RpcSession cancellation and deadlines', () => {
         {},
         {
           timeoutMs: 120_000,
-          extension: { stepMs: 60_000, totalMs: 600_000 },
+          extension: EXTENSION,
         },
       )
       .catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(120_000);
     expect(await call).toMatchObject({ code: McpErrorCode.MCP_TIMEOUT });
-    hold.resolve();
+    a.hold.resolve();
     await a.session.close();
     await b.session.close();
   });
