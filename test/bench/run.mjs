@@ -113,6 +113,36 @@ async function roundsOf(peers, rounds, sample) {
 
 const columnOf = (id) => (id === 'bare' ? 'floor' : id);
 
+/** The peers that never opened (so have no rounds in `measured`), by table column. */
+function unmeasured(errors, measured) {
+  return Object.fromEntries(
+    Object.entries(errors)
+      .filter(([peer]) => !measured.includes(peer))
+      .map(([peer, message]) => [columnOf(peer), message]),
+  );
+}
+
+/**
+ * Records one figure per `[key, id, name, goal?]` from per-call rounds (`{ p50, p99 }` per
+ * round): each measured peer's median over its rounds, and every round in `raw`.
+ */
+function recordPerCall(perCall, measured, errors, figures, note) {
+  for (const [key, id, name, goal] of figures) {
+    const values = {};
+    for (const peer of measured) values[columnOf(peer)] = median(perCall[peer].map((r) => r[key]));
+    record({
+      id,
+      name,
+      values,
+      errors,
+      format: us,
+      ...(goal === undefined ? {} : { goals: [{ against: 'sdkV1', max: goal }] }),
+      raw: Object.fromEntries(measured.map((peer) => [peer, perCall[peer].map((r) => r[key])])),
+      note,
+    });
+  }
+}
+
 // 1. Per-call latency p50/p99, sequential calls, and 2. 1,000 concurrent calls.
 async function perCallAndBurst(home) {
   const n = QUICK ? 300 : 1000;
@@ -168,29 +198,18 @@ async function perCallAndBurst(home) {
   }
   // Peers measured in figures 1a/1b and 2 (the own-session floor has its own figures, 1c/1d).
   const measured = Object.keys(perCall).filter((id) => id !== 'bareOwnSession');
-  const errorColumns = Object.fromEntries(
-    Object.entries(errors)
-      .filter(([id]) => !measured.includes(id))
-      .map(([id, message]) => [columnOf(id), message]),
-  );
+  const errorColumns = unmeasured(errors, measured);
   const rounds = CONNECTIONS * ROUNDS_PER_CONNECTION;
-  for (const [key, id, name, goal] of [
-    ['p50', '1a', 'per-call latency p50 (sequential calls)', 0.9],
-    ['p99', '1b', 'per-call latency p99 (sequential calls)', 0.9],
-  ]) {
-    const values = {};
-    for (const peer of measured) values[columnOf(peer)] = median(perCall[peer].map((r) => r[key]));
-    record({
-      id,
-      name,
-      values,
-      errors: errorColumns,
-      format: us,
-      goals: [{ against: 'sdkV1', max: goal }],
-      raw: Object.fromEntries(measured.map((peer) => [peer, perCall[peer].map((r) => r[key])])),
-      note: `${n} calls per peer per round, ${rounds} rounds: ${ROUNDS_PER_CONNECTION} on each of ${CONNECTIONS} fresh connections per peer; values are ms per call per round`,
-    });
-  }
+  recordPerCall(
+    perCall,
+    measured,
+    errorColumns,
+    [
+      ['p50', '1a', 'per-call latency p50 (sequential calls)', 0.9],
+      ['p99', '1b', 'per-call latency p99 (sequential calls)', 0.9],
+    ],
+    `${n} calls per peer per round, ${rounds} rounds: ${ROUNDS_PER_CONNECTION} on each of ${CONNECTIONS} fresh connections per peer; values are ms per call per round`,
+  );
   // What the own session costs, on the same rounds: CLAT against the floor spawned the same way.
   if (perCall.clat !== undefined && perCall.bareOwnSession !== undefined) {
     for (const [key, id] of [
@@ -253,31 +272,16 @@ function perCallOneCpu() {
   }
   const result = JSON.parse(run.stdout.trim().split('\n').pop());
   const measured = Object.keys(result.perCall);
-  const errors = Object.fromEntries(
-    Object.entries(result.errors)
-      .filter(([peer]) => !measured.includes(peer))
-      .map(([peer, message]) => [columnOf(peer), message]),
+  recordPerCall(
+    result.perCall,
+    measured,
+    unmeasured(result.errors, measured),
+    [
+      ['p50', id[0], 'per-call latency p50, client and server on one CPU (no cross-CPU wake-up)'],
+      ['p99', id[1], 'per-call latency p99, client and server on one CPU (no cross-CPU wake-up)'],
+    ],
+    `the calls of 1a/1b in a process pinned to CPU 0 with taskset, servers included; ${result.n} calls per peer per round, ${result.rounds} rounds on fresh connections; values are ms per call per round`,
   );
-  for (const [key, figure] of [
-    ['p50', id[0]],
-    ['p99', id[1]],
-  ]) {
-    const values = {};
-    for (const peer of measured) {
-      values[columnOf(peer)] = median(result.perCall[peer].map((r) => r[key]));
-    }
-    record({
-      id: figure,
-      name: `per-call latency ${key}, client and server on one CPU (no cross-CPU wake-up)`,
-      values,
-      errors,
-      format: us,
-      raw: Object.fromEntries(
-        measured.map((peer) => [peer, result.perCall[peer].map((r) => r[key])]),
-      ),
-      note: `the calls of 1a/1b in a process pinned to CPU 0 with taskset, servers included; ${result.n} calls per peer per round, ${result.rounds} rounds on fresh connections; values are ms per call per round`,
-    });
-  }
 }
 
 // 3a. A 1 MiB tool result end to end; the floor is a raw pipe moving the same bytes. The limit

@@ -18,10 +18,9 @@ export async function mountWasm({ name, componentPath, clatHome, projectRoot }) 
   const pipeline = new ToolPipeline({ registry, events: new RunEventStream() });
   const bridge = new PluginHostBridge({ projectRoot, pipeline });
   const scope = createGlobalScope(`bench-wasm-${name}`).child('project');
-  const t0 = performance.now();
-  let mounted;
   try {
-    mounted = await mountWasmPlugin({
+    const t0 = performance.now();
+    const mounted = await mountWasmPlugin({
       name,
       componentPath,
       registry,
@@ -30,15 +29,14 @@ export async function mountWasm({ name, componentPath, clatHome, projectRoot }) 
       projectRoot,
       clatHome,
     });
+    const elapsed = performance.now() - t0;
+    const status = mounted.status();
+    if (status.state !== 'connected') {
+      throw new Error(`WASM guest did not load: ${status.failure ?? status.state}`);
+    }
+    return { registry, pipeline, scope, elapsed };
   } catch (error) {
     await scope.parent.close();
     throw error;
   }
-  const elapsed = performance.now() - t0;
-  const status = mounted.status();
-  if (status.state !== 'connected') {
-    await scope.parent.close();
-    throw new Error(`WASM guest did not load: ${status.failure ?? status.state}`);
-  }
-  return { registry, pipeline, scope, elapsed };
 }

@@ -34,19 +34,13 @@ const forget = new FinalizationRegistry<string>((key) => {
 });
 
 /**
- * Compiles one (verified, memory-capped) core module. `WebAssembly.compile` validates every
- * function body (a corrupt one is refused). It is used rather than `compileStreaming`: in a
- * fresh Node 20 process the streaming path (its first Response and web stream) took about twice
- * the wall and CPU time for a 12 MB module (76-86 vs 38-42 ms wall); streaming won only on a
- * second compile of the same bytes in one process, which the map above now serves.
- */
-function compileCore(bytes: Uint8Array): Promise<WebAssembly.Module> {
-  return wasm.compile(bytes);
-}
-
-/**
  * The compiled module of one core module: from this process's map, or memory-capped (here,
  * synchronously: an initial memory over the cap throws to the caller) and compiled.
+ * `WebAssembly.compile` validates every function body (a corrupt one is refused). It is used
+ * rather than `compileStreaming`: in a fresh Node 20 process the streaming path (its first
+ * Response and web stream) took about twice the wall and CPU time for a 12 MB module (76-86 vs
+ * 38-42 ms wall); streaming won only on a second compile of the same bytes in one process, which
+ * the map above now serves.
  */
 function compileCapped(
   bytes: Uint8Array,
@@ -56,7 +50,7 @@ function compileCapped(
   const key = digest === undefined ? undefined : `${digest}:${pages.join(',')}`;
   const known = key === undefined ? undefined : compiled.get(key)?.deref();
   if (known !== undefined) return Promise.resolve(known);
-  const compiling = compileCore(capModuleMemory(bytes, pages).bytes);
+  const compiling = wasm.compile(capModuleMemory(bytes, pages).bytes);
   if (key === undefined) return compiling;
   return compiling.then((module) => {
     compiled.set(key, new WeakRef(module));

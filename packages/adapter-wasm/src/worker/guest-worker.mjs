@@ -68,21 +68,18 @@ const memories = [];
 // The worker boots while the host prepares the component (reads and verifies its cache entry),
 // and parses the glue while the host may still be compiling the core modules. Each comes in
 // workerData, or in a message (`glue`, `modules`) when the host did not have it at spawn.
-let deliverGlue;
-const glue =
-  glueUrl !== undefined
-    ? import(glueUrl)
-    : new Promise((resolve) => {
-        deliverGlue = (url) => resolve(import(url));
-      });
+/** Resolvers of what the host did not have at spawn, by the type of the message bringing it. */
+const awaited = new Map();
+/** `value` from workerData, or `field` of the host's first message of `type`. */
+function fromHost(value, type, field) {
+  if (value !== undefined) return Promise.resolve(value);
+  return new Promise((resolve) => {
+    awaited.set(type, (message) => resolve(message[field]));
+  });
+}
+const glue = fromHost(glueUrl, 'glue', 'glueUrl').then((url) => import(url));
 glue.catch(() => {});
-let deliverModules;
-const modulesReady =
-  workerData.modules !== undefined
-    ? Promise.resolve(workerData.modules)
-    : new Promise((resolve) => {
-        deliverModules = resolve;
-      });
+const modulesReady = fromHost(workerData.modules, 'modules', 'modules');
 let tools;
 
 function post(message) {
@@ -185,8 +182,7 @@ async function start() {
 
 // Also keeps the worker alive while it is parked between calls.
 parentPort.on('message', (message) => {
-  if (message.type === 'modules') deliverModules?.(message.modules);
-  else if (message.type === 'glue') deliverGlue?.(message.glueUrl);
+  awaited.get(message.type)?.(message);
 });
 
 try {
