@@ -26,7 +26,7 @@ export async function buildComponentWat(name: 'multi-memory', out: string): Prom
 
 /** Builds test/fixtures/wasm/<name>.wat into a component at `out`: parse, embed WIT, componentize. */
 export async function buildProbe(
-  name: 'fs-probe' | 'fs-escape' | 'net-probe',
+  name: 'fs-probe' | 'fs-escape' | 'net-probe' | 'schema-probe',
   out: string,
 ): Promise<string> {
   const core = await parse(await readFile(join(FIXTURES, `${name}.wat`), 'utf8'));

@@ -8,11 +8,15 @@ import type { JsonObject } from '@clat/kernel';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { validate as validateDraft7 } from './gen/draft-07.mjs';
+import { validate as validate2019 } from './gen/draft-2019-09.mjs';
+import { validate as validate2020 } from './gen/draft-2020-12.mjs';
 
 /** Returns undefined when the arguments fit, else one sentence naming the first bad field. */
 export type ArgumentValidator = (args: JsonObject) => string | undefined;
 
-const OPTIONS: Options = {
+/** Also the options src/gen was generated with (scripts/meta-validators.mjs keeps a copy). */
+export const OPTIONS = {
   // Guest schemas come from many generators (zod, typebox, hand-written): unknown keywords and
   // formats are ignored rather than refused, and nothing is logged or cached by $id.
   strict: false,
@@ -20,33 +24,46 @@ const OPTIONS: Options = {
   addUsedSchema: false,
   logger: false,
   allErrors: false,
-};
+} as const satisfies Options;
 
-type Engine = Pick<Ajv, 'compile'>;
-let draft7: Engine | undefined;
-let draft2019: Engine | undefined;
-let draft2020: Engine | undefined;
+/** The meta-schema is checked by the precompiled validator of the dialect (see {@link Dialect}). */
+const ENGINE_OPTIONS: Options = { ...OPTIONS, validateSchema: false };
 
-function engineFor(dialect: unknown): Engine {
+/**
+ * One dialect: its Ajv (which does not compile the meta-schema itself) and the meta-schema's
+ * validator, compiled ahead of time by Ajv's standalone generator with the same options
+ * (src/gen, `pnpm meta-validators`). Ajv compiling a meta-schema at run time cost 25-60 ms of
+ * CPU at the first tool schema of each process, inside every WASM plugin load of a fresh `clat`.
+ */
+interface Dialect {
+  readonly ajv: Pick<Ajv, 'compile' | 'errorsText'>;
+  readonly meta: typeof validateDraft7;
+}
+
+let draft7: Dialect | undefined;
+let draft2019: Dialect | undefined;
+let draft2020: Dialect | undefined;
+
+function dialectFor(dialect: unknown): Dialect {
   if (typeof dialect === 'string' && dialect.includes('2020-12')) {
-    draft2020 ??= new Ajv2020(OPTIONS);
+    draft2020 ??= { ajv: new Ajv2020(ENGINE_OPTIONS), meta: validate2020 };
     return draft2020;
   }
   if (typeof dialect === 'string' && dialect.includes('2019-09')) {
-    draft2019 ??= new Ajv2019(OPTIONS);
+    draft2019 ??= { ajv: new Ajv2019(ENGINE_OPTIONS), meta: validate2019 };
     return draft2019;
   }
-  draft7 ??= new Ajv(OPTIONS);
+  draft7 ??= { ajv: new Ajv(ENGINE_OPTIONS), meta: validateDraft7 };
   return draft7;
 }
 
 /**
  * Builds the default (draft-07) engine and compiles one schema, so Ajv's own first-use cost
- * (tens of ms in a fresh process) is paid while the caller waits on other work, such as a guest
+ * (a few ms in a fresh process) is paid while the caller waits on other work, such as a guest
  * worker booting, instead of after it.
  */
 export function warmArgumentValidators(): void {
-  engineFor(undefined).compile({ type: 'object' });
+  compileArgumentValidator({ type: 'object' });
 }
 
 /**
@@ -55,7 +72,10 @@ export function warmArgumentValidators(): void {
  */
 export function compileArgumentValidator(schema: JsonObject): ArgumentValidator {
   const { $schema, ...rest } = schema;
-  const validate: ValidateFunction = engineFor($schema).compile(rest);
+  const { ajv, meta } = dialectFor($schema);
+  // The check and the message Ajv makes itself when it validates a schema (`validateSchema`).
+  if (!meta(rest)) throw new Error(`schema is invalid: ${ajv.errorsText(meta.errors)}`);
+  const validate: ValidateFunction = ajv.compile(rest);
   return (args) => (validate(args) ? undefined : describeError(validate.errors?.[0]));
 }
 
