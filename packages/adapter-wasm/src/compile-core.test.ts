@@ -14,6 +14,7 @@ function preparedWith(
     dir: '/nonexistent',
     imports: [],
     glueSource: '',
+    glueSha256: '0'.repeat(64),
     coreModules,
     transpiled: false,
     transpileMs: 0,

@@ -27,6 +27,7 @@ import { parseSha256 } from '@clat/kernel';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
+import { readGlueCodeCache } from './glue-code-cache.js';
 import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
 import { isQuiescent, recordDigest, recordedDigest, statSignature } from './source-record.js';
 
@@ -68,6 +69,13 @@ export interface PreparedComponent {
   imports: string[];
   /** The glue module our transpiler generated, as verified (workers import these bytes). */
   glueSource: string;
+  /** SHA-256 (hex) of the glue file, as verified. */
+  glueSha256: string;
+  /**
+   * The verified V8 code cache of the glue's script, when an earlier process left one
+   * (glue-code-cache.ts); a guest host's worker makes one otherwise.
+   */
+  glueCodeCache?: Uint8Array;
   /** Verified bytes of the core modules, by file name (dropped once compiled). */
   coreModules: Record<string, Uint8Array>;
   /**
@@ -357,11 +365,9 @@ export async function prepareComponent(
   const unchanged = await unchangedEntry(options, key);
   if (unchanged !== undefined) {
     checkImports(componentPath, unchanged.entry.manifest.imports);
-    return preparedOf(
-      unchanged.sha256,
-      join(cacheDir, unchanged.sha256),
-      unchanged.entry,
-      undefined,
+    return withCodeCache(
+      preparedOf(unchanged.sha256, join(cacheDir, unchanged.sha256), unchanged.entry, undefined),
+      key,
     );
   }
   const read = await readComponent(componentPath);
@@ -406,6 +412,14 @@ export async function prepareComponent(
   if (read.trusted) await recordDigest(cacheDir, key, resolve(componentPath), read.stats, sha256);
   const prepared = preparedOf(sha256, dir, entry, transpileMs);
   if (rebuilt !== undefined) prepared.rebuilt = rebuilt;
+  // A fresh transpile has no code cache yet: its first worker makes one.
+  return transpileMs === undefined ? withCodeCache(prepared, key) : prepared;
+}
+
+/** `prepared` with the verified code cache of its glue, when its entry has one. */
+async function withCodeCache(prepared: PreparedComponent, key: Buffer): Promise<PreparedComponent> {
+  const codeCache = await readGlueCodeCache(prepared.dir, key, prepared.glueSha256);
+  if (codeCache !== undefined) prepared.glueCodeCache = codeCache;
   return prepared;
 }
 
@@ -458,6 +472,7 @@ function preparedOf(
     dir,
     imports: entry.manifest.imports,
     glueSource: new TextDecoder().decode(entry.files.get(GLUE_FILE)),
+    glueSha256: entry.manifest.files[GLUE_FILE] ?? '',
     coreModules,
     coreModuleDigests,
     transpiled: transpileMs !== undefined,

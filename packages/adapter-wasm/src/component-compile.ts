@@ -106,6 +106,8 @@ export function startCompile(
     dir: prepared.dir,
     imports: prepared.imports,
     glueSource: prepared.glueSource,
+    glueSha256: prepared.glueSha256,
+    ...(prepared.glueCodeCache === undefined ? {} : { glueCodeCache: prepared.glueCodeCache }),
     transpiled: prepared.transpiled,
     transpileMs: prepared.transpileMs,
     ...(prepared.rebuilt === undefined ? {} : { rebuilt: prepared.rebuilt }),

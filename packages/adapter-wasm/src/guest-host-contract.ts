@@ -67,4 +67,10 @@ export interface JcoGuestHostOptions {
   onRecycle?: ((reason: string) => void) | undefined;
   /** Cap of captured output per instance. */
   outputLimitBytes?: number | undefined;
+  /**
+   * Called once, after a start, with V8's code cache of the glue script when the worker had no
+   * usable one (none given, or V8 refused it): the owner may keep it for later processes
+   * (glue-code-cache.ts). Later workers of this host get it either way.
+   */
+  onGlueCodeCache?: ((data: Uint8Array) => void) | undefined;
 }

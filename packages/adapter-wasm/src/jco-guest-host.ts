@@ -14,7 +14,7 @@ import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
 import { awaitSlotResult, releaseSlotWaiters, sendSlotCall } from './call-slot-host.js';
 import { WasmError, WasmErrorCode } from './errors.js';
-import { glueModuleUrl } from './glue-url.js';
+import { type GuestGlue, guestGlueOf } from './glue-load.js';
 import type {
   GuestCallOutcome,
   GuestToolDefinition,
@@ -22,12 +22,20 @@ import type {
   Preopen,
 } from './guest-host-contract.js';
 import { type CallSlot, callSlotOf, createCallSlotBuffer } from './worker/call-slot.mjs';
+import {
+  type HostRequest,
+  hostErrorText,
+  type ResultMessage,
+  type WorkerMessage,
+} from './worker-messages.js';
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** Recycle once guest memory passes this share of the cap: wasm memory never shrinks. */
 const MEMORY_HIGH_WATER = 0.9;
 /** Upper bound on waiting for worker.terminate() before reporting anyway. */
 const TERMINATE_WAIT_MS = 2_000;
+/** Upper bound on waiting, at close, for a glue code cache the worker announced (a few ms). */
+const CODE_CACHE_WAIT_MS = 500;
 const OUT_OF_MEMORY = /out of memory/i;
 const WORKER_HEAP_MB = 256;
 /** Planned stops, not faults: they do not count as restarts. */
@@ -66,11 +74,16 @@ export class JcoGuestHost {
   readonly #options: JcoGuestHostOptions;
   #preopens: readonly Preopen[];
   /**
-   * The verified glue, imported from memory (the cache file may change after verification);
-   * undefined while the component is being prepared.
+   * The verified glue, loaded from memory (the cache file may change after verification);
+   * undefined while the component is being prepared. Later workers get the code cache the first
+   * one made, if it made one.
    */
-  #glueUrl: string | undefined;
-  readonly #glue: Promise<string>;
+  #glueReady: GuestGlue | undefined;
+  readonly #glue: Promise<GuestGlue>;
+  #glueCodeCacheMade = false;
+  /** Settles when the code cache a worker announced arrived (or its worker ended). */
+  #glueCodeCacheComing: Promise<void> | undefined;
+  #glueCodeCacheArrived: (() => void) | undefined;
   /** The compiled core modules, once ready (shared by every worker, restarts included). */
   #modules: Record<string, WebAssembly.Module> | undefined;
   readonly #compiling: Promise<Record<string, WebAssembly.Module>>;
@@ -90,19 +103,19 @@ export class JcoGuestHost {
       // Still being prepared: the first worker boots meanwhile and gets the glue by message.
       this.#glue = component.then((prepared) => {
         this.#memoryLimitBytes = prepared.memoryLimitBytes;
-        return glueModuleUrl(prepared.glueSource);
+        return guestGlueOf(prepared);
       });
       this.#compiling = component.then((prepared) => prepared.modules);
       this.#glue.then(
-        (url) => {
-          this.#glueUrl = url;
+        (glue) => {
+          this.#glueReady = glue;
         },
         () => {},
       );
     } else {
       this.#memoryLimitBytes = component.memoryLimitBytes;
-      this.#glueUrl = glueModuleUrl(component.glueSource);
-      this.#glue = Promise.resolve(this.#glueUrl);
+      this.#glueReady = guestGlueOf(component);
+      this.#glue = Promise.resolve(this.#glueReady);
       this.#compiling = Promise.resolve(component.modules);
       if (!(component.modules instanceof Promise)) this.#modules = component.modules;
     }
@@ -176,6 +189,18 @@ export class JcoGuestHost {
     this.#closed = true;
     const instance = this.#instance;
     if (instance !== undefined) {
+      // The worker posts its glue code cache right after `ready`: a close soon after the start
+      // (a one-shot command) would otherwise drop it, and every later process would compile.
+      if (instance.pending === undefined && this.#glueCodeCacheComing !== undefined) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          this.#glueCodeCacheComing,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, CODE_CACHE_WAIT_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
       instance.pending?.finish({
         kind: 'cancelled',
         message: `wasm plugin ${this.plugin} was closed during the call`,
@@ -207,7 +232,7 @@ export class JcoGuestHost {
       workerData: {
         // Undefined while compiling (preparing): they follow in a `modules` (`glue`) message.
         modules: this.#modules,
-        glueUrl: this.#glueUrl,
+        glue: this.#glueReady,
         hostPort: channel.port2,
         signalBuffer,
         callBuffer,
@@ -270,6 +295,11 @@ export class JcoGuestHost {
         case 'ready':
           clearTimeout(startTimer);
           instance.started = true;
+          if (message.glueCodeCache === true && !this.#glueCodeCacheMade) {
+            this.#glueCodeCacheComing = new Promise<void>((resolve) => {
+              this.#glueCodeCacheArrived = resolve;
+            });
+          }
           readyResolve(message.tools);
           break;
         case 'start-failed':
@@ -287,6 +317,9 @@ export class JcoGuestHost {
           break;
         case 'result':
           this.#onResult(instance, message);
+          break;
+        case 'glue-code-cache':
+          this.#onGlueCodeCache(message.data);
           break;
       }
     });
@@ -314,12 +347,12 @@ export class JcoGuestHost {
     channel.port1.on('message', (request: HostRequest) => {
       void this.#answerHost(instance, request);
     });
-    if (this.#glueUrl === undefined) {
+    if (this.#glueReady === undefined) {
       // A failed preparation rejects `#compiling` as well, and is reported there.
       this.#glue.then(
-        (glueUrl) => {
+        (glue) => {
           if (instance.dead) return;
-          worker.postMessage({ type: 'glue', glueUrl });
+          worker.postMessage({ type: 'glue', glue });
           armStartTimer();
         },
         () => {},
@@ -446,6 +479,19 @@ export class JcoGuestHost {
     );
   }
 
+  /**
+   * A worker compiled the glue without a usable code cache and made one: later workers (restarts)
+   * get it, and the owner may keep it for later processes. Once per guest host.
+   */
+  #onGlueCodeCache(data: Uint8Array): void {
+    const glue = this.#glueReady;
+    if (this.#glueCodeCacheMade || glue === undefined) return;
+    this.#glueCodeCacheMade = true;
+    this.#glueReady = { source: glue.source, codeCache: data };
+    this.#glueCodeCacheArrived?.();
+    this.#options.onGlueCodeCache?.(data);
+  }
+
   #onResult(instance: Instance, message: ResultMessage): void {
     const pending = instance.pending;
     if (pending === undefined || pending.id !== message.id) return;
@@ -490,6 +536,8 @@ export class JcoGuestHost {
     if (instance.dead) return;
     instance.dead = true;
     if (this.#instance === instance) this.#instance = undefined;
+    // A code cache that did not come before the worker ended will not come.
+    this.#glueCodeCacheArrived?.();
     const stopped = new WasmError(WasmErrorCode.WASM_CLOSED, `instance stopped: ${reason}`);
     // A start still waiting (on the component, the worker or the guest) ends with the instance.
     instance.failStart(stopped);
@@ -509,31 +557,4 @@ export class JcoGuestHost {
     ]);
     clearTimeout(timer);
   }
-}
-
-interface HostRequest {
-  iface: string;
-  fn: string;
-  args: unknown[];
-}
-
-interface ResultMessage {
-  type: 'result';
-  id: number;
-  outcome: 'ok' | 'err' | 'trap';
-  value: string;
-  memoryBytes: number;
-}
-
-type WorkerMessage =
-  | { type: 'ready'; tools: GuestToolDefinition[]; memoryBytes: number }
-  | { type: 'start-failed'; message: string }
-  | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
-  | ResultMessage;
-
-/** `CODE: message` for typed errors, so the guest can tell denials from failures. */
-function hostErrorText(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = errorMessage(error);
-  return typeof code === 'string' && /^[A-Z_]+$/.test(code) ? `${code}: ${message}` : message;
 }

@@ -28,6 +28,7 @@ import { warmArgumentValidators } from './argument-validator.js';
 import { prepareComponent, wasmCacheDir } from './component-cache.js';
 import { startCompile } from './component-compile.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
+import { saveGlueCodeCache } from './glue-code-cache.js';
 import type { WasmGrantStore } from './grants.js';
 import type { Preopen } from './guest-host-contract.js';
 import { hostImportsFor } from './host-imports.js';
@@ -133,6 +134,8 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   const protocolVersion =
     options.capabilities === undefined ? WASM_PROTOCOL_PATH : WASM_PROTOCOL_MANIFEST;
   let guest: JcoGuestHost | undefined;
+  /** The write of the glue's code cache, once the guest made one (it never rejects). */
+  let savingCodeCache: Promise<void> | undefined;
   // Whether the component was prepared: before that the guest host has only booted a worker,
   // and a mount that fails there (a refused or unreadable component) reports no guest.
   let prepared = false;
@@ -153,6 +156,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   const closeGuest = async (): Promise<void> => {
     status.tools = 0;
     await guest?.close();
+    await savingCodeCache;
     if (status.state !== 'failed') status.state = 'closed';
     publish();
   };
@@ -252,6 +256,13 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       hostImports: hostImportsFor(options),
       callTimeoutMs: options.callTimeoutMs,
       onOutput: (_stream, text) => tail.push(text),
+      // Made after the first start, of the prepared component's verified glue; the close hook
+      // lets the write finish.
+      onGlueCodeCache: (data) => {
+        savingCodeCache = preparing.then((ready) =>
+          saveGlueCodeCache({ cacheDir, dir: ready.dir, glueSha256: ready.glueSha256, data }),
+        );
+      },
     });
     const starting = guest.start();
     // A failed preparation is reported from `preparing`, not as a failed start.

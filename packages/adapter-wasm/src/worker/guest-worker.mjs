@@ -7,6 +7,7 @@
 // work) does it return to its event loop, so queued tasks (finalizers, GC work) and messages
 // still run.
 import { performance } from 'node:perf_hooks';
+import { Script } from 'node:vm';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import {
   ARGS_BYTES,
@@ -27,6 +28,7 @@ import {
   readSlotText,
   writeSlotText,
 } from './call-slot.mjs';
+import { GLUE_SCRIPT_HEAD_LINES, glueScript } from './glue-script.mjs';
 import { createSandboxWasi } from './wasi-sandbox.mjs';
 
 // The worker runs with an empty environment (`env: {}`), but `process.env` is still Node's
@@ -41,8 +43,7 @@ Object.defineProperty(process, 'env', {
   enumerable: true,
 });
 
-const { glueUrl, hostPort, signalBuffer, callBuffer, callPort, preopens, outputLimitBytes } =
-  workerData;
+const { hostPort, signalBuffer, callBuffer, callPort, preopens, outputLimitBytes } = workerData;
 const signal = new Int32Array(signalBuffer);
 /** Never notified: waiting on it is a sleep. */
 const nap = new Int32Array(new SharedArrayBuffer(4));
@@ -77,10 +78,39 @@ function fromHost(value, type, field) {
     awaited.set(type, (message) => resolve(message[field]));
   });
 }
-const glue = fromHost(glueUrl, 'glue', 'glueUrl').then((url) => import(url));
+/** The glue's compiled script, when it loaded as one and no code cache of it was usable. */
+let uncachedScript;
+const glue = fromHost(workerData.glue, 'glue', 'glue').then(loadGlue);
 glue.catch(() => {});
 const modulesReady = fromHost(workerData.modules, 'modules', 'modules');
 let tools;
+
+/**
+ * The glue's exports: from its classic script (glue-script.mjs) with the host's code cache when
+ * V8 takes it, else from the glue as an ES module (a glue of another shape, or a script V8 does
+ * not compile).
+ */
+async function loadGlue({ source, codeCache }) {
+  const script = glueScript(source);
+  if (script !== undefined) {
+    let compiled;
+    try {
+      compiled = new Script(script, {
+        filename: 'clat-guest-glue.js',
+        lineOffset: -GLUE_SCRIPT_HEAD_LINES,
+        cachedData: codeCache,
+      });
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+    }
+    if (compiled !== undefined) {
+      if (codeCache === undefined || compiled.cachedDataRejected === true)
+        uncachedScript = compiled;
+      return { instantiate: compiled.runInThisContext()() };
+    }
+  }
+  return import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`);
+}
 
 function post(message) {
   parentPort.postMessage(message);
@@ -193,7 +223,18 @@ try {
     inputSchema: definition.inputSchema,
     effect: definition.effect,
   }));
-  post({ type: 'ready', tools: definitions, memoryBytes: memoryBytes() });
+  post({
+    type: 'ready',
+    tools: definitions,
+    memoryBytes: memoryBytes(),
+    glueCodeCache: uncachedScript !== undefined,
+  });
+  // After the start, so the functions it compiled lazily are in the cache too.
+  if (uncachedScript !== undefined) {
+    const data = uncachedScript.createCachedData();
+    uncachedScript = undefined;
+    post({ type: 'glue-code-cache', data });
+  }
   park();
 } catch (error) {
   post({ type: 'start-failed', message: describe(error) });

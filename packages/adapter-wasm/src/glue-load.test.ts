@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareComponent } from './component-cache.js';
-import { glueModuleUrl, withoutDebugLog } from './glue-url.js';
+import { withoutDebugLog } from './glue-load.js';
 import { buildFixtureComponent } from './test-support/build-wat.js';
 
-describe('the glue a guest worker imports', () => {
+describe('the glue a guest worker loads', () => {
   let dir: string;
   let glue: string;
 
@@ -41,12 +41,5 @@ describe('the glue a guest worker imports', () => {
   it('leaves glue that words its logger differently as it is', () => {
     const other = 'const _debugLog = (...args) => { console.debug(...args); };';
     expect(withoutDebugLog(other)).toBe(other);
-  });
-
-  it('imports from a data: URL of the tuned bytes', () => {
-    const url = glueModuleUrl(glue);
-    expect(url.startsWith('data:text/javascript;base64,')).toBe(true);
-    const decoded = Buffer.from(url.slice('data:text/javascript;base64,'.length), 'base64');
-    expect(decoded.toString('utf8')).toBe(withoutDebugLog(glue));
   });
 });

@@ -1,0 +1,148 @@
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cacheKeyPath, loadCacheKey } from './cache-key.js';
+import { type PreparedComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
+import { startCompile } from './component-compile.js';
+import { GLUE_CODE_CACHE_FILE, readGlueCodeCache, saveGlueCodeCache } from './glue-code-cache.js';
+import { JcoGuestHost } from './jco-guest-host.js';
+import { mountWasmPlugin } from './mount.js';
+import { buildFixtureComponent } from './test-support/build-wat.js';
+import { createHarness } from './test-support/harness.js';
+
+describe("the glue's V8 code cache", () => {
+  let h: ReturnType<typeof createHarness>;
+  let componentPath: string;
+  let cacheDir: string;
+  let prepared: PreparedComponent;
+  const hosts: JcoGuestHost[] = [];
+
+  beforeAll(async () => {
+    h = createHarness();
+    mkdirSync(h.projectRoot, { recursive: true });
+    componentPath = join(h.root, 'wat-plugin.wasm');
+    writeFileSync(componentPath, await buildFixtureComponent());
+    cacheDir = wasmCacheDir(h.clatHome);
+    prepared = await prepareComponent({ componentPath, cacheDir });
+  });
+
+  afterEach(async () => {
+    for (const host of hosts.splice(0)) await host.close();
+  });
+
+  afterAll(async () => {
+    await h?.dispose();
+  });
+
+  const file = () => join(prepared.dir, GLUE_CODE_CACHE_FILE);
+  const key = () => loadCacheKey(cacheKeyPath(cacheDir));
+
+  /**
+   * A guest host of the prepared component given `codeCache`, started, called once (unless
+   * `call` is false: then closed right after its start) and closed; and the caches it made.
+   */
+  const start = async (codeCache: Uint8Array | undefined, call = true) => {
+    const made: Uint8Array[] = [];
+    const component = {
+      ...prepared,
+      ...(codeCache === undefined ? {} : { glueCodeCache: codeCache }),
+    };
+    const host = new JcoGuestHost({
+      plugin: 'wat',
+      component: startCompile(component),
+      preopens: [],
+      hostImports: async () => '{}',
+      onGlueCodeCache: (data) => made.push(data),
+    });
+    hosts.push(host);
+    await host.start();
+    const outcome = call
+      ? await host.call('echo', '{"text":"hi"}', new AbortController().signal)
+      : undefined;
+    // The worker posts the cache right after `ready`; closing waits for it.
+    await host.close();
+    return { made, outcome };
+  };
+
+  it('a worker without one makes one; a worker given it makes none; one V8 refuses is made again', async () => {
+    const first = await start(undefined, false);
+    expect(first.made).toHaveLength(1);
+    const cache = first.made[0] as Uint8Array;
+    expect(cache.length).toBeGreaterThan(1000);
+
+    const second = await start(cache);
+    expect(second.outcome).toEqual({ kind: 'ok', value: expect.stringContaining('hi') });
+    expect(second.made).toHaveLength(0);
+
+    // Not a code cache of this V8 (V8 checks its header, not its bytecode: only the MAC of the
+    // cache file vouches for that): the glue compiles from source, and the cache is made again.
+    const third = await start(Uint8Array.from({ length: 4096 }, (_, i) => (i * 31) % 256));
+    expect(third.outcome).toEqual(second.outcome);
+    expect(third.made).toHaveLength(1);
+  });
+
+  it('is written beside the entry (0600) and read back only for the same glue, V8 and key', async () => {
+    const data = Uint8Array.from({ length: 4096 }, (_, i) => i % 251);
+    await saveGlueCodeCache({ cacheDir, dir: prepared.dir, glueSha256: prepared.glueSha256, data });
+    expect(statSync(file()).mode & 0o777).toBe(0o600);
+    expect(await readGlueCodeCache(prepared.dir, await key(), prepared.glueSha256)).toEqual(
+      Buffer.from(data),
+    );
+    // Another glue, another key.
+    expect(await readGlueCodeCache(prepared.dir, await key(), 'f'.repeat(64))).toBeUndefined();
+    expect(
+      await readGlueCodeCache(prepared.dir, Buffer.alloc(32, 7), prepared.glueSha256),
+    ).toBeUndefined();
+
+    const written = readFileSync(file());
+    const newline = written.indexOf(0x0a);
+    const header = JSON.parse(written.subarray(0, newline).toString('utf8'));
+    const variants: [string, Buffer][] = [
+      ['a changed byte of the cache', Buffer.concat([written.subarray(0, -1), Buffer.from([1])])],
+      [
+        'a header naming another V8 (MAC then fails)',
+        Buffer.concat([
+          Buffer.from(`${JSON.stringify({ ...header, v8: '0.0.0' })}\n`),
+          written.subarray(newline + 1),
+        ]),
+      ],
+      [
+        'a header whose data digest was updated to forged bytes',
+        Buffer.concat([
+          Buffer.from(`${JSON.stringify({ ...header, data: 'a'.repeat(64) })}\n`),
+          written.subarray(newline + 1),
+        ]),
+      ],
+      ['no header line', Buffer.from(data)],
+      ['a header that is not JSON', Buffer.concat([Buffer.from('{ nope\n'), Buffer.from(data)])],
+    ];
+    for (const [what, bytes] of variants) {
+      writeFileSync(file(), bytes);
+      expect(
+        await readGlueCodeCache(prepared.dir, await key(), prepared.glueSha256),
+        what,
+      ).toBeUndefined();
+    }
+  });
+
+  it('a mount leaves one for the next process, and prepareComponent hands it over verified', async () => {
+    writeFileSync(file(), 'stale');
+    const mounted = await mountWasmPlugin({
+      name: 'wat',
+      componentPath,
+      registry: h.registry,
+      scope: h.scope.child('wat'),
+      hostServices: h.bridge,
+      projectRoot: h.projectRoot,
+      clatHome: h.clatHome,
+    });
+    expect(mounted.status().state).toBe('connected');
+    // The close lets the write finish.
+    await mounted.close();
+    const again = await prepareComponent({ componentPath, cacheDir });
+    expect(again.glueCodeCache?.length).toBeGreaterThan(1000);
+    const second = await start(again.glueCodeCache);
+    expect(second.outcome?.kind).toBe('ok');
+    expect(second.made).toHaveLength(0);
+  });
+});
