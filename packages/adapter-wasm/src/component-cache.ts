@@ -27,9 +27,15 @@ import { parseSha256 } from '@clat/kernel';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
-import { readGlueCodeCache } from './glue-code-cache.js';
+import { glueCodeCachePath, verifiedGlueCodeCache } from './glue-code-cache.js';
 import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
-import { isQuiescent, recordDigest, recordedDigest, statSignature } from './source-record.js';
+import {
+  isQuiescent,
+  readSourceRecord,
+  recordDigest,
+  recordedDigest,
+  statSignature,
+} from './source-record.js';
 
 /** Largest component accepted, checked before the file is read. */
 export const MAX_COMPONENT_BYTES = 32 * 1024 * 1024;
@@ -242,6 +248,8 @@ async function readWhole(path: string): Promise<Uint8Array | undefined> {
 interface CacheEntry {
   manifest: CacheManifest;
   files: Map<string, Uint8Array>;
+  /** The verified code cache of its glue, when an earlier process left one. */
+  glueCodeCache?: Uint8Array;
 }
 
 /**
@@ -271,7 +279,10 @@ async function loadEntry(
   }
   if (!authentic) return { problem: `${MANIFEST_FILE} is not authenticated by this host's key` };
   const names = Object.entries(manifest.files);
-  const contents = await Promise.all(names.map(([name]) => readWhole(join(dir, name))));
+  const [codeCacheFile, ...contents] = await Promise.all([
+    readWhole(glueCodeCachePath(dir)),
+    ...names.map(([name]) => readWhole(join(dir, name))),
+  ]);
   const files = new Map<string, Uint8Array>();
   for (const [index, [name, digest]] of names.entries()) {
     const bytes = contents[index];
@@ -279,7 +290,8 @@ async function loadEntry(
     if (sha256Hex(bytes) !== digest) return { problem: `${name} no longer matches its digest` };
     files.set(name, bytes);
   }
-  return { manifest, files };
+  const glueCodeCache = verifiedGlueCodeCache(codeCacheFile, key, manifest.files[GLUE_FILE] ?? '');
+  return glueCodeCache === undefined ? { manifest, files } : { manifest, files, glueCodeCache };
 }
 
 function checkImports(path: string, imports: readonly string[]): void {
@@ -334,17 +346,17 @@ function pinMismatch(path: string, sha256: string, pin: string): WasmError {
  */
 async function unchangedEntry(
   options: PrepareComponentOptions,
-  key: Buffer,
+  keying: Promise<Buffer>,
 ): Promise<{ sha256: string; entry: CacheEntry } | undefined> {
   const path = resolve(options.componentPath);
-  let stats: BigIntStats;
-  try {
-    stats = await stat(path, { bigint: true });
-  } catch {
-    return undefined;
-  }
-  if (stats.size > BigInt(MAX_COMPONENT_BYTES)) return undefined;
-  const sha256 = await recordedDigest(options.cacheDir, key, path, statSignature(stats));
+  // Each a separate read: together, one wait instead of three.
+  const [key, stats, record] = await Promise.all([
+    keying,
+    stat(path, { bigint: true }).catch(() => undefined),
+    readSourceRecord(options.cacheDir, path),
+  ]);
+  if (stats === undefined || stats.size > BigInt(MAX_COMPONENT_BYTES)) return undefined;
+  const sha256 = recordedDigest(record, key, path, statSignature(stats));
   if (sha256 === undefined) return undefined;
   // A pin that disagrees with the record is judged on freshly hashed bytes, never on the record.
   if (options.sha256 !== undefined && parseSha256(options.sha256) !== sha256) return undefined;
@@ -361,13 +373,16 @@ export async function prepareComponent(
   options: PrepareComponentOptions,
 ): Promise<PreparedComponent> {
   const { componentPath, cacheDir } = options;
-  const key = await loadCacheKey(options.keyPath ?? cacheKeyPath(cacheDir));
-  const unchanged = await unchangedEntry(options, key);
+  const keying = loadCacheKey(options.keyPath ?? cacheKeyPath(cacheDir));
+  const unchanged = await unchangedEntry(options, keying);
+  const key = await keying;
   if (unchanged !== undefined) {
     checkImports(componentPath, unchanged.entry.manifest.imports);
-    return withCodeCache(
-      preparedOf(unchanged.sha256, join(cacheDir, unchanged.sha256), unchanged.entry, undefined),
-      key,
+    return preparedOf(
+      unchanged.sha256,
+      join(cacheDir, unchanged.sha256),
+      unchanged.entry,
+      undefined,
     );
   }
   const read = await readComponent(componentPath);
@@ -412,14 +427,6 @@ export async function prepareComponent(
   if (read.trusted) await recordDigest(cacheDir, key, resolve(componentPath), read.stats, sha256);
   const prepared = preparedOf(sha256, dir, entry, transpileMs);
   if (rebuilt !== undefined) prepared.rebuilt = rebuilt;
-  // A fresh transpile has no code cache yet: its first worker makes one.
-  return transpileMs === undefined ? withCodeCache(prepared, key) : prepared;
-}
-
-/** `prepared` with the verified code cache of its glue, when its entry has one. */
-async function withCodeCache(prepared: PreparedComponent, key: Buffer): Promise<PreparedComponent> {
-  const codeCache = await readGlueCodeCache(prepared.dir, key, prepared.glueSha256);
-  if (codeCache !== undefined) prepared.glueCodeCache = codeCache;
   return prepared;
 }
 
@@ -475,6 +482,7 @@ function preparedOf(
     glueSha256: entry.manifest.files[GLUE_FILE] ?? '',
     coreModules,
     coreModuleDigests,
+    ...(entry.glueCodeCache === undefined ? {} : { glueCodeCache: entry.glueCodeCache }),
     transpiled: transpileMs !== undefined,
     transpileMs: transpileMs ?? 0,
   };

@@ -49,27 +49,26 @@ function macOf(key: Buffer, header: Omit<Header, 'mac'>): string {
   ]);
 }
 
+/** The code cache file of the entry in directory `dir`. */
+export function glueCodeCachePath(dir: string): string {
+  return join(dir, GLUE_CODE_CACHE_FILE);
+}
+
 /**
- * The code cache in entry directory `dir` for the glue of digest `glueSha256`, made by this V8
- * and authenticated by `key`; undefined when there is none or it is not usable.
+ * The cache bytes of a code cache file's contents, when it was made by this V8 for the glue of
+ * digest `glueSha256` and is authenticated by `key`; undefined when it is not usable.
  */
-export async function readGlueCodeCache(
-  dir: string,
+export function verifiedGlueCodeCache(
+  file: Uint8Array | undefined,
   key: Buffer,
   glueSha256: string,
-): Promise<Uint8Array | undefined> {
-  let file: Buffer;
-  try {
-    file = await readFile(join(dir, GLUE_CODE_CACHE_FILE));
-  } catch {
-    return undefined;
-  }
-  if (file.length > MAX_CODE_CACHE_BYTES) return undefined;
+): Uint8Array | undefined {
+  if (file === undefined || file.length > MAX_CODE_CACHE_BYTES) return undefined;
   const end = file.indexOf(NEWLINE);
   if (end < 0) return undefined;
   let header: Header;
   try {
-    header = JSON.parse(file.subarray(0, end).toString('utf8')) as Header;
+    header = JSON.parse(new TextDecoder().decode(file.subarray(0, end))) as Header;
   } catch {
     return undefined;
   }
@@ -91,6 +90,16 @@ export async function readGlueCodeCache(
     // Fields of the wrong types: as unusable as a forged header.
   }
   return authentic ? data : undefined;
+}
+
+/** The verified code cache of the entry in `dir` (see {@link verifiedGlueCodeCache}). */
+export async function readGlueCodeCache(
+  dir: string,
+  key: Buffer,
+  glueSha256: string,
+): Promise<Uint8Array | undefined> {
+  const file = await readFile(glueCodeCachePath(dir)).catch(() => undefined);
+  return verifiedGlueCodeCache(file, key, glueSha256);
 }
 
 export interface SaveGlueCodeCacheOptions {
@@ -124,7 +133,7 @@ export async function saveGlueCodeCache(options: SaveGlueCodeCacheOptions): Prom
       mode: 0o600,
       flag: 'wx',
     });
-    await rename(temp, join(dir, GLUE_CODE_CACHE_FILE));
+    await rename(temp, glueCodeCachePath(dir));
   } catch {
     await rm(temp, { force: true }).catch(() => {});
   }

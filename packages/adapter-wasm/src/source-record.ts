@@ -54,22 +54,27 @@ interface SourceRecord {
   mac: string;
 }
 
-/**
- * The recorded digest of `componentPath` (an absolute path) if a record authenticated by `key`
- * names exactly this signature; undefined otherwise (absent, stale, forged or unreadable).
- */
-export async function recordedDigest(
-  cacheDir: string,
-  key: Buffer,
-  componentPath: string,
-  signature: string,
-): Promise<string | undefined> {
-  let record: SourceRecord;
+/** The record of `componentPath` (an absolute path) as stored, or undefined when unreadable. */
+export async function readSourceRecord(cacheDir: string, componentPath: string): Promise<unknown> {
   try {
-    record = JSON.parse(await readFile(recordPath(cacheDir, componentPath), 'utf8'));
+    return JSON.parse(await readFile(recordPath(cacheDir, componentPath), 'utf8'));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The digest a stored record (from {@link readSourceRecord}) gives `componentPath` if it is
+ * authenticated by `key` and names exactly this signature; undefined otherwise (absent, stale,
+ * forged or unreadable). Read and checked apart, so the read overlaps the key's and the stat.
+ */
+export function recordedDigest(
+  stored: unknown,
+  key: Buffer,
+  componentPath: string,
+  signature: string,
+): string | undefined {
+  const record = stored as SourceRecord | null | undefined;
   if (
     record === null ||
     typeof record !== 'object' ||

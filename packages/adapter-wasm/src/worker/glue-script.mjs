@@ -16,6 +16,7 @@ export const GLUE_SCRIPT_VERSION = 'clat-glue-script/1';
  * worker always passes. In the script it throws instead.
  */
 const CORE_MODULE_DEFAULT =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the glue's own text, matched literally
   'if (!getCoreModule) getCoreModule = (name) => fetchCompile(new URL(`./${name}`, import.meta.url));';
 const CORE_MODULE_REQUIRED =
   "if (!getCoreModule) throw new TypeError('the guest worker passes getCoreModule');";
