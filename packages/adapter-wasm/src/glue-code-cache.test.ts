@@ -38,14 +38,16 @@ describe("the glue's V8 code cache", () => {
   const key = () => loadCacheKey(cacheKeyPath(cacheDir));
 
   /**
-   * A guest host of the prepared component given `codeCache`, started, called once (unless
-   * `call` is false: then closed right after its start) and closed; and the caches it made.
+   * A guest host of the prepared component (its glue replaced by `glueSource`, if given) given
+   * `codeCache`, started, called once (unless `call` is false: then closed right after its
+   * start) and closed; and the caches it made.
    */
-  const start = async (codeCache: Uint8Array | undefined, call = true) => {
+  const start = async (codeCache: Uint8Array | undefined, call = true, glueSource?: string) => {
     const made: Uint8Array[] = [];
     const component = {
       ...prepared,
       ...(codeCache === undefined ? {} : { glueCodeCache: codeCache }),
+      ...(glueSource === undefined ? {} : { glueSource }),
     };
     const host = new JcoGuestHost({
       plugin: 'wat',
@@ -79,6 +81,21 @@ describe("the glue's V8 code cache", () => {
     const third = await start(Uint8Array.from({ length: 4096 }, (_, i) => (i * 31) % 256));
     expect(third.outcome).toEqual(second.outcome);
     expect(third.made).toHaveLength(1);
+  });
+
+  it('glue that is not of the script shape, or that V8 will not compile as a script, runs as a module', async () => {
+    const variants = [
+      // Another export: not the pinned jco's shape.
+      `${prepared.glueSource}\nexport const extra = 1;\n`,
+      // The script shape, but a top-level await: a script cannot hold it, a module can.
+      `${prepared.glueSource}\nawait null;\n`,
+    ];
+    for (const glueSource of variants) {
+      const run = await start(undefined, true, glueSource);
+      expect(run.outcome).toEqual({ kind: 'ok', value: expect.stringContaining('hi') });
+      // No script, no code cache.
+      expect(run.made).toHaveLength(0);
+    }
   });
 
   it('is written beside the entry (0600) and read back only for the same glue, V8 and key', async () => {
