@@ -5,13 +5,14 @@
 // skips compiling the meta-schema itself, which cost 25-60 ms of CPU at each process's first tool
 // schema (every WASM plugin load in a fresh `clat`). `--check` only compares and exits 1 when the
 // committed files are stale (src/meta-validators.test.ts runs the same check).
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
+import { runGenerator } from '../../../tooling/generated-files.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const GEN_DIR = join(root, 'src/gen');
@@ -81,31 +82,10 @@ ${code}
   return files;
 }
 
-/** Names of the files in src/gen that differ from a fresh generation (missing, stale or extra). */
-async function staleMetaValidators() {
-  const fresh = generateMetaValidators();
-  const present = await readdir(GEN_DIR).catch(() => []);
-  const stale = present.filter((name) => !fresh.has(name));
-  for (const [name, text] of fresh) {
-    const current = await readFile(join(GEN_DIR, name), 'utf8').catch(() => undefined);
-    if (current !== text) stale.push(name);
-  }
-  return stale.sort();
-}
-
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  if (process.argv.includes('--check')) {
-    const stale = await staleMetaValidators();
-    if (stale.length > 0) {
-      process.stderr.write(
-        `src/gen is out of date with Ajv ${ajvVersion} (${stale.join(', ')}); run "pnpm meta-validators" in packages/adapter-wasm\n`,
-      );
-      process.exit(1);
-    }
-  } else {
-    await rm(GEN_DIR, { recursive: true, force: true });
-    await mkdir(GEN_DIR, { recursive: true });
-    for (const [name, text] of generateMetaValidators()) await writeFile(join(GEN_DIR, name), text);
-    process.stdout.write(`wrote ${relative(root, GEN_DIR)} from Ajv ${ajvVersion}\n`);
-  }
-}
+await runGenerator({
+  dir: GEN_DIR,
+  generate: generateMetaValidators,
+  stale: (names) =>
+    `src/gen is out of date with Ajv ${ajvVersion} (${names.join(', ')}); run "pnpm meta-validators" in packages/adapter-wasm`,
+  wrote: `wrote ${relative(root, GEN_DIR)} from Ajv ${ajvVersion}`,
+});
