@@ -1,27 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareComponent } from './component-cache.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { withoutDebugLog } from './glue-load.js';
-import { buildFixtureComponent } from './test-support/build-wat.js';
+import { fixtureGlueSource } from './test-support/build-wat.js';
 
 describe('the glue a guest worker loads', () => {
-  let dir: string;
   let glue: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'clat-glue-'));
-    const componentPath = join(dir, 'plugin.wasm');
-    writeFileSync(componentPath, await buildFixtureComponent());
-    ({ glueSource: glue } = await prepareComponent({
-      componentPath,
-      cacheDir: join(dir, 'cache'),
-    }));
-  });
-
-  afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
+    glue = await fixtureGlueSource();
   });
 
   it("replaces the pinned jco's never-enabled debug logger with an empty function, and nothing else", () => {

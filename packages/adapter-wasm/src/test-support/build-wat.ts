@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { componentEmbed, componentNew, parse } from '@bytecodealliance/jco-transpile/wasm-tools';
+import { prepareComponent } from '../component-cache.js';
 
 const here = import.meta.dirname;
 
@@ -23,4 +26,17 @@ export async function buildWatComponent(
 /** The hand-written fixture guest (plugin.wat) as a component. */
 export async function buildFixtureComponent(): Promise<Uint8Array> {
   return buildWatComponent(await readFile(join(here, 'plugin.wat'), 'utf8'), await pluginWit());
+}
+
+/** The jco glue our transpiler makes of the fixture guest (prepared in a directory then removed). */
+export async function fixtureGlueSource(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'clat-glue-'));
+  try {
+    const componentPath = join(dir, 'plugin.wasm');
+    writeFileSync(componentPath, await buildFixtureComponent());
+    const { glueSource } = await prepareComponent({ componentPath, cacheDir: join(dir, 'cache') });
+    return glueSource;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

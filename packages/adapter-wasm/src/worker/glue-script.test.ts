@@ -1,30 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Script } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareComponent } from '../component-cache.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { withoutDebugLog } from '../glue-load.js';
-import { buildFixtureComponent } from '../test-support/build-wat.js';
+import { fixtureGlueSource } from '../test-support/build-wat.js';
 import { GLUE_SCRIPT_HEAD_LINES, glueScript } from './glue-script.mjs';
 
 describe('the glue as a classic script', () => {
-  let dir: string;
   let glue: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'clat-glue-script-'));
-    const componentPath = join(dir, 'plugin.wasm');
-    writeFileSync(componentPath, await buildFixtureComponent());
-    ({ glueSource: glue } = await prepareComponent({
-      componentPath,
-      cacheDir: join(dir, 'cache'),
-    }));
-    glue = withoutDebugLog(glue);
-  });
-
-  afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
+    glue = withoutDebugLog(await fixtureGlueSource());
   });
 
   it("turns the pinned jco's glue into a strict script whose value returns its instantiate", () => {
