@@ -2,6 +2,7 @@ import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
 import type { PreparedComponent } from './component-cache.js';
 import { compileComponent, startCompile } from './component-compile.js';
+import { widenMemoryMaxima } from './memory-cap.js';
 
 /** A prepared component around hand-made core modules (no cache, no transpiler involved). */
 function preparedWith(
@@ -38,6 +39,25 @@ describe('compiling core modules', () => {
     const grow = exports.grow as (pages: number) => number;
     expect(grow(3)).toBe(1);
     expect(grow(1)).toBe(-1);
+  });
+
+  it('caps a module stored with wide maxima in its own bytes, and leaves them as verified', async () => {
+    const bytes = widenMemoryMaxima(
+      await parse(
+        '(module (memory (export "memory") 1) (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0))))',
+      ),
+    );
+    const verified = bytes.slice();
+    for (const pages of [4, 8]) {
+      const compiled = await compileComponent(preparedWith({ 'a.wasm': bytes }), pages * 65536);
+      expect(bytes).toEqual(verified);
+      const module = compiled.modules['a.wasm'] as WebAssembly.Module;
+      const grow = (await WebAssembly.instantiate(module, {})).exports.grow as (
+        n: number,
+      ) => number;
+      expect(grow(pages - 1)).toBe(1);
+      expect(grow(1)).toBe(-1);
+    }
   });
 
   it('still refuses a module with an invalid function body', async () => {

@@ -29,6 +29,7 @@ import { sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 import { glueCodeCachePath, verifiedGlueCodeCache } from './glue-code-cache.js';
 import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
+import { widenMemoryMaxima } from './memory-cap.js';
 import {
   isQuiescent,
   readSourceRecord,
@@ -40,8 +41,11 @@ import {
 /** Largest component accepted, checked before the file is read. */
 export const MAX_COMPONENT_BYTES = 32 * 1024 * 1024;
 
-/** Bumped whenever the transpiler or its options change, so stale cache entries rebuild. */
-export const TRANSPILER_ID = 'jco-transpile@0.15.0/async/no-wasi-shim/v2';
+/**
+ * Bumped whenever the transpiler, its options or what the cache stores change, so stale cache
+ * entries rebuild. v3: core modules are stored with their memory maxima written wide.
+ */
+export const TRANSPILER_ID = 'jco-transpile@0.15.0/async/no-wasi-shim/v3';
 
 const GLUE_FILE = 'plugin.js';
 const MANIFEST_FILE = 'manifest.json';
@@ -409,7 +413,8 @@ export async function prepareComponent(
     transpileMs = performance.now() - started;
     const digests: Record<string, string> = {};
     const files = new Map<string, Uint8Array>();
-    for (const [name, content] of Object.entries(result.files)) {
+    for (const [name, transpiled] of Object.entries(result.files)) {
+      const content = name.endsWith('.wasm') ? widened(transpiled) : transpiled;
       digests[name] = sha256Hex(content);
       files.set(name, content);
     }
@@ -428,6 +433,19 @@ export async function prepareComponent(
   const prepared = preparedOf(sha256, dir, entry, transpileMs);
   if (rebuilt !== undefined) prepared.rebuilt = rebuilt;
   return prepared;
+}
+
+/**
+ * A core module as the cache stores it: its memory maxima written wide, so each load caps them in
+ * the module's own bytes instead of copying it (memory-cap.ts). A module whose memories the cap
+ * refuses (memory64) or cannot read is stored as it is: compiling it reports why, as before.
+ */
+function widened(module: Uint8Array): Uint8Array {
+  try {
+    return widenMemoryMaxima(module);
+  } catch {
+    return module;
+  }
 }
 
 /** Writes a freshly transpiled entry atomically (a staging directory renamed into place). */

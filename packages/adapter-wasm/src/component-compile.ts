@@ -9,6 +9,7 @@ import type { PreparedComponent } from './component-cache.js';
 import {
   allotMemoryPages,
   capModuleMemory,
+  capModuleMemoryInPlace,
   readModuleMemories,
   WASM_PAGE_BYTES,
 } from './memory-cap.js';
@@ -50,7 +51,19 @@ function compileCapped(
   const key = digest === undefined ? undefined : `${digest}:${pages.join(',')}`;
   const known = key === undefined ? undefined : compiled.get(key)?.deref();
   if (known !== undefined) return Promise.resolve(known);
-  const compiling = wasm.compile(capModuleMemory(bytes, pages).bytes);
+  // WebAssembly.compile copies its bytes when called: a cap written into the module's own bytes
+  // is taken back right after, and those bytes stay as they were verified.
+  let compiling: Promise<WebAssembly.Module>;
+  const restore = capModuleMemoryInPlace(bytes, pages);
+  if (restore === undefined) {
+    compiling = wasm.compile(capModuleMemory(bytes, pages).bytes);
+  } else {
+    try {
+      compiling = wasm.compile(bytes);
+    } finally {
+      restore();
+    }
+  }
   if (key === undefined) return compiling;
   return compiling.then((module) => {
     compiled.set(key, new WeakRef(module));

@@ -1,7 +1,13 @@
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
 import { WasmErrorCode } from './errors.js';
-import { allotMemoryPages, capModuleMemory } from './memory-cap.js';
+import {
+  allotMemoryPages,
+  capModuleMemory,
+  capModuleMemoryInPlace,
+  readModuleMemories,
+  widenMemoryMaxima,
+} from './memory-cap.js';
 
 async function instanceOf(bytes: Uint8Array) {
   const module = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
@@ -41,6 +47,58 @@ describe('capModuleMemory', () => {
   it('leaves a module without memory unchanged', async () => {
     const bytes = await parse('(module (func (export "f")))');
     expect(capModuleMemory(bytes, 4)).toEqual({ bytes, memories: [] });
+  });
+});
+
+describe("a cap written in the module's own bytes (capModuleMemoryInPlace, widenMemoryMaxima)", () => {
+  it("widening keeps the limits: an unbounded memory gets wasm32's largest size written out", async () => {
+    const unbounded = widenMemoryMaxima(await parse(GROWER('1')));
+    expect(readModuleMemories(unbounded)).toEqual([{ minPages: 1, maxPages: 65_536 }]);
+    const bounded = widenMemoryMaxima(await parse(GROWER('1 100')));
+    expect(readModuleMemories(bounded)).toEqual([{ minPages: 1, maxPages: 100 }]);
+    const guest = await instanceOf(bounded);
+    expect(guest.grow(99)).toBe(1);
+    expect(guest.grow(1)).toBe(-1);
+  });
+
+  it('caps a widened module in place; the compile keeps the cap, and restoring gives back its bytes', async () => {
+    const bytes = widenMemoryMaxima(await parse(GROWER('1')));
+    const original = bytes.slice();
+    const restore = capModuleMemoryInPlace(bytes, 4);
+    expect(restore).toBeDefined();
+    expect(readModuleMemories(bytes)).toEqual([{ minPages: 1, maxPages: 4 }]);
+    // WebAssembly.compile copies the bytes when it is called.
+    const compiling = WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+    restore?.();
+    expect(bytes).toEqual(original);
+    const instance = await WebAssembly.instantiate(await compiling, {});
+    const guest = instance.exports as { grow(pages: number): number };
+    expect(guest.grow(3)).toBe(1);
+    expect(guest.grow(1)).toBe(-1);
+  });
+
+  it('leaves an unbounded memory to the copying cap, and lowers a declared maximum in place', async () => {
+    const unbounded = await parse(GROWER('1'));
+    const before = unbounded.slice();
+    expect(capModuleMemoryInPlace(unbounded, 4)).toBeUndefined();
+    expect(unbounded).toEqual(before);
+    // A cap never raises a maximum, so a declared one always has room for its capped value.
+    const declared = await parse(GROWER('1 100'));
+    const restore = capModuleMemoryInPlace(declared, 4);
+    expect(readModuleMemories(declared)).toEqual([{ minPages: 1, maxPages: 4 }]);
+    restore?.();
+    expect(readModuleMemories(declared)).toEqual([{ minPages: 1, maxPages: 100 }]);
+    expect(capModuleMemoryInPlace(declared, 1000)).toBeDefined();
+    expect(readModuleMemories(declared)).toEqual([{ minPages: 1, maxPages: 100 }]);
+  });
+
+  it('refuses an initial memory over the cap before writing anything', async () => {
+    const bytes = widenMemoryMaxima(await parse(GROWER('8')));
+    const before = bytes.slice();
+    expect(() => capModuleMemoryInPlace(bytes, 4)).toThrow(
+      expect.objectContaining({ code: WasmErrorCode.WASM_MEMORY_CAP_FAILED }),
+    );
+    expect(bytes).toEqual(before);
   });
 });
 
