@@ -4,7 +4,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cacheKeyPath, loadCacheKey } from './cache-key.js';
 import { type PreparedComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
 import { startCompile } from './component-compile.js';
-import { GLUE_CODE_CACHE_FILE, readGlueCodeCache, saveGlueCodeCache } from './glue-code-cache.js';
+import {
+  GLUE_CODE_CACHE_FILE,
+  saveGlueCodeCache,
+  verifiedGlueCodeCache,
+} from './glue-code-cache.js';
 import { JcoGuestHost } from './jco-guest-host.js';
 import { mountWasmPlugin } from './mount.js';
 import { buildFixtureComponent } from './test-support/build-wat.js';
@@ -36,6 +40,9 @@ describe("the glue's V8 code cache", () => {
 
   const file = () => join(prepared.dir, GLUE_CODE_CACHE_FILE);
   const key = () => loadCacheKey(cacheKeyPath(cacheDir));
+  /** The entry's code cache, if `verifiedGlueCodeCache` (as `prepareComponent` uses it) takes it. */
+  const readCache = (withKey: Buffer, glueSha256: string) =>
+    verifiedGlueCodeCache(readFileSync(file()), withKey, glueSha256);
 
   /**
    * A guest host of the prepared component (its glue replaced by `glueSource`, if given) given
@@ -102,14 +109,10 @@ describe("the glue's V8 code cache", () => {
     const data = Uint8Array.from({ length: 4096 }, (_, i) => i % 251);
     await saveGlueCodeCache({ cacheDir, dir: prepared.dir, glueSha256: prepared.glueSha256, data });
     expect(statSync(file()).mode & 0o777).toBe(0o600);
-    expect(await readGlueCodeCache(prepared.dir, await key(), prepared.glueSha256)).toEqual(
-      Buffer.from(data),
-    );
+    expect(readCache(await key(), prepared.glueSha256)).toEqual(Buffer.from(data));
     // Another glue, another key.
-    expect(await readGlueCodeCache(prepared.dir, await key(), 'f'.repeat(64))).toBeUndefined();
-    expect(
-      await readGlueCodeCache(prepared.dir, Buffer.alloc(32, 7), prepared.glueSha256),
-    ).toBeUndefined();
+    expect(readCache(await key(), 'f'.repeat(64))).toBeUndefined();
+    expect(readCache(Buffer.alloc(32, 7), prepared.glueSha256)).toBeUndefined();
 
     const written = readFileSync(file());
     const newline = written.indexOf(0x0a);
@@ -135,10 +138,7 @@ describe("the glue's V8 code cache", () => {
     ];
     for (const [what, bytes] of variants) {
       writeFileSync(file(), bytes);
-      expect(
-        await readGlueCodeCache(prepared.dir, await key(), prepared.glueSha256),
-        what,
-      ).toBeUndefined();
+      expect(readCache(await key(), prepared.glueSha256), what).toBeUndefined();
     }
   });
 

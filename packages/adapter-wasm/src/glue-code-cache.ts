@@ -15,7 +15,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { sha256Hex } from './digest.js';
@@ -90,16 +90,6 @@ export function verifiedGlueCodeCache(
     // Fields of the wrong types: as unusable as a forged header.
   }
   return authentic ? data : undefined;
-}
-
-/** The verified code cache of the entry in `dir` (see {@link verifiedGlueCodeCache}). */
-export async function readGlueCodeCache(
-  dir: string,
-  key: Buffer,
-  glueSha256: string,
-): Promise<Uint8Array | undefined> {
-  const file = await readFile(glueCodeCachePath(dir)).catch(() => undefined);
-  return verifiedGlueCodeCache(file, key, glueSha256);
 }
 
 export interface SaveGlueCodeCacheOptions {
