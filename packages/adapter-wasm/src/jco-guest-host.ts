@@ -14,7 +14,6 @@ import { type BudgetExpiry, CallBudget } from './call-budget.js';
 import { CallQueue } from './call-queue.js';
 import { awaitSlotResult, releaseSlotWaiters, sendSlotCall } from './call-slot-host.js';
 import { WasmError, WasmErrorCode } from './errors.js';
-import { type GuestGlue, guestGlueOf } from './glue-load.js';
 import type {
   GuestCallOutcome,
   GuestToolDefinition,
@@ -23,6 +22,7 @@ import type {
 } from './guest-host-contract.js';
 import { type CallSlot, callSlotOf, createCallSlotBuffer } from './worker/call-slot.mjs';
 import {
+  type GuestGlue,
   type HostRequest,
   hostErrorText,
   type ResultMessage,
@@ -103,7 +103,7 @@ export class JcoGuestHost {
       // Still being prepared: the first worker boots meanwhile and gets the glue by message.
       this.#glue = component.then((prepared) => {
         this.#memoryLimitBytes = prepared.memoryLimitBytes;
-        return guestGlueOf(prepared);
+        return { source: prepared.glueSource, codeCache: prepared.glueCodeCache };
       });
       this.#compiling = component.then((prepared) => prepared.modules);
       this.#glue.then(
@@ -114,7 +114,7 @@ export class JcoGuestHost {
       );
     } else {
       this.#memoryLimitBytes = component.memoryLimitBytes;
-      this.#glueReady = guestGlueOf(component);
+      this.#glueReady = { source: component.glueSource, codeCache: component.glueCodeCache };
       this.#glue = Promise.resolve(this.#glueReady);
       this.#compiling = Promise.resolve(component.modules);
       if (!(component.modules instanceof Promise)) this.#modules = component.modules;

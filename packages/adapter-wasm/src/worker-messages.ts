@@ -1,10 +1,19 @@
 /**
- * The messages a guest worker (worker/guest-worker.mjs) posts to its guest host
- * (jco-guest-host.ts), and the host-import requests on its dedicated port.
+ * The messages between a guest worker (worker/guest-worker.mjs) and its guest host
+ * (jco-guest-host.ts): the glue it is given, what it posts back, and the host-import requests on
+ * its dedicated port.
  * @module
  */
 import { errorMessage } from '@clat/kernel';
 import type { GuestToolDefinition } from './guest-host-contract.js';
+
+/** What a guest worker is given to load the glue (worker/glue-script.mjs says what it runs). */
+export interface GuestGlue {
+  /** The glue source, as verified. */
+  source: string;
+  /** A verified V8 code cache of the glue's script, if there is one. */
+  codeCache?: Uint8Array | undefined;
+}
 
 export interface HostRequest {
   iface: string;

@@ -1,14 +1,33 @@
 import { Script } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { withoutDebugLog } from '../glue-load.js';
 import { fixtureGlueSource } from '../test-support/build-wat.js';
-import { GLUE_SCRIPT_HEAD_LINES, glueScript } from './glue-script.mjs';
+import { GLUE_SCRIPT_HEAD_LINES, glueScript, withoutDebugLog } from './glue-script.mjs';
 
-describe('the glue as a classic script', () => {
+describe('the glue as a guest worker runs it', () => {
+  let verified: string;
   let glue: string;
 
   beforeAll(async () => {
-    glue = withoutDebugLog(await fixtureGlueSource());
+    verified = await fixtureGlueSource();
+    glue = withoutDebugLog(verified);
+  });
+
+  it("replaces the pinned jco's never-enabled debug logger with an empty function, and nothing else", () => {
+    // Fails when a jco upgrade words the logger differently: the replacement would be lost.
+    expect(verified).toContain('console.debug(...args);');
+    expect(glue).toContain('const _debugLog = () => {};');
+    expect(glue).not.toContain('console.debug(...args);');
+    const removed = verified.length - glue.length;
+    expect(removed).toBeGreaterThan(0);
+    expect(removed).toBeLessThan(200);
+    expect(glue.replace('const _debugLog = () => {};', '')).toBe(
+      verified.replace(/const _debugLog = \(\.\.\.args\) => \{[\s\S]*?\n\s*\};/, ''),
+    );
+  });
+
+  it('leaves glue that words its logger differently as it is', () => {
+    const other = 'const _debugLog = (...args) => { console.debug(...args); };';
+    expect(withoutDebugLog(other)).toBe(other);
   });
 
   it("turns the pinned jco's glue into a strict script whose value returns its instantiate", () => {

@@ -28,7 +28,7 @@ import {
   readSlotText,
   writeSlotText,
 } from './call-slot.mjs';
-import { GLUE_SCRIPT_HEAD_LINES, glueScript } from './glue-script.mjs';
+import { GLUE_SCRIPT_HEAD_LINES, glueScript, withoutDebugLog } from './glue-script.mjs';
 import { createSandboxWasi } from './wasi-sandbox.mjs';
 
 // The worker runs with an empty environment (`env: {}`), but `process.env` is still Node's
@@ -86,11 +86,12 @@ const modulesReady = fromHost(workerData.modules, 'modules', 'modules');
 let tools;
 
 /**
- * The glue's exports: from its classic script (glue-script.mjs) with the host's code cache when
- * V8 takes it, else from the glue as an ES module (a glue of another shape, or a script V8 does
- * not compile).
+ * The glue's exports, its debug logger made a no-op: from its classic script (glue-script.mjs)
+ * with the host's code cache when V8 takes it, else from the glue as an ES module (a glue of
+ * another shape, or a script V8 does not compile).
  */
-async function loadGlue({ source, codeCache }) {
+async function loadGlue({ source: verified, codeCache }) {
+  const source = withoutDebugLog(verified);
   const script = glueScript(source);
   if (script !== undefined) {
     let compiled;
