@@ -42,21 +42,26 @@ export async function runWasmBench({ quick, median, percentile }) {
   const { mountWasm } = loaded.mounter;
   const clatHome = mkdtempSync(join(tmpdir(), 'clat-bench-wasm-'));
   const projectRoot = mkdtempSync(join(tmpdir(), 'clat-bench-wasm-project-'));
-  const scopes = [];
+  let cold;
   try {
-    const mount = async (name) => {
-      const mounted = await mountWasm({ name, componentPath: guest.path, clatHome, projectRoot });
-      scopes.push(mounted.scope.parent);
-      return mounted;
-    };
     // Cold: empty cache (transpile + compile + instantiate); warm: the same component again.
-    const cold = await mount('cold');
+    cold = await mountWasm({ name: 'cold', componentPath: guest.path, clatHome, projectRoot });
     const warmLoads = [];
     const freshLoads = [];
     const worker = join(dirname(fileURLToPath(import.meta.url)), 'wasm-load-worker.mjs');
-    // Interleaved: a load in this process (7c), then one in a fresh process (7e).
-    for (let i = 0; i < (quick ? 2 : 5); i++) {
-      warmLoads.push((await mount(`warm${i}`)).elapsed);
+    // Interleaved: a load in this process (7c), then one in a fresh process (7e). Nine of each:
+    // single fresh loads on the bench VM spread over about ±25 ms around their median, so the
+    // median of five moved by about 10 ms from run to run. Each warm mount is closed before the
+    // fresh process starts, so neither its worker nor its teardown share the CPUs with it.
+    for (let i = 0; i < (quick ? 2 : 9); i++) {
+      const warm = await mountWasm({
+        name: `warm${i}`,
+        componentPath: guest.path,
+        clatHome,
+        projectRoot,
+      });
+      warmLoads.push(warm.elapsed);
+      await warm.scope.parent.close();
       // A failed load exits non-zero with its reason on stderr: execFileSync throws with it.
       const out = execFileSync(process.execPath, [worker, guest.path, clatHome, projectRoot], {
         encoding: 'utf8',
@@ -142,7 +147,7 @@ export async function runWasmBench({ quick, median, percentile }) {
       ],
     };
   } finally {
-    for (const scope of scopes) await scope.close().catch(() => {});
+    await cold?.scope.parent.close().catch(() => {});
     rmSync(clatHome, { recursive: true, force: true });
     rmSync(projectRoot, { recursive: true, force: true });
   }
