@@ -192,14 +192,7 @@ export class JcoGuestHost {
       // The worker posts its glue code cache right after `ready`: a close soon after the start
       // (a one-shot command) would otherwise drop it, and every later process would compile.
       if (instance.pending === undefined && this.#glueCodeCacheComing !== undefined) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          this.#glueCodeCacheComing,
-          new Promise<void>((resolve) => {
-            timer = setTimeout(resolve, CODE_CACHE_WAIT_MS);
-          }),
-        ]);
-        clearTimeout(timer);
+        await settledWithin(this.#glueCodeCacheComing, CODE_CACHE_WAIT_MS);
       }
       instance.pending?.finish({
         kind: 'cancelled',
@@ -548,13 +541,21 @@ export class JcoGuestHost {
     releaseSlotWaiters(instance.slot);
     if (reason !== PREOPENS_CHANGED && reason !== CLOSED) this.#recycled++;
     this.#options.onRecycle?.(reason);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
+    await settledWithin(
       instance.worker.terminate().catch(() => 0),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, TERMINATE_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+      TERMINATE_WAIT_MS,
+    );
   }
+}
+
+/** Waits for `work` (which must not reject), but at most `ms`. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    work,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
