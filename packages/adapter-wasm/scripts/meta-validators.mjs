@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Generates src/gen/: one standalone validator per JSON Schema meta-schema that tool input
 // schemas are checked against (draft-07, 2019-09, 2020-12), compiled ahead of time by Ajv's own
-// standalone code generator with the options argument-validator.ts uses. At run time Ajv then
-// skips compiling the meta-schema itself, which cost 25-60 ms of CPU at each process's first tool
-// schema (every WASM plugin load in a fresh `clat`). `--check` only compares and exits 1 when the
-// committed files are stale (src/meta-validators.test.ts runs the same check).
+// standalone code generator with the options argument-validator.ts uses (src/ajv-options.mjs).
+// At run time Ajv then skips compiling the meta-schema itself, which cost 25-60 ms of CPU at each
+// process's first tool schema (every WASM plugin load in a fresh `clat`). `--check` only compares
+// and exits 1 when the committed files are stale (src/meta-validators.test.ts runs the same check).
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,21 +13,13 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
 import { runGenerator } from '../../../tooling/generated-files.mjs';
+import { AJV_OPTIONS } from '../src/ajv-options.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const GEN_DIR = join(root, 'src/gen');
 const ajvVersion = JSON.parse(
   await readFile(fileURLToPath(import.meta.resolve('ajv/package.json')), 'utf8'),
 ).version;
-
-/** Must equal OPTIONS in src/argument-validator.ts: the meta-schema compiles to other code otherwise. */
-const OPTIONS = {
-  strict: false,
-  validateFormats: false,
-  addUsedSchema: false,
-  logger: false,
-  allErrors: false,
-};
 
 const DIALECTS = [
   { file: 'draft-07', Engine: Ajv, id: 'http://json-schema.org/draft-07/schema' },
@@ -48,7 +40,7 @@ export declare const validate: ((schema: unknown) => boolean) & {
 function generateMetaValidators() {
   const files = new Map();
   for (const { file, Engine, id } of DIALECTS) {
-    const ajv = new Engine({ ...OPTIONS, code: { source: true, esm: true } });
+    const ajv = new Engine({ ...AJV_OPTIONS, code: { source: true, esm: true } });
     const validate = ajv.getSchema(id);
     if (validate === undefined) throw new Error(`Ajv ${ajvVersion} has no meta-schema ${id}`);
     // `validate` is the one export used: the generator's default export of the same function goes.

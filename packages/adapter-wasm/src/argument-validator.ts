@@ -8,6 +8,7 @@ import type { JsonObject } from '@clat/kernel';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { AJV_OPTIONS } from './ajv-options.mjs';
 import { validate as validateDraft7 } from './gen/draft-07.mjs';
 import { validate as validate2019 } from './gen/draft-2019-09.mjs';
 import { validate as validate2020 } from './gen/draft-2020-12.mjs';
@@ -15,19 +16,8 @@ import { validate as validate2020 } from './gen/draft-2020-12.mjs';
 /** Returns undefined when the arguments fit, else one sentence naming the first bad field. */
 export type ArgumentValidator = (args: JsonObject) => string | undefined;
 
-/** Also the options src/gen was generated with (scripts/meta-validators.mjs keeps a copy). */
-export const OPTIONS = {
-  // Guest schemas come from many generators (zod, typebox, hand-written): unknown keywords and
-  // formats are ignored rather than refused, and nothing is logged or cached by $id.
-  strict: false,
-  validateFormats: false,
-  addUsedSchema: false,
-  logger: false,
-  allErrors: false,
-} as const satisfies Options;
-
 /** The meta-schema is checked by the precompiled validator of the dialect (see {@link Dialect}). */
-const ENGINE_OPTIONS: Options = { ...OPTIONS, validateSchema: false };
+const ENGINE_OPTIONS: Options = { ...AJV_OPTIONS, validateSchema: false };
 
 /**
  * One dialect: its Ajv (which does not compile the meta-schema itself) and the meta-schema's

@@ -4,7 +4,8 @@ import { Ajv, type AnySchemaObject, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { compileArgumentValidator, OPTIONS } from './argument-validator.js';
+import { AJV_OPTIONS } from './ajv-options.mjs';
+import { compileArgumentValidator } from './argument-validator.js';
 
 /** What Ajv itself says of a schema when it compiles the meta-schema at run time. */
 function runtimeVerdict(engine: { compile(schema: AnySchemaObject): unknown }, schema: object) {
@@ -59,7 +60,7 @@ describe.each([
   ['2019-09', 'https://json-schema.org/draft/2019-09/schema', Ajv2019],
   ['2020-12', 'https://json-schema.org/draft/2020-12/schema', Ajv2020],
 ] as const)('the precompiled %s meta-schema validator', (_name, dialect, Engine) => {
-  const runtime = new Engine({ ...OPTIONS } satisfies Options);
+  const runtime = new Engine({ ...AJV_OPTIONS } satisfies Options);
 
   it.each(SCHEMAS.map((schema) => [JSON.stringify(schema), schema] as const))(
     'judges %s as Ajv does when it compiles the meta-schema itself',
