@@ -14,11 +14,10 @@
  * File: one line of JSON (`{ v8, arch, glue, script, data, mac }`), then the cache bytes.
  * @module
  */
-import { randomUUID } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { sha256Hex } from './digest.js';
+import { replacePrivateFile } from './private-file.js';
 import { GLUE_SCRIPT_VERSION } from './worker/glue-script.mjs';
 
 export const GLUE_CODE_CACHE_FILE = 'plugin.js.v8cache';
@@ -103,12 +102,11 @@ export interface SaveGlueCodeCacheOptions {
 }
 
 /**
- * Writes a glue code cache atomically (a temporary file renamed into place, 0600). Never throws:
- * a cache that cannot be written only means the next process compiles the glue again.
+ * Writes a glue code cache atomically (0600, renamed into place: {@link replacePrivateFile}).
+ * Never throws: a cache that cannot be written only means the next process compiles the glue again.
  */
 export async function saveGlueCodeCache(options: SaveGlueCodeCacheOptions): Promise<void> {
-  const { dir, data } = options;
-  const temp = join(dir, `.${GLUE_CODE_CACHE_FILE}.${process.pid}.${randomUUID()}.tmp`);
+  const { data } = options;
   try {
     const key = await loadCacheKey(cacheKeyPath(options.cacheDir));
     const fields = {
@@ -119,12 +117,11 @@ export async function saveGlueCodeCache(options: SaveGlueCodeCacheOptions): Prom
       data: sha256Hex(data),
     };
     const header: Header = { ...fields, mac: macOf(key, fields) };
-    await writeFile(temp, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), data]), {
-      mode: 0o600,
-      flag: 'wx',
-    });
-    await rename(temp, glueCodeCachePath(dir));
+    await replacePrivateFile(
+      glueCodeCachePath(options.dir),
+      Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), data]),
+    );
   } catch {
-    await rm(temp, { force: true }).catch(() => {});
+    // Not written: the next process compiles the glue and makes one.
   }
 }

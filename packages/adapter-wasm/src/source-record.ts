@@ -22,12 +22,12 @@
  *   read and hashed again, and the pin is enforced against those bytes.
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { macMatches, manifestMac } from './cache-key.js';
 import { sha256Hex } from './digest.js';
+import { replacePrivateFile } from './private-file.js';
 
 /** A file must be this old (ctime) before its signature is trusted: longer than any FS tick. */
 export const QUIESCENT_NS = 2_000_000_000n;
@@ -117,13 +117,10 @@ export async function recordDigest(
     sha256,
     mac: recordMac(key, componentPath, signature, sha256),
   };
-  const path = recordPath(cacheDir, componentPath);
-  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   try {
     await mkdir(join(cacheDir, SOURCES_DIR), { recursive: true, mode: 0o700 });
-    await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-    await rename(temp, path);
+    await replacePrivateFile(recordPath(cacheDir, componentPath), `${JSON.stringify(record)}\n`);
   } catch {
-    await rm(temp, { force: true }).catch(() => {});
+    // Not recorded: the next load hashes the component again.
   }
 }
