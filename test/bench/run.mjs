@@ -559,6 +559,21 @@ async function wasm() {
     return;
   }
   for (const figure of result.figures) record(figure);
+  // 7f/7g: the same kind of plugin in a whole `clat tools` process, list remembered or not.
+  const { runWasmCliBench } = await import(join(HERE, 'wasm-cli-bench.mjs'));
+  const clatBin = join(dirname(require.resolve('@clat/cli/package.json')), 'bin', 'clat.js');
+  const cli = runWasmCliBench({ quick: QUICK, clatBin });
+  if (cli.skipped !== undefined) {
+    record({
+      id: '7f',
+      name: 'WASM in `clat tools`',
+      values: {},
+      skipped: cli.skipped,
+      format: ms,
+    });
+    return;
+  }
+  for (const figure of cli.figures) record(figure);
 }
 
 // 8. Per-call allocations: JS heap bytes per call (own process, GC observed idle).

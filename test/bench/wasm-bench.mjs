@@ -137,7 +137,7 @@ export async function runWasmBench({ quick, median, percentile }) {
         },
         {
           id: '7e',
-          name: 'WASM plugin load with its component unchanged, in a fresh process (as each `clat` start loads it)',
+          name: 'WASM plugin load with its component unchanged, in a fresh process (as a `clat` start loads it when its tool list is not remembered, or at its first call)',
           values: { clat: median(freshLoads) },
           format: loadMs,
           goals: [{ absolute: true, max: 150 }],

@@ -10,36 +10,26 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { BigIntStats } from 'node:fs';
-import {
-  type FileHandle,
-  mkdir,
-  open,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseSha256 } from '@clat/kernel';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
+import {
+  type PrepareComponentOptions,
+  pinMismatch,
+  readComponent,
+  readSized,
+  recordedComponentDigest,
+} from './component-file.js';
 import { sha256Hex } from './digest.js';
 import { WasmError, WasmErrorCode } from './errors.js';
 import { glueCodeCachePath, verifiedGlueCodeCache } from './glue-code-cache.js';
 import { componentInterfaces, disallowedImports, TOOLS_EXPORT } from './import-policy.js';
 import { widenMemoryMaxima } from './memory-cap.js';
-import {
-  isQuiescent,
-  readSourceRecord,
-  recordDigest,
-  recordedDigest,
-  statSignature,
-} from './source-record.js';
+import { recordDigest } from './source-record.js';
 
-/** Largest component accepted, checked before the file is read. */
-export const MAX_COMPONENT_BYTES = 32 * 1024 * 1024;
+export { MAX_COMPONENT_BYTES, type PrepareComponentOptions } from './component-file.js';
 
 /**
  * Bumped whenever the transpiler, its options or what the cache stores change, so stale cache
@@ -106,63 +96,6 @@ export function wasmCacheDir(clatHome: string): string {
   return join(clatHome, 'cache', 'wasm');
 }
 
-export interface PrepareComponentOptions {
-  componentPath: string;
-  /** Pinned digest (`sha256:` prefix optional); a mismatch refuses the component. */
-  sha256?: string | undefined;
-  cacheDir: string;
-  /** The manifest MAC key file. Default: `<cacheDir>.key`, outside the cache directory. */
-  keyPath?: string | undefined;
-}
-
-function tooLarge(path: string, size: bigint): WasmError {
-  return new WasmError(
-    WasmErrorCode.WASM_COMPONENT_TOO_LARGE,
-    `component ${path} is ${size} bytes, over the ${MAX_COMPONENT_BYTES}-byte limit`,
-  );
-}
-
-function unreadable(path: string, error: unknown): WasmError {
-  return new WasmError(
-    WasmErrorCode.WASM_COMPONENT_UNREADABLE,
-    `component ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    { cause: error },
-  );
-}
-
-/**
- * The component's bytes and its stat before reading; `trusted` when that signature vouches for
- * the bytes: unchanged through the read, and quiescent before it (see source-record.ts).
- */
-interface ComponentRead {
-  bytes: Uint8Array;
-  stats: BigIntStats;
-  trusted: boolean;
-}
-
-async function readComponent(path: string): Promise<ComponentRead> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw unreadable(path, error);
-  }
-  try {
-    const checkedAt = Date.now();
-    const stats = await handle.stat({ bigint: true });
-    if (stats.size > BigInt(MAX_COMPONENT_BYTES)) throw tooLarge(path, stats.size);
-    const bytes = await readSized(handle, Number(stats.size));
-    const after = await handle.stat({ bigint: true });
-    const unchanged = statSignature(stats) === statSignature(after);
-    return { bytes, stats, trusted: unchanged && isQuiescent(stats, checkedAt) };
-  } catch (error) {
-    if (error instanceof WasmError) throw error;
-    throw unreadable(path, error);
-  } finally {
-    await handle.close();
-  }
-}
-
 function transpileInWorker(bytes: Uint8Array): Promise<{
   files: Record<string, Uint8Array>;
   imports: string[];
@@ -215,21 +148,6 @@ function transpileInWorker(bytes: Uint8Array): Promise<{
       );
     });
   });
-}
-
-/**
- * The first `size` bytes of an open file, normally in one read. A file that shrank meanwhile
- * comes back short, one that grew is cut at `size`: either way its digest tells.
- */
-async function readSized(handle: FileHandle, size: number): Promise<Uint8Array> {
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  while (offset < size) {
-    const { bytesRead } = await handle.read(bytes, offset, size - offset, offset);
-    if (bytesRead === 0) break;
-    offset += bytesRead;
-  }
-  return offset === size ? bytes : bytes.subarray(0, offset);
 }
 
 /**
@@ -333,15 +251,6 @@ function checkInterfaces(path: string, bytes: Uint8Array): string[] {
   return interfaces.imports;
 }
 
-function pinMismatch(path: string, sha256: string, pin: string): WasmError {
-  const pinned = parseSha256(pin);
-  return new WasmError(
-    WasmErrorCode.WASM_DIGEST_MISMATCH,
-    `component ${path} has SHA-256 ${sha256}, but ${pinned === undefined ? `the pin ${JSON.stringify(pin)} is not a SHA-256 digest` : `${pinned} is pinned`}`,
-    { data: { actual: sha256, pinned: pin } },
-  );
-}
-
 /**
  * The verified cache entry of an unchanged component, found without reading the component: its
  * stat signature matches an authenticated record of its digest (see source-record.ts), the
@@ -352,19 +261,9 @@ async function unchangedEntry(
   options: PrepareComponentOptions,
   keying: Promise<Buffer>,
 ): Promise<{ sha256: string; entry: CacheEntry } | undefined> {
-  const path = resolve(options.componentPath);
-  // Each a separate read: together, one wait instead of three.
-  const [key, stats, record] = await Promise.all([
-    keying,
-    stat(path, { bigint: true }).catch(() => undefined),
-    readSourceRecord(options.cacheDir, path),
-  ]);
-  if (stats === undefined || stats.size > BigInt(MAX_COMPONENT_BYTES)) return undefined;
-  const sha256 = recordedDigest(record, key, path, statSignature(stats));
+  const sha256 = await recordedComponentDigest(options, keying);
   if (sha256 === undefined) return undefined;
-  // A pin that disagrees with the record is judged on freshly hashed bytes, never on the record.
-  if (options.sha256 !== undefined && parseSha256(options.sha256) !== sha256) return undefined;
-  const entry = await loadEntry(join(options.cacheDir, sha256), sha256, key);
+  const entry = await loadEntry(join(options.cacheDir, sha256), sha256, await keying);
   return 'manifest' in entry ? { sha256, entry } : undefined;
 }
 

@@ -22,6 +22,8 @@ export const WasmErrorCode = {
   WASM_CACHE_CORRUPT: 'WASM_CACHE_CORRUPT',
   /** The guest failed to instantiate or to list its tools. */
   WASM_START_FAILED: 'WASM_START_FAILED',
+  /** A guest started at its first call lists other tools than the ones registered for it. */
+  WASM_TOOLS_CHANGED: 'WASM_TOOLS_CHANGED',
   /** The guest trapped (unreachable, stack overflow, abort, out of memory in the engine). */
   WASM_TRAP: 'WASM_TRAP',
   /** A call ran past its time budget; the instance was terminated. */

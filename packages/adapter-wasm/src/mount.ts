@@ -25,17 +25,19 @@ import {
   type ToolRegistry,
 } from '@clat/kernel';
 import { warmArgumentValidators } from './argument-validator.js';
-import { prepareComponent, wasmCacheDir } from './component-cache.js';
+import { type PreparedComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
 import { startCompile } from './component-compile.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import { saveGlueCodeCache } from './glue-code-cache.js';
 import type { WasmGrantStore } from './grants.js';
-import type { Preopen } from './guest-host-contract.js';
+import type { GuestToolDefinition, Preopen } from './guest-host-contract.js';
 import { hostImportsFor } from './host-imports.js';
 import { JcoGuestHost } from './jco-guest-host.js';
+import { type GuestCaller, startOnFirstCall } from './lazy-start.js';
 import type { WasmCapabilities } from './plugins-json.js';
 import { overlapsOwned } from './preopen-overlap.js';
 import { registerTools } from './register-tools.js';
+import { lookUpTools, recordToolList } from './tool-list-memo.js';
 import { createWriteAccess, PROJECT_PREOPEN, type WriteAccess } from './write-access.js';
 
 /** `MountReport.protocolVersion` of a path-only plugin (no manifest). */
@@ -75,6 +77,13 @@ export interface MountWasmPluginOptions {
   grants?: WasmGrantStore | undefined;
   memoryLimitBytes?: number | undefined;
   callTimeoutMs?: number | undefined;
+  /**
+   * Registers the tools this component listed at an earlier mount with the same config,
+   * capabilities, directories and memory cap (remembered in its cache entry) and starts the
+   * instance at the first call instead of now; a mount without such a list starts the instance
+   * and remembers what it lists. Default false: the instance starts, and lists, at every mount.
+   */
+  lazyStart?: boolean | undefined;
   /** Every report change (a host passes its `onProgress`); texts are raw but the output tail. */
   onStatus?: ((report: MountReport) => void) | undefined;
   /**
@@ -218,13 +227,6 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
   publish();
 
   try {
-    const preparing = prepareComponent({
-      componentPath: options.componentPath,
-      sha256: options.sha256,
-      cacheDir,
-    });
-    // Never left unobserved: a failure is thrown where it is awaited below.
-    preparing.catch(() => {});
     const projectRoot = resolve(options.projectRoot);
     // A preopen must neither contain nor sit inside the CLAT home or the module cache: the guest
     // could read the grants or rewrite our glue. Such directories are left out, not the plugin.
@@ -244,12 +246,38 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     const readOnly: Preopen[] = projectOpen
       ? [{ guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: false }]
       : [];
+    const memoryLimitBytes = options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes;
+    const component = { componentPath: options.componentPath, sha256: options.sha256, cacheDir };
+    const lazy =
+      options.lazyStart === true
+        ? await lookUpTools(component, {
+            config: options.config,
+            capabilities: options.capabilities,
+            preopens: readOnly,
+            dirs,
+            memoryLimitBytes,
+          })
+        : undefined;
+    const remembered = lazy?.remembered;
+    if (scope.closed) return mounted;
+    let begin: (() => void) | undefined;
+    const preparing =
+      remembered === undefined
+        ? prepareComponent(component)
+        : new Promise<void>((go) => {
+            begin = go;
+          }).then(() =>
+            // Pinned to the listed digest: a component replaced since is refused, never run
+            // under the tool list (and write grants) of the one that was listed.
+            prepareComponent({ ...component, sha256: remembered.sha256 }),
+          );
+    // Never left unobserved: a failure is thrown where it is awaited below.
+    preparing.catch(() => {});
     // The guest's worker boots while the component is read and verified (a cached load's
     // longest step is Node's worker start), then parses the glue while V8 compiles the core
     // modules; it runs no guest code before both arrived. The close hook above ends it if the
     // scope closes meanwhile.
-    const memoryLimitBytes = options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes;
-    guest = new JcoGuestHost({
+    const host = new JcoGuestHost({
       plugin: name,
       component: preparing.then((ready) => startCompile(ready, memoryLimitBytes)),
       preopens: readOnly,
@@ -264,23 +292,71 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
         );
       },
     });
-    const starting = guest.start();
-    // A failed preparation is reported from `preparing`, not as a failed start.
-    starting.catch(() => {});
-    // The main thread now waits on the cache entry's file reads: warm the validator engine (a
-    // few ms). Here rather than after the reads, where it held back the glue's post to the
-    // worker: fresh-process loads, 14 each, interleaved, median 162 vs 183 ms and 172 vs 177 ms.
-    warmArgumentValidators();
-    const component = await preparing;
-    prepared = true;
-    // The scope closed while the component was read: its close hook ended the instance.
-    if (scope.closed) return mounted;
-    status.sha256 = component.sha256;
-    if (component.rebuilt !== undefined) {
-      warnings.push(`the compiled-module cache entry was rebuilt: ${component.rebuilt}`);
+    guest = host;
+    let definitions: readonly GuestToolDefinition[];
+    let caller: GuestCaller = host;
+    let sha256: string;
+    const rebuiltNote = (ready: PreparedComponent) => {
+      if (ready.rebuilt === undefined) return false;
+      warnings.push(`the compiled-module cache entry was rebuilt: ${ready.rebuilt}`);
+      return true;
+    };
+    if (remembered === undefined) {
+      const starting = host.start();
+      // A failed preparation is reported from `preparing`, not as a failed start.
+      starting.catch(() => {});
+      // The main thread now waits on the cache entry's file reads: warm the validator engine (a
+      // few ms). Here rather than after the reads, where it held back the glue's post to the
+      // worker: fresh-process loads, 14 each, interleaved, median 162 vs 183 ms and 172 vs 177 ms.
+      warmArgumentValidators();
+      const ready = await preparing;
+      prepared = true;
+      // The scope closed while the component was read: its close hook ended the instance.
+      if (scope.closed) return mounted;
+      sha256 = ready.sha256;
+      status.sha256 = sha256;
+      rebuiltNote(ready);
+      definitions = await starting;
+      if (scope.closed) return mounted;
+    } else {
+      // Registered from the list; the instance starts at the first call (lazy-start.ts).
+      const { macKey } = remembered;
+      const key = lazy?.key ?? '';
+      sha256 = remembered.sha256;
+      status.sha256 = sha256;
+      definitions = remembered.tools;
+      preparing.then(
+        (ready) => {
+          prepared = true;
+          if (rebuiltNote(ready)) publish();
+        },
+        () => {},
+      );
+      caller = startOnFirstCall({
+        guest: host,
+        listed: definitions,
+        begin: () => begin?.(),
+        changed: async (tools) => {
+          await recordToolList(cacheDir, sha256, macKey, key, tools);
+          return new WasmError(
+            WasmErrorCode.WASM_TOOLS_CHANGED,
+            `wasm plugin ${name} now lists other tools than the ones registered from its cache; start a new session to use its current tools`,
+          );
+        },
+        failed: async (error) => {
+          // A plugin that cannot start is started at the next mount, which reports why.
+          if (error.code !== WasmErrorCode.WASM_TOOLS_CHANGED) {
+            await recordToolList(cacheDir, sha256, macKey, key, undefined);
+          }
+          if (scope.closed) return;
+          status.state = 'failed';
+          status.failure = `${error.message} [${error.code}]`;
+          publish();
+          // Its calls all fail now: the instance (if one runs) is not needed.
+          await host.close().catch(() => {});
+        },
+      });
     }
-    const definitions = await starting;
-    if (scope.closed) return mounted;
     if (options.capabilities?.tools === false && definitions.length > 0) {
       throw new WasmError(
         WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED,
@@ -296,11 +372,11 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     if (wantsWrite && projectOpen) {
       writeAccess = createWriteAccess({
         name,
-        sha256: component.sha256,
+        sha256,
         projectRoot,
         dirs,
         grants: options.grants,
-        guest,
+        guest: host,
         onChange: (writable) => {
           status.writable = writable;
         },
@@ -322,8 +398,15 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
             if (approver === undefined) return;
             if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.run.id);
           };
-    status.tools = registerTools(options, guest, definitions, warnings, beforeCall);
+    status.tools = registerTools(options, caller, definitions, warnings, beforeCall);
     status.state = 'connected';
+    if (lazy !== undefined && remembered === undefined) {
+      // A few ms, awaited: the next command, started right after this one, finds the list.
+      const macKey = await lazy.keying.catch(() => undefined);
+      if (macKey !== undefined) {
+        await recordToolList(cacheDir, sha256, macKey, lazy.key, [...definitions]);
+      }
+    }
   } catch (error) {
     // Closed by its owner while starting (the close hook ended the instance): not a fault.
     if (scope.closed && isWasmError(error) && error.code === WasmErrorCode.WASM_CLOSED) {

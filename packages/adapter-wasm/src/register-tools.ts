@@ -24,7 +24,7 @@ import {
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
 import { isWasmError } from './errors.js';
 import type { GuestCallOutcome, GuestToolDefinition } from './guest-host-contract.js';
-import type { JcoGuestHost } from './jco-guest-host.js';
+import type { GuestCaller } from './lazy-start.js';
 import type { MountWasmPluginOptions } from './mount.js';
 
 /** Maps a guest outcome (of the tool named `tool`) to what the model reads. */
@@ -54,8 +54,8 @@ export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): Tool
  */
 export function registerTools(
   options: MountWasmPluginOptions,
-  guest: JcoGuestHost,
-  definitions: GuestToolDefinition[],
+  guest: GuestCaller,
+  definitions: readonly GuestToolDefinition[],
   warnings: string[],
   beforeCall: ((ctx: ToolCallContext, effect: Effect) => Promise<void>) | undefined,
 ): number {

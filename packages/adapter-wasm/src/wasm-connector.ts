@@ -49,6 +49,11 @@ export interface WasmConnectorOptions {
   grantsFile: string;
   /** Compiled-module cache. Default: `<clatHome>/cache/wasm`. */
   cacheDir?: string;
+  /**
+   * Registers a plugin's tools from the list its component gave at an earlier mount with the
+   * same inputs, and starts its instance at the first call (`MountWasmPluginOptions.lazyStart`).
+   */
+  lazyStart?: boolean;
 }
 
 /** The connector of `kind: 'wasm'` entries. */
@@ -105,6 +110,7 @@ export function createWasmConnector(options: WasmConnectorOptions): Connector<Wa
         clatHome: options.clatHome,
         cacheDir: options.cacheDir,
         dirs: plugin.dirs,
+        lazyStart: options.lazyStart,
         redactor: ctx.redactor,
         onStatus: (report) => ctx.onProgress(report),
       });

@@ -137,6 +137,9 @@ async function connectorsFor(
       wasmHost.createWasmConnector({
         clatHome: home.dir,
         grantsFile: wasmHost.grantsPath(home.dir),
+        // A command that never calls a plugin (`clat tools`, a chat that does not use it) does not
+        // pay for starting its guest: its tools come from the list the guest gave last time.
+        lazyStart: true,
       }),
     );
   }

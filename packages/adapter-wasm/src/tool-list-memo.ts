@@ -1,0 +1,200 @@
+/**
+ * The tools a component listed, remembered in its cache entry (`tools.json`) so that a later
+ * mount with the same inputs registers them without starting the guest: a start costs a worker,
+ * the instantiation and the guest's first run (about 150 ms and 70 MB for a componentize-js
+ * guest), which a command that never calls the plugin need not pay. mount.ts starts such a guest
+ * at its first call and compares the guest's own list with the remembered one.
+ *
+ * - A list is keyed by everything the guest can see while it lists: the component digest (the
+ *   entry it lives in), the transpiler, the plugin's config, the manifest's capabilities, the
+ *   preopened directories and the memory cap. Any change is a miss, and the guest lists again.
+ * - Each list carries an HMAC under the cache key, like the entry's manifest: a list decides
+ *   which tools exist and their effects, so whoever can write the cache but not read the key
+ *   cannot forge one.
+ * - Best effort both ways: an unreadable, forged or malformed file is a miss, and a failed write
+ *   only costs the next mount a start.
+ * @module
+ */
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
+import { TRANSPILER_ID } from './component-cache.js';
+import { componentDigest, type PrepareComponentOptions } from './component-file.js';
+import { sha256Hex } from './digest.js';
+import type { GuestToolDefinition, Preopen } from './guest-host-contract.js';
+import { replacePrivateFile } from './private-file.js';
+
+const MEMO_FILE = 'tools.json';
+const MEMO_VERSION = 'clat-wasm-tools/1';
+/** Lists kept per component: one per project (or config) it was last mounted with. */
+export const MAX_TOOL_LISTS = 8;
+/** A larger list is not remembered (its guest lists at every mount); keeps the read small. */
+const MAX_LIST_BYTES = 1024 * 1024;
+const MAX_MEMO_BYTES = MAX_TOOL_LISTS * (MAX_LIST_BYTES + 1024);
+
+/** What the guest can see while it lists its tools; see the module comment. */
+export interface ToolListInputs {
+  config: unknown;
+  capabilities: unknown;
+  preopens: readonly Preopen[];
+  dirs: readonly string[];
+  memoryLimitBytes: number;
+}
+
+interface StoredList {
+  key: string;
+  tools: GuestToolDefinition[];
+  mac: string;
+}
+
+/** The key of one list: a digest of its inputs, stored instead of them (config may be secret). */
+export function toolListKey(inputs: ToolListInputs): string {
+  const fields = [
+    MEMO_VERSION,
+    TRANSPILER_ID,
+    inputs.config ?? null,
+    inputs.capabilities ?? null,
+    inputs.preopens.map((preopen) => [preopen.guestPath, preopen.hostPath, preopen.writable]),
+    inputs.dirs,
+    inputs.memoryLimitBytes,
+  ];
+  return sha256Hex(new TextEncoder().encode(JSON.stringify(fields)));
+}
+
+function listMac(macKey: Buffer, sha256: string, key: string, tools: unknown): string {
+  return manifestMac(macKey, [MEMO_VERSION, sha256, key, tools]);
+}
+
+function isDefinition(value: unknown): value is GuestToolDefinition {
+  if (value === null || typeof value !== 'object') return false;
+  const definition = value as Record<string, unknown>;
+  return (
+    typeof definition.name === 'string' &&
+    typeof definition.description === 'string' &&
+    typeof definition.inputSchema === 'string' &&
+    typeof definition.effect === 'string'
+  );
+}
+
+/** The stored lists of an entry, authentic or not (checked per list by the reader). */
+async function readLists(file: string): Promise<StoredList[]> {
+  try {
+    const handle = await open(file, 'r');
+    let text: string;
+    try {
+      if ((await handle.stat()).size > MAX_MEMO_BYTES) return [];
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+    const parsed = JSON.parse(text) as { version?: unknown; lists?: unknown };
+    if (parsed?.version !== MEMO_VERSION || !Array.isArray(parsed.lists)) return [];
+    return parsed.lists.filter(
+      (list): list is StoredList =>
+        list !== null &&
+        typeof list === 'object' &&
+        typeof list.key === 'string' &&
+        typeof list.mac === 'string' &&
+        Array.isArray(list.tools),
+    );
+  } catch {
+    return [];
+  }
+}
+
+const memoPath = (cacheDir: string, sha256: string) => join(cacheDir, sha256, MEMO_FILE);
+
+/**
+ * The tools remembered for the component `sha256` under `key`, or undefined: none, or the list
+ * is forged (its MAC does not verify under `macKey`) or malformed.
+ */
+export async function readToolList(
+  cacheDir: string,
+  sha256: string,
+  macKey: Buffer,
+  key: string,
+): Promise<GuestToolDefinition[] | undefined> {
+  const list = (await readLists(memoPath(cacheDir, sha256))).find((stored) => stored.key === key);
+  if (list === undefined || !list.tools.every(isDefinition)) return undefined;
+  return macMatches(listMac(macKey, sha256, key, list.tools), list.mac) ? list.tools : undefined;
+}
+
+/**
+ * Remembers `tools` for the component `sha256` under `key` (newest first, at most
+ * {@link MAX_TOOL_LISTS} lists), or forgets that key's list when `tools` is undefined. Never
+ * throws: without the entry directory (or on any error) nothing is remembered.
+ */
+export async function recordToolList(
+  cacheDir: string,
+  sha256: string,
+  macKey: Buffer,
+  key: string,
+  tools: GuestToolDefinition[] | undefined,
+): Promise<void> {
+  const file = memoPath(cacheDir, sha256);
+  const kept = (await readLists(file)).filter((stored) => stored.key !== key);
+  const lists: StoredList[] = [];
+  if (tools !== undefined) {
+    const copy = tools.map(({ name, description, inputSchema, effect }) => ({
+      name,
+      description,
+      inputSchema,
+      effect,
+    }));
+    if (JSON.stringify(copy).length <= MAX_LIST_BYTES) {
+      lists.push({ key, tools: copy, mac: listMac(macKey, sha256, key, copy) });
+    }
+  }
+  lists.push(...kept.slice(0, MAX_TOOL_LISTS - lists.length));
+  try {
+    await replacePrivateFile(file, `${JSON.stringify({ version: MEMO_VERSION, lists })}\n`);
+  } catch {
+    // Not remembered: the next mount starts the guest to list its tools.
+  }
+}
+
+/** A remembered list for this mount, the digest it belongs to and the cache key. */
+export interface RememberedTools {
+  sha256: string;
+  tools: GuestToolDefinition[];
+  macKey: Buffer;
+}
+
+/**
+ * The list remembered for the component at `componentPath` (its digest from its source record,
+ * else hashed; a pin must match) under `key`; undefined on a miss or any error, which the caller
+ * meets again, and reports, when it prepares the component.
+ */
+async function rememberedTools(
+  component: PrepareComponentOptions,
+  keying: Promise<Buffer>,
+  key: string,
+): Promise<RememberedTools | undefined> {
+  try {
+    const sha256 = await componentDigest(component, keying);
+    const macKey = await keying;
+    const tools = await readToolList(component.cacheDir, sha256, macKey, key);
+    return tools === undefined ? undefined : { sha256, tools, macKey };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A mount's lookup: the key of its inputs, the cache key (loading) and the remembered list. */
+export interface ToolListLookup {
+  key: string;
+  keying: Promise<Buffer>;
+  remembered: RememberedTools | undefined;
+}
+
+/** Looks up the list remembered for `component` mounted with `inputs`. Never rejects. */
+export async function lookUpTools(
+  component: PrepareComponentOptions,
+  inputs: ToolListInputs,
+): Promise<ToolListLookup> {
+  const key = toolListKey(inputs);
+  const keying = loadCacheKey(component.keyPath ?? cacheKeyPath(component.cacheDir));
+  // Observed here; whoever awaits it meets its failure (no list is read or written then).
+  keying.catch(() => {});
+  return { key, keying, remembered: await rememberedTools(component, keying, key) };
+}
