@@ -7,10 +7,7 @@ import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
 import { type FakeChatServer, type ScriptedReply, startFakeChatServer } from './chat-server.js';
-import { CLI_FIXTURES, REPO_ROOT, useCliSandbox } from './support.js';
-
-const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
-const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
+import { CLI_FIXTURES, useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
 
 const API_KEY = 'sk-e2e-provider-key-0123456789';
 

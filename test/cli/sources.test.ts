@@ -8,11 +8,16 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
-import { NOTES_SERVER, parseJsonOutput, REPO_ROOT, useCliSandbox } from './support.js';
+import {
+  NOTES_SERVER,
+  parseJsonOutput,
+  REPO_ROOT,
+  useCliSandbox,
+  WASM_COMPONENT,
+  WASM_MANIFEST,
+} from './support.js';
 
 const NOTES_PACKAGE = join(REPO_ROOT, 'plugins/mcp-notes/dist/package');
-const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
-const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 
 interface StatusJson {
   connected: number;

@@ -22,6 +22,9 @@ export const EVERYTHING_SERVER = join(
 );
 export const STDIO_FIXTURES = join(REPO_ROOT, 'test/fixtures/mcp-servers');
 export const CLI_FIXTURES = join(REPO_ROOT, 'test/cli/fixtures');
+/** The wasm-summarize example plugin: its manifest and its built component. */
+export const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
+export const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 
 /** Fails fast with a clear message when the build this suite drives is missing. */
 export function assertBuilt(): void {

@@ -9,10 +9,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, useCliSandbox } from './support.js';
+import { useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
 
-const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
-const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 const TOOL = 'wasm_wasm_summarize_word_count';
 
 let entryDir = '';

@@ -6,10 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, useCliSandbox } from './support.js';
-
-const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
-const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
+import { useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
 
 const sandbox = useCliSandbox(async () => {
   await sandbox.run(['trust']);

@@ -9,11 +9,9 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
-import { CLI_FIXTURES, REPO_ROOT, useCliSandbox } from './support.js';
+import { CLI_FIXTURES, useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
 
 const HOOK = join(CLI_FIXTURES, 'worker-spawn-hook.cjs');
-const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin.json');
-const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 const TOOL = 'wasm_wasm_summarize_word_count';
 const GUEST_WORKER = 'CLAT-WORKER guest-worker.mjs';
 
