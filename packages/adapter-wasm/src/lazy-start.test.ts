@@ -39,14 +39,9 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
   const mount = async (extra: Partial<MountWasmPluginOptions> = {}) => {
     for (const plugin of mounted.splice(0)) await plugin.close();
     const plugin = await mountWasmPlugin({
-      name: 'wat',
+      ...h.mountOptions('wat'),
       componentPath,
       config: { greeting: 'hi' },
-      registry: h.registry,
-      scope: h.scope.pluginScope('wat'),
-      hostServices: h.bridge,
-      projectRoot: h.projectRoot,
-      clatHome: h.clatHome,
       memoryLimitBytes: 32 * MiB,
       callTimeoutMs: 3_000,
       lazyStart: true,

@@ -24,15 +24,10 @@ describe('a hand-written WAT component', () => {
     componentPath = join(h.root, 'wat-plugin.wasm');
     writeFileSync(componentPath, component);
     plugin = await mountWasmPlugin({
-      name: 'wat',
+      ...h.mountOptions('wat'),
       componentPath,
       sha256: `sha256:${digest.toUpperCase()}`,
       config: { greeting: 'hi' },
-      registry: h.registry,
-      scope: h.scope.pluginScope('wat'),
-      hostServices: h.bridge,
-      projectRoot: h.projectRoot,
-      clatHome: h.clatHome,
       memoryLimitBytes: 32 * MiB,
       callTimeoutMs: 3_000,
     });
@@ -213,14 +208,9 @@ describe('a hand-written WAT component', () => {
 
   it('a digest pin that does not match fails the plugin, isolated', async () => {
     const other = await mountWasmPlugin({
-      name: 'pinned',
+      ...h.mountOptions('pinned'),
       componentPath,
       sha256: '0'.repeat(64),
-      registry: h.registry,
-      scope: h.scope.pluginScope('pinned'),
-      hostServices: h.bridge,
-      projectRoot: h.projectRoot,
-      clatHome: h.clatHome,
     });
     expect(other.status()).toMatchObject({
       state: 'failed',
@@ -232,7 +222,7 @@ describe('a hand-written WAT component', () => {
 
   it('a manifest that does not declare tools refuses a component exporting them', async () => {
     const undeclared = await mountWasmPlugin({
-      name: 'notools',
+      ...h.mountOptions('notools'),
       componentPath,
       capabilities: {
         tools: false,
@@ -241,11 +231,6 @@ describe('a hand-written WAT component', () => {
         elicitation: false,
         hostTools: [],
       },
-      registry: h.registry,
-      scope: h.scope.pluginScope('notools'),
-      hostServices: h.bridge,
-      projectRoot: h.projectRoot,
-      clatHome: h.clatHome,
     });
     expect(undeclared.status()).toMatchObject({
       state: 'failed',

@@ -48,6 +48,17 @@ export function createHarness() {
     pipeline,
     bridge,
     scope,
+    /** The options every mount in this world shares: plugin `name` in a plugin scope of its own. */
+    mountOptions(name: string) {
+      return {
+        name,
+        registry,
+        scope: scope.pluginScope(name),
+        hostServices: bridge,
+        projectRoot,
+        clatHome,
+      };
+    },
     async dispose() {
       await global.close();
       rmSync(root, { recursive: true, force: true });
