@@ -57,8 +57,8 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
     signal,
   });
   const memoFile = () => join(cacheDir, digest, 'tools.json');
-  const listKeyOf = (config: unknown) =>
-    toolListKey({
+  const listKeyOf = async (config: unknown) =>
+    toolListKey(await macKey(), {
       config,
       capabilities: undefined,
       preopens: [{ guestPath: PROJECT_PREOPEN, hostPath: h.projectRoot, writable: false }],
@@ -108,7 +108,7 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
     const other = await mount({ config: { greeting: 'hello' } });
     expect(other.guest?.running).toBe(true);
     expect(
-      await readToolList(cacheDir, digest, await macKey(), listKeyOf({ greeting: 'hello' })),
+      await readToolList(cacheDir, digest, await macKey(), await listKeyOf({ greeting: 'hello' })),
     ).toHaveLength(6);
 
     const stored = JSON.parse(readFileSync(memoFile(), 'utf8'));
@@ -122,7 +122,7 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
 
   it('a guest that lists other tools than the remembered ones fails its calls and the plugin, and its list is remembered', async () => {
     await mount();
-    const key = listKeyOf({ greeting: 'hi' });
+    const key = await listKeyOf({ greeting: 'hi' });
     const real = await readToolList(cacheDir, digest, await macKey(), key);
     // An authentic list of only the first tool, as an older build of the component could have.
     await recordToolList(cacheDir, digest, await macKey(), key, real?.slice(0, 1));
@@ -155,7 +155,7 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
       failure: expect.stringMatching(/\[WASM_DIGEST_MISMATCH\]$/),
     });
     expect(
-      await readToolList(cacheDir, digest, await macKey(), listKeyOf({ greeting: 'hi' })),
+      await readToolList(cacheDir, digest, await macKey(), await listKeyOf({ greeting: 'hi' })),
     ).toBeUndefined();
   });
 

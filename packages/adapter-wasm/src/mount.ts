@@ -320,8 +320,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       if (scope.closed) return mounted;
     } else {
       // Registered from the list; the instance starts at the first call (lazy-start.ts).
-      const { macKey } = remembered;
-      const key = lazy?.key ?? '';
+      const { macKey, key } = remembered;
       sha256 = remembered.sha256;
       status.sha256 = sha256;
       definitions = remembered.tools;
@@ -402,10 +401,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     status.state = 'connected';
     if (lazy !== undefined && remembered === undefined) {
       // A few ms, awaited: the next command, started right after this one, finds the list.
-      const macKey = await lazy.keying.catch(() => undefined);
-      if (macKey !== undefined) {
-        await recordToolList(cacheDir, sha256, macKey, lazy.key, [...definitions]);
-      }
+      await recordToolList(cacheDir, sha256, lazy.macKey, lazy.key, [...definitions]);
     }
   } catch (error) {
     // Closed by its owner while starting (the close hook ended the instance): not a fault.

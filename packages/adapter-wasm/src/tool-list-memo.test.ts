@@ -37,19 +37,23 @@ describe('the remembered tool lists of a cache entry', () => {
   });
   afterEach(() => rmSync(cacheDir, { recursive: true, force: true }));
 
-  it('keys a list by every input the guest sees, not only the config', () => {
-    expect(toolListKey(inputs({ a: 1 }))).toBe(toolListKey(inputs({ a: 1 })));
-    expect(toolListKey(inputs({ a: 1 }))).not.toBe(toolListKey(inputs({ a: 2 })));
-    expect(toolListKey(inputs({ a: 1 }))).not.toBe(
-      toolListKey({ ...inputs({ a: 1 }), memoryLimitBytes: 2048 }),
+  it('keys a list by every input the guest sees, and by the cache key', () => {
+    expect(toolListKey(KEY, inputs({ a: 1 }))).toBe(toolListKey(KEY, inputs({ a: 1 })));
+    expect(toolListKey(KEY, inputs({ a: 1 }))).not.toBe(toolListKey(KEY, inputs({ a: 2 })));
+    expect(toolListKey(KEY, inputs({ a: 1 }))).not.toBe(
+      toolListKey(KEY, { ...inputs({ a: 1 }), memoryLimitBytes: 2048 }),
     );
-    expect(toolListKey(inputs({ a: 1 }))).not.toBe(
-      toolListKey({ ...inputs({ a: 1 }), dirs: ['/d'] }),
+    expect(toolListKey(KEY, inputs({ a: 1 }))).not.toBe(
+      toolListKey(KEY, { ...inputs({ a: 1 }), dirs: ['/d'] }),
+    );
+    // Another cache key, another key: a short secret in a config cannot be guessed from it.
+    expect(toolListKey(KEY, inputs({ a: 1 }))).not.toBe(
+      toolListKey(Buffer.alloc(32, 9), inputs({ a: 1 })),
     );
   });
 
   it('keeps the newest lists, one per key, in one private file, and reads each back', async () => {
-    const keys = Array.from({ length: MAX_TOOL_LISTS + 2 }, (_, i) => toolListKey(inputs(i)));
+    const keys = Array.from({ length: MAX_TOOL_LISTS + 2 }, (_, i) => toolListKey(KEY, inputs(i)));
     for (const [i, key] of keys.entries()) {
       await recordToolList(cacheDir, SHA, KEY, key, [tool(`t${i}`)]);
     }
@@ -74,7 +78,7 @@ describe('the remembered tool lists of a cache entry', () => {
   });
 
   it('a list under another cache key, of another digest, or malformed is a miss', async () => {
-    const key = toolListKey(inputs(1));
+    const key = toolListKey(KEY, inputs(1));
     await recordToolList(cacheDir, SHA, KEY, key, [tool('x')]);
     expect(await readToolList(cacheDir, SHA, Buffer.alloc(32, 8), key)).toBeUndefined();
     mkdirSync(join(cacheDir, 'b'.repeat(64)));

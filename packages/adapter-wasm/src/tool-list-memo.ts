@@ -7,7 +7,8 @@
  *
  * - A list is keyed by everything the guest can see while it lists: the component digest (the
  *   entry it lives in), the transpiler, the plugin's config, the manifest's capabilities, the
- *   preopened directories and the memory cap. Any change is a miss, and the guest lists again.
+ *   preopened directories and the memory cap (an HMAC of them). Any change is a miss, and the
+ *   guest lists again.
  * - Each list carries an HMAC under the cache key, like the entry's manifest: a list decides
  *   which tools exist and their effects, so whoever can write the cache but not read the key
  *   cannot forge one.
@@ -20,7 +21,6 @@ import { join } from 'node:path';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { TRANSPILER_ID } from './component-cache.js';
 import { componentDigest, type PrepareComponentOptions } from './component-file.js';
-import { sha256Hex } from './digest.js';
 import type { GuestToolDefinition, Preopen } from './guest-host-contract.js';
 import { replacePrivateFile } from './private-file.js';
 
@@ -47,9 +47,12 @@ interface StoredList {
   mac: string;
 }
 
-/** The key of one list: a digest of its inputs, stored instead of them (config may be secret). */
-export function toolListKey(inputs: ToolListInputs): string {
-  const fields = [
+/**
+ * The key of one list: an HMAC of its inputs under the cache key, stored instead of them (a
+ * config may hold secrets, and a plain digest of a short one could be guessed).
+ */
+export function toolListKey(macKey: Buffer, inputs: ToolListInputs): string {
+  return manifestMac(macKey, [
     MEMO_VERSION,
     TRANSPILER_ID,
     inputs.config ?? null,
@@ -57,8 +60,7 @@ export function toolListKey(inputs: ToolListInputs): string {
     inputs.preopens.map((preopen) => [preopen.guestPath, preopen.hostPath, preopen.writable]),
     inputs.dirs,
     inputs.memoryLimitBytes,
-  ];
-  return sha256Hex(new TextEncoder().encode(JSON.stringify(fields)));
+  ]);
 }
 
 function listMac(macKey: Buffer, sha256: string, key: string, tools: unknown): string {
@@ -153,48 +155,48 @@ export async function recordToolList(
   }
 }
 
-/** A remembered list for this mount, the digest it belongs to and the cache key. */
+/**
+ * A mount's lookup: the cache key, the key of its inputs, and the list remembered under it for
+ * the component's digest (undefined on a miss).
+ */
+export interface ToolListLookup {
+  macKey: Buffer;
+  key: string;
+  remembered: RememberedTools | undefined;
+}
+
+/** A remembered list, the digest of the component it is for, and what it is kept under. */
 export interface RememberedTools {
   sha256: string;
   tools: GuestToolDefinition[];
   macKey: Buffer;
+  key: string;
 }
 
 /**
- * The list remembered for the component at `componentPath` (its digest from its source record,
- * else hashed; a pin must match) under `key`; undefined on a miss or any error, which the caller
- * meets again, and reports, when it prepares the component.
+ * Looks up the list remembered for `component` (its digest from its source record, else
+ * hashed; a pin must match) mounted with `inputs`. Undefined when the cache key cannot be
+ * loaded: nothing is remembered then. Any other failure is a miss, which the caller meets again,
+ * and reports, when it prepares the component. Never rejects.
  */
-async function rememberedTools(
-  component: PrepareComponentOptions,
-  keying: Promise<Buffer>,
-  key: string,
-): Promise<RememberedTools | undefined> {
-  try {
-    const sha256 = await componentDigest(component, keying);
-    const macKey = await keying;
-    const tools = await readToolList(component.cacheDir, sha256, macKey, key);
-    return tools === undefined ? undefined : { sha256, tools, macKey };
-  } catch {
-    return undefined;
-  }
-}
-
-/** A mount's lookup: the key of its inputs, the cache key (loading) and the remembered list. */
-export interface ToolListLookup {
-  key: string;
-  keying: Promise<Buffer>;
-  remembered: RememberedTools | undefined;
-}
-
-/** Looks up the list remembered for `component` mounted with `inputs`. Never rejects. */
 export async function lookUpTools(
   component: PrepareComponentOptions,
   inputs: ToolListInputs,
-): Promise<ToolListLookup> {
-  const key = toolListKey(inputs);
+): Promise<ToolListLookup | undefined> {
   const keying = loadCacheKey(component.keyPath ?? cacheKeyPath(component.cacheDir));
-  // Observed here; whoever awaits it meets its failure (no list is read or written then).
-  keying.catch(() => {});
-  return { key, keying, remembered: await rememberedTools(component, keying, key) };
+  let macKey: Buffer;
+  try {
+    macKey = await keying;
+  } catch {
+    return undefined;
+  }
+  const key = toolListKey(macKey, inputs);
+  try {
+    const sha256 = await componentDigest(component, keying);
+    const tools = await readToolList(component.cacheDir, sha256, macKey, key);
+    const remembered = tools === undefined ? undefined : { sha256, tools, macKey, key };
+    return { macKey, key, remembered };
+  } catch {
+    return { macKey, key, remembered: undefined };
+  }
 }
