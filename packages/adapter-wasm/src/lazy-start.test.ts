@@ -103,6 +103,14 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
     expect(config.structured).toEqual({ greeting: 'hi' });
   });
 
+  it('keeps the config out of tools.json: only the HMAC of the inputs is stored', async () => {
+    const secret = 'sk-config-secret-4711';
+    await mount({ config: { greeting: secret } });
+    const lazy = await mount({ config: { greeting: secret } });
+    expect(lazy.guest).toBeUndefined();
+    expect(readFileSync(memoFile(), 'utf8')).not.toContain(secret);
+  });
+
   it('a different config, or a list whose MAC does not verify, is a miss: the guest starts at mount', async () => {
     await mount();
     const other = await mount({ config: { greeting: 'hello' } });
