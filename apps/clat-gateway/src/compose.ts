@@ -71,7 +71,9 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
         loginCommand: (server) => clatLogin(server.name),
         clientInfo: { name: 'clat-gateway', version: GATEWAY_VERSION },
       }),
-      createWasmConnector({ clatHome: home, grantsFile: grantsPath(home) }),
+      // As in `clat`: a WASM plugin's guest starts at its first call, so the first listing an
+      // MCP client asks for does not wait for guests it may never call.
+      createWasmConnector({ clatHome: home, grantsFile: grantsPath(home), lazyStart: true }),
     ],
     nativeTools: createNativeTools({ projectRoot }),
   });
