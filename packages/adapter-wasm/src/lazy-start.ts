@@ -5,7 +5,7 @@
  * for the run cannot take the new tools), and the new list is remembered for the next mount.
  * @module
  */
-import { errorMessage } from '@clat/kernel';
+import { abortable, errorMessage, isKernelError, KernelErrorCode } from '@clat/kernel';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import type { GuestCallOutcome, GuestToolDefinition } from './guest-host-contract.js';
 import type { JcoGuestHost } from './jco-guest-host.js';
@@ -36,25 +36,6 @@ const sameList = (a: readonly GuestToolDefinition[], b: readonly GuestToolDefini
       tool.inputSchema === b[index]?.inputSchema &&
       tool.effect === b[index]?.effect,
   );
-
-/** Resolves true when `work` settles first, false when `signal` aborts first. */
-function unlessAborted(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise<boolean>((resolve, reject) => {
-    const onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(true);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 /** A caller that starts `options.guest` at the first call and then calls it directly. */
 export function startOnFirstCall(options: StartOnFirstCallOptions): GuestCaller {
@@ -90,8 +71,11 @@ export function startOnFirstCall(options: StartOnFirstCallOptions): GuestCaller 
     signal: AbortSignal,
   ): Promise<GuestCallOutcome> => {
     starting ??= start();
-    // A cancelled call stops waiting; the start goes on for the next call.
-    if (!(await unlessAborted(starting, signal))) {
+    try {
+      await abortable(starting, signal);
+    } catch (error) {
+      // A cancelled call stops waiting; the start goes on for the next call.
+      if (!isKernelError(error) || error.code !== KernelErrorCode.CANCELLED) throw error;
       return { kind: 'cancelled', message: `call into wasm plugin ${guest.plugin} was cancelled` };
     }
     return guest.call(name, argsJson, signal);
