@@ -13,12 +13,10 @@ import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { parseSha256 } from '@clat/kernel';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import {
   type PrepareComponentOptions,
-  pinMismatch,
-  readComponent,
+  readPinnedComponent,
   readSized,
   recordedComponentDigest,
 } from './component-file.js';
@@ -288,12 +286,8 @@ export async function prepareComponent(
       undefined,
     );
   }
-  const read = await readComponent(componentPath);
+  const { read, sha256 } = await readPinnedComponent(options);
   const { bytes } = read;
-  const sha256 = sha256Hex(bytes);
-  if (options.sha256 !== undefined && parseSha256(options.sha256) !== sha256) {
-    throw pinMismatch(componentPath, sha256, options.sha256);
-  }
   const dir = join(cacheDir, sha256);
   const cached = await loadEntry(dir, sha256, key);
   let entry: CacheEntry;

@@ -46,7 +46,7 @@ function unreadable(path: string, error: unknown): WasmError {
   );
 }
 
-export function pinMismatch(path: string, sha256: string, pin: string): WasmError {
+function pinMismatch(path: string, sha256: string, pin: string): WasmError {
   const pinned = parseSha256(pin);
   return new WasmError(
     WasmErrorCode.WASM_DIGEST_MISMATCH,
@@ -65,7 +65,7 @@ export interface ComponentRead {
   trusted: boolean;
 }
 
-export async function readComponent(path: string): Promise<ComponentRead> {
+async function readComponent(path: string): Promise<ComponentRead> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -127,6 +127,21 @@ export async function recordedComponentDigest(
 }
 
 /**
+ * Reads the component and hashes its bytes; a pin that differs throws WASM_DIGEST_MISMATCH.
+ * The caller records the digest (`recordDigest`) when `read.trusted`.
+ */
+export async function readPinnedComponent(
+  options: PrepareComponentOptions,
+): Promise<{ read: ComponentRead; sha256: string }> {
+  const read = await readComponent(options.componentPath);
+  const sha256 = sha256Hex(read.bytes);
+  if (options.sha256 !== undefined && parseSha256(options.sha256) !== sha256) {
+    throw pinMismatch(options.componentPath, sha256, options.sha256);
+  }
+  return { read, sha256 };
+}
+
+/**
  * The component's SHA-256 without preparing it: from its source record, else read and hashed
  * (and recorded when the file is quiescent). A pin that differs throws WASM_DIGEST_MISMATCH.
  */
@@ -136,19 +151,10 @@ export async function componentDigest(
 ): Promise<string> {
   const recorded = await recordedComponentDigest(options, keying);
   if (recorded !== undefined) return recorded;
-  const read = await readComponent(options.componentPath);
-  const sha256 = sha256Hex(read.bytes);
-  if (options.sha256 !== undefined && parseSha256(options.sha256) !== sha256) {
-    throw pinMismatch(options.componentPath, sha256, options.sha256);
-  }
+  const { read, sha256 } = await readPinnedComponent(options);
   if (read.trusted) {
-    await recordDigest(
-      options.cacheDir,
-      await keying,
-      resolve(options.componentPath),
-      read.stats,
-      sha256,
-    );
+    const path = resolve(options.componentPath);
+    await recordDigest(options.cacheDir, await keying, path, read.stats, sha256);
   }
   return sha256;
 }
