@@ -9,9 +9,9 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
-import { CLI_FIXTURES, useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
+import { REPO_ROOT, useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
 
-const HOOK = join(CLI_FIXTURES, 'worker-spawn-hook.cjs');
+const HOOK = join(REPO_ROOT, 'test/fixtures/worker-spawn-hook.cjs');
 const TOOL = 'wasm_wasm_summarize_word_count';
 const GUEST_WORKER = 'CLAT-WORKER guest-worker.mjs';
 

@@ -26,10 +26,10 @@ import {
   gatewayWorld,
   type HttpGatewayProcess,
   startHttpGateway,
+  WASM_COMPONENT,
+  WASM_MANIFEST,
 } from './support.js';
 
-const WASM_MANIFEST = join(REPO, 'plugins/wasm-summarize/clat-plugin.json');
-const WASM_COMPONENT = join(REPO, 'plugins/wasm-summarize/dist/plugin.wasm');
 const SLOW_LIST = join(REPO, 'test/fixtures/mcp-servers/slow-list.mjs');
 
 const NATIVE = 'read_file';

@@ -10,11 +10,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO } from '../dsh/harness.js';
-import { type GatewayWorld, gatewayStdio, gatewayWorld } from './support.js';
+import {
+  type GatewayWorld,
+  gatewayStdio,
+  gatewayWorld,
+  WASM_COMPONENT,
+  WASM_MANIFEST,
+} from './support.js';
 
-const WASM_MANIFEST = join(REPO, 'plugins/wasm-summarize/clat-plugin.json');
-const WASM_COMPONENT = join(REPO, 'plugins/wasm-summarize/dist/plugin.wasm');
-const HOOK = join(REPO, 'test/cli/fixtures/worker-spawn-hook.cjs');
+const HOOK = join(REPO, 'test/fixtures/worker-spawn-hook.cjs');
 const WASM = 'wasm_wasm_summarize_word_count';
 const GUEST_WORKER = 'CLAT-WORKER guest-worker.mjs';
 

@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const GATEWAY_BIN = join(REPO, 'apps/clat-gateway/bin/clat-gateway.js');
+/** The wasm-summarize example plugin: its manifest and its built component. */
+export const WASM_MANIFEST = join(REPO, 'plugins/wasm-summarize/clat-plugin.json');
+export const WASM_COMPONENT = join(REPO, 'plugins/wasm-summarize/dist/plugin.wasm');
 export const EVERYTHING = join(
   REPO,
   'test/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
