@@ -301,7 +301,8 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       warnings.push(`the compiled-module cache entry was rebuilt: ${ready.rebuilt}`);
       return true;
     };
-    if (remembered === undefined) {
+    // No lookup means no list; both are tested so the lazy branch below has both.
+    if (remembered === undefined || lazy === undefined) {
       const starting = host.start();
       // A failed preparation is reported from `preparing`, not as a failed start.
       starting.catch(() => {});
@@ -320,7 +321,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       if (scope.closed) return mounted;
     } else {
       // Registered from the list; the instance starts at the first call (lazy-start.ts).
-      const { macKey, key } = remembered;
+      const { macKey, key } = lazy;
       sha256 = remembered.sha256;
       status.sha256 = sha256;
       definitions = remembered.tools;

@@ -165,12 +165,10 @@ export interface ToolListLookup {
   remembered: RememberedTools | undefined;
 }
 
-/** A remembered list, the digest of the component it is for, and what it is kept under. */
+/** A remembered list and the digest of the component it is for. */
 export interface RememberedTools {
   sha256: string;
   tools: GuestToolDefinition[];
-  macKey: Buffer;
-  key: string;
 }
 
 /**
@@ -194,8 +192,7 @@ export async function lookUpTools(
   try {
     const sha256 = await componentDigest(component, keying);
     const tools = await readToolList(component.cacheDir, sha256, macKey, key);
-    const remembered = tools === undefined ? undefined : { sha256, tools, macKey, key };
-    return { macKey, key, remembered };
+    return { macKey, key, remembered: tools === undefined ? undefined : { sha256, tools } };
   } catch {
     return { macKey, key, remembered: undefined };
   }
