@@ -65,6 +65,33 @@ describe('GET stream and era fallback via clat', () => {
     expect(text.stdout).toMatch(/nostream\s+http\s+connected .*3 tools, no GET stream/);
   });
 
+  it('clat mcp waits for GET streams the servers answer late', async () => {
+    // Both servers hold the GET well past the handshake and tools/list: without the wait the
+    // status would show both streams as still opening.
+    const held = { FIXTURE_GET_DELAY_MS: '800' };
+    const [stream, nostream] = await Promise.all([
+      startSessionServer('get', held),
+      startSessionServer('get-405', held),
+    ]);
+    await sandbox.writeMcp({
+      mcpServers: {
+        stream: { url: `${stream.origin}/mcp` },
+        nostream: { url: `${nostream.origin}/mcp` },
+      },
+    });
+    const text = await sandbox.run(['mcp', '--trust'], { timeoutMs: 60_000 });
+    expect(text.stdout).toMatch(/stream\s+http\s+connected .*3 tools, GET stream open/);
+    expect(text.stdout).toMatch(/nostream\s+http\s+connected .*3 tools, no GET stream/);
+
+    // The second run knows the era already, so its surface is ready even sooner.
+    const json = await sandbox.run(['mcp', '--json', '--trust'], { timeoutMs: 60_000 });
+    const byName = Object.fromEntries(
+      parseJsonOutput<StatusJson>(json).servers.map((server) => [server.name, server]),
+    );
+    expect(byName.stream).toMatchObject({ state: 'connected', getStream: 'open' });
+    expect(byName.nostream).toMatchObject({ state: 'connected', getStream: 'none' });
+  });
+
   describe.skipIf(!hasTmux())('interactive (tmux)', () => {
     let tmux: TmuxSession;
     let server: HttpFixture;

@@ -66,14 +66,23 @@ function event(fields: { id?: string; retry?: number; data?: unknown }): string 
   return `${lines.join('\n')}\n\n`;
 }
 
-/** A transport through initialize and initialized, which opens the GET stream. */
-async function session(): Promise<{ transport: HttpTransport; inbound: JsonRpcMessage[] }> {
+/**
+ * A transport through initialize and initialized, which opens the GET stream; `states` collects
+ * what it reports to `ongetstreamstate`.
+ */
+async function session(): Promise<{
+  transport: HttpTransport;
+  inbound: JsonRpcMessage[];
+  states: string[];
+}> {
   const transport = new HttpTransport({ url });
   const inbound: JsonRpcMessage[] = [];
+  const states: string[] = [];
   transport.onmessage = (m) => inbound.push(m);
+  transport.ongetstreamstate = (state) => states.push(state);
   await transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
   await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return { transport, inbound };
+  return { transport, inbound, states };
 }
 
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
@@ -97,7 +106,7 @@ describe('the standalone GET stream', () => {
         res.write(event({ id: 'e2', data: elicit }));
       }
     };
-    const { transport, inbound } = await session();
+    const { transport, inbound, states } = await session();
     await until(() => gets.length === 2 && inbound.length === 3, 'the resumed stream');
     expect(inbound.slice(1)).toEqual([note, elicit]);
     expect(gets[0]?.lastEventId).toBeUndefined();
@@ -111,14 +120,17 @@ describe('the standalone GET stream', () => {
     await transport.close();
     await closed;
     expect(transport.getStreamState()).toBe('closed');
+    // Every change was reported once, in order: a status view never has to poll.
+    expect(states).toEqual(['opening', 'open', 'opening', 'open', 'closed']);
   });
 
   it('reads 405 as no stream: one GET, no diagnostic', async () => {
     onGet = (res) => res.writeHead(405, { allow: 'POST' }).end();
-    const { transport } = await session();
+    const { transport, states } = await session();
     await until(() => transport.getStreamState() === 'none', 'the 405');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(gets).toHaveLength(1);
+    expect(states).toEqual(['opening', 'none']);
     expect(transport.diagnostics().tail).toEqual([]);
     await transport.close();
   });

@@ -23,6 +23,8 @@ export interface GetStreamOptions {
   onData(data: string): void;
   /** A problem worth a diagnostic line; the stream decides itself whether to go on. */
   onProblem(text: string): void;
+  /** Each change of {@link GetStream.state}, so a status view can show it without polling. */
+  onState?(state: GetStreamState): void;
 }
 
 /** `text/event-stream; charset=utf-8` → `text/event-stream`. */
@@ -54,18 +56,28 @@ export class GetStream {
   start(): void {
     if (this.#started || this.#options.signal.aborted) return;
     this.#started = true;
-    this.#state = 'opening';
+    this.#set('opening');
     this.#done = this.#run().then(
       (final) => {
-        this.#state = final;
+        this.#set(final);
       },
       (error: unknown) => {
-        this.#state = 'closed';
+        this.#set('closed');
         this.#options.onProblem(
           `the GET stream of MCP server at ${this.#options.origin} failed: ${String(error)}`,
         );
       },
     );
+  }
+
+  #set(state: GetStreamState): void {
+    if (state === this.#state) return;
+    this.#state = state;
+    try {
+      this.#options.onState?.(state);
+    } catch {
+      // A status listener never breaks the stream.
+    }
   }
 
   /** Resolves once the stream's loop has ended (after the transport's signal aborted). */
@@ -85,7 +97,7 @@ export class GetStream {
         }
       }
       if (signal.aborted) return 'closed';
-      this.#state = 'opening';
+      this.#set('opening');
       const controller = new AbortController();
       const both = AbortSignal.any([signal, controller.signal]);
       let response: Response;
@@ -126,7 +138,7 @@ export class GetStream {
         }
         continue;
       }
-      this.#state = 'open';
+      this.#set('open');
       let events = 0;
       try {
         await readSse(response.body, {

@@ -63,6 +63,7 @@ export class HttpTransport implements Transport {
   onmessage?: ((message: JsonRpcMessage, frameBytes?: number) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: ((error?: Error) => void) | undefined;
+  ongetstreamstate?: ((state: GetStreamState) => void) | undefined;
 
   readonly #url: URL;
   readonly #headers: Readonly<Record<string, string>>;
@@ -125,6 +126,7 @@ export class HttpTransport implements Transport {
         deliverEventData(data, this.#bodyReader);
       },
       onProblem: (text) => this.#report.record(this.#redactor.redact(text)),
+      onState: (state) => this.ongetstreamstate?.(state),
     });
   }
 

@@ -221,6 +221,15 @@ export class McpClient {
     return this.#transport.getStreamState?.();
   }
 
+  /**
+   * Calls `listener` each time the standalone GET stream's state changes, for transports that
+   * have one (it opens after the handshake, so it often settles after `connect` resolved). One
+   * listener per client: a later call replaces it, `undefined` removes it.
+   */
+  onGetStreamState(listener: ((state: GetStreamState) => void) | undefined): void {
+    this.#transport.ongetstreamstate = listener;
+  }
+
   /** The transport's diagnostics (redacted stderr tail, endpoint). */
   diagnostics(): { tail: string[] } {
     return { tail: stderrTail(this.#transport) };

@@ -17,6 +17,7 @@ import {
   type ServerSpec,
   settle,
 } from './test-support/scripted-server.js';
+import type { GetStreamState, Transport } from './transport.js';
 
 const scopes: Scope[] = [];
 
@@ -222,6 +223,29 @@ describe('mountMcpServer tools', () => {
     expect(mounted.status().state).toBe('failed');
     expect(mounted.status().failure).toContain('closed the connection');
     expect(statuses.at(-1)?.state).toBe('failed');
+  });
+
+  it('reports a GET stream that settles after mounting, and nothing once closed', async () => {
+    const { mounted, factory, statuses } = await mount(legacyServer());
+    // Stands in for an HTTP transport whose GET is still on its way when the mount is done.
+    const transport: Transport = live(factory).client;
+    let state: GetStreamState = 'opening';
+    transport.getStreamState = () => state;
+    expect(mounted.status()).toMatchObject({ state: 'connected', getStream: 'opening' });
+    expect(transport.ongetstreamstate).toBeTypeOf('function');
+
+    const before = statuses.length;
+    state = 'none';
+    transport.ongetstreamstate?.('none');
+    expect(statuses.slice(before)).toEqual([
+      expect.objectContaining({ state: 'connected', getStream: 'none' }),
+    ]);
+
+    await mounted.close();
+    const closed = statuses.length;
+    state = 'closed';
+    transport.ongetstreamstate?.('closed');
+    expect(statuses).toHaveLength(closed);
   });
 
   it('stops a mount in progress when its scope closes, leaving nothing open', async () => {

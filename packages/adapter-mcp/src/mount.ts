@@ -265,6 +265,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   status.era = client.era;
   status.protocolVersion = client.protocolVersion;
   const connected = client;
+  // The GET stream opens after the handshake: its answer can come after the mount is done.
+  connected.onGetStreamState(() => {
+    if (!closing) emit();
+  });
   connected.onClose((error) => {
     if (closing || status.state !== 'connected') return;
     status.state = 'failed';

@@ -173,6 +173,8 @@ export interface Transport {
   diagnostics(): TransportDiagnostics;
   /** Transports with a standalone server stream report its state (absent: no such stream). */
   getStreamState?(): GetStreamState;
+  /** Called by such transports each time {@link Transport.getStreamState} changes. */
+  ongetstreamstate?: ((state: GetStreamState) => void) | undefined;
 }
 
 /**

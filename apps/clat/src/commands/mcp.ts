@@ -13,6 +13,7 @@ import {
   setServerDisabled,
 } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { GET_STREAM_SETTLE_MS, waitForGetStreams } from '../project/get-streams.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { formatMcpStatus, mcpStatusJson } from '../ui/mcp-status.js';
 
@@ -28,7 +29,8 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
-                  connected counts, transport, negotiated version, tool count and failures
+                  connected counts, transport, negotiated version, tool count, GET stream
+                  (legacy HTTP servers; waits up to ${GET_STREAM_SETTLE_MS / 1000} s for one still opening) and failures
                   (with the redacted stderr tail). Exits 1 when a configured server failed.
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
@@ -82,6 +84,7 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
     { project: values.project, trust: values.trust, promptForTrust: true },
     async (project) => {
       await waitForSurface(io, project);
+      await waitForGetStreams(project.session.mount);
       const summary = project.session.mount.summary();
       if (values.json === true)
         writeJson(io, mcpStatusJson(summary, project.configIssues, project.sourceNotes));
