@@ -61,7 +61,7 @@ describe('GET stream and era fallback via clat', () => {
     expect(stream.stderr()).toMatch(/REQ \{"verb":"GET","method":null,"session":true/);
 
     const text = await sandbox.run(['mcp', '--trust'], { timeoutMs: 90_000 });
-    expect(text.stdout).toMatch(/stream\s+http\s+connected .*3 tools, GET stream open/);
+    expect(text.stdout).toMatch(/stream\s+http\s+connected .*3 tools, GET stream open\b/);
     expect(text.stdout).toMatch(/nostream\s+http\s+connected .*3 tools, no GET stream/);
   });
 
@@ -80,7 +80,7 @@ describe('GET stream and era fallback via clat', () => {
       },
     });
     const text = await sandbox.run(['mcp', '--trust'], { timeoutMs: 60_000 });
-    expect(text.stdout).toMatch(/stream\s+http\s+connected .*3 tools, GET stream open/);
+    expect(text.stdout).toMatch(/stream\s+http\s+connected .*3 tools, GET stream open\b/);
     expect(text.stdout).toMatch(/nostream\s+http\s+connected .*3 tools, no GET stream/);
 
     // The second run knows the era already, so its surface is ready even sooner.
@@ -98,7 +98,9 @@ describe('GET stream and era fallback via clat', () => {
     afterEach(() => tmux.kill());
 
     it('answers an elicitation sent on the GET stream while /call waits', async () => {
-      server = await startSessionServer('get');
+      // The server holds its GET answer past the handshake: `/mcp` typed right after the
+      // footer shows the server connected waits for the stream instead of showing it opening.
+      server = await startSessionServer('get', { FIXTURE_GET_DELAY_MS: '1000' });
       await sandbox.writeMcp({ mcpServers: { remote: { url: `${server.origin}/mcp` } } });
       tmux = new TmuxSession(`clat-get-${process.pid}-${Date.now()}`);
       tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
@@ -109,7 +111,7 @@ describe('GET stream and era fallback via clat', () => {
 
       let mark = tmux.capture().length;
       tmux.line('/mcp');
-      await tmux.waitFor(/remote\s+http\s+connected .*GET stream open/, mark);
+      await tmux.waitFor(/remote\s+http\s+connected .*GET stream open\b/, mark);
 
       mark = tmux.capture().length;
       tmux.line('/call mcp_remote_ask_on_get {"question":"Which fruit?"}');

@@ -23,6 +23,7 @@ import { PROMPT_COMMAND_PREFIX, SessionCatalog } from '../catalog/session-catalo
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { waitForGetStreams } from '../project/get-streams.js';
 import type { OpenedProject } from '../project/open-project.js';
 import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
@@ -303,6 +304,8 @@ class ChatSession {
         this.#write(HELP);
         return true;
       case '/mcp':
+        // A GET stream still opening is about to show open or none (up to 2 s).
+        await waitForGetStreams(this.#project.session.mount);
         this.#write(
           formatMcpStatus(this.#project.session.mount.summary(), {
             configIssues: this.#project.configIssues,
