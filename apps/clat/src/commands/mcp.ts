@@ -29,9 +29,10 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
-                  connected counts, transport, negotiated version, tool count, GET stream
-                  (legacy HTTP servers; waits up to ${GET_STREAM_SETTLE_MS / 1000} s for one still opening) and failures
-                  (with the redacted stderr tail). Exits 1 when a configured server failed.
+                  connected counts, transport, negotiated version, tool count, GET stream of
+                  legacy HTTP servers (one still opening is waited for up to ${GET_STREAM_SETTLE_MS / 1000} s)
+                  and failures (with the redacted stderr tail). Exits 1 when a configured
+                  server failed.
 list, get         Show mcp.json entries (env values and header values are never printed).
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
