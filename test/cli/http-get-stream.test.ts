@@ -97,6 +97,36 @@ describe('GET stream and era fallback via clat', () => {
     let server: HttpFixture;
     afterEach(() => tmux.kill());
 
+    it('/mcp waits out a GET the server never answers once, not at every /mcp', async () => {
+      server = await startSessionServer('get', { FIXTURE_GET_DELAY_MS: '60000' });
+      await sandbox.writeMcp({ mcpServers: { hung: { url: `${server.origin}/mcp` } } });
+      tmux = new TmuxSession(`clat-get-hung-${process.pid}-${Date.now()}`);
+      tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+        CLAT_HOME: sandbox.home,
+        NO_COLOR: '1',
+      });
+      await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
+      await server.waitFor(/REQ \{"verb":"GET"/);
+
+      // The first /mcp waits its 2 s for the GET, then shows it still opening.
+      let mark = tmux.capture().length;
+      let typed = Date.now();
+      tmux.line('/mcp');
+      await tmux.waitFor(/hung\s+http\s+connected .*GET stream opening/, mark);
+      expect(Date.now() - typed).toBeGreaterThanOrEqual(1_900);
+
+      // The second does not wait for that server again.
+      mark = tmux.capture().length;
+      typed = Date.now();
+      tmux.line('/mcp');
+      await tmux.waitFor(/hung\s+http\s+connected .*GET stream opening/, mark);
+      expect(Date.now() - typed).toBeLessThan(1_500);
+
+      mark = tmux.capture().length;
+      tmux.line('/exit');
+      await tmux.waitFor('EXITED:0', mark);
+    });
+
     it('answers an elicitation sent on the GET stream while /call waits', async () => {
       // The server holds its GET answer past the handshake: `/mcp` typed right after the
       // footer shows the server connected waits for the stream instead of showing it opening.

@@ -80,6 +80,8 @@ class ChatSession {
   /** A question waiting for the next piped line. */
   #lineWaiter: ((line: string | undefined) => void) | undefined;
   #drained: (() => void) | undefined;
+  /** Servers whose GET stream a `/mcp` already waited out (see waitForGetStreams). */
+  readonly #getStreamsGaveUp = new Set<string>();
 
   constructor(io: CommandIO, project: OpenedProject, mode: PermissionMode) {
     this.#io = io;
@@ -304,8 +306,8 @@ class ChatSession {
         this.#write(HELP);
         return true;
       case '/mcp':
-        // A GET stream still opening is about to show open or none (up to 2 s).
-        await waitForGetStreams(this.#project.session.mount);
+        // A GET stream still opening is about to show open or none (up to 2 s, once per server).
+        await waitForGetStreams(this.#project.session.mount, { gaveUp: this.#getStreamsGaveUp });
         this.#write(
           formatMcpStatus(this.#project.session.mount.summary(), {
             configIssues: this.#project.configIssues,

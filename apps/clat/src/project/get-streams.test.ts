@@ -40,7 +40,7 @@ describe('waitForGetStreams', () => {
       { name: 'c', state: 'failed', getStream: 'opening' },
     ]);
     const started = Date.now();
-    await waitForGetStreams(source, 10_000);
+    await waitForGetStreams(source, { ms: 10_000 });
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(source.listeners).toBe(0);
   });
@@ -51,7 +51,7 @@ describe('waitForGetStreams', () => {
       { name: 'b', state: 'connected', getStream: 'opening' },
     ]);
     let done = false;
-    const waiting = waitForGetStreams(source, 10_000).then(() => {
+    const waiting = waitForGetStreams(source, { ms: 10_000 }).then(() => {
       done = true;
     });
     source.set('a', 'open');
@@ -65,9 +65,33 @@ describe('waitForGetStreams', () => {
   it('gives up after its bound, leaving the state as it is', async () => {
     const source = new Statuses([{ name: 'a', state: 'connected', getStream: 'opening' }]);
     const started = Date.now();
-    await waitForGetStreams(source, 150);
+    await waitForGetStreams(source, { ms: 150 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(source.summary().servers[0]?.getStream).toBe('opening');
     expect(source.listeners).toBe(0);
+  });
+
+  it('waits once for a server that never answers its GET, and again for a new one', async () => {
+    const source = new Statuses([
+      { name: 'hung', state: 'connected', getStream: 'opening' },
+      { name: 'late', state: 'connected', getStream: 'open' },
+    ]);
+    const gaveUp = new Set<string>();
+    await waitForGetStreams(source, { ms: 100, gaveUp });
+    expect([...gaveUp]).toEqual(['hung']);
+
+    // The next status does not wait for it again.
+    let started = Date.now();
+    await waitForGetStreams(source, { ms: 10_000, gaveUp });
+    expect(Date.now() - started).toBeLessThan(1_000);
+
+    // Another server's stream reopening is still waited for.
+    source.set('late', 'opening');
+    started = Date.now();
+    const waiting = waitForGetStreams(source, { ms: 10_000, gaveUp });
+    setTimeout(() => source.set('late', 'open'), 50);
+    await waiting;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    expect([...gaveUp]).toEqual(['hung']);
   });
 });
