@@ -402,7 +402,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     status.state = 'connected';
     if (lazy !== undefined && remembered === undefined) {
       // A few ms, awaited: the next command, started right after this one, finds the list.
-      await recordToolList(cacheDir, sha256, lazy.macKey, lazy.key, [...definitions]);
+      await recordToolList(cacheDir, sha256, lazy.macKey, lazy.key, definitions);
     }
   } catch (error) {
     // Closed by its owner while starting (the close hook ended the instance): not a fault.

@@ -131,7 +131,7 @@ export async function recordToolList(
   sha256: string,
   macKey: Buffer,
   key: string,
-  tools: GuestToolDefinition[] | undefined,
+  tools: readonly GuestToolDefinition[] | undefined,
 ): Promise<void> {
   const file = memoPath(cacheDir, sha256);
   const kept = (await readLists(file)).filter((stored) => stored.key !== key);
