@@ -237,20 +237,25 @@ describe('HTTP fault zoo', () => {
     );
   });
 
-  it('the server forgets the session (404): the call fails and the server is marked failed', async () => {
+  it('the server forgets the session on every call (404): each call fails after one new session, and the server stays mounted', async () => {
+    const initializes = () => faulty?.stderr().match(/^RPC initialize$/gm)?.length ?? 0;
     await zoo('http-lost-session', 'session-404', 'tools/call', async (h, status) => {
+      expect(initializes()).toBe(1);
       const outcome = await failedCall('http-lost-session', /no longer knows the session/)(
         h,
         status,
       );
+      // One new session for the call, which met the forgotten session in it too.
+      expect(initializes()).toBe(2);
       const after = h.mounted.find((m) => m.name === 'http-lost-session')?.status();
-      expect(after?.state).toBe('failed');
-      // Later calls fail at once with the reason, instead of reaching a dead session.
+      expect(after?.state).toBe('connected');
+      // A later call starts with a new session again, instead of sending none.
       const again = await h.call('mcp_http_lost_session_poke').then(
         (result) => result.content,
         (error: unknown) => String(error),
       );
-      expect(again).toMatch(/no longer knows the session|closed/);
+      expect(again).toMatch(/no longer knows the session \(HTTP 404 to tools\/call/);
+      expect(initializes()).toBe(3);
       return outcome;
     });
   });

@@ -1,3 +1,4 @@
+import { isSessionExpired } from '@clat/adapter-mcp';
 import { HttpTransport, isHttpTransportError } from '@clat/adapter-mcp-http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
@@ -203,19 +204,40 @@ describe('HTTP fault zoo (transport level)', () => {
     expect(transport.diagnostics().detail).toMatchObject({ session: 'none' });
   });
 
-  it('a 404 on a request carrying the session ends the transport with a session error', async () => {
-    const { fixture, transport, peer } = await faulty('session-404', 'tools/list');
-    await peer.request('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 't', version: '0' },
+  const initialize = {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 't', version: '0' },
+  };
+
+  for (const [mode, status] of [
+    ['session-404', 404],
+    ['session-400', 400],
+  ] as const) {
+    it(`a ${status} for the session a request carried drops the session and keeps the transport (${mode})`, async () => {
+      const { fixture, transport, peer } = await faulty(mode, 'tools/list');
+      await peer.request('initialize', initialize);
+      expect(transport.hasSession).toBe(true);
+      const error = await failure(peer.request('tools/list'));
+      expect(error).toMatchObject({ code: 'HTTP_SESSION_EXPIRED', status, sessionExpired: true });
+      expect(isSessionExpired(error)).toBe(true);
+      expect(error.message).toContain(`no longer knows the session (HTTP ${status} to tools/list`);
+      expectClean(error, fixture.origin);
+      expect(transport.hasSession).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(peer.closed).toBeUndefined();
+      // The transport is still usable: a new initialize starts a new session.
+      await peer.request('initialize', initialize);
+      expect(transport.hasSession).toBe(true);
     });
+  }
+
+  it('a 400 about the request itself keeps the session and answers with its JSON-RPC error', async () => {
+    const { transport, peer } = await faulty('params-400', 'tools/call');
+    await peer.request('initialize', initialize);
+    const response = await peer.request('tools/call', call);
+    expect(response).toMatchObject({ error: { code: -32602 } });
     expect(transport.hasSession).toBe(true);
-    const error = await failure(peer.request('tools/list'));
-    expect(error).toMatchObject({ code: 'HTTP_SESSION_EXPIRED', status: 404 });
-    expectClean(error, fixture.origin);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(peer.closed?.error).toBe(error);
   });
 
   it('an unreachable server is a network error', async () => {

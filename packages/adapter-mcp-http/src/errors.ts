@@ -13,7 +13,10 @@ export const HttpTransportErrorCode = {
   HTTP_NETWORK: 'HTTP_NETWORK',
   /** A non-2xx status without a JSON-RPC body the client core could use. */
   HTTP_STATUS: 'HTTP_STATUS',
-  /** A request that carried a session id got 404: the server forgot the session. */
+  /**
+   * A message that carried a session id got 404, or a 400 naming the session: the server forgot
+   * the session. The transport drops it and stays open for a new `initialize`.
+   */
   HTTP_SESSION_EXPIRED: 'HTTP_SESSION_EXPIRED',
   /** The response was neither application/json nor text/event-stream. */
   HTTP_CONTENT_TYPE: 'HTTP_CONTENT_TYPE',
@@ -54,6 +57,8 @@ export interface HttpTransportErrorOptions {
 export class HttpTransportError extends ClatError<HttpTransportErrorCode> {
   readonly origin: string;
   readonly status: number | undefined;
+  /** The transport port's mark of a forgotten session (`isSessionExpired` in @clat/adapter-mcp). */
+  readonly sessionExpired: boolean;
 
   constructor(
     code: HttpTransportErrorCode,
@@ -65,6 +70,7 @@ export class HttpTransportError extends ClatError<HttpTransportErrorCode> {
     this.name = 'HttpTransportError';
     this.origin = origin;
     this.status = options.status;
+    this.sessionExpired = code === 'HTTP_SESSION_EXPIRED';
   }
 }
 

@@ -124,7 +124,8 @@ export class GetStream {
         const why = response.ok
           ? `content type ${JSON.stringify(type.slice(0, 60))}`
           : `HTTP ${response.status}`;
-        // 404 on a session: the server forgot it; the next POST ends the transport.
+        // 404 on a session: the server forgot it; the next POST that meets this starts a new
+        // session, whose own stream replaces this one.
         if (response.status === 404) {
           this.#options.onProblem(`the GET stream of MCP server at ${origin} was refused (${why})`);
           return 'closed';

@@ -27,11 +27,13 @@ import { ACCEPT_BOTH, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
 import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
 import {
+  answerFromJson,
   type BodyReader,
   deliverEventData,
   readEventStream,
   readJsonBody,
 } from './response-body.js';
+import { namesSession } from './session-expiry.js';
 
 /** Requests one message may send after 401/403 answers (refresh, then one step-up). */
 const AUTH_RETRIES = 2;
@@ -53,7 +55,9 @@ const DEFAULT_MESSAGE_BYTES = MCP_LIMITS.stdioFrameBytes;
  * session id from initialize is echoed, and the `MCP-Protocol-Version` last given is repeated on
  * the transport's own GET and DELETE. Once a legacy session's `notifications/initialized` is
  * accepted, the optional standalone GET stream is opened (see {@link GetStream}); its messages
- * reach `onmessage` like any other.
+ * reach `onmessage` like any other. A message the server answers with 404 (or a 400 naming the
+ * session) for the session it carried rejects with `HTTP_SESSION_EXPIRED`: the transport drops
+ * that session and its GET stream and stays open for a new `initialize`.
  */
 export class HttpTransport implements Transport {
   readonly kind = 'http';
@@ -82,7 +86,9 @@ export class HttpTransport implements Transport {
   #posts = 0;
   readonly #replies = new ReplyGate();
   #repliesDropped = 0;
-  readonly #getStream: GetStream;
+  /** The standalone stream of the current session, and what stops it when the session is gone. */
+  #getStream: GetStream;
+  #getStop = new AbortController();
 
   constructor(options: HttpTransportOptions) {
     const { url, origin } = validateHttpOptions(options);
@@ -114,10 +120,15 @@ export class HttpTransport implements Transport {
       resume: (request, controller, lastEventId, retryMs) =>
         this.#resume(request, controller, lastEventId, retryMs),
     };
-    this.#getStream = new GetStream({
+    this.#getStream = this.#newGetStream();
+  }
+
+  /** A GET stream for the current session (started once its `notifications/initialized` is accepted). */
+  #newGetStream(): GetStream {
+    const stream: GetStream = new GetStream({
       origin: this.origin,
       limit: this.#limit,
-      signal: this.#abort.signal,
+      signal: AbortSignal.any([this.#abort.signal, this.#getStop.signal]),
       get: (lastEventId, signal) =>
         this.#get(lastEventId, signal).catch((error: unknown) => {
           throw new Error(networkReason(error));
@@ -126,8 +137,39 @@ export class HttpTransport implements Transport {
         deliverEventData(data, this.#bodyReader);
       },
       onProblem: (text) => this.#report.record(this.#redactor.redact(text)),
-      onState: (state) => this.ongetstreamstate?.(state),
+      // A forgotten session's stream winds down on its own; its states are no longer news.
+      onState: (state) => {
+        if (this.#getStream === stream) this.ongetstreamstate?.(state);
+      },
     });
+    return stream;
+  }
+
+  /**
+   * The server no longer knows the session `sent`: drop it (unless a newer session replaced it
+   * while this message was under way) and stop its GET stream. The transport stays open, so the
+   * client can start a new session with `initialize` and send the message again.
+   */
+  #expired(what: string, status: number, sent: string): HttpTransportError {
+    if (this.#sessionId === sent) {
+      this.#sessionId = undefined;
+      this.#getStop.abort();
+      this.#getStop = new AbortController();
+      const stale = this.#getStream.state;
+      this.#getStream = this.#newGetStream();
+      if (stale !== 'none') this.ongetstreamstate?.('none');
+    }
+    return this.#report.error(
+      'HTTP_SESSION_EXPIRED',
+      `MCP server at ${this.origin} no longer knows the session (HTTP ${status} to ${what})`,
+      status,
+    );
+  }
+
+  /** A 404, or a 400 naming the session (the body is read then): the session is gone. */
+  async #forgotSession(response: Response): Promise<boolean> {
+    if (response.status === 404) return true;
+    return response.status === 400 && namesSession(await this.#snippet(response));
   }
 
   /** The standalone GET stream of a legacy session (`none` in the modern era). */
@@ -198,7 +240,7 @@ export class HttpTransport implements Transport {
     if (cancel?.aborted === true) controller.abort();
     else cancel?.addEventListener('abort', onCancel, { once: true });
     const signal = AbortSignal.any([this.#abort.signal, controller.signal]);
-    const sentSession = headers[HEADER.sessionId] !== undefined;
+    const sentSession: string | undefined = headers[HEADER.sessionId];
     this.#posts++;
     try {
       let response: Response;
@@ -221,6 +263,10 @@ export class HttpTransport implements Transport {
           this.#sessionId = session;
       }
       if (request === undefined) {
+        if (!response.ok && sentSession !== undefined && (await this.#forgotSession(response))) {
+          await response.body?.cancel().catch(() => {});
+          throw this.#expired(describe(message), response.status, sentSession);
+        }
         await response.body?.cancel().catch(() => {});
         if (!response.ok) throw this.#report.status(response.status, message, undefined);
         // The session is established: open the optional stream for server-initiated messages.
@@ -333,21 +379,24 @@ export class HttpTransport implements Transport {
   async #handleResponse(
     response: Response,
     request: JsonRpcRequest,
-    sentSession: boolean,
+    sentSession: string | undefined,
     controller: AbortController,
     stateless: boolean,
   ): Promise<void> {
     const what = describe(request);
-    if (response.status === 404 && sentSession) {
-      await response.body?.cancel().catch(() => {});
-      this.#sessionId = undefined;
-      const error = this.#report.error(
-        'HTTP_SESSION_EXPIRED',
-        `MCP server at ${this.origin} no longer knows the session (HTTP 404 to ${what})`,
-        response.status,
-      );
-      queueMicrotask(() => this.#fail(error));
-      throw error;
+    if (sentSession !== undefined) {
+      if (response.status === 404) {
+        await response.body?.cancel().catch(() => {});
+        throw this.#expired(what, 404, sentSession);
+      }
+      if (response.status === 400 && response.body !== null) {
+        // Read here, as the session check needs it; any other 400 is answered from the same text.
+        const text = await this.#snippet(response);
+        if (namesSession(text)) throw this.#expired(what, 400, sentSession);
+        if (text === undefined) throw this.#report.status(400, request, undefined);
+        answerFromJson(response, text, request, this.#bodyReader);
+        return;
+      }
     }
     const type = mediaType(response.headers.get(HEADER.contentType));
     if (response.body === null || response.status === 202 || response.status === 204) {
@@ -427,14 +476,6 @@ export class HttpTransport implements Transport {
     const clean = this.#redactor.redact(text);
     this.#report.record(clean);
     this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, clean));
-  }
-
-  #fail(error: Error): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#abort.abort();
-    this.#replies.close();
-    this.onclose?.(error);
   }
 
   async #snippet(response: Response): Promise<string | undefined> {

@@ -35,13 +35,23 @@ export async function readJsonBody(
   controller: AbortController,
   reader: BodyReader,
 ): Promise<void> {
-  const what = describe(request);
   let text: string;
   try {
     text = await readBoundedText(body, reader.limit);
   } catch (error) {
     throw reader.report.body(error, request, controller, response.status);
   }
+  answerFromJson(response, text, request, reader);
+}
+
+/** Delivers each message of a JSON body already read, and fails when none answers `request`. */
+export function answerFromJson(
+  response: Response,
+  text: string,
+  request: JsonRpcRequest,
+  reader: BodyReader,
+): void {
+  const what = describe(request);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,8 +1,9 @@
 /**
  * McpClient: one connected MCP server over the kernel Transport port, in either protocol era.
  * Connecting and era negotiation live in `connect.ts`/`handshake.ts`, paging in
- * `list-paging.ts`, tool results in `tool-result.ts`; this class owns the connection's state
- * (era, open tool calls, close) and the request path.
+ * `list-paging.ts`, tool results in `tool-result.ts`, renewing a forgotten legacy HTTP session
+ * in `session-renewal.ts`; this class owns the connection's state (era, open tool calls, close)
+ * and the request path.
  * Slightly over ~500 lines: callTool's inline fast path and its two one-time retries (URL
  * elicitation, stale Mcp-Param-* headers) read and update the same private connection state
  * (open-call count, progress tokens, the modern `_meta`); the checks they share already live in
@@ -23,6 +24,7 @@ import type {
 import { type ClientHooks, type Connection, negotiateConnection } from './connect.js';
 import { startContextPushes } from './context-push.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import { legacyHandshake } from './handshake.js';
 import type { HostHandlers } from './host-requests.js';
 import { listAllPages, readPromptDescriptors, readToolDescriptors } from './list-paging.js';
 import { ProgressRouter } from './progress-router.js';
@@ -38,6 +40,7 @@ import {
 } from './protocol.js';
 import { ROOTS_SETTLE_MS } from './roots.js';
 import type { RequestOptions, RpcSession, SizedResult } from './rpc-session.js';
+import { SessionRenewal } from './session-renewal.js';
 import { type SettleConnection, settleResponse } from './settle-response.js';
 import { callToolAsTask } from './task-call.js';
 import { isHeaderMismatch } from './tool-result.js';
@@ -71,7 +74,6 @@ export class McpClient {
   readonly name: string;
   readonly transportKind: TransportKind;
   readonly era: McpEra;
-  readonly protocolVersion: string;
   readonly serverInfo: McpServerInfo;
   readonly serverCapabilities: Record<string, unknown>;
   readonly instructions: string | undefined;
@@ -90,6 +92,9 @@ export class McpClient {
   readonly #handlers: HostHandlers;
   readonly #rootsServed: { count: number; lastAt: number };
   #toolCalls = 0;
+  #protocolVersion: string;
+  /** Legacy HTTP only: sends a request again in a new session when the server forgot its own. */
+  readonly #renewal: SessionRenewal | undefined;
   /** The modern per-request `_meta`, built once: it never changes on a connection. */
   #meta: Record<string, unknown> | undefined;
   /** The tools/call deadline extension, built once. */
@@ -109,7 +114,7 @@ export class McpClient {
     this.name = options.name;
     this.transportKind = options.factory.kind;
     this.era = negotiated.era;
-    this.protocolVersion = negotiated.protocolVersion;
+    this.#protocolVersion = negotiated.protocolVersion;
     this.serverInfo = negotiated.serverInfo;
     this.serverCapabilities = negotiated.capabilities;
     this.instructions = negotiated.instructions;
@@ -134,6 +139,41 @@ export class McpClient {
       modernMeta: () => this.#meta !== undefined,
       onDiagnostic: this.#onDiagnostic,
     };
+    this.#renewal =
+      this.transportKind === 'http' && this.era === 'legacy'
+        ? new SessionRenewal({
+            server: this.name,
+            handshake: () => this.#renewSession(),
+            closed: () => this.#closing !== undefined || this.#session.closed,
+            onDiagnostic: this.#onDiagnostic,
+          })
+        : undefined;
+  }
+
+  /**
+   * The negotiated protocol version. A legacy HTTP server that forgot its session may settle
+   * another one in the new session's `initialize` (it was upgraded while it restarted).
+   */
+  get protocolVersion(): string {
+    return this.#protocolVersion;
+  }
+
+  /** The legacy handshake again, on the same transport (which dropped the forgotten session). */
+  async #renewSession(): Promise<void> {
+    const negotiated = await legacyHandshake(
+      this.name,
+      { session: this.#session, transport: this.#transport },
+      this.#clientInfo,
+      this.#capabilities,
+      this.#timeouts,
+      undefined,
+    );
+    if (negotiated.protocolVersion !== this.#protocolVersion) {
+      this.#onDiagnostic(
+        `MCP server ${quoted(this.name)} settled protocol version ${negotiated.protocolVersion} in its new session (was ${this.#protocolVersion})`,
+      );
+      this.#protocolVersion = negotiated.protocolVersion;
+    }
   }
 
   /**
@@ -515,6 +555,13 @@ export class McpClient {
       const own = params._meta;
       // A call's own `_meta` (its progress token) joins a copy of the shared envelope.
       params._meta = isJsonObject(own) ? Object.assign({}, this.#meta, own) : this.#meta;
+    }
+    if (this.#renewal !== undefined) {
+      return this.#renewal.send(
+        () => this.#session.requestSized(method, params, options),
+        options.signal,
+        options.what ?? method,
+      );
     }
     return this.#session.requestSized(method, params, options);
   }

@@ -108,6 +108,7 @@ export {
   type JsonRpcResponse,
   /** @public a member of JsonRpcResponse */
   type JsonRpcSuccess,
+  isSessionExpired,
   parseJsonRpcMessage,
   type Transport,
   type TransportDiagnostics,

@@ -144,6 +144,21 @@ export interface TransportSendOptions {
 }
 
 /**
+ * True when `error` (or one of its causes) is a transport's report that the server no longer
+ * knows the session a message carried (`sessionExpired: true` on the error). Such a transport has
+ * dropped the session and stays open: the client starts a new one with `initialize` and may send
+ * the request again, since the server never ran it (legacy Streamable HTTP, mcp-protocol.md §4.7).
+ */
+export function isSessionExpired(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    if ((current as { sessionExpired?: unknown }).sessionExpired === true) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
  * A connected JSON-RPC channel that moves bytes only: it never reads or rewrites results. `start`
  * resolves once messages can flow; `send` resolves once the frame was accepted (queued for stdio,
  * POSTed for HTTP); `close` is idempotent and tears down everything the transport owns
@@ -158,6 +173,10 @@ export interface Transport {
    */
   readonly exchangePerMessage?: boolean | undefined;
   start(): Promise<void>;
+  /**
+   * Sends one message. A transport with sessions rejects a message whose server forgot the
+   * session with an error {@link isSessionExpired} recognizes, and stays open without it.
+   */
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
   close(): Promise<void>;
   /**
