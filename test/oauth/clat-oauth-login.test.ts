@@ -127,6 +127,31 @@ describe('clat mcp login against an OpenID provider', () => {
     }
   });
 
+  it('keeps the login when the token endpoint is down during a refresh, and refreshes once it is back', async () => {
+    expect((await clat(['mcp', 'login', 'remote'])).code).toBe(0);
+    const { record } = await tokenFile();
+    await as.expireAccessToken(record.tokens.accessToken);
+    as.tokenEndpointDown(true);
+    const down = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(down.needsLogin).toBe(0);
+    expect(down.servers[0]?.state).toBe('failed');
+    expect(down.servers[0]?.failure).toMatch(
+      /could not be refreshed: .*HTTP 503.*; the login is kept, and the next request tries again/,
+    );
+    const text = await clat(['mcp']);
+    expect(text.stdout).not.toContain('clat mcp login');
+    // Nothing was thrown away: the same refresh token is still on disk.
+    expect((await tokenFile()).record.tokens.refreshToken).toBe(record.tokens.refreshToken);
+
+    as.tokenEndpointDown(false);
+    const back = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(back.servers[0]).toMatchObject({ name: 'remote', state: 'connected' });
+    const rotated = (await tokenFile()).record;
+    expect(rotated.tokens.refreshToken).not.toBe(record.tokens.refreshToken);
+    for (const secret of [record.tokens.accessToken, record.tokens.refreshToken ?? ''])
+      for (const output of outputs) expect(output).not.toContain(secret);
+  });
+
   it('headless exec never opens a browser and names the login command', async () => {
     const log = join(sandbox.root, 'browser.log');
     const chat = await startFakeChatServer([{ text: 'no tools needed' }]);

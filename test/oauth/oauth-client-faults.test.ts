@@ -311,6 +311,47 @@ describe('OAuth client against an injectable authorization server', () => {
     expect(records.get(mcp?.url ?? '')?.tokens).toBeUndefined();
   });
 
+  for (const fault of ['reset', '503', 'temporarily_unavailable'] as const) {
+    it(`keeps the login when a refresh fails without being refused (${fault}), and refreshes on a later request`, async () => {
+      await setup({ accessTtl: 30 });
+      const { oauth, records } = client();
+      await oauth.login(browser());
+      const stored = records.get(mcp?.url ?? '')?.tokens;
+      const raw = peer(oauth);
+      as?.failRefreshes(fault);
+      const code = await codeOf(raw.request('server/discover', meta));
+      expect(code).toMatch(
+        /^OAUTH_TOKEN: the access token for MCP server at http:\/\/127\.0\.0\.1:\d+ could not be refreshed: .*; the login is kept, and the next request tries again$/,
+      );
+      expect(oauth.loginRequired).toBe(false);
+      expect(records.get(mcp?.url ?? '')?.tokens).toEqual(stored);
+      as?.failRefreshes(undefined);
+      expect('result' in (await raw.request('server/discover', meta))).toBe(true);
+      expect(records.get(mcp?.url ?? '')?.tokens?.refreshToken).not.toBe(stored?.refreshToken);
+    });
+  }
+
+  it('counts step-ups across calls: a server that never grants the scope gets at most the bound', async () => {
+    await setup({ withheld: ['mcp:admin'] });
+    const { oauth } = client(undefined, { browser: () => browser() });
+    await oauth.login(browser());
+    const before = as?.authorizeRequests.length ?? 0;
+    const call = { name: 'admin', arguments: {}, ...meta };
+    for (let i = 0; i < 3; i++) await codeOf(peer(oauth).request('tools/call', call));
+    expect((as?.authorizeRequests.length ?? 0) - before).toBe(2);
+    // A login the user asks for starts the count afresh.
+    await oauth.login(browser());
+    const afterLogin = as?.authorizeRequests.length ?? 0;
+    await codeOf(peer(oauth).request('tools/call', call));
+    expect((as?.authorizeRequests.length ?? 0) - afterLogin).toBeGreaterThan(0);
+  });
+
+  it('refuses a server URL with credentials in it, without quoting them', () => {
+    expect(() =>
+      client(undefined, { serverUrl: 'https://alice:hunter2-pass@127.0.0.1:9/mcp?k=v' }),
+    ).toThrow(/^MCP server URL for https:\/\/127\.0\.0\.1:9 must not embed credentials/);
+  });
+
   it('uses client_credentials without a browser and keeps machine tokens in memory only', async () => {
     await setup();
     as?.clients.set('machine', {

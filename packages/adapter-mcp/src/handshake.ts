@@ -133,9 +133,15 @@ export async function probeModern(
       if (kind === 'http' && error.code !== McpErrorCode.MCP_TIMEOUT) {
         const status = httpStatusOf(error);
         if (status === undefined || !HTTP_LEGACY_PROBE_STATUSES.has(status)) {
+          // Only a status could have been mistaken for a legacy server's answer; a network or
+          // login failure needs no word on the fallback.
+          const why =
+            status === undefined
+              ? ''
+              : '; over HTTP that is no evidence of a legacy server, so CLAT does not fall back to initialize';
           throw new McpError(
             McpErrorCode.MCP_HANDSHAKE_FAILED,
-            `MCP server ${quoted(server)} failed the modern probe: ${error.message}; over HTTP that is no evidence of a legacy server, so CLAT does not fall back to initialize`,
+            `MCP server ${quoted(server)} failed the modern probe: ${error.message}${why}`,
             { server, cause: error },
           );
         }

@@ -5,9 +5,13 @@
  * login that `clat mcp login` runs.
  * @module
  */
+
+import { errorMessage } from '@clat/kernel';
 import type { AuthorizationServer } from 'oauth4webapi';
-import { HttpTransportError } from '../errors.js';
+import { HttpTransportError, isHttpTransportError } from '../errors.js';
 import type { HttpAuth, HttpAuthChallenge } from '../http-auth.js';
+import { networkReason } from '../http-failures.js';
+import { validateHttpOptions } from '../http-options.js';
 import { type AuthChallenge, parseAuthChallenge } from './auth-challenge.js';
 import { type BrowserLeg, runAuthorizationCode } from './authorization-code-flow.js';
 import { discoverAuthorizationServer } from './authorization-server.js';
@@ -15,7 +19,12 @@ import { type OAuthClientConfig, secretMethod } from './client-identity.js';
 import { OAUTH_REQUEST_TIMEOUT_MS, type OAuthHttp } from './oauth-http.js';
 import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
 import { scopeUnion, selectScopes, splitScope, withOfflineAccess } from './scope-selection.js';
-import { clientCredentialsTokens, type GrantContext, refreshTokens } from './token-grants.js';
+import {
+  clientCredentialsTokens,
+  type GrantContext,
+  grantRefused,
+  refreshTokens,
+} from './token-grants.js';
 import type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './token-store.js';
 
 /** Refresh this long before the recorded expiry, so a request never races it. */
@@ -50,6 +59,11 @@ interface Context {
   as: AuthorizationServer;
 }
 
+/** The server or its issuer asked for a new login (see `#needLogin`, `#grant`). */
+function isLoginRequired(error: unknown): boolean {
+  return isHttpTransportError(error) && error.code === 'OAUTH_LOGIN_REQUIRED';
+}
+
 export class OAuthClient implements HttpAuth {
   readonly origin: string;
   readonly #url: URL;
@@ -64,8 +78,11 @@ export class OAuthClient implements HttpAuth {
   #loginRequired = false;
 
   constructor(options: OAuthClientOptions) {
-    this.#url = new URL(options.serverUrl);
-    this.origin = this.#url.origin;
+    // The transport's own checks (http(s), no credentials in the URL): a login must not carry a
+    // URL the connection would refuse, nor quote it in an error.
+    const { url, origin } = validateHttpOptions({ url: options.serverUrl });
+    this.#url = url;
+    this.origin = origin;
     this.#options = options;
     this.#http = { fetch: options.fetch ?? globalThis.fetch };
   }
@@ -116,9 +133,17 @@ export class OAuthClient implements HttpAuth {
 
   /**
    * Runs the browser flow (or the client_credentials grant) and stores the result. Discovery
-   * uses the last challenge seen, else an unauthenticated probe of the server.
+   * uses the last challenge seen, else an unauthenticated probe of the server. A login the user
+   * asked for starts the step-up count afresh.
    */
   async login(browser: BrowserLeg): Promise<OAuthLoginResult> {
+    const result = await this.#authorize(browser);
+    this.#stepUps = 0;
+    return result;
+  }
+
+  /** The login itself; a step-up runs it without resetting the count that bounds step-ups. */
+  async #authorize(browser: BrowserLeg): Promise<OAuthLoginResult> {
     const record = await this.#load();
     const challenge = this.#challenge ?? (await this.#probe(browser.signal));
     const { prm, as } = await this.#discover(challenge, browser.signal);
@@ -158,7 +183,6 @@ export class OAuthClient implements HttpAuth {
       scopes: scopes.filter((s) => s !== 'offline_access'),
     });
     this.#loginRequired = false;
-    this.#stepUps = 0;
     return {
       issuer: as.issuer,
       scope: result.tokens.scope,
@@ -191,7 +215,7 @@ export class OAuthClient implements HttpAuth {
     }
     const browser = this.#options.browser?.();
     if (browser !== undefined) {
-      await this.login(browser);
+      await this.#authorize(browser);
       return 'retry';
     }
     return this.#needLogin(
@@ -210,7 +234,11 @@ export class OAuthClient implements HttpAuth {
     );
   }
 
-  /** Refreshes, or drops the tokens (back to `needs login`) when the refresh is refused. */
+  /**
+   * Refreshes, or drops the tokens (back to `needs login`) when the authorization server refused
+   * the refresh. Any other failure (network, timeout, 5xx, discovery) keeps them and fails this
+   * request with the reason: one flaky request must not send the user back to the browser.
+   */
   async #renew(tokens: StoredTokens): Promise<StoredTokens | undefined> {
     const record = this.#record;
     // A parallel request already renewed while this one waited.
@@ -227,9 +255,18 @@ export class OAuthClient implements HttpAuth {
       const renewed = await refreshTokens(ctx, { ...tokens, refreshToken });
       await this.#save({ ...record, tokens: renewed });
       return renewed;
-    } catch {
-      await this.#dropTokens();
-      return undefined;
+    } catch (error) {
+      // A changed issuer (`#grant`) binds the old credentials nowhere: a login it is, too.
+      if (grantRefused(error) || isLoginRequired(error)) {
+        await this.#dropTokens();
+        return undefined;
+      }
+      throw new HttpTransportError(
+        'OAUTH_TOKEN',
+        this.origin,
+        `the access token for MCP server at ${this.origin} could not be refreshed: ${errorMessage(error)}; the login is kept, and the next request tries again`,
+        { cause: error },
+      );
     }
   }
 
@@ -333,7 +370,8 @@ export class OAuthClient implements HttpAuth {
       throw new HttpTransportError(
         'HTTP_NETWORK',
         this.origin,
-        `MCP server at ${this.origin} could not be reached to start the login: ${(error as Error).message}`,
+        `MCP server at ${this.origin} could not be reached to start the login: ${networkReason(error)}`,
+        { cause: error },
       );
     }
   }

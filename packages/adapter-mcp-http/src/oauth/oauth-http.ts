@@ -69,5 +69,9 @@ export async function getJson(http: OAuthHttp, url: URL): Promise<Response> {
 export function oauthFailureText(error: unknown): string {
   const code = (error as { error?: unknown }).error;
   const text = (error as Error).message;
-  return typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? `${code}: ${text}` : text;
+  if (typeof code === 'string' && /^[\w.-]{1,64}$/.test(code)) return `${code}: ${text}`;
+  // oauth4webapi names an unexpected status only as "not a conform … response"; say which.
+  const response = (error as { cause?: unknown }).cause;
+  if (response instanceof Response && !response.ok) return `HTTP ${response.status}: ${text}`;
+  return text;
 }

@@ -6,8 +6,10 @@ import {
   processAuthorizationCodeResponse,
   processClientCredentialsResponse,
   processRefreshTokenResponse,
+  ResponseBodyError,
   refreshTokenGrantRequest,
   type TokenEndpointResponse,
+  WWWAuthenticateChallengeError,
 } from 'oauth4webapi';
 import { HttpTransportError } from '../errors.js';
 import { clientAuthOf, oauthClientOf } from './client-identity.js';
@@ -95,6 +97,34 @@ export async function refreshTokens(
   } catch (error) {
     throw failure(ctx, 'the token refresh', error);
   }
+}
+
+/** OAuth error codes that say "try later", not "this grant is dead" (RFC 6749 §4.1.2.1). */
+const TRANSIENT_OAUTH_ERRORS: ReadonlySet<string> = new Set([
+  'temporarily_unavailable',
+  'server_error',
+]);
+
+/**
+ * True when the token endpoint refused the grant itself: an OAuth error response with status 400
+ * or 401 (RFC 6749 §5.2: `invalid_grant` for a revoked or expired refresh token, `invalid_client`),
+ * or a 401 challenge. Then the tokens are dead and only a login helps. A network failure, a
+ * timeout, a 5xx or `temporarily_unavailable` is not a refusal: the same refresh token may work on
+ * the next request, so it must not be thrown away.
+ */
+export function grantRefused(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current instanceof ResponseBodyError) {
+      return (
+        (current.status === 400 || current.status === 401) &&
+        !TRANSIENT_OAUTH_ERRORS.has(current.error)
+      );
+    }
+    if (current instanceof WWWAuthenticateChallengeError) return current.status === 401;
+    current = current.cause;
+  }
+  return false;
 }
 
 export async function clientCredentialsTokens(
