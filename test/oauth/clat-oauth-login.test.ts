@@ -90,6 +90,11 @@ describe('clat mcp login against an OpenID provider', () => {
     expect(again.code).toBe(0);
     const url = new URL(/^ {2}(http\S+)$/m.exec(again.stdout)?.[1] ?? 'http://none');
     expect(url.searchParams.get('scope')).toBe('mcp:read mcp:admin offline_access');
+    // The registered client is reused on its registered redirect URI (same loopback port), so
+    // an authorization server that matches it exactly accepts the second login too.
+    const firstUrl = new URL(/^ {2}(http\S+)$/m.exec(login.stdout)?.[1] ?? 'http://none');
+    expect(url.searchParams.get('redirect_uri')).toBe(firstUrl.searchParams.get('redirect_uri'));
+    expect(url.searchParams.get('client_id')).toBe(record.client.clientId);
     const allowed = await clat(['call', 'mcp_remote_admin', '{}']);
     expect(allowed.stdout).toContain('admin done');
     const stepped = await tokenFile();

@@ -4,6 +4,8 @@
  * The browser is an in-process redirect follower; the binary journeys are in clat-oauth-login.
  * @module
  */
+
+import { createServer } from 'node:http';
 import {
   authorizationServerMetadataUrls,
   type BrowserLeg,
@@ -344,6 +346,39 @@ describe('OAuth client against an injectable authorization server', () => {
     const afterLogin = as?.authorizeRequests.length ?? 0;
     await codeOf(peer(oauth).request('tools/call', call));
     expect((as?.authorizeRequests.length ?? 0) - afterLogin).toBeGreaterThan(0);
+  });
+
+  it('listens on the registered redirect port again, so an AS matching redirect URIs exactly accepts the next login', async () => {
+    await setup({ exactRedirect: true });
+    const { oauth, records } = client();
+    const opened: string[] = [];
+    await oauth.login(browser(opened));
+    const first = records.get(mcp?.url ?? '')?.client;
+    expect(first?.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    await oauth.login(browser(opened));
+    const redirects = opened.map((url) => new URL(url).searchParams.get('redirect_uri'));
+    expect(redirects).toEqual([first?.redirectUri, first?.redirectUri]);
+    expect(as?.registrations).toHaveLength(1);
+    expect(records.get(mcp?.url ?? '')?.client?.clientId).toBe(first?.clientId);
+  });
+
+  it('registers anew when the registered redirect port is taken', async () => {
+    await setup({ exactRedirect: true });
+    const { oauth, records } = client();
+    await oauth.login(browser());
+    const first = records.get(mcp?.url ?? '')?.client;
+    const port = Number(new URL(first?.redirectUri ?? 'http://x').port);
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    try {
+      await oauth.login(browser());
+    } finally {
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
+    const second = records.get(mcp?.url ?? '')?.client;
+    expect(as?.registrations).toHaveLength(2);
+    expect(second?.clientId).not.toBe(first?.clientId);
+    expect(second?.redirectUri).not.toBe(first?.redirectUri);
   });
 
   it('refuses a server URL with credentials in it, without quoting them', () => {

@@ -42,12 +42,24 @@ export interface AuthorizationCodeResult {
   tokens: StoredTokens;
 }
 
+/** The loopback port a registered client's redirect URI names, to listen on it again. */
+function registeredPort(stored: StoredClient | undefined): number | undefined {
+  if (stored?.source !== 'registration' || stored.redirectUri === undefined) return undefined;
+  let port: number;
+  try {
+    port = Number(new URL(stored.redirectUri).port);
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(port) && port > 0 ? port : undefined;
+}
+
 export async function runAuthorizationCode(
   options: AuthorizationCodeOptions,
 ): Promise<AuthorizationCodeResult> {
   const { as, origin, browser } = options;
   const endpoint = checkEndpoint(as.authorization_endpoint, 'authorization_endpoint', origin);
-  const listener = await startLoopbackListener();
+  const listener = await startLoopbackListener(registeredPort(options.stored));
   try {
     const scope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
     const client = await resolveClient({

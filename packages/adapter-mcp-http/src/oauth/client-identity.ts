@@ -63,6 +63,20 @@ export interface ResolveClientOptions {
   http: OAuthHttp;
 }
 
+/**
+ * A registered client serves again while the AS still knows it as it was registered: the same
+ * loopback redirect URI (many authorization servers match it exactly, port included, despite RFC
+ * 8252 §7.3) and a secret that has not expired. A record from before CLAT kept the redirect URI
+ * registers once more, and then keeps it.
+ */
+function reusable(
+  stored: StoredClient | undefined,
+  redirectUri: string,
+): stored is StoredClient & { source: 'registration' } {
+  if (stored?.source !== 'registration' || stored.redirectUri !== redirectUri) return false;
+  return stored.secretExpiresAt === undefined || stored.secretExpiresAt > Date.now();
+}
+
 /** The client to authorize as, registering one (RFC 7591) only when nothing else applies. */
 export async function resolveClient(options: ResolveClientOptions): Promise<StoredClient> {
   const { as, config, origin } = options;
@@ -79,7 +93,7 @@ export async function resolveClient(options: ResolveClientOptions): Promise<Stor
   ) {
     return { clientId: config.clientMetadataUrl, method: 'none', source: 'metadata-document' };
   }
-  if (options.stored?.source === 'registration') return options.stored;
+  if (reusable(options.stored, options.redirectUri)) return options.stored;
   if (typeof as.registration_endpoint !== 'string') {
     throw new HttpTransportError(
       'OAUTH_CLIENT',
@@ -127,7 +141,11 @@ export async function resolveClient(options: ResolveClientOptions): Promise<Stor
           ? 'none'
           : 'client_secret_basic',
     source: 'registration',
+    redirectUri: options.redirectUri,
   };
   if (secret !== undefined) out.clientSecret = secret;
+  // RFC 7591: 0 means the secret never expires.
+  const expires = registered.client_secret_expires_at;
+  if (typeof expires === 'number' && expires > 0) out.secretExpiresAt = expires * 1000;
   return out;
 }

@@ -14,8 +14,23 @@ export interface LoopbackListener {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1 (never a wildcard address) on a port the OS picks. */
-export async function startLoopbackListener(): Promise<LoopbackListener> {
+/** Listens on `port` of 127.0.0.1, or rejects (EADDRINUSE, EACCES). */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Listens on 127.0.0.1 (never a wildcard address): on `preferredPort` when it is free (the port a
+ * registered client's redirect URI names), else on a port the OS picks.
+ */
+export async function startLoopbackListener(preferredPort?: number): Promise<LoopbackListener> {
   let deliver: ((params: URLSearchParams) => void) | undefined;
   const received = new Promise<URLSearchParams>((resolve) => {
     deliver = resolve;
@@ -32,10 +47,14 @@ export async function startLoopbackListener(): Promise<LoopbackListener> {
     deliver?.(url.searchParams);
     deliver = undefined;
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  let bound = false;
+  if (preferredPort !== undefined) {
+    bound = await listen(server, preferredPort).then(
+      () => true,
+      () => false,
+    );
+  }
+  if (!bound) await listen(server, 0);
   const { port } = server.address() as AddressInfo;
   return {
     redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}`,

@@ -9,6 +9,14 @@ export interface StoredClient {
   clientSecret?: string;
   method: TokenEndpointAuthMethod;
   source: 'config' | 'metadata-document' | 'registration';
+  /**
+   * Registered clients: the loopback redirect URI they were registered with. Later logins listen
+   * on its port again, so an authorization server that matches redirect URIs exactly accepts
+   * them; when the port is taken, CLAT registers anew.
+   */
+  redirectUri?: string;
+  /** Registered clients: when the AS said the secret expires (epoch ms); then CLAT registers anew. */
+  secretExpiresAt?: number;
 }
 
 export interface StoredTokens {
