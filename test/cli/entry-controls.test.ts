@@ -5,8 +5,9 @@
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LIMITS } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { CLI_FIXTURES, parseJsonOutput, useCliSandbox } from './support.js';
+import { CLI_FIXTURES, parseJsonOutput, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
 let marker: string;
 
@@ -66,6 +67,25 @@ describe('mcp.json entry controls', () => {
     expect(names.sort()).toEqual(['mcp_notes_add_note', 'mcp_notes_get_note']);
     const status = await sandbox.run(['mcp', '--trust']);
     expect(status.stdout).toContain('3 tools of "notes" left out by includeTools/excludeTools');
+  });
+
+  it('applies the 512-tool cap to the tools includeTools keeps, and says how to narrow a server over it', async () => {
+    // 600 tools over 6 pages: the cap once refused the raw listing, includeTools or not.
+    const many = sandbox.node(join(STDIO_FIXTURES, 'many-tools.mjs'));
+    await sandbox.writeMcp({ mcpServers: { many: { ...many, includeTools: ['tool_000'] } } });
+    const tools = parseJsonOutput<ToolsJson>(await sandbox.run(['tools', '--json', '--trust']));
+    const names = tools.tools.map((tool) => tool.name).filter((name) => name.startsWith('mcp_'));
+    expect(names).toEqual(['mcp_many_tool_000']);
+    const narrowed = await sandbox.run(['mcp', '--trust']);
+    expect(narrowed.code, narrowed.stderr).toBe(0);
+    expect(narrowed.stdout).toContain('599 tools of "many" left out by includeTools/excludeTools');
+
+    await sandbox.writeMcp({ mcpServers: { many } });
+    const over = await sandbox.run(['mcp', '--trust']);
+    expect(over.code).toBe(1);
+    expect(over.stdout).toContain(
+      `MCP server "many" lists 600 tools, over the limit of ${LIMITS.toolsPerServer} per server; narrow them with "includeTools" or "excludeTools" in its mcp.json entry`,
+    );
   });
 
   it('merges a trusted project .clat/mcp.json under the user file, never reading it before trust', async () => {

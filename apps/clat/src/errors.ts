@@ -17,6 +17,8 @@ export const CliErrorCode = {
   CLI_LOGIN_FAILED: 'CLI_LOGIN_FAILED',
   /** `clat plugin new` would write into a directory that is not empty. */
   CLI_TARGET_EXISTS: 'CLI_TARGET_EXISTS',
+  /** A `--json` output is nested too deep (or too large) to serialise. */
+  CLI_JSON_OUTPUT: 'CLI_JSON_OUTPUT',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -374,16 +374,17 @@ describe('tools/list paging', () => {
     );
   });
 
-  it('accepts 512 tools and rejects 513', async () => {
+  it('lists past the per-server cap (the mount applies it after filters) up to listedTools', async () => {
     const ok = await connect(
-      new ScriptedFactory(pagedServer(2, LIMITS.toolsPerServer / 2, (p) => `c:${p}`)),
+      new ScriptedFactory(pagedServer(2, MCP_LIMITS.listedTools / 2, (p) => `c:${p}`)),
     );
-    expect(await ok.listTools()).toHaveLength(LIMITS.toolsPerServer);
+    expect(await ok.listTools()).toHaveLength(MCP_LIMITS.listedTools);
+    expect(MCP_LIMITS.listedTools).toBeGreaterThan(LIMITS.toolsPerServer);
     const over = new ScriptedFactory((server) => {
       legacyServer()(server);
       server.on('tools/list', (request) => {
         const first = request.params?.cursor === undefined;
-        const count = first ? LIMITS.toolsPerServer : 1;
+        const count = first ? MCP_LIMITS.listedTools : 1;
         const tools = Array.from({ length: count }, (_, i) => ({
           name: `${first ? 'a' : 'b'}${i}`,
         }));
@@ -393,7 +394,9 @@ describe('tools/list paging', () => {
     const client = await connect(over);
     const error = await client.listTools().catch((e: unknown) => e);
     expect(isMcpError(error) && error.code).toBe(McpErrorCode.MCP_LIST_LIMIT);
-    expect((error as Error).message).toContain(String(LIMITS.toolsPerServer));
+    expect((error as Error).message).toBe(
+      `MCP server "srv" lists more than ${MCP_LIMITS.listedTools} tools (limit ${MCP_LIMITS.listedTools})`,
+    );
   });
 
   it('applies the per-page deadline', async () => {

@@ -10,7 +10,7 @@
  * settle-response.ts, task-call.ts and url-elicitation.ts.
  * @module
  */
-import { delay, errorMessage, type HostServices, isJsonObject, LIMITS } from '@clat/kernel';
+import { delay, errorMessage, type HostServices, isJsonObject } from '@clat/kernel';
 import { readCallToolResult } from './call-result.js';
 import { quoted, stderrTail } from './client-diagnostics.js';
 import type {
@@ -26,6 +26,7 @@ import { startContextPushes } from './context-push.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { legacyHandshake } from './handshake.js';
 import type { HostHandlers } from './host-requests.js';
+import { MCP_LIMITS } from './limits.js';
 import { listAllPages, readPromptDescriptors, readToolDescriptors } from './list-paging.js';
 import { ProgressRouter } from './progress-router.js';
 import {
@@ -276,12 +277,13 @@ export class McpClient {
   }
 
   /**
-   * Lists every tool: ≤ 32 pages of ≤ 30 s each, ≤ 512 tools, a repeated cursor aborts. On a
+   * Lists every tool: ≤ 32 pages of ≤ 30 s each, ≤ `MCP_LIMITS.listedTools` tools, a repeated
+   * cursor aborts; the per-server cap is the mount's, on the tools the entry's filters keep. On a
    * modern HTTP connection the list also teaches the `Mcp-Param-*` headers of later calls, and a
    * tool with an invalid `x-mcp-header` declaration is dropped (the spec forbids calling it).
    */
   async listTools(signal?: AbortSignal): Promise<McpToolDescriptor[]> {
-    let items = await this.#listAll('tools/list', 'tools', LIMITS.toolsPerServer, signal);
+    let items = await this.#listAll('tools/list', 'tools', MCP_LIMITS.listedTools, signal);
     const headers = this.#session.headers;
     if (headers?.modern === true) {
       items = headers.learnTools(items, (tool, reason) =>

@@ -103,8 +103,16 @@ export const HttpServerConfigSchema = lazyValue(() =>
 export type StdioServerConfig = z.infer<typeof StdioServerConfigSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerConfigSchema>;
 
-/** Where an entry came from, so /mcp and errors can name it. */
-export type ServerOrigin = 'user' | 'package' | 'glm-pack' | 'demo' | (string & {});
+/**
+ * Where an entry came from, so /mcp and errors can name it: `user` and `project` are mcp.json
+ * files the person edits (`~/.clat/mcp.json`, a project's `.clat/mcp.json`).
+ */
+export type ServerOrigin = 'user' | 'project' | 'package' | 'glm-pack' | 'demo' | (string & {});
+
+/** True when the entry lives in an mcp.json the person edits (so its fields are theirs to set). */
+export function editableOrigin(origin: ServerOrigin): boolean {
+  return origin === 'user' || origin === 'project';
+}
 
 export type McpServerConfig =
   | ({ transport: 'stdio'; name: string; origin: ServerOrigin } & StdioServerConfig)

@@ -21,6 +21,12 @@ export const MCP_LIMITS = {
   listPageMs: 30 * SECOND,
   /** tools/list pages per server. */
   listPages: 32,
+  /**
+   * Tools one tools/list may return across its pages: a memory bound against a hostile server.
+   * The per-server cap (kernel `LIMITS.toolsPerServer`) counts the tools that pass the entry's
+   * includeTools/excludeTools, so a large server narrowed by them still mounts.
+   */
+  listedTools: 8192,
   /** Marked DSH system prompts per server. */
   dshPromptsPerServer: 128,
   /** One resolved DSH system prompt. */

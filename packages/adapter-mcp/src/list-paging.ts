@@ -3,7 +3,7 @@
  * normalization of listed tools and prompts.
  * @module
  */
-import { isJsonObject } from '@clat/kernel';
+import { isJsonObject, jsonDepthExceeds, LIMITS } from '@clat/kernel';
 import { quoted } from './client-diagnostics.js';
 import type { McpPromptDescriptor, McpToolDescriptor } from './client-types.js';
 import { McpError, McpErrorCode } from './errors.js';
@@ -76,7 +76,11 @@ export async function listAllPages(
   }
 }
 
-/** Listed tools, normalized; a tool without a name is skipped with a diagnostic. */
+/**
+ * Listed tools, normalized; a tool without a name, or with an output schema nested deeper than
+ * the schema limit, is skipped with a diagnostic. (The kernel registry refuses a deep input
+ * schema of any plugin; the output schema stays here, so it is checked here.)
+ */
 export function readToolDescriptors(
   server: string,
   items: readonly unknown[],
@@ -99,7 +103,15 @@ export function readToolDescriptors(
       inputSchema: isJsonObject(item.inputSchema) ? item.inputSchema : { type: 'object' },
     };
     if (typeof item.title === 'string') tool.title = item.title;
-    if (isJsonObject(item.outputSchema)) tool.outputSchema = item.outputSchema;
+    if (isJsonObject(item.outputSchema)) {
+      if (jsonDepthExceeds(item.outputSchema, LIMITS.toolSchemaDepth)) {
+        onDiagnostic(
+          `tool ${quoted(item.name)} of MCP server ${quoted(server)} skipped: its output schema nests more than ${LIMITS.toolSchemaDepth} levels deep (the limit)`,
+        );
+        continue;
+      }
+      tool.outputSchema = item.outputSchema;
+    }
     if (isJsonObject(item.annotations)) tool.annotations = item.annotations;
     const taskSupport = isJsonObject(item.execution) ? item.execution.taskSupport : undefined;
     if (taskSupport === 'required' || taskSupport === 'optional' || taskSupport === 'forbidden') {

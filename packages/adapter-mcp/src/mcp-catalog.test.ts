@@ -2,7 +2,7 @@ import { LIMITS } from '@clat/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpClient } from './client.js';
 import { isMcpError, McpErrorCode } from './errors.js';
-import { createMcpCatalog, renderedPromptFromMcp } from './mcp-catalog.js';
+import { createMcpCatalog, renderedPromptFromMcp, resourceReadFromMcp } from './mcp-catalog.js';
 import {
   legacyServer,
   ScriptedFactory,
@@ -188,6 +188,32 @@ describe('createMcpCatalog', () => {
     expect((error as Error).message).toMatch(
       /^resource "demo:\/\/big" of MCP server "srv" returned \d+ bytes, over the result limit of 1048576 bytes$/,
     );
+  });
+
+  it('refuses a prompt or a read nested deeper than the result limit, not overflowing the stack', () => {
+    // Built iteratively: 20,000 levels overflowed the size measure's JSON.stringify.
+    let meta: Record<string, unknown> = {};
+    for (let level = 0; level < 20_000; level++) meta = { a: meta };
+    const text = { type: 'text', text: 'hi' };
+    const prompt = { messages: [{ role: 'user', content: text }], _meta: meta };
+    const read = { contents: [{ uri: 'demo://deep', text: 'hi' }], _meta: meta };
+    const refusal = (build: () => unknown) => {
+      try {
+        build();
+      } catch (error) {
+        return isMcpError(error) ? [error.code, error.message] : error;
+      }
+      return 'accepted';
+    };
+    const limit = LIMITS.toolResultDepth;
+    expect(refusal(() => renderedPromptFromMcp('srv', 'p', prompt))).toEqual([
+      McpErrorCode.MCP_RESULT_TOO_LARGE,
+      `prompt "p" of MCP server "srv" returned JSON nested more than ${limit} levels deep (the limit)`,
+    ]);
+    expect(refusal(() => resourceReadFromMcp('srv', 'demo://deep', read))).toEqual([
+      McpErrorCode.MCP_RESULT_TOO_LARGE,
+      `resource "demo://deep" of MCP server "srv" returned JSON nested more than ${limit} levels deep (the limit)`,
+    ]);
   });
 
   it('refuses a rendered prompt without messages and keeps embedded resources and links', () => {

@@ -12,6 +12,7 @@ import {
   type CatalogResource,
   type CatalogResourceTemplate,
   isJsonObject,
+  jsonDepthExceeds,
   LIMITS,
   type PluginCatalog,
   type RenderedPrompt,
@@ -107,8 +108,19 @@ export function contentFromMcp(block: unknown): CatalogContent | undefined {
   }
 }
 
-/** Measures a result against the tool result limit, the bound of everything a person attaches. */
+/**
+ * Measures a result against the tool result limits (size and nesting), the bound of everything a
+ * person attaches.
+ */
 function bounded(server: string, what: string, result: Json): number {
+  // JSON.stringify recurses: a result nested 20,000 deep would overflow it (and every later reader).
+  if (jsonDepthExceeds(result, LIMITS.toolResultDepth)) {
+    throw new McpError(
+      McpErrorCode.MCP_RESULT_TOO_LARGE,
+      `${what} of MCP server ${quoted(server)} returned JSON nested more than ${LIMITS.toolResultDepth} levels deep (the limit)`,
+      { server },
+    );
+  }
   const bytes = utf8Length(JSON.stringify(result));
   if (bytes > LIMITS.toolResultBytes) {
     throw new McpError(

@@ -1,4 +1,4 @@
-import { createHost, type Host } from '@clat/kernel';
+import { createHost, type Host, LIMITS } from '@clat/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from './config.js';
 import { createMcpConnector, type McpTransportProvider, mcpEntry } from './mcp-connector.js';
@@ -62,5 +62,37 @@ describe('createMcpConnector catalogs', () => {
     expect(host.mount.catalog('bare')).toBeUndefined();
     // Listing prompts for a person registers nothing: no system prompt contribution.
     expect(host.prompts.assemble()).toBe('');
+  });
+});
+
+describe('createMcpConnector over the tool cap', () => {
+  it('suggests includeTools/excludeTools only for an entry of an mcp.json the person edits', async () => {
+    const many: McpTransportProvider = {
+      transport: 'stdio',
+      describe: () => ({ target: 'scripted', secrets: [] }),
+      factory: () =>
+        new ScriptedFactory(
+          legacyServer('2025-11-25', {
+            tools: Array.from({ length: LIMITS.toolsPerServer + 1 }, (_, i) => ({ name: `t${i}` })),
+          }),
+        ),
+    };
+    const origins = ['user', 'project', 'package', 'glm-pack'];
+    const host = createHost({
+      projectRoot: '/project',
+      connectors: [createMcpConnector({ transports: [many] })],
+      entries: origins.map((origin) => mcpEntry({ ...entry(origin), origin })),
+    });
+    hosts.push(host);
+    await host.mount.start();
+    const failures = host.mount.summary().servers.map((server) => [server.name, server.failure]);
+    const over = `lists ${LIMITS.toolsPerServer + 1} tools, over the limit of ${LIMITS.toolsPerServer} per server`;
+    const hint = '; narrow them with "includeTools" or "excludeTools" in its mcp.json entry';
+    expect(failures).toEqual([
+      ['user', `MCP server "user" ${over}${hint}`],
+      ['project', `MCP server "project" ${over}${hint}`],
+      ['package', `MCP server "package" ${over}`],
+      ['glm-pack', `MCP server "glm-pack" ${over}`],
+    ]);
   });
 });

@@ -15,7 +15,7 @@ import {
   type MountedPlugin,
   type Redactor,
 } from '@clat/kernel';
-import { type McpServerConfig, toolAllowedByEntry } from './config.js';
+import { editableOrigin, type McpServerConfig, toolAllowedByEntry } from './config.js';
 import { createMcpCatalog } from './mcp-catalog.js';
 import { mountMcpServer } from './mount.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
@@ -146,6 +146,7 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         timeouts: options.timeouts,
         signal: ctx.signal,
         toolFilter: (tool) => toolAllowedByEntry(server, tool),
+        narrowable: editableOrigin(server.origin),
         onStatus: (status) => ctx.onProgress(status),
       });
       const status = mounted.status();

@@ -1,5 +1,6 @@
 import {
   createGlobalScope,
+  LIMITS,
   PromptRegistry,
   RunEventStream,
   type Scope,
@@ -8,7 +9,12 @@ import {
 } from '@clat/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MCP_LIMITS } from './limits.js';
-import { type McpServerStatus, type MountedMcpServer, mountMcpServer } from './mount.js';
+import {
+  type McpServerStatus,
+  type MountedMcpServer,
+  type MountMcpServerOptions,
+  mountMcpServer,
+} from './mount.js';
 import {
   legacyServer,
   modernServer,
@@ -36,6 +42,7 @@ function kernel() {
 async function mount(
   setupServer: (server: ScriptedServer, index: number) => void,
   k = kernel(),
+  extra: Pick<MountMcpServerOptions, 'toolFilter' | 'narrowable'> = {},
 ): Promise<{
   mounted: MountedMcpServer;
   statuses: McpServerStatus[];
@@ -51,6 +58,7 @@ async function mount(
     scope: k.scope.pluginScope('srv'),
     projectRoot: '/work/project',
     onStatus: (status) => statuses.push(status),
+    ...extra,
   });
   return { mounted, statuses, factory, k };
 }
@@ -186,6 +194,42 @@ describe('mountMcpServer tools', () => {
     expect(mounted.status().failure).toContain('repeated cursor');
     expect(k.registry.list()).toHaveLength(0);
     expect(live(factory).closed).toBe(true);
+  });
+
+  describe('the per-server tool cap counts the tools includeTools/excludeTools keep', () => {
+    const listing = legacyServer('2025-11-25', {
+      tools: Array.from({ length: 600 }, (_, i) => ({ name: `t${i}` })),
+    });
+    const cap = LIMITS.toolsPerServer;
+    const upTo = (count: number) => (tool: string) => Number(tool.slice(1)) < count;
+
+    it('mounts a 600-tool server narrowed to one tool by its filter', async () => {
+      const { mounted, k } = await mount(listing, kernel(), { toolFilter: (t) => t === 't0' });
+      expect(mounted.status()).toMatchObject({ state: 'connected', tools: 1 });
+      expect(mounted.status().warnings).toEqual([
+        '599 tools of "srv" left out by includeTools/excludeTools',
+      ]);
+      expect(k.registry.list().map((tool) => tool.name)).toEqual(['mcp_srv_t0']);
+    });
+
+    it('registers exactly the cap', async () => {
+      const { mounted } = await mount(listing, kernel(), { toolFilter: upTo(cap) });
+      expect(mounted.status()).toMatchObject({ state: 'connected', tools: cap });
+    });
+
+    it('fails a server over the cap, naming the mcp.json fields only when they are editable', async () => {
+      const over = await mount(listing, kernel(), { narrowable: true });
+      expect(over.mounted.status()).toMatchObject({ state: 'failed', tools: 0 });
+      expect(over.mounted.status().failure).toBe(
+        `MCP server "srv" lists 600 tools, over the limit of ${cap} per server; narrow them with "includeTools" or "excludeTools" in its mcp.json entry`,
+      );
+      expect(over.k.registry.list()).toHaveLength(0);
+      const kept = await mount(listing, kernel(), { toolFilter: upTo(cap + 1) });
+      expect(kept.mounted.status().failure).toBe(
+        `MCP server "srv" keeps ${cap + 1} of its 600 tools after includeTools/excludeTools, over the limit of ${cap} per server`,
+      );
+      expect(kept.k.registry.list()).toHaveLength(0);
+    });
   });
 
   it('fails with the reason and the stderr tail when the handshake fails (the host redacts)', async () => {

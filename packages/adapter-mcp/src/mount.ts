@@ -15,6 +15,7 @@ import {
   isKernelError,
   type JsonObject,
   KernelErrorCode,
+  LIMITS,
   type MountReport,
   type MountReportState,
   type PromptRegistry,
@@ -107,6 +108,11 @@ export interface MountMcpServerOptions {
   eraHint?: 'legacy' | undefined;
   /** The entry's includeTools/excludeTools: tools it refuses are listed but not registered. */
   toolFilter?: ((tool: string) => boolean) | undefined;
+  /**
+   * The person can set includeTools/excludeTools in the server's mcp.json entry (not so for an
+   * installed package's): only then does the error of a server over the tool cap suggest it.
+   */
+  narrowable?: boolean | undefined;
   /** Every status change (a host passes its `onProgress`); texts are unredacted. */
   onStatus?: ((status: McpServerStatus) => void) | undefined;
   /** Client diagnostics, unredacted: the receiver redacts them like any status text. */
@@ -157,8 +163,6 @@ function promptText(result: Record<string, unknown>): string {
  */
 export async function mountMcpServer(options: MountMcpServerOptions): Promise<MountedMcpServer> {
   const { name, registry, prompts, scope } = options;
-  /** Tools the entry's includeTools/excludeTools left out, reported as one note. */
-  let filtered = 0;
   const source: ToolSourceRef = { kind: 'mcp', id: name };
   const status: McpServerStatus = {
     state: 'connecting',
@@ -292,7 +296,12 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
 
   if (closing) return handle;
   try {
-    for (const tool of tools) registerTool(tool);
+    // The cap counts what the entry keeps: a large server narrowed by its filters still mounts.
+    const kept = options.toolFilter === undefined ? tools : tools.filter(allowedByEntry);
+    // Left out by the entry's includeTools/excludeTools, reported as one note.
+    const filtered = tools.length - kept.length;
+    if (kept.length > LIMITS.toolsPerServer) throw overToolCap(tools.length, kept.length);
+    for (const tool of kept) registerTool(tool);
     if (taskSupport.offered || taskSupport.excluded > 0 || taskSupport.required > 0) {
       status.tasks = taskSupportText(taskSupport);
     }
@@ -314,11 +323,27 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   emit();
   return handle;
 
+  function allowedByEntry(tool: McpToolDescriptor): boolean {
+    return options.toolFilter?.(tool.name) !== false;
+  }
+
+  function overToolCap(listed: number, kept: number): McpError {
+    const count =
+      kept === listed
+        ? `lists ${listed} tools`
+        : `keeps ${kept} of its ${listed} tools after includeTools/excludeTools`;
+    const hint =
+      options.narrowable === true
+        ? '; narrow them with "includeTools" or "excludeTools" in its mcp.json entry'
+        : '';
+    return new McpError(
+      McpErrorCode.MCP_LIST_LIMIT,
+      `MCP server ${quoted(name)} ${count}, over the limit of ${LIMITS.toolsPerServer} per server${hint}`,
+      { server: name },
+    );
+  }
+
   function registerTool(tool: McpToolDescriptor): void {
-    if (options.toolFilter !== undefined && !options.toolFilter(tool.name)) {
-      filtered++;
-      return;
-    }
     let qualified: string;
     try {
       qualified = qualifyToolName('mcp', name, tool.name);

@@ -24,6 +24,11 @@ export const LIMITS = {
   toolResultBytes: 1 * MiB,
   /** Nesting depth of a tool result's structured JSON; deeper results are refused. */
   toolResultDepth: 512,
+  /**
+   * Nesting depth of a tool's input schema; a deeper tool is not registered. Far above real
+   * schemas, far below what recursive readers of schemas (validators, JSON output) survive.
+   */
+  toolSchemaDepth: 128,
   /** Messages in one sampling request (text only). */
   samplingMessages: 32,
   /** Requested output tokens of one sampling request. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KernelErrorCode } from './errors.js';
+import type { JsonObject } from './json.js';
 import { LIMITS } from './limits.js';
 import { PromptRegistry } from './prompt-registry.js';
 import { createGlobalScope } from './scope.js';
@@ -96,6 +97,42 @@ describe('ToolRegistry', () => {
     ).resolves.toEqual({
       content: 'mcp:s:long',
     });
+    await scope.close();
+  });
+
+  it('rejects an input schema nested deeper than the limit and records it', async () => {
+    const scope = createGlobalScope();
+    const registry = new ToolRegistry();
+    // An object of `depth` levels, built iteratively (a recursive builder would overflow first).
+    const nested = (depth: number): JsonObject => {
+      let schema: JsonObject = { type: 'object' };
+      for (let level = 1; level < depth; level++) schema = { type: 'object', not: schema };
+      return schema;
+    };
+    const withSchema = (name: string, inputSchema: JsonObject): Tool => {
+      const base = tool(name);
+      return { ...base, definition: { ...base.definition, inputSchema } };
+    };
+    // 20,000 levels is what overflowed `clat tools --json`.
+    const hostile = nested(20_000);
+    expect(() => registry.register(withSchema('hostile', hostile), scope)).toThrow(
+      expect.objectContaining({ code: KernelErrorCode.LIMIT_EXCEEDED }),
+    );
+    registry.register(withSchema('at_limit', nested(LIMITS.toolSchemaDepth)), scope);
+    expect(() =>
+      registry.register(withSchema('over', nested(LIMITS.toolSchemaDepth + 1)), scope),
+    ).toThrow(
+      `input schema of tool "over" nests more than ${LIMITS.toolSchemaDepth} levels deep (the limit); mcp:srv cannot register it`,
+    );
+    expect(registry.list().map((definition) => definition.name)).toEqual(['at_limit']);
+    expect(registry.diagnostics().map(({ name, code }) => [name, code])).toEqual([
+      ['hostile', KernelErrorCode.LIMIT_EXCEEDED],
+      ['over', KernelErrorCode.LIMIT_EXCEEDED],
+    ]);
+    registry.freeze();
+    expect(() => registry.register(withSchema('late', hostile), scope)).toThrow(
+      expect.objectContaining({ code: KernelErrorCode.REGISTRY_FROZEN }),
+    );
     await scope.close();
   });
 });

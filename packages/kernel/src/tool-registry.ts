@@ -7,7 +7,7 @@
 import type { Effect, PermissionMode } from './effects.js';
 import { KernelError, KernelErrorCode } from './errors.js';
 import type { ToolSourceRef } from './events.js';
-import type { JsonObject } from './json.js';
+import { type JsonObject, jsonDepthExceeds } from './json.js';
 import { LIMITS } from './limits.js';
 import type { Approver, UserAsker } from './ports.js';
 import type { Lease, Scope } from './scope.js';
@@ -186,12 +186,23 @@ export class ToolRegistry {
   }
 
   /**
-   * Registers a tool owned by `scope`. Throws REGISTRY_DUPLICATE_NAME or REGISTRY_FROZEN (also
-   * recorded in diagnostics()). Over-long descriptions are cut and noted.
+   * Registers a tool owned by `scope`. Throws REGISTRY_DUPLICATE_NAME, REGISTRY_FROZEN or, for an
+   * input schema nested deeper than the limit, LIMIT_EXCEEDED (each also recorded in
+   * diagnostics()). Over-long descriptions are cut and noted.
    */
   register(tool: Tool, scope: Scope): Lease {
     const definition = tool.definition;
     const entry: ToolEntry = { name: definition.name, source: definition.source, tool };
+    // Every reader of a registered schema (JSON output, a gateway's tool listing, the model
+    // request, validators) recurses: one nested 20,000 deep overflows the stack. A frozen
+    // registry answers REGISTRY_FROZEN first, as for any tool.
+    if (!this.frozen && jsonDepthExceeds(definition.inputSchema, LIMITS.toolSchemaDepth)) {
+      const message = `input schema of tool ${JSON.stringify(definition.name)} nests more than ${LIMITS.toolSchemaDepth} levels deep (the limit); ${ownerLabel(definition.source)} cannot register it`;
+      this.#registry.note(entry, KernelErrorCode.LIMIT_EXCEEDED, message);
+      throw new KernelError(KernelErrorCode.LIMIT_EXCEEDED, message, {
+        data: { name: definition.name, source: definition.source },
+      });
+    }
     if (definition.description.length > LIMITS.toolDescriptionChars) {
       const cut = LIMITS.toolDescriptionChars - TRUNCATED_SUFFIX.length;
       entry.tool = {

@@ -7,6 +7,7 @@ import { buildPromptCommands } from '../catalog/prompt-commands.js';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { jsonOutput } from '../ui/json-output.js';
 import {
   type CatalogFlags,
   listTarget,
@@ -57,7 +58,7 @@ export const promptsCommand: Command = {
             };
           }),
         }));
-        io.stdout.write(`${JSON.stringify({ servers: json }, null, 2)}\n`);
+        io.stdout.write(jsonOutput({ servers: json }, 'clat prompts'));
       } else {
         io.stdout.write(formatPromptTable(table));
         if (target === undefined) reportUnavailable(io, mount);
@@ -88,7 +89,7 @@ async function getPrompt(args: string[], values: CatalogFlags, io: CommandIO): P
     const rendered = await catalog.renderPrompt(name, bound);
     if (values.json === true) {
       io.stdout.write(
-        `${JSON.stringify({ server, prompt: name, arguments: bound, ...rendered }, null, 2)}\n`,
+        jsonOutput({ server, prompt: name, arguments: bound, ...rendered }, 'clat prompts get'),
       );
     } else {
       io.stdout.write(formatRenderedPrompt(rendered));

@@ -6,6 +6,7 @@ import { catalogOf, loadResources, serversOffering } from '../catalog/load-catal
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { jsonOutput } from '../ui/json-output.js';
 import {
   type CatalogFlags,
   listTarget,
@@ -38,7 +39,7 @@ export const resourcesCommand: Command = {
       const lists = await loadResources(mount, servers);
       if (values.json === true) {
         const json = lists.map(({ server, ...rest }) => ({ name: server, ...rest }));
-        io.stdout.write(`${JSON.stringify({ servers: json }, null, 2)}\n`);
+        io.stdout.write(jsonOutput({ servers: json }, 'clat resources'));
       } else {
         if (lists.length === 0) io.stdout.write('(no server offers resources)\n');
         for (const list of lists) {
@@ -68,7 +69,7 @@ async function readResource(args: string[], values: CatalogFlags, io: CommandIO)
   return withCatalogServers(io, values, 'resources', server, async (mount) => {
     const read = await catalogOf(mount, server, 'resources').readResource(uri);
     if (values.json === true) {
-      io.stdout.write(`${JSON.stringify({ server, uri, ...read }, null, 2)}\n`);
+      io.stdout.write(jsonOutput({ server, uri, ...read }, 'clat resources read'));
     } else {
       io.stdout.write(formatResourceRead(read));
     }

@@ -4,6 +4,7 @@ import type { Command } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
+import { jsonOutput } from '../ui/json-output.js';
 import { formatTools } from '../ui/tool-list.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 
@@ -89,7 +90,10 @@ export const toolsCommand: Command = {
         }
         if (values.json === true) {
           io.stdout.write(
-            `${JSON.stringify({ tools, diagnostics: project.session.registry.diagnostics() }, null, 2)}\n`,
+            jsonOutput(
+              { tools, diagnostics: project.session.registry.diagnostics() },
+              'clat tools',
+            ),
           );
         } else if (target !== undefined) {
           io.stdout.write(formatToolDetails(tools, terminalWidth(io.stdout)));
