@@ -422,4 +422,32 @@ describe('mountMcpServer marked DSH prompts', () => {
       expect(status.warnings.join('\n')).toContain(expected);
     }
   });
+
+  it('skips only the prompt that fails: the ones after it are still imported', async () => {
+    const { k, mounted } = await mount(
+      promptServer(
+        [
+          { name: 'huge', _meta: MARK },
+          { name: 'broken', _meta: MARK },
+          { name: 'fine', _meta: MARK },
+        ],
+        (name) =>
+          name === 'huge'
+            ? {
+                messages: [],
+                _meta: { 'io.artec.clat/systemPrompt': 'x'.repeat(MCP_LIMITS.dshPromptBytes + 1) },
+              }
+            : name === 'broken'
+              ? new Error('prompt exploded')
+              : { messages: [], _meta: { 'io.artec.clat/systemPrompt': 'Be brief.' } },
+      ),
+    );
+    expect(k.prompts.list().map((p) => [p.name, p.text])).toEqual([['mcp_srv_fine', 'Be brief.']]);
+    const status = mounted.status();
+    expect(status.prompts).toBe(1);
+    expect(status.warnings).toEqual([
+      `DSH system prompt "huge" of "srv" skipped: resolved to ${MCP_LIMITS.dshPromptBytes + 1} bytes, over the limit of ${MCP_LIMITS.dshPromptBytes}`,
+      expect.stringMatching(/^DSH system prompt "broken" of "srv" skipped: .*prompt exploded/),
+    ]);
+  });
 });

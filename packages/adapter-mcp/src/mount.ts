@@ -399,29 +399,32 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
           { server: name },
         );
       }
+      // One prompt that fails (too large, refused, unregistrable) costs that prompt only.
       for (const prompt of marked) {
-        const result = await connected.getPrompt(
-          prompt.name,
-          { cwd: options.projectRoot },
-          { signal },
-        );
-        const text = promptText(result);
-        const bytes = utf8Length(text);
-        if (bytes > MCP_LIMITS.dshPromptBytes) {
-          throw new McpError(
-            McpErrorCode.MCP_RESULT_TOO_LARGE,
-            `DSH system prompt ${quoted(prompt.name)} of ${quoted(name)} resolved to ${bytes} bytes, over the limit of ${MCP_LIMITS.dshPromptBytes}`,
-            { server: name },
-          );
-        }
-        if (text.trim() === '') continue;
-        const contribution = { name: qualifyToolName('mcp', name, prompt.name), source, text };
         try {
+          const result = await connected.getPrompt(
+            prompt.name,
+            { cwd: options.projectRoot },
+            { signal },
+          );
+          const text = promptText(result);
+          const bytes = utf8Length(text);
+          if (bytes > MCP_LIMITS.dshPromptBytes) {
+            throw new McpError(
+              McpErrorCode.MCP_RESULT_TOO_LARGE,
+              `resolved to ${bytes} bytes, over the limit of ${MCP_LIMITS.dshPromptBytes}`,
+              { server: name },
+            );
+          }
+          if (text.trim() === '') continue;
+          const contribution = { name: qualifyToolName('mcp', name, prompt.name), source, text };
           prompts.register(contribution, scope);
           status.prompts++;
         } catch (error) {
-          if (isFrozen(error)) throw error;
-          note(`prompt ${quoted(prompt.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
+          if (isFrozen(error) || signal?.aborted === true) throw error;
+          note(
+            `DSH system prompt ${quoted(prompt.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`,
+          );
         }
       }
     } catch (error) {
