@@ -508,8 +508,14 @@ describe('tools/call', () => {
     await vi.advanceTimersByTimeAsync(0);
     const client = await connecting;
     clients.push(client);
+    let settled = false;
     const outcome = client.callTool('slow').catch((e: unknown) => e);
+    void outcome.then(() => {
+      settled = true;
+    });
     await vi.advanceTimersByTimeAsync(LIMITS.toolCallMs - 1);
+    // Still waiting one millisecond before the deadline: a shorter default would have ended it.
+    expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await outcome).toMatchObject({ code: McpErrorCode.MCP_TIMEOUT });
   });

@@ -1,6 +1,7 @@
 import { LIMITS } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import { MCP_LIMITS } from './limits.js';
+import { DEFAULT_TIMEOUTS, resolveTimeouts } from './protocol.js';
 
 // The MCP rows of the "Resource limits" table of spec/mcp-integration.txt, pinned so that a
 // changed number fails loudly instead of drifting (the kernel pins the runtime-neutral rows).
@@ -22,6 +23,23 @@ describe('MCP_LIMITS match spec/mcp-integration.txt', () => {
     ['input requests per round: 16', MCP_LIMITS.inputRequestsPerRound, 16],
   ])('%s', (_row, actual, expected) => {
     expect(actual).toBe(expected);
+  });
+
+  it('gives every client these deadlines unless a caller overrides one', () => {
+    // Each connection resolves its deadlines from DEFAULT_TIMEOUTS: pinned to the spec's numbers,
+    // so a default wired to the wrong limit fails here, not in production.
+    const expected = {
+      modernProbeMs: 3_000,
+      legacyHandshakeMs: 10_000,
+      listPageMs: 30_000,
+      promptGetMs: 30_000,
+      toolCallMs: 120_000,
+      toolCallExtensionStepMs: 60_000,
+      toolCallExtensionTotalMs: 600_000,
+    };
+    expect(DEFAULT_TIMEOUTS).toEqual(expected);
+    expect(resolveTimeouts(undefined)).toEqual(expected);
+    expect(resolveTimeouts({ toolCallMs: 5 })).toEqual({ ...expected, toolCallMs: 5 });
   });
 
   it('waits for a task as long as a tool call may run with its whole host-request extension', () => {
