@@ -381,6 +381,32 @@ describe('OAuth client against an injectable authorization server', () => {
     expect(second?.redirectUri).not.toBe(first?.redirectUri);
   });
 
+  it('never follows a remote server to a loopback or link-local metadata URL', async () => {
+    for (const target of [
+      'http://127.0.0.1:6379/evil',
+      'https://169.254.169.254/latest/meta-data/',
+    ]) {
+      const fetched: string[] = [];
+      const fake: typeof fetch = async (input) => {
+        const url = String(input instanceof Request ? input.url : input);
+        fetched.push(url);
+        return new Response(null, {
+          status: 401,
+          headers: { 'www-authenticate': `Bearer resource_metadata="${target}"` },
+        });
+      };
+      const oauth = new OAuthClient({
+        serverUrl: 'https://mcp.example.com/mcp',
+        store: memoryStore().store,
+        fetch: fake,
+      });
+      expect(await codeOf(oauth.login(browser()))).toMatch(
+        /^OAUTH_DISCOVERY: resource_metadata .* of MCP server at https:\/\/mcp\.example\.com is a (loopback|link-local) address/,
+      );
+      expect(fetched).toEqual(['https://mcp.example.com/mcp']);
+    }
+  });
+
   it('refuses a server URL with credentials in it, without quoting them', () => {
     expect(() =>
       client(undefined, { serverUrl: 'https://alice:hunter2-pass@127.0.0.1:9/mcp?k=v' }),

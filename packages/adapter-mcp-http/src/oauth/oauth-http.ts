@@ -21,8 +21,26 @@ export function isLoopback(url: URL): boolean {
   return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith('127.');
 }
 
+/** IPv4 169.254.0.0/16 and IPv6 fe80::/10: where cloud instance metadata services answer. */
+function isLinkLocal(url: URL): boolean {
+  const host = url.hostname;
+  return host.startsWith('169.254.') || /^\[fe[89ab][0-9a-f]:/i.test(host);
+}
+
 /**
- * Refuses a URL a server pointed us to unless it is https, or http on a loopback host. Applies to
+ * Where a URL points, for the rule that a server may send CLAT only to its own kind of address:
+ * a remote server that names a loopback or link-local endpoint would make CLAT request a local
+ * service (a developer's admin port, a cloud metadata service) on its behalf. Judged on the URL's
+ * literal host (a DNS name is `remote`).
+ */
+function addressClass(url: URL): 'loopback' | 'link-local' | 'remote' {
+  if (isLoopback(url) || url.hostname === '0.0.0.0' || url.hostname === '[::]') return 'loopback';
+  return isLinkLocal(url) ? 'link-local' : 'remote';
+}
+
+/**
+ * Refuses a URL a server pointed us to unless it is https, or http on a loopback host, and unless
+ * a loopback or link-local target comes from a server on such an address itself. Applies to
  * metadata, authorization, token and registration endpoints alike (they all come from the server).
  */
 export function checkEndpoint(value: unknown, what: string, origin: string): URL {
@@ -35,6 +53,17 @@ export function checkEndpoint(value: unknown, what: string, origin: string): URL
       origin,
       `${what} ${JSON.stringify(String(value).slice(0, 200))} of MCP server at ${origin} is not an absolute URL`,
     );
+  }
+  const target = addressClass(url);
+  if (target !== 'remote') {
+    const server = URL.canParse(origin) ? addressClass(new URL(origin)) : 'remote';
+    if (server !== target) {
+      throw new HttpTransportError(
+        'OAUTH_DISCOVERY',
+        origin,
+        `${what} ${url.origin} of MCP server at ${origin} is a ${target} address, which only a server on a ${target} address may name`,
+      );
+    }
   }
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url))) return url;
   throw new HttpTransportError(

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { checkEndpoint } from './oauth-http.js';
+
+const REMOTE = 'https://mcp.example.com';
+const LOCAL = 'http://127.0.0.1:8931';
+
+describe('checkEndpoint', () => {
+  it('accepts https anywhere remote, and plain http on loopback for a loopback server', () => {
+    expect(
+      checkEndpoint('https://auth.example.com/.well-known/x', 'resource_metadata', REMOTE).href,
+    ).toBe('https://auth.example.com/.well-known/x');
+    expect(checkEndpoint('https://10.0.0.5/token', 'token_endpoint', REMOTE).host).toBe('10.0.0.5');
+    expect(checkEndpoint('http://127.0.0.1:9000/as', 'authorization server', LOCAL).port).toBe(
+      '9000',
+    );
+    expect(
+      checkEndpoint('http://localhost:9000/as', 'authorization server', 'http://[::1]:1').host,
+    ).toBe('localhost:9000');
+  });
+
+  it('refuses plain http to a remote host', () => {
+    expect(() => checkEndpoint('http://auth.example.com/x', 'token_endpoint', REMOTE)).toThrow(
+      'token_endpoint http://auth.example.com of MCP server at https://mcp.example.com must use https (plain http only on a loopback host)',
+    );
+  });
+
+  it('refuses a loopback endpoint named by a remote server (a request to a local service on its behalf)', () => {
+    for (const target of [
+      'http://127.0.0.1:6379/x',
+      'https://localhost/x',
+      'http://[::1]:80/x',
+      'https://0.0.0.0/x',
+    ]) {
+      expect(() => checkEndpoint(target, 'resource_metadata', REMOTE)).toThrow(
+        /^resource_metadata .* of MCP server at https:\/\/mcp\.example\.com is a loopback address, which only a server on a loopback address may name$/,
+      );
+    }
+  });
+
+  it('refuses a link-local endpoint (cloud instance metadata) unless the server is link-local too', () => {
+    for (const origin of [REMOTE, LOCAL]) {
+      expect(() =>
+        checkEndpoint('https://169.254.169.254/latest/meta-data/', 'authorization server', origin),
+      ).toThrow(/is a link-local address, which only a server on a link-local address may name$/);
+    }
+    expect(() => checkEndpoint('https://[fe80::1]/x', 'token_endpoint', REMOTE)).toThrow(
+      /link-local/,
+    );
+    expect(
+      checkEndpoint('https://169.254.1.2/as', 'authorization server', 'https://169.254.1.1').host,
+    ).toBe('169.254.1.2');
+  });
+});
