@@ -271,6 +271,15 @@ export class McpClient {
     this.#transport.ongetstreamstate = listener;
   }
 
+  /**
+   * Calls `listener` on each `notifications/tools/list_changed` (legacy era: a modern server
+   * sends it only on a subscription, which CLAT does not open). One listener per client: a later
+   * call replaces it, `undefined` removes it.
+   */
+  onToolListChanged(listener: (() => void) | undefined): void {
+    this.#session.setNotificationHandler('notifications/tools/list_changed', () => listener?.());
+  }
+
   /** The transport's diagnostics (redacted stderr tail, endpoint). */
   diagnostics(): { tail: string[] } {
     return { tail: stderrTail(this.#transport) };

@@ -451,3 +451,78 @@ describe('mountMcpServer marked DSH prompts', () => {
     ]);
   });
 });
+
+describe('mountMcpServer tools/list_changed', () => {
+  const first = [
+    { name: 'keep', description: 'unchanged', annotations: { readOnlyHint: true } },
+    { name: 'gone', description: 'removed later' },
+    { name: 'edit', description: 'old text' },
+  ];
+  const second = [
+    { name: 'keep', description: 'unchanged', annotations: { readOnlyHint: true } },
+    { name: 'edit', description: 'new text' },
+    { name: 'late', description: 'loaded after initialize' },
+  ];
+
+  /** Mounts a legacy server, then has it list `tools` and announce the change. */
+  async function changeTo(server: ScriptedServer, tools: Record<string, unknown>[]) {
+    server.on('tools/list', { result: { tools } });
+    await server.notify('notifications/tools/list_changed');
+  }
+
+  it('before the freeze: registers the changed and new tools and removes the gone ones', async () => {
+    const { mounted, k, factory, statuses } = await mount(
+      legacyServer('2025-11-25', { tools: first }),
+    );
+    const keep = k.registry.get('mcp_srv_keep');
+    await changeTo(live(factory), second);
+    await settle();
+    expect(k.registry.list().map((t) => [t.name, t.description])).toEqual([
+      ['mcp_srv_keep', 'unchanged'],
+      ['mcp_srv_edit', 'new text'],
+      ['mcp_srv_late', 'loaded after initialize'],
+    ]);
+    // An unchanged tool is not registered again.
+    expect(k.registry.get('mcp_srv_keep')).toBe(keep);
+    expect(mounted.status()).toMatchObject({ state: 'connected', tools: 3, warnings: [] });
+    expect(statuses.at(-1)?.tools).toBe(3);
+    expect(live(factory).requests('tools/list')).toHaveLength(2);
+  });
+
+  it('after the freeze: changes nothing and says a restart picks the new list up', async () => {
+    const { mounted, k, factory } = await mount(legacyServer('2025-11-25', { tools: first }));
+    k.registry.freeze();
+    await changeTo(live(factory), second);
+    await settle();
+    expect(k.registry.list().map((t) => t.name)).toEqual([
+      'mcp_srv_keep',
+      'mcp_srv_gone',
+      'mcp_srv_edit',
+    ]);
+    const warning =
+      'the tool list of "srv" changed (1 added, 1 removed, 1 changed) after the registries froze; restart CLAT to use the new list';
+    expect(mounted.status()).toMatchObject({ state: 'connected', tools: 3, warnings: [warning] });
+    // Announced again: still one warning, naming the latest change.
+    await changeTo(live(factory), first.slice(0, 1));
+    await settle(200);
+    expect(mounted.status().warnings).toEqual([
+      'the tool list of "srv" changed (2 removed) after the registries froze; restart CLAT to use the new list',
+    ]);
+  });
+
+  it('re-lists once for a burst of announcements, and not at all once closed', async () => {
+    const { mounted, factory } = await mount(legacyServer('2025-11-25', { tools: first }));
+    const server = live(factory);
+    for (let i = 0; i < 5; i++) void server.notify('notifications/tools/list_changed');
+    await settle();
+    // One re-list for the first, at most one more for the rest (after RELIST_INTERVAL_MS).
+    const relists = server.requests('tools/list').length - 1;
+    expect(relists).toBeGreaterThanOrEqual(1);
+    expect(relists).toBeLessThanOrEqual(2);
+    await mounted.close();
+    const before = server.requests('tools/list').length;
+    await server.notify('notifications/tools/list_changed').catch(() => {});
+    await settle();
+    expect(server.requests('tools/list')).toHaveLength(before);
+  });
+});

@@ -15,6 +15,7 @@ import {
   isKernelError,
   type JsonObject,
   KernelErrorCode,
+  type Lease,
   LIMITS,
   type MountReport,
   type MountReportState,
@@ -33,6 +34,7 @@ import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
 import { MCP_LIMITS } from './limits.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
+import { type ToolListChange, ToolListSync } from './tool-list-sync.js';
 import type { TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
 
@@ -286,6 +288,34 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     optional: 0,
     excluded: 0,
   };
+  /** How each listed tool counts in `taskSupport`, so a tool that changes is counted once. */
+  const taskKinds = new Map<string, 'required' | 'optional' | 'excluded'>();
+  const sync = new ToolListSync({
+    server: name,
+    list: async () => {
+      const listed = await connected.listTools(signal);
+      return options.toolFilter === undefined ? listed : listed.filter(allowedByEntry);
+    },
+    register: (tool) => {
+      try {
+        return registerTool(tool);
+      } catch (error) {
+        // Frozen between the check and this registration: the change waits for a restart.
+        note(`tool ${quoted(tool.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
+        return undefined;
+      }
+    },
+    forget: (tool) => {
+      const kind = taskKinds.get(tool);
+      if (kind !== undefined) taskSupport[kind]--;
+      taskKinds.delete(tool);
+    },
+    frozen: () => registry.frozen,
+    active: () => !closing && status.state === 'connected',
+    onChange: (change) => listChanged(change),
+    onDiagnostic: diagnostic,
+    signal,
+  });
   let tools: McpToolDescriptor[];
   try {
     tools = await connected.listTools(signal);
@@ -301,10 +331,8 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     // Left out by the entry's includeTools/excludeTools, reported as one note.
     const filtered = tools.length - kept.length;
     if (kept.length > LIMITS.toolsPerServer) throw overToolCap(tools.length, kept.length);
-    for (const tool of kept) registerTool(tool);
-    if (taskSupport.offered || taskSupport.excluded > 0 || taskSupport.required > 0) {
-      status.tasks = taskSupportText(taskSupport);
-    }
+    for (const tool of kept) sync.track(tool, registerTool(tool));
+    updateTasks();
     if (filtered > 0) {
       note(
         `${filtered} tool${filtered === 1 ? '' : 's'} of ${quoted(name)} left out by includeTools/excludeTools`,
@@ -320,8 +348,39 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   if (closing) return handle;
   status.state = 'connected';
   delete status.phase;
+  // Only legacy servers push list changes to CLAT (see tool-list-sync.ts).
+  if (connected.era === 'legacy') connected.onToolListChanged(() => sync.changed());
   emit();
   return handle;
+
+  function updateTasks(): void {
+    if (taskSupport.offered || taskSupport.excluded > 0 || taskSupport.required > 0) {
+      status.tasks = taskSupportText(taskSupport);
+    } else delete status.tasks;
+  }
+
+  /** The warning that the list changed after the freeze: one per server, the latest change. */
+  function listChanged(change: ToolListChange): void {
+    const parts: string[] = [];
+    if (change.added.length > 0) parts.push(`${change.added.length} added`);
+    if (change.removed.length > 0) parts.push(`${change.removed.length} removed`);
+    if (change.changed.length > 0) parts.push(`${change.changed.length} changed`);
+    const what = `the tool list of ${quoted(name)} changed (${parts.join(', ')})`;
+    if (change.frozen) {
+      const text = `${what} after the registries froze; restart CLAT to use the new list`;
+      const at = status.warnings.findIndex((line) =>
+        line.startsWith(`the tool list of ${quoted(name)} changed`),
+      );
+      if (at >= 0) status.warnings[at] = text;
+      else status.warnings.push(text);
+      diagnostic(text);
+    } else {
+      status.tools = sync.registered;
+      updateTasks();
+      diagnostic(`${what}; registered again`);
+    }
+    emit();
+  }
 
   function allowedByEntry(tool: McpToolDescriptor): boolean {
     return options.toolFilter?.(tool.name) !== false;
@@ -343,22 +402,24 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     );
   }
 
-  function registerTool(tool: McpToolDescriptor): void {
+  /** Registers one listed tool; its lease, or undefined when it was skipped (with a note). */
+  function registerTool(tool: McpToolDescriptor): Lease | undefined {
     let qualified: string;
     try {
       qualified = qualifyToolName('mcp', name, tool.name);
     } catch (error) {
       note(`tool ${quoted(tool.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
-      return;
+      return undefined;
     }
     const asTask = tool.taskSupport === 'required';
     if (asTask && !connected.tasksOffered) {
       // The tool cannot run without a task and this connection has none: calling it would fail.
       taskSupport.excluded++;
+      taskKinds.set(tool.name, 'excluded');
       note(
         `tool ${quoted(tool.name)} of ${quoted(name)} left out: it requires task-augmented calls, which ${connected.era === 'modern' ? `CLAT does not support in the ${connected.era} era` : 'the server does not offer (no tasks.requests.tools.call capability)'}`,
       );
-      return;
+      return undefined;
     }
     const toResult = (result: McpCallToolResult): ToolResult => toToolResult(tool.name, result);
     const kernelTool: Tool = {
@@ -377,13 +438,20 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
           .then(toResult),
     };
     try {
-      registry.register(kernelTool, scope);
+      const lease = registry.register(kernelTool, scope);
       status.tools++;
-      if (asTask) taskSupport.required++;
-      else if (tool.taskSupport === 'optional') taskSupport.optional++;
+      if (asTask) {
+        taskSupport.required++;
+        taskKinds.set(tool.name, 'required');
+      } else if (tool.taskSupport === 'optional') {
+        taskSupport.optional++;
+        taskKinds.set(tool.name, 'optional');
+      }
+      return lease;
     } catch (error) {
       if (isFrozen(error)) throw error;
       note(`tool ${quoted(tool.name)} of ${quoted(name)} skipped: ${errorMessage(error)}`);
+      return undefined;
     }
   }
 
