@@ -95,6 +95,7 @@ export {
   isNotification,
   isRequest,
   isResponse,
+  isSessionExpired,
   JsonRpcErrorCode,
   /** @public JsonRpcFailure's `error` */
   type JsonRpcErrorObject,
@@ -108,7 +109,6 @@ export {
   type JsonRpcResponse,
   /** @public a member of JsonRpcResponse */
   type JsonRpcSuccess,
-  isSessionExpired,
   parseJsonRpcMessage,
   type Transport,
   type TransportDiagnostics,
