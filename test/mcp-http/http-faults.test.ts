@@ -232,6 +232,27 @@ describe('HTTP fault zoo (transport level)', () => {
     });
   }
 
+  it('after a notification met a forgotten session, requests wait for a new initialize instead of going out without one', async () => {
+    const { fixture, transport, peer } = await faulty(
+      'session-404',
+      'notifications/roots/list_changed',
+    );
+    await peer.request('initialize', initialize);
+    const lost = await failure(peer.notify('notifications/roots/list_changed'));
+    expect(lost).toMatchObject({ code: 'HTTP_SESSION_EXPIRED', sessionExpired: true });
+    const refused = await failure(peer.request('tools/list'));
+    expect(refused).toMatchObject({ code: 'HTTP_SESSION_EXPIRED', sessionExpired: true });
+    expect(refused.message).toContain(
+      'is gone; tools/list (id 2) waits for a new one (initialize)',
+    );
+    expect(fixture.stderr()).not.toContain('RPC tools/list');
+    await peer.request('initialize', initialize);
+    expect(transport.hasSession).toBe(true);
+    expect(await peer.request('tools/list')).toMatchObject({
+      result: { tools: [{ name: 'poke' }] },
+    });
+  });
+
   it('a 400 about the request itself keeps the session and answers with its JSON-RPC error', async () => {
     const { transport, peer } = await faulty('params-400', 'tools/call');
     await peer.request('initialize', initialize);

@@ -80,6 +80,8 @@ export class HttpTransport implements Transport {
   readonly #report: HttpFailures;
   readonly #bodyReader: BodyReader;
   #sessionId: string | undefined;
+  /** A session was dropped as forgotten and no `initialize` has been sent since. */
+  #sessionGone = false;
   /** The `MCP-Protocol-Version` the client last gave a session message, for our GET and DELETE. */
   #protocolVersion: string | undefined;
   #closed = false;
@@ -153,6 +155,7 @@ export class HttpTransport implements Transport {
   #expired(what: string, status: number, sent: string): HttpTransportError {
     if (this.#sessionId === sent) {
       this.#sessionId = undefined;
+      this.#sessionGone = true;
       this.#getStop.abort();
       this.#getStop = new AbortController();
       const stale = this.#getStream.state;
@@ -227,12 +230,23 @@ export class HttpTransport implements Transport {
     headers[HEADER.contentType] = 'application/json';
     headers[HEADER.accept] = ACCEPT_BOTH;
     const stateless = given?.[HEADER.method] !== undefined;
+    const request = isRequest(message) ? message : undefined;
+    if (!stateless && this.#sessionGone) {
+      // Without its session the server would refuse this with a 400 that names no session; only
+      // a new initialize can go out, and the client starts one when it sees this.
+      if (request?.method !== 'initialize') {
+        throw this.#report.error(
+          'HTTP_SESSION_EXPIRED',
+          `the session with MCP server at ${this.origin} is gone; ${describe(message)} waits for a new one (initialize)`,
+        );
+      }
+      this.#sessionGone = false;
+    }
     if (!stateless) {
       if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
       const version = given?.[HEADER.protocolVersion];
       if (version !== undefined) this.#protocolVersion = version;
     }
-    const request = isRequest(message) ? message : undefined;
     // Our own controller also stops a body over the cap; the caller's signal feeds it.
     const controller = new AbortController();
     const cancel = options?.signal;
