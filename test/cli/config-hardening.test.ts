@@ -3,7 +3,7 @@
  * credentials in URLs and args are shown redacted by `clat mcp list/get`, the file is always
  * written 0600, unusable server names are refused, duplicate keys are reported.
  */
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonOutput, useCliSandbox } from './support.js';
@@ -102,5 +102,46 @@ describe('duplicate keys', () => {
     expect(added.code).not.toBe(0);
     expect(added.stderr).toContain('duplicate key mcpServers.other.env.K, mcpServers.dup');
     expect(await readFile(file, 'utf8')).toBe(text);
+  });
+});
+
+describe('files that are not valid JSON', () => {
+  // V8's JSON.parse message quotes about ten characters either side of the error, which here
+  // would be the start of the key.
+  const KEY = 'sk-proj-AbCdEfGh0123456789';
+
+  it('are reported by line and column, never by quoting the text around the error', async () => {
+    const broken = `{\n  "provider": {\n    "apiKey": ${KEY}\n  }\n}\n`;
+    const cases: [string, string[], RegExp][] = [
+      [
+        'config.json',
+        ['tools'],
+        /config\.json: not valid JSON \(unexpected character at line 3, column 15\)/,
+      ],
+      [
+        'mcp.json',
+        ['mcp', 'list'],
+        /mcp\.json: \(root\): not valid JSON: unexpected character at line 3, column 15/,
+      ],
+      [
+        'mcp.json',
+        ['mcp', 'add', 'b', '--', 'node'],
+        /mcp\.json: not valid JSON \(unexpected character at line 3, column 15\); fix it by hand/,
+      ],
+      [
+        'trust.json',
+        ['trust', '--list'],
+        /trust\.json: not valid JSON \(unexpected character at line 3, column 15\)/,
+      ],
+    ];
+    expect((await sandbox.run(['trust'])).code).toBe(0);
+    for (const [file, args, expected] of cases) {
+      await writeFile(join(sandbox.home, file), broken);
+      const result = await sandbox.run(args);
+      const output = `${result.stdout}${result.stderr}`;
+      expect(output, args.join(' ')).not.toContain('sk-proj');
+      expect(output, args.join(' ')).toMatch(expected);
+      await rm(join(sandbox.home, file));
+    }
   });
 });

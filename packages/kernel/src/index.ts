@@ -193,6 +193,7 @@ export {
   jsonDepthExceeds,
   utf8Length,
 } from './json.js';
+export { describeJsonSyntaxError } from './json-syntax-error.js';
 export { lazyValue } from './lazy-value.js';
 export {
   LIMITS,

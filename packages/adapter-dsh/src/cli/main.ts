@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MANIFEST_FILE, parseManifest } from '@clat/kernel';
+import { describeJsonSyntaxError, MANIFEST_FILE, parseManifest } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode, describeError } from '../errors.js';
 import { reserveStdoutForProtocol, servePluginProcess } from '../serve-process.js';
 import { resolvePluginPackage } from './entry.js';
@@ -93,10 +93,10 @@ function jsonFlag(parsed: Parsed, flag: string): unknown {
   if (raw === undefined) return undefined;
   try {
     return JSON.parse(raw) as unknown;
-  } catch (error) {
+  } catch {
     throw new DshAdapterError(
       DshErrorCode.CLI_USAGE,
-      `${flag} is not valid JSON: ${(error as Error).message}`,
+      `${flag} is not valid JSON: ${describeJsonSyntaxError(raw)}`,
     );
   }
 }
