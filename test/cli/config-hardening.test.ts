@@ -85,6 +85,49 @@ describe('clat mcp add', () => {
   });
 });
 
+describe('malformed --header, --env and --config', () => {
+  it('name the flag and its position, never the text, which may hold a key', async () => {
+    // No key shape: the redactor that guards every error line cannot recognise it.
+    const key = 'zebra-FlagValue-4471';
+    const cases: [string[], string][] = [
+      [
+        ['mcp', 'add', 'web', '--url', 'https://mcp.example/mcp', '--header', `: ${key}`],
+        '--header number 1 must look like "Name: value"',
+      ],
+      [
+        [
+          'mcp',
+          'add',
+          'web',
+          '--url',
+          'https://mcp.example/mcp',
+          '--header',
+          'X-Ok: 1',
+          '--header',
+          `X-Key ${key}`,
+        ],
+        '--header number 2 must look like "Name: value"',
+      ],
+      [
+        ['mcp', 'add', 'local', '--env', `=${key}`, '--', 'node'],
+        '--env number 1 must look like NAME=value',
+      ],
+      [
+        ['plugin', 'install', sandbox.project, '--config', key],
+        '--config number 1 must be key=value',
+      ],
+    ];
+    for (const [args, expected] of cases) {
+      const result = await sandbox.run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(`${result.stdout}${result.stderr}`).not.toContain('FlagValue');
+      expect(result.stderr).toContain(
+        `${expected} (its text is not shown, since it may hold a key)`,
+      );
+    }
+  });
+});
+
 describe('duplicate keys', () => {
   it('are reported by list and /mcp, and edits refuse to drop one silently', async () => {
     const file = join(sandbox.home, 'mcp.json');

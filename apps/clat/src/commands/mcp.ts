@@ -161,12 +161,13 @@ function pairs(
   flag: string,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const value of values ?? []) {
+  for (const [index, value] of (values ?? []).entries()) {
     const match = separator.exec(value);
     if (match === null || match.index === 0) {
+      // Header and env values are often keys: the error says which one, never what it holds.
       throw new CliError(
         CliErrorCode.CLI_USAGE,
-        `${flag} ${JSON.stringify(value)} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'}`,
+        `${flag} number ${index + 1} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'} (its text is not shown, since it may hold a key)`,
       );
     }
     out[value.slice(0, match.index).trim()] = value.slice(match.index + match[0].length).trim();
