@@ -148,6 +148,26 @@ describe('duplicate keys', () => {
   });
 });
 
+describe('the model provider in config.json', () => {
+  it('refuses credentials in baseUrl, naming the field and never the value', async () => {
+    expect((await sandbox.run(['trust'])).code).toBe(0);
+    await sandbox.writeConfig({
+      provider: {
+        kind: 'openai-compatible',
+        vendor: 'local',
+        baseUrl: 'https://me:zebra-umbrella-4471@llm.example/v1',
+        model: 'm',
+      },
+    });
+    const result = await sandbox.run(['tools']);
+    expect(result.code).not.toBe(0);
+    expect(`${result.stdout}${result.stderr}`).not.toContain('zebra-umbrella');
+    expect(result.stderr).toContain(
+      'config.json: provider.baseUrl: must not carry credentials (user:password@); give the key with "apiKey" or "apiKeyEnv"',
+    );
+  });
+});
+
 describe('files that are not valid JSON', () => {
   // V8's JSON.parse message quotes about ten characters either side of the error, which here
   // would be the start of the key.
