@@ -48,6 +48,28 @@ describe('clat mcp list/get', () => {
   });
 });
 
+describe('a key in the path of an HTTP server URL', () => {
+  // Zapier-style: the URL's path is the credential.
+  const TOKEN = 'ZjY4MzE2NDItN2U1Ni00YjQ0LWE3ODAtNDk0OTc0NjA2ZDE5';
+
+  it('is shown as … by clat mcp, clat mcp --json and clat mcp list', async () => {
+    await sandbox.writeMcp({
+      mcpServers: { zap: { url: `http://127.0.0.1:1/api/mcp/s/${TOKEN}/mcp` } },
+    });
+    const status = await sandbox.run(['mcp', '--json', '--trust']);
+    const text = await sandbox.run(['mcp', '--trust']);
+    const listed = await sandbox.run(['mcp', 'list', '--json']);
+    for (const result of [status, text, listed]) {
+      expect(`${result.stdout}${result.stderr}`).not.toContain(TOKEN);
+    }
+    const [server] = parseJsonOutput<{ servers: { target: string }[] }>(status).servers;
+    expect(server?.target).toBe('http://127.0.0.1:1/api/mcp/s/…/mcp');
+    expect(text.stdout).toContain('http://127.0.0.1:1/api/mcp/s/…/mcp');
+    const [entry] = parseJsonOutput<{ servers: { url: string }[] }>(listed).servers;
+    expect(entry?.url).toBe('http://127.0.0.1:1/api/mcp/s/…/mcp');
+  });
+});
+
 describe('clat mcp add', () => {
   it('writes mcp.json 0600 even when it existed 0644', async () => {
     await sandbox.writeMcp({ mcpServers: {} });

@@ -257,7 +257,7 @@ export {
   type ScopeOptions,
 } from './scope.js';
 export { sensitiveConfigValues, sensitiveKeys } from './sensitive-config.js';
-export { shownUrl } from './shown-url.js';
+export { hideCredentialSegments, shownUrl } from './shown-url.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
   /** @public a member of ToolContentBlock */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shownUrl } from './shown-url.js';
+import { hideCredentialSegments, shownUrl } from './shown-url.js';
 
 describe('shownUrl', () => {
   it.each([
@@ -27,5 +27,17 @@ describe('shownUrl', () => {
 
   it('shows text that is not a URL as a placeholder, never the text', () => {
     expect(shownUrl('sk-proj-0123456789abcdef')).toBe('(not a valid URL)');
+  });
+});
+
+describe('hideCredentialSegments', () => {
+  it('hides token-like path segments and keeps the rest of the URL for the redactor', () => {
+    expect(
+      hideCredentialSegments(
+        'https://u:p@mcp.zapier.com/api/mcp/s/ZjY4MzE2NDItN2U1Ni00YjQ0LWE3ODAtNDk0OTc0NjA2ZDE5/mcp?page=2#x',
+      ),
+    ).toBe('https://u:p@mcp.zapier.com/api/mcp/s/…/mcp?page=2#x');
+    expect(hideCredentialSegments('https://mcp.example/v1/mcp')).toBe('https://mcp.example/v1/mcp');
+    expect(hideCredentialSegments('not a url')).toBe('not a url');
   });
 });

@@ -1,7 +1,12 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
 
 import { describeServerConfig } from '@clat/adapter-mcp';
-import { redactArgs, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import {
+  hideCredentialSegments,
+  redactArgs,
+  redactSecrets,
+  sanitizeTerminalLine,
+} from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -66,10 +71,13 @@ interface ListedServer {
   disabled?: boolean;
 }
 
-/** A listed entry with URL credentials (userinfo, secret query parameters) and secret args redacted. */
+/**
+ * A listed entry with URL credentials (userinfo, secret query parameters, token-like path
+ * segments) and secret args redacted.
+ */
 function listed(name: string, described: Omit<ListedServer, 'name'>): ListedServer {
   const server: ListedServer = { name, ...described };
-  if (server.url !== undefined) server.url = redactSecrets(server.url);
+  if (server.url !== undefined) server.url = redactSecrets(hideCredentialSegments(server.url));
   if (server.args !== undefined) server.args = redactArgs(server.args);
   return server;
 }
