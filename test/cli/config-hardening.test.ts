@@ -3,7 +3,7 @@
  * credentials in URLs and args are shown redacted by `clat mcp list/get`, the file is always
  * written 0600, unusable server names are refused, duplicate keys are reported.
  */
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonOutput, useCliSandbox } from './support.js';
@@ -48,6 +48,28 @@ describe('clat mcp list/get', () => {
   });
 });
 
+describe('a key in the path of an HTTP server URL', () => {
+  // Zapier-style: the URL's path is the credential.
+  const TOKEN = 'ZjY4MzE2NDItN2U1Ni00YjQ0LWE3ODAtNDk0OTc0NjA2ZDE5';
+
+  it('is shown as … by clat mcp, clat mcp --json and clat mcp list', async () => {
+    await sandbox.writeMcp({
+      mcpServers: { zap: { url: `http://127.0.0.1:1/api/mcp/s/${TOKEN}/mcp` } },
+    });
+    const status = await sandbox.run(['mcp', '--json', '--trust']);
+    const text = await sandbox.run(['mcp', '--trust']);
+    const listed = await sandbox.run(['mcp', 'list', '--json']);
+    for (const result of [status, text, listed]) {
+      expect(`${result.stdout}${result.stderr}`).not.toContain(TOKEN);
+    }
+    const [server] = parseJsonOutput<{ servers: { target: string }[] }>(status).servers;
+    expect(server?.target).toBe('http://127.0.0.1:1/api/mcp/s/…/mcp');
+    expect(text.stdout).toContain('http://127.0.0.1:1/api/mcp/s/…/mcp');
+    const [entry] = parseJsonOutput<{ servers: { url: string }[] }>(listed).servers;
+    expect(entry?.url).toBe('http://127.0.0.1:1/api/mcp/s/…/mcp');
+  });
+});
+
 describe('clat mcp add', () => {
   it('writes mcp.json 0600 even when it existed 0644', async () => {
     await sandbox.writeMcp({ mcpServers: {} });
@@ -85,6 +107,49 @@ describe('clat mcp add', () => {
   });
 });
 
+describe('malformed --header, --env and --config', () => {
+  it('name the flag and its position, never the text, which may hold a key', async () => {
+    // No key shape: the redactor that guards every error line cannot recognise it.
+    const key = 'zebra-FlagValue-4471';
+    const cases: [string[], string][] = [
+      [
+        ['mcp', 'add', 'web', '--url', 'https://mcp.example/mcp', '--header', `: ${key}`],
+        '--header number 1 must look like "Name: value"',
+      ],
+      [
+        [
+          'mcp',
+          'add',
+          'web',
+          '--url',
+          'https://mcp.example/mcp',
+          '--header',
+          'X-Ok: 1',
+          '--header',
+          `X-Key ${key}`,
+        ],
+        '--header number 2 must look like "Name: value"',
+      ],
+      [
+        ['mcp', 'add', 'local', '--env', `=${key}`, '--', 'node'],
+        '--env number 1 must look like NAME=value',
+      ],
+      [
+        ['plugin', 'install', sandbox.project, '--config', key],
+        '--config number 1 must be key=value',
+      ],
+    ];
+    for (const [args, expected] of cases) {
+      const result = await sandbox.run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(`${result.stdout}${result.stderr}`).not.toContain('FlagValue');
+      expect(result.stderr).toContain(
+        `${expected} (its text is not shown, since it may hold a key)`,
+      );
+    }
+  });
+});
+
 describe('duplicate keys', () => {
   it('are reported by list and /mcp, and edits refuse to drop one silently', async () => {
     const file = join(sandbox.home, 'mcp.json');
@@ -102,5 +167,66 @@ describe('duplicate keys', () => {
     expect(added.code).not.toBe(0);
     expect(added.stderr).toContain('duplicate key mcpServers.other.env.K, mcpServers.dup');
     expect(await readFile(file, 'utf8')).toBe(text);
+  });
+});
+
+describe('the model provider in config.json', () => {
+  it('refuses credentials in baseUrl, naming the field and never the value', async () => {
+    expect((await sandbox.run(['trust'])).code).toBe(0);
+    await sandbox.writeConfig({
+      provider: {
+        kind: 'openai-compatible',
+        vendor: 'local',
+        baseUrl: 'https://me:zebra-umbrella-4471@llm.example/v1',
+        model: 'm',
+      },
+    });
+    const result = await sandbox.run(['tools']);
+    expect(result.code).not.toBe(0);
+    expect(`${result.stdout}${result.stderr}`).not.toContain('zebra-umbrella');
+    expect(result.stderr).toContain(
+      'config.json: provider.baseUrl: must not carry credentials (user:password@); give the key with "apiKey" or "apiKeyEnv"',
+    );
+  });
+});
+
+describe('files that are not valid JSON', () => {
+  // V8's JSON.parse message quotes about ten characters either side of the error, which here
+  // would be the start of the key.
+  const KEY = 'sk-proj-AbCdEfGh0123456789';
+
+  it('are reported by line and column, never by quoting the text around the error', async () => {
+    const broken = `{\n  "provider": {\n    "apiKey": ${KEY}\n  }\n}\n`;
+    const cases: [string, string[], RegExp][] = [
+      [
+        'config.json',
+        ['tools'],
+        /config\.json: not valid JSON \(unexpected character at line 3, column 15\)/,
+      ],
+      [
+        'mcp.json',
+        ['mcp', 'list'],
+        /mcp\.json: \(root\): not valid JSON: unexpected character at line 3, column 15/,
+      ],
+      [
+        'mcp.json',
+        ['mcp', 'add', 'b', '--', 'node'],
+        /mcp\.json: not valid JSON \(unexpected character at line 3, column 15\); fix it by hand/,
+      ],
+      [
+        'trust.json',
+        ['trust', '--list'],
+        /trust\.json: not valid JSON \(unexpected character at line 3, column 15\)/,
+      ],
+    ];
+    expect((await sandbox.run(['trust'])).code).toBe(0);
+    for (const [file, args, expected] of cases) {
+      await writeFile(join(sandbox.home, file), broken);
+      const result = await sandbox.run(args);
+      const output = `${result.stdout}${result.stderr}`;
+      expect(output, args.join(' ')).not.toContain('sk-proj');
+      expect(output, args.join(' ')).toMatch(expected);
+      await rm(join(sandbox.home, file));
+    }
   });
 });

@@ -157,6 +157,17 @@ describe('clat mcp login against an OpenID provider', () => {
       for (const output of outputs) expect(output).not.toContain(secret);
   });
 
+  it('clat tools <server> prints a hostile server name in its login line sanitised', async () => {
+    // A project's .clat/mcp.json names its servers; JSON.stringify keeps C1 and bidi characters.
+    const name = 'rem\u202eote\u009b2J';
+    await sandbox.writeMcp({ mcpServers: { [name]: { url: mcp.url } } });
+    const result = await clat(['tools', name]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'clat: server "rem\\u202eote\\x9b2J" needs login; run `clat mcp login "rem\\u202eote\\x9b2J"`\n',
+    );
+  });
+
   it('headless exec never opens a browser and names the login command', async () => {
     const log = join(sandbox.root, 'browser.log');
     const chat = await startFakeChatServer([{ text: 'no tools needed' }]);

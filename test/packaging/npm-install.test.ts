@@ -22,6 +22,7 @@ import {
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ID = 'server-memory';
+const ENV_SECRET = 'sk-proj-EnvValue0123456789';
 
 let work: string;
 let home: string;
@@ -85,11 +86,15 @@ describe('clat plugin install npm:<name>', () => {
       '--yes',
       '--env',
       'MEMORY_FILE_PATH=${CLAT_PLUGIN_DATA}/memory.jsonl',
+      '--env',
+      `MEMORY_API_TOKEN=${ENV_SECRET}`,
     );
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain(`Installed ${ID} ${v1.version}`);
 
+    // --env values are often keys: listed by name only, like `clat mcp list` does.
     const list = await clat('plugin', 'list', '--json');
+    expect(list.stdout).not.toContain(ENV_SECRET);
     const [row] = JSON.parse(list.stdout) as Record<string, unknown>[];
     expect(row).toMatchObject({
       id: ID,
@@ -103,6 +108,7 @@ describe('clat plugin install npm:<name>', () => {
         integrity: v1.integrity,
         registry: registry.url,
         bin: 'mcp-server-memory',
+        env: ['MEMORY_FILE_PATH', 'MEMORY_API_TOKEN'],
       },
     });
     // npm ran against the fixture only, and nothing but the registry was asked for.

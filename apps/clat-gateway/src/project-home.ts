@@ -3,8 +3,10 @@
  * canonical project root). Read-only: the gateway never trusts a project itself.
  * @module
  */
+
 import { readFile, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { describeJsonSyntaxError } from '@clat/kernel';
 import { GatewayError, GatewayErrorCode } from './errors.js';
 
 /** Reads a file, or `undefined` when it does not exist. */
@@ -39,10 +41,10 @@ export async function requireTrusted(home: string, root: string): Promise<void> 
   if (text !== undefined) {
     try {
       projects = (JSON.parse(text) as { projects?: unknown } | null)?.projects;
-    } catch (error) {
+    } catch {
       throw new GatewayError(
         GatewayErrorCode.CONFIG_INVALID,
-        `${trustFile}: not valid JSON (${(error as Error).message})`,
+        `${trustFile}: not valid JSON (${describeJsonSyntaxError(text)})`,
       );
     }
     if (typeof projects !== 'object' || projects === null || Array.isArray(projects)) {

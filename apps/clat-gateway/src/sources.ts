@@ -13,6 +13,7 @@ import { PLUGINS_FILE, pluginsJsonSource } from '@clat/adapter-wasm';
 import {
   type ConfigIssue,
   collectMountSources,
+  describeJsonSyntaxError,
   type MountEntry,
   type PromptContribution,
 } from '@clat/kernel';
@@ -39,8 +40,12 @@ async function glmProvider(
   let raw: unknown;
   try {
     raw = (JSON.parse(text) as { provider?: unknown } | null)?.provider;
-  } catch (error) {
-    issues.push({ file, path: '(root)', message: `not valid JSON (${(error as Error).message})` });
+  } catch {
+    issues.push({
+      file,
+      path: '(root)',
+      message: `not valid JSON (${describeJsonSyntaxError(text)})`,
+    });
     return undefined;
   }
   if (raw === undefined) return undefined;

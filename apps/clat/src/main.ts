@@ -13,22 +13,18 @@ function isTtyStream(stream: unknown): boolean {
 /** Reports a failure: one line (no stack) mapped to an exit code. */
 async function reportFailure(error: unknown, io: CommandIO): Promise<number> {
   // Loaded only on failure: the command alone decides what a successful run evaluates.
-  const [
-    { errorMessage, isClatError, redactSecrets, sanitizeTerminalText },
-    { isCliError },
-    { errorLine },
-  ] = await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
-  // Error text carries what servers and packages sent: it reaches the terminal sanitised.
-  const say = (text: string) => io.stderr.write(`clat: ${sanitizeTerminalText(text)}\n`);
+  const [{ isClatError }, { isCliError }, { errorLine, unexpectedErrorLine }] = await Promise.all([
+    import('@clat/kernel'),
+    import('./errors.js'),
+    import('./error-line.js'),
+  ]);
   // Any package's ClatError is an expected failure: one line with its code (sanitised there).
   if (isClatError(error)) {
     io.stderr.write(errorLine(error));
     return isCliError(error) ? error.exitCode : 1;
   }
   // Anything else is a bug: one redacted line, the stack only on request.
-  const detail =
-    io.env.CLAT_DEBUG === undefined ? '' : `\n${(error as Error)?.stack ?? String(error)}`;
-  say(`unexpected error: ${redactSecrets(errorMessage(error))}${detail}`);
+  io.stderr.write(unexpectedErrorLine(error, io.env));
   return 1;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { Writable } from 'node:stream';
-import { LIMITS, utf8Length } from '@clat/kernel';
+import { describeJsonSyntaxError, LIMITS, utf8Length } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode, describeError } from './errors.js';
 import type { ToolHint } from './seams/tools.js';
 import { type ClatServerHandle, serveClat } from './serve-clat.js';
@@ -25,10 +25,10 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>>)
   }
   try {
     return JSON.parse(raw) as unknown;
-  } catch (error) {
+  } catch {
     throw new DshAdapterError(
       DshErrorCode.CONFIG_INVALID,
-      `${PLUGIN_CONFIG_ENV} is not valid JSON: ${(error as Error).message}`,
+      `${PLUGIN_CONFIG_ENV} is not valid JSON: ${describeJsonSyntaxError(raw)}`,
     );
   }
 }

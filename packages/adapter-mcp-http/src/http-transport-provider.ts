@@ -5,6 +5,7 @@
  */
 
 import type { McpServerConfig } from '@clat/adapter-mcp';
+import { shownUrl } from '@clat/kernel';
 import { HttpTransportError, HttpTransportErrorCode } from './errors.js';
 import type { HttpAuth } from './http-auth.js';
 import { HttpTransportFactory } from './http-transport-factory.js';
@@ -42,16 +43,6 @@ function http(server: McpServerConfig): HttpServerEntry {
   return server;
 }
 
-/** Origin and path of `url`, never its query (which may carry a key). */
-function shownTarget(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return url;
-  }
-}
-
 /** The Streamable HTTP transport provider; every configured header value is a secret. */
 export function httpTransport(options: HttpTransportProviderOptions = {}): HttpTransportProvider {
   // The auth each entry's factory got, so a failed mount can ask whether it needs a login.
@@ -62,7 +53,8 @@ export function httpTransport(options: HttpTransportProviderOptions = {}): HttpT
       const entry = http(server);
       const secrets = Object.values(entry.headers ?? {});
       if (entry.oauth?.clientSecret !== undefined) secrets.push(entry.oauth.clientSecret);
-      return { target: shownTarget(entry.url), secrets };
+      // Origin and path only, a token-like segment as `…` (README "What CLAT shows of a URL").
+      return { target: shownUrl(entry.url), secrets };
     },
     factory(server) {
       const entry = http(server);

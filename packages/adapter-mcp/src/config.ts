@@ -3,7 +3,12 @@
  * per entry so one bad entry never stops the others from mounting.
  * @module
  */
-import { type ConfigIssue, formatZodIssues, lazyValue } from '@clat/kernel';
+import {
+  type ConfigIssue,
+  describeJsonSyntaxError,
+  formatZodIssues,
+  lazyValue,
+} from '@clat/kernel';
 import * as z from 'zod';
 import { plainStdioEntry } from './plain-stdio-entry.js';
 
@@ -170,10 +175,12 @@ export function parseMcpConfig(
   let root: unknown;
   try {
     root = JSON.parse(text);
-  } catch (error) {
+  } catch {
     return {
       servers: [],
-      issues: [{ file, path: '(root)', message: `not valid JSON: ${(error as Error).message}` }],
+      issues: [
+        { file, path: '(root)', message: `not valid JSON: ${describeJsonSyntaxError(text)}` },
+      ],
     };
   }
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {

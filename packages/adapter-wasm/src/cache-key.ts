@@ -5,7 +5,7 @@
  * and rebuilt from the component instead of being imported.
  * @module
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -18,10 +18,11 @@ export function cacheKeyPath(cacheDir: string): string {
 
 async function writeKey(path: string, replace: boolean): Promise<Buffer> {
   const key = randomBytes(KEY_BYTES);
-  const temp = `${path}.${process.pid}.${key.toString('hex', 0, 4)}.tmp`;
+  // A name of its own (no bytes of the key), created new: nothing planted there is followed.
+  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFile(temp, key, { mode: 0o600 });
   try {
+    await writeFile(temp, key, { mode: 0o600, flag: 'wx' });
     // link() fails when another process created the key first; rename() replaces a bad one.
     if (replace) await rename(temp, path);
     else await link(temp, path);

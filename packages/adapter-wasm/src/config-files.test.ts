@@ -1,7 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WasmGrantStore } from './grants.js';
 import { disallowedImports } from './import-policy.js';
 import { parsePluginsJson, resolveManifestEntry } from './plugins-json.js';
@@ -248,6 +257,24 @@ describe('plugin-grants.json', () => {
       grants: [{ plugin: 'p', sha256: SHA, dirs: ['/a', '/w'] }],
     });
     expect((await WasmGrantStore.load(path)).covers('p', SHA, ['/w'])).toBe(true);
+  });
+
+  it('writes through a temporary file of its own: a link planted under a guessable name is not followed', async () => {
+    // The old temporary name was `.<pid>.<Date.now()>.grants.tmp`, opened with 'w'.
+    const now = 1_700_000_000_000;
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    try {
+      const victim = join(dir, 'victim');
+      writeFileSync(victim, 'untouched');
+      symlinkSync(victim, join(dir, `.${process.pid}.${now}.grants.tmp`));
+      const path = join(dir, 'plugin-grants.json');
+      await (await WasmGrantStore.load(path)).grant('p', SHA, ['/w']);
+      expect(readFileSync(victim, 'utf8')).toBe('untouched');
+      expect(lstatSync(path).isFile()).toBe(true);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('treats a corrupt or unknown-version file as no grants, with a warning', async () => {

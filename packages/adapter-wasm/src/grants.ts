@@ -4,12 +4,12 @@
  * or unknown-version file means no grants (read-only), never a crash.
  * @module
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parseSha256 } from '@clat/kernel';
 import * as z from 'zod';
 import { WasmError, WasmErrorCode } from './errors.js';
+import { replacePrivateFile } from './private-file.js';
 
 export const GRANTS_FILE = 'plugin-grants.json';
 const GRANTS_VERSION = 1;
@@ -42,23 +42,10 @@ function sortedUnique(dirs: readonly string[]): string[] {
   return [...new Set(dirs)].sort();
 }
 
-/** Writes `text` to `path` atomically: temporary file, fsync, rename. */
+/** Writes `text` to `path` atomically (0600, synced), creating the CLAT home when missing. */
 async function writeAtomic(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = join(dirname(path), `.${process.pid}.${Date.now()}.grants.tmp`);
-  try {
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await replacePrivateFile(path, text, { sync: true });
 }
 
 export class WasmGrantStore {

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import {
   type ConfigIssue,
+  describeJsonSyntaxError,
   formatZodIssues,
   LIMITS,
   NATIVE_HOST_TOOLS,
@@ -98,11 +99,10 @@ export function parsePluginsJson(
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new WasmError(
       WasmErrorCode.WASM_CONFIG_INVALID,
-      `${file} is not valid JSON: ${(error as Error).message}`,
-      { cause: error },
+      `${file} is not valid JSON: ${describeJsonSyntaxError(text)}`,
     );
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {

@@ -38,3 +38,14 @@ describe('replacePrivateFile', () => {
     expect(readFileSync(join(blocked, 'inside'), 'utf8')).toBe('kept');
   });
 });
+
+describe('replacePrivateFile when the write fails', () => {
+  it('removes the temporary file it created', async () => {
+    const path = join(dir, 'record.json');
+    writeFileSync(path, 'old');
+    // Not writable content: the temporary file exists by the time the write throws.
+    await expect(replacePrivateFile(path, 42 as unknown as string)).rejects.toThrow();
+    expect(readdirSync(dir)).toEqual(['record.json']);
+    expect(readFileSync(path, 'utf8')).toBe('old');
+  });
+});

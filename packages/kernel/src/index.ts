@@ -193,6 +193,7 @@ export {
   jsonDepthExceeds,
   utf8Length,
 } from './json.js';
+export { describeJsonSyntaxError } from './json-syntax-error.js';
 export { lazyValue } from './lazy-value.js';
 export {
   LIMITS,
@@ -256,6 +257,7 @@ export {
   type ScopeOptions,
 } from './scope.js';
 export { sensitiveConfigValues, sensitiveKeys } from './sensitive-config.js';
+export { hideCredentialSegments, shownUrl } from './shown-url.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
   /** @public a member of ToolContentBlock */

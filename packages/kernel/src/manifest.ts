@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { type ConfigIssue, formatZodIssues } from './config-issues.js';
 import { utf8Length } from './json.js';
+import { describeJsonSyntaxError } from './json-syntax-error.js';
 import { lazyValue } from './lazy-value.js';
 
 /** The manifest file name at the package root. */
@@ -264,8 +265,8 @@ export function parseManifest(file: string, input: string | unknown): ManifestPa
     }
     try {
       value = JSON.parse(input);
-    } catch (error) {
-      const message = `not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+    } catch {
+      const message = `not valid JSON: ${describeJsonSyntaxError(input)}`;
       return { ok: false, issues: [{ file, path: '(root)', message }] };
     }
   }

@@ -12,6 +12,7 @@ const ACTIONABLE_RANGES: readonly [number, number][] = [
   [0x34f, 0x34f],
   [0x61c, 0x61c],
   [0x115f, 0x1160],
+  [0x180e, 0x180e],
   [0x200b, 0x200b],
   [0x200e, 0x200f],
   [0x2028, 0x202e],
@@ -55,6 +56,7 @@ const HOSTILE: readonly [string, string][] = [
   ['tag characters', 'x\u{e0041}\u{e007f}'],
   ['hangul fillers (invisible names)', '\u3164\u115f\uffa0'],
   ['unassigned invisible operator slot', 'a\u2065b'],
+  ['mongolian vowel separator', 'ad\u180emin'],
   ['line separator', 'a\u2028b\u2029c'],
   ['lone surrogates', 'a\ud800b\udfffc'],
   ['NUL and DEL', 'a\u0000b\u007f'],
@@ -76,6 +78,7 @@ describe('sanitizeTerminalText', () => {
     ['x\u{e0041}', String.raw`x\u{e0041}`],
     ['a\rb', String.raw`a\rb`],
     ['a\u0000', String.raw`a\x00`],
+    ['ad\u180emin', String.raw`ad\u180emin`],
   ])('shows %j as %j', (input, expected) => {
     expect(sanitizeTerminalText(input)).toBe(expected);
   });
@@ -84,6 +87,11 @@ describe('sanitizeTerminalText', () => {
     expect(sanitizeTerminalText('a\tb\r\nc\nd')).toBe('a\tb\nc\nd');
     const clean = 'plain text, ünïcödé, 中文, emoji 👩‍👩‍👧 ❤️ and ZWNJ می‌خواهم';
     expect(sanitizeTerminalText(clean)).toBe(clean);
+  });
+
+  it('keeps the Mongolian variation selectors, which only pick a glyph', () => {
+    const selectors = 'ᠠ\u180bᠠ\u180cᠠ\u180dᠠ\u180f';
+    expect(sanitizeTerminalText(selectors)).toBe(selectors);
   });
 
   it('keeps every visible character of a forged escape readable', () => {

@@ -14,13 +14,16 @@ const UNSAFE = new RegExp(CLASS, 'u');
 const UNSAFE_ALL = new RegExp(String.raw`\r\n|${CLASS}`, 'gu');
 
 // ZWNJ and ZWJ join letters in Persian and Indic scripts and build emoji sequences, variation
-// selectors pick a glyph (emoji or text style); they move and hide nothing, so they stay.
+// selectors pick a glyph (emoji or text style); they move and hide nothing, so they stay. U+180E
+// (Mongolian vowel separator) sits among the Mongolian selectors but is an invisible format
+// character, so it is escaped.
 function kept(code: number): boolean {
   return (
     code === 0x09 ||
     code === 0x200c ||
     code === 0x200d ||
-    (code >= 0x180b && code <= 0x180f) ||
+    (code >= 0x180b && code <= 0x180d) ||
+    code === 0x180f ||
     (code >= 0xfe00 && code <= 0xfe0f) ||
     (code >= 0xe0100 && code <= 0xe01ef)
   );

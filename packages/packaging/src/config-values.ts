@@ -12,6 +12,13 @@ export type AskConfigValue = (
   field: PluginUserConfigField,
 ) => Promise<string | undefined>;
 
+/** The value a setting was given, for an error: a sensitive one (a PIN, a key) is never shown. */
+function given(field: PluginUserConfigField, raw: string): string {
+  return field.sensitive === true
+    ? ' (the value given is not shown: the setting is sensitive)'
+    : `, not ${JSON.stringify(raw)}`;
+}
+
 function coerce(manifest: PluginManifest, key: string, raw: string): JsonValue {
   const field = manifest.userConfig?.[key];
   if (field === undefined) return raw;
@@ -21,7 +28,7 @@ function coerce(manifest: PluginManifest, key: string, raw: string): JsonValue {
     if (raw.trim() === '' || !Number.isFinite(value)) {
       throw new PackagingError(
         'CONFIG_INVALID',
-        `setting ${key} of ${manifest.id} must be a number, not ${JSON.stringify(raw)}`,
+        `setting ${key} of ${manifest.id} must be a number${given(field, raw)}`,
       );
     }
     return value;
@@ -31,7 +38,7 @@ function coerce(manifest: PluginManifest, key: string, raw: string): JsonValue {
     if (/^(false|no|0)$/i.test(raw)) return false;
     throw new PackagingError(
       'CONFIG_INVALID',
-      `setting ${key} of ${manifest.id} must be true or false, not ${JSON.stringify(raw)}`,
+      `setting ${key} of ${manifest.id} must be true or false${given(field, raw)}`,
     );
   }
   return raw;

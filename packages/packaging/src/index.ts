@@ -29,6 +29,7 @@ export {
 } from './inspect.js';
 export { type LaunchVars, substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 export { PACKAGE_LIMITS } from './limits.js';
+export type { ListedArtifactSource } from './listed-source.js';
 export {
   isMcpbSource,
   MCPB_MANIFEST,

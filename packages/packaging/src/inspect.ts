@@ -8,6 +8,7 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   capabilityLabels,
+  describeJsonSyntaxError,
   type JsonValue,
   MANIFEST_FILE,
   MANIFEST_LIMITS,
@@ -234,10 +235,10 @@ async function verifyPublisher(
   let raw: unknown;
   try {
     raw = JSON.parse(publisherText);
-  } catch (error) {
+  } catch {
     throw new PackagingError(
       'SIGNATURE_INVALID',
-      `${PUBLISHER_FILE} is not valid JSON: ${(error as Error).message}`,
+      `${PUBLISHER_FILE} is not valid JSON: ${describeJsonSyntaxError(publisherText)}`,
       { file: PUBLISHER_FILE },
     );
   }
@@ -322,10 +323,10 @@ export function parseConfigJson(text: string, label = '--config-json'): JsonValu
   }
   try {
     return JSON.parse(text) as JsonValue;
-  } catch (error) {
+  } catch {
     throw new PackagingError(
       'CONFIG_INVALID',
-      `${label} is not valid JSON: ${(error as Error).message}`,
+      `${label} is not valid JSON: ${describeJsonSyntaxError(text)}`,
       { file: label },
     );
   }

@@ -12,6 +12,7 @@ import { cp, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/prom
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import {
+  describeJsonSyntaxError,
   MANIFEST_FILE,
   MANIFEST_LIMITS,
   PLUGIN_ID_PATTERN,
@@ -305,20 +306,19 @@ export async function stageMcpbBundle(
         `already contains ${MANIFEST_FILE}; install it as a clat package instead`,
       );
     }
+    let text: string;
+    try {
+      text = (
+        await readBoundedFile(join(dir, MCPB_MANIFEST), MANIFEST_LIMITS.manifestBytes, where)
+      ).toString('utf8');
+    } catch (error) {
+      throw invalid(where, (error as Error).message);
+    }
     let raw: Record<string, unknown>;
     try {
-      raw = JSON.parse(
-        (
-          await readBoundedFile(join(dir, MCPB_MANIFEST), MANIFEST_LIMITS.manifestBytes, where)
-        ).toString('utf8'),
-      ) as Record<string, unknown>;
-    } catch (error) {
-      throw invalid(
-        where,
-        error instanceof PackagingError
-          ? error.message
-          : `is not valid JSON (${(error as Error).message})`,
-      );
+      raw = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw invalid(where, `is not valid JSON (${describeJsonSyntaxError(text)})`);
     }
     const version = String(raw.manifest_version ?? raw.dxt_version ?? '');
     if (!MCPB_VERSIONS.includes(version)) {

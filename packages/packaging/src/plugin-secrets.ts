@@ -5,12 +5,13 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
+import { writeNewPrivateFile } from './private-temp-file.js';
 
 export const SECRETS_DIR = 'plugin-secrets';
 
@@ -77,12 +78,12 @@ export async function writeSecrets(
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const temp = join(dir, `.${id}.${randomUUID()}.tmp`);
-  const handle = await open(temp, 'wx', 0o600);
+  await writeNewPrivateFile(temp, JSON.stringify(secrets));
   try {
-    await handle.writeFile(JSON.stringify(secrets));
-    await handle.sync();
-  } finally {
-    await handle.close();
+    await rename(temp, file);
+  } catch (error) {
+    // The temporary file holds the secrets: it never outlives a failed replacement.
+    await unlink(temp).catch(() => undefined);
+    throw error;
   }
-  await rename(temp, file);
 }

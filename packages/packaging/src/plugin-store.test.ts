@@ -261,6 +261,39 @@ describe('PluginStore failure handling', () => {
     });
   });
 
+  it('lists an npm source with its --env by name only and registry credentials redacted', async () => {
+    const secret = 'sk-proj-EnvValue0123456789';
+    await store.install(await pkg(), {
+      acceptCapabilities: true,
+      source: {
+        kind: 'npm',
+        name: 'fixture',
+        version: '1.0.0',
+        range: 'latest',
+        integrity: 'sha512-abc',
+        registry: 'https://ci:registry-pass-42@npm.example/',
+        bin: 'fixture',
+        env: { API_TOKEN: secret, DATA: 'data.jsonl' },
+      },
+    });
+    const rows = await store.list();
+    expect(rows[0]?.source).toEqual({
+      kind: 'npm',
+      name: 'fixture',
+      version: '1.0.0',
+      range: 'latest',
+      integrity: 'sha512-abc',
+      registry: 'https://ci:[REDACTED]@npm.example/',
+      bin: 'fixture',
+      env: ['API_TOKEN', 'DATA'],
+    });
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    // The registry keeps the values: the server needs them at launch.
+    expect(JSON.parse(await registryText()).packages.fixture.artifacts).toMatchObject({
+      [rows[0]?.treeSha256 ?? '']: { source: { env: { API_TOKEN: secret } } },
+    });
+  });
+
   it('isolates a damaged artifact to its own package', async () => {
     const a = await store.install(await pkg({ id: 'alpha' }), { acceptCapabilities: true });
     await store.install(await pkg({ id: 'beta' }), { acceptCapabilities: true });

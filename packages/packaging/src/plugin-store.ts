@@ -21,6 +21,7 @@ import {
   inspectPackage,
   validateConfig,
 } from './inspect.js';
+import { listedSource } from './listed-source.js';
 import { readSecrets, splitSensitiveConfig, writeSecrets } from './plugin-secrets.js';
 import {
   type Activation,
@@ -478,7 +479,7 @@ export class PluginStore {
           : record.artifacts[record.rollback.artifact]?.manifest.version;
       if (rollbackVersion !== undefined) row.rollbackVersion = rollbackVersion;
       if (artifact.publisher !== undefined) row.publisher = artifact.publisher;
-      if (artifact.source !== undefined) row.source = artifact.source;
+      if (artifact.source !== undefined) row.source = listedSource(artifact.source);
       rows.push(row);
     }
     return rows;

@@ -4,11 +4,12 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { lstat, open, rename, unlink } from 'node:fs/promises';
+import { lstat, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
+import { writeNewPrivateFile } from './private-temp-file.js';
 import { emptyRegistry, parseRegistry, REGISTRY_FILE, type Registry } from './registry.js';
 import { fsyncPath } from './store-fs.js';
 
@@ -47,13 +48,7 @@ export async function writeRegistryFile(file: string, registry: Registry): Promi
     throw new PackagingError('REGISTRY_INVALID', `${file} would exceed 4 MiB`);
   }
   const temp = join(root, `.${REGISTRY_FILE}.${randomUUID()}.tmp`);
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeNewPrivateFile(temp, text);
   try {
     await rename(temp, file);
   } catch (error) {

@@ -5,6 +5,7 @@
  */
 import {
   capabilityLabels,
+  describeJsonSyntaxError,
   type JsonValue,
   PLUGIN_ID_PATTERN,
   PluginCapabilitiesSchema,
@@ -144,10 +145,10 @@ export function parseRegistry(file: string, text: string): Registry {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new PackagingError(
       'REGISTRY_INVALID',
-      `${file} is not valid JSON (${(error as Error).message}); plugins are disabled until it is fixed or removed`,
+      `${file} is not valid JSON (${describeJsonSyntaxError(text)}); plugins are disabled until it is fixed or removed`,
       { file },
     );
   }

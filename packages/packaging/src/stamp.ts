@@ -5,7 +5,12 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { MANIFEST_FILE, MANIFEST_LIMITS, parseManifest } from '@clat/kernel';
+import {
+  describeJsonSyntaxError,
+  MANIFEST_FILE,
+  MANIFEST_LIMITS,
+  parseManifest,
+} from '@clat/kernel';
 import { PackagingError } from './errors.js';
 import { SIGNATURE_FILE } from './signature.js';
 import { hashRegularFile } from './tree.js';
@@ -40,8 +45,8 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
   let manifest: unknown;
   try {
     manifest = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`is not valid JSON (${(error as Error).message})`);
+  } catch {
+    throw invalid(`is not valid JSON (${describeJsonSyntaxError(text)})`);
   }
   const runtime = (manifest as { runtime?: unknown } | null)?.runtime;
   const entry = (runtime as { entry?: unknown } | null | undefined)?.entry;

@@ -8,6 +8,7 @@ import { constants } from 'node:fs';
 import { chmod, link, lstat, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { InspectedPackage } from './inspect.js';
+import { writeNewPrivateFile } from './private-temp-file.js';
 
 /** Age after which a lock file without a `pid:token` is considered abandoned. */
 export const LOCK_UNREADABLE_STALE_MS = 30_000;
@@ -33,13 +34,7 @@ export function processAlive(pid: number): boolean {
 /** Writes `token` to a temp file and links it to `lock`; false when a lock already exists. */
 export async function publishLock(lock: string, token: string): Promise<boolean> {
   const temp = `${lock}.${randomUUID()}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(token);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeNewPrivateFile(temp, token);
   try {
     await link(temp, lock);
     return true;

@@ -5,6 +5,7 @@
 import type { JsonValue, PluginManifest } from '@clat/kernel';
 import type { AskConfigValue } from './config-values.js';
 import type { InspectedPackage } from './inspect.js';
+import type { ListedArtifactSource } from './listed-source.js';
 import type { Activation, ArtifactRecord, ArtifactSource } from './registry.js';
 
 /** What a package asks to be granted, for a y/N confirmation. */
@@ -61,8 +62,8 @@ export interface PluginListEntry {
   publisher?: { publisher: string; publicKey: string };
   /** `ok`, or why the installed bytes cannot be launched (only this package is affected). */
   health: string;
-  /** Where it came from (npm name, range, exact version and integrity). */
-  source?: ArtifactSource;
+  /** Where it came from (npm name, range, exact version and integrity); env by name only. */
+  source?: ListedArtifactSource;
 }
 
 export interface VerifiedArtifact {

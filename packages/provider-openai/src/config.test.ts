@@ -2,6 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { resolveProviderConfig } from './config.js';
 
 describe('resolveProviderConfig', () => {
+  it('refuses credentials in baseUrl, naming the field and never the value', () => {
+    const result = resolveProviderConfig(
+      'config.json',
+      { kind: 'openai-compatible', model: 'm', baseUrl: 'https://me:pw-0123456789@llm.example/v1' },
+      {},
+    );
+    expect(result).toEqual({
+      issues: [
+        {
+          file: 'config.json',
+          path: 'provider.baseUrl',
+          message:
+            'must not carry credentials (user:password@); give the key with "apiKey" or "apiKeyEnv"',
+        },
+      ],
+    });
+  });
+
   it('fills the GLM endpoint and reads the key from the preset variable', () => {
     const result = resolveProviderConfig(
       'config.json',

@@ -27,6 +27,16 @@ export const PROVIDER_DEFAULTS = {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** True when `url` has userinfo, which every error and status line would otherwise carry. */
+export function hasUserinfo(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
+
 export const OpenAiCompatibleConfigSchema = lazyValue(() =>
   z
     .object({
@@ -39,6 +49,10 @@ export const OpenAiCompatibleConfigSchema = lazyValue(() =>
         .string()
         .url('must be an absolute URL such as https://api.openai.com/v1')
         .refine((url) => /^https?:\/\//i.test(url), 'must use http or https')
+        .refine(
+          (url) => !hasUserinfo(url),
+          'must not carry credentials (user:password@); give the key with "apiKey" or "apiKeyEnv"',
+        )
         .optional(),
       model: z.string().trim().min(1, 'must name the model, e.g. "glm-4.6"'),
       apiKey: z

@@ -292,3 +292,39 @@ describe('OpenAiCompatibleProvider.complete (kernel ModelProvider port)', () => 
     expect(JSON.stringify(p)).not.toContain(KEY);
   });
 });
+
+describe('OpenAiCompatibleProvider endpoint in errors', () => {
+  it('names an unreachable endpoint by origin and path only, with a token segment hidden', async () => {
+    const p = new OpenAiCompatibleProvider({
+      baseUrl: 'http://127.0.0.1:9/gw/Tk9yZWFsVG9rZW4wMTIzNDU2Nzg5/v1',
+      model: 'fake-1',
+      maxRetries: 0,
+      fetch: async () => {
+        throw new TypeError('fetch failed');
+      },
+    });
+    const error = await p.chat({ messages: [{ role: 'user', content: 'hi' }] }, signal()).then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
+    expect(error).toMatchObject({ code: ProviderErrorCode.PROVIDER_NETWORK_ERROR });
+    expect(error?.message).toBe(
+      'cannot reach http://127.0.0.1:9/gw/…/v1/chat/completions: fetch failed',
+    );
+  });
+
+  it('refuses a baseUrl with credentials without quoting them', () => {
+    expect(
+      () =>
+        new OpenAiCompatibleProvider({
+          baseUrl: 'https://me:pw-0123456789@llm.example/v1',
+          model: 'fake-1',
+        }),
+    ).toThrow(
+      'baseUrl https://llm.example/v1 must not carry credentials (user:password@); pass the key as apiKey',
+    );
+    expect(
+      () => new OpenAiCompatibleProvider({ baseUrl: 'ftp://pw-0123456789@x', model: 'm' }),
+    ).toThrow(/^baseUrl must be an http or https URL such as https:\/\/api\.openai\.com\/v1$/);
+  });
+});

@@ -17,9 +17,10 @@ import {
   type ModelRequest,
   type ModelResponse,
   Redactor,
+  shownUrl,
 } from '@clat/kernel';
 import { type ChatMessage, type ChatToolCall, toWireMessage } from './chat-message.js';
-import { PROVIDER_DEFAULTS, type ResolvedProviderConfig } from './config.js';
+import { hasUserinfo, PROVIDER_DEFAULTS, type ResolvedProviderConfig } from './config.js';
 import { ProviderError, ProviderErrorCode } from './errors.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import { SseDecoder } from './sse-decoder.js';
@@ -165,10 +166,17 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   readonly #redactor = new Redactor();
 
   constructor(options: OpenAiCompatibleProviderOptions) {
+    // Neither error quotes the URL: it could hold a key.
     if (!/^https?:\/\//i.test(options.baseUrl)) {
       throw new ProviderError(
         ProviderErrorCode.PROVIDER_CONFIG_INVALID,
-        `baseUrl ${JSON.stringify(options.baseUrl)} must be an http or https URL`,
+        'baseUrl must be an http or https URL such as https://api.openai.com/v1',
+      );
+    }
+    if (hasUserinfo(options.baseUrl)) {
+      throw new ProviderError(
+        ProviderErrorCode.PROVIDER_CONFIG_INVALID,
+        `baseUrl ${shownUrl(options.baseUrl)} must not carry credentials (user:password@); pass the key as apiKey`,
       );
     }
     if (options.model.trim() === '') {
@@ -295,7 +303,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       }
       throw new ProviderError(
         ProviderErrorCode.PROVIDER_NETWORK_ERROR,
-        `cannot reach ${this.#endpoint()}: ${this.redact(causeText(error))}`,
+        `cannot reach ${shownUrl(this.#endpoint())}: ${this.redact(causeText(error))}`,
         { retryable: true, cause: error },
       );
     };

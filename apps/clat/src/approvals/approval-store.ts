@@ -5,7 +5,9 @@
  * reported by name and treated as empty for reading, never overwritten silently.
  * @module
  */
+
 import { readFile } from 'node:fs/promises';
+import { describeJsonSyntaxError } from '@clat/kernel';
 import { writeFileAtomic } from '../config/atomic-write.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -49,10 +51,10 @@ export class ApprovalStore {
     let root: unknown;
     try {
       root = JSON.parse(text);
-    } catch (error) {
+    } catch {
       throw new CliError(
         CliErrorCode.CLI_CONFIG_INVALID,
-        `${this.file}: not valid JSON (${(error as Error).message}); fix it or delete it to forget every saved approval`,
+        `${this.file}: not valid JSON (${describeJsonSyntaxError(text)}); fix it or delete it to forget every saved approval`,
       );
     }
     if (!isMap(root) || root.version !== 1 || !isMap(root.projects)) {

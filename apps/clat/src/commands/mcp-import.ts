@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { describeServerConfig, parseServerEntry } from '@clat/adapter-mcp';
-import { redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import { hideCredentialSegments, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -56,7 +56,7 @@ function describe(name: string, entry: Record<string, unknown>, file: string): s
   };
   const target =
     shown.transport === 'http'
-      ? `${shown.url}${shown.headers?.length ? ` (headers: ${shown.headers.join(', ')})` : ''}`
+      ? `${hideCredentialSegments(shown.url ?? '')}${shown.headers?.length ? ` (headers: ${shown.headers.join(', ')})` : ''}`
       : `${[shown.command, ...(shown.args ?? [])].join(' ')}${shown.env?.length ? ` (env: ${shown.env.join(', ')})` : ''}`;
   return `${shown.transport}  ${redactSecrets(target)}`;
 }

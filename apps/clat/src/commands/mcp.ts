@@ -1,7 +1,12 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
 
 import { describeServerConfig } from '@clat/adapter-mcp';
-import { redactArgs, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import {
+  hideCredentialSegments,
+  redactArgs,
+  redactSecrets,
+  sanitizeTerminalLine,
+} from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -66,10 +71,13 @@ interface ListedServer {
   disabled?: boolean;
 }
 
-/** A listed entry with URL credentials (userinfo, secret query parameters) and secret args redacted. */
+/**
+ * A listed entry with URL credentials (userinfo, secret query parameters, token-like path
+ * segments) and secret args redacted.
+ */
 function listed(name: string, described: Omit<ListedServer, 'name'>): ListedServer {
   const server: ListedServer = { name, ...described };
-  if (server.url !== undefined) server.url = redactSecrets(server.url);
+  if (server.url !== undefined) server.url = redactSecrets(hideCredentialSegments(server.url));
   if (server.args !== undefined) server.args = redactArgs(server.args);
   return server;
 }
@@ -161,12 +169,13 @@ function pairs(
   flag: string,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const value of values ?? []) {
+  for (const [index, value] of (values ?? []).entries()) {
     const match = separator.exec(value);
     if (match === null || match.index === 0) {
+      // Header and env values are often keys: the error says which one, never what it holds.
       throw new CliError(
         CliErrorCode.CLI_USAGE,
-        `${flag} ${JSON.stringify(value)} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'}`,
+        `${flag} number ${index + 1} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'} (its text is not shown, since it may hold a key)`,
       );
     }
     out[value.slice(0, match.index).trim()] = value.slice(match.index + match[0].length).trim();

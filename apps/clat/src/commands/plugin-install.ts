@@ -46,9 +46,14 @@ function usage(message: string): CliError {
 
 function pairs(values: string[] | undefined, flag: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const value of values ?? []) {
+  for (const [index, value] of (values ?? []).entries()) {
     const eq = value.indexOf('=');
-    if (eq <= 0) throw usage(`--${flag} ${JSON.stringify(value)} must be key=value`);
+    // --env and --config values are often keys: the error says which one, never what it holds.
+    if (eq <= 0) {
+      throw usage(
+        `--${flag} number ${index + 1} must be key=value (its text is not shown, since it may hold a key)`,
+      );
+    }
     out[value.slice(0, eq)] = value.slice(eq + 1);
   }
   return out;

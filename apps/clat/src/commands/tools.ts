@@ -1,4 +1,5 @@
 /** `clat tools`: the frozen tool surface of the trusted project (native and plugin tools). @module */
+import { sanitizeTerminalLine } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -70,14 +71,16 @@ export const toolsCommand: Command = {
             );
           }
           if (asServer && server?.state === 'needs-login') {
+            // The name (and so the login command) comes from mcp.json or a project's
+            // .clat/mcp.json: JSON.stringify leaves C1 and bidi characters, the sanitiser does not.
             io.stderr.write(
-              `clat: server ${JSON.stringify(target)} needs login; run \`${server.login ?? 'clat mcp login'}\`\n`,
+              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} needs login; run \`${sanitizeTerminalLine(server.login ?? 'clat mcp login')}\`\n`,
             );
             return 1;
           }
           if (asServer && server?.state === 'failed') {
             io.stderr.write(
-              `clat: server ${JSON.stringify(target)} failed; run "clat mcp" for details\n`,
+              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} failed; run "clat mcp" for details\n`,
             );
             return 1;
           }

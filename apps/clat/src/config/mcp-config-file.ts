@@ -10,7 +10,7 @@ import {
   parseServerEntry,
   type ServerOrigin,
 } from '@clat/adapter-mcp';
-import type { ConfigIssue } from '@clat/kernel';
+import { type ConfigIssue, describeJsonSyntaxError } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
@@ -104,10 +104,10 @@ async function openDocument(file: string): Promise<{ root: JsonMap; servers: Jso
   let root: unknown;
   try {
     root = JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new CliError(
       CliErrorCode.CLI_CONFIG_INVALID,
-      `${file}: not valid JSON (${(error as Error).message}); fix it by hand before editing with clat mcp`,
+      `${file}: not valid JSON (${describeJsonSyntaxError(text)}); fix it by hand before editing with clat mcp`,
     );
   }
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {

@@ -3,8 +3,10 @@
  * spawned or contacted before its real path is trusted here (or trust is granted for one run).
  * @module
  */
+
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { describeJsonSyntaxError } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { readSmallFile } from './read-small-file.js';
@@ -21,10 +23,10 @@ async function readTrust(file: string): Promise<TrustFile> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new CliError(
       CliErrorCode.CLI_CONFIG_INVALID,
-      `${file}: not valid JSON (${(error as Error).message})`,
+      `${file}: not valid JSON (${describeJsonSyntaxError(text)})`,
     );
   }
   const projects = (parsed as { projects?: unknown } | null)?.projects;

@@ -3,7 +3,7 @@
  * CLI defaults. The API key is resolved from the environment or the file and never printed.
  * @module
  */
-import { isPermissionMode, type PermissionMode } from '@clat/kernel';
+import { describeJsonSyntaxError, isPermissionMode, type PermissionMode } from '@clat/kernel';
 import { type ResolvedProviderConfig, resolveProviderConfig } from '@clat/provider-openai';
 import { CliError, CliErrorCode } from '../errors.js';
 import { readSmallFile } from './read-small-file.js';
@@ -30,10 +30,10 @@ export async function loadUserConfig(file: string, env: NodeJS.ProcessEnv): Prom
   let root: unknown;
   try {
     root = JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new CliError(
       CliErrorCode.CLI_CONFIG_INVALID,
-      `${file}: not valid JSON (${(error as Error).message})`,
+      `${file}: not valid JSON (${describeJsonSyntaxError(text)})`,
     );
   }
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {

@@ -4,6 +4,7 @@
  * the argument and what was expected.
  * @module
  */
+import { describeJsonSyntaxError } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { parametersOf } from '../ui/tool-signature.js';
 
@@ -27,8 +28,8 @@ export function parseJsonArguments(text: string | undefined): unknown {
   if (text === undefined) return {};
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw usage(`arguments are not valid JSON: ${(error as Error).message}`);
+  } catch {
+    throw usage(`arguments are not valid JSON: ${describeJsonSyntaxError(text)}`);
   }
 }
 

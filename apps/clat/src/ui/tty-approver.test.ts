@@ -1,6 +1,8 @@
 import { PassThrough } from 'node:stream';
+import type { ApprovalRequest } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { createLineAsker, pickedOptions } from './tty-approver.js';
+import type { ApprovalStore } from '../approvals/approval-store.js';
+import { createLineApprover, createLineAsker, pickedOptions } from './tty-approver.js';
 
 const LABELS = ['Red', 'Light Blue', 'Green'];
 
@@ -44,5 +46,42 @@ describe('createLineAsker multi-select', () => {
     expect(shown).toContain('  2. Light Blue');
     expect(shown).not.toContain('\u001b[31m');
     expect(prompts[0]).toBe('[numbers separated by commas, e.g. 1,3; empty picks none] (Red)> ');
+  });
+});
+
+describe('createLineApprover with a failing approval store', () => {
+  it('prints the store errors sanitised (they quote the file and its broken content)', async () => {
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+    });
+    const hostile = 'approvals.json: bad\u001b]52;c;AAAA\u0007 \u202etxt.exe\u009b2J';
+    const store = {
+      allows: async () => Promise.reject(new Error(hostile)),
+      save: async () => Promise.reject(new Error(hostile)),
+    } as unknown as ApprovalStore;
+    const approver = createLineApprover(output, async () => 'p', {
+      session: new Set(),
+      store,
+      projectRoot: '/project',
+      digestOf: () => 'digest',
+    });
+    const request: ApprovalRequest = {
+      callId: 'c1',
+      tool: 'mcp_notes_write',
+      effect: 'write',
+      source: { kind: 'mcp', id: 'notes' },
+      reason: 'writes a note',
+      arguments: {},
+    };
+    expect(await approver.approve(request, new AbortController().signal)).toEqual({
+      outcome: 'allow',
+    });
+    expect(shown).toContain(
+      'clat: saved approvals ignored: approvals.json: bad\\x1b]52;c;AAAA\\x07 \\u202etxt.exe\\x9b2J\n',
+    );
+    expect(shown).toContain('clat: the approval was not saved: approvals.json: bad\\x1b]52');
+    for (const raw of ['\u001b', '\u0007', '\u202e', '\u009b']) expect(shown).not.toContain(raw);
   });
 });

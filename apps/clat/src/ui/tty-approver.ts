@@ -8,7 +8,7 @@ import type {
   UserAsker,
   UserQuestion,
 } from '@clat/kernel';
-import { sanitizeTerminalLine as line, sanitizeTerminalText } from '@clat/kernel';
+import { errorMessage, sanitizeTerminalLine as line, sanitizeTerminalText } from '@clat/kernel';
 import type { ApprovalStore } from '../approvals/approval-store.js';
 import { askLine, isYes } from './line-prompt.js';
 
@@ -58,7 +58,7 @@ export function createLineApprover(
         const saved = await memory.store
           .allows(memory.projectRoot, request.tool, request.effect, digest)
           .catch((error: unknown) => {
-            output.write(`clat: saved approvals ignored: ${(error as Error).message}\n`);
+            output.write(`clat: saved approvals ignored: ${line(errorMessage(error))}\n`);
             return false;
           });
         if (saved) {
@@ -92,7 +92,7 @@ export function createLineApprover(
             at: new Date().toISOString(),
           });
         } catch (error) {
-          output.write(`clat: the approval was not saved: ${(error as Error).message}\n`);
+          output.write(`clat: the approval was not saved: ${line(errorMessage(error))}\n`);
         }
         return { outcome: 'allow' };
       }

@@ -5,10 +5,12 @@
  * `inspect`, `serve` and `package`. The entry must stay inside the package.
  * @module
  */
+
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describeJsonSyntaxError } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode } from '../errors.js';
 
 export interface PluginPackage {
@@ -76,12 +78,13 @@ export async function resolvePluginPackage(target: string, cwd: string): Promise
   const manifestPath = join(path, 'package.json');
   let packageJson: Record<string, unknown> | undefined;
   if (existsSync(manifestPath)) {
+    const text = await readFile(manifestPath, 'utf8');
     try {
-      packageJson = JSON.parse(await readFile(manifestPath, 'utf8')) as Record<string, unknown>;
-    } catch (error) {
+      packageJson = JSON.parse(text) as Record<string, unknown>;
+    } catch {
       throw new DshAdapterError(
         DshErrorCode.PLUGIN_NOT_LOADABLE,
-        `${manifestPath} is not valid JSON: ${(error as Error).message}`,
+        `${manifestPath} is not valid JSON: ${describeJsonSyntaxError(text)}`,
       );
     }
   }

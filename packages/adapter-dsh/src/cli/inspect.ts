@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { PluginCapabilities } from '@clat/kernel';
-import { NATIVE_HOST_TOOLS } from '@clat/kernel';
+import { NATIVE_HOST_TOOLS, sanitizeTerminalLine } from '@clat/kernel';
 import * as z from 'zod';
 import { CORE_MEMBERS, type SeamRecorder, SUPPORTED_SERVICES } from '../dsh-context.js';
 import { DshAdapterError, DshErrorCode, describeError } from '../errors.js';
@@ -234,22 +234,28 @@ function hintOf(annotations: Record<string, boolean> | undefined): ToolHint {
   return annotations.destructiveHint === false ? 'write' : 'destructive';
 }
 
+/**
+ * The text report. Every field the plugin supplies (its entry path and name, the names it injects
+ * or references, its tools, the error its apply() threw) goes through the terminal sanitiser: a
+ * plugin under inspection is untrusted. `--json` prints the report itself, unchanged.
+ */
 export function formatInspectReport(report: InspectReport): string {
+  const list = (names: readonly string[]) => names.map(sanitizeTerminalLine).join(', ');
   const lines = [
-    `entry:        ${report.entry}`,
-    `form:         ${report.kind}${report.name === undefined ? '' : ` (${report.name})`}`,
+    `entry:        ${sanitizeTerminalLine(report.entry)}`,
+    `form:         ${report.kind}${report.name === undefined ? '' : ` (${sanitizeTerminalLine(report.name)})`}`,
     `status:       ${report.status}`,
-    `seams:        ${report.seams.length === 0 ? '(none)' : report.seams.join(', ')}`,
-    `unsupported:  ${report.unsupported.length === 0 ? '(none)' : report.unsupported.join(', ')}`,
+    `seams:        ${report.seams.length === 0 ? '(none)' : list(report.seams)}`,
+    `unsupported:  ${report.unsupported.length === 0 ? '(none)' : list(report.unsupported)}`,
   ];
   if (report.unresolved.length > 0)
     lines.push(
-      `unresolved:   ${report.unresolved.join(', ')} (ctx references the adapter does not serve)`,
+      `unresolved:   ${list(report.unresolved)} (ctx references the adapter does not serve)`,
     );
   lines.push(
     report.applied
-      ? `tools:        ${report.tools.length === 0 ? '(none)' : report.tools.map((tool) => `${tool.name} [${tool.hint}]`).join(', ')}`
-      : `apply():      not run to completion: ${report.applyError}`,
+      ? `tools:        ${report.tools.length === 0 ? '(none)' : report.tools.map((tool) => `${sanitizeTerminalLine(tool.name)} [${tool.hint}]`).join(', ')}`
+      : `apply():      not run to completion: ${sanitizeTerminalLine(report.applyError ?? '')}`,
   );
   lines.push(`systemPrompt: ${report.systemPrompt ? 'yes (one marked prompt)' : 'no'}`);
   const caps = report.capabilities;
@@ -257,7 +263,7 @@ export function formatInspectReport(report: InspectReport): string {
     (key) => caps[key],
   );
   lines.push(
-    `capabilities: ${[...flags, ...caps.hostTools.map((tool) => `hostTools.${tool}`)].join(', ') || '(none)'}`,
+    `capabilities: ${[...flags, ...caps.hostTools.map((tool) => `hostTools.${sanitizeTerminalLine(tool)}`)].join(', ') || '(none)'}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -13,7 +13,13 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MANIFEST_FILE, parseManifest } from '@clat/kernel';
+import {
+  describeJsonSyntaxError,
+  MANIFEST_FILE,
+  parseManifest,
+  sanitizeTerminalLine,
+  sanitizeTerminalText,
+} from '@clat/kernel';
 import { DshAdapterError, DshErrorCode, describeError } from '../errors.js';
 import { reserveStdoutForProtocol, servePluginProcess } from '../serve-process.js';
 import { resolvePluginPackage } from './entry.js';
@@ -93,10 +99,10 @@ function jsonFlag(parsed: Parsed, flag: string): unknown {
   if (raw === undefined) return undefined;
   try {
     return JSON.parse(raw) as unknown;
-  } catch (error) {
+  } catch {
     throw new DshAdapterError(
       DshErrorCode.CLI_USAGE,
-      `${flag} is not valid JSON: ${(error as Error).message}`,
+      `${flag} is not valid JSON: ${describeJsonSyntaxError(raw)}`,
     );
   }
 }
@@ -139,7 +145,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     parsed = parseArgs(argv);
   } catch (error) {
-    io.stderr.write(`clat-dsh: ${(error as Error).message}\n${USAGE}`);
+    io.stderr.write(`clat-dsh: ${sanitizeTerminalText((error as Error).message)}\n${USAGE}`);
     return 1;
   }
   try {
@@ -189,7 +195,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           smoke: !parsed.flags.has('--no-smoke'),
         });
         io.stdout.write(
-          `packaged ${result.manifest.id} ${result.manifest.version} → ${result.dir}\n${result.smoke === undefined ? '' : formatSmokeReport(result.smoke)}`,
+          `packaged ${sanitizeTerminalLine(result.manifest.id)} ${sanitizeTerminalLine(result.manifest.version)} → ${sanitizeTerminalLine(result.dir)}\n${result.smoke === undefined ? '' : formatSmokeReport(result.smoke)}`,
         );
         return 0;
       }
@@ -214,7 +220,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         throw new DshAdapterError(DshErrorCode.CLI_USAGE, `unknown command ${parsed.command}`);
     }
   } catch (error) {
-    io.stderr.write(`clat-dsh: ${describeError(error)}\n`);
+    // The error may carry what the plugin threw or its server sent: sanitised, like clat's.
+    io.stderr.write(`clat-dsh: ${sanitizeTerminalText(describeError(error))}\n`);
     if (error instanceof DshAdapterError && error.code === DshErrorCode.CLI_USAGE)
       io.stderr.write(USAGE);
     return 1;

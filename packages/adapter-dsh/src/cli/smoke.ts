@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from '@clat/adapter-mcp';
+import { sanitizeTerminalLine } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode } from '../errors.js';
 
 /** Upper bound of one smoke (per era); a hang fails instead of blocking the caller. */
@@ -245,17 +246,23 @@ export async function smokeTest(spec: SpawnSpec): Promise<SmokeReport> {
   return { legacy, modern };
 }
 
+/**
+ * The text report. Everything in it comes from the server under test (its name, protocol
+ * versions, prompt and tool names, annotations), so each field goes through the terminal
+ * sanitiser.
+ */
 export function formatSmokeReport(report: SmokeReport): string {
+  const line = sanitizeTerminalLine;
   const tools = report.legacy.tools
     .map(
       (tool) =>
-        `${tool.name}${tool.annotations === undefined ? '' : ` ${JSON.stringify(tool.annotations)}`}`,
+        `${line(tool.name)}${tool.annotations === undefined ? '' : ` ${line(JSON.stringify(tool.annotations))}`}`,
     )
     .join('\n  ');
   return [
-    `legacy:   initialize ok (${report.legacy.protocolVersion}, server ${report.legacy.serverName}, host services ${report.legacy.hostServices ? 'yes' : 'no'})`,
-    `modern:   server/discover ok (${report.modern.supportedVersions.join(', ')})`,
-    `prompts:  ${report.legacy.prompts.length === 0 ? '(none)' : report.legacy.prompts.join(', ')}`,
+    `legacy:   initialize ok (${line(report.legacy.protocolVersion)}, server ${line(report.legacy.serverName)}, host services ${report.legacy.hostServices ? 'yes' : 'no'})`,
+    `modern:   server/discover ok (${report.modern.supportedVersions.map(line).join(', ')})`,
+    `prompts:  ${report.legacy.prompts.length === 0 ? '(none)' : report.legacy.prompts.map(line).join(', ')}`,
     `tools (${report.legacy.tools.length}):${tools === '' ? ' (none)' : `\n  ${tools}`}`,
     '',
   ].join('\n');

@@ -1,4 +1,6 @@
 /** Authorization server metadata discovery (RFC 8414, then OpenID Connect), in the spec's order. @module */
+
+import { shownUrl } from '@clat/kernel';
 import { type AuthorizationServer, processDiscoveryResponse } from 'oauth4webapi';
 import { HttpTransportError } from '../errors.js';
 import { checkEndpoint, getJson, type OAuthHttp } from './oauth-http.js';
@@ -46,7 +48,7 @@ export async function discoverAuthorizationServer(
       throw new HttpTransportError(
         'OAUTH_DISCOVERY',
         origin,
-        `authorization server metadata ${url.origin}${url.pathname} could not be fetched: ${(error as Error).message}`,
+        `authorization server metadata ${shownUrl(url.href)} could not be fetched: ${(error as Error).message}`,
       );
     }
     if (response.status >= 400 && response.status < 500) {
@@ -60,7 +62,7 @@ export async function discoverAuthorizationServer(
       throw new HttpTransportError(
         'OAUTH_DISCOVERY',
         origin,
-        `authorization server metadata ${url.origin}${url.pathname} was refused (${(error as Error).message}); expected issuer ${JSON.stringify(issuer)}`,
+        `authorization server metadata ${shownUrl(url.href)} was refused (${(error as Error).message}); expected issuer ${shownUrl(issuer)}`,
         { cause: error },
       );
     }

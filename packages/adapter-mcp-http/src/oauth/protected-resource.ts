@@ -1,4 +1,5 @@
 /** RFC 9728 Protected Resource Metadata discovery for one MCP server. @module */
+import { shownUrl } from '@clat/kernel';
 import { HttpTransportError } from '../errors.js';
 import type { AuthChallenge } from './auth-challenge.js';
 import { checkEndpoint, getJson, type OAuthHttp } from './oauth-http.js';
@@ -64,7 +65,7 @@ export async function discoverProtectedResource(
     } catch (error) {
       throw invalid(
         origin,
-        `protected resource metadata ${url.origin}${url.pathname} of MCP server at ${origin} could not be fetched: ${(error as Error).message}`,
+        `protected resource metadata ${shownUrl(url.href)} of MCP server at ${origin} could not be fetched: ${(error as Error).message}`,
       );
     }
     if ((response.status >= 400 && response.status < 500) || response.status === 502) {
@@ -75,7 +76,7 @@ export async function discoverProtectedResource(
       await response.body?.cancel().catch(() => {});
       throw invalid(
         origin,
-        `protected resource metadata ${url.origin}${url.pathname} of MCP server at ${origin} answered HTTP ${response.status}`,
+        `protected resource metadata ${shownUrl(url.href)} of MCP server at ${origin} answered HTTP ${response.status}`,
       );
     }
     let doc: Record<string, unknown>;
@@ -84,7 +85,7 @@ export async function discoverProtectedResource(
     } catch {
       throw invalid(
         origin,
-        `protected resource metadata ${url.origin}${url.pathname} of MCP server at ${origin} is not JSON`,
+        `protected resource metadata ${shownUrl(url.href)} of MCP server at ${origin} is not JSON`,
       );
     }
     const resource = doc.resource;
