@@ -7,7 +7,7 @@
  * that a restart picks it up, instead of leaving the user with a stale list and no word about it.
  * @module
  */
-import { delay, errorMessage, type Lease, LIMITS } from '@clat/kernel';
+import { delay, errorMessage, jsonDepthExceeds, type Lease, LIMITS } from '@clat/kernel';
 import { quoted } from './client-diagnostics.js';
 import type { McpToolDescriptor } from './client-types.js';
 
@@ -39,16 +39,24 @@ export interface ToolListSyncOptions {
   signal: AbortSignal;
 }
 
-/** Everything a model or a person sees of a tool: a change in any of it is a changed tool. */
+/**
+ * Everything a model or a person sees of a tool: a change in any of it is a changed tool. A tool
+ * nested deeper than any registrable schema (never registered) is not serialised: JSON.stringify
+ * would overflow the stack on it.
+ */
 function fingerprint(tool: McpToolDescriptor): string {
-  return JSON.stringify([
+  const seen = [
     tool.description,
     tool.inputSchema,
     tool.outputSchema,
     tool.annotations,
     tool.taskSupport,
-  ]);
+  ];
+  if (jsonDepthExceeds(seen, LIMITS.toolSchemaDepth + 2)) return TOO_DEEP;
+  return JSON.stringify(seen);
 }
+
+const TOO_DEEP = '(nested too deep to register)';
 
 export class ToolListSync {
   readonly #options: ToolListSyncOptions;
