@@ -197,7 +197,7 @@ class ChatSession {
     }
     try {
       const { login } = await import('./mcp-login.js');
-      await login(args, this.#io);
+      await login(args, this.#io, this.#project.session.projectRoot);
       this.#write('restart clat to mount its tools (the tool list froze at the first run)\n');
     } catch (error) {
       this.#write(`${errorMessage(error)}\n`);

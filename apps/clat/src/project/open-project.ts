@@ -12,13 +12,14 @@ import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
-import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
+import { formatIssue } from '../config/mcp-config-file.js';
 import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-store.js';
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
+import { loadConfiguredServers } from './configured-servers.js';
 
 export interface OpenProjectOptions {
   /** `--project`; defaults to the current directory. */
@@ -100,24 +101,10 @@ export async function openProject(
 ): Promise<OpenedProject> {
   const { home, projectRoot } = await requireTrust(io, options);
   const user = await loadUserConfig(home.configFile, io.env);
-  const mcp = await loadMcpConfig(home.mcpFile);
-  // The project's own `.clat/mcp.json`, read only now that the project is trusted; the user's
-  // file wins for a name both define.
-  const projectFile = projectMcpFile(projectRoot);
-  const local = await loadMcpConfig(projectFile, 'project');
-  const notes: string[] = [];
-  const userNames = new Set(mcp.servers.map((server) => server.name));
-  const configured: Array<{ server: McpServerConfig; file: string }> = mcp.servers.map(
-    (server) => ({ server, file: home.mcpFile }),
-  );
-  for (const server of local.servers) {
-    if (userNames.has(server.name)) {
-      notes.push(
-        `${projectFile} entry ${JSON.stringify(server.name)} is replaced by the same-named entry in ${home.mcpFile}`,
-      );
-    } else configured.push({ server, file: projectFile });
-  }
-  mcp.issues.push(...local.issues);
+  // The project's own `.clat/mcp.json` is read only now that the project is trusted.
+  const mcp = await loadConfiguredServers(home, projectRoot);
+  const { configured } = mcp;
+  const notes = [...mcp.notes];
   // `${VAR}` references are resolved here, at mount, never written back or listed expanded.
   const userServers: McpServerConfig[] = [];
   for (const { server, file } of configured) {
