@@ -311,6 +311,7 @@ class ChatSession {
         this.#write(
           formatMcpStatus(this.#project.session.mount.summary(), {
             configIssues: this.#project.configIssues,
+            skippedEntries: this.#project.skippedEntries,
             notes: this.#project.sourceNotes,
           }),
         );

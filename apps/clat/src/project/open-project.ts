@@ -20,6 +20,7 @@ import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
 import { loadConfiguredServers } from './configured-servers.js';
+import { skippedEntries } from './skipped-entries.js';
 
 export interface OpenProjectOptions {
   /** `--project`; defaults to the current directory. */
@@ -45,6 +46,8 @@ export interface OpenedProject {
   user: UserConfig;
   /** mcp.json problems, one line each, naming file and field. */
   configIssues: string[];
+  /** What those problems cost (entries skipped, files to fix), for `clat mcp`; none: undefined. */
+  skippedEntries: string | undefined;
   /** Source decisions (GLM pack on/off, replaced packages), for /mcp. */
   sourceNotes: string[];
   composition: Composition;
@@ -126,7 +129,8 @@ export async function openProject(
     // A user entry that failed expansion (or is disabled) still reserves its name.
     { taken: configured.map((entry) => entry.server.name) },
   );
-  const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
+  const issues = [...mcp.issues, ...extra.issues];
+  const configIssues = issues.map(formatIssue);
   const entries = [...userServers.map(mcpEntry), ...extra.entries];
   const approvals: ApprovalMemory = {
     session: new Set(),
@@ -152,6 +156,7 @@ export async function openProject(
     home,
     user,
     configIssues,
+    skippedEntries: skippedEntries(issues),
     sourceNotes: [...notes, ...extra.notes],
     composition,
     approvals,
