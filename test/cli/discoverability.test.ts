@@ -140,3 +140,26 @@ describe('clat completion', () => {
     expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toContain('notes');
   });
 });
+
+describe('unknown options', () => {
+  it('names the option and a --help that works, never the `--` workaround', async () => {
+    for (const [args, command] of [
+      [['tools', '--bogus'], 'tools'],
+      [['mcp', 'add', 'x', '--bogus', '--', 'node'], 'mcp add'],
+      [['mcp', 'login', 'x', '--bogus'], 'mcp login'],
+      [['plugin', 'list', '--bogus=1'], 'plugin'],
+      [['trust', '-z'], 'trust'],
+    ] as const) {
+      const option = args.find((arg) => arg.startsWith('-') && arg !== '--')?.split('=')[0];
+      const result = await sandbox.run([...args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `unknown option "${option}" for clat ${command}; see "clat ${command} --help"`,
+      );
+      expect(result.stderr).not.toContain('positional argument');
+      const help = await sandbox.run([...command.split(' '), '--help']);
+      expect(help.code, `clat ${command} --help`).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: clat /);
+    }
+  });
+});
