@@ -1,8 +1,8 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
 import { existsSync } from 'node:fs';
 import { expandServerVariables, type McpServerConfig } from '@clat/adapter-mcp';
-import { oauthFileFor } from '@clat/adapter-mcp-http';
-import { sanitizeTerminalLine } from '@clat/kernel';
+import { HttpTransportErrorCode, isHttpTransportError, oauthFileFor } from '@clat/adapter-mcp-http';
+import { redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
@@ -22,6 +22,8 @@ type HttpEntry = Extract<McpServerConfig, { transport: 'http' }>;
 interface LoginTarget {
   server: HttpEntry;
   file: string;
+  /** The url as written in mcp.json (references unexpanded: they may hide a token). */
+  writtenUrl: string;
 }
 
 /**
@@ -73,11 +75,20 @@ async function httpEntry(
       expanded.issues.map(formatIssue).join('; '),
     );
   }
-  return { server: expanded.server as HttpEntry, file };
+  return { server: expanded.server as HttpEntry, file, writtenUrl: server.url };
+}
+
+/** For a server that is no OAuth server: the `clat mcp add` that gives it a static token. */
+function staticTokenHint(error: unknown, name: string, writtenUrl: string): string {
+  if (!isHttpTransportError(error) || error.code !== HttpTransportErrorCode.OAUTH_NO_METADATA) {
+    return '';
+  }
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  return `; if it takes a token, run: clat mcp add ${quote(name)} --url ${quote(sanitizeTerminalLine(redactSecrets(writtenUrl)))} --header "Authorization: Bearer <token>" --force`;
 }
 
 export async function login(argv: string[], io: CommandIO, openedRoot?: string): Promise<number> {
-  const { server, file } = await httpEntry(io, 'login', argv, openedRoot);
+  const { server, file, writtenUrl } = await httpEntry(io, 'login', argv, openedRoot);
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
   if (oauth === undefined) {
@@ -117,7 +128,7 @@ export async function login(argv: string[], io: CommandIO, openedRoot?: string):
       CliErrorCode.CLI_LOGIN_FAILED,
       cancelled
         ? `login to ${server.name} was cancelled; nothing was stored`
-        : `login to ${server.name} failed: ${sanitizeTerminalLine((error as Error).message)}`,
+        : `login to ${server.name} failed: ${sanitizeTerminalLine((error as Error).message)}${staticTokenHint(error, server.name, writtenUrl)}`,
       { exitCode: cancelled ? 130 : 1, cause: error },
     );
   } finally {
