@@ -48,9 +48,20 @@ describe('tool signatures and key=value calls', () => {
     );
     expect(await exists(spawnedMarker)).toBe(false);
 
+    // Every "no such server or tool" exits 1 (not found), and names the status that lists all.
     const missing = await sandbox.run(['tools', 'nothing_here', '--trust']);
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no server or tool named "nothing_here"; run "clat tools"');
+    for (const args of [
+      ['tools', '--server', 'nosuch'],
+      ['resources', 'nosuch'],
+    ]) {
+      const unknown = await sandbox.run([...args, '--trust']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain(
+        'no server named "nosuch" is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)',
+      );
+    }
   });
 
   it('calls with key=value arguments typed by the schema, starting only the owner', async () => {
