@@ -84,4 +84,12 @@ describe('${VAR} in an mcp.json url', () => {
       { name: 'api', state: 'connected' },
     ]);
   });
+
+  it('names fetch\'s reason for a port it refuses, not only "fetch failed"', async () => {
+    // 6000 (X11) is on fetch's list of blocked ports: undici fails before connecting.
+    await sandbox.writeMcp({ mcpServers: { x11: { url: 'http://127.0.0.1:${X_PORT}/mcp' } } });
+    const result = await sandbox.run(['mcp', '--json'], { env: { X_PORT: '6000' } });
+    const status = parseJsonOutput<{ servers: { name: string; failure?: string }[] }>(result);
+    expect(status.servers[0]?.failure).toContain('fetch failed: bad port');
+  });
 });
