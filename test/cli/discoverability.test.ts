@@ -48,9 +48,20 @@ describe('tool signatures and key=value calls', () => {
     );
     expect(await exists(spawnedMarker)).toBe(false);
 
+    // Every "no such server or tool" exits 1 (not found), and names the status that lists all.
     const missing = await sandbox.run(['tools', 'nothing_here', '--trust']);
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no server or tool named "nothing_here"; run "clat tools"');
+    for (const args of [
+      ['tools', '--server', 'nosuch'],
+      ['resources', 'nosuch'],
+    ]) {
+      const unknown = await sandbox.run([...args, '--trust']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain(
+        'no server named "nosuch" is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)',
+      );
+    }
   });
 
   it('calls with key=value arguments typed by the schema, starting only the owner', async () => {
@@ -138,5 +149,28 @@ describe('clat completion', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('name one shell: bash, zsh or fish (got "tcsh")');
     expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toContain('notes');
+  });
+});
+
+describe('unknown options', () => {
+  it('names the option and a --help that works, never the `--` workaround', async () => {
+    for (const [args, command] of [
+      [['tools', '--bogus'], 'tools'],
+      [['mcp', 'add', 'x', '--bogus', '--', 'node'], 'mcp add'],
+      [['mcp', 'login', 'x', '--bogus'], 'mcp login'],
+      [['plugin', 'list', '--bogus=1'], 'plugin'],
+      [['trust', '-z'], 'trust'],
+    ] as const) {
+      const option = args.find((arg) => arg.startsWith('-') && arg !== '--')?.split('=')[0];
+      const result = await sandbox.run([...args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `unknown option "${option}" for clat ${command}; see "clat ${command} --help"`,
+      );
+      expect(result.stderr).not.toContain('positional argument');
+      const help = await sandbox.run([...command.split(' '), '--help']);
+      expect(help.code, `clat ${command} --help`).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: clat /);
+    }
   });
 });

@@ -126,7 +126,8 @@ describe('mounting with bad entries', () => {
       },
     });
     const result = await sandbox.run(['mcp', '--json', '--trust']);
-    expect(result.code).toBe(0);
+    // Skipped entries make the configuration unhealthy, though the good entry mounted.
+    expect(result.code).toBe(1);
     const status = parseJsonOutput<{
       configured: number;
       connected: number;
@@ -142,5 +143,28 @@ describe('mounting with bad entries', () => {
     expect(status.configured).toBe(1);
     expect(status.connected).toBe(1);
     expect(status.servers[0]).toMatchObject({ name: 'notes', state: 'connected', tools: 5 });
+  });
+
+  it('never suggests `clat mcp add` when entries were skipped or mcp.json is unreadable', async () => {
+    const file = join(sandbox.home, 'mcp.json');
+    await writeFile(file, '{ "docs": { "url": "https://example.com/mcp" }, }\n');
+    const unreadable = await sandbox.run(['mcp', '--trust']);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stdout).not.toContain('clat mcp add');
+    expect(unreadable.stdout).toContain(`Config issues (${file} could not be read; fix ${file}):`);
+    expect(unreadable.stdout).toContain(
+      `  (no MCP server mounted: ${file} could not be read; fix ${file})`,
+    );
+
+    await sandbox.writeMcp({ mcpServers: { a: { command: '' }, b: { url: 'ftp://x/' } } });
+    const skipped = await sandbox.run(['mcp', '--trust']);
+    expect(skipped.code).toBe(1);
+    expect(skipped.stdout).not.toContain('clat mcp add');
+    expect(skipped.stdout).toContain(`  (no MCP server mounted: 2 entries skipped; fix ${file})`);
+
+    await sandbox.writeMcp({ mcpServers: {} });
+    const empty = await sandbox.run(['mcp', '--trust']);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toContain('  (no MCP servers configured; add one with `clat mcp add`)');
   });
 });

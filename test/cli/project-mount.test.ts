@@ -4,6 +4,7 @@
  * its redacted stderr tail; `clat mcp` text and JSON views.
  */
 import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_FIXTURES, EVERYTHING_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
@@ -54,6 +55,24 @@ describe('project trust', () => {
     await sandbox.run(['trust', '--remove']);
     const again = await sandbox.run(['mcp']);
     expect(again.code).toBe(1);
+  });
+
+  it('--remove revokes the trust of a deleted directory, so a new one at its path is untrusted', async () => {
+    const gone = join(sandbox.root, 'gone');
+    await mkdir(gone);
+    expect((await sandbox.run(['trust', gone])).stdout).toBe(`Trusted: ${gone}\n`);
+    await rm(gone, { recursive: true });
+    const removed = await sandbox.run(['trust', '--remove', gone]);
+    expect(removed.stderr).toBe('');
+    expect(removed.stdout).toBe(`Trust revoked: ${gone}\n`);
+    expect((await sandbox.run(['trust', '--list'])).stdout).toBe('');
+    expect((await sandbox.run(['trust', '--remove', gone])).stdout).toBe(`Not trusted: ${gone}\n`);
+
+    await mkdir(gone);
+    await sandbox.writeMcp({});
+    const checkout = await sandbox.run(['mcp'], { cwd: gone });
+    expect(checkout.code).toBe(1);
+    expect(checkout.stderr).toContain(`project ${gone} is not trusted`);
   });
 
   it('--trust trusts one invocation without recording it', async () => {

@@ -20,9 +20,13 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
+    // Node's own text suggests `-- "--bogus"`, which our commands then refuse as an argument.
+    const unknown = /^Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
     throw new CliError(
       CliErrorCode.CLI_USAGE,
-      `clat ${command}: ${(error as Error).message}; see "clat ${command} --help"`,
+      unknown === undefined
+        ? `clat ${command}: ${(error as Error).message}; see "clat ${command} --help"`
+        : `unknown option ${JSON.stringify(unknown)} for clat ${command}; see "clat ${command} --help"`,
     );
   }
 }

@@ -180,7 +180,11 @@ export async function runDemo(out: NodeJS.WritableStream = process.stdout): Prom
       section(out, '/mcp');
       const summary = session.mount.summary();
       out.write(
-        formatMcpStatus(summary, { configIssues: opened.configIssues, notes: opened.sourceNotes }),
+        formatMcpStatus(summary, {
+          configIssues: opened.configIssues,
+          skippedEntries: opened.skippedEntries,
+          notes: opened.sourceNotes,
+        }),
       );
       section(out, '/tools');
       out.write(formatTools(session.registry.list()));

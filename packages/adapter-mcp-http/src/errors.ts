@@ -36,6 +36,11 @@ export const HttpTransportErrorCode = {
   OAUTH_LOGIN_REQUIRED: 'OAUTH_LOGIN_REQUIRED',
   /** Protected resource or authorization server metadata is missing, invalid or foreign. */
   OAUTH_DISCOVERY: 'OAUTH_DISCOVERY',
+  /**
+   * The server publishes no OAuth metadata at all (no challenge naming it, no protected resource
+   * or authorization server document) and its default endpoints fail: not an OAuth server.
+   */
+  OAUTH_NO_METADATA: 'OAUTH_NO_METADATA',
   /** No usable client identity (pre-registered, metadata document or registration). */
   OAUTH_CLIENT: 'OAUTH_CLIENT',
   /** The browser leg failed: bad state or issuer, an error redirect, a timeout or Ctrl-C. */

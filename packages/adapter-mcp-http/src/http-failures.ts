@@ -25,16 +25,24 @@ export function isRedirect(status: number): boolean {
   return status >= 300 && status < 400;
 }
 
-/** The error code of a failed fetch (ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET…), else its text. */
+/**
+ * The error code of a failed fetch (ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET…), else the
+ * innermost cause's text: undici's own `fetch failed` says nothing, its cause (`bad port`) does.
+ */
 export function networkReason(error: unknown): string {
   let current: unknown = error;
+  let innermost: unknown = error;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') return code;
     if (current.name === 'TimeoutError') return 'timed out';
+    innermost = current;
     current = current.cause;
   }
-  return errorMessage(error).slice(0, BODY_SNIPPET_CHARS);
+  const outer = errorMessage(error);
+  const inner = errorMessage(innermost);
+  const text = inner === outer ? outer : `${outer}: ${inner}`;
+  return text.slice(0, BODY_SNIPPET_CHARS);
 }
 
 /** Builds the transport's errors and keeps the newest failures for `diagnostics()`. */

@@ -92,6 +92,39 @@ describe('expandServerVariables', () => {
     ).toMatchObject({ issues: [{ path: 'h.url' }] });
   });
 
+  it('checks a URL with references only once expanded, never showing the expanded value', () => {
+    const http = (url: string): McpServerConfig => ({
+      transport: 'http',
+      name: 'h',
+      origin: 'user',
+      url,
+    });
+    const env = { ...context.env, WHOLE: 'http://127.0.0.1:4100/mcp', PORT: '4100' };
+    expect(expandServerVariables(http('${WHOLE}'), { ...context, env })).toMatchObject({
+      server: { url: 'http://127.0.0.1:4100/mcp' },
+    });
+    expect(
+      expandServerVariables(http('http://127.0.0.1:${PORT}/mcp'), { ...context, env }),
+    ).toMatchObject({ server: { url: 'http://127.0.0.1:4100/mcp' } });
+    expect(
+      expandServerVariables(http('${BASE:-https://api.example.com}/mcp'), context),
+    ).toMatchObject({ server: { url: 'https://api.example.com/mcp' } });
+    expect(expandServerVariables(http('${TOKEN}'), context)).toEqual({
+      issues: [
+        {
+          file: context.file,
+          path: 'h.url',
+          message: 'its variable references expand to a value that is not an absolute URL',
+        },
+      ],
+    });
+    expect(expandServerVariables(http('ftp://${HOST}/x'), context)).toMatchObject({
+      issues: [
+        { message: 'its variable references expand to a URL that does not use http or https' },
+      ],
+    });
+  });
+
   it('returns the same entry when nothing references a variable', () => {
     const server = stdio({ args: ['$HOME', 'a$b'] });
     expect(expandServerVariables(server, context)).toEqual({ server });

@@ -8,6 +8,7 @@
 
 import type { ConfigIssue } from '@clat/kernel';
 import type { McpServerConfig } from './config.js';
+import { httpUrlProblem } from './http-url.js';
 
 export interface VariableContext {
   /** The file the entry came from, for issues. */
@@ -116,11 +117,17 @@ export function expandServerVariables(
   let expanded: McpServerConfig;
   if (server.transport === 'http') {
     const url = field('url', server.url);
-    if (issues.length === 0 && !/^https?:\/\/[^/\s]/i.test(url)) {
+    // The schema let a URL with references through unchecked; check what it expanded to. The
+    // expanded value is never shown: it comes from the environment and may carry a token.
+    const problem = issues.length === 0 ? httpUrlProblem(url) : undefined;
+    if (problem !== undefined) {
       issues.push({
         file: context.file,
         path: `${server.name}.url`,
-        message: 'must be an absolute http or https URL after variable expansion',
+        message:
+          problem === 'not http or https'
+            ? 'its variable references expand to a URL that does not use http or https'
+            : 'its variable references expand to a value that is not an absolute URL',
       });
     }
     const headers = map('headers', server.headers, false);

@@ -28,6 +28,20 @@ describe('parseMcpConfig', () => {
     expect(servers[1]).toMatchObject({ env: { STORE: '/data' }, cwd: 'mcp-work', origin: 'user' });
   });
 
+  it('leaves a URL with ${VAR} references to be checked once expanded', () => {
+    const { servers, issues } = parseMcpConfig(
+      FILE,
+      JSON.stringify({
+        whole: { url: '${DOCS_URL}' },
+        port: { url: 'http://127.0.0.1:${PORT}/mcp' },
+        fallback: { url: '${API_BASE_URL:-https://api.example.com}/mcp' },
+        relative: { url: '/mcp' },
+      }),
+    );
+    expect(servers.map((s) => s.name)).toEqual(['whole', 'port', 'fallback']);
+    expect(issues).toMatchObject([{ path: 'relative.url', message: 'must be an absolute URL' }]);
+  });
+
   it('accepts the mcpServers wrapper', () => {
     const { servers } = parseMcpConfig(FILE, '{"mcpServers":{"a":{"command":"x"}}}');
     expect(servers).toHaveLength(1);

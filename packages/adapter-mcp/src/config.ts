@@ -10,6 +10,7 @@ import {
   lazyValue,
 } from '@clat/kernel';
 import * as z from 'zod';
+import { hasVariableReference, httpUrlProblem } from './http-url.js';
 import { plainStdioEntry } from './plain-stdio-entry.js';
 
 /** Tool name patterns: exact names, `*` matches any run of characters. */
@@ -94,10 +95,18 @@ export const HttpServerConfigSchema = lazyValue(() =>
   z
     .object({
       type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
-      url: z
-        .string()
-        .url('must be an absolute URL')
-        .refine((url) => /^https?:\/\//i.test(url), 'must use http or https'),
+      // A URL with `${VAR}` references is checked once expanded (config-variables.ts): before
+      // that, "${DOCS_URL}" or "http://127.0.0.1:${PORT}/mcp" is no URL at all.
+      url: z.string().superRefine((url, context) => {
+        if (hasVariableReference(url)) return;
+        const problem = httpUrlProblem(url);
+        if (problem === undefined) return;
+        context.addIssue({
+          code: 'custom',
+          message:
+            problem === 'not http or https' ? 'must use http or https' : 'must be an absolute URL',
+        });
+      }),
       headers: z.record(z.string(), z.string()).optional(),
       oauth: OAuthConfigSchema.optional(),
       ...entryControls(),

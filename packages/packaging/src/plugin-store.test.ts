@@ -80,11 +80,13 @@ describe('PluginStore lifecycle', () => {
     await expect(lstat(store.registryFile)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('install on an installed id says "use update"; update on a missing id errors', async () => {
+  it('install on an installed id names the update of the same source; update on a missing id names the install', async () => {
     const dir = await pkg();
-    await expect(store.update(dir, { acceptCapabilities: true })).rejects.toMatchObject({
+    await expect(
+      store.update(dir, { acceptCapabilities: true, sourceArgument: './fixture' }),
+    ).rejects.toMatchObject({
       code: 'PACKAGE_STATE',
-      message: expect.stringContaining('not installed'),
+      message: 'fixture is not installed; to install it, run "clat plugin install ./fixture"',
     });
     await store.install(dir, { acceptCapabilities: true });
     // The same bytes again are a reinstall (it restores them), not an error.
@@ -92,9 +94,13 @@ describe('PluginStore lifecycle', () => {
       id: 'fixture',
     });
     const other = await pkg({ version: '9' });
-    await expect(store.install(other, { acceptCapabilities: true })).rejects.toMatchObject({
+    await expect(
+      store.install(other, { acceptCapabilities: true, sourceArgument: '.' }),
+    ).rejects.toMatchObject({
       code: 'PACKAGE_STATE',
-      message: expect.stringContaining('use "clat plugin update"'),
+      message: expect.stringMatching(
+        /already installed .*; to replace it, run "clat plugin update \."$/,
+      ),
     });
   });
 

@@ -256,16 +256,18 @@ export class PluginStore {
         const existing = registry.packages[id];
         // Installing the exact bytes that are already active is a reinstall: it restores them.
         const reinstall = existing !== undefined && existing.active.artifact === treeSha;
+        // The advice names the same source: `clat plugin update` alone is a usage error.
+        const sourceArgument = options.sourceArgument ?? '<source>';
         if (mode === 'install' && existing !== undefined && !reinstall) {
           throw new PackagingError(
             'PACKAGE_STATE',
-            `${id} is already installed (version ${existing.artifacts[existing.active.artifact]?.manifest.version}); use "clat plugin update"`,
+            `${id} is already installed (version ${existing.artifacts[existing.active.artifact]?.manifest.version}); to replace it, run "clat plugin update ${sourceArgument}"`,
           );
         }
         if (mode === 'update' && existing === undefined) {
           throw new PackagingError(
             'PACKAGE_STATE',
-            `${id} is not installed; use "clat plugin install"`,
+            `${id} is not installed; to install it, run "clat plugin install ${sourceArgument}"`,
           );
         }
         if (existing !== undefined && !reinstall) {

@@ -27,6 +27,11 @@ export interface InstallOptions {
   confirm?: (request: CapabilityRequest) => Promise<boolean>;
   /** Recorded with the artifact (e.g. the npm name, version and integrity). */
   source?: ArtifactSource;
+  /**
+   * The source as the person gave it, quoted for a shell: "already installed" and "not
+   * installed" then name the exact `clat plugin update|install <source>` to run instead.
+   */
+  sourceArgument?: string;
   /** `--config key=value` settings, coerced to the manifest's userConfig types. */
   configValues?: Record<string, string>;
   /** Asks for required userConfig settings that are still missing (a terminal). */

@@ -39,7 +39,7 @@ export function catalogOf(mount: PluginMount, server: string, kind: Kind): Plugi
   if (status === undefined) {
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `no server named ${name} is configured; run "clat mcp list"`,
+      `no server named ${name} is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
     );
   }
   if (status.state === 'needs-login') {

@@ -197,7 +197,7 @@ class ChatSession {
     }
     try {
       const { login } = await import('./mcp-login.js');
-      await login(args, this.#io);
+      await login(args, this.#io, this.#project.session.projectRoot);
       this.#write('restart clat to mount its tools (the tool list froze at the first run)\n');
     } catch (error) {
       this.#write(`${errorMessage(error)}\n`);
@@ -311,6 +311,7 @@ class ChatSession {
         this.#write(
           formatMcpStatus(this.#project.session.mount.summary(), {
             configIssues: this.#project.configIssues,
+            skippedEntries: this.#project.skippedEntries,
             notes: this.#project.sourceNotes,
           }),
         );

@@ -1,12 +1,15 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
-import type { McpServerConfig } from '@clat/adapter-mcp';
-import { oauthFileFor } from '@clat/adapter-mcp-http';
-import { sanitizeTerminalLine } from '@clat/kernel';
+import { existsSync } from 'node:fs';
+import { expandServerVariables, type McpServerConfig } from '@clat/adapter-mcp';
+import { HttpTransportErrorCode, isHttpTransportError, oauthFileFor } from '@clat/adapter-mcp-http';
+import { redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
-import { resolveClatHome } from '../config/clat-home.js';
-import { loadMcpConfig } from '../config/mcp-config-file.js';
+import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
+import { formatIssue } from '../config/mcp-config-file.js';
+import { canonicalProjectRoot, isTrusted } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { loadConfiguredServers } from '../project/configured-servers.js';
 import { oauthClientFor } from '../project/oauth-auth.js';
 import { openBrowser } from '../ui/open-browser.js';
 
@@ -15,38 +18,83 @@ export const LOGIN_WAIT_MS = 300_000;
 
 type HttpEntry = Extract<McpServerConfig, { transport: 'http' }>;
 
-async function httpEntry(io: CommandIO, verb: string, argv: string[]): Promise<HttpEntry> {
+/** The entry to log in to, as the mount uses it (variables expanded), and its mcp.json. */
+interface LoginTarget {
+  server: HttpEntry;
+  file: string;
+  /** The url as written in mcp.json (references unexpanded: they may hide a token). */
+  writtenUrl: string;
+}
+
+/**
+ * Finds `<name>` where the mount does: the user's mcp.json, then the current project's own
+ * `.clat/mcp.json` when the project is trusted (else `clat mcp` never mounted it either).
+ * `openedRoot` is the root of a session that already opened (so trusted) its project: the REPL's.
+ */
+async function httpEntry(
+  io: CommandIO,
+  verb: string,
+  argv: string[],
+  openedRoot?: string,
+): Promise<LoginTarget> {
   const { positionals } = parseFlags(`mcp ${verb}`, argv, {});
   const [name] = positionals;
   if (name === undefined || positionals.length > 1) {
     throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
   }
   const home = resolveClatHome(io.env, io.cwd);
-  const config = await loadMcpConfig(home.mcpFile);
-  const server = config.servers.find((s) => s.name === name);
-  if (server === undefined) {
+  const projectRoot = openedRoot ?? (await canonicalProjectRoot('.', io.cwd));
+  const trusted = openedRoot !== undefined || (await isTrusted(home.trustFile, projectRoot));
+  const { configured } = await loadConfiguredServers(home, trusted ? projectRoot : undefined);
+  const found = configured.find((entry) => entry.server.name === name);
+  if (found === undefined) {
+    const projectFile = projectMcpFile(projectRoot);
+    const untrusted =
+      !trusted && existsSync(projectFile)
+        ? `; ${projectFile} is not read because the project is not trusted (run "clat trust" in it)`
+        : '';
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `${home.mcpFile}: no server named ${JSON.stringify(name)}`,
+      trusted
+        ? `no server named ${JSON.stringify(name)} in ${home.mcpFile} or ${projectFile}`
+        : `${home.mcpFile}: no server named ${JSON.stringify(name)}${untrusted}`,
     );
   }
+  const { server, file } = found;
   if (server.transport !== 'http') {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
       `server ${JSON.stringify(name)} is a stdio server; OAuth login applies only to HTTP servers (give stdio servers credentials through "env")`,
     );
   }
-  return server;
+  // Tokens are stored under the URL the mount connects to: the expanded one.
+  const expanded = expandServerVariables(server, { file, env: io.env, projectRoot });
+  if ('issues' in expanded) {
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      expanded.issues.map(formatIssue).join('; '),
+    );
+  }
+  return { server: expanded.server as HttpEntry, file, writtenUrl: server.url };
 }
 
-export async function login(argv: string[], io: CommandIO): Promise<number> {
-  const server = await httpEntry(io, 'login', argv);
+/** For a server that is no OAuth server: the `clat mcp add` that gives it a static token. */
+function staticTokenHint(error: unknown, name: string, writtenUrl: string): string {
+  if (!isHttpTransportError(error) || error.code !== HttpTransportErrorCode.OAUTH_NO_METADATA) {
+    return '';
+  }
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  return `; if it takes a token, run: clat mcp add ${quote(name)} --url ${quote(sanitizeTerminalLine(redactSecrets(writtenUrl)))} --header "Authorization: Bearer <token>" --force`;
+}
+
+export async function login(argv: string[], io: CommandIO, openedRoot?: string): Promise<number> {
+  const { server, file, writtenUrl } = await httpEntry(io, 'login', argv, openedRoot);
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
   if (oauth === undefined) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
-      `server ${JSON.stringify(server.name)} sends a configured Authorization header; remove it from "headers" in ${home.mcpFile} to use OAuth instead`,
+      `server ${JSON.stringify(server.name)} sends a configured Authorization header; remove it from "headers" in ${file} to use OAuth instead`,
     );
   }
   const abort = new AbortController();
@@ -80,7 +128,7 @@ export async function login(argv: string[], io: CommandIO): Promise<number> {
       CliErrorCode.CLI_LOGIN_FAILED,
       cancelled
         ? `login to ${server.name} was cancelled; nothing was stored`
-        : `login to ${server.name} failed: ${sanitizeTerminalLine((error as Error).message)}`,
+        : `login to ${server.name} failed: ${sanitizeTerminalLine((error as Error).message)}${staticTokenHint(error, server.name, writtenUrl)}`,
       { exitCode: cancelled ? 130 : 1, cause: error },
     );
   } finally {
@@ -89,7 +137,7 @@ export async function login(argv: string[], io: CommandIO): Promise<number> {
 }
 
 export async function logout(argv: string[], io: CommandIO): Promise<number> {
-  const server = await httpEntry(io, 'logout', argv);
+  const { server } = await httpEntry(io, 'logout', argv);
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
   const removed = (await oauth?.logout()) ?? false;

@@ -101,11 +101,13 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
         io.stdout.write(
           formatMcpStatus(summary, {
             configIssues: project.configIssues,
+            skippedEntries: project.skippedEntries,
             notes: project.sourceNotes,
           }),
         );
-      // Scripts can tell a healthy surface from a broken one without parsing the output.
-      return summary.failed > 0 ? 1 : 0;
+      // Scripts can tell a healthy surface from a broken one without parsing the output: a
+      // failed server and a skipped entry (config issue) are both broken; needing login is not.
+      return summary.failed > 0 || project.configIssues.length > 0 ? 1 : 0;
     },
   );
 }

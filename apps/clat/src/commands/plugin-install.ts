@@ -59,6 +59,11 @@ function pairs(values: string[] | undefined, flag: string): Record<string, strin
   return out;
 }
 
+/** `source` as one shell word, for advice a person pastes (`.`, `./x.clatpkg`, `'my dir'`). */
+function shellArgument(source: string): string {
+  return /^[\w@%+=:,./-]+$/.test(source) ? source : `'${source.replace(/'/g, `'\\''`)}'`;
+}
+
 function interactive(io: CommandIO): boolean {
   return isTty(io.stdin) && isTty(io.stdout);
 }
@@ -191,7 +196,7 @@ export async function installFrom(
   values: InstallFlags,
   io: CommandIO,
 ): Promise<Activated> {
-  const options = await installOptions(values, io);
+  const options = { ...(await installOptions(values, io)), sourceArgument: shellArgument(source) };
   if (source.startsWith(NPM_SPEC_PREFIX)) {
     return activateNpm(store, 'install', parseNpmSpec(source), values, io, options);
   }
@@ -208,7 +213,7 @@ export async function updateFrom(
   values: InstallFlags,
   io: CommandIO,
 ): Promise<Activated> {
-  const options = await installOptions(values, io);
+  const options = { ...(await installOptions(values, io)), sourceArgument: shellArgument(target) };
   if (target.startsWith(NPM_SPEC_PREFIX)) {
     return activateNpm(store, 'update', parseNpmSpec(target), values, io, options);
   }
@@ -222,7 +227,7 @@ export async function updateFrom(
     if (source === undefined) {
       throw new PackagingError(
         'PACKAGE_STATE',
-        `${target} was installed from a local package; update it with "clat plugin update <dir|file.clatpkg>"`,
+        `${target} was installed from a local directory or file, whose path CLAT does not record; run "clat plugin update <path>" with that directory, .clatpkg, .mcpb or .wasm file (in a plugin project: "clat plugin update .")`,
       );
     }
     for (const flag of ['bin', 'env'] as const) {

@@ -27,6 +27,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
 import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
+import { packageDirOf } from './plugin-project.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
@@ -110,7 +111,8 @@ async function inspectSource(
       await staged.cleanup();
     }
   }
-  const path = resolve(io.cwd, source);
+  // A plugin project is inspected as its built package, as install does (never node_modules).
+  const path = await packageDirOf(resolve(io.cwd, source));
   if (await isMcpbSource(path)) {
     const staged = await stageMcpbBundle(path);
     try {
@@ -343,7 +345,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       return 0;
     }
     case 'pack': {
-      const dir = resolve(io.cwd, one(positionals, 'a package directory'));
+      const dir = await packageDirOf(resolve(io.cwd, one(positionals, 'a package directory')));
       const stamp = await stampEntryDigest(dir);
       io.stdout.write(
         `${stamp.changed ? 'Wrote' : 'Checked'} runtime.sha256 ${stamp.sha256} (${stamp.entry}) in ${stamp.manifestPath}\n`,

@@ -67,7 +67,7 @@ export const toolsCommand: Command = {
           if (asServer && server === undefined) {
             throw new CliError(
               CliErrorCode.CLI_SERVER_NOT_FOUND,
-              `no server named ${JSON.stringify(target)} is configured; run "clat mcp list"`,
+              `no server named ${JSON.stringify(target)} is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
             );
           }
           if (asServer && server?.state === 'needs-login') {
@@ -85,8 +85,9 @@ export const toolsCommand: Command = {
             return 1;
           }
           if (!asServer) {
+            // Not found is not a usage error: exit 1, as for an unknown --server.
             throw new CliError(
-              CliErrorCode.CLI_USAGE,
+              CliErrorCode.CLI_SERVER_NOT_FOUND,
               `no server or tool named ${JSON.stringify(target)}; run "clat tools" for the list`,
             );
           }

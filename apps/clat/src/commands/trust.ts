@@ -1,4 +1,6 @@
 /** `clat trust`: record (or revoke) trust in a project so its MCP servers may start. @module */
+import { realpathSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -17,6 +19,25 @@ const USAGE = `Usage: clat trust [dir]            Trust a project (default: the 
 Nothing configured in ~/.clat/mcp.json is spawned or contacted for a project before it is trusted.
 `;
 
+/**
+ * The key `clat trust` recorded for `dir`, also when the directory is gone: its deepest existing
+ * ancestor made symlink-free, plus the rest. A deleted project must stay revocable, or a later
+ * checkout at that path would inherit its trust.
+ */
+function removalRoot(dir: string, cwd: string): string {
+  const absolute = resolve(cwd, dir);
+  let existing = absolute;
+  while (true) {
+    try {
+      return join(realpathSync.native(existing), relative(existing, absolute));
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return absolute;
+      existing = parent;
+    }
+  }
+}
+
 export const trustCommand: Command = {
   name: 'trust',
   summary: 'Trust a project so its MCP servers may start (--remove, --list)',
@@ -34,12 +55,13 @@ export const trustCommand: Command = {
       for (const root of await listTrusted(home.trustFile)) io.stdout.write(`${root}\n`);
       return 0;
     }
-    const root = await canonicalProjectRoot(positionals[0] ?? '.', io.cwd);
     if (values.remove === true) {
+      const root = removalRoot(positionals[0] ?? '.', io.cwd);
       const removed = await untrustProject(home.trustFile, root);
       io.stdout.write(removed ? `Trust revoked: ${root}\n` : `Not trusted: ${root}\n`);
       return 0;
     }
+    const root = await canonicalProjectRoot(positionals[0] ?? '.', io.cwd);
     await trustProject(home.trustFile, root);
     io.stdout.write(`Trusted: ${root}\n`);
     return 0;

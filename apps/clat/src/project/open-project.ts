@@ -12,13 +12,15 @@ import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
-import { formatIssue, loadMcpConfig } from '../config/mcp-config-file.js';
+import { formatIssue } from '../config/mcp-config-file.js';
 import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-store.js';
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
+import { loadConfiguredServers } from './configured-servers.js';
+import { skippedEntries } from './skipped-entries.js';
 
 export interface OpenProjectOptions {
   /** `--project`; defaults to the current directory. */
@@ -44,6 +46,8 @@ export interface OpenedProject {
   user: UserConfig;
   /** mcp.json problems, one line each, naming file and field. */
   configIssues: string[];
+  /** What those problems cost (entries skipped, files to fix), for `clat mcp`; none: undefined. */
+  skippedEntries: string | undefined;
   /** Source decisions (GLM pack on/off, replaced packages), for /mcp. */
   sourceNotes: string[];
   composition: Composition;
@@ -100,24 +104,10 @@ export async function openProject(
 ): Promise<OpenedProject> {
   const { home, projectRoot } = await requireTrust(io, options);
   const user = await loadUserConfig(home.configFile, io.env);
-  const mcp = await loadMcpConfig(home.mcpFile);
-  // The project's own `.clat/mcp.json`, read only now that the project is trusted; the user's
-  // file wins for a name both define.
-  const projectFile = projectMcpFile(projectRoot);
-  const local = await loadMcpConfig(projectFile, 'project');
-  const notes: string[] = [];
-  const userNames = new Set(mcp.servers.map((server) => server.name));
-  const configured: Array<{ server: McpServerConfig; file: string }> = mcp.servers.map(
-    (server) => ({ server, file: home.mcpFile }),
-  );
-  for (const server of local.servers) {
-    if (userNames.has(server.name)) {
-      notes.push(
-        `${projectFile} entry ${JSON.stringify(server.name)} is replaced by the same-named entry in ${home.mcpFile}`,
-      );
-    } else configured.push({ server, file: projectFile });
-  }
-  mcp.issues.push(...local.issues);
+  // The project's own `.clat/mcp.json` is read only now that the project is trusted.
+  const mcp = await loadConfiguredServers(home, projectRoot);
+  const { configured } = mcp;
+  const notes = [...mcp.notes];
   // `${VAR}` references are resolved here, at mount, never written back or listed expanded.
   const userServers: McpServerConfig[] = [];
   for (const { server, file } of configured) {
@@ -139,7 +129,8 @@ export async function openProject(
     // A user entry that failed expansion (or is disabled) still reserves its name.
     { taken: configured.map((entry) => entry.server.name) },
   );
-  const configIssues = [...mcp.issues, ...extra.issues].map(formatIssue);
+  const issues = [...mcp.issues, ...extra.issues];
+  const configIssues = issues.map(formatIssue);
   const entries = [...userServers.map(mcpEntry), ...extra.entries];
   const approvals: ApprovalMemory = {
     session: new Set(),
@@ -165,6 +156,7 @@ export async function openProject(
     home,
     user,
     configIssues,
+    skippedEntries: skippedEntries(issues),
     sourceNotes: [...notes, ...extra.notes],
     composition,
     approvals,

@@ -49,17 +49,23 @@ function getStreamText(server: ServerStatus): string {
  */
 export function formatMcpStatus(
   summary: McpSummary,
-  options: { configIssues?: string[]; notes?: string[] } = {},
+  options: { configIssues?: string[]; skippedEntries?: string | undefined; notes?: string[] } = {},
 ): string {
   const lines = [summaryLine(summary)];
   for (const note of options.notes ?? []) lines.push(line(note));
   const issues = options.configIssues ?? [];
+  const skipped = options.skippedEntries ?? 'these entries were skipped';
   if (issues.length > 0) {
-    lines.push('Config issues (these entries were skipped):');
+    lines.push(`Config issues (${line(skipped)}):`);
     for (const issue of issues) lines.push(`  ! ${line(issue)}`);
   }
   if (summary.servers.length === 0) {
-    lines.push('  (no MCP servers configured; add one with `clat mcp add`)');
+    // "Add one" only when nothing is configured: with issues, `clat mcp add` may refuse the file.
+    lines.push(
+      issues.length === 0
+        ? '  (no MCP servers configured; add one with `clat mcp add`)'
+        : `  (no MCP server mounted: ${line(skipped)})`,
+    );
     return `${lines.join('\n')}\n`;
   }
   const names = summary.servers.map((s) => line(s.name));

@@ -22,6 +22,17 @@ export function authorizationServerMetadataUrls(issuer: URL): URL[] {
   ];
 }
 
+/** Metadata CLAT assumed (the 2025-03-26 default endpoints), not metadata a server published. */
+const assumed = new WeakSet<AuthorizationServer>();
+
+/**
+ * True for the default endpoints assumed for a server that publishes no metadata: when they fail
+ * too, the server most likely is no OAuth server at all.
+ */
+export function isAssumedMetadata(as: AuthorizationServer): boolean {
+  return assumed.has(as);
+}
+
 export interface DiscoverAuthorizationServerOptions {
   /** The MCP server origin, for messages. */
   origin: string;
@@ -81,13 +92,15 @@ export async function discoverAuthorizationServer(
   }
   if (options.legacy) {
     const base = issuerUrl.origin;
-    return {
+    const defaults: AuthorizationServer = {
       issuer: base,
       authorization_endpoint: `${base}/authorize`,
       token_endpoint: `${base}/token`,
       registration_endpoint: `${base}/register`,
       code_challenge_methods_supported: ['S256'],
     };
+    assumed.add(defaults);
+    return defaults;
   }
   throw new HttpTransportError(
     'OAUTH_DISCOVERY',

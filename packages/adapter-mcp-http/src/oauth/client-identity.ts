@@ -14,6 +14,7 @@ import {
   processDynamicClientRegistrationResponse,
 } from 'oauth4webapi';
 import { HttpTransportError } from '../errors.js';
+import { isAssumedMetadata } from './authorization-server.js';
 import { type OAuthHttp, oauthFailureText, requestOptions } from './oauth-http.js';
 import type { StoredClient, TokenEndpointAuthMethod } from './token-store.js';
 
@@ -122,6 +123,15 @@ export async function resolveClient(options: ResolveClientOptions): Promise<Stor
     );
     registered = await processDynamicClientRegistrationResponse(response);
   } catch (error) {
+    if (isAssumedMetadata(as)) {
+      // Nothing said this server does OAuth; its made-up /register failing makes that likely.
+      throw new HttpTransportError(
+        'OAUTH_NO_METADATA',
+        origin,
+        `MCP server at ${origin} publishes no OAuth metadata (no resource_metadata challenge in its 401, no /.well-known/oauth-protected-resource, no authorization server metadata) and its default ${as.registration_endpoint} failed (${oauthFailureText(error)}), so it probably expects a static Authorization header instead of a login`,
+        { cause: error },
+      );
+    }
     throw new HttpTransportError(
       'OAUTH_CLIENT',
       origin,
