@@ -21,6 +21,8 @@ describe('redactSecrets', () => {
     ['-secret "s3cr3tval"', '-secret "[REDACTED]"'],
     ['--token-file /etc/x', '--token-file /etc/x'],
     ['Authorization: Token abc123', 'Authorization: Token [REDACTED]'],
+    ['--header "Authorization: Bearer <token>"', '--header "Authorization: Bearer <token>"'],
+    ['Authorization: <tok>en-abc123', 'Authorization: [REDACTED]'],
     ['"authorization": "Digest xyz789"', '"authorization": "Digest [REDACTED]"'],
     [
       'glm key 0123456789abcdef0123456789abcdef.AbCdEfGhIjKlMnOp failed',

@@ -37,8 +37,9 @@ const PATTERNS: readonly RegExp[] = [
     String.raw`((?<!\S)--?[A-Za-z0-9_-]*(?:${SECRET_WORD})s?[ \t]+["']?)[^\s"']{3,}`,
     'gi',
   ),
-  // Any Authorization scheme: Authorization: Token x, "authorization": "Digest x"
-  /(\bauthorization["']?\s*[:=]\s*["']?(?:[A-Za-z-]+[ \t]+)?)[^\s"',;]{3,}/gi,
+  // Any Authorization scheme: Authorization: Token x, "authorization": "Digest x". A placeholder
+  // in angle brackets (`Bearer <token>`, in advice that names a command) is no value.
+  /(\bauthorization["']?\s*[:=]\s*["']?(?!(?:[A-Za-z-]+[ \t]+)?<[A-Za-z_-]+>(?:[\s"',;]|$))(?:[A-Za-z-]+[ \t]+)?)[^\s"',;]{3,}/gi,
   // GLM (Zhipu) keys: <hex id>.<secret>
   /()\b[0-9a-fA-F]{24,}\.[A-Za-z0-9]{8,}\b/g,
 ];
