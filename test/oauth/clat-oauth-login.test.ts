@@ -143,8 +143,13 @@ describe('clat mcp login against an OpenID provider', () => {
     expect(down.servers[0]?.failure).toMatch(
       /could not be refreshed: .*HTTP 503.*; the login is kept, and the next request tries again/,
     );
+    // An HTTP server has no stderr: the failure is said once, and its tail is named for what it is.
+    expect(down.servers[0]?.failure).not.toContain('server stderr');
+    expect(down.servers[0]?.failure?.match(/could not be refreshed/g)).toHaveLength(1);
     const text = await clat(['mcp']);
     expect(text.stdout).not.toContain('clat mcp login');
+    expect(text.stdout).toMatch(/recent HTTP failures \(last \d+ lines?\):/);
+    expect(text.stdout).not.toContain('stderr (last');
     // Nothing was thrown away: the same refresh token is still on disk.
     expect((await tokenFile()).record.tokens.refreshToken).toBe(record.tokens.refreshToken);
 

@@ -21,21 +21,26 @@ export function stderrTail(transport: Transport | undefined): string[] {
   }
 }
 
-/** `; server stderr: …` with the newest four lines first, or '' when there is no stderr. */
-export function stderrSuffix(transport: Transport | undefined): string {
-  const tail = stderrTail(transport);
+/**
+ * `; server stderr: …` with the newest four lines first, or '' when there is nothing to add. An
+ * HTTP transport's tail holds its recent failures, not a process's stderr, and its newest line
+ * is usually the very error being decorated: lines `message` already says are left out.
+ */
+export function stderrSuffix(transport: Transport | undefined, message = ''): string {
+  const tail = stderrTail(transport).filter((line) => !message.includes(line));
   if (tail.length === 0) return '';
   const newest = tail
     .slice(-4)
     .reverse()
     .map((line) => redactSecrets(line));
-  return `; server stderr: ${newest.join(' | ')}`;
+  const label = transport?.kind === 'http' ? 'recent HTTP failures' : 'server stderr';
+  return `; ${label}: ${newest.join(' | ')}`;
 }
 
 /** Appends the stderr tail to an MCP error (not to a cancellation, which the user caused). */
 export function decorate(error: unknown, transport: Transport): unknown {
   if (!isMcpError(error) || error.code === McpErrorCode.MCP_CANCELLED) return error;
-  const suffix = stderrSuffix(transport);
+  const suffix = stderrSuffix(transport, error.message);
   if (suffix === '') return error;
   return new McpError(error.code, `${error.message}${suffix}`, {
     ...(error.server === undefined ? {} : { server: error.server }),

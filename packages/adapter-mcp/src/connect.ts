@@ -204,9 +204,10 @@ export async function negotiateConnection(
       await Promise.all([first.session.close().catch(() => {}), probeClosing]);
       const cause = isMcpError(error) ? error.message : errorMessage(error);
       if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
+      const both = `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}`;
       throw new McpError(
         McpErrorCode.MCP_HANDSHAKE_FAILED,
-        `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}${stderrSuffix(first.transport)}`,
+        `${both}${stderrSuffix(first.transport, both)}`,
         { server, cause: error, stderrTail: stderrTail(first.transport) },
       );
     }

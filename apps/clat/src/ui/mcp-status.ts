@@ -93,7 +93,9 @@ export function formatMcpStatus(
     } else if (server.failure !== undefined) {
       lines.push(`      error: ${line(server.failure)}`);
       if (server.stderrTail.length > 0) {
-        lines.push(`      stderr (last ${server.stderrTail.length} lines):`);
+        // An HTTP server has no stderr: its tail is the transport's recent failures.
+        const what = server.transport === 'http' ? 'recent HTTP failures' : 'stderr';
+        lines.push(`      ${what} (last ${server.stderrTail.length} lines):`);
         for (const text of server.stderrTail) lines.push(`        | ${line(text)}`);
       }
     }
