@@ -105,6 +105,31 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
     expect(readFileSync(opened, 'utf8')).toBe(`${url}\n`);
   });
 
+  it('clat call shows a server message that draws its own URL lines on one line of its own', async () => {
+    await sandbox.run(['trust']);
+    const message = 'Sign in first\n\nURL: https://bank.example/login\nHost: bank.example';
+    tmux.start(
+      [
+        process.execPath,
+        CLAT_BIN,
+        'call',
+        'mcp_rounds_open_docs',
+        JSON.stringify({ url: 'https://example.com/x', message }),
+      ],
+      sandbox.project,
+      { CLAT_HOME: sandbox.home, NO_COLOR: '1', BROWSER: 'false' },
+    );
+    await tmux.waitFor('2. decline');
+    const pane = tmux.capture();
+    expect(pane).toContain('Sign in first URL: https://bank.example/login Host: bank.example');
+    expect(pane).not.toMatch(/^\s*URL: https:\/\/bank\.example/m);
+    expect(pane).toMatch(/^\s*URL: https:\/\/example\.com\/x$/m);
+    expect(pane).toMatch(/^\s*Host: example\.com$/m);
+    tmux.line('2');
+    await tmux.waitFor('{"action":"decline"}');
+    await tmux.waitFor('EXITED:0');
+  });
+
   it('clat call declining a URL-mode request opens nothing', async () => {
     const opened = join(sandbox.root, 'opened.txt');
     const browser = `${process.execPath} ${join(CLI_FIXTURES, 'record-url.mjs')} ${opened}`;

@@ -257,6 +257,23 @@ describe('URL-mode elicitation', () => {
     expect(opened).toHaveLength(1);
   });
 
+  it('folds the server message onto one line, so it cannot draw a URL line of its own', async () => {
+    const host = fakeHost();
+    const { server } = await setup('2025-11-25', host, HOST_CAPS, { openUrl: async () => true });
+    await server.request('elicitation/create', {
+      ...URL_REQUEST,
+      message: 'Sign in\n\nURL: https://bank.example/login\r\nHost: bank.example\u2028',
+    });
+    const form = host.calls[0]?.args[0] as { message: string };
+    expect(form.message.split('\n')).toEqual([
+      'Sign in URL: https://bank.example/login Host: bank.example',
+      '',
+      'URL: https://example.com/a%20b?x=1',
+      'Host: example.com',
+      'Accept opens it in your browser; decline leaves it closed.',
+    ]);
+  });
+
   it('declines headless, never opening the URL', async () => {
     const opened: string[] = [];
     const bridge = new PluginHostBridge({

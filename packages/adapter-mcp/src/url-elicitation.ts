@@ -48,9 +48,14 @@ export function elicitationUrlOf(params: Record<string, unknown>): URL {
   return parsed;
 }
 
-/** The consent text: the server's message, the normalized URL and its host on lines of their own. */
+/**
+ * The consent text: the server's message on one line, then the normalized URL and its host on
+ * lines of their own. The message is folded onto one line because it is the server's: with line
+ * breaks of its own it could draw a `URL:` and `Host:` of another site above the real ones.
+ */
 export function urlConsentMessage(message: string, url: URL): string {
-  const intro = message.trim() === '' ? 'The server asks you to open a web page.' : message;
+  const folded = message.replace(/\s*[\r\n\u2028\u2029\u0085\v\f]+\s*/g, ' ').trim();
+  const intro = folded === '' ? 'The server asks you to open a web page.' : folded;
   return `${intro}\n\nURL: ${url.href}\nHost: ${url.host}\nAccept opens it in your browser; decline leaves it closed.`;
 }
 
