@@ -377,6 +377,19 @@ describe('clat-gateway over stdio', () => {
     ]);
   });
 
+  it('prints its version with --version, and --help names it', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) => {
+        execFile(process.execPath, [GATEWAY_BIN, ...args], { timeout: 30_000 }, (error, stdout) =>
+          resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout }),
+        );
+      });
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: 'clat-gateway 0.1.0\n' });
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('clat-gateway --help | --version');
+  });
+
   it('refuses an untrusted project before starting anything', async () => {
     world = await gatewayWorld({ trusted: false });
     const w = world;

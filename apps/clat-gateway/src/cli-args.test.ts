@@ -16,4 +16,8 @@ describe('parseGatewayArgs', () => {
       );
     }
   });
+
+  it('reads --version without needing a project', () => {
+    expect(parseGatewayArgs(['--version'])).toMatchObject({ version: true, help: false });
+  });
 });

@@ -14,6 +14,8 @@ export interface GatewayArgs {
   project: string;
   mode: PermissionMode;
   help: boolean;
+  /** `--version`: print the version and exit. */
+  version: boolean;
   /** `--http host:port`, validated later (with `allowRemote`). */
   http: string | undefined;
   allowRemote: boolean;
@@ -26,6 +28,7 @@ const MAX_WAIT_SECONDS = 600;
 
 export const USAGE = `Usage: clat-gateway --project <dir> [--mode ${PERMISSION_MODES.join('|')}]
                     [--http 127.0.0.1:<port> [--allow-remote]] [--wait <seconds>]
+       clat-gateway --help | --version
 
 Serves the trusted project's CLAT tools (native tools, the MCP servers of ~/.clat/mcp.json and
 <dir>/.clat/mcp.json, plugins.json WASM components, installed packages, the GLM pack) as one MCP
@@ -39,6 +42,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
     project: '',
     mode: DEFAULT_PERMISSION_MODE,
     help: false,
+    version: false,
     http: undefined,
     allowRemote: false,
     waitMs: LIMITS.initialSurfaceWaitMs,
@@ -55,6 +59,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
       return next;
     };
     if (flag === '--help' || flag === '-h') out.help = true;
+    else if (flag === '--version') out.version = true;
     else if (flag === '--project') out.project = value();
     else if (flag === '--http') out.http = value();
     else if (flag === '--allow-remote') out.allowRemote = true;
@@ -83,7 +88,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
       );
     }
   }
-  if (!out.help && out.project === '') {
+  if (!out.help && !out.version && out.project === '') {
     throw new GatewayError(GatewayErrorCode.USAGE, '--project <dir> is required');
   }
   return out;

@@ -12,6 +12,7 @@ import { openGatewayHost } from './compose.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { createGatewayServer } from './gateway-server.js';
 import { type HttpBind, type HttpGateway, parseHttpBind, serveHttp } from './http-serve.js';
+import { GATEWAY_VERSION } from './version.js';
 
 function fail(error: unknown): number {
   const code = isClatError(error) ? ` [${error.code}]` : '';
@@ -25,6 +26,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     args = parseGatewayArgs(argv);
   } catch (error) {
     return fail(error);
+  }
+  if (args.version) {
+    process.stdout.write(`clat-gateway ${GATEWAY_VERSION}\n`);
+    return 0;
   }
   let bind: HttpBind | undefined;
   try {
