@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,6 +35,18 @@ describe('stampEntryDigest', () => {
     const written = JSON.parse(await readFile(join(dir, 'clat-plugin.json'), 'utf8'));
     expect(written.runtime.sha256).toBe(sha(COMPONENT));
     expect((await inspectPackage(dir)).manifest.runtime.sha256).toBe(sha(COMPONENT));
+  });
+
+  it('never writes through a link planted where a predictable temp name would be', async () => {
+    await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(manifest({})));
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'untouched\n');
+    await symlink(victim, join(dir, `clat-plugin.json.${process.pid}.tmp`));
+    await stampEntryDigest(dir);
+    expect(await readFile(victim, 'utf8')).toBe('untouched\n');
+    expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([
+      `clat-plugin.json.${process.pid}.tmp`,
+    ]);
   });
 
   it('replaces a stale digest after a rebuild, and leaves a current one alone', async () => {

@@ -3,7 +3,8 @@
  * written into its manifest, so authors never copy a sha256 by hand after a build.
  * @module
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   describeJsonSyntaxError,
@@ -89,8 +90,14 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
     );
   }
   record.sha256 = sha256;
-  const temp = `${manifestPath}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(temp, manifestPath);
+  // An unpredictable sibling, created exclusively (`wx`): nothing planted there is written through.
+  const temp = `${manifestPath}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
+    await rename(temp, manifestPath);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
   return { manifestPath, entry, sha256, changed: true };
 }

@@ -6,7 +6,7 @@
  * dir + rename; `--force` swaps out the old directory only after the new one is complete).
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -202,17 +202,26 @@ export async function packagePlugin(
   }
 }
 
+/**
+ * Writes `file` whole or not at all: a sibling with an unpredictable name, created exclusively
+ * (`wx`, so nothing planted there is written through), synced, renamed over it; removed on failure.
+ */
 async function writeAtomic(file: string, text: string): Promise<void> {
-  const { open } = await import('node:fs/promises');
-  const temp = `${file}.${process.pid}.tmp`;
-  const handle = await open(temp, 'w', 0o644);
+  const { open, unlink } = await import('node:fs/promises');
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await open(temp, 'wx', 0o644);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
   }
-  await rename(temp, file);
 }
 
 /** Moves the complete staging dir into place; an old output is swapped out, then removed. */
