@@ -49,7 +49,7 @@ export interface McpServerStatus extends MountReport {
   prompts: number;
 }
 
-/** Task support of one connection, counted while its tools register. */
+/** Task support of one connection, counted from its listed tools (`/mcp`, `MountProgress.tasks`). */
 interface TaskSupport {
   /** The server offers task-augmented tools/call. */
   offered: boolean;
@@ -282,20 +282,11 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     emit();
   });
 
-  const taskSupport: TaskSupport = {
-    offered: connected.tasksOffered,
-    required: 0,
-    optional: 0,
-    excluded: 0,
-  };
-  /** How each listed tool counts in `taskSupport`, so a tool that changes is counted once. */
+  /** How each listed tool counts in the task support `/mcp` shows; the counts derive from it. */
   const taskKinds = new Map<string, 'required' | 'optional' | 'excluded'>();
   const sync = new ToolListSync({
     server: name,
-    list: async () => {
-      const listed = await connected.listTools(signal);
-      return options.toolFilter === undefined ? listed : listed.filter(allowedByEntry);
-    },
+    list: async () => (await connected.listTools(signal)).filter(allowedByEntry),
     register: (tool) => {
       try {
         return registerTool(tool);
@@ -306,8 +297,6 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       }
     },
     forget: (tool) => {
-      const kind = taskKinds.get(tool);
-      if (kind !== undefined) taskSupport[kind]--;
       taskKinds.delete(tool);
     },
     frozen: () => registry.frozen,
@@ -327,11 +316,12 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   if (closing) return handle;
   try {
     // The cap counts what the entry keeps: a large server narrowed by its filters still mounts.
-    const kept = options.toolFilter === undefined ? tools : tools.filter(allowedByEntry);
+    const kept = tools.filter(allowedByEntry);
     // Left out by the entry's includeTools/excludeTools, reported as one note.
     const filtered = tools.length - kept.length;
     if (kept.length > LIMITS.toolsPerServer) throw overToolCap(tools.length, kept.length);
     for (const tool of kept) sync.track(tool, registerTool(tool));
+    status.tools = sync.registered;
     updateTasks();
     if (filtered > 0) {
       note(
@@ -354,8 +344,15 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   return handle;
 
   function updateTasks(): void {
-    if (taskSupport.offered || taskSupport.excluded > 0 || taskSupport.required > 0) {
-      status.tasks = taskSupportText(taskSupport);
+    const tasks: TaskSupport = {
+      offered: connected.tasksOffered,
+      required: 0,
+      optional: 0,
+      excluded: 0,
+    };
+    for (const kind of taskKinds.values()) tasks[kind]++;
+    if (tasks.offered || tasks.excluded > 0 || tasks.required > 0) {
+      status.tasks = taskSupportText(tasks);
     } else delete status.tasks;
   }
 
@@ -414,7 +411,6 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     const asTask = tool.taskSupport === 'required';
     if (asTask && !connected.tasksOffered) {
       // The tool cannot run without a task and this connection has none: calling it would fail.
-      taskSupport.excluded++;
       taskKinds.set(tool.name, 'excluded');
       note(
         `tool ${quoted(tool.name)} of ${quoted(name)} left out: it requires task-augmented calls, which ${connected.era === 'modern' ? `CLAT does not support in the ${connected.era} era` : 'the server does not offer (no tasks.requests.tools.call capability)'}`,
@@ -439,14 +435,8 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     };
     try {
       const lease = registry.register(kernelTool, scope);
-      status.tools++;
-      if (asTask) {
-        taskSupport.required++;
-        taskKinds.set(tool.name, 'required');
-      } else if (tool.taskSupport === 'optional') {
-        taskSupport.optional++;
-        taskKinds.set(tool.name, 'optional');
-      }
+      if (asTask) taskKinds.set(tool.name, 'required');
+      else if (tool.taskSupport === 'optional') taskKinds.set(tool.name, 'optional');
       return lease;
     } catch (error) {
       if (isFrozen(error)) throw error;
