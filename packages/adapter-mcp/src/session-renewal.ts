@@ -5,7 +5,7 @@
  * they restart, expire idle sessions, or sit behind a load balancer that lost its affinity.
  * @module
  */
-import { errorMessage } from '@clat/kernel';
+import { abortable, errorMessage, isKernelError, KernelErrorCode } from '@clat/kernel';
 import { quoted } from './client-diagnostics.js';
 import { McpError, McpErrorCode } from './errors.js';
 import { isSessionExpired } from './transport.js';
@@ -71,33 +71,16 @@ export class SessionRenewal {
     this.#renewing ??= this.#renew().finally(() => {
       this.#renewing = undefined;
     });
-    const renewing = this.#renewing;
-    if (signal === undefined) return renewing;
     // The handshake is shared and never cancelled (the spec forbids cancelling initialize); a
-    // caller who gives up stops waiting for it.
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () =>
-        reject(
-          new McpError(McpErrorCode.MCP_CANCELLED, `${what} was cancelled`, {
-            server: this.#options.server,
-            cause: signal.reason,
-          }),
-        );
-      if (signal.aborted) {
-        onAbort();
-        return;
+    // caller who gives up stops waiting for it, with the client's own cancellation error.
+    return abortable(this.#renewing, signal, what).catch((error: unknown) => {
+      if (isKernelError(error) && error.code === KernelErrorCode.CANCELLED) {
+        throw new McpError(McpErrorCode.MCP_CANCELLED, `${what} was cancelled`, {
+          server: this.#options.server,
+          cause: signal?.reason,
+        });
       }
-      signal.addEventListener('abort', onAbort, { once: true });
-      renewing.then(
-        () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
+      throw error;
     });
   }
 
