@@ -75,3 +75,21 @@ export class McpError extends ClatError<McpErrorCode> {
 
 /** True for a McpError from any bundled copy of this package. */
 export const isMcpError = clatErrorGuard<McpError>('McpError');
+
+/**
+ * The first value `pick` finds on `error` or the errors it wraps (`cause`): a transport's error
+ * reaches the client wrapped once or twice (`MCP_SEND_FAILED`, a handshake error), never deeper
+ * than the 4 levels looked at.
+ */
+export function findInCauses<T>(
+  error: unknown,
+  pick: (node: object) => T | undefined,
+): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const found = pick(current);
+    if (found !== undefined) return found;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

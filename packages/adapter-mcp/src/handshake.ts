@@ -6,7 +6,7 @@
 import { isJsonObject } from '@clat/kernel';
 import { quoted } from './client-diagnostics.js';
 import type { McpServerInfo } from './client-types.js';
-import { isMcpError, McpError, McpErrorCode } from './errors.js';
+import { findInCauses, isMcpError, McpError, McpErrorCode } from './errors.js';
 import {
   LATEST_LEGACY_PROTOCOL_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
@@ -56,13 +56,10 @@ const HTTP_LEGACY_PROBE_STATUSES: ReadonlySet<number> = new Set([400, 404, 405])
 
 /** The HTTP status a transport error carries (`status` on the error or a cause), if any. */
 function httpStatusOf(error: unknown): number | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const status = (current as { status?: unknown }).status;
-    if (typeof status === 'number') return status;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return findInCauses(error, (node) => {
+    const status = (node as { status?: unknown }).status;
+    return typeof status === 'number' ? status : undefined;
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import { isJsonObject, type MountProgress } from '@clat/kernel';
+import { findInCauses } from './errors.js';
 
 export type JsonRpcId = string | number;
 
@@ -150,12 +151,11 @@ export interface TransportSendOptions {
  * the request again, since the server never ran it (legacy Streamable HTTP, mcp-protocol.md §4.7).
  */
 export function isSessionExpired(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    if ((current as { sessionExpired?: unknown }).sessionExpired === true) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return (
+    findInCauses(error, (node) =>
+      (node as { sessionExpired?: unknown }).sessionExpired === true ? true : undefined,
+    ) === true
+  );
 }
 
 /**
