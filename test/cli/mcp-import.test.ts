@@ -112,7 +112,7 @@ enabled = false
     expect(listedEntry.stdout).not.toContain(notesDir);
   });
 
-  it('reads VS Code mcp.json with comments and inputs, rewrites variables and skips SSE', async () => {
+  it('reads VS Code mcp.json with comments and inputs, rewrites variables and keeps SSE as HTTP+SSE', async () => {
     await put(
       join(sandbox.project, '.vscode', 'mcp.json'),
       `{
@@ -133,7 +133,7 @@ enabled = false
     );
     const result = await run(['mcp', 'import', '--from', 'vscode']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('- legacy  skipped: uses the HTTP+SSE transport');
+    expect(result.stdout).not.toContain('skipped');
     expect(result.stdout).toContain('asks for a secret "api-key" in vscode: export API_KEY');
     expect(result.stdout).toContain('"envFile" is not read by CLAT');
     const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
@@ -142,7 +142,7 @@ enabled = false
       args: ['-y', '@modelcontextprotocol/server-filesystem', '${projectRoot}'],
       env: { API_KEY: '${API_KEY}', HOME_DIR: `${userHome}/x`, P: '${PATH}' },
     });
-    expect(written.mcpServers.legacy).toBeUndefined();
+    expect(written.mcpServers.legacy).toEqual({ type: 'sse', url: 'http://localhost:9/sse' });
   });
 
   it('never replaces an existing name without --force, and keeps other entries', async () => {

@@ -21,6 +21,10 @@ export function describe(message: JsonRpcMessage): string {
   return `the response to id ${JSON.stringify(message.id)}`;
 }
 
+function whatOf(message: JsonRpcMessage | string): string {
+  return typeof message === 'string' ? message : describe(message);
+}
+
 export function isRedirect(status: number): boolean {
   return status >= 300 && status < 400;
 }
@@ -79,7 +83,8 @@ export class HttpFailures {
    * Redirects are never followed: fetch would carry the configured headers (all but
    * Authorization) to wherever the server points, so the user updates the URL instead.
    */
-  redirect(response: Response, message: JsonRpcMessage): HttpTransportError {
+  /** `message`: the message the exchange carried, or a description of an exchange of its own. */
+  redirect(response: Response, message: JsonRpcMessage | string): HttpTransportError {
     let target = '(no location)';
     const location = response.headers.get('location');
     if (location !== null) {
@@ -92,12 +97,16 @@ export class HttpFailures {
     }
     return this.error(
       'HTTP_STATUS',
-      `MCP server at ${this.#origin} redirected ${describe(message)} (HTTP ${response.status}) to ${target}; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json`,
+      `MCP server at ${this.#origin} redirected ${whatOf(message)} (HTTP ${response.status}) to ${target}; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json`,
       response.status,
     );
   }
 
-  status(status: number, message: JsonRpcMessage, body: string | undefined): HttpTransportError {
+  status(
+    status: number,
+    message: JsonRpcMessage | string,
+    body: string | undefined,
+  ): HttpTransportError {
     const hint = status === 401 || status === 403 ? ' (check the configured headers)' : '';
     const clean = body === undefined ? '' : this.#redactor.redact(body).replace(/\s+/g, ' ').trim();
     const snippet =
@@ -106,7 +115,7 @@ export class HttpFailures {
         : `: ${clean.length > BODY_SNIPPET_CHARS ? `${clean.slice(0, BODY_SNIPPET_CHARS)}…` : clean}`;
     return this.error(
       'HTTP_STATUS',
-      `MCP server at ${this.#origin} answered ${describe(message)} with HTTP ${status}${hint}${snippet}`,
+      `MCP server at ${this.#origin} answered ${whatOf(message)} with HTTP ${status}${hint}${snippet}`,
       status,
     );
   }

@@ -9,8 +9,9 @@ import { shownUrl } from '@clat/kernel';
 import { HttpTransportError, HttpTransportErrorCode } from './errors.js';
 import type { HttpAuth } from './http-auth.js';
 import { HttpTransportFactory } from './http-transport-factory.js';
+import { SseTransportFactory } from './sse-transport-factory.js';
 
-/** An mcp.json entry with `"transport": "http"`. */
+/** An mcp.json entry with `"transport": "http"` (`"type": "sse"` picks HTTP+SSE). */
 export type HttpServerEntry = Extract<McpServerConfig, { transport: 'http' }>;
 
 /** Credentials of one entry; `loginRequired` says a person must log in before it connects. */
@@ -26,8 +27,13 @@ export interface HttpTransportProviderOptions {
 /** What `createMcpConnector` takes for entries with `"transport": "http"`. */
 export interface HttpTransportProvider {
   readonly transport: 'http';
-  describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
-  factory(server: McpServerConfig): HttpTransportFactory;
+  describe(server: McpServerConfig): {
+    target: string;
+    secrets: readonly string[];
+    transport?: 'sse' | undefined;
+  };
+  /** Streamable HTTP (falling back to HTTP+SSE), or HTTP+SSE for a `"type": "sse"` entry. */
+  factory(server: McpServerConfig): HttpTransportFactory | SseTransportFactory;
   /** True when the entry's last connect failed for want of a login (its auth says so). */
   loginRequired(server: McpServerConfig): boolean;
 }
@@ -54,18 +60,22 @@ export function httpTransport(options: HttpTransportProviderOptions = {}): HttpT
       const secrets = Object.values(entry.headers ?? {});
       if (entry.oauth?.clientSecret !== undefined) secrets.push(entry.oauth.clientSecret);
       // Origin and path only, a token-like segment as `…` (README "What CLAT shows of a URL").
-      return { target: shownUrl(entry.url), secrets };
+      const target = shownUrl(entry.url);
+      return entry.type === 'sse' ? { target, secrets, transport: 'sse' } : { target, secrets };
     },
     factory(server) {
       const entry = http(server);
       const auth = options.auth?.(entry);
       if (auth !== undefined) auths.set(server, auth);
-      return new HttpTransportFactory({
+      const transportOptions = {
         url: entry.url,
         ...(entry.headers === undefined ? {} : { headers: entry.headers }),
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         ...(auth === undefined ? {} : { auth }),
-      });
+      };
+      return entry.type === 'sse'
+        ? new SseTransportFactory(transportOptions)
+        : new HttpTransportFactory(transportOptions);
     },
     loginRequired(server) {
       return auths.get(server)?.loginRequired === true;

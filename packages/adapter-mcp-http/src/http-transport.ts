@@ -18,10 +18,10 @@ import {
   type TransportSendOptions,
 } from '@clat/adapter-mcp';
 import { delay, LIMITS, Redactor, withDeadline } from '@clat/kernel';
+import { type AuthorizedFetch, authorize, fetchAuthorized } from './authorized-fetch.js';
 import { readBoundedText } from './body-reader.js';
 import { HttpTransportError, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
-import type { HttpAuth } from './http-auth.js';
 import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
 import { ACCEPT_BOTH, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
@@ -34,9 +34,6 @@ import {
   readJsonBody,
 } from './response-body.js';
 import { namesSession } from './session-expiry.js';
-
-/** Requests one message may send after 401/403 answers (refresh, then one step-up). */
-const AUTH_RETRIES = 2;
 
 // Same cap as one stdio frame: the limits table fixes one message size for every transport.
 const DEFAULT_MESSAGE_BYTES = MCP_LIMITS.stdioFrameBytes;
@@ -74,8 +71,8 @@ export class HttpTransport implements Transport {
   readonly #limit: number;
   readonly #closeTimeoutMs: number;
   readonly #fetch: typeof fetch;
-  readonly #auth: HttpAuth | undefined;
   readonly #redactor = new Redactor();
+  readonly #authorized: AuthorizedFetch;
   readonly #abort = new AbortController();
   readonly #report: HttpFailures;
   readonly #bodyReader: BodyReader;
@@ -112,7 +109,7 @@ export class HttpTransport implements Transport {
     this.#limit = options.maxMessageBytes ?? DEFAULT_MESSAGE_BYTES;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? LIMITS.shutdownGraceMs;
     this.#fetch = options.fetch ?? globalThis.fetch;
-    this.#auth = options.auth;
+    this.#authorized = { fetch: this.#fetch, auth: options.auth, redactor: this.#redactor };
     this.#bodyReader = {
       origin,
       limit: this.#limit,
@@ -259,7 +256,7 @@ export class HttpTransport implements Transport {
     try {
       let response: Response;
       try {
-        response = await this.#fetchAuthorized(headers, body, signal);
+        response = await fetchAuthorized(this.#authorized, this.#url, headers, body, signal);
       } catch (error) {
         throw this.#report.fetch(error, message, controller);
       }
@@ -300,47 +297,6 @@ export class HttpTransport implements Transport {
     }
   }
 
-  /**
-   * One POST (or GET without a body), with the auth hook's header; a 401 (or a 403 naming
-   * `insufficient_scope`) goes to the hook, which may obtain new credentials for a bounded number
-   * of retries.
-   */
-  async #fetchAuthorized(
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal: AbortSignal,
-  ): Promise<Response> {
-    for (let attempt = 0; ; attempt++) {
-      await this.#authorize(headers, signal);
-      const init: RequestInit = { method: 'GET', headers, signal, redirect: 'manual' };
-      if (body !== undefined) {
-        init.method = 'POST';
-        init.body = body;
-      }
-      const response = await this.#fetch(this.#url, init);
-      const status = response.status;
-      if (this.#auth === undefined || (status !== 401 && status !== 403) || attempt >= AUTH_RETRIES)
-        return response;
-      const wwwAuthenticate = response.headers.get('www-authenticate');
-      if (status === 403 && !/insufficient_scope/i.test(wwwAuthenticate ?? '')) return response;
-      await response.body?.cancel().catch(() => {});
-      const verdict = await this.#auth.onUnauthorized({ status, wwwAuthenticate }, signal);
-      if (verdict !== 'retry') {
-        return new Response(null, { status, headers: response.headers });
-      }
-    }
-  }
-
-  async #authorize(headers: Record<string, string>, signal: AbortSignal): Promise<void> {
-    if (this.#auth === undefined) return;
-    const value = await this.#auth.header(signal);
-    if (value === undefined) delete headers[HEADER.authorization];
-    else {
-      headers[HEADER.authorization] = value;
-      this.#redactor.add(value);
-    }
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -361,7 +317,7 @@ export class HttpTransport implements Transport {
       if (this.#protocolVersion !== undefined)
         headers[HEADER.protocolVersion] = this.#protocolVersion;
       try {
-        await this.#authorize(headers, AbortSignal.timeout(this.#closeTimeoutMs));
+        await authorize(this.#authorized, headers, AbortSignal.timeout(this.#closeTimeoutMs));
         const response = await this.#fetch(this.#url, {
           method: 'DELETE',
           headers,
@@ -479,7 +435,7 @@ export class HttpTransport implements Transport {
     if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId;
     if (this.#protocolVersion !== undefined)
       headers[HEADER.protocolVersion] = this.#protocolVersion;
-    return this.#fetchAuthorized(headers, undefined, signal);
+    return fetchAuthorized(this.#authorized, this.#url, headers, undefined, signal);
   }
 
   #deliver(message: JsonRpcMessage, frameBytes?: number): void {

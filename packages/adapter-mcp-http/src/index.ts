@@ -43,3 +43,5 @@ export type {
   TokenEndpointAuthMethod,
   TokenStore,
 } from './oauth/token-store.js';
+export { SseTransport, type SseTransportOptions } from './sse-transport.js';
+export { SseTransportFactory } from './sse-transport-factory.js';

@@ -145,7 +145,10 @@ async function readEvents(
 }
 
 /** Parses one SSE event's data and delivers it; a bad event is reported, never fatal. */
-export function deliverEventData(data: string, reader: BodyReader): JsonRpcMessage | undefined {
+export function deliverEventData(
+  data: string,
+  reader: Pick<BodyReader, 'origin' | 'deliver' | 'nonFatal'>,
+): JsonRpcMessage | undefined {
   let value: unknown;
   try {
     value = JSON.parse(data);

@@ -73,6 +73,7 @@ function callParams(
 
 export class McpClient {
   readonly name: string;
+  /** The transport the connection runs on (HTTP+SSE when Streamable HTTP fell back to it). */
   readonly transportKind: TransportKind;
   readonly era: McpEra;
   readonly serverInfo: McpServerInfo;
@@ -113,7 +114,7 @@ export class McpClient {
     this.#handlers = connection.handlers;
     this.#rootsServed = rootsServed;
     this.name = options.name;
-    this.transportKind = options.factory.kind;
+    this.transportKind = connection.transportKind;
     this.era = negotiated.era;
     this.#protocolVersion = negotiated.protocolVersion;
     this.serverInfo = negotiated.serverInfo;
@@ -141,7 +142,8 @@ export class McpClient {
       onDiagnostic: this.#onDiagnostic,
     };
     this.#renewal =
-      this.transportKind === 'http' && this.era === 'legacy'
+      // Only HTTP transports have sessions a server can forget; stdio skips the wrapper.
+      (this.transportKind === 'http' || this.transportKind === 'sse') && this.era === 'legacy'
         ? new SessionRenewal({
             server: this.name,
             handshake: () => this.#renewSession(),
@@ -579,7 +581,13 @@ export class McpClient {
 
   #startContextPushes(host: HostServices | undefined): void {
     // Stdio-style peers only: HTTP servers poll context/get instead (spec).
-    if (host === undefined || !this.hostServicesNegotiated || this.transportKind === 'http') return;
+    if (
+      host === undefined ||
+      !this.hostServicesNegotiated ||
+      this.transportKind === 'http' ||
+      this.transportKind === 'sse'
+    )
+      return;
     this.#cleanups.push(startContextPushes(this.name, this.#session, host, this.#onDiagnostic));
   }
 }

@@ -94,7 +94,9 @@ export type OAuthConfig = z.infer<typeof OAuthConfigSchema>;
 export const HttpServerConfigSchema = lazyValue(() =>
   z
     .object({
-      type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
+      // `sse`: the HTTP+SSE transport of 2024-11-05 (GET stream, POSTs to its endpoint). Without
+      // it, a server that refuses Streamable HTTP with 400/404/405 is tried over HTTP+SSE too.
+      type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
       // A URL with `${VAR}` references is checked once expanded (config-variables.ts): before
       // that, "${DOCS_URL}" or "http://127.0.0.1:${PORT}/mcp" is no URL at all.
       url: z.string().superRefine((url, context) => {
@@ -224,6 +226,7 @@ export function describeServerConfig(server: McpServerConfig): Record<string, un
   if (server.transport === 'http') {
     return {
       transport: 'http',
+      ...(server.type === 'sse' ? { type: 'sse' } : {}),
       url: server.url,
       headers: Object.keys(server.headers ?? {}),
       ...(server.oauth === undefined ? {} : { oauth: describeOAuth(server.oauth) }),

@@ -26,6 +26,7 @@ import {
 } from './protocol.js';
 import { projectRoots } from './roots.js';
 import { RpcSession } from './rpc-session.js';
+import type { TransportFactory, TransportKind } from './transport.js';
 
 const CLIENT_VERSION = '0.1.0';
 
@@ -49,6 +50,8 @@ export interface Connection {
   timeouts: McpTimeouts;
   /** How many transports were opened (probe plus session). */
   opened: number;
+  /** The kind of the factory whose transport carries the session (its fallback's, if used). */
+  transportKind: TransportKind;
   /** Teardown of a discarded probe transport still in progress. */
   probeClosing: Promise<void> | undefined;
   /** The server-request handlers installed on the session (also run for input rounds). */
@@ -85,11 +88,11 @@ export async function negotiateConnection(
     elicitationAllowed: () => hooks.elicitation(),
     toolCallActive: () => hooks.toolCallActive(),
   });
-  const open = async (): Promise<OpenedSession> => {
+  const open = async (from: TransportFactory = factory): Promise<OpenedSession> => {
     opened++;
     let transport: OpenedSession['transport'];
     try {
-      transport = factory.open();
+      transport = from.open();
     } catch (error) {
       throw new McpError(
         McpErrorCode.MCP_HANDSHAKE_FAILED,
@@ -129,11 +132,77 @@ export async function negotiateConnection(
     capabilities,
     timeouts,
     opened,
+    transportKind,
     probeClosing,
     handlers,
   });
 
+  // The older transport a refused legacy `initialize` points to (Streamable HTTP → HTTP+SSE),
+  // tried at most once per connect; `olderFailure` keeps why it failed for the final error.
+  let transportKind = factory.kind;
+  let olderTried = false;
+  let olderFailure: string | undefined;
+  const legacyOverOlder = async (refusal: unknown): Promise<Negotiated | undefined> => {
+    const older = olderTried ? undefined : factory.fallback?.(refusal);
+    if (older === undefined) return undefined;
+    olderTried = true;
+    onDiagnostic(
+      `MCP server ${quoted(server)} refused initialize over ${factory.kind} (${errorMessage(refusal)}); trying the ${older.kind} transport`,
+    );
+    let session: OpenedSession | undefined;
+    try {
+      session = await open(older);
+      const negotiated = await legacyHandshake(
+        server,
+        session,
+        clientInfo,
+        capabilities,
+        timeouts,
+        signal,
+      );
+      transportKind = older.kind;
+      return negotiated;
+    } catch (error) {
+      await session?.session.close().catch(() => {});
+      if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
+      // open() names the server already; the transport's own reason is what the user needs.
+      const reason = isMcpError(error) && error.cause !== undefined ? error.cause : error;
+      olderFailure = `${older.kind} transport: ${errorMessage(reason)}`;
+      return undefined;
+    }
+  };
+
   await checkAbort(undefined);
+  if (factory.legacyOnly === true) {
+    // HTTP+SSE and the like: no modern era to probe for.
+    const direct = await open();
+    let negotiated: Negotiated;
+    try {
+      negotiated = await legacyHandshake(
+        server,
+        direct,
+        clientInfo,
+        capabilities,
+        timeouts,
+        signal,
+      );
+    } catch (error) {
+      await direct.session.close().catch(() => {});
+      if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
+      const text = `MCP server ${quoted(server)} failed initialize over ${factory.kind}: ${isMcpError(error) ? error.message : errorMessage(error)}`;
+      throw new McpError(
+        McpErrorCode.MCP_HANDSHAKE_FAILED,
+        `${text}${stderrSuffix(direct.transport, text)}`,
+        {
+          server,
+          cause: error,
+          stderrTail: stderrTail(direct.transport),
+        },
+      );
+    }
+    await checkAbort(negotiated.session);
+    return connection(negotiated, undefined);
+  }
   if (options.eraHint === 'legacy') {
     let remembered: Negotiated | undefined;
     const direct = await open();
@@ -149,9 +218,13 @@ export async function negotiateConnection(
     } catch (error) {
       await direct.session.close().catch(() => {});
       if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
-      onDiagnostic(
-        `MCP server ${quoted(server)} was remembered as legacy but initialize failed (${errorMessage(error)}); probing a fresh process`,
-      );
+      // A server remembered as legacy that refuses initialize here may speak HTTP+SSE only.
+      remembered = await legacyOverOlder(error);
+      if (remembered === undefined) {
+        onDiagnostic(
+          `MCP server ${quoted(server)} was remembered as legacy but initialize failed (${errorMessage(error)}); probing a fresh process`,
+        );
+      }
     }
     if (remembered !== undefined) {
       await checkAbort(remembered.session);
@@ -204,10 +277,18 @@ export async function negotiateConnection(
       await Promise.all([first.session.close().catch(() => {}), probeClosing]);
       const cause = isMcpError(error) ? error.message : errorMessage(error);
       if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
-      const both = `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}`;
+      const older = await legacyOverOlder(error);
+      if (older !== undefined) {
+        await checkAbort(older.session);
+        return connection(older, undefined);
+      }
+      const all =
+        olderFailure === undefined
+          ? `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}`
+          : `MCP server ${quoted(server)} failed every handshake: modern probe: ${probe.reason}; legacy initialize: ${cause}; ${olderFailure}`;
       throw new McpError(
         McpErrorCode.MCP_HANDSHAKE_FAILED,
-        `${both}${stderrSuffix(first.transport, both)}`,
+        `${all}${stderrSuffix(first.transport, all)}`,
         { server, cause: error, stderrTail: stderrTail(first.transport) },
       );
     }

@@ -41,7 +41,13 @@ export {
   type VariableContext,
 } from './config-variables.js';
 /** @public the MCP core's error class, its guard and the codes callers switch on (README) */
-export { isMcpError, McpError, McpErrorCode, type McpErrorOptions } from './errors.js';
+export {
+  findInCauses,
+  isMcpError,
+  McpError,
+  McpErrorCode,
+  type McpErrorOptions,
+} from './errors.js';
 export {
   DSH_SYSTEM_PROMPT_META,
   HOST_SERVICES_CAPABILITY,

@@ -29,8 +29,15 @@ export const MCP_KIND = 'mcp';
 export interface McpTransportProvider {
   /** The mcp.json `transport` value it serves (`stdio`, `http`). */
   readonly transport: string;
-  /** Safe-to-show target and the secret values of one entry. */
-  describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
+  /**
+   * Safe-to-show target and the secret values of one entry; `transport` labels it in status when
+   * the entry picks a variant of the provider's transport (`sse` for an HTTP+SSE entry).
+   */
+  describe(server: McpServerConfig): {
+    target: string;
+    secrets: readonly string[];
+    transport?: string | undefined;
+  };
   /** A factory for one entry's connections (probe, then legacy); throws on a bad entry. */
   factory(server: McpServerConfig, context: { redactor: Redactor }): TransportFactory;
   /** True when the entry's last connect failed only for want of a login (e.g. OAuth). */
@@ -73,19 +80,28 @@ export function mcpEntry(server: McpServerConfig): MountEntry<McpServerConfig> {
 class TailKeepingFactory implements TransportFactory {
   readonly kind: TransportFactory['kind'];
   readonly probeIsolation: TransportFactory['probeIsolation'];
+  readonly legacyOnly: boolean | undefined;
   readonly #inner: TransportFactory;
-  readonly #opened: Transport[] = [];
+  readonly #opened: Transport[];
 
-  constructor(inner: TransportFactory) {
+  constructor(inner: TransportFactory, opened: Transport[] = []) {
     this.#inner = inner;
+    this.#opened = opened;
     this.kind = inner.kind;
     this.probeIsolation = inner.probeIsolation;
+    this.legacyOnly = inner.legacyOnly;
   }
 
   open(): Transport {
     const transport = this.#inner.open();
     this.#opened.push(transport);
     return transport;
+  }
+
+  /** The inner factory's fallback, keeping the tails of its transports in the same list. */
+  fallback(error: unknown): TransportFactory | undefined {
+    const older = this.#inner.fallback?.(error);
+    return older === undefined ? undefined : new TailKeepingFactory(older, this.#opened);
   }
 
   /** The stderr tail of every transport opened so far (probe, then legacy), newest last. */
@@ -112,7 +128,11 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
       const server = entry.config;
       const provider = providerOf(server);
       const described = provider?.describe(server) ?? { target: '', secrets: [] };
-      return { transport: server.transport, target: described.target, secrets: described.secrets };
+      return {
+        transport: described.transport ?? server.transport,
+        target: described.target,
+        secrets: described.secrets,
+      };
     },
     async mount(entry, ctx: MountContext): Promise<MountedPlugin> {
       const server = entry.config;

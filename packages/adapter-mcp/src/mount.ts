@@ -270,6 +270,8 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   }
   status.era = client.era;
   status.protocolVersion = client.protocolVersion;
+  // Shown when the server answered on another transport than configured (HTTP+SSE fallback).
+  if (client.transportKind !== options.factory.kind) status.transport = client.transportKind;
   const connected = client;
   // The GET stream opens after the handshake: its answer can come after the mount is done.
   connected.onGetStreamState(() => {

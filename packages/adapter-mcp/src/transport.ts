@@ -121,7 +121,8 @@ export interface TransportDiagnostics {
   detail?: Record<string, string | number>;
 }
 
-export type TransportKind = 'stdio' | 'http' | (string & {});
+/** `sse`: the HTTP+SSE transport of 2024-11-05 (a GET stream, messages POSTed to its endpoint). */
+export type TransportKind = 'stdio' | 'http' | 'sse' | (string & {});
 
 /**
  * The standalone server stream of a transport that has one (Streamable HTTP GET): `none` when not
@@ -204,5 +205,16 @@ export interface Transport {
 export interface TransportFactory {
   readonly kind: TransportKind;
   readonly probeIsolation: 'fresh' | 'shared';
+  /**
+   * True for a transport only the legacy era speaks (HTTP+SSE of 2024-11-05): the client skips
+   * the modern probe and starts with `initialize`.
+   */
+  readonly legacyOnly?: boolean | undefined;
   open(): Transport;
+  /**
+   * The factory of an older transport to the same server, when `error` (this factory's legacy
+   * `initialize` failing) says the server may speak only that one; else undefined. Streamable
+   * HTTP answers HTTP+SSE for a 400, 404 or 405 (the spec's backwards compatibility).
+   */
+  fallback?(error: unknown): TransportFactory | undefined;
 }

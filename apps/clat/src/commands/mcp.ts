@@ -26,7 +26,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp list [--json]
        clat mcp get <name> [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
-       clat mcp add <name> --url <url> [--header "Name: value"]... [--force]
+       clat mcp add <name> --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
        clat mcp remove <name>
        clat mcp login <name>
        clat mcp logout <name>
@@ -39,7 +39,9 @@ status (default)  Mount the trusted project's servers and show configured, conne
                   and failures (with the redacted stderr tail). Exits 1 when a configured
                   server failed.
 list, get         Show mcp.json entries (env values and header values are never printed).
-add, remove       Edit mcp.json atomically; other entries and unknown keys are kept.
+add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A --url
+                  server speaks Streamable HTTP, and HTTP+SSE (2024-11-05) when it refuses
+                  that; --transport sse skips straight to HTTP+SSE ("type": "sse").
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
                   $BROWSER (else the platform opener) and waits for the redirect; the token is
                   kept in an owner-only file under the CLAT home, never in mcp.json.
@@ -61,6 +63,8 @@ ${PROJECT_USAGE}
 interface ListedServer {
   name: string;
   transport: 'stdio' | 'http';
+  /** `sse`: the entry picks HTTP+SSE. */
+  type?: 'sse';
   url?: string;
   headers?: string[];
   command?: string;
@@ -150,7 +154,7 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
         : [server.command, ...(server.args ?? [])].join(' '),
     );
     io.stdout.write(
-      `  ${sanitizeTerminalLine(server.name)}  ${server.transport}  ${target}${server.disabled === true ? '  (disabled)' : ''}\n`,
+      `  ${sanitizeTerminalLine(server.name)}  ${server.type === 'sse' ? 'sse' : server.transport}  ${target}${server.disabled === true ? '  (disabled)' : ''}\n`,
     );
     if (one !== undefined && server.transport === 'stdio') {
       // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
@@ -191,6 +195,7 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
   const command = dash === -1 ? [] : argv.slice(dash + 1);
   const { values, positionals } = parseFlags('mcp add', flags, {
     url: { type: 'string' },
+    transport: { type: 'string' },
     header: { type: 'string', multiple: true },
     env: { type: 'string', multiple: true },
     cwd: { type: 'string' },
@@ -201,6 +206,19 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
     throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp add: missing <name>');
   const [cmd, ...args] = [...extra, ...command];
   let entry: Record<string, unknown>;
+  const transport = values.transport;
+  if (transport !== undefined && transport !== 'http' && transport !== 'sse') {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp add: --transport must be http or sse, not ${JSON.stringify(transport.slice(0, 40))} (a command after -- is a stdio server)`,
+    );
+  }
+  if (transport !== undefined && values.url === undefined) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      'clat mcp add: --transport applies only to --url servers',
+    );
+  }
   if (values.url !== undefined) {
     if (cmd !== undefined || values.env !== undefined || values.cwd !== undefined) {
       throw new CliError(
@@ -209,7 +227,11 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
       );
     }
     const headers = pairs(values.header, /:/, '--header');
-    entry = { url: values.url, ...(values.header === undefined ? {} : { headers }) };
+    entry = {
+      ...(transport === 'sse' ? { type: 'sse' } : {}),
+      url: values.url,
+      ...(values.header === undefined ? {} : { headers }),
+    };
   } else {
     if (cmd === undefined) {
       throw new CliError(
@@ -234,8 +256,10 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
   const server = await putServerEntry(home.mcpFile, name, entry, {
     replace: values.force === true,
   });
+  const label =
+    server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;
   io.stdout.write(
-    `Added ${server.transport} server ${JSON.stringify(name)} to ${home.mcpFile}; restart CLAT to mount it\n`,
+    `Added ${label} server ${JSON.stringify(name)} to ${home.mcpFile}; restart CLAT to mount it\n`,
   );
   return 0;
 }

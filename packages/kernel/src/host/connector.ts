@@ -33,6 +33,11 @@ export interface MountProgress {
   protocolVersion?: string;
   /** `modern` or `legacy` (MCP). */
   era?: string;
+  /**
+   * The transport in use when it is not the configured one (an MCP server that answered only
+   * over HTTP+SSE after Streamable HTTP failed: `sse`); replaces the description's label.
+   */
+  transport?: string;
   /** What the connector is doing now (`spawning`, handshaking, `loading`…). */
   phase?: string;
   tools?: number;

@@ -89,6 +89,21 @@ describe('PluginMount', () => {
     expect(prompts.list()).toEqual([]);
   });
 
+  it('shows the transport a connector reports in use instead of the described one', async () => {
+    const connector: Connector = {
+      kind: 'fake',
+      describe: () => ({ transport: 'http', target: 'http://127.0.0.1:1/sse' }),
+      async mount(_e, ctx) {
+        ctx.onProgress({ era: 'legacy', transport: 'sse' });
+        return { progress: {} };
+      },
+    };
+    const { mount } = mountWith([connector], [entry('old'), entry('new')]);
+    expect(mount.summary().servers[0]?.transport).toBe('http');
+    await mount.start();
+    expect(mount.summary().servers[0]).toMatchObject({ transport: 'sse', state: 'connected' });
+  });
+
   it('gives each plugin its own scope: leases and hooks close with it, LIFO, once', async () => {
     const order: string[] = [];
     const connector: Connector = {

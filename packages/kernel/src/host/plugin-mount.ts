@@ -273,6 +273,7 @@ export class PluginMount {
     const status = entry.status;
     if (progress.protocolVersion !== undefined) status.protocolVersion = progress.protocolVersion;
     if (progress.era !== undefined) status.era = progress.era;
+    if (progress.transport !== undefined) status.transport = progress.transport;
     if (progress.phase !== undefined) status.phase = progress.phase;
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;

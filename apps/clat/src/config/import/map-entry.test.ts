@@ -4,7 +4,7 @@ import { inputVariable, mapForeignEntry } from './map-entry.js';
 const base = { home: '/home/u', inputs: new Map() };
 
 describe('mapForeignEntry', () => {
-  it('reads Gemini httpUrl as Streamable HTTP and url as the unsupported SSE transport', () => {
+  it('reads Gemini httpUrl as Streamable HTTP and url as HTTP+SSE', () => {
     expect(
       mapForeignEntry(
         { httpUrl: 'https://g.example/mcp', headers: { 'X-A': '1' }, trust: true, timeout: 5 },
@@ -18,8 +18,40 @@ describe('mapForeignEntry', () => {
       ],
     });
     expect(
-      mapForeignEntry({ url: 'https://g.example/sse' }, { ...base, client: 'gemini' }).skipped,
-    ).toContain('HTTP+SSE');
+      mapForeignEntry(
+        { url: 'https://g.example/sse', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        { ...base, client: 'gemini' },
+      ),
+    ).toEqual({
+      entry: {
+        type: 'sse',
+        url: 'https://g.example/sse',
+        headers: { Authorization: 'Bearer ${TOKEN}' },
+      },
+      notes: [],
+    });
+    // Gemini's `type: "http"` makes `url` Streamable HTTP.
+    expect(
+      mapForeignEntry(
+        { type: 'http', url: 'https://g.example/mcp' },
+        { ...base, client: 'gemini' },
+      ),
+    ).toEqual({ entry: { url: 'https://g.example/mcp' }, notes: [] });
+  });
+
+  it('maps "type": "sse" of the other clients to an HTTP+SSE entry, and their http to Streamable HTTP', () => {
+    expect(
+      mapForeignEntry(
+        { type: 'sse', url: 'http://localhost:9/sse' },
+        { ...base, client: 'claude-code' },
+      ),
+    ).toEqual({ entry: { type: 'sse', url: 'http://localhost:9/sse' }, notes: [] });
+    expect(
+      mapForeignEntry(
+        { type: 'http', url: 'https://h.example/mcp' },
+        { ...base, client: 'cursor' },
+      ),
+    ).toEqual({ entry: { url: 'https://h.example/mcp' }, notes: [] });
   });
 
   it('keeps stdio fields, stringifies numeric args and env, and drops cosmetic fields quietly', () => {

@@ -103,23 +103,14 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
   if (!isMap(raw)) return { skipped: 'the entry is not an object', notes: [] };
   const type = typeof raw.type === 'string' ? raw.type.toLowerCase() : undefined;
   const command = typeof raw.command === 'string' ? raw.command : undefined;
-  // Gemini: `httpUrl` is Streamable HTTP, `url` is the older HTTP+SSE transport.
-  const httpUrl =
-    typeof raw.httpUrl === 'string'
-      ? raw.httpUrl
-      : context.client === 'gemini'
-        ? undefined
-        : typeof raw.url === 'string'
-          ? raw.url
-          : undefined;
-  const sse = type === 'sse' || (context.client === 'gemini' && typeof raw.url === 'string');
-  if (sse && command === undefined && typeof raw.httpUrl !== 'string') {
-    return {
-      skipped:
-        'uses the HTTP+SSE transport of 2024-11-05, which CLAT does not speak; add the server\'s Streamable HTTP endpoint with "clat mcp add <name> --url <url>"',
-      notes: [],
-    };
-  }
+  // Gemini: `httpUrl` is Streamable HTTP, `url` the older HTTP+SSE transport unless its `type`
+  // says http.
+  const streamable = type === 'http' || type === 'streamable-http' || type === 'streamablehttp';
+  const sse = type === 'sse' || (context.client === 'gemini' && !streamable);
+  const url = typeof raw.url === 'string' ? raw.url : undefined;
+  const httpUrl = typeof raw.httpUrl === 'string' ? raw.httpUrl : sse ? undefined : url;
+  // The HTTP+SSE transport of 2024-11-05.
+  const sseUrl = command === undefined && httpUrl === undefined && sse ? url : undefined;
   let entry: JsonMap;
   let known: Set<string>;
   if (command !== undefined) {
@@ -136,9 +127,12 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
       entry.env = env;
     }
     if (typeof raw.cwd === 'string') entry.cwd = rewrite(raw.cwd, 'other', context, notes);
-  } else if (httpUrl !== undefined) {
+  } else if (httpUrl !== undefined || sseUrl !== undefined) {
     known = KNOWN_HTTP;
-    entry = { url: rewrite(httpUrl, 'other', context, notes) };
+    entry =
+      sseUrl === undefined
+        ? { url: rewrite(httpUrl ?? '', 'other', context, notes) }
+        : { type: 'sse', url: rewrite(sseUrl, 'other', context, notes) };
     const headers: Record<string, string> = {
       ...stringMap(raw.headers),
       ...stringMap(raw.http_headers),
