@@ -201,4 +201,44 @@ describe('clat mcp login against an OpenID provider', () => {
       await chat.close();
     }
   });
+
+  it('an HTTP+SSE server behind OAuth: needs login, logs in through the stream GET challenge, then calls', async () => {
+    // This test's world: the same provider, the MCP server on HTTP+SSE (GET /sse; a POST there
+    // has no route, so only the GET carries the 401 challenge).
+    await world.close();
+    world = await startOAuthWorld(sandbox, { sse: true, challengeScope: 'mcp:read mcp:admin' });
+    ({ as, mcp } = world);
+    expect(mcp.url).toMatch(/\/sse$/);
+
+    const before = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(before.servers[0]).toMatchObject({
+      name: 'remote',
+      state: 'needs-login',
+      login: 'clat mcp login remote',
+    });
+
+    const login = await clat(['mcp', 'login', 'remote']);
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain(`resource=${encodeURIComponent(mcp.url)}`);
+    // The scope the stream GET's challenge named (the metadata alone says only mcp:read).
+    const url = new URL(/^ {2}(http\S+)$/m.exec(login.stdout)?.[1] ?? 'http://none');
+    expect(url.searchParams.get('scope')).toBe('mcp:read mcp:admin offline_access');
+    expect(login.stdout).toMatch(/Logged in to remote at http:\/\/127\.0\.0\.1:\d+ with scope/);
+    const { record } = await tokenFile();
+    expect(record.serverUrl).toBe(mcp.url);
+
+    const after = parseJsonOutput<StatusJson & { servers: { transport: string }[] }>(
+      await clat(['mcp', '--json']),
+    );
+    expect(after.servers[0]).toMatchObject({ state: 'connected', transport: 'sse', tools: 2 });
+    const call = await clat(['call', 'mcp_remote_whoami', '{}']);
+    expect(call.stdout).toBe('hello, authorized caller\n');
+    expect(mcp.served).toContain('tools/call');
+    expect(mcp.authorizations).toContain(`Bearer ${record.tokens.accessToken}`);
+    for (const output of outputs) {
+      expect(output).not.toContain(record.tokens.accessToken);
+      expect(output).not.toContain(record.tokens.refreshToken ?? 'no refresh token');
+    }
+  });
 });

@@ -26,10 +26,19 @@ export interface OAuthWorld {
   close(): Promise<void>;
 }
 
-/** Starts both servers and writes `remote` into the sandbox's mcp.json; trusting is the caller's. */
-export async function startOAuthWorld(sandbox: CliSandbox): Promise<OAuthWorld> {
+/**
+ * Starts both servers and writes `remote` into the sandbox's mcp.json; trusting is the caller's.
+ * `sse`: the MCP server speaks HTTP+SSE (2024-11-05) at `/sse` instead of Streamable HTTP;
+ * `challengeScope`: the `scope` its 401 challenge names.
+ */
+export async function startOAuthWorld(
+  sandbox: CliSandbox,
+  options: { sse?: boolean; challengeScope?: string } = {},
+): Promise<OAuthWorld> {
   const as = await startOidcAuthorizationServer();
   const mcp = await startProtectedMcpServer({
+    sse: options.sse === true,
+    ...(options.challengeScope === undefined ? {} : { challengeScope: options.challengeScope }),
     validate: (token, resource) => as.validate(token, resource),
     metadata: ({ resource }) => ({
       resource,

@@ -349,11 +349,15 @@ export class OAuthClient implements HttpAuth {
     return this.#context;
   }
 
-  /** An unauthenticated POST whose 401 names the resource metadata and scope. */
+  /**
+   * An unauthenticated POST whose 401 names the resource metadata and scope. A server that has no
+   * POST at its URL (400/404/405) may be an HTTP+SSE one, whose stream GET carries the challenge.
+   */
   async #probe(signal?: AbortSignal): Promise<AuthChallenge | undefined> {
     const timeout = AbortSignal.timeout(OAUTH_REQUEST_TIMEOUT_MS);
+    const bound = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
     try {
-      const response = await this.#http.fetch(this.#url, {
+      let response = await this.#http.fetch(this.#url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -361,9 +365,19 @@ export class OAuthClient implements HttpAuth {
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 'clat-auth-probe', method: 'ping' }),
         redirect: 'manual',
-        signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
+        signal: bound,
       });
       await response.body?.cancel().catch(() => {});
+      if (response.status === 400 || response.status === 404 || response.status === 405) {
+        response = await this.#http.fetch(this.#url, {
+          method: 'GET',
+          headers: { accept: 'text/event-stream' },
+          redirect: 'manual',
+          signal: bound,
+        });
+        // An open stream is not read: only the status and the challenge matter.
+        await response.body?.cancel().catch(() => {});
+      }
       if (response.status !== 401) return undefined;
       return await parseAuthChallenge(response.headers.get('www-authenticate'));
     } catch (error) {
