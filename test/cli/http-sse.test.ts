@@ -132,6 +132,15 @@ describe('HTTP+SSE servers (2024-11-05)', () => {
       `sse transport: MCP server at ${streamable.origin} answered the HTTP+SSE stream (GET) with HTTP 404`,
     );
     expect(status.code).toBe(1);
+    // The text view: what the HTML 404 pages say, and no tail that repeats the error.
+    const text = await sandbox.run(['mcp', '--trust']);
+    expect(text.stdout).toContain(
+      'legacy initialize: could not send initialize to MCP server "wrong": MCP server at',
+    );
+    expect(text.stdout).toContain('with HTTP 404: Cannot POST /nothing;');
+    expect(text.stdout).toContain('with HTTP 404: Cannot GET /nothing');
+    expect(text.stdout).not.toContain('DOCTYPE');
+    expect(text.stdout).not.toContain('recent HTTP failures');
   });
 
   describe.skipIf(!hasTmux())('in a session (tmux)', () => {

@@ -1,5 +1,6 @@
+import { Redactor } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { networkReason } from './http-failures.js';
+import { HttpFailures, networkReason } from './http-failures.js';
 
 describe('networkReason', () => {
   it('prefers an error code anywhere in the cause chain', () => {
@@ -11,5 +12,30 @@ describe('networkReason', () => {
     const failed = new TypeError('fetch failed', { cause: new Error('bad port') });
     expect(networkReason(failed)).toBe('fetch failed: bad port');
     expect(networkReason(new Error('plain'))).toBe('plain');
+  });
+});
+
+describe('HttpFailures.status', () => {
+  const failures = () => {
+    const redactor = new Redactor();
+    redactor.add('tok-0123456789abcdef');
+    return new HttpFailures(new URL('http://127.0.0.1:9/mcp'), redactor, () => false);
+  };
+
+  it("shows what an HTML error page says, not its markup (express's default 404)", () => {
+    const page =
+      '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /mcp</pre>\n</body>\n</html>\n';
+    expect(failures().status(404, 'initialize (id 2)', page).message).toBe(
+      'MCP server at http://127.0.0.1:9 answered initialize (id 2) with HTTP 404: Cannot POST /mcp',
+    );
+  });
+
+  it('keeps a plain or JSON body as it is, redacted and on one line', () => {
+    expect(
+      failures().status(400, 'tools/call (id 3)', 'bad <token> tok-0123456789abcdef\nsecond line')
+        .message,
+    ).toBe(
+      'MCP server at http://127.0.0.1:9 answered tools/call (id 3) with HTTP 400: bad <token> [REDACTED] second line',
+    );
   });
 });

@@ -21,6 +21,22 @@ export function describe(message: JsonRpcMessage): string {
   return `the response to id ${JSON.stringify(message.id)}`;
 }
 
+/**
+ * The text of an error body: an HTML page (a framework's `Cannot POST /mcp`, a proxy's 404) without
+ * its markup, so the snippet shows what the page says; anything else as it is.
+ */
+function textOf(body: string): string {
+  if (!/^\s*<(!doctype|html|head|body|\?xml)/i.test(body)) return body;
+  return body
+    .replace(/<(script|style|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
 function whatOf(message: JsonRpcMessage | string): string {
   return typeof message === 'string' ? message : describe(message);
 }
@@ -108,7 +124,8 @@ export class HttpFailures {
     body: string | undefined,
   ): HttpTransportError {
     const hint = status === 401 || status === 403 ? ' (check the configured headers)' : '';
-    const clean = body === undefined ? '' : this.#redactor.redact(body).replace(/\s+/g, ' ').trim();
+    const clean =
+      body === undefined ? '' : this.#redactor.redact(textOf(body)).replace(/\s+/g, ' ').trim();
     const snippet =
       clean === ''
         ? ''

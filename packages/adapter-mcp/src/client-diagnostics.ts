@@ -33,7 +33,10 @@ export function stderrSuffix(transport: Transport | undefined, message = ''): st
     .slice(-4)
     .reverse()
     .map((line) => redactSecrets(line));
-  const label = transport?.kind === 'http' ? 'recent HTTP failures' : 'server stderr';
+  const label =
+    transport?.kind === 'http' || transport?.kind === 'sse'
+      ? 'recent HTTP failures'
+      : 'server stderr';
   return `; ${label}: ${newest.join(' | ')}`;
 }
 

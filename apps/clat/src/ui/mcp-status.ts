@@ -91,12 +91,16 @@ export function formatMcpStatus(
     if (server.state === 'needs-login') {
       lines.push(`      to log in, run: ${line(server.login ?? 'clat mcp login')}`);
     } else if (server.failure !== undefined) {
-      lines.push(`      error: ${line(server.failure)}`);
-      if (server.stderrTail.length > 0) {
+      const failure = server.failure;
+      lines.push(`      error: ${line(failure)}`);
+      // Lines the error already quotes are not shown twice (`--json` keeps the whole tail).
+      const tail = server.stderrTail.filter((text) => !failure.includes(text));
+      if (tail.length > 0) {
         // An HTTP server has no stderr: its tail is the transport's recent failures.
-        const what = server.transport === 'http' ? 'recent HTTP failures' : 'stderr';
-        lines.push(`      ${what} (last ${server.stderrTail.length} lines):`);
-        for (const text of server.stderrTail) lines.push(`        | ${line(text)}`);
+        const http = server.transport === 'http' || server.transport === 'sse';
+        const what = http ? 'recent HTTP failures' : 'stderr';
+        lines.push(`      ${what} (last ${tail.length} line${tail.length === 1 ? '' : 's'}):`);
+        for (const text of tail) lines.push(`        | ${line(text)}`);
       }
     }
   });
