@@ -134,6 +134,7 @@ enabled = false
     const result = await run(['mcp', 'import', '--from', 'vscode']);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain('skipped');
+    expect(result.stdout).toContain('  + legacy  sse  http://localhost:9/sse\n');
     expect(result.stdout).toContain('asks for a secret "api-key" in vscode: export API_KEY');
     expect(result.stdout).toContain('"envFile" is not read by CLAT');
     const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };

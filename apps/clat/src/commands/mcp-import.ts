@@ -48,6 +48,7 @@ function describe(name: string, entry: Record<string, unknown>, file: string): s
   if (!('server' in parsed)) return '';
   const shown = describeServerConfig(parsed.server) as {
     transport: string;
+    type?: string;
     url?: string;
     command?: string;
     args?: string[];
@@ -58,7 +59,7 @@ function describe(name: string, entry: Record<string, unknown>, file: string): s
     shown.transport === 'http'
       ? `${hideCredentialSegments(shown.url ?? '')}${shown.headers?.length ? ` (headers: ${shown.headers.join(', ')})` : ''}`
       : `${[shown.command, ...(shown.args ?? [])].join(' ')}${shown.env?.length ? ` (env: ${shown.env.join(', ')})` : ''}`;
-  return `${shown.transport}  ${redactSecrets(target)}`;
+  return `${shown.type === 'sse' ? 'sse' : shown.transport}  ${redactSecrets(target)}`;
 }
 
 export async function importServers(argv: string[], io: CommandIO): Promise<number> {
