@@ -22,6 +22,7 @@ const PINNED: Record<string, string[]> = {
   '@clat/kernel': ['.', './testing', './wit/plugin.wit', './schemas/*.json', './package.json'],
   '@clat/native-tools': ['.', './package.json'],
   '@clat/packaging': ['.', './package.json'],
+  '@clat/node-files': ['.', './package.json'],
   '@clat/process': ['.', './package.json'],
   '@clat/provider-openai': ['.', './testing', './package.json'],
   '@clat/wasm-guest-sdk': ['.', './build', './wit/plugin.wit', './package.json'],

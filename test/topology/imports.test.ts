@@ -1,13 +1,15 @@
 /**
  * Dependency direction checked on the real imports of the sources, not only on package.json:
  * the kernel imports no MCP code and nothing from `node:`; the MCP transports import only the
- * kernel and the MCP core (and @clat/process for stdio); no other adapter imports another;
- * @clat/process imports no workspace package; only apps/clat uses @clat/cli.
+ * kernel and the MCP core (and @clat/process for stdio, @clat/node-files for HTTP's token store);
+ * no other adapter imports another; the Node-only leaves @clat/process and @clat/node-files import
+ * no workspace package and the kernel neither of them; only apps/clat uses @clat/cli.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { LEAF_USERS } from './leaf-packages.js';
 import { packageOf, runtimeImports } from './source-imports.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -42,10 +44,6 @@ const TRANSPORTS = new Set([
   '@clat/packaging',
 ]);
 
-// Process groups (Node only) have one home, a leaf package the spawning packages share.
-const PROCESS = '@clat/process';
-const PROCESS_USERS = new Set(['@clat/adapter-mcp-stdio', '@clat/native-tools']);
-
 describe('source imports', () => {
   const kernel = join(ROOT, 'packages', 'kernel', 'src');
 
@@ -64,8 +62,8 @@ describe('source imports', () => {
     const name = nameOf(dir);
     if (name === '@clat/kernel') continue;
     const allowed = TRANSPORTS.has(name) ? ['@clat/kernel', MCP_CORE] : ['@clat/kernel'];
-    if (PROCESS_USERS.has(name)) allowed.push(PROCESS);
-    if (name === PROCESS) allowed.length = 0;
+    for (const [leaf, users] of LEAF_USERS) if (users.has(name)) allowed.push(leaf);
+    if (LEAF_USERS.has(name)) allowed.length = 0;
     it(`${name} imports only ${allowed.join(' and ') || 'nothing'} of the workspace`, () => {
       const offenders = workspaceImports(dir).filter(
         (line) => !allowed.some((pkg) => line.endsWith(`→ ${pkg}`)),

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { LEAF_USERS } from './leaf-packages.js';
 
 // Dependency direction is enforced here, not just documented (house style §7.3).
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,17 +51,17 @@ describe('package topology', () => {
     '@clat/adapter-glm',
     '@clat/packaging',
   ]);
-  // @clat/process (process groups, Node only) is a leaf utility, not an adapter: what spawns uses
-  // it as a plain dependency, and it depends on no workspace package itself.
-  const PROCESS = '@clat/process';
-  const PROCESS_USERS = new Set(['@clat/adapter-mcp-stdio', '@clat/native-tools']);
-  it(`${PROCESS} depends on no workspace package`, () => {
-    const processPkg = packages.find((p) => p.manifest.name === PROCESS);
-    expect(processPkg).toBeDefined();
-    const manifest = processPkg?.manifest as Manifest;
-    const internal = Object.keys({ ...runtimeDeps(manifest), ...manifest.devDependencies });
-    expect(internal.filter((name) => name.startsWith('@clat/'))).toEqual([]);
-  });
+  // Node-only leaf utilities (@clat/process, @clat/node-files), not adapters: the packages that
+  // need one use it as a plain dependency, and a leaf depends on no workspace package itself.
+  for (const leaf of LEAF_USERS.keys()) {
+    it(`${leaf} depends on no workspace package`, () => {
+      const leafPkg = packages.find((p) => p.manifest.name === leaf);
+      expect(leafPkg).toBeDefined();
+      const manifest = leafPkg?.manifest as Manifest;
+      const internal = Object.keys({ ...runtimeDeps(manifest), ...manifest.devDependencies });
+      expect(internal.filter((name) => name.startsWith('@clat/'))).toEqual([]);
+    });
+  }
   for (const { manifest } of packages.filter((p) => p.manifest.name !== '@clat/kernel')) {
     it(`${manifest.name} depends on no other workspace adapter, and on the kernel as a peer`, () => {
       const allowed = new Set(['@clat/kernel']);
@@ -72,7 +73,7 @@ describe('package topology', () => {
         (name) =>
           name.startsWith('@clat/') &&
           !allowed.has(name) &&
-          !(name === PROCESS && PROCESS_USERS.has(manifest.name)),
+          LEAF_USERS.get(name)?.has(manifest.name) !== true,
       );
       expect(internal).toEqual([]);
       // Any 0.x kernel (and MCP core): a minor release stays in range, so changesets plans no

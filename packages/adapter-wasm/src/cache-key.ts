@@ -5,9 +5,10 @@
  * and rebuilt from the component instead of being imported.
  * @module
  */
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createFileAtomic, writeFileAtomic } from '@clat/node-files';
 
 const KEY_BYTES = 32;
 
@@ -18,17 +19,14 @@ export function cacheKeyPath(cacheDir: string): string {
 
 async function writeKey(path: string, replace: boolean): Promise<Buffer> {
   const key = randomBytes(KEY_BYTES);
-  // A name of its own (no bytes of the key), created new: nothing planted there is followed.
-  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  try {
-    await writeFile(temp, key, { mode: 0o600, flag: 'wx' });
-    // link() fails when another process created the key first; rename() replaces a bad one.
-    if (replace) await rename(temp, path);
-    else await link(temp, path);
-  } finally {
-    await rm(temp, { force: true });
-  }
+  // Through a temp file of its own (random name, no bytes of the key, created new: nothing planted
+  // there is followed), 0600, not synced (a lost key only costs rebuilding the caches). Linked
+  // into place, which fails with EEXIST when another process created the key first; renamed over
+  // a malformed one.
+  const options = { mode: 0o600, sync: false };
+  if (replace) await writeFileAtomic(path, key, options);
+  else await createFileAtomic(path, key, options);
   return key;
 }
 

@@ -15,9 +15,9 @@
  * @module
  */
 import { join } from 'node:path';
+import { writeFileAtomic } from '@clat/node-files';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { sha256Hex } from './digest.js';
-import { replacePrivateFile } from './private-file.js';
 import { GLUE_SCRIPT_VERSION } from './worker/glue-script.mjs';
 
 export const GLUE_CODE_CACHE_FILE = 'plugin.js.v8cache';
@@ -102,7 +102,7 @@ export interface SaveGlueCodeCacheOptions {
 }
 
 /**
- * Writes a glue code cache atomically (0600, renamed into place: {@link replacePrivateFile}).
+ * Writes a glue code cache atomically (0600, renamed into place, not synced: it is rebuilt when lost).
  * Never throws: a cache that cannot be written only means the next process compiles the glue again.
  */
 export async function saveGlueCodeCache(options: SaveGlueCodeCacheOptions): Promise<void> {
@@ -117,9 +117,10 @@ export async function saveGlueCodeCache(options: SaveGlueCodeCacheOptions): Prom
       data: sha256Hex(data),
     };
     const header: Header = { ...fields, mac: macOf(key, fields) };
-    await replacePrivateFile(
+    await writeFileAtomic(
       glueCodeCachePath(options.dir),
       Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), data]),
+      { mode: 0o600, sync: false },
     );
   } catch {
     // Not written: the next process compiles the glue and makes one.

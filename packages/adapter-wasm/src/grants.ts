@@ -7,9 +7,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parseSha256 } from '@clat/kernel';
+import { writeFileAtomic } from '@clat/node-files';
 import * as z from 'zod';
 import { WasmError, WasmErrorCode } from './errors.js';
-import { replacePrivateFile } from './private-file.js';
 
 export const GRANTS_FILE = 'plugin-grants.json';
 const GRANTS_VERSION = 1;
@@ -45,7 +45,7 @@ function sortedUnique(dirs: readonly string[]): string[] {
 /** Writes `text` to `path` atomically (0600, synced), creating the CLAT home when missing. */
 async function writeAtomic(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await replacePrivateFile(path, text, { sync: true });
+  await writeFileAtomic(path, text, { mode: 0o600 });
 }
 
 export class WasmGrantStore {

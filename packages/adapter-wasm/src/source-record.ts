@@ -25,9 +25,9 @@
 import type { BigIntStats } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@clat/node-files';
 import { macMatches, manifestMac } from './cache-key.js';
 import { sha256Hex } from './digest.js';
-import { replacePrivateFile } from './private-file.js';
 
 /** A file must be this old (ctime) before its signature is trusted: longer than any FS tick. */
 export const QUIESCENT_NS = 2_000_000_000n;
@@ -119,7 +119,11 @@ export async function recordDigest(
   };
   try {
     await mkdir(join(cacheDir, SOURCES_DIR), { recursive: true, mode: 0o700 });
-    await replacePrivateFile(recordPath(cacheDir, componentPath), `${JSON.stringify(record)}\n`);
+    // 0600, renamed into place; not synced: a lost record only costs hashing the component again.
+    await writeFileAtomic(recordPath(cacheDir, componentPath), `${JSON.stringify(record)}\n`, {
+      mode: 0o600,
+      sync: false,
+    });
   } catch {
     // Not recorded: the next load hashes the component again.
   }

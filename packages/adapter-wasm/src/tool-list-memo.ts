@@ -18,11 +18,11 @@
  */
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@clat/node-files';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
 import { TRANSPILER_ID } from './component-cache.js';
 import { componentDigest, type PrepareComponentOptions } from './component-file.js';
 import type { GuestToolDefinition, Preopen } from './guest-host-contract.js';
-import { replacePrivateFile } from './private-file.js';
 
 const MEMO_FILE = 'tools.json';
 const MEMO_VERSION = 'clat-wasm-tools/1';
@@ -149,7 +149,11 @@ export async function recordToolList(
   }
   lists.push(...kept.slice(0, MAX_TOOL_LISTS - lists.length));
   try {
-    await replacePrivateFile(file, `${JSON.stringify({ version: MEMO_VERSION, lists })}\n`);
+    // 0600, renamed into place; not synced: a lost memo only costs one guest start.
+    await writeFileAtomic(file, `${JSON.stringify({ version: MEMO_VERSION, lists })}\n`, {
+      mode: 0o600,
+      sync: false,
+    });
   } catch {
     // Not remembered: the next mount starts the guest to list its tools.
   }

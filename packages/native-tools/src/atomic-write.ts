@@ -1,21 +1,13 @@
 /**
- * Atomic file replacement: write a sibling temp file, fsync it, rename over the target, fsync
- * the directory. Readers see the old or the new content, never a half-written file.
+ * Atomic file replacement for the write tools: the project fence's directory checks and mode
+ * rules around `@clat/node-files`' temp + fsync + rename, then a directory fsync. Readers see the
+ * old or the new content, never a half-written file.
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import {
-  type FileHandle,
-  mkdir,
-  open,
-  readlink,
-  realpath,
-  rename,
-  rm,
-  stat,
-} from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { fsyncDirectory, writeFileAtomic as replaceFile } from '@clat/node-files';
 
 export interface AtomicWriteOptions {
   /** Mode of a file that does not exist yet (default 0o666, less the umask). */
@@ -80,24 +72,10 @@ export async function writeFileAtomic(
   const held =
     options.verifyDir === undefined ? undefined : await holdDirectory(dir, options.verifyDir);
   try {
-    const base = held?.base ?? dir;
-    const name = basename(path);
-    const temp = join(base, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    const target = join(base, name);
-    const handle = await open(temp, 'wx', mode);
-    try {
-      try {
-        if (!created) await handle.chmod(mode);
-        await handle.writeFile(content);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    // Through the held directory (its temp sibling too), so a swapped path cannot move the write.
+    const target = join(held?.base ?? dir, basename(path));
+    // A replaced file keeps its mode exactly (past the umask); a new one gets it less the umask.
+    await replaceFile(target, content, { mode, exactMode: !created });
     if (held !== undefined && !held.held && options.verifyDir !== undefined) {
       // No way to hold the directory: check again after the rename and take the file back.
       try {
@@ -108,12 +86,8 @@ export async function writeFileAtomic(
       }
     }
     try {
-      const dirHandle = held?.handle ?? (await open(dir, 'r'));
-      try {
-        await dirHandle.sync();
-      } finally {
-        if (held === undefined) await dirHandle.close();
-      }
+      if (held === undefined) await fsyncDirectory(dir);
+      else await held.handle.sync();
     } catch {
       // Directory fsync is best effort (unsupported on some platforms and file systems).
     }

@@ -4,11 +4,12 @@
  * Paths are strictly sorted in byte order, so packing the same tree always yields the same bytes.
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, mkdir, open, rm, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, mkdir, open, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { relativePathProblem } from '@clat/kernel';
+import { createFileAtomic, fsyncDirectory, writeNewFile } from '@clat/node-files';
 import * as z from 'zod';
 import { PackagingError } from './errors.js';
 import { inspectPackage } from './inspect.js';
@@ -38,15 +39,6 @@ const ContainerHeaderSchema = z
   .strict();
 
 type ContainerHeader = z.infer<typeof ContainerHeaderSchema>;
-
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 async function readExact(path: string, file: TreeFile): Promise<Buffer> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -107,40 +99,39 @@ export async function packPackage(dir: string, output: string): Promise<PackResu
   prefix.write(CLATPKG_MAGIC, 0, 'ascii');
   prefix.writeUInt32BE(headerBytes.length, 8);
 
-  const temp = join(dirname(output), `.${basename(output)}.${randomUUID()}.tmp`);
   const hash = createHash('sha256');
   let total = 0;
-  const handle = await open(temp, 'wx', 0o644).catch((error: NodeJS.ErrnoException) => {
-    throw new PackagingError('OUTPUT_INVALID', `${output} cannot be created (${error.code})`, {
-      file: output,
-      cause: error,
-    });
-  });
-  try {
-    const write = async (chunk: Buffer) => {
-      hash.update(chunk);
-      total += chunk.length;
-      await handle.write(chunk, 0, chunk.length, null);
-    };
-    await write(prefix);
-    await write(headerBytes);
-    for (const file of files) await write(await readExact(join(dir, file.path), file));
-    await handle.sync();
-    await handle.close();
-    // link() fails with EEXIST, so a concurrently created output is never replaced.
-    await link(temp, output).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') {
-        throw new PackagingError('OUTPUT_INVALID', `${output} already exists`, { file: output });
-      }
-      throw error;
-    });
-    await fsyncDir(dirname(output));
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw error;
-  } finally {
-    await unlink(temp).catch(() => undefined);
+  const counted = (chunk: Buffer): Buffer => {
+    hash.update(chunk);
+    total += chunk.length;
+    return chunk;
+  };
+  // The body is asked for only once the temp file exists: a failure before it started is the
+  // output that cannot be created.
+  let started = false;
+  async function* body(): AsyncGenerator<Buffer> {
+    started = true;
+    yield counted(prefix);
+    yield counted(headerBytes);
+    for (const file of files) yield counted(await readExact(join(dir, file.path), file));
   }
+  try {
+    // A temp file (0644, synced) linked into place: a concurrently created output is never replaced.
+    await createFileAtomic(output, body(), { mode: 0o644 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!started) {
+      throw new PackagingError('OUTPUT_INVALID', `${output} cannot be created (${code})`, {
+        file: output,
+        cause: error,
+      });
+    }
+    if (code === 'EEXIST') {
+      throw new PackagingError('OUTPUT_INVALID', `${output} already exists`, { file: output });
+    }
+    throw error;
+  }
+  await fsyncDirectory(dirname(output));
   return {
     output,
     bytes: total,
@@ -286,13 +277,7 @@ export async function unpackContainer(file: string, dest: string): Promise<{ fil
       }
       const target = join(dest, ...entry.path.split('/'));
       await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-      const out = await open(target, 'wx', entry.executable ? 0o700 : 0o600);
-      try {
-        await out.writeFile(body);
-        await out.sync();
-      } finally {
-        await out.close();
-      }
+      await writeNewFile(target, body, { mode: entry.executable ? 0o700 : 0o600 });
     }
     return { files: header.files.length };
   } catch (error) {

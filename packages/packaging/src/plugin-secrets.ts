@@ -4,14 +4,13 @@
  * merged into the config only when a server is launched.
  * @module
  */
-import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
+import { writeFileAtomic } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
-import { writeNewPrivateFile } from './private-temp-file.js';
 
 export const SECRETS_DIR = 'plugin-secrets';
 
@@ -77,13 +76,6 @@ export async function writeSecrets(
   const dir = join(clatHome, SECRETS_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  const temp = join(dir, `.${id}.${randomUUID()}.tmp`);
-  await writeNewPrivateFile(temp, JSON.stringify(secrets));
-  try {
-    await rename(temp, file);
-  } catch (error) {
-    // The temporary file holds the secrets: it never outlives a failed replacement.
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  // The temporary file holds the secrets: it never outlives a failed replacement.
+  await writeFileAtomic(file, JSON.stringify(secrets), { mode: 0o600 });
 }

@@ -354,6 +354,9 @@ describe('PluginStore failure handling', () => {
     await store.install(await pkg(), { acceptCapabilities: true });
     await writeFile(join(store.root, 'staging', 'leftover'), 'x');
     await writeFile(join(store.root, '.registry.json.123.tmp'), '{half');
+    // A lock's temp file, as @clat/node-files names it and as CLAT named it before.
+    await writeFile(join(store.root, `.lock.123.${'a'.repeat(16)}.tmp`), '123:token');
+    await writeFile(join(store.root, 'lock.123.tmp'), '123:token');
     const orphan = join(store.root, 'artifacts', 'fixture', 'a'.repeat(64));
     await writeFixturePackage(orphan);
     await store.disable('fixture');

@@ -10,6 +10,7 @@ import { lstat, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonValue } from '@clat/kernel';
+import { fsyncDirectory } from '@clat/node-files';
 import { confirmCapabilities } from './capability-consent.js';
 import { packPackage, unpackContainer } from './clatpkg.js';
 import { userConfigProblem } from './config-schema.js';
@@ -31,7 +32,7 @@ import {
   type Registry,
 } from './registry.js';
 import { readRegistryFile, writeRegistryFile } from './registry-file.js';
-import { copyTree, fsyncPath, removeTree } from './store-fs.js';
+import { copyTree, removeTree } from './store-fs.js';
 import { StoreLock } from './store-lock.js';
 import { recoverStore } from './store-recovery.js';
 import type {
@@ -176,8 +177,8 @@ export class PluginStore {
     } else {
       await rename(staging, target);
     }
-    await fsyncPath(idDir);
-    await fsyncPath(join(this.root, 'artifacts'));
+    await fsyncDirectory(idDir);
+    await fsyncDirectory(join(this.root, 'artifacts'));
   }
 
   /**

@@ -3,15 +3,13 @@
  * directory fsync).
  * @module
  */
-import { randomUUID } from 'node:crypto';
-import { lstat, rename, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fsyncDirectory, writeFileAtomic } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
-import { writeNewPrivateFile } from './private-temp-file.js';
-import { emptyRegistry, parseRegistry, REGISTRY_FILE, type Registry } from './registry.js';
-import { fsyncPath } from './store-fs.js';
+import { emptyRegistry, parseRegistry, type Registry } from './registry.js';
 
 /** Reads the registry; a missing file is an empty registry, anything malformed throws. */
 export async function readRegistryFile(file: string): Promise<Registry> {
@@ -47,13 +45,7 @@ export async function writeRegistryFile(file: string, registry: Registry): Promi
   if (Buffer.byteLength(text) > PACKAGE_LIMITS.registryBytes) {
     throw new PackagingError('REGISTRY_INVALID', `${file} would exceed 4 MiB`);
   }
-  const temp = join(root, `.${REGISTRY_FILE}.${randomUUID()}.tmp`);
-  await writeNewPrivateFile(temp, text);
-  try {
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  await fsyncPath(root);
+  // 0600, synced; its temporary sibling (`.registry.json.*.tmp`) is what recovery sweeps after a crash.
+  await writeFileAtomic(file, text, { mode: 0o600 });
+  await fsyncDirectory(root);
 }

@@ -3,8 +3,7 @@
  * written into its manifest, so authors never copy a sha256 by hand after a build.
  * @module
  */
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   describeJsonSyntaxError,
@@ -12,6 +11,7 @@ import {
   MANIFEST_LIMITS,
   parseManifest,
 } from '@clat/kernel';
+import { writeFileAtomic } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { SIGNATURE_FILE } from './signature.js';
 import { hashRegularFile } from './tree.js';
@@ -90,14 +90,12 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
     );
   }
   record.sha256 = sha256;
-  // An unpredictable sibling, created exclusively (`wx`): nothing planted there is written through.
-  const temp = `${manifestPath}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
-    await rename(temp, manifestPath);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  // Through an unpredictable sibling, created exclusively: nothing planted there is written
+  // through. The mode any file the author's tools write gets (0666 less the umask); not synced,
+  // as before: a manifest in the author's tree, stamped again after the next build.
+  await writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, {
+    mode: 0o666,
+    sync: false,
+  });
   return { manifestPath, entry, sha256, changed: true };
 }

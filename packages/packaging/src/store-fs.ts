@@ -1,26 +1,16 @@
 /**
- * File-system steps of the plugin store: fsync, complete-or-nothing lock files, read-only tree
- * copies and removal of read-only trees.
+ * File-system steps of the plugin store: complete-or-nothing lock files, read-only tree copies
+ * and removal of read-only trees.
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, link, lstat, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { createFileAtomic, fsyncDirectory } from '@clat/node-files';
 import type { InspectedPackage } from './inspect.js';
-import { writeNewPrivateFile } from './private-temp-file.js';
 
 /** Age after which a lock file without a `pid:token` is considered abandoned. */
 export const LOCK_UNREADABLE_STALE_MS = 30_000;
-
-export async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 export function processAlive(pid: number): boolean {
   try {
@@ -31,18 +21,17 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** Writes `token` to a temp file and links it to `lock`; false when a lock already exists. */
+/**
+ * Writes `token` (0600, synced) to a temp file and links it to `lock`, so a lock is never seen
+ * empty; false when a lock already exists.
+ */
 export async function publishLock(lock: string, token: string): Promise<boolean> {
-  const temp = `${lock}.${randomUUID()}.tmp`;
-  await writeNewPrivateFile(temp, token);
   try {
-    await link(temp, lock);
+    await createFileAtomic(lock, token, { mode: 0o600 });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
-  } finally {
-    await unlink(temp).catch(() => undefined);
   }
 }
 
@@ -91,7 +80,7 @@ export async function copyTree(inspected: InspectedPackage, dest: string): Promi
       await source.close();
     }
   }
-  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) await fsyncPath(dir);
+  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) await fsyncDirectory(dir);
 }
 
 /** Makes a tree writable again so it can be removed (artifact files are read-only). */

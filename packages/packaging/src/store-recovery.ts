@@ -4,6 +4,7 @@
  */
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isTempFileOf } from '@clat/node-files';
 import { REGISTRY_FILE, type Registry } from './registry.js';
 import { removeTree } from './store-fs.js';
 import { LOCK_FILE } from './store-lock.js';
@@ -13,9 +14,12 @@ export async function recoverStore(root: string, registry: Registry): Promise<vo
   const staging = join(root, 'staging');
   for (const name of await readdir(staging)) await removeTree(join(staging, name));
   for (const name of await readdir(root)) {
+    // `lock.*.tmp`: the lock's temp files as CLAT named them before @clat/node-files (hidden now);
+    // `lock.*.stale`: a stale lock moved aside by StoreLock.
     const lockLeftover =
-      name.startsWith(`${LOCK_FILE}.`) && (name.endsWith('.tmp') || name.endsWith('.stale'));
-    if ((name.startsWith(`.${REGISTRY_FILE}.`) && name.endsWith('.tmp')) || lockLeftover) {
+      isTempFileOf(name, LOCK_FILE) ||
+      (name.startsWith(`${LOCK_FILE}.`) && (name.endsWith('.tmp') || name.endsWith('.stale')));
+    if (isTempFileOf(name, REGISTRY_FILE) || lockLeftover) {
       await unlink(join(root, name)).catch(() => undefined);
     }
   }

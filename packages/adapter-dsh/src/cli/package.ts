@@ -6,7 +6,7 @@
  * dir + rename; `--force` swaps out the old directory only after the new one is complete).
  * @module
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -17,6 +17,7 @@ import {
   type PluginManifestInput,
   parseManifest,
 } from '@clat/kernel';
+import { writeFileAtomic } from '@clat/node-files';
 import { DshAdapterError, DshErrorCode } from '../errors.js';
 import { TOOL_HINTS, type ToolHint } from '../seams/tools.js';
 import { adapterModulePath, bundle, type PluginPackage } from './entry.js';
@@ -181,7 +182,11 @@ export async function packagePlugin(
         `the generated manifest is invalid: ${parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
       );
     }
-    await writeAtomic(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+    // Whole or not at all (0644, synced): a temp file under an unpredictable name, created
+    // exclusively (nothing planted there is written through), renamed over it; removed on failure.
+    await writeFileAtomic(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, {
+      mode: 0o644,
+    });
     const smoke =
       options.smoke === false
         ? undefined
@@ -198,28 +203,6 @@ export async function packagePlugin(
     return { dir: out, manifest, report, smoke };
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
-    throw error;
-  }
-}
-
-/**
- * Writes `file` whole or not at all: a sibling with an unpredictable name, created exclusively
- * (`wx`, so nothing planted there is written through), synced, renamed over it; removed on failure.
- */
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const { open, unlink } = await import('node:fs/promises');
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    const handle = await open(temp, 'wx', 0o644);
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
     throw error;
   }
 }

@@ -4,9 +4,10 @@
  * logins: `clat mcp login` stores a token, `clat` and `clat-gateway` use and refresh it.
  * @module
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@clat/node-files';
 import type { OAuthRecord, TokenStore } from './token-store.js';
 
 /** The file of one server URL: a hash, so the URL (which may carry a path) is not in a name. */
@@ -22,28 +23,6 @@ function isRecord(value: unknown, serverUrl: string): value is OAuthRecord {
     (value as OAuthRecord).version === 1 &&
     (value as OAuthRecord).serverUrl === serverUrl
   );
-}
-
-/**
- * Replaces `file` so a reader sees the old record or the new one, never half of one: a 0600
- * sibling created exclusively (`wx`, so no other file or link is written through), synced,
- * renamed over the target. A refresh racing another process's refresh keeps one whole record.
- */
-async function replaceOwnerOnly(file: string, text: string): Promise<void> {
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
 }
 
 /** A {@link TokenStore} in `dir`; records are never printed and never leave the directory. */
@@ -74,9 +53,13 @@ export class FileTokenStore implements TokenStore {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     // An existing directory keeps its mode through mkdir: tokens live owner-only regardless.
     await chmod(this.dir, 0o700);
-    await replaceOwnerOnly(
+    // A reader sees the old record or the new one, never half of one: a 0600 sibling created
+    // exclusively (no other file or link is written through), synced, renamed over the target. A
+    // refresh racing another process's refresh keeps one whole record.
+    await writeFileAtomic(
       oauthFileFor(this.dir, record.serverUrl),
       `${JSON.stringify(record, null, 2)}\n`,
+      { mode: 0o600 },
     );
   }
 

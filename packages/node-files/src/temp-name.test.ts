@@ -1,0 +1,28 @@
+import { basename, dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isTempFileOf, tempPathFor } from './temp-name.js';
+
+describe('tempPathFor', () => {
+  it('names a hidden sibling that differs on every call', () => {
+    const path = join('/some', 'dir', 'registry.json');
+    const names = Array.from({ length: 100 }, () => tempPathFor(path));
+    expect(new Set(names).size).toBe(100);
+    for (const name of names) {
+      expect(dirname(name)).toBe(dirname(path));
+      expect(basename(name)).toMatch(
+        new RegExp(`^\\.registry\\.json\\.${process.pid}\\.[0-9a-f]{16}\\.tmp$`),
+      );
+    }
+  });
+});
+
+describe('isTempFileOf', () => {
+  it("recognises a file's temporary siblings and nothing else", () => {
+    expect(isTempFileOf(basename(tempPathFor('/d/registry.json')), 'registry.json')).toBe(true);
+    expect(isTempFileOf('.registry.json.0a1b.tmp', 'registry.json')).toBe(true);
+    expect(isTempFileOf('registry.json', 'registry.json')).toBe(false);
+    expect(isTempFileOf('.registry.json.bak', 'registry.json')).toBe(false);
+    expect(isTempFileOf('.lock.1.tmp', 'registry.json')).toBe(false);
+    expect(isTempFileOf('registry.json.1.tmp', 'registry.json')).toBe(false);
+  });
+});

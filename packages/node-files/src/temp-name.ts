@@ -1,0 +1,23 @@
+/**
+ * The temporary sibling a whole-file write goes through. It lives in the target's own directory
+ * (a rename or link never crosses file systems) and is hidden (a project's watchers and listings
+ * pass it over). Its name ends in random bytes, so nothing can be planted under it beforehand;
+ * it is created exclusively anyway, so a planted file or link is never written through.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+
+/** `<dir>/.<name>.<pid>.<16 random hex digits>.tmp`; the pid tells whose leftover it is. */
+export function tempPathFor(path: string): string {
+  const random = randomBytes(8).toString('hex');
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${random}.tmp`);
+}
+
+/**
+ * True when `entry` (a name in a directory) is a temporary sibling of the file named `name`: what
+ * a crash between creating and renaming (or linking) leaves, for a recovery sweep to remove.
+ */
+export function isTempFileOf(entry: string, name: string): boolean {
+  return entry.startsWith(`.${name}.`) && entry.endsWith('.tmp');
+}
