@@ -22,7 +22,7 @@ import {
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The packages a plugin author installs from npm. */
-const SDK_PACKAGES = ['kernel', 'adapter-mcp', 'adapter-dsh', 'wasm-guest-sdk'];
+const SDK_PACKAGES = ['kernel', 'node-files', 'adapter-mcp', 'adapter-dsh', 'wasm-guest-sdk'];
 /** Third-party packages the SDK and the scaffolds depend on, and where pnpm installed them. */
 const THIRD_PARTY: [name: string, from: string][] = [
   ['zod', 'packages/adapter-dsh'],
