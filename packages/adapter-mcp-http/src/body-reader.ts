@@ -42,6 +42,19 @@ export async function readBoundedText(
   return new TextDecoder().decode(Buffer.concat(chunks, total));
 }
 
+/**
+ * The first 64 KiB of an error response's body as text, for its message and session checks;
+ * undefined without a body or when it cannot be read.
+ */
+export async function errorBody(response: Response): Promise<string | undefined> {
+  if (response.body === null) return undefined;
+  try {
+    return await readBoundedText(response.body, 64 * 1024);
+  } catch {
+    return undefined;
+  }
+}
+
 export interface SseReadOptions {
   /** Bytes one event (including its partial lines) may take before the read fails. */
   limit: number;

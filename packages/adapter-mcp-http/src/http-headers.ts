@@ -35,6 +35,20 @@ export function headerProblem(name: string, value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The configured headers of a transport, names lower-cased, so the protocol's own `Accept` and
+ * `Content-Type` replace a caller's instead of being sent beside them.
+ */
+export function configuredHeaders(
+  headers: Readonly<Record<string, string>> | undefined,
+): Readonly<Record<string, string>> {
+  return Object.freeze(
+    Object.fromEntries(
+      Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    ),
+  );
+}
+
 /** `text/event-stream; charset=utf-8` → `text/event-stream`. */
 export function mediaType(header: string | null): string {
   return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';

@@ -19,11 +19,11 @@ import {
 } from '@clat/adapter-mcp';
 import { delay, LIMITS, Redactor, withDeadline } from '@clat/kernel';
 import { type AuthorizedFetch, authorize, fetchAuthorized } from './authorized-fetch.js';
-import { readBoundedText } from './body-reader.js';
+import { errorBody } from './body-reader.js';
 import { HttpTransportError, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
 import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
-import { ACCEPT_BOTH, HEADER, mediaType } from './http-headers.js';
+import { ACCEPT_BOTH, configuredHeaders, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
 import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
 import {
@@ -98,13 +98,7 @@ export class HttpTransport implements Transport {
       this.#redactor,
       () => this.#closed && this.#abort.signal.aborted,
     );
-    // Lower-cased so a caller's `Accept` or `Content-Type` is replaced by the protocol's own
-    // value instead of being merged with it.
-    this.#headers = Object.freeze(
-      Object.fromEntries(
-        Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-      ),
-    );
+    this.#headers = configuredHeaders(options.headers);
     this.#redactor.addHeaders(options.headers);
     this.#limit = options.maxMessageBytes ?? DEFAULT_MESSAGE_BYTES;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? LIMITS.shutdownGraceMs;
@@ -169,7 +163,7 @@ export class HttpTransport implements Transport {
   /** A 404, or a 400 naming the session (the body is read then): the session is gone. */
   async #forgotSession(response: Response): Promise<boolean> {
     if (response.status === 404) return true;
-    return response.status === 400 && namesSession(await this.#snippet(response));
+    return response.status === 400 && namesSession(await errorBody(response));
   }
 
   /** The standalone GET stream of a legacy session (`none` in the modern era). */
@@ -361,7 +355,7 @@ export class HttpTransport implements Transport {
       }
       if (response.status === 400 && response.body !== null) {
         // Read here, as the session check needs it; any other 400 is answered from the same text.
-        const text = await this.#snippet(response);
+        const text = await errorBody(response);
         if (namesSession(text)) throw this.#expired(what, 400, sentSession);
         if (text === undefined) throw this.#report.status(400, request, undefined);
         answerFromJson(response, text, request, this.#bodyReader);
@@ -383,7 +377,7 @@ export class HttpTransport implements Transport {
     }
     if (type !== 'application/json') {
       if (!response.ok)
-        throw this.#report.status(response.status, request, await this.#snippet(response));
+        throw this.#report.status(response.status, request, await errorBody(response));
       await response.body.cancel().catch(() => {});
       throw this.#report.error(
         'HTTP_CONTENT_TYPE',
@@ -446,14 +440,5 @@ export class HttpTransport implements Transport {
     const clean = this.#redactor.redact(text);
     this.#report.record(clean);
     this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, clean));
-  }
-
-  async #snippet(response: Response): Promise<string | undefined> {
-    if (response.body === null) return undefined;
-    try {
-      return await readBoundedText(response.body, 64 * 1024);
-    } catch {
-      return undefined;
-    }
   }
 }

@@ -19,10 +19,10 @@ import {
 } from '@clat/adapter-mcp';
 import { Redactor } from '@clat/kernel';
 import { type AuthorizedFetch, fetchAuthorized } from './authorized-fetch.js';
-import { BodyTooLarge, readBoundedText, readSse } from './body-reader.js';
+import { BodyTooLarge, errorBody, readSse } from './body-reader.js';
 import { HttpTransportError, isHttpTransportError } from './errors.js';
 import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
-import { HEADER, mediaType } from './http-headers.js';
+import { configuredHeaders, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
 import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
 import { deliverEventData } from './response-body.js';
@@ -90,12 +90,7 @@ export class SseTransport implements Transport {
     this.#url = url;
     this.origin = origin;
     this.#report = new HttpFailures(url, this.#redactor, () => this.#closed);
-    // Lower-cased so the protocol's own Accept and Content-Type replace a caller's.
-    this.#headers = Object.freeze(
-      Object.fromEntries(
-        Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-      ),
-    );
+    this.#headers = configuredHeaders(options.headers);
     this.#redactor.addHeaders(options.headers);
     this.#limit = options.maxMessageBytes ?? MCP_LIMITS.stdioFrameBytes;
     this.#timeoutMs = options.timeoutMs ?? MCP_LIMITS.legacyHandshakeMs;
@@ -233,7 +228,7 @@ export class SseTransport implements Transport {
       throw this.#report.status(
         response.status,
         'the HTTP+SSE stream (GET)',
-        await this.#snippet(response),
+        await errorBody(response),
       );
     }
     const type = mediaType(response.headers.get(HEADER.contentType));
@@ -424,7 +419,7 @@ export class SseTransport implements Transport {
         );
       }
       if (!response.ok)
-        throw this.#report.status(response.status, message, await this.#snippet(response));
+        throw this.#report.status(response.status, message, await errorBody(response));
       await response.body?.cancel().catch(() => {});
     } catch (error) {
       if (request !== undefined) this.#awaiting.delete(request.id);
@@ -478,14 +473,5 @@ export class SseTransport implements Transport {
 
   #closedError(): HttpTransportError {
     return this.#report.error('HTTP_CLOSED', `transport to ${this.origin} is closed`);
-  }
-
-  async #snippet(response: Response): Promise<string | undefined> {
-    if (response.body === null) return undefined;
-    try {
-      return await readBoundedText(response.body, 64 * 1024);
-    } catch {
-      return undefined;
-    }
   }
 }

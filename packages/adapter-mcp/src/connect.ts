@@ -137,6 +137,9 @@ export async function negotiateConnection(
     handlers,
   });
 
+  // The legacy handshake (initialize, then initialized) on one opened transport.
+  const legacyOn = (opened: OpenedSession): Promise<Negotiated> =>
+    legacyHandshake(server, opened, clientInfo, capabilities, timeouts, signal);
   // The older transport a refused legacy `initialize` points to (Streamable HTTP → HTTP+SSE),
   // tried at most once per connect; `olderFailure` keeps why it failed for the final error.
   let transportKind = factory.kind;
@@ -152,14 +155,7 @@ export async function negotiateConnection(
     let session: OpenedSession | undefined;
     try {
       session = await open(older);
-      const negotiated = await legacyHandshake(
-        server,
-        session,
-        clientInfo,
-        capabilities,
-        timeouts,
-        signal,
-      );
+      const negotiated = await legacyOn(session);
       transportKind = older.kind;
       return negotiated;
     } catch (error) {
@@ -178,14 +174,7 @@ export async function negotiateConnection(
     const direct = await open();
     let negotiated: Negotiated;
     try {
-      negotiated = await legacyHandshake(
-        server,
-        direct,
-        clientInfo,
-        capabilities,
-        timeouts,
-        signal,
-      );
+      negotiated = await legacyOn(direct);
     } catch (error) {
       await direct.session.close().catch(() => {});
       if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
@@ -207,14 +196,7 @@ export async function negotiateConnection(
     let remembered: Negotiated | undefined;
     const direct = await open();
     try {
-      remembered = await legacyHandshake(
-        server,
-        direct,
-        clientInfo,
-        capabilities,
-        timeouts,
-        signal,
-      );
+      remembered = await legacyOn(direct);
     } catch (error) {
       await direct.session.close().catch(() => {});
       if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
@@ -272,7 +254,7 @@ export async function negotiateConnection(
       });
     }
     try {
-      negotiated = await legacyHandshake(server, first, clientInfo, capabilities, timeouts, signal);
+      negotiated = await legacyOn(first);
     } catch (error) {
       await Promise.all([first.session.close().catch(() => {}), probeClosing]);
       const cause = isMcpError(error) ? error.message : errorMessage(error);
