@@ -81,6 +81,21 @@ export class HttpFailures {
     this.#closedByTransport = closedByTransport;
   }
 
+  /** The endpoint origin the errors name. */
+  get origin(): string {
+    return this.#origin;
+  }
+
+  /**
+   * A problem that does not end the exchange (an unparsable event): redacted, recorded, and
+   * returned as the error a transport hands to its `onerror`.
+   */
+  problem(text: string): HttpTransportError {
+    const clean = this.#redactor.redact(text);
+    this.record(clean);
+    return new HttpTransportError('HTTP_INVALID_BODY', this.#origin, clean);
+  }
+
   /** The newest failures, oldest first. */
   tail(): string[] {
     return [...this.#tail];

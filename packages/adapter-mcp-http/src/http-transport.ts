@@ -20,12 +20,12 @@ import {
 import { delay, LIMITS, Redactor, withDeadline } from '@clat/kernel';
 import { type AuthorizedFetch, authorize, fetchAuthorized } from './authorized-fetch.js';
 import { errorBody } from './body-reader.js';
-import { HttpTransportError, isHttpTransportError } from './errors.js';
+import { type HttpTransportError, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
 import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
 import { ACCEPT_BOTH, configuredHeaders, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
-import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
+import { ReplyGate } from './reply-gate.js';
 import {
   answerFromJson,
   type BodyReader,
@@ -84,7 +84,6 @@ export class HttpTransport implements Transport {
   #closed = false;
   #posts = 0;
   readonly #replies = new ReplyGate();
-  #repliesDropped = 0;
   /** The standalone stream of the current session, and what stops it when the session is gone. */
   #getStream: GetStream;
   #getStop = new AbortController();
@@ -189,20 +188,7 @@ export class HttpTransport implements Transport {
   async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
     if (!isResponse(message)) return this.#post(message, options);
     // Replies to server requests share a few POST slots and a capped queue per connection.
-    if (!(await this.#replies.acquire())) {
-      this.#repliesDropped++;
-      const error = this.#report.error(
-        'HTTP_REPLY_DROPPED',
-        `dropped ${describe(message)} for ${this.origin}: ${REPLY_POSTS_MAX} replies in flight and ${REPLY_QUEUE_MAX} queued (${this.#repliesDropped} dropped so far)`,
-      );
-      this.#report.record(error.message);
-      throw error;
-    }
-    try {
-      await this.#post(message, options);
-    } finally {
-      this.#replies.release();
-    }
+    return this.#replies.send(message, this.#report, () => this.#post(message, options));
   }
 
   async #post(message: JsonRpcMessage, options: TransportSendOptions | undefined): Promise<void> {
@@ -332,7 +318,7 @@ export class HttpTransport implements Transport {
     const detail: Record<string, string | number> = {
       origin: this.origin,
       posts: this.#posts,
-      repliesDropped: this.#repliesDropped,
+      repliesDropped: this.#replies.dropped,
       session: this.#sessionId === undefined ? 'none' : 'active',
       getStream: this.#getStream.state,
     };
@@ -437,8 +423,6 @@ export class HttpTransport implements Transport {
   }
 
   #nonFatal(text: string): void {
-    const clean = this.#redactor.redact(text);
-    this.#report.record(clean);
-    this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, clean));
+    this.onerror?.(this.#report.problem(text));
   }
 }

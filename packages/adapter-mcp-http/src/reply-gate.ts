@@ -4,6 +4,8 @@
  * sockets at once. A few run, a capped queue waits, the rest are dropped (the caller reports it).
  * @module
  */
+import type { JsonRpcMessage } from '@clat/adapter-mcp';
+import { describe, type HttpFailures } from './http-failures.js';
 
 /** Reply POSTs in flight at once per connection. */
 export const REPLY_POSTS_MAX = 4;
@@ -16,10 +18,42 @@ export class ReplyGate {
   readonly #queue: ((admitted: boolean) => void)[] = [];
   #active = 0;
   #closed = false;
+  #dropped = 0;
 
   constructor(maxActive = REPLY_POSTS_MAX, maxQueued = REPLY_QUEUE_MAX) {
     this.#maxActive = maxActive;
     this.#maxQueued = maxQueued;
+  }
+
+  /** Replies dropped so far (for diagnostics). */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /**
+   * Posts one reply: `post` runs once a slot is free, and the slot is released after. A reply the
+   * full queue (or a closed gate) drops is counted, recorded in `report` and rejected with
+   * `HTTP_REPLY_DROPPED`.
+   */
+  async send(
+    reply: JsonRpcMessage,
+    report: HttpFailures,
+    post: () => Promise<void>,
+  ): Promise<void> {
+    if (!(await this.acquire())) {
+      this.#dropped++;
+      const error = report.error(
+        'HTTP_REPLY_DROPPED',
+        `dropped ${describe(reply)} for ${report.origin}: ${this.#maxActive} replies in flight and ${this.#maxQueued} queued (${this.#dropped} dropped so far)`,
+      );
+      report.record(error.message);
+      throw error;
+    }
+    try {
+      await post();
+    } finally {
+      this.release();
+    }
   }
 
   /** Resolves true once the reply may be posted (call `release` after), false when dropped. */

@@ -24,7 +24,7 @@ import { HttpTransportError, isHttpTransportError } from './errors.js';
 import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
 import { configuredHeaders, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
-import { REPLY_POSTS_MAX, REPLY_QUEUE_MAX, ReplyGate } from './reply-gate.js';
+import { ReplyGate } from './reply-gate.js';
 import { deliverEventData } from './response-body.js';
 
 /** The options of an HTTP+SSE transport: those of Streamable HTTP, `url` being the stream's. */
@@ -83,7 +83,6 @@ export class SseTransport implements Transport {
   #closed = false;
   #posts = 0;
   #streams = 0;
-  #repliesDropped = 0;
 
   constructor(options: SseTransportOptions) {
     const { url, origin } = validateHttpOptions(options);
@@ -123,21 +122,8 @@ export class SseTransport implements Transport {
 
   async send(message: JsonRpcMessage): Promise<void> {
     if (!isResponse(message)) return this.#post(message);
-    // Replies to server requests share a few POST slots and a capped queue, as on Streamable HTTP.
-    if (!(await this.#replies.acquire())) {
-      this.#repliesDropped++;
-      const error = this.#report.error(
-        'HTTP_REPLY_DROPPED',
-        `dropped ${describe(message)} for ${this.origin}: ${REPLY_POSTS_MAX} replies in flight and ${REPLY_QUEUE_MAX} queued (${this.#repliesDropped} dropped so far)`,
-      );
-      this.#report.record(error.message);
-      throw error;
-    }
-    try {
-      await this.#post(message);
-    } finally {
-      this.#replies.release();
-    }
+    // Replies to server requests share a few POST slots and a capped queue per connection.
+    return this.#replies.send(message, this.#report, () => this.#post(message));
   }
 
   async close(): Promise<void> {
@@ -159,7 +145,7 @@ export class SseTransport implements Transport {
         origin: this.origin,
         streams: this.#streams,
         posts: this.#posts,
-        repliesDropped: this.#repliesDropped,
+        repliesDropped: this.#replies.dropped,
         session: this.#endpoint === undefined ? 'none' : 'active',
         getStream: this.#state,
       },
@@ -466,9 +452,7 @@ export class SseTransport implements Transport {
   }
 
   #nonFatal(text: string): void {
-    const clean = this.#redactor.redact(text);
-    this.#report.record(clean);
-    this.onerror?.(new HttpTransportError('HTTP_INVALID_BODY', this.origin, clean));
+    this.onerror?.(this.#report.problem(text));
   }
 
   #closedError(): HttpTransportError {
