@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAT_BIN, parseJsonOutput, useCliSandbox } from './support.js';
+import { parseJsonOutput, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 let tmux: TmuxSession | undefined;
@@ -29,10 +29,7 @@ describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () =>
   it('keeps "s" for the session and "p" across sessions in this project', async () => {
     const session = new TmuxSession(`clat-approvals-${process.pid}-${Date.now()}`);
     tmux = session;
-    session.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-      CLAT_HOME: sandbox.home,
-      NO_COLOR: '1',
-    });
+    session.startClat(sandbox);
     await session.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
 
     // Destructive in project-write: asks; "s" allows it for the rest of this session.
@@ -59,10 +56,7 @@ describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () =>
     // A new session: the saved tool runs without a prompt, the session-only one asks again.
     const again = new TmuxSession(`clat-approvals2-${process.pid}-${Date.now()}`);
     tmux = again;
-    again.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-      CLAT_HOME: sandbox.home,
-      NO_COLOR: '1',
-    });
+    again.startClat(sandbox);
     await again.waitFor('1 connected');
     mark = again.capture().length;
     again.line('/call run_command {"command":"echo saved-run"}');

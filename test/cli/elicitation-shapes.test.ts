@@ -24,10 +24,7 @@ const sandbox = useCliSandbox(
 
 describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
   it('the session asks every shape, taking defaults on Enter', async () => {
-    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-      CLAT_HOME: sandbox.home,
-      NO_COLOR: '1',
-    });
+    tmux.startClat(sandbox);
     await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
     const mark = tmux.capture().length;
     tmux.line('/call mcp_rounds_profile');

@@ -10,7 +10,7 @@ import {
   startSessionServer,
   stopAllHttpFixtures,
 } from '../fixtures/http-servers/spawn.js';
-import { CLAT_BIN, parseJsonOutput, useCliSandbox } from './support.js';
+import { parseJsonOutput, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 interface StatusJson {
@@ -101,10 +101,7 @@ describe('GET stream and era fallback via clat', () => {
       server = await startSessionServer('get', { FIXTURE_GET_DELAY_MS: '60000' });
       await sandbox.writeMcp({ mcpServers: { hung: { url: `${server.origin}/mcp` } } });
       tmux = new TmuxSession(`clat-get-hung-${process.pid}-${Date.now()}`);
-      tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-        CLAT_HOME: sandbox.home,
-        NO_COLOR: '1',
-      });
+      tmux.startClat(sandbox);
       await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
       await server.waitFor(/REQ \{"verb":"GET"/);
 
@@ -130,10 +127,7 @@ describe('GET stream and era fallback via clat', () => {
       server = await startSessionServer('get', { FIXTURE_GET_DELAY_MS: '1000' });
       await sandbox.writeMcp({ mcpServers: { remote: { url: `${server.origin}/mcp` } } });
       tmux = new TmuxSession(`clat-get-${process.pid}-${Date.now()}`);
-      tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-        CLAT_HOME: sandbox.home,
-        NO_COLOR: '1',
-      });
+      tmux.startClat(sandbox);
       await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
 
       let mark = tmux.capture().length;

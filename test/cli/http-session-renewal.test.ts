@@ -13,7 +13,7 @@ import {
   stopAllHttpFixtures,
 } from '../fixtures/http-servers/spawn.js';
 import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
-import { CLAT_BIN, useCliSandbox } from './support.js';
+import { useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 let chat: FakeChatServer | undefined;
@@ -73,10 +73,7 @@ describe('a legacy HTTP server that forgets its session', () => {
         mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp` } },
       });
       tmux = new TmuxSession(`clat-renew-${process.pid}-${Date.now()}`);
-      tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-        CLAT_HOME: sandbox.home,
-        NO_COLOR: '1',
-      });
+      tmux.startClat(sandbox);
       await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected', 0, 30_000);
 
       let mark = tmux.capture().length;

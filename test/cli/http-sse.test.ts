@@ -11,7 +11,7 @@ import {
   startServerEverything,
   stopAllHttpFixtures,
 } from '../fixtures/http-servers/spawn.js';
-import { CLAT_BIN, parseJsonOutput, useCliSandbox } from './support.js';
+import { parseJsonOutput, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 const sandbox = useCliSandbox(undefined, {
@@ -157,10 +157,7 @@ describe('HTTP+SSE servers (2024-11-05)', () => {
         mcpServers: { everything: { type: 'sse', url: `http://127.0.0.1:${port}/sse` } },
       });
       tmux = new TmuxSession(`clat-sse-${process.pid}-${Date.now()}`);
-      tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-        CLAT_HOME: sandbox.home,
-        NO_COLOR: '1',
-      });
+      tmux.startClat(sandbox);
       await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected', 0, 30_000);
 
       let mark = tmux.capture().length;

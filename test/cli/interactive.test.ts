@@ -43,10 +43,7 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
       notes: sandbox.notesServer(),
       ask: sandbox.node(join(CLI_FIXTURES, 'ask-server.mjs')),
     });
-    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-      CLAT_HOME: sandbox.home,
-      NO_COLOR: '1',
-    });
+    tmux.startClat(sandbox);
     await tmux.waitFor('MCP servers: 2 configured · 0 connecting · 2 connected');
 
     let mark = tmux.capture().length;

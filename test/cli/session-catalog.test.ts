@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
-import { CLAT_BIN, CLI_FIXTURES, EVERYTHING_SERVER, useCliSandbox } from './support.js';
+import { CLI_FIXTURES, EVERYTHING_SERVER, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 let tmux: TmuxSession;
@@ -47,10 +47,7 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
       everything: sandbox.node(EVERYTHING_SERVER, 'stdio'),
       catalog: sandbox.node(join(CLI_FIXTURES, 'catalog-server.mjs')),
     });
-    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-      CLAT_HOME: sandbox.home,
-      NO_COLOR: '1',
-    });
+    tmux.startClat(sandbox);
     await tmux.waitFor('MCP servers: 2 configured · 0 connecting · 2 connected');
 
     let mark = tmux.capture().length;

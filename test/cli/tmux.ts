@@ -4,6 +4,7 @@
  * @module
  */
 import { execFileSync } from 'node:child_process';
+import { CLAT_BIN } from './support.js';
 
 export function hasTmux(): boolean {
   try {
@@ -30,6 +31,14 @@ export class TmuxSession {
     const assignments = Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value)}`);
     const command = `cd ${shellQuote(cwd)} && env ${assignments.join(' ')} ${argv.map(shellQuote).join(' ')}; echo EXITED:$?; sleep 600`;
     execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '200', '-y', '60', command]);
+  }
+
+  /** Starts `clat --trust` in a sandbox's project with its CLAT home and plain (NO_COLOR) output. */
+  startClat(sandbox: { readonly home: string; readonly project: string }): void {
+    this.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
   }
 
   /** Types text literally (no key-name interpretation), then Enter. */

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLAT_BIN, STDIO_FIXTURES, useCliSandbox } from './support.js';
+import { STDIO_FIXTURES, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 const sandbox = useCliSandbox();
@@ -36,10 +36,7 @@ describe.skipIf(!hasTmux())('tools/list_changed in a session (tmux)', () => {
       },
     });
     tmux = new TmuxSession(`clat-listchanged-${process.pid}-${Date.now()}`);
-    tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
-      CLAT_HOME: sandbox.home,
-      NO_COLOR: '1',
-    });
+    tmux.startClat(sandbox);
     await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
     await until(() => existsSync(marker), 'the server to announce its late tool');
 
