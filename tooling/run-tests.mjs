@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT = join('.vitest', 'report.json');
@@ -40,6 +41,7 @@ if (turbo.error) {
 const tasks = testTasksOf(latestRunSummary(startedAt));
 const totals = { files: count(), tests: count() };
 const missing = [];
+const failures = [];
 let cached = 0;
 for (const task of tasks) {
   if (task.cached) cached += 1;
@@ -48,7 +50,17 @@ for (const task of tasks) {
     missing.push(task.package);
     continue;
   }
-  add(totals, JSON.parse(readFileSync(file, 'utf8')));
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  add(totals, report);
+  failures.push(...failuresOf(task.package, report));
+}
+
+// Turbo interleaves every package's output, and a CI log is often read only at its tail: name
+// each failed test here, just above the totals, so the tail alone says what to look at.
+if (failures.length > 0) {
+  console.log('');
+  console.log(' Failed tests');
+  for (const line of failures) console.log(`   ${line}`);
 }
 
 console.log('');
@@ -77,6 +89,30 @@ function add(into, report) {
     else if (file.status === 'passed') into.files.passed += 1;
     else into.files.skipped += 1;
   }
+}
+
+/** `package file > test: first line of the failure` for each failed test of one report. */
+function failuresOf(pkg, report) {
+  const lines = [];
+  for (const file of report.testResults) {
+    const where = file.name.startsWith(ROOT) ? file.name.slice(ROOT.length + 1) : file.name;
+    const failed = file.assertionResults.filter((test) => test.status === 'failed');
+    // A file that failed to load has no failed test, only its own message.
+    if (failed.length === 0 && file.status === 'failed') {
+      lines.push(`${pkg} ${where}: ${firstLine(file.message)}`);
+    }
+    for (const test of failed) {
+      lines.push(`${pkg} ${where} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+    }
+  }
+  return lines;
+}
+
+/** The first non-empty line of a failure message, without colour codes, at most 300 chars. */
+function firstLine(message) {
+  const text = stripVTControlCharacters(message ?? '');
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? 'no message';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line.trim();
 }
 
 /** `3 failed | 140 passed | 2 skipped (145)`, the way vitest words its summary. */

@@ -3,5 +3,5 @@ import { sourceConditions } from '../../tooling/vitest-shared.js';
 
 export default defineProject({
   ...sourceConditions,
-  test: { name: 'adapter-mcp-stdio', include: ['src/**/*.test.ts'] },
+  test: { name: 'adapter-mcp-stdio', include: ['src/**/*.test.ts'], testTimeout: 20_000 },
 });

@@ -138,10 +138,19 @@ describe('PrestartedServers with the stdio transport provider', () => {
   });
 
   it('reports the exit of a prestarted server that died before it was adopted', async () => {
-    const entry = server(['-e', 'process.stderr.write("boom\\n"); process.exit(3)']);
+    const entry = server([
+      '-e',
+      'process.stderr.write("boom\\n"); process.exit(3)',
+      '--',
+      '--died-early',
+    ]);
     const set = prestart(entry);
     await set.spawned();
-    await new Promise((r) => setTimeout(r, 300));
+    // Dead before adoption, however long its start took: a zombie's command line is gone.
+    for (let i = 0; i < 250 && pidsOf('--died-early').length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(pidsOf('--died-early')).toEqual([]);
     const provider = stdioTransport({ defaultCwd: home, prestarted: set });
     const transport = provider.factory(entry, { redactor: new Redactor() }).open();
     const closed = new Promise<Error | undefined>((resolve) => {

@@ -1,7 +1,8 @@
 /**
- * Feeding a server's stderr into its bounded tail.
+ * Feeding a server's stderr into its bounded tail, and reading it to its end.
  * @module
  */
+import type { Readable } from 'node:stream';
 import { LIMITS, type LineTail } from '@clat/kernel';
 
 /**
@@ -20,4 +21,23 @@ export function pushNewestLines(tail: LineTail, chunk: string): void {
   // (it is older than everything kept) and push only the newest lines.
   tail.push('\n');
   tail.push(chunk.slice(cut + 1));
+}
+
+/**
+ * Resolves once `stream` has ended or closed, or after `ms`: a pipe a surviving process still
+ * holds open must not hold up a teardown.
+ */
+export function streamEnded(stream: Readable, ms: number): Promise<void> {
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve();
+  return new Promise((resolveEnded) => {
+    const done = () => {
+      clearTimeout(timer);
+      stream.off('end', done);
+      stream.off('close', done);
+      resolveEnded();
+    };
+    const timer = setTimeout(done, ms);
+    stream.once('end', done);
+    stream.once('close', done);
+  });
 }

@@ -399,7 +399,7 @@ describe('stderr', () => {
     await h.transport.start();
     expect((await call(h, 1, 'echo', { after: 'flood' })).echo).toEqual({ after: 'flood' });
     // The last lines arrive on a separate pipe; wait for them.
-    for (let i = 0; i < 100 && !h.transport.diagnostics().tail.join('').includes('API_KEY'); i++) {
+    for (let i = 0; i < 250 && !h.transport.diagnostics().tail.join('').includes('API_KEY'); i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     const tail = h.transport.diagnostics().tail;
@@ -417,7 +417,7 @@ describe('stderr', () => {
     const h = peer('stderr-lines');
     await h.transport.start();
     await h.next(byMethod('notifications/ready'));
-    for (let i = 0; i < 100 && h.transport.diagnostics().tail.at(-1) !== 'last partial'; i++) {
+    for (let i = 0; i < 250 && h.transport.diagnostics().tail.at(-1) !== 'last partial'; i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     const expected = [...Array.from({ length: 19 }, (_, i) => `line ${81 + i}`), 'last partial'];
@@ -430,7 +430,7 @@ describe('stderr', () => {
     const h = peer('stderr-flood', { redactor });
     await h.transport.start();
     await call(h, 1, 'echo');
-    for (let i = 0; i < 100 && !h.transport.diagnostics().tail.join('').includes('API_KEY'); i++) {
+    for (let i = 0; i < 250 && !h.transport.diagnostics().tail.join('').includes('API_KEY'); i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(h.transport.diagnostics().tail.at(-1)).toBe('API_KEY=[REDACTED]');
@@ -482,7 +482,9 @@ describe('teardown', () => {
   });
 
   it('escalates to SIGKILL for a server that ignores stdin close and SIGTERM', async () => {
-    const h = peer('ignore-term');
+    // The server must get to say it ignores SIGTERM before the SIGKILL: a grace that a loaded
+    // machine cannot eat up before its handler runs.
+    const h = peer('ignore-term', { shutdownGraceMs: 1500 });
     await h.transport.start();
     await h.next(byMethod('notifications/ready'));
     const pid = h.transport.pid as number;

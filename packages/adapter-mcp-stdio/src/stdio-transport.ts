@@ -23,7 +23,7 @@ import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
 import { spawnFailureReason } from './spawn-failure.js';
 import { spawnServerProcess } from './spawn-server.js';
-import { pushNewestLines } from './stderr-tail.js';
+import { pushNewestLines, streamEnded } from './stderr-tail.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 
 /** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
@@ -415,6 +415,9 @@ export class StdioTransport implements Transport {
           ),
         );
       }
+      // What the server wrote to stderr just before it died may still sit in the pipe: read it
+      // into the tail (bounded) before the pipes go, so the reason quotes its last words.
+      await streamEnded(child.stderr, EXIT_DRAIN_MS);
       // Pipes a surviving grandchild still holds must not keep the host alive.
       child.stdout.destroy();
       child.stderr.destroy();
