@@ -10,6 +10,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 const GROUP_POLL_MS = 20;
 
 /**
+ * How long a SIGKILLed group may take to empty before a kill gives up on it. No process can
+ * refuse SIGKILL, but on a loaded machine it runs its exit only when it next gets a CPU: a short
+ * grace must not report a group that is dying as one that survived. Ends as soon as it is gone.
+ */
+const KILL_SETTLE_MS = 2000;
+
+/**
  * Sends `signal` (0: only probe) to every process of group `pgid`; false only when the group is
  * gone (ESRCH). EPERM means the group exists but is not ours to signal: it counts as alive.
  */
@@ -97,12 +104,12 @@ export function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
 
 /**
  * SIGTERMs group `pgid`, waits up to `graceMs` for it to empty, then SIGKILLs it and waits up to
- * `graceMs` again. True when the group is gone.
+ * `graceMs` again, and at least {@link KILL_SETTLE_MS}. True when the group is gone.
  */
 export async function killGroup(pgid: number, graceMs: number): Promise<boolean> {
   if (!groupAlive(pgid)) return true;
   signalGroup(pgid, 'SIGTERM');
   if (await waitGroupGone(pgid, graceMs)) return true;
   signalGroup(pgid, 'SIGKILL');
-  return waitGroupGone(pgid, graceMs);
+  return waitGroupGone(pgid, Math.max(graceMs, KILL_SETTLE_MS));
 }
