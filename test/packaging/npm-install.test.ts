@@ -207,6 +207,64 @@ describe('clat plugin install npm:<name>', () => {
     expect(works.stdout).toContain('installed from npm');
   }, 300_000);
 
+  it('names a scoped server whose own name only says "mcp" after its scope', async () => {
+    // A dependency-free server published as @acme/mcp, the way @playwright/mcp is named.
+    const dir = join(work, 'acme-mcp');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'lib.mjs'),
+      await readFile(join(REPO_ROOT, 'test/fixtures/mcp-servers/legacy-lib.mjs')),
+    );
+    await writeFile(
+      join(dir, 'server.mjs'),
+      "#!/usr/bin/env node\nimport { BASIC_TOOLS, serveLegacy } from './lib.mjs';\nserveLegacy({ name: 'acme', tools: BASIC_TOOLS });\n",
+    );
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: '@acme/mcp',
+        version: '1.2.0',
+        type: 'module',
+        bin: { 'acme-mcp': 'server.mjs' },
+      }),
+    );
+    registry.publishDir(dir);
+
+    const installed = await clat('plugin', 'install', 'npm:@acme/mcp', '--yes');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain('Installed acme-mcp 1.2.0');
+    const tools = await clat('tools', '--json');
+    const names = (JSON.parse(tools.stdout) as { tools: { name: string; source: string }[] }).tools
+      .filter((tool) => tool.name.includes('acme'))
+      .map((tool) => tool.name);
+    expect(names).toContain('mcp_acme_mcp_echo');
+    const echoed = await clat('call', 'mcp_acme_mcp_echo', '{"text":"named"}');
+    expect(echoed.code, echoed.stderr).toBe(0);
+    expect(echoed.stdout).toContain('named');
+    expect((await clat('plugin', 'uninstall', 'acme-mcp')).code).toBe(0);
+
+    // `update npm:<name>` finds the package installed from that name, whatever its id.
+    const custom = await clat('plugin', 'install', 'npm:@acme/mcp', '--yes', '--id', 'acme');
+    expect(custom.code, custom.stderr).toBe(0);
+    registry.publishDir(dir, { packageJson: { version: '1.3.0' } });
+    const updated = await clat('plugin', 'update', 'npm:@acme/mcp');
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toContain('Updated acme 1.3.0');
+    expect(updated.stdout).toContain('Rollback: 1.2.0');
+    // Installed twice under two ids, the name alone is ambiguous: the error names both.
+    expect((await clat('plugin', 'install', 'npm:@acme/mcp', '--yes')).code).toBe(0);
+    const ambiguous = await clat('plugin', 'update', 'npm:@acme/mcp');
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain(
+      '@acme/mcp is installed as acme and acme-mcp; name the one to update: clat plugin update acme',
+    );
+    const byId = await clat('plugin', 'update', 'acme-mcp');
+    expect(byId.code, byId.stderr).toBe(0);
+    for (const id of ['acme', 'acme-mcp']) {
+      expect((await clat('plugin', 'uninstall', id)).code).toBe(0);
+    }
+  }, 180_000);
+
   it('refuses unknown packages and bad specs with npm’s reason', async () => {
     const missing = await clat('plugin', 'install', 'npm:@fixture/does-not-exist', '--yes');
     expect(missing.code).toBe(1);

@@ -63,9 +63,23 @@ export function parseNpmSpec(spec: string): NpmSpec {
   return { name, range };
 }
 
-/** The default package id for an npm name: the unscoped name, lowercased. */
+/** Words that say a package is an MCP server without saying which one. */
+const GENERIC_NAME_WORDS = new Set(['mcp', 'server', 'servers', 'mcpserver']);
+
+/**
+ * The default package id for an npm name: the unscoped name, lowercased (`server-memory`). A
+ * scoped name whose unscoped part only says "MCP server" (`@playwright/mcp`, `@sentry/mcp-server`)
+ * keeps its scope in front (`playwright-mcp`): the id names the server in its tools' names
+ * (`mcp_playwright_mcp_browser_click`), where `mcp` alone would tell a model and a person nothing.
+ */
 export function npmPackageId(name: string): string {
-  const id = (name.split('/').pop() ?? name).toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+  const [scope, unscoped] = name.startsWith('@') ? name.slice(1).split('/', 2) : [undefined, name];
+  const bare = (unscoped ?? name).toLowerCase();
+  const generic = bare.split(/[-_.]/).every((word) => word === '' || GENERIC_NAME_WORDS.has(word));
+  const id = (scope !== undefined && generic ? `${scope}-${bare}` : bare).replace(
+    /[^a-z0-9._-]/g,
+    '-',
+  );
   return PLUGIN_ID_PATTERN.test(id)
     ? id
     : `npm-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;

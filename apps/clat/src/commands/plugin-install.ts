@@ -17,6 +17,7 @@ import {
   type PluginStore,
   parseConfigJson,
   parseNpmSpec,
+  type Registry,
   readConfigFile,
   stageMcpbBundle,
   stageNpmPackage,
@@ -215,7 +216,17 @@ export async function updateFrom(
 ): Promise<Activated> {
   const options = { ...(await installOptions(values, io)), sourceArgument: shellArgument(target) };
   if (target.startsWith(NPM_SPEC_PREFIX)) {
-    return activateNpm(store, 'update', parseNpmSpec(target), values, io, options);
+    const spec = parseNpmSpec(target);
+    // The package installed from this npm name, whatever id it got (--id, or an older default).
+    const id = values.id ?? installedIdOf(await store.readRegistry(), spec.name);
+    return activateNpm(
+      store,
+      'update',
+      spec,
+      id === undefined ? values : { ...values, id },
+      io,
+      options,
+    );
   }
   // A path that exists wins over a same-named package id.
   const asPath = await lstat(resolve(io.cwd, target)).catch(() => undefined);
@@ -246,4 +257,23 @@ export async function updateFrom(
     return { ...result, unchanged: result.treeSha256 === record.active.artifact };
   }
   return activatePath(store, 'update', resolve(io.cwd, target), values, options);
+}
+
+/**
+ * The id of the one installed package whose active version came from npm package `name`;
+ * undefined when none did (the default id applies) or several did (`--id` must say which).
+ */
+function installedIdOf(registry: Registry, name: string): string | undefined {
+  const ids = Object.entries(registry.packages)
+    .filter(([, record]) => {
+      const source = record.artifacts[record.active.artifact]?.source;
+      return source?.kind === 'npm' && source.name === name;
+    })
+    .map(([id]) => id);
+  if (ids.length > 1) {
+    throw usage(
+      `${name} is installed as ${ids.join(' and ')}; name the one to update: clat plugin update ${ids[0]}`,
+    );
+  }
+  return ids[0];
 }

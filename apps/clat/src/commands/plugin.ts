@@ -59,7 +59,8 @@ Install and update options:
                               settings are asked for on a terminal
       --config-file <file>    Plugin config (JSON object, at most 64 KiB, no symlink)
       --config-json <json>    Plugin config inline; without any, update keeps the current config
-      --id <id>               Package id for npm:, MCPB and .wasm sources (default: from the name)
+      --id <id>               Package id for npm:, MCPB and .wasm sources (default: from the
+                              name; @scope/mcp and @scope/mcp-server keep their scope)
       --bin <name>            npm: the package's bin that runs the server (asked when several)
       --env <NAME=value>      npm: environment for the server; \${CLAT_PLUGIN_DATA} and
                               \${config.KEY} are substituted at launch (repeatable)
