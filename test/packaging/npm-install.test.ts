@@ -207,7 +207,7 @@ describe('clat plugin install npm:<name>', () => {
     expect(works.stdout).toContain('installed from npm');
   }, 300_000);
 
-  it('names a scoped server whose own name only says "mcp" after its scope', async () => {
+  it('names a server called only "mcp" after its scope, updates by npm name, and names it in its failure', async () => {
     // A dependency-free server published as @acme/mcp, the way @playwright/mcp is named.
     const dir = join(work, 'acme-mcp');
     await mkdir(dir, { recursive: true });
@@ -217,7 +217,13 @@ describe('clat plugin install npm:<name>', () => {
     );
     await writeFile(
       join(dir, 'server.mjs'),
-      "#!/usr/bin/env node\nimport { BASIC_TOOLS, serveLegacy } from './lib.mjs';\nserveLegacy({ name: 'acme', tools: BASIC_TOOLS });\n",
+      [
+        '#!/usr/bin/env node',
+        "import { BASIC_TOOLS, serveLegacy } from './lib.mjs';",
+        "if (process.env.ACME_FAIL) { console.error('acme: refusing to start'); process.exit(1); }",
+        "serveLegacy({ name: 'acme', tools: BASIC_TOOLS });",
+        '',
+      ].join('\n'),
     );
     await writeFile(
       join(dir, 'package.json'),
@@ -260,7 +266,32 @@ describe('clat plugin install npm:<name>', () => {
     );
     const byId = await clat('plugin', 'update', 'acme-mcp');
     expect(byId.code, byId.stderr).toBe(0);
-    for (const id of ['acme', 'acme-mcp']) {
+
+    // A failing server's error names it: the id the store sets in its env is no secret, while
+    // the --env values stay redacted.
+    const broken = await clat(
+      'plugin',
+      'install',
+      'npm:@acme/mcp',
+      '--yes',
+      '--id',
+      'acme-broken',
+      '--env',
+      'ACME_FAIL=1',
+      '--env',
+      'ACME_TOKEN=acme-secret-0123456789',
+    );
+    expect(broken.code, broken.stderr).toBe(0);
+    const status = await clat('mcp', '--json');
+    const failure = (
+      JSON.parse(status.stdout) as { servers: { name: string; failure?: string }[] }
+    ).servers.find((server) => server.name === 'acme-broken')?.failure;
+    expect(failure).toContain(
+      'MCP server "acme-broken" exited with code 1 (stderr: acme: refusing to start)',
+    );
+    expect(failure).not.toContain('[REDACTED]');
+    expect(status.stdout).not.toContain('acme-secret-0123456789');
+    for (const id of ['acme', 'acme-mcp', 'acme-broken']) {
       expect((await clat('plugin', 'uninstall', id)).code).toBe(0);
     }
   }, 180_000);

@@ -6,6 +6,7 @@
 
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type Redactor, redactArgs } from '@clat/kernel';
+import { secretEnvValues } from './env-secrets.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import type { PrestartedServers } from './prestart.js';
 import { StdioTransportFactory } from './stdio-transport-factory.js';
@@ -39,29 +40,13 @@ function stdio(server: McpServerConfig) {
   return server;
 }
 
-/** Variables the package store sets on installed servers; none of them holds a secret. */
-const STORE_SET_ENV = new Set([
-  'CLAT_PLUGIN_ID',
-  'CLAT_PLUGIN_NAME',
-  'CLAT_PLUGIN_VERSION',
-  'CLAT_PLUGIN_TREE_SHA256',
-  'CLAT_PLUGIN_TRUST',
-  'CLAT_PLUGIN_DATA',
-  'CLAT_PLUGIN_PUBLISHER',
-]);
-
 /** The stdio transport provider: each entry's server runs as a subprocess in its own group. */
 export function stdioTransport(options: StdioTransportProviderOptions): StdioTransportProvider {
   return {
     transport: 'stdio',
     describe(server) {
       const entry = stdio(server);
-      // Every configured env value is a secret, whatever its name, except the identity and paths
-      // the package store itself sets for an installed server: redacting those would hide the
-      // plugin's own name, version and artifact path from every diagnostic.
-      const secrets = Object.entries(entry.env ?? {})
-        .filter(([name]) => !STORE_SET_ENV.has(name))
-        .map(([, value]) => value);
+      const secrets = secretEnvValues(entry.env);
       return { target: [entry.command, ...redactArgs(entry.args ?? [])].join(' '), secrets };
     },
     factory(server, context) {

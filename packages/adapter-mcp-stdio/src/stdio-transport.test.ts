@@ -424,6 +424,29 @@ describe('stderr', () => {
     expect(h.transport.diagnostics().tail).toEqual(expected);
   });
 
+  it('takes every configured env value as a secret, except what the package store sets', () => {
+    const redactor = new Redactor();
+    open.push(
+      new StdioTransport({
+        name: 'installed',
+        command: process.execPath,
+        defaultCwd: home,
+        redactor,
+        env: {
+          CLAT_PLUGIN_ID: 'installed-id',
+          CLAT_PLUGIN_VERSION: '1.2.3-beta',
+          CLAT_PLUGIN_DATA: '/home/u/.clat/plugin-data/installed-id',
+          SERVICE_URL: 'https://service.example',
+        },
+      }),
+    );
+    expect(
+      redactor.redact(
+        'installed-id 1.2.3-beta /home/u/.clat/plugin-data/installed-id https://service.example',
+      ),
+    ).toBe('installed-id 1.2.3-beta /home/u/.clat/plugin-data/installed-id [REDACTED]');
+  });
+
   it('redacts exact secrets from a caller-supplied redactor', async () => {
     const redactor = new Redactor();
     redactor.add('none');

@@ -17,6 +17,7 @@ import {
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { killGroup, signalGroup, trackGroup, untrackGroup } from '@clat/process';
 import { sweepDetached } from './detached-sweep.js';
+import { secretEnvValues } from './env-secrets.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { InboundFrames } from './inbound-frames.js';
 import { LineDecoder } from './line-decoder.js';
@@ -90,8 +91,7 @@ export class StdioTransport implements Transport {
   constructor(options: StdioTransportOptions) {
     this.#options = options;
     this.#redactor = options.redactor ?? new Redactor();
-    // Every configured env value is treated as secret, whatever its name.
-    for (const value of Object.values(options.env ?? {})) this.#redactor.add(value);
+    for (const value of secretEnvValues(options.env)) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
     this.#tag = options.prestarted?.tag ?? randomUUID();
   }
