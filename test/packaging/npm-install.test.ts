@@ -207,7 +207,7 @@ describe('clat plugin install npm:<name>', () => {
     expect(works.stdout).toContain('installed from npm');
   }, 300_000);
 
-  it('names a server called only "mcp" after its scope, updates by npm name, and names it in its failure', async () => {
+  it('names a server called only "mcp" after its scope, updates by npm name, names it in its failure, and fixes its env in place', async () => {
     // A dependency-free server published as @acme/mcp, the way @playwright/mcp is named.
     const dir = join(work, 'acme-mcp');
     await mkdir(dir, { recursive: true });
@@ -287,10 +287,31 @@ describe('clat plugin install npm:<name>', () => {
       JSON.parse(status.stdout) as { servers: { name: string; failure?: string }[] }
     ).servers.find((server) => server.name === 'acme-broken')?.failure;
     expect(failure).toContain(
-      'MCP server "acme-broken" exited with code 1 (stderr: acme: refusing to start)',
+      'MCP server "acme-broken" failed both handshakes: modern probe: closed the connection: exited with code 1 (stderr: acme: refusing to start); legacy initialize: closed the connection: exited with code 1',
     );
     expect(failure).not.toContain('[REDACTED]');
     expect(status.stdout).not.toContain('acme-secret-0123456789');
+
+    // The environment is fixed in place: NAME= removes a variable, the others are kept.
+    const fixed = await clat('plugin', 'update', 'acme-broken', '--env', 'ACME_FAIL=');
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stdout).toContain('Updated acme-broken 1.3.0');
+    expect(fixed.stdout).toContain('Rollback: 1.3.0');
+    const row = (
+      JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
+        id: string;
+        source: { env?: string[] };
+      }[]
+    ).find((entry) => entry.id === 'acme-broken');
+    expect(row?.source.env).toEqual(['ACME_TOKEN']);
+    const healthy = await clat('call', 'mcp_acme_broken_echo', '{"text":"fixed"}');
+    expect(healthy.code, healthy.stderr).toBe(0);
+    expect(healthy.stdout).toContain('fixed');
+    const bin = await clat('plugin', 'update', 'acme-broken', '--bin', 'other');
+    expect(bin.code).toBe(2);
+    expect(bin.stderr).toContain(
+      '--bin is kept from the install; uninstall and reinstall to change it',
+    );
     for (const id of ['acme', 'acme-mcp', 'acme-broken']) {
       expect((await clat('plugin', 'uninstall', id)).code).toBe(0);
     }

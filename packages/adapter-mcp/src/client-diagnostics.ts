@@ -11,6 +11,16 @@ export function quoted(value: string): string {
   return JSON.stringify(value);
 }
 
+/**
+ * `text` without its leading `MCP server "<server>" `: a reason quoted inside a message that
+ * already names the server (`… closed the connection: exited with code 1`), so the name is said
+ * once and not at every level of the chain.
+ */
+export function withoutServerName(server: string, text: string): string {
+  const prefix = `MCP server ${quoted(server)} `;
+  return text.startsWith(prefix) ? text.slice(prefix.length) : text;
+}
+
 /** The transport's redacted stderr tail; empty when the transport has none or fails to say. */
 export function stderrTail(transport: Transport | undefined): string[] {
   if (transport === undefined) return [];

@@ -5,7 +5,13 @@
  * @module
  */
 import { errorMessage } from '@clat/kernel';
-import { decorate, quoted, stderrSuffix, stderrTail } from './client-diagnostics.js';
+import {
+  decorate,
+  quoted,
+  stderrSuffix,
+  stderrTail,
+  withoutServerName,
+} from './client-diagnostics.js';
 import type { McpClientOptions } from './client-types.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
 import {
@@ -163,7 +169,7 @@ export async function negotiateConnection(
       if (isMcpError(error) && error.code === McpErrorCode.MCP_CANCELLED) throw error;
       // open() names the server already; the transport's own reason is what the user needs.
       const reason = isMcpError(error) && error.cause !== undefined ? error.cause : error;
-      olderFailure = `${older.kind} transport: ${errorMessage(reason)}`;
+      olderFailure = `${older.kind} transport: ${withoutServerName(server, errorMessage(reason))}`;
       return undefined;
     }
   };
@@ -264,10 +270,12 @@ export async function negotiateConnection(
         await checkAbort(older.session);
         return connection(older, undefined);
       }
+      // Each attempt's reason names the server again: say the name once, up front.
+      const attempts = `modern probe: ${withoutServerName(server, probe.reason)}; legacy initialize: ${withoutServerName(server, cause)}`;
       const all =
         olderFailure === undefined
-          ? `MCP server ${quoted(server)} failed both handshakes: modern probe: ${probe.reason}; legacy initialize: ${cause}`
-          : `MCP server ${quoted(server)} failed every handshake: modern probe: ${probe.reason}; legacy initialize: ${cause}; ${olderFailure}`;
+          ? `MCP server ${quoted(server)} failed both handshakes: ${attempts}`
+          : `MCP server ${quoted(server)} failed every handshake: ${attempts}; ${olderFailure}`;
       throw new McpError(
         McpErrorCode.MCP_HANDSHAKE_FAILED,
         `${all}${stderrSuffix(first.transport, all)}`,

@@ -7,6 +7,7 @@
  * @module
  */
 import { errorMessage, onAbort as kernelOnAbort } from '@clat/kernel';
+import { withoutServerName } from './client-diagnostics.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { McpError, McpErrorCode } from './errors.js';
 import { MCP_LIMITS } from './limits.js';
@@ -132,7 +133,8 @@ export class RpcSession {
     transport.onmessage = (message, frameBytes) => this.#onMessage(message, frameBytes);
     transport.onerror = (error) => this.#onDiagnostic(error.message);
     transport.onclose = (error) => {
-      const detail = error === undefined ? '' : `: ${error.message}`;
+      const detail =
+        error === undefined ? '' : `: ${withoutServerName(this.server, error.message)}`;
       this.#shutdown(
         new McpError(
           McpErrorCode.MCP_CONNECTION_CLOSED,

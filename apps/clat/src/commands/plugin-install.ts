@@ -60,6 +60,22 @@ function pairs(values: string[] | undefined, flag: string): Record<string, strin
   return out;
 }
 
+/**
+ * An update's environment: the install's, with each `--env NAME=value` set and each `NAME=` (no
+ * value) removed, so a key can be added or fixed in place: the old version stays the rollback.
+ */
+function updatedEnv(
+  recorded: Record<string, string> | undefined,
+  values: string[] | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = { ...recorded };
+  for (const [name, value] of Object.entries(pairs(values, 'env'))) {
+    if (value === '') delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
 /** `source` as one shell word, for advice a person pastes (`.`, `./x.clatpkg`, `'my dir'`). */
 function shellArgument(source: string): string {
   return /^[\w@%+=:,./-]+$/.test(source) ? source : `'${source.replace(/'/g, `'\\''`)}'`;
@@ -128,7 +144,8 @@ async function activateNpm(
   options: InstallOptions,
   previous?: ArtifactSource,
 ): Promise<ActivationResult & { unchanged?: boolean }> {
-  const env = previous?.env ?? pairs(values.env, 'env');
+  const env =
+    previous === undefined ? pairs(values.env, 'env') : updatedEnv(previous.env, values.env);
   const staged = await stageNpmPackage({
     spec,
     ...(values.id === undefined ? {} : { id: values.id }),
@@ -241,9 +258,8 @@ export async function updateFrom(
         `${target} was installed from a local directory or file, whose path CLAT does not record; run "clat plugin update <path>" with that directory, .clatpkg, .mcpb or .wasm file (in a plugin project: "clat plugin update .")`,
       );
     }
-    for (const flag of ['bin', 'env'] as const) {
-      if (values[flag] !== undefined)
-        throw usage(`--${flag} is kept from the install; uninstall and reinstall to change it`);
+    if (values.bin !== undefined) {
+      throw usage('--bin is kept from the install; uninstall and reinstall to change it');
     }
     const result = await activateNpm(
       store,

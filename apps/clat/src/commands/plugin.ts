@@ -63,7 +63,8 @@ Install and update options:
                               name; @scope/mcp and @scope/mcp-server keep their scope)
       --bin <name>            npm: the package's bin that runs the server (asked when several)
       --env <NAME=value>      npm: environment for the server; \${CLAT_PLUGIN_DATA} and
-                              \${config.KEY} are substituted at launch (repeatable)
+                              \${config.KEY} are substituted at launch (repeatable); on
+                              update, sets NAME and keeps the others (NAME= removes it)
       --allow-scripts         npm: run dependency install scripts (never run otherwise)
       --host-tools <a,b>      Host tools a .wasm component may call (list_files, read_file, ...)
 
