@@ -104,6 +104,8 @@ describe('era negotiation', () => {
     expect((error as Error).message).toMatch(
       /failed both handshakes: modern probe: .*did not answer server\/discover within 30 ms; legacy initialize: .*did not answer initialize within 40 ms/,
     );
+    // The server is named once, up front, not again inside each attempt's reason.
+    expect((error as Error).message.split('MCP server "srv"')).toHaveLength(2);
     expect(factory.servers.every((server) => server.closed)).toBe(true);
   });
 
