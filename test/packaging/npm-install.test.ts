@@ -312,9 +312,26 @@ describe('clat plugin install npm:<name>', () => {
     expect(bin.stderr).toContain(
       '--bin is kept from the install; uninstall and reinstall to change it',
     );
-    for (const id of ['acme', 'acme-mcp', 'acme-broken']) {
+
+    // Updating by npm name keeps what the install chose, environment included.
+    for (const id of ['acme', 'acme-mcp']) {
       expect((await clat('plugin', 'uninstall', id)).code).toBe(0);
     }
+    registry.publishDir(dir, { packageJson: { version: '1.4.0' } });
+    const byName = await clat('plugin', 'update', 'npm:@acme/mcp');
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(byName.stdout).toContain('Updated acme-broken 1.4.0');
+    const kept = (
+      JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
+        id: string;
+        source: { env?: string[] };
+      }[]
+    ).find((entry) => entry.id === 'acme-broken');
+    expect(kept?.source.env).toEqual(['ACME_TOKEN']);
+    expect((await clat('plugin', 'update', 'npm:@acme/mcp')).stdout).toBe(
+      'acme-broken is already at 1.4.0, the newest version its range allows\n',
+    );
+    expect((await clat('plugin', 'uninstall', 'acme-broken')).code).toBe(0);
   }, 180_000);
 
   it('refuses unknown packages and bad specs with npm’s reason', async () => {

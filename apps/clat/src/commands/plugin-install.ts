@@ -234,45 +234,80 @@ export async function updateFrom(
   const options = { ...(await installOptions(values, io)), sourceArgument: shellArgument(target) };
   if (target.startsWith(NPM_SPEC_PREFIX)) {
     const spec = parseNpmSpec(target);
+    const registry = await store.readRegistry();
     // The package installed from this npm name, whatever id it got (--id, or an older default).
-    const id = values.id ?? installedIdOf(await store.readRegistry(), spec.name);
-    return activateNpm(
-      store,
-      'update',
-      spec,
-      id === undefined ? values : { ...values, id },
-      io,
-      options,
-    );
+    const id = values.id ?? installedIdOf(registry, spec.name);
+    const record = id === undefined ? undefined : registry.packages[id];
+    const source = record?.artifacts[record.active.artifact]?.source;
+    if (id !== undefined && record !== undefined && source?.name === spec.name) {
+      // `npm:<name>` alone follows the recorded range, like the id; `npm:<name>@<range>` moves it.
+      const explicit = target.length > NPM_SPEC_PREFIX.length + spec.name.length;
+      return updateRecorded(
+        store,
+        id,
+        record.active.artifact,
+        source,
+        explicit ? spec.range : source.range,
+        values,
+        io,
+        options,
+      );
+    }
+    return activateNpm(store, 'update', spec, values, io, options);
   }
   // A path that exists wins over a same-named package id.
   const asPath = await lstat(resolve(io.cwd, target)).catch(() => undefined);
   const registry = await store.readRegistry();
   const record = asPath === undefined ? registry.packages[target] : undefined;
   if (record !== undefined) {
-    const artifact = record.artifacts[record.active.artifact];
-    const source = artifact?.source;
+    const source = record.artifacts[record.active.artifact]?.source;
     if (source === undefined) {
       throw new PackagingError(
         'PACKAGE_STATE',
         `${target} was installed from a local directory or file, whose path CLAT does not record; run "clat plugin update <path>" with that directory, .clatpkg, .mcpb or .wasm file (in a plugin project: "clat plugin update .")`,
       );
     }
-    if (values.bin !== undefined) {
-      throw usage('--bin is kept from the install; uninstall and reinstall to change it');
-    }
-    const result = await activateNpm(
+    return updateRecorded(
       store,
-      'update',
-      { name: source.name, range: source.range },
-      { ...values, id: target },
+      target,
+      record.active.artifact,
+      source,
+      source.range,
+      values,
       io,
       options,
-      source,
     );
-    return { ...result, unchanged: result.treeSha256 === record.active.artifact };
   }
   return activatePath(store, 'update', resolve(io.cwd, target), values, options);
+}
+
+/**
+ * Updates installed npm package `id` along `range`, keeping the bin, environment (changed by
+ * `--env`) and scripts choice it was installed with.
+ */
+async function updateRecorded(
+  store: PluginStore,
+  id: string,
+  active: string,
+  source: ArtifactSource,
+  range: string,
+  values: InstallFlags,
+  io: CommandIO,
+  options: InstallOptions,
+): Promise<Activated> {
+  if (values.bin !== undefined) {
+    throw usage('--bin is kept from the install; uninstall and reinstall to change it');
+  }
+  const result = await activateNpm(
+    store,
+    'update',
+    { name: source.name, range },
+    { ...values, id },
+    io,
+    options,
+    source,
+  );
+  return { ...result, unchanged: result.treeSha256 === active };
 }
 
 /**
