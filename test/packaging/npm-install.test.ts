@@ -287,7 +287,7 @@ describe('clat plugin install npm:<name>', () => {
       JSON.parse(status.stdout) as { servers: { name: string; failure?: string }[] }
     ).servers.find((server) => server.name === 'acme-broken')?.failure;
     expect(failure).toContain(
-      'MCP server "acme-broken" failed both handshakes: modern probe: closed the connection: exited with code 1 (stderr: acme: refusing to start); legacy initialize: closed the connection: exited with code 1',
+      'MCP server "acme-broken" failed both handshakes: modern probe and legacy initialize both: closed the connection: exited with code 1 (stderr: acme: refusing to start)',
     );
     expect(failure).not.toContain('[REDACTED]');
     expect(status.stdout).not.toContain('acme-secret-0123456789');

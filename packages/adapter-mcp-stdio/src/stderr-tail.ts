@@ -24,6 +24,21 @@ export function pushNewestLines(tail: LineTail, chunk: string): void {
 }
 
 /**
+ * A line that only says where a log file is: npm ends every failure with one, so an `npx` server
+ * that cannot start would otherwise be quoted by its log's path instead of by its error.
+ */
+const LOG_POINTER = /\bcomplete log of this run can be found in\b/i;
+
+/** The stderr line an exit is quoted by: the newest one that says more than where a log is. */
+export function lastWords(lines: readonly string[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    if (line.trim() !== '' && !LOG_POINTER.test(line)) return line;
+  }
+  return lines.at(-1);
+}
+
+/**
  * Resolves once `stream` has ended or closed, or after `ms`: a pipe a surviving process still
  * holds open must not hold up a teardown.
  */

@@ -24,7 +24,7 @@ import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
 import { spawnFailureReason } from './spawn-failure.js';
 import { spawnServerProcess } from './spawn-server.js';
-import { pushNewestLines, streamEnded } from './stderr-tail.js';
+import { lastWords, pushNewestLines, streamEnded } from './stderr-tail.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 
 /** Bytes the writer queue may hold beyond what the pipe took: two full frames. */
@@ -441,7 +441,7 @@ export class StdioTransport implements Transport {
         : exit.signal !== null
           ? `was killed by ${exit.signal}`
           : `exited with code ${exit.code}`;
-    const last = this.#tail.lines(this.#redactor).at(-1);
+    const last = lastWords(this.#tail.lines(this.#redactor));
     return this.#error(
       StdioTransportErrorCode.STDIO_PROCESS_EXITED,
       `${how}${last === undefined ? '' : ` (stderr: ${last})`}`,

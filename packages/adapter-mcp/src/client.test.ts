@@ -14,6 +14,7 @@ import {
   type ScriptedServer,
   settle,
 } from './test-support/scripted-server.js';
+import type { Transport, TransportFactory } from './transport.js';
 
 const clients: McpClient[] = [];
 
@@ -107,6 +108,49 @@ describe('era negotiation', () => {
     // The server is named once, up front, not again inside each attempt's reason.
     expect((error as Error).message.split('MCP server "srv"')).toHaveLength(2);
     expect(factory.servers.every((server) => server.closed)).toBe(true);
+  });
+
+  it('quotes a server that fails both handshakes the same way once, and two ways both', async () => {
+    // A process that exits at start: each attempt's stderr differs only in its timestamp.
+    const exiting = (code: (attempt: number) => number): TransportFactory => {
+      let attempt = 0;
+      return {
+        kind: 'stdio',
+        probeIsolation: 'fresh',
+        open(): Transport {
+          attempt += 1;
+          const n = attempt;
+          const transport: Transport = {
+            kind: 'stdio',
+            start: async () => {},
+            send: async () => {
+              queueMicrotask(() =>
+                transport.onclose?.(
+                  new Error(
+                    `MCP server "srv" exited with code ${code(n)} (stderr: [2026-12-05T07:0${n}:00Z] API_KEY is required)`,
+                  ),
+                ),
+              );
+            },
+            close: async () => {},
+            diagnostics: () => ({ tail: [] }),
+          };
+          return transport;
+        },
+      };
+    };
+    const same = (await McpClient.connect({ name: 'srv', factory: exiting(() => 1) }).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(same.message).toBe(
+      'MCP server "srv" failed both handshakes: modern probe and legacy initialize both: closed the connection: exited with code 1 (stderr: [2026-12-05T07:02:00Z] API_KEY is required)',
+    );
+    // Another exit code is another failure: both are quoted.
+    const two = (await McpClient.connect({ name: 'srv', factory: exiting((n) => n) }).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(two.message).toContain('modern probe: closed the connection: exited with code 1');
+    expect(two.message).toContain('legacy initialize: closed the connection: exited with code 2');
   });
 
   for (const kind of ['stdio', 'http'] as const) {

@@ -270,8 +270,13 @@ export async function negotiateConnection(
         await checkAbort(older.session);
         return connection(older, undefined);
       }
-      // Each attempt's reason names the server again: say the name once, up front.
-      const attempts = `modern probe: ${withoutServerName(server, probe.reason)}; legacy initialize: ${withoutServerName(server, cause)}`;
+      // Each attempt's reason names the server again: say the name once, up front. A server
+      // that failed both the same way (it exits at start) is quoted once too.
+      const probeReason = withoutServerName(server, probe.reason);
+      const legacyReason = withoutServerName(server, cause);
+      const attempts = sameFailure(probeReason, legacyReason)
+        ? `modern probe and legacy initialize both: ${legacyReason}`
+        : `modern probe: ${probeReason}; legacy initialize: ${legacyReason}`;
       const all =
         olderFailure === undefined
           ? `MCP server ${quoted(server)} failed both handshakes: ${attempts}`
@@ -286,4 +291,18 @@ export async function negotiateConnection(
   if (signal?.aborted === true) await probeClosing;
   await checkAbort(negotiated.session);
   return connection(negotiated, probeClosing);
+}
+
+/**
+ * Two attempts' reasons that are the same but for numbers in the stderr they quote (a
+ * timestamp, a log file's name) say the same thing. Numbers before it, an exit code or a
+ * timeout, must match.
+ */
+function sameFailure(a: string, b: string): boolean {
+  return withoutStderrNumbers(a) === withoutStderrNumbers(b);
+}
+
+function withoutStderrNumbers(reason: string): string {
+  const quote = reason.indexOf('(stderr: ');
+  return quote === -1 ? reason : reason.slice(0, quote) + reason.slice(quote).replace(/\d+/g, '#');
 }
