@@ -48,6 +48,13 @@ async function toolName(suffix: string): Promise<string> {
   return name;
 }
 
+/** The --env names `clat plugin list --json` shows for package `id` (never their values). */
+async function envNamesOf(id: string): Promise<string[] | undefined> {
+  const list = await clat('plugin', 'list', '--json');
+  const rows = JSON.parse(list.stdout) as { id: string; source: { env?: string[] } }[];
+  return rows.find((row) => row.id === id)?.source.env;
+}
+
 beforeAll(async () => {
   if (!existsSync(join(REPO_ROOT, 'apps/clat/dist/main.js'))) {
     throw new Error('apps/clat/dist is missing; run "pnpm build" before the e2e tests');
@@ -297,13 +304,7 @@ describe('clat plugin install npm:<name>', () => {
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(fixed.stdout).toContain('Updated acme-broken 1.3.0');
     expect(fixed.stdout).toContain('Rollback: 1.3.0');
-    const row = (
-      JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
-        id: string;
-        source: { env?: string[] };
-      }[]
-    ).find((entry) => entry.id === 'acme-broken');
-    expect(row?.source.env).toEqual(['ACME_TOKEN']);
+    expect(await envNamesOf('acme-broken')).toEqual(['ACME_TOKEN']);
     const healthy = await clat('call', 'mcp_acme_broken_echo', '{"text":"fixed"}');
     expect(healthy.code, healthy.stderr).toBe(0);
     expect(healthy.stdout).toContain('fixed');
@@ -321,13 +322,7 @@ describe('clat plugin install npm:<name>', () => {
     const byName = await clat('plugin', 'update', 'npm:@acme/mcp');
     expect(byName.code, byName.stderr).toBe(0);
     expect(byName.stdout).toContain('Updated acme-broken 1.4.0');
-    const kept = (
-      JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
-        id: string;
-        source: { env?: string[] };
-      }[]
-    ).find((entry) => entry.id === 'acme-broken');
-    expect(kept?.source.env).toEqual(['ACME_TOKEN']);
+    expect(await envNamesOf('acme-broken')).toEqual(['ACME_TOKEN']);
     expect((await clat('plugin', 'update', 'npm:@acme/mcp')).stdout).toBe(
       'acme-broken is already at 1.4.0, the newest version its range allows\n',
     );
