@@ -111,8 +111,12 @@ function failuresOf(pkg, report) {
 /** The first non-empty line of a failure message, without colour codes, at most 300 chars. */
 function firstLine(message) {
   const text = stripVTControlCharacters(message ?? '');
-  const line = text.split('\n').find((l) => l.trim() !== '') ?? 'no message';
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line.trim();
+  const line =
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? 'no message';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** `3 failed | 140 passed | 2 skipped (145)`, the way vitest words its summary. */

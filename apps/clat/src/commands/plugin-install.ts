@@ -241,7 +241,7 @@ export async function updateFrom(
     const source = record?.artifacts[record.active.artifact]?.source;
     if (id !== undefined && record !== undefined && source?.name === spec.name) {
       // `npm:<name>` alone follows the recorded range, like the id; `npm:<name>@<range>` moves it.
-      const explicit = target.length > NPM_SPEC_PREFIX.length + spec.name.length;
+      const explicit = target !== `${NPM_SPEC_PREFIX}${spec.name}`;
       return updateRecorded(
         store,
         id,
