@@ -338,8 +338,8 @@ async function bigResult(home) {
 }
 
 // 3b/3c. Peak RSS while a server floods frames over the 4 MiB limit, each client in a process of
-// its own (rss-worker.mjs); rounds interleaved. A peak varies with when V8 collects the pipe's
-// read chunks, so each figure is a median over rounds.
+// its own (rss-worker.mjs); rounds interleaved. A peak varies with when V8 collects read
+// chunks (the peers' pipes hand over a new one per read), so each figure is a median over rounds.
 const FLOOD_ROUNDS = QUICK ? 1 : 3;
 const FLOOD_PEERS = ['clat', 'sdkV1', 'sdkV2', 'aiSdk', 'mcporter', 'bare'];
 

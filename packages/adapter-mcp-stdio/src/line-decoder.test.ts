@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FRAME_HEAD_BYTES, LineDecoder } from './line-decoder.js';
 
 function decode(max: number, chunks: string[], skipLimit = Infinity) {
@@ -68,5 +68,83 @@ describe('LineDecoder', () => {
   it('counts bytes, not characters', () => {
     const { oversized } = decode(5, ['ééé\n']);
     expect(oversized).toHaveLength(1);
+  });
+
+  it('keeps no chunk: one reused read buffer decodes like fresh ones', () => {
+    const lines: string[] = [];
+    const decoder = new LineDecoder(1024, {
+      line: (bytes) => lines.push(bytes.toString('utf8')),
+      oversized: () => undefined,
+      overflow: () => undefined,
+    });
+    const read = Buffer.alloc(8);
+    const text = '{"a":1}\n{"bb":22}\n{"c":"0123456789abcdef"}\nx\n';
+    for (let at = 0; at < text.length; at += read.length) {
+      const piece = text.slice(at, at + read.length);
+      read.fill(0x21);
+      const length = read.write(piece, 'utf8');
+      decoder.push(read, length);
+    }
+    expect(lines).toEqual(['{"a":1}', '{"bb":22}', '{"c":"0123456789abcdef"}', 'x']);
+  });
+
+  describe('frame buffer', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    function flood(decoder: LineDecoder, frames: number, frameBytes: number): void {
+      const read = Buffer.alloc(64 * 1024, 0x78);
+      for (let frame = 0; frame < frames; frame++) {
+        for (let left = frameBytes; left > 0; left -= read.length) {
+          decoder.push(read, Math.min(left, read.length));
+        }
+        decoder.push(Buffer.from('\n'));
+      }
+    }
+
+    it('is reused across big frames, never past the cap, and let go once idle', () => {
+      vi.useFakeTimers();
+      const max = 1024 * 1024;
+      let lines = 0;
+      let skipped = 0;
+      const decoder = new LineDecoder(max, {
+        line: () => lines++,
+        oversized: () => skipped++,
+        overflow: () => undefined,
+      });
+      flood(decoder, 3, 700 * 1024);
+      const retained = decoder.retained;
+      expect(retained).toBeGreaterThanOrEqual(700 * 1024);
+      flood(decoder, 4, max + 1);
+      expect([lines, skipped]).toEqual([3, 4]);
+      expect(decoder.retained).toBeLessThanOrEqual(max);
+      vi.advanceTimersByTime(1_000);
+      flood(decoder, 1, 200 * 1024);
+      // Used within the idle period: kept through the next one.
+      vi.advanceTimersByTime(2_500);
+      expect(decoder.retained).toBeGreaterThan(0);
+      vi.advanceTimersByTime(2_500);
+      expect(decoder.retained).toBe(0);
+      flood(decoder, 1, 100 * 1024);
+      expect(lines).toBe(5);
+    });
+
+    it('keeps a small one for good, and drops all on dispose', () => {
+      vi.useFakeTimers();
+      const decoder = new LineDecoder(1024 * 1024, {
+        line: () => undefined,
+        oversized: () => undefined,
+        overflow: () => undefined,
+      });
+      decoder.push(Buffer.from('{"a":'));
+      decoder.push(Buffer.from('1}\n'));
+      expect(decoder.retained).toBeGreaterThan(0);
+      expect(decoder.retained).toBeLessThanOrEqual(64 * 1024);
+      vi.advanceTimersByTime(60_000);
+      expect(decoder.retained).toBeGreaterThan(0);
+      decoder.dispose();
+      expect(decoder.retained).toBe(0);
+    });
   });
 });

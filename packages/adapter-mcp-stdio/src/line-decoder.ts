@@ -2,16 +2,30 @@
  * Newline-delimited frame splitting with a hard byte cap. A frame over the cap is skipped to its
  * newline without being held (only its first bytes are kept, to tell whom it answered), so memory
  * never holds more than one cap; a frame that runs past the skip limit ends the stream.
+ *
+ * The decoder never keeps a chunk it is given: a frame that spans chunks is copied into one frame
+ * buffer of its own, reused from frame to frame. So the reader may hand it one read buffer over
+ * and over (the stdio transport does), and a flood of frames near the cap allocates one buffer,
+ * not a new one per frame for the collector to catch up with.
  * @module
  */
 
 /** Bytes of an oversized frame kept to read its id. */
 export const FRAME_HEAD_BYTES = 1024;
+/** The frame buffer's first size; it doubles as frames need, up to the cap. */
+const FIRST_FRAME_BUFFER_BYTES = 16 * 1024;
+/** A frame buffer up to this size is kept for good; a bigger one only while it is being used. */
+const KEPT_FRAME_BUFFER_BYTES = 64 * 1024;
+/** A frame buffer over {@link KEPT_FRAME_BUFFER_BYTES} unused for this long is let go. */
+const FRAME_BUFFER_IDLE_MS = 2_000;
 
 export interface LineDecoderHandlers {
-  /** One complete frame without its newline (a trailing CR is removed). */
+  /**
+   * One complete frame without its newline (a trailing CR is removed). The bytes are lent for the
+   * call: they may be the reader's buffer or the frame buffer, both reused afterwards.
+   */
   line(bytes: Buffer): void;
-  /** A frame over the cap ended; it was skipped. `head` holds its first bytes. */
+  /** A frame over the cap ended; it was skipped. `head` (the handler's own) holds its first bytes. */
   oversized(head: Buffer, frameBytes: number): void;
   /** A frame ran past the skip limit without a newline; the decoder drops everything from here on. */
   overflow(seenBytes: number): void;
@@ -22,8 +36,12 @@ export class LineDecoder {
   readonly #max: number;
   readonly #skipLimit: number;
   readonly #handlers: LineDecoderHandlers;
-  #parts: Buffer[] = [];
+  /** The start of the current frame when it spans chunks: `#size` bytes of it are used. */
+  #frame: Buffer | undefined;
   #size = 0;
+  /** Set when a big frame buffer was used; the idle timer lets the buffer go when it stays unset. */
+  #frameUsed = false;
+  #idleTimer: NodeJS.Timeout | undefined;
   #failed = false;
   /** While skipping an oversized frame: its head and how many bytes it had so far. */
   #skipping: { head: Buffer; seen: number } | undefined;
@@ -44,11 +62,18 @@ export class LineDecoder {
     return this.#size;
   }
 
-  push(chunk: Buffer): void {
+  /** Bytes the frame buffer holds on to (used or not). */
+  get retained(): number {
+    return this.#frame?.length ?? 0;
+  }
+
+  /** Decodes the first `length` bytes of `chunk` (all of it by default); keeps none of them. */
+  push(chunk: Buffer, length = chunk.length): void {
     let start = 0;
-    while (!this.#failed && start < chunk.length) {
-      const newline = chunk.indexOf(0x0a, start);
-      const end = newline === -1 ? chunk.length : newline;
+    while (!this.#failed && start < length) {
+      const found = chunk.indexOf(0x0a, start);
+      const newline = found === -1 || found >= length ? -1 : found;
+      const end = newline === -1 ? length : newline;
       const skipping = this.#skipping;
       if (skipping !== undefined) {
         skipping.seen += end - start;
@@ -62,36 +87,87 @@ export class LineDecoder {
         continue;
       }
       if (this.#size + (end - start) > this.#max) {
-        // Keep the head (copied: the chunk is not ours), drop the rest and skip to the newline.
-        const head = Buffer.concat(
-          [...this.#parts, chunk.subarray(start, end)],
-          Math.min(FRAME_HEAD_BYTES, this.#size + (end - start)),
-        );
-        this.#skipping = { head, seen: this.#size };
-        this.#parts = [];
+        this.#skipping = { head: this.#head(chunk, start, end), seen: this.#size };
         this.#size = 0;
         continue;
       }
-      const piece = chunk.subarray(start, end);
       if (newline === -1) {
-        this.#parts.push(piece);
-        this.#size += piece.length;
+        this.#keep(chunk, start, end);
         return;
       }
-      const frame = this.#parts.length === 0 ? piece : Buffer.concat([...this.#parts, piece]);
-      this.#parts = [];
-      this.#size = 0;
+      let frame: Buffer;
+      if (this.#size === 0) frame = chunk.subarray(start, end);
+      else {
+        this.#keep(chunk, start, end);
+        frame = (this.#frame as Buffer).subarray(0, this.#size);
+        this.#size = 0;
+      }
       start = newline + 1;
       const trimmed = frame.at(-1) === 0x0d ? frame.subarray(0, -1) : frame;
       this.#handlers.line(trimmed);
     }
   }
 
+  /** Drops the unfinished frame and the frame buffer (the connection is over). */
+  dispose(): void {
+    this.#size = 0;
+    this.#skipping = undefined;
+    this.#release();
+  }
+
+  /** A copy of the first bytes of the frame held so far followed by `chunk[start, end)`. */
+  #head(chunk: Buffer, start: number, end: number): Buffer {
+    const bytes = Math.min(FRAME_HEAD_BYTES, this.#size + (end - start));
+    const head = Buffer.allocUnsafe(bytes);
+    const held = Math.min(this.#size, bytes);
+    if (held > 0) (this.#frame as Buffer).copy(head, 0, 0, held);
+    if (held < bytes) chunk.copy(head, held, start, start + (bytes - held));
+    return head;
+  }
+
+  /** Appends `chunk[start, end)` to the frame buffer (callers keep the total within the cap). */
+  #keep(chunk: Buffer, start: number, end: number): void {
+    const needed = this.#size + (end - start);
+    let frame = this.#frame;
+    if (frame === undefined || frame.length < needed) {
+      let capacity = frame?.length ?? FIRST_FRAME_BUFFER_BYTES;
+      while (capacity < needed) capacity *= 2;
+      // Not the shared pool: the buffer is ours for many frames.
+      const grown = Buffer.allocUnsafeSlow(Math.min(capacity, this.#max));
+      if (frame !== undefined && this.#size > 0) frame.copy(grown, 0, 0, this.#size);
+      this.#frame = frame = grown;
+    }
+    chunk.copy(frame, this.#size, start, end);
+    this.#size = needed;
+    if (frame.length > KEPT_FRAME_BUFFER_BYTES) {
+      this.#frameUsed = true;
+      if (this.#idleTimer === undefined) this.#watchIdle();
+    }
+  }
+
+  /** Lets a big frame buffer go once a whole idle period passed without it being used. */
+  #watchIdle(): void {
+    this.#frameUsed = false;
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (this.#frameUsed || this.#size > 0) this.#watchIdle();
+      else this.#release();
+    }, FRAME_BUFFER_IDLE_MS);
+    this.#idleTimer.unref?.();
+  }
+
+  #release(): void {
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.#frame = undefined;
+    this.#frameUsed = false;
+  }
+
   #fail(seen: number): void {
     this.#failed = true;
     this.#skipping = undefined;
-    this.#parts = [];
     this.#size = 0;
+    this.#release();
     this.#handlers.overflow(seen);
   }
 }

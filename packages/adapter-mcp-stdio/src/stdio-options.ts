@@ -4,6 +4,7 @@
  */
 import type { Redactor } from '@clat/kernel';
 import type { PrestartedServer } from './prestart.js';
+import type { StdoutChannel } from './server-output.js';
 
 export interface StdioTransportOptions {
   /** Server name, used in diagnostics and error messages. */
@@ -30,4 +31,10 @@ export interface StdioTransportOptions {
    * of spawning when it started (when it did not, the transport spawns and reports why).
    */
   prestarted?: PrestartedServer | undefined;
+  /**
+   * How the server's stdout is read. `'socket'` (the default): through a socket pair, into one
+   * reused buffer, where the platform allows (Linux), else a pipe. `'pipe'`: child_process's pipe,
+   * which hands over a new buffer per read. A prestarted server is always read from its pipe.
+   */
+  stdout?: StdoutChannel | undefined;
 }

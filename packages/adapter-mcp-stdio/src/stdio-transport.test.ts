@@ -8,12 +8,15 @@ import { groupMembers, pidAlive } from '@clat/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { resolveServerCwd } from './server-cwd.js';
+import type { StdoutChannel } from './server-output.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 import { StdioTransport, WRITE_QUEUE_BYTES } from './stdio-transport.js';
 import { StdioTransportFactory } from './stdio-transport-factory.js';
 
 const PEER = fileURLToPath(new URL('./test-support/peer.mjs', import.meta.url));
 const SHORT_GRACE = 300;
+/** How `peer` reads stdout unless told: the framing and leaving tests run once for each. */
+let channel: StdoutChannel = 'socket';
 
 let home: string;
 const open: StdioTransport[] = [];
@@ -44,6 +47,7 @@ function peer(mode: string, extra: Partial<StdioTransportOptions> = {}): Harness
     args: [PEER, mode],
     defaultCwd: home,
     shutdownGraceMs: SHORT_GRACE,
+    stdout: channel,
     ...extra,
   });
   open.push(transport);
@@ -221,7 +225,14 @@ describe('spawn failures', () => {
   });
 });
 
-describe('peer leaving', () => {
+describe.each(['socket', 'pipe'] as const)('peer leaving (stdout read via %s)', (via) => {
+  beforeAll(() => {
+    channel = via;
+  });
+  afterAll(() => {
+    channel = 'socket';
+  });
+
   it('fails a server that closes stdout but keeps running, and kills it', async () => {
     const h = peer('close-stdout');
     await h.transport.start();
@@ -235,7 +246,45 @@ describe('peer leaving', () => {
   });
 });
 
-describe('framing', () => {
+describe.each(['socket', 'pipe'] as const)('framing (stdout read via %s)', (via) => {
+  beforeAll(() => {
+    channel = via;
+  });
+  afterAll(() => {
+    channel = 'socket';
+  });
+
+  it('reads stdout the way it was asked to (a socket pair on Linux)', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    expect((await call(h, 1, 'echo', { hello: 1 })).echo).toEqual({ hello: 1 });
+    const expected = via === 'socket' && process.platform !== 'linux' ? 'pipe' : via;
+    expect(h.transport.diagnostics().detail?.stdout).toBe(expected);
+  });
+
+  it('keeps two servers apart when their big frames arrive at once', async () => {
+    // Socket reads of every server land in one shared buffer: frames spanning reads must be
+    // copied out whole before the next read of either server.
+    const a = peer('echo');
+    const b = peer('echo');
+    await Promise.all([a.transport.start(), b.transport.start()]);
+    const text = (seed: number, bytes: number) =>
+      Array.from({ length: Math.ceil(bytes / 8) }, (_, i) =>
+        (i * seed).toString(36).padStart(7, '.'),
+      )
+        .join(' ')
+        .slice(0, bytes);
+    const sizes = [300_000, 1_500_000, 70_000, 900_000];
+    const calls = sizes.flatMap((bytes, i) => [
+      call(a, i + 1, 'echo', { text: text(3, bytes) }).then((r) => [r, text(3, bytes)]),
+      call(b, i + 1, 'echo', { text: text(7, bytes) }).then((r) => [r, text(7, bytes)]),
+    ]);
+    for (const [result, sent] of await Promise.all(calls)) {
+      expect((result as { echo: { text: string } }).echo.text === sent).toBe(true);
+    }
+    expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+
   it('routes responses and keeps going after garbage lines, reporting each', async () => {
     const h = peer('garbage');
     await h.transport.start();

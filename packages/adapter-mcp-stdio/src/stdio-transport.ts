@@ -6,7 +6,6 @@
  * process; reading inbound frames (`inbound-frames.ts`), options, cwd and the stderr tail are apart.
  * @module
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   type JsonRpcMessage,
@@ -22,8 +21,9 @@ import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { InboundFrames } from './inbound-frames.js';
 import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
+import { openSocketOutput, pipeOutput, type ServerOutput } from './server-output.js';
 import { spawnFailureReason } from './spawn-failure.js';
-import { spawnServerProcess } from './spawn-server.js';
+import { type ServerProcess, spawnServerProcess } from './spawn-server.js';
 import { lastWords, pushNewestLines, streamEnded } from './stderr-tail.js';
 import type { StdioTransportOptions } from './stdio-options.js';
 
@@ -63,7 +63,9 @@ export class StdioTransport implements Transport {
   readonly #grace: number;
   readonly #tail = new LineTail(LIMITS.stderrTailLines, LIMITS.stderrLineBytes);
   #state: State = 'new';
-  #child: ChildProcessWithoutNullStreams | undefined;
+  #child: ServerProcess | undefined;
+  #output: ServerOutput | undefined;
+  #decoder: LineDecoder | undefined;
   #pid: number | undefined;
   #cwd: string | undefined;
   #exit: ExitInfo | undefined;
@@ -159,7 +161,7 @@ export class StdioTransport implements Transport {
         ),
       );
     }
-    const stdin = (this.#child as ChildProcessWithoutNullStreams).stdin;
+    const stdin = (this.#child as ServerProcess).stdin;
     // The pipe's own buffer is the one writer queue; cap it so a server that stops reading
     // cannot make us hold unbounded memory.
     const queued = json.length * 3 + 1;
@@ -218,6 +220,7 @@ export class StdioTransport implements Transport {
     };
     if (this.#cwd !== undefined) detail.cwd = this.#cwd;
     if (this.#pid !== undefined) detail.pid = this.#pid;
+    if (this.#output !== undefined) detail.stdout = this.#output.channel;
     if (this.#exit?.code !== undefined && this.#exit.code !== null)
       detail.exitCode = this.#exit.code;
     if (this.#exit?.signal) detail.signal = this.#exit.signal;
@@ -232,7 +235,7 @@ export class StdioTransport implements Transport {
       this.#cwd = adopted.cwd;
       // Once the prestart let go, the 'data' listeners below resume the streams (next tick).
       adopted.release();
-      this.#attach(adopted.child);
+      this.#attach(adopted.child, pipeOutput(adopted.child.stdout));
       this.#started(adopted.child);
       // An exit before adoption emitted no event these listeners could see.
       if (adopted.child.exitCode !== null || adopted.child.signalCode !== null) {
@@ -260,16 +263,23 @@ export class StdioTransport implements Transport {
   }
 
   async #spawn(cwd: string): Promise<void> {
-    let child: ChildProcessWithoutNullStreams;
+    const paired = this.#options.stdout === 'pipe' ? undefined : await openSocketOutput();
+    let child: ServerProcess;
     try {
-      child = spawnServerProcess(this.#options, cwd, this.#tag);
+      child = spawnServerProcess(this.#options, cwd, this.#tag, paired?.childEnd);
     } catch (error) {
+      paired?.output.destroy();
       throw this.#spawnError(error, cwd);
+    } finally {
+      // The child holds its own copy of its end now; ours would keep the stream from ending.
+      paired?.childEnd.destroy();
     }
-    this.#attach(child);
+    const output = paired?.output ?? pipeOutput(child.stdout as NonNullable<typeof child.stdout>);
+    this.#attach(child, output);
     await new Promise<void>((resolveSpawn, rejectSpawn) => {
       const onError = (error: Error) => {
         child.off('spawn', onSpawn);
+        output.destroy();
         rejectSpawn(this.#spawnError(error, cwd));
       };
       const onSpawn = () => {
@@ -283,7 +293,7 @@ export class StdioTransport implements Transport {
   }
 
   /** The spawned process is this transport's: errors reported, group tracked, pid announced. */
-  #started(child: ChildProcessWithoutNullStreams): void {
+  #started(child: ServerProcess): void {
     child.on('error', (error) => this.#report(error));
     this.#pid = child.pid as number;
     trackGroup(this.#pid);
@@ -298,10 +308,10 @@ export class StdioTransport implements Transport {
   }
 
   /** Reads the process: stdout frames through the decoder, stderr into the tail, its exit. */
-  #attach(child: ChildProcessWithoutNullStreams): void {
+  #attach(child: ServerProcess, output: ServerOutput): void {
     this.#child = child;
+    this.#output = output;
     child.stdin.on('error', (error) => this.#onStdinError(error));
-    child.stdout.on('error', (error) => this.#report(error));
     child.stderr.on('error', (error) => this.#report(error));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => pushNewestLines(this.#tail, chunk));
@@ -320,7 +330,7 @@ export class StdioTransport implements Transport {
         oversized: (head, bytes) => frames.oversized(head, bytes),
         overflow: (seen) => {
           // Stop reading at once: draining a runaway frame costs CPU and GC for nothing.
-          child.stdout.destroy();
+          output.destroy();
           this.#fail(
             this.#error(
               StdioTransportErrorCode.STDIO_FRAME_TOO_LARGE,
@@ -331,8 +341,12 @@ export class StdioTransport implements Transport {
       },
       RUNAWAY_FRAME_BYTES,
     );
-    child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
-    child.stdout.on('end', () => this.#onPeerGone());
+    this.#decoder = decoder;
+    output.read({
+      chunk: (bytes, length) => decoder.push(bytes, length),
+      end: () => this.#onPeerGone(),
+      error: (error) => this.#report(error),
+    });
     child.on('exit', (code, signal) => this.#onExit(code, signal));
   }
 
@@ -350,7 +364,7 @@ export class StdioTransport implements Transport {
   /** Stdout ended or the process exited: once both (or exit plus a grace) happened, the channel is over. */
   #onPeerGone(): void {
     if (this.#state !== 'open') return;
-    const stdoutDone = this.#child?.stdout.readableEnded === true;
+    const stdoutDone = this.#output?.ended === true;
     if (stdoutDone || this.#exit !== undefined) {
       // Let the last stdout bytes and stderr lines arrive; a grandchild may hold stdout open.
       if (stdoutDone && this.#exit !== undefined) this.#peerGoneNow();
@@ -419,10 +433,11 @@ export class StdioTransport implements Transport {
       // into the tail (bounded) before the pipes go, so the reason quotes its last words.
       await streamEnded(child.stderr, EXIT_DRAIN_MS);
       // Pipes a surviving grandchild still holds must not keep the host alive.
-      child.stdout.destroy();
+      this.#output?.destroy();
       child.stderr.destroy();
       child.stdin.destroy();
     }
+    this.#decoder?.dispose();
     this.#tail.end();
     this.#state = 'closed';
     const reason = unexpected ? (this.#failure ?? this.#exitError()) : undefined;
