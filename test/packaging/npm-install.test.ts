@@ -214,7 +214,7 @@ describe('clat plugin install npm:<name>', () => {
     expect(works.stdout).toContain('installed from npm');
   }, 300_000);
 
-  it('names a server called only "mcp" after its scope, updates by npm name, names it in its failure, and fixes its env in place', async () => {
+  it('names a server called only "mcp" after its scope, updates by npm name, names it in its failure, and fixes its env and bin in place', async () => {
     // A dependency-free server published as @acme/mcp, the way @playwright/mcp is named.
     const dir = join(work, 'acme-mcp');
     await mkdir(dir, { recursive: true });
@@ -308,11 +308,43 @@ describe('clat plugin install npm:<name>', () => {
     const healthy = await clat('call', 'mcp_acme_broken_echo', '{"text":"fixed"}');
     expect(healthy.code, healthy.stderr).toBe(0);
     expect(healthy.stdout).toContain('fixed');
-    const bin = await clat('plugin', 'update', 'acme-broken', '--bin', 'other');
-    expect(bin.code).toBe(2);
-    expect(bin.stderr).toContain(
-      '--bin is kept from the install; uninstall and reinstall to change it',
+
+    // A version that renames its bin: the update names the bins there are, and --bin picks one
+    // (the environment stays).
+    await writeFile(
+      join(dir, 'alt.mjs'),
+      [
+        '#!/usr/bin/env node',
+        "import { serveLegacy, text } from './lib.mjs';",
+        'const echo = { type: "object", properties: { text: { type: "string" } } };',
+        'const readOnly = { readOnlyHint: true, openWorldHint: false };',
+        "const handler = (args) => text('alt: ' + args.text);",
+        "serveLegacy({ name: 'acme-alt', tools: [{ name: 'echo', inputSchema: echo, annotations: readOnly, handler }] });",
+        '',
+      ].join('\n'),
     );
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: '@acme/mcp',
+        version: '1.3.1',
+        type: 'module',
+        bin: { 'acme-server': 'server.mjs', 'acme-alt': 'alt.mjs' },
+      }),
+    );
+    registry.publishDir(dir);
+    const renamed = await clat('plugin', 'update', 'acme-broken');
+    expect(renamed.code).toBe(1);
+    expect(renamed.stderr).toContain(
+      '@acme/mcp@1.3.1 has no bin "acme-mcp" (it has acme-alt, acme-server); choose one with --bin <name>',
+    );
+    const switched = await clat('plugin', 'update', 'acme-broken', '--bin', 'acme-alt');
+    expect(switched.code, switched.stderr).toBe(0);
+    expect(switched.stdout).toContain('Updated acme-broken 1.3.1');
+    const alt = await clat('call', 'mcp_acme_broken_echo', '{"text":"switched"}');
+    expect(alt.code, alt.stderr).toBe(0);
+    expect(alt.stdout).toContain('alt: switched');
+    expect(await envNamesOf('acme-broken')).toEqual(['ACME_TOKEN']);
 
     // Updating by npm name keeps what the install chose, environment included.
     for (const id of ['acme', 'acme-mcp']) {
@@ -323,6 +355,9 @@ describe('clat plugin install npm:<name>', () => {
     expect(byName.code, byName.stderr).toBe(0);
     expect(byName.stdout).toContain('Updated acme-broken 1.4.0');
     expect(await envNamesOf('acme-broken')).toEqual(['ACME_TOKEN']);
+    // The bin chosen on the last update is kept too.
+    const kept = await clat('call', 'mcp_acme_broken_echo', '{"text":"kept"}');
+    expect(kept.stdout).toContain('alt: kept');
     expect((await clat('plugin', 'update', 'npm:@acme/mcp')).stdout).toBe(
       'acme-broken is already at 1.4.0, the newest version its range allows\n',
     );

@@ -217,7 +217,7 @@ async function pickBin(
     if (!names.includes(options.bin)) {
       throw new PackagingError(
         'NPM_FAILED',
-        `${name} has no bin ${JSON.stringify(options.bin)} (it has ${names.join(', ')})`,
+        `${name} has no bin ${JSON.stringify(options.bin)} (it has ${names.join(', ')}); choose one with --bin <name>`,
       );
     }
     return options.bin;
@@ -293,7 +293,7 @@ export async function stageNpmPackage(options: StageNpmOptions): Promise<StagedN
       bin?: unknown;
     };
     const bins = binEntries(pkg);
-    const bin = await pickBin(name, bins, options);
+    const bin = await pickBin(`${name}@${info.version}`, bins, options);
     const entryAbsolute = resolve(packageDir, bins[bin] as string);
     if (!entryAbsolute.startsWith(`${packageDir}${sep}`)) {
       throw new PackagingError('ENTRY_INVALID', `bin ${bin} of ${name} points outside the package`);

@@ -282,8 +282,8 @@ export async function updateFrom(
 }
 
 /**
- * Updates installed npm package `id` along `range`, keeping the bin, environment (changed by
- * `--env`) and scripts choice it was installed with.
+ * Updates installed npm package `id` along `range`, keeping the bin (unless `--bin` names
+ * another), the environment (changed by `--env`) and the scripts choice it was installed with.
  */
 async function updateRecorded(
   store: PluginStore,
@@ -295,9 +295,6 @@ async function updateRecorded(
   io: CommandIO,
   options: InstallOptions,
 ): Promise<Activated> {
-  if (values.bin !== undefined) {
-    throw usage('--bin is kept from the install; uninstall and reinstall to change it');
-  }
   const result = await activateNpm(
     store,
     'update',

@@ -61,7 +61,8 @@ Install and update options:
       --config-json <json>    Plugin config inline; without any, update keeps the current config
       --id <id>               Package id for npm:, MCPB and .wasm sources (default: from the
                               name; @scope/mcp and @scope/mcp-server keep their scope)
-      --bin <name>            npm: the package's bin that runs the server (asked when several)
+      --bin <name>            npm: the package's bin that runs the server (asked when several);
+                              update keeps the installed one unless given
       --env <NAME=value>      npm: environment for the server; \${CLAT_PLUGIN_DATA} and
                               \${config.KEY} are substituted at launch (repeatable); on
                               update, sets NAME and keeps the others (NAME= removes it)
