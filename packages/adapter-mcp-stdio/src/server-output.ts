@@ -96,13 +96,15 @@ class SocketOutput implements ServerOutput {
   }
 }
 
-/**
- * A socket pair for a server's stdout: `childEnd` goes to the child as its stdio[1] (and is
- * destroyed here once spawned), `output` reads the other end. Undefined where none can be made.
- */
-export async function openSocketOutput(): Promise<
-  { output: ServerOutput; childEnd: Socket } | undefined
-> {
+/** A server's stdout as a socket pair: what the transport reads, and what the child gets. */
+export interface SocketOutputPair {
+  readonly output: ServerOutput;
+  /** The child's stdio[1]; destroyed here once the child is spawned. */
+  readonly childEnd: Socket;
+}
+
+/** A socket pair for a server's stdout; undefined where none can be made (use a pipe). */
+export async function openSocketOutput(): Promise<SocketOutputPair | undefined> {
   readBuffer ??= Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
   const output = new SocketOutput();
   const pair = await pairStdoutSocket(readBuffer, (length) => output.onRead(length));

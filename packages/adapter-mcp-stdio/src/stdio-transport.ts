@@ -21,7 +21,12 @@ import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { InboundFrames } from './inbound-frames.js';
 import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
-import { openSocketOutput, pipeOutput, type ServerOutput } from './server-output.js';
+import {
+  openSocketOutput,
+  pipeOutput,
+  type ServerOutput,
+  type SocketOutputPair,
+} from './server-output.js';
 import { spawnFailureReason } from './spawn-failure.js';
 import { type ServerProcess, spawnServerProcess } from './spawn-server.js';
 import { lastWords, pushNewestLines, streamEnded } from './stderr-tail.js';
@@ -243,8 +248,19 @@ export class StdioTransport implements Transport {
       }
       return;
     }
-    this.#cwd = await this.#prepareCwd();
-    await this.#spawn(this.#cwd);
+    // The socket pair is made while the working directory is checked: both are on the way to
+    // the spawn, and the first pairing of a process (its listener) takes a few milliseconds.
+    const pairing = this.#options.stdout === 'pipe' ? undefined : openSocketOutput();
+    try {
+      this.#cwd = await this.#prepareCwd();
+    } catch (error) {
+      void pairing?.then((paired) => {
+        paired?.output.destroy();
+        paired?.childEnd.destroy();
+      });
+      throw error;
+    }
+    await this.#spawn(this.#cwd, await pairing);
   }
 
   async #prepareCwd(): Promise<string> {
@@ -262,8 +278,8 @@ export class StdioTransport implements Transport {
     return cwd;
   }
 
-  async #spawn(cwd: string): Promise<void> {
-    const paired = this.#options.stdout === 'pipe' ? undefined : await openSocketOutput();
+  /** Spawns the server with `paired`'s child end as its stdout, or with a pipe. */
+  async #spawn(cwd: string, paired: SocketOutputPair | undefined): Promise<void> {
     let child: ServerProcess;
     try {
       child = spawnServerProcess(this.#options, cwd, this.#tag, paired?.childEnd);

@@ -31,31 +31,35 @@ describe.runIf(process.platform === 'linux')('stdout socket pairs', () => {
     expect(reads.join('')).toBe('hello\n');
   });
 
-  it('closes a connection that sends a token nobody waits for, and still pairs ours', async () => {
+  it('pairs a reader with its own peer, not with a stranger connected before it', async () => {
     const path = (await stdoutListenerPath()) as string;
     expect(path.startsWith('\0')).toBe(true);
     const stranger = connect({ path });
     sockets.push(stranger);
-    await new Promise((resolve) => stranger.once('connect', resolve));
-    const gone = closed(stranger);
-    // Our pairing waits while the stranger speaks first.
+    // The stranger is accepted first and given a token of its own.
+    const strangerToken = await new Promise<Buffer>((resolve) => stranger.once('data', resolve));
+    expect(strangerToken).toHaveLength(16);
     const reads: string[] = [];
-    const ours = pair(Buffer.alloc(64), reads);
-    stranger.write(Buffer.alloc(16, 7));
-    const { childEnd, reader } = await ours;
-    await gone;
+    const { childEnd, reader } = await pair(Buffer.alloc(64), reads);
     const ended = new Promise((resolve) => reader.once('end', resolve));
     childEnd.end('ours');
     await ended;
     expect(reads.join('')).toBe('ours');
   });
 
-  it('closes a connection that sends more than a token', async () => {
-    const stranger = connect({ path: (await stdoutListenerPath()) as string });
-    sockets.push(stranger);
-    const gone = closed(stranger);
-    stranger.write(Buffer.alloc(40, 1));
-    await gone;
+  it('closes a connection nobody claims once the pairing time is over', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const stranger = connect({ path: (await stdoutListenerPath()) as string });
+      sockets.push(stranger);
+      await new Promise((resolve) => stranger.once('data', resolve));
+      const gone = closed(stranger);
+      expect(stranger.closed).toBe(false);
+      vi.advanceTimersByTime(2_000);
+      await gone;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('pairs while a stranger holds a connection open without a word', async () => {

@@ -10,10 +10,12 @@
  * as it does with the socket pair behind a 'pipe') and reads the connecting end.
  *
  * Linux only: the listener has a name in the abstract namespace, so there is no file to create,
- * leak or clean up. Any local process may connect to an abstract name, so a connection proves it
- * is ours by sending a random 16-byte token first, and any other connection is closed unread.
- * Where the listener cannot be made (another OS, a sandbox without abstract sockets) or pairing
- * stalls, {@link pairStdoutSocket} answers undefined and the caller uses a pipe.
+ * leak or clean up. Any local process may connect to an abstract name, so the listener writes a
+ * random 16-byte token to each connection it accepts, and a reader takes the accepted end whose
+ * token it read: its own peer, whoever else connected. A connection nobody claims within 2 s is
+ * closed, and at most 256 wait at once. Where the listener cannot be made (another OS, a sandbox
+ * without abstract sockets) or pairing fails or stalls, {@link pairStdoutSocket} answers
+ * undefined and the caller uses a pipe.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -38,7 +40,14 @@ export interface StdoutSocketPair {
 
 interface Listener {
   readonly path: string;
-  readonly waiting: Map<string, (socket: Socket) => void>;
+  /** Accepted connections by the hex of the token written to them, until a reader claims one. */
+  readonly accepted: Map<string, Accepted>;
+}
+
+interface Accepted {
+  readonly socket: Socket;
+  /** Takes it out of the listener's care: no timeout, no bookkeeping. */
+  claim(): void;
 }
 
 let listener: Promise<Listener | undefined> | undefined;
@@ -47,38 +56,31 @@ let listener: Promise<Listener | undefined> | undefined;
 function openListener(): Promise<Listener | undefined> {
   listener ??= new Promise((resolve) => {
     if (process.platform !== 'linux') return resolve(undefined);
-    const waiting = new Map<string, (socket: Socket) => void>();
-    let unproven = 0;
+    const accepted = new Map<string, Accepted>();
     const server: Server = createServer((socket) => {
-      if (unproven >= MAX_UNPROVEN) return void socket.destroy();
-      unproven += 1;
-      let settled = false;
-      const settle = (owner?: (socket: Socket) => void) => {
-        if (settled) return;
-        settled = true;
-        unproven -= 1;
+      if (accepted.size >= MAX_UNPROVEN) return void socket.destroy();
+      const token = randomBytes(TOKEN_BYTES);
+      const key = token.toString('hex');
+      // A stranger that leaves frees its place at once; one that stays is closed in time.
+      const forget = () => {
         clearTimeout(timer);
-        socket.off('data', onData);
-        if (owner === undefined) return void socket.destroy();
-        socket.pause();
-        owner(socket);
+        if (accepted.get(key)?.socket === socket) accepted.delete(key);
       };
-      const timer = setTimeout(() => settle(), PAIRING_TIMEOUT_MS);
+      const timer = setTimeout(() => {
+        forget();
+        socket.destroy();
+      }, PAIRING_TIMEOUT_MS);
       timer.unref();
-      let seen: Buffer = Buffer.alloc(0);
-      const onData = (chunk: Buffer) => {
-        seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
-        if (seen.length < TOKEN_BYTES) return;
-        // Exactly the token: nothing else is ever sent on this end.
-        const key = seen.length === TOKEN_BYTES ? seen.toString('hex') : '';
-        const owner = waiting.get(key);
-        if (owner !== undefined) waiting.delete(key);
-        settle(owner);
-      };
-      socket.on('data', onData);
-      // A stranger that leaves frees its place at once.
-      socket.on('error', () => settle());
-      socket.on('close', () => settle());
+      socket.once('close', forget);
+      socket.on('error', () => undefined);
+      accepted.set(key, {
+        socket,
+        claim: () => {
+          forget();
+          socket.off('close', forget);
+        },
+      });
+      socket.write(token);
     });
     const path = `\0clat-stdout-${process.pid}-${randomBytes(8).toString('hex')}`;
     server.once('error', () => resolve(undefined));
@@ -86,7 +88,7 @@ function openListener(): Promise<Listener | undefined> {
       // The listener lives as long as this process, which it never keeps alive.
       server.unref();
       server.on('error', () => undefined);
-      resolve({ path, waiting });
+      resolve({ path, accepted });
     });
   });
   return listener;
@@ -107,36 +109,47 @@ export async function pairStdoutSocket(
 ): Promise<StdoutSocketPair | undefined> {
   const open = await openListener();
   if (open === undefined) return undefined;
-  const token = randomBytes(TOKEN_BYTES);
-  const key = token.toString('hex');
   return new Promise((resolve) => {
+    // Until paired, reads are the token the listener wrote to our accepted end.
+    let token = '';
+    let settled = false;
+    const settle = (childEnd: Socket | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reader.off('error', fail);
+      reader.off('close', fail);
+      if (childEnd === undefined) {
+        reader.destroy();
+        resolve(undefined);
+      } else {
+        childEnd.pause();
+        resolve({ childEnd, reader });
+      }
+    };
+    const fail = () => settle(undefined);
     const reader = connect({
       path: open.path,
       onread: {
         buffer,
         callback: (length: number) => {
-          onRead(length);
-          return true;
+          if (settled) {
+            onRead(length);
+            return true;
+          }
+          token += buffer.toString('hex', 0, length);
+          if (token.length < TOKEN_BYTES * 2) return true;
+          const ours = token.length === TOKEN_BYTES * 2 ? open.accepted.get(token) : undefined;
+          ours?.claim();
+          settle(ours?.socket);
+          return ours !== undefined;
         },
       },
     });
-    const fail = () => {
-      clearTimeout(timer);
-      open.waiting.delete(key);
-      reader.destroy();
-      resolve(undefined);
-    };
     const timer = setTimeout(fail, PAIRING_TIMEOUT_MS);
     timer.unref();
     // Closed before it was paired (the listener was full): a pipe at once, not after the timeout.
     reader.once('error', fail);
     reader.once('close', fail);
-    open.waiting.set(key, (childEnd) => {
-      clearTimeout(timer);
-      reader.off('error', fail);
-      reader.off('close', fail);
-      resolve({ childEnd, reader });
-    });
-    reader.write(token);
   });
 }
