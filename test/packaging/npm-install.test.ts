@@ -232,15 +232,12 @@ describe('clat plugin install npm:<name>', () => {
         '',
       ].join('\n'),
     );
-    await writeFile(
-      join(dir, 'package.json'),
-      JSON.stringify({
-        name: '@acme/mcp',
-        version: '1.2.0',
-        type: 'module',
-        bin: { 'acme-mcp': 'server.mjs' },
-      }),
-    );
+    const writeManifest = (version: string, bin: Record<string, string>) =>
+      writeFile(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: '@acme/mcp', version, type: 'module', bin }),
+      );
+    await writeManifest('1.2.0', { 'acme-mcp': 'server.mjs' });
     registry.publishDir(dir);
 
     const installed = await clat('plugin', 'install', 'npm:@acme/mcp', '--yes');
@@ -323,15 +320,7 @@ describe('clat plugin install npm:<name>', () => {
         '',
       ].join('\n'),
     );
-    await writeFile(
-      join(dir, 'package.json'),
-      JSON.stringify({
-        name: '@acme/mcp',
-        version: '1.3.1',
-        type: 'module',
-        bin: { 'acme-server': 'server.mjs', 'acme-alt': 'alt.mjs' },
-      }),
-    );
+    await writeManifest('1.3.1', { 'acme-server': 'server.mjs', 'acme-alt': 'alt.mjs' });
     registry.publishDir(dir);
     const renamed = await clat('plugin', 'update', 'acme-broken');
     expect(renamed.code).toBe(1);

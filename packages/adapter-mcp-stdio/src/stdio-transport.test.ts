@@ -18,6 +18,16 @@ const SHORT_GRACE = 300;
 /** How `peer` reads stdout unless told: the framing and leaving tests run once for each. */
 let channel: StdoutChannel = 'socket';
 
+/** Makes the tests of the enclosing describe read stdout via `via`. */
+function readStdoutVia(via: StdoutChannel): void {
+  beforeAll(() => {
+    channel = via;
+  });
+  afterAll(() => {
+    channel = 'socket';
+  });
+}
+
 let home: string;
 const open: StdioTransport[] = [];
 
@@ -226,12 +236,7 @@ describe('spawn failures', () => {
 });
 
 describe.each(['socket', 'pipe'] as const)('peer leaving (stdout read via %s)', (via) => {
-  beforeAll(() => {
-    channel = via;
-  });
-  afterAll(() => {
-    channel = 'socket';
-  });
+  readStdoutVia(via);
 
   it('fails a server that closes stdout but keeps running, and kills it', async () => {
     const h = peer('close-stdout');
@@ -247,12 +252,7 @@ describe.each(['socket', 'pipe'] as const)('peer leaving (stdout read via %s)', 
 });
 
 describe.each(['socket', 'pipe'] as const)('framing (stdout read via %s)', (via) => {
-  beforeAll(() => {
-    channel = via;
-  });
-  afterAll(() => {
-    channel = 'socket';
-  });
+  readStdoutVia(via);
 
   it('reads stdout the way it was asked to (a socket pair on Linux)', async () => {
     const h = peer('echo');

@@ -16,6 +16,13 @@ async function pair(buffer: Buffer, reads: string[]): Promise<StdoutSocketPair> 
   return made;
 }
 
+/** Writes `text` to the child end, ends it, and waits until the reader has read the end. */
+async function carry(made: StdoutSocketPair, text: string): Promise<void> {
+  const ended = new Promise((resolve) => made.reader.once('end', resolve));
+  made.childEnd.end(text);
+  await ended;
+}
+
 function closed(socket: Socket): Promise<void> {
   if (socket.closed) return Promise.resolve();
   return new Promise((resolve) => socket.once('close', () => resolve()));
@@ -24,10 +31,7 @@ function closed(socket: Socket): Promise<void> {
 describe.runIf(process.platform === 'linux')('stdout socket pairs', () => {
   it('carries what the child end writes into the reader buffer', async () => {
     const reads: string[] = [];
-    const { childEnd, reader } = await pair(Buffer.alloc(64), reads);
-    const ended = new Promise((resolve) => reader.once('end', resolve));
-    childEnd.end('hello\n');
-    await ended;
+    await carry(await pair(Buffer.alloc(64), reads), 'hello\n');
     expect(reads.join('')).toBe('hello\n');
   });
 
@@ -40,10 +44,7 @@ describe.runIf(process.platform === 'linux')('stdout socket pairs', () => {
     const strangerToken = await new Promise<Buffer>((resolve) => stranger.once('data', resolve));
     expect(strangerToken).toHaveLength(16);
     const reads: string[] = [];
-    const { childEnd, reader } = await pair(Buffer.alloc(64), reads);
-    const ended = new Promise((resolve) => reader.once('end', resolve));
-    childEnd.end('ours');
-    await ended;
+    await carry(await pair(Buffer.alloc(64), reads), 'ours');
     expect(reads.join('')).toBe('ours');
   });
 
@@ -102,10 +103,7 @@ describe.runIf(process.platform === 'linux')('a listener flooded by strangers', 
     }
     if (again === undefined) throw new Error('the listener did not recover');
     sockets.push(again.childEnd, again.reader);
-    const { childEnd, reader } = again;
-    const ended = new Promise((resolve) => reader.once('end', resolve));
-    childEnd.end('back');
-    await ended;
+    await carry(again, 'back');
     expect(reads).toEqual(['4']);
   });
 });
