@@ -13,6 +13,7 @@ import {
   type InstallOptions,
   isMcpbSource,
   NPM_SPEC_PREFIX,
+  type PackageRecord,
   PackagingError,
   type PluginStore,
   parseConfigJson,
@@ -74,6 +75,11 @@ function updatedEnv(
     else env[name] = value;
   }
   return env;
+}
+
+/** Where the active version of an installed package came from (npm only; local ones have none). */
+function activeSource(record: PackageRecord): ArtifactSource | undefined {
+  return record.artifacts[record.active.artifact]?.source;
 }
 
 /** `source` as one shell word, for advice a person pastes (`.`, `./x.clatpkg`, `'my dir'`). */
@@ -238,7 +244,7 @@ export async function updateFrom(
     // The package installed from this npm name, whatever id it got (--id, or an older default).
     const id = values.id ?? installedIdOf(registry, spec.name);
     const record = id === undefined ? undefined : registry.packages[id];
-    const source = record?.artifacts[record.active.artifact]?.source;
+    const source = record === undefined ? undefined : activeSource(record);
     if (id !== undefined && record !== undefined && source?.name === spec.name) {
       // `npm:<name>` alone follows the recorded range, like the id; `npm:<name>@<range>` moves it.
       const explicit = target !== `${NPM_SPEC_PREFIX}${spec.name}`;
@@ -260,7 +266,7 @@ export async function updateFrom(
   const registry = await store.readRegistry();
   const record = asPath === undefined ? registry.packages[target] : undefined;
   if (record !== undefined) {
-    const source = record.artifacts[record.active.artifact]?.source;
+    const source = activeSource(record);
     if (source === undefined) {
       throw new PackagingError(
         'PACKAGE_STATE',
@@ -314,7 +320,7 @@ async function updateRecorded(
 function installedIdOf(registry: Registry, name: string): string | undefined {
   const ids = Object.entries(registry.packages)
     .filter(([, record]) => {
-      const source = record.artifacts[record.active.artifact]?.source;
+      const source = activeSource(record);
       return source?.kind === 'npm' && source.name === name;
     })
     .map(([id]) => id);
