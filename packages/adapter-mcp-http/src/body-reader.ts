@@ -6,6 +6,7 @@
 import { ClatError } from '@clat/kernel';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { HttpTransportErrorCode } from './errors.js';
+import { SseLines } from './sse-lines.js';
 
 /** Thrown by the readers when the cap is crossed; the caller aborts the fetch. */
 export class BodyTooLarge extends ClatError<typeof HttpTransportErrorCode.HTTP_BODY_TOO_LARGE> {
@@ -73,41 +74,57 @@ export async function readSse(
   options: SseReadOptions,
 ): Promise<boolean> {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
+  const lines = new SseLines();
+  // Bytes since the last dispatched event: the binding cap. The parser's own cap counts characters.
   let pendingBytes = 0;
+  let dispatched = false;
   let stop = false;
   let overflow = false;
   let finished = false;
   const parser = createParser({
-    // The parser counts characters; the byte count below is the binding cap.
     maxBufferSize: options.limit,
     onEvent: (event) => {
-      pendingBytes = 0;
-      if (!stop && options.onEvent(event)) stop = true;
+      dispatched = true;
+      if (stop || overflow) return;
+      // An event that arrived whole within one read was never held: its own size is checked.
+      if (event.data.length * 3 > options.limit && Buffer.byteLength(event.data) > options.limit)
+        overflow = true;
+      else if (options.onEvent(event)) stop = true;
     },
     onRetry: (ms) => options.onRetry?.(ms),
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') overflow = true;
     },
   });
+  const feed = (text: string) => {
+    if (text === '') return;
+    try {
+      parser.feed(text);
+    } catch (error) {
+      // A terminated parser throws on feed; the overflow flag says why.
+      if (!overflow) throw error;
+    }
+    if (overflow) throw new BodyTooLarge(options.limit);
+  };
   try {
     while (!stop) {
       const { done, value } = await reader.read();
       if (done) {
         finished = true;
-        parser.feed(decoder.decode());
+        feed(lines.end());
         return stop;
       }
-      // Bytes since the last dispatched event (an event resets the count while feeding).
       pendingBytes += value.byteLength;
-      if (pendingBytes > options.limit) throw new BodyTooLarge(options.limit);
-      try {
-        parser.feed(decoder.decode(value, { stream: true }));
-      } catch (error) {
-        // A terminated parser throws on feed; the overflow flag says why.
-        if (!overflow) throw error;
+      const text = lines.push(value);
+      // No line ended: refused as bytes, never decoded.
+      if (text === '' && pendingBytes > options.limit) throw new BodyTooLarge(options.limit);
+      feed(text);
+      if (dispatched) {
+        // What is still held belongs to the next event; the parser caps the lines it already has.
+        dispatched = false;
+        pendingBytes = lines.heldBytes;
       }
-      if (overflow) throw new BodyTooLarge(options.limit);
+      if (pendingBytes > options.limit) throw new BodyTooLarge(options.limit);
     }
     return true;
   } finally {
