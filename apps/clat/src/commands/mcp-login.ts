@@ -10,6 +10,7 @@ import { formatIssue } from '../config/mcp-config-file.js';
 import { canonicalProjectRoot, isTrusted } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { loadConfiguredServers } from '../project/configured-servers.js';
+import { staticTokenCommand } from '../project/login-command.js';
 import { oauthClientFor } from '../project/oauth-auth.js';
 import { openBrowser } from '../ui/open-browser.js';
 
@@ -83,8 +84,7 @@ function staticTokenHint(error: unknown, name: string, writtenUrl: string): stri
   if (!isHttpTransportError(error) || error.code !== HttpTransportErrorCode.OAUTH_NO_METADATA) {
     return '';
   }
-  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-  return `; if it takes a token, run: clat mcp add ${quote(name)} --url ${quote(sanitizeTerminalLine(redactSecrets(writtenUrl)))} --header "Authorization: Bearer <token>" --force`;
+  return `; if it takes a token, run: ${staticTokenCommand(name, writtenUrl)}`;
 }
 
 export async function login(argv: string[], io: CommandIO, openedRoot?: string): Promise<number> {

@@ -7,7 +7,7 @@
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type OAuthClient, storedOAuth } from '@clat/adapter-mcp-http';
 import { oauthDirIn } from '../config/clat-home.js';
-import { loginCommand } from './login-command.js';
+import { loginCommand, staticTokenCommand } from './login-command.js';
 
 /** The OAuth client of an HTTP entry, unless its configured headers already authorize it. */
 export function oauthClientFor(
@@ -18,5 +18,6 @@ export function oauthClientFor(
     dir: oauthDirIn(clatHome),
     clientName: 'CLAT',
     loginHint: (entry) => `run \`${loginCommand(entry.name)}\``,
+    headerHint: (entry) => `if it takes a token, run: ${staticTokenCommand(entry.name, entry.url)}`,
   })(server);
 }

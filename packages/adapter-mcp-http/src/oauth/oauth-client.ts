@@ -14,7 +14,7 @@ import { networkReason } from '../http-failures.js';
 import { validateHttpOptions } from '../http-options.js';
 import { type AuthChallenge, parseAuthChallenge } from './auth-challenge.js';
 import { type BrowserLeg, runAuthorizationCode } from './authorization-code-flow.js';
-import { discoverAuthorizationServer } from './authorization-server.js';
+import { discoverAuthorizationServer, isAssumedMetadata } from './authorization-server.js';
 import { type OAuthClientConfig, secretMethod } from './client-identity.js';
 import { OAUTH_REQUEST_TIMEOUT_MS, type OAuthHttp } from './oauth-http.js';
 import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
@@ -41,6 +41,12 @@ export interface OAuthClientOptions {
   clientName?: string | undefined;
   /** What to tell a person when a login is needed, e.g. "run `clat mcp login notes`". */
   loginHint?: string | undefined;
+  /**
+   * What to tell a person when a 401 comes from a server that publishes no OAuth metadata at all
+   * (most likely it wants a static token, and a login would fail), e.g. the command that adds an
+   * `Authorization` header. Without it the message only says so.
+   */
+  headerHint?: string | undefined;
   /** A browser leg for interactive sessions; headless runs leave it out and never open one. */
   browser?: (() => BrowserLeg | undefined) | undefined;
   maxStepUps?: number | undefined;
@@ -109,7 +115,7 @@ export class OAuthClient implements HttpAuth {
     return `Bearer ${tokens.accessToken}`;
   }
 
-  async onUnauthorized(seen: HttpAuthChallenge): Promise<'retry' | 'fail'> {
+  async onUnauthorized(seen: HttpAuthChallenge, signal?: AbortSignal): Promise<'retry' | 'fail'> {
     const challenge = await parseAuthChallenge(seen.wwwAuthenticate);
     if (challenge !== undefined) this.#challenge = challenge;
     if (seen.status === 403) {
@@ -128,7 +134,34 @@ export class OAuthClient implements HttpAuth {
       await this.#once(() => this.#machineToken());
       return 'retry';
     }
+    if (await this.#publishesNoMetadata(challenge, signal)) {
+      // Not `needs login`: the login it would point to fails the same way (client-identity.ts).
+      // No status on the error: the connection failed for want of a token, whatever the era.
+      const hint = this.#options.headerHint === undefined ? '' : `; ${this.#options.headerHint}`;
+      throw new HttpTransportError(
+        'OAUTH_NO_METADATA',
+        this.origin,
+        `MCP server at ${this.origin} answered HTTP 401 and publishes no OAuth metadata (no resource_metadata challenge in its 401, no /.well-known/oauth-protected-resource, no authorization server metadata), so it probably expects a static Authorization header instead of a login${hint}`,
+      );
+    }
     return this.#needLogin('needs login');
+  }
+
+  /**
+   * True when discovery (GETs of the metadata documents only, bounded by the request's signal)
+   * finds nothing this server published. A discovery that fails otherwise leaves the answer to
+   * the login, which names why.
+   */
+  async #publishesNoMetadata(
+    challenge: AuthChallenge | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    try {
+      const { as } = await this.#discover(challenge, signal);
+      return isAssumedMetadata(as);
+    } catch {
+      return false;
+    }
   }
 
   /**

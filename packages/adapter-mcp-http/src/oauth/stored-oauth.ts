@@ -15,6 +15,11 @@ export interface StoredOAuthOptions {
   clientName: string;
   /** What a person must do when an entry needs a login, as one sentence fragment. */
   loginHint(server: HttpServerEntry): string;
+  /**
+   * What a person may do when an entry's server answers 401 and publishes no OAuth metadata (it
+   * most likely wants a static token), as one sentence fragment.
+   */
+  headerHint?(server: HttpServerEntry): string;
 }
 
 /**
@@ -35,6 +40,7 @@ export function storedOAuth(
       config: server.oauth,
       clientName: options.clientName,
       loginHint: options.loginHint(server),
+      headerHint: options.headerHint?.(server),
     });
   };
 }
