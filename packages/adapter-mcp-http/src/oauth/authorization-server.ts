@@ -22,6 +22,10 @@ export function authorizationServerMetadataUrls(issuer: URL): URL[] {
   ];
 }
 
+/** What is missing when a server publishes no OAuth metadata, for the messages that say so. */
+export const NO_METADATA =
+  'publishes no OAuth metadata (no resource_metadata challenge in its 401, no /.well-known/oauth-protected-resource, no authorization server metadata)';
+
 /** Metadata CLAT assumed (the 2025-03-26 default endpoints), not metadata a server published. */
 const assumed = new WeakSet<AuthorizationServer>();
 

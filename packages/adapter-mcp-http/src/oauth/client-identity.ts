@@ -14,7 +14,7 @@ import {
   processDynamicClientRegistrationResponse,
 } from 'oauth4webapi';
 import { HttpTransportError } from '../errors.js';
-import { isAssumedMetadata } from './authorization-server.js';
+import { isAssumedMetadata, NO_METADATA } from './authorization-server.js';
 import { type OAuthHttp, oauthFailureText, requestOptions } from './oauth-http.js';
 import type { StoredClient, TokenEndpointAuthMethod } from './token-store.js';
 
@@ -128,7 +128,7 @@ export async function resolveClient(options: ResolveClientOptions): Promise<Stor
       throw new HttpTransportError(
         'OAUTH_NO_METADATA',
         origin,
-        `MCP server at ${origin} publishes no OAuth metadata (no resource_metadata challenge in its 401, no /.well-known/oauth-protected-resource, no authorization server metadata) and its default ${as.registration_endpoint} failed (${oauthFailureText(error)}), so it probably expects a static Authorization header instead of a login`,
+        `MCP server at ${origin} ${NO_METADATA} and its default ${as.registration_endpoint} failed (${oauthFailureText(error)}), so it probably expects a static Authorization header instead of a login`,
         { cause: error },
       );
     }

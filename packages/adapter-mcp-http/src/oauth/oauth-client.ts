@@ -14,7 +14,11 @@ import { networkReason } from '../http-failures.js';
 import { validateHttpOptions } from '../http-options.js';
 import { type AuthChallenge, parseAuthChallenge } from './auth-challenge.js';
 import { type BrowserLeg, runAuthorizationCode } from './authorization-code-flow.js';
-import { discoverAuthorizationServer, isAssumedMetadata } from './authorization-server.js';
+import {
+  discoverAuthorizationServer,
+  isAssumedMetadata,
+  NO_METADATA,
+} from './authorization-server.js';
 import { type OAuthClientConfig, secretMethod } from './client-identity.js';
 import { OAUTH_REQUEST_TIMEOUT_MS, type OAuthHttp } from './oauth-http.js';
 import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
@@ -141,7 +145,7 @@ export class OAuthClient implements HttpAuth {
       throw new HttpTransportError(
         'OAUTH_NO_METADATA',
         this.origin,
-        `MCP server at ${this.origin} answered HTTP 401 and publishes no OAuth metadata (no resource_metadata challenge in its 401, no /.well-known/oauth-protected-resource, no authorization server metadata), so it probably expects a static Authorization header instead of a login${hint}`,
+        `MCP server at ${this.origin} answered HTTP 401 and ${NO_METADATA}, so it probably expects a static Authorization header instead of a login${hint}`,
       );
     }
     return this.#needLogin('needs login');
