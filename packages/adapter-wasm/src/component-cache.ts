@@ -14,6 +14,7 @@ import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from 'n
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cacheKeyPath, loadCacheKey, macMatches, manifestMac } from './cache-key.js';
+import { compiledCoreModules } from './component-compile.js';
 import {
   type PrepareComponentOptions,
   readPinnedComponent,
@@ -74,8 +75,16 @@ export interface PreparedComponent {
    * (glue-code-cache.ts); a guest host's worker makes one otherwise.
    */
   glueCodeCache?: Uint8Array;
-  /** Verified bytes of the core modules, by file name (dropped once compiled). */
+  /**
+   * Verified bytes of the core modules, by file name (dropped once compiled). Empty when
+   * `compiled` holds them.
+   */
   coreModules: Record<string, Uint8Array>;
+  /**
+   * This process's compiled core modules of this entry, under the memory limit the preparation
+   * was given (`PrepareComponentOptions.memoryLimitBytes`): their files were not read again.
+   */
+  compiled?: { modules: Record<string, WebAssembly.Module>; memoryLimitBytes: number };
   /**
    * The SHA-256 (hex) each core module's bytes were verified against, by file name: compiled
    * modules are reused within the process by it. Without it every load compiles.
@@ -167,7 +176,10 @@ async function readWhole(path: string): Promise<Uint8Array | undefined> {
 /** A verified cache entry: its authenticated manifest and the bytes of every file it lists. */
 interface CacheEntry {
   manifest: CacheManifest;
+  /** Every file the manifest lists but the core modules of `compiled`, verified. */
   files: Map<string, Uint8Array>;
+  /** This process's compiled core modules of the entry (component-compile.ts), if it holds them. */
+  compiled?: { modules: Record<string, WebAssembly.Module>; memoryLimitBytes: number };
   /** The verified code cache of its glue, when an earlier process left one. */
   glueCodeCache?: Uint8Array;
 }
@@ -175,11 +187,14 @@ interface CacheEntry {
 /**
  * Reads a cache entry and verifies it: the manifest's MAC under the host's key, the transpiler
  * and digest it names, and every file against its recorded digest. Returns why it is unusable.
+ * Given a memory limit under which this process compiled the core modules the manifest lists
+ * (the same digests), those files are not read: the compiled modules stand for them.
  */
 async function loadEntry(
   dir: string,
   sha256: string,
   key: Buffer,
+  memoryLimitBytes?: number,
 ): Promise<CacheEntry | { problem: string }> {
   let manifest: CacheManifest;
   try {
@@ -198,7 +213,10 @@ async function loadEntry(
     // A malformed manifest (wrong field types) is as unusable as a forged one.
   }
   if (!authentic) return { problem: `${MANIFEST_FILE} is not authenticated by this host's key` };
-  const names = Object.entries(manifest.files);
+  const compiled = compiledOf(manifest, memoryLimitBytes);
+  const names = Object.entries(manifest.files).filter(
+    ([name]) => compiled === undefined || !isCoreModule(name),
+  );
   const [codeCacheFile, ...contents] = await Promise.all([
     readWhole(glueCodeCachePath(dir)),
     ...names.map(([name]) => readWhole(join(dir, name))),
@@ -211,7 +229,28 @@ async function loadEntry(
     files.set(name, bytes);
   }
   const glueCodeCache = verifiedGlueCodeCache(codeCacheFile, key, manifest.files[GLUE_FILE] ?? '');
-  return glueCodeCache === undefined ? { manifest, files } : { manifest, files, glueCodeCache };
+  const entry: CacheEntry = { manifest, files };
+  if (glueCodeCache !== undefined) entry.glueCodeCache = glueCodeCache;
+  if (compiled !== undefined) entry.compiled = compiled;
+  return entry;
+}
+
+function isCoreModule(name: string): boolean {
+  return name.endsWith('.wasm');
+}
+
+/** This process's compiled core modules of an authenticated manifest, under the limit. */
+function compiledOf(
+  manifest: CacheManifest,
+  memoryLimitBytes: number | undefined,
+): CacheEntry['compiled'] {
+  if (memoryLimitBytes === undefined) return undefined;
+  const digests: Record<string, string> = {};
+  for (const [name, digest] of Object.entries(manifest.files)) {
+    if (isCoreModule(name)) digests[name] = digest;
+  }
+  const modules = compiledCoreModules(digests, memoryLimitBytes);
+  return modules === undefined ? undefined : { modules, memoryLimitBytes };
 }
 
 function checkImports(path: string, imports: readonly string[]): void {
@@ -261,7 +300,12 @@ async function unchangedEntry(
 ): Promise<{ sha256: string; entry: CacheEntry } | undefined> {
   const sha256 = await recordedComponentDigest(options, keying);
   if (sha256 === undefined) return undefined;
-  const entry = await loadEntry(join(options.cacheDir, sha256), sha256, await keying);
+  const entry = await loadEntry(
+    join(options.cacheDir, sha256),
+    sha256,
+    await keying,
+    options.memoryLimitBytes,
+  );
   return 'manifest' in entry ? { sha256, entry } : undefined;
 }
 
@@ -289,7 +333,7 @@ export async function prepareComponent(
   const { read, sha256 } = await readPinnedComponent(options);
   const { bytes } = read;
   const dir = join(cacheDir, sha256);
-  const cached = await loadEntry(dir, sha256, key);
+  const cached = await loadEntry(dir, sha256, key, options.memoryLimitBytes);
   let entry: CacheEntry;
   let transpileMs: number | undefined;
   let rebuilt: string | undefined;
@@ -307,7 +351,7 @@ export async function prepareComponent(
     const digests: Record<string, string> = {};
     const files = new Map<string, Uint8Array>();
     for (const [name, transpiled] of Object.entries(result.files)) {
-      const content = name.endsWith('.wasm') ? widened(transpiled) : transpiled;
+      const content = isCoreModule(name) ? widened(transpiled) : transpiled;
       digests[name] = sha256Hex(content);
       files.set(name, content);
     }
@@ -379,7 +423,7 @@ function preparedOf(
   const coreModules: Record<string, Uint8Array> = {};
   const coreModuleDigests: Record<string, string> = {};
   for (const [name, content] of entry.files) {
-    if (!name.endsWith('.wasm')) continue;
+    if (!isCoreModule(name)) continue;
     coreModules[name] = content;
     // Verified: loadEntry checked the bytes against it, or it was just computed from them.
     const digest = entry.manifest.files[name];
@@ -394,6 +438,7 @@ function preparedOf(
     coreModules,
     coreModuleDigests,
     ...(entry.glueCodeCache === undefined ? {} : { glueCodeCache: entry.glueCodeCache }),
+    ...(entry.compiled === undefined ? {} : { compiled: entry.compiled }),
     transpiled: transpileMs !== undefined,
     transpileMs: transpileMs ?? 0,
   };

@@ -6,6 +6,7 @@
  */
 import { LIMITS } from '@clat/kernel';
 import type { PreparedComponent } from './component-cache.js';
+import { WasmError, WasmErrorCode } from './errors.js';
 import {
   allotMemoryPages,
   capModuleMemory,
@@ -33,6 +34,51 @@ const compiled = new Map<string, WeakRef<WebAssembly.Module>>();
 const forget = new FinalizationRegistry<string>((key) => {
   if (compiled.get(key)?.deref() === undefined) compiled.delete(key);
 });
+
+/**
+ * The compiled core modules of whole cache entries in this process, by {@link compiledSetKey}
+ * (the entry's core module digests, as its authenticated manifest lists them, and the memory
+ * limit). A plugin mounted again in this process then neither reads nor hashes its core modules:
+ * the modules it gets were compiled from bytes verified against those very digests. (Reading and
+ * hashing the 12 MB SpiderMonkey module took 40-60 ms of such a load on the 2-core bench VM,
+ * where each fresh page of a buffer costs about 10 µs.) Held weakly, like the map above: the
+ * record lives as long as a guest host holds it.
+ */
+const compiledSets = new Map<string, WeakRef<Record<string, WebAssembly.Module>>>();
+const forgetSet = new FinalizationRegistry<string>((key) => {
+  if (compiledSets.get(key)?.deref() === undefined) compiledSets.delete(key);
+});
+
+/**
+ * The key of one cache entry's compiled core modules under one memory limit: every core module's
+ * file name and verified digest (sorted by name) and the limit. Undefined without digests.
+ */
+function compiledSetKey(
+  digests: Readonly<Record<string, string>>,
+  memoryLimitBytes: number,
+): string | undefined {
+  const names = Object.keys(digests).sort();
+  if (names.length === 0) return undefined;
+  return `${memoryLimitBytes}|${names.map((name) => `${name}=${digests[name]}`).join(',')}`;
+}
+
+/**
+ * The core modules this process compiled, under `memoryLimitBytes`, for a cache entry whose core
+ * modules have exactly these verified `digests`; undefined when it holds none (never compiled,
+ * or no guest uses them any more).
+ */
+export function compiledCoreModules(
+  digests: Readonly<Record<string, string>>,
+  memoryLimitBytes: number,
+): Record<string, WebAssembly.Module> | undefined {
+  const key = compiledSetKey(digests, memoryLimitBytes);
+  return key === undefined ? undefined : compiledSets.get(key)?.deref();
+}
+
+function rememberSet(key: string, modules: Record<string, WebAssembly.Module>): void {
+  compiledSets.set(key, new WeakRef(modules));
+  forgetSet.register(modules, key);
+}
 
 /**
  * The compiled module of one core module: from this process's map, or memory-capped (here,
@@ -73,13 +119,13 @@ function compileCapped(
 }
 
 /** The compiled core modules of a prepared component, memory-capped. */
-export interface CompiledComponent extends Omit<PreparedComponent, 'coreModules'> {
+export interface CompiledComponent extends Omit<PreparedComponent, 'coreModules' | 'compiled'> {
   modules: Record<string, WebAssembly.Module>;
   memoryLimitBytes: number;
 }
 
 /** A prepared component whose memory-capped core modules are compiling (see {@link startCompile}). */
-export interface CompilingComponent extends Omit<PreparedComponent, 'coreModules'> {
+export interface CompilingComponent extends Omit<PreparedComponent, 'coreModules' | 'compiled'> {
   /** Settles once every core module compiled; rejects with the compile error. */
   modules: Promise<Record<string, WebAssembly.Module>>;
   memoryLimitBytes: number;
@@ -94,6 +140,18 @@ export function startCompile(
   prepared: PreparedComponent,
   memoryLimitBytes: number = LIMITS.wasmMemoryBytes,
 ): CompilingComponent {
+  const { compiled } = prepared;
+  if (compiled !== undefined) {
+    // Prepared for this process's compiled modules: their bytes were not read, so they cannot
+    // be compiled under another cap.
+    if (compiled.memoryLimitBytes !== memoryLimitBytes) {
+      throw new WasmError(
+        WasmErrorCode.WASM_START_FAILED,
+        `component ${prepared.sha256} was prepared for a memory limit of ${compiled.memoryLimitBytes} bytes, not ${memoryLimitBytes}`,
+      );
+    }
+    return compilingOf(prepared, Promise.resolve(compiled.modules), memoryLimitBytes);
+  }
   const maxPages = Math.floor(memoryLimitBytes / WASM_PAGE_BYTES);
   const entries = Object.entries(prepared.coreModules);
   // The cap is per instance: all memories of all core modules share it.
@@ -107,11 +165,31 @@ export function startCompile(
       (module) => [name, module] as const,
     ),
   );
-  const modules = Promise.all(compiling).then((compiled) => {
+  // Remembered as a set only when every core module has its verified digest.
+  const setDigests: Record<string, string> = {};
+  for (const [name] of entries) {
+    const digest = digests?.[name];
+    if (digest !== undefined) setDigests[name] = digest;
+  }
+  const setKey =
+    Object.keys(setDigests).length === entries.length
+      ? compiledSetKey(setDigests, memoryLimitBytes)
+      : undefined;
+  const modules = Promise.all(compiling).then((done) => {
     const record: Record<string, WebAssembly.Module> = {};
-    for (const [name, module] of compiled) record[name] = module;
+    for (const [name, module] of done) record[name] = module;
+    if (setKey !== undefined) rememberSet(setKey, record);
     return record;
   });
+  return compilingOf(prepared, modules, memoryLimitBytes);
+}
+
+/** `prepared` with its core modules compiling into `modules`. */
+function compilingOf(
+  prepared: PreparedComponent,
+  modules: Promise<Record<string, WebAssembly.Module>>,
+  memoryLimitBytes: number,
+): CompilingComponent {
   // Observed here so a failure nobody awaits yet is not an unhandled rejection.
   modules.catch(() => {});
   return {

@@ -29,6 +29,12 @@ export interface PrepareComponentOptions {
   cacheDir: string;
   /** The manifest MAC key file. Default: `<cacheDir>.key`, outside the cache directory. */
   keyPath?: string | undefined;
+  /**
+   * The memory limit the prepared component will be compiled under. Given, core modules this
+   * process already compiled under it for the same cache entry are not read again
+   * (`PreparedComponent.compiled`), and the preparation must be compiled under this limit.
+   */
+  memoryLimitBytes?: number | undefined;
 }
 
 function tooLarge(path: string, size: bigint): WasmError {

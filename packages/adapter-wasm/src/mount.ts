@@ -247,7 +247,12 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       ? [{ guestPath: PROJECT_PREOPEN, hostPath: projectRoot, writable: false }]
       : [];
     const memoryLimitBytes = options.memoryLimitBytes ?? LIMITS.wasmMemoryBytes;
-    const component = { componentPath: options.componentPath, sha256: options.sha256, cacheDir };
+    const component = {
+      componentPath: options.componentPath,
+      sha256: options.sha256,
+      cacheDir,
+      memoryLimitBytes,
+    };
     const lazy =
       options.lazyStart === true
         ? await lookUpTools(component, {

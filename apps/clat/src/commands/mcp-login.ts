@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { expandServerVariables, type McpServerConfig } from '@clat/adapter-mcp';
 import { HttpTransportErrorCode, isHttpTransportError, oauthFileFor } from '@clat/adapter-mcp-http';
-import { redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import { sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
