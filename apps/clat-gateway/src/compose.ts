@@ -10,7 +10,13 @@ import { createMcpConnector } from '@clat/adapter-mcp';
 import { httpTransport, storedOAuth } from '@clat/adapter-mcp-http';
 import { stdioTransport } from '@clat/adapter-mcp-stdio';
 import { createWasmConnector, grantsPath } from '@clat/adapter-wasm';
-import { createHost, type Host, type MountStatus } from '@clat/kernel';
+import {
+  createHost,
+  type Host,
+  type MountStatus,
+  redactSecrets,
+  sanitizeTerminalLine,
+} from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 import { canonicalProjectRoot, requireTrusted } from './project-home.js';
 import { readGatewaySources } from './sources.js';
@@ -43,6 +49,18 @@ function clatLogin(name: string): string {
   return `clat mcp login ${JSON.stringify(name)}`;
 }
 
+/**
+ * The `clat` command that gives an entry a static token instead of a login, for a server that
+ * answers 401 and publishes no OAuth metadata: the gateway reads `clat`'s mcp.json, and may not
+ * depend on `clat` itself for the text. Quoted for a POSIX shell; the URL is redacted and
+ * sanitised, as everything the gateway shows of a configured URL.
+ */
+function clatStaticToken(name: string, url: string): string {
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const shown = sanitizeTerminalLine(redactSecrets(url));
+  return `clat mcp add ${quote(name)} --url ${quote(shown)} --header "Authorization: Bearer <token>" --force`;
+}
+
 /** Resolves and checks trust before anything is spawned, then composes the host (not started). */
 export async function openGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
   const home = options.clatHome;
@@ -65,6 +83,8 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
               dir: join(home, 'oauth'),
               clientName: 'CLAT',
               loginHint: (server) => `run \`${clatLogin(server.name)}\``,
+              headerHint: (server) =>
+                `if it takes a token, run: ${clatStaticToken(server.name, server.url)}`,
             }),
           }),
         ],
