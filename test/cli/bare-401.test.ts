@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { parseJsonOutput, useCliSandbox } from './support.js';
+import { parseJsonOutput, staticTokenArgs, useCliSandbox } from './support.js';
 
 let server: Server | undefined;
 let origin = '';
@@ -78,16 +78,9 @@ describe('a 401 server without OAuth metadata', () => {
     expect(seen).toContain('POST /register');
 
     // The named command works: the entry now sends the token, and no login is offered.
-    const added = await sandbox.run([
-      'mcp',
-      'add',
-      'bare',
-      '--url',
-      `${origin}/mcp`,
-      '--header',
-      'Authorization: Bearer tok-0123456789abcdef',
-      '--force',
-    ]);
+    const added = await sandbox.run(
+      staticTokenArgs('bare', `${origin}/mcp`, 'tok-0123456789abcdef'),
+    );
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
     const status = await sandbox.run(['mcp']);

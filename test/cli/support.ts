@@ -146,6 +146,23 @@ export class CliSandbox {
   }
 }
 
+/**
+ * The arguments of the `clat mcp add … --header "Authorization: Bearer <token>" --force` that the
+ * status of a 401 server without OAuth metadata names, with `token` in place of `<token>`.
+ */
+export function staticTokenArgs(name: string, url: string, token: string): string[] {
+  return [
+    'mcp',
+    'add',
+    name,
+    '--url',
+    url,
+    '--header',
+    `Authorization: Bearer ${token}`,
+    '--force',
+  ];
+}
+
 /** The JSON a `--json` command printed, or a failure that shows what it printed instead. */
 export function parseJsonOutput<T>(result: ClatResult): T {
   try {

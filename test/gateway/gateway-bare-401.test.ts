@@ -7,13 +7,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
-import { assertBuilt, CliSandbox } from '../cli/support.js';
-import { gatewayStdio } from './support.js';
+import { assertBuilt, CliSandbox, staticTokenArgs } from '../cli/support.js';
+import { gatewayStatus, sandboxGatewayClient } from './support.js';
 
 const TOKEN = 'tok-5e1f0a9c3b7d2468';
 
@@ -46,7 +45,8 @@ beforeEach(async () => {
       res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
       return;
     }
-    handler(req, res);
+    // Node's own request type declares `method` optional, which the SDK's type does not.
+    void handler(req as Parameters<typeof handler>[0], res);
   });
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -65,26 +65,12 @@ afterEach(async () => {
 });
 
 async function gatewayClient(): Promise<{ client: Client; stderr: () => string }> {
-  const client = new Client({ name: 'gateway-bare-401-e2e', version: '0.0.0' });
-  const transport = new StdioClientTransport(
-    gatewayStdio(
-      { project: sandbox.project, env: { PATH: process.env.PATH ?? '', CLAT_HOME: sandbox.home } },
-      ['--mode', 'full-access'],
-    ),
-  );
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return { client, stderr: () => stderr };
+  const connected = await sandboxGatewayClient(sandbox, 'gateway-bare-401-e2e');
+  clients.push(connected.client);
+  return connected;
 }
 
-async function status(client: Client): Promise<string> {
-  const read = await client.readResource({ uri: 'clat://status' });
-  return (read.contents[0] as { text: string }).text;
-}
+const status = gatewayStatus;
 
 describe('clat-gateway and a token-protected server without OAuth metadata', () => {
   it('names the static-header command, which works, instead of a login', async () => {
@@ -110,16 +96,7 @@ describe('clat-gateway and a token-protected server without OAuth metadata', () 
     await before.client.close();
 
     // The command the status names, with the token in place of <token>, through `clat`.
-    const added = await sandbox.run([
-      'mcp',
-      'add',
-      'bare',
-      '--url',
-      `${origin}/mcp`,
-      '--header',
-      `Authorization: Bearer ${TOKEN}`,
-      '--force',
-    ]);
+    const added = await sandbox.run(staticTokenArgs('bare', `${origin}/mcp`, TOKEN));
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
 

@@ -5,12 +5,11 @@
  * the server's tools to an SDK client. Real OpenID provider and protected server on 127.0.0.1;
  * the token appears in no gateway output.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertBuilt, CliSandbox } from '../cli/support.js';
 import { BROWSER, type OAuthWorld, readTokenFile, startOAuthWorld } from '../oauth/oauth-world.js';
-import { gatewayStdio } from './support.js';
+import { gatewayStatus, sandboxGatewayClient } from './support.js';
 
 let sandbox: CliSandbox;
 let world: OAuthWorld;
@@ -30,26 +29,12 @@ afterEach(async () => {
 });
 
 async function gatewayClient(): Promise<{ client: Client; stderr: () => string }> {
-  const client = new Client({ name: 'gateway-oauth-e2e', version: '0.0.0' });
-  const transport = new StdioClientTransport(
-    gatewayStdio(
-      { project: sandbox.project, env: { PATH: process.env.PATH ?? '', CLAT_HOME: sandbox.home } },
-      ['--mode', 'full-access'],
-    ),
-  );
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return { client, stderr: () => stderr };
+  const connected = await sandboxGatewayClient(sandbox, 'gateway-oauth-e2e');
+  clients.push(connected.client);
+  return connected;
 }
 
-async function status(client: Client): Promise<string> {
-  const read = await client.readResource({ uri: 'clat://status' });
-  return (read.contents[0] as { text: string }).text;
-}
+const status = gatewayStatus;
 
 describe('clat-gateway and OAuth', () => {
   it("needs clat's login first, then serves the server with the token clat stored", async () => {

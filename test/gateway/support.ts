@@ -4,6 +4,8 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const GATEWAY_BIN = join(REPO, 'apps/clat-gateway/bin/clat-gateway.js');
@@ -118,4 +120,33 @@ export async function startHttpGateway(
       reject(new Error(`gateway exited ${code}: ${stderr}`));
     });
   });
+}
+
+/**
+ * An SDK v1 client connected to a new stdio gateway for the project and CLAT home of a CLI
+ * sandbox (`--mode full-access`), with the gateway's stderr so far. Close it when done.
+ */
+export async function sandboxGatewayClient(
+  sandbox: { project: string; home: string },
+  name: string,
+): Promise<{ client: Client; stderr: () => string }> {
+  const client = new Client({ name, version: '0.0.0' });
+  const transport = new StdioClientTransport(
+    gatewayStdio(
+      { project: sandbox.project, env: { PATH: process.env.PATH ?? '', CLAT_HOME: sandbox.home } },
+      ['--mode', 'full-access'],
+    ),
+  );
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+/** The text of the gateway's `clat://status` resource. */
+export async function gatewayStatus(client: Client): Promise<string> {
+  const read = await client.readResource({ uri: 'clat://status' });
+  return (read.contents[0] as { text: string }).text;
 }

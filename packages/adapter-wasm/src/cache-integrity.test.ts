@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cacheKeyPath } from './cache-key.js';
 import { prepareComponent } from './component-cache.js';
 import { sha256Hex } from './digest.js';
 import { mountWasmPlugin } from './mount.js';
-import { buildFixtureComponent } from './test-support/build-wat.js';
-import { createHarness } from './test-support/harness.js';
+import { createComponentHarness, type createHarness } from './test-support/harness.js';
 
 /**
  * Issue 22 item 3: an attacker who can rewrite a cache entry rewrites both the glue and the
@@ -21,11 +20,7 @@ describe('the compiled-module cache under attack', () => {
   let marker: string;
 
   beforeEach(async () => {
-    h = createHarness();
-    mkdirSync(h.projectRoot, { recursive: true });
-    componentPath = join(h.root, 'plugin.wasm');
-    writeFileSync(componentPath, await buildFixtureComponent());
-    cacheDir = join(h.clatHome, 'cache', 'wasm');
+    ({ h, componentPath, cacheDir } = await createComponentHarness());
     marker = join(h.root, 'pwned.txt');
   });
 

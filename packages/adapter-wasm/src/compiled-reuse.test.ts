@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS } from '@clat/kernel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,8 +6,7 @@ import { prepareComponent } from './component-cache.js';
 import { startCompile } from './component-compile.js';
 import { isWasmError, WasmErrorCode } from './errors.js';
 import { mountWasmPlugin } from './mount.js';
-import { buildFixtureComponent } from './test-support/build-wat.js';
-import { createHarness } from './test-support/harness.js';
+import { createComponentHarness, type createHarness } from './test-support/harness.js';
 
 /**
  * A component loaded again in the same process takes the core modules the process compiled for
@@ -22,11 +21,7 @@ describe('compiled core modules reused within a process', () => {
   const limit = LIMITS.wasmMemoryBytes;
 
   beforeEach(async () => {
-    h = createHarness();
-    mkdirSync(h.projectRoot, { recursive: true });
-    componentPath = join(h.root, 'plugin.wasm');
-    writeFileSync(componentPath, await buildFixtureComponent());
-    cacheDir = join(h.clatHome, 'cache', 'wasm');
+    ({ h, componentPath, cacheDir } = await createComponentHarness());
   });
 
   afterEach(async () => {

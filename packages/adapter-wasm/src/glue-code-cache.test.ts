@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cacheKeyPath, loadCacheKey } from './cache-key.js';
-import { type PreparedComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
+import { type PreparedComponent, prepareComponent } from './component-cache.js';
 import { startCompile } from './component-compile.js';
 import {
   GLUE_CODE_CACHE_FILE,
@@ -11,8 +11,7 @@ import {
 } from './glue-code-cache.js';
 import { JcoGuestHost } from './jco-guest-host.js';
 import { mountWasmPlugin } from './mount.js';
-import { buildFixtureComponent } from './test-support/build-wat.js';
-import { createHarness } from './test-support/harness.js';
+import { createComponentHarness, type createHarness } from './test-support/harness.js';
 
 describe("the glue's V8 code cache", () => {
   let h: ReturnType<typeof createHarness>;
@@ -22,11 +21,7 @@ describe("the glue's V8 code cache", () => {
   const hosts: JcoGuestHost[] = [];
 
   beforeAll(async () => {
-    h = createHarness();
-    mkdirSync(h.projectRoot, { recursive: true });
-    componentPath = join(h.root, 'wat-plugin.wasm');
-    writeFileSync(componentPath, await buildFixtureComponent());
-    cacheDir = wasmCacheDir(h.clatHome);
+    ({ h, componentPath, cacheDir } = await createComponentHarness('wat-plugin.wasm'));
     prepared = await prepareComponent({ componentPath, cacheDir });
   });
 

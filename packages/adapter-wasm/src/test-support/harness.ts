@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -8,6 +8,8 @@ import {
   ToolPipeline,
   ToolRegistry,
 } from '@clat/kernel';
+import { wasmCacheDir } from '../component-cache.js';
+import { buildFixtureComponent } from './build-wat.js';
 
 /** A kernel world (registry, pipeline, bridge, scopes) around temporary project and CLAT home dirs. */
 export function createHarness() {
@@ -64,4 +66,16 @@ export function createHarness() {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A harness whose project directory exists, with the fixture component written to
+ * `<root>/<file>` and the CLAT home's default module cache.
+ */
+export async function createComponentHarness(file = 'plugin.wasm') {
+  const h = createHarness();
+  mkdirSync(h.projectRoot, { recursive: true });
+  const componentPath = join(h.root, file);
+  writeFileSync(componentPath, await buildFixtureComponent());
+  return { h, componentPath, cacheDir: wasmCacheDir(h.clatHome) };
 }
