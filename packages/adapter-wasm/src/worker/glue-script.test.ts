@@ -45,6 +45,26 @@ describe('the glue as a guest worker runs it', () => {
     expect(() => instantiate(undefined, {})).toThrow('the guest worker passes getCoreModule');
   });
 
+  it('changes nothing but the three rewritten texts, wherever they are in the glue', () => {
+    const expected = glue
+      .replace('\nexport function instantiate(', '\nfunction instantiate(')
+      .replace('\nexport const _util = ', '\nconst _util = ')
+      .replace(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the glue's own text, matched literally
+        'if (!getCoreModule) getCoreModule = (name) => fetchCompile(new URL(`./${name}`, import.meta.url));',
+        "if (!getCoreModule) throw new TypeError('the guest worker passes getCoreModule');",
+      );
+    expect(expected).not.toBe(glue);
+    expect(glueScript(glue)).toBe(
+      `(function () {\n'use strict';\n${expected}\nreturn instantiate;\n})`,
+    );
+    // The same texts in another order than jco's are rewritten alike.
+    const body = 'function instantiate(getCoreModule) { return getCoreModule; }';
+    expect(glueScript(`"use components";\nexport const _util = {};\nexport ${body}\n`)).toBe(
+      `(function () {\n'use strict';\n"use components";\nconst _util = {};\n${body}\n\nreturn instantiate;\n})`,
+    );
+  });
+
   it('leaves glue of another shape to be imported as a module', () => {
     const shaped = (body: string) => `"use components";\n${body}\nexport const _util = {};\n`;
     const one = 'export function instantiate(getCoreModule) { return getCoreModule; }';
