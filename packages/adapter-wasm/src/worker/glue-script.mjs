@@ -65,7 +65,8 @@ const SCRIPT_TAIL = '\nreturn instantiate;\n})';
  * glue is not of the pinned jco's shape. (String searches: a fresh worker runs this once, where
  * the equivalent regular expressions cost a few ms. Every search runs on the glue as verified
  * and the script is joined once at the end: replacing one text at a time left a concatenated
- * string that each following search flattened again, 7-11 ms of a fresh worker for 420 KB.)
+ * string that each following search flattened again, 12.7-14.6 ms of a worker start for the
+ * 420 KB glue on the 2-core bench VM, against 7.5-8 ms now, mostly the one join.)
  */
 export function glueScript(glueSource) {
   const edits = [];
