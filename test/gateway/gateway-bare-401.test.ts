@@ -70,8 +70,6 @@ async function gatewayClient(): Promise<{ client: Client; stderr: () => string }
   return connected;
 }
 
-const status = gatewayStatus;
-
 describe('clat-gateway and a token-protected server without OAuth metadata', () => {
   it('names the static-header command, which works, instead of a login', async () => {
     const before = await gatewayClient();
@@ -79,7 +77,7 @@ describe('clat-gateway and a token-protected server without OAuth metadata', () 
     expect((await before.client.listTools()).tools.map((tool) => tool.name)).not.toContain(
       'mcp_bare_echo',
     );
-    const shown = await status(before.client);
+    const shown = await gatewayStatus(before.client);
     const [bare] = (
       JSON.parse(shown) as { servers: Array<{ name: string; state: string; failure?: string }> }
     ).servers;
@@ -107,7 +105,7 @@ describe('clat-gateway and a token-protected server without OAuth metadata', () 
     expect(call.isError).not.toBe(true);
     expect((call.content as Array<{ text: string }>)[0]?.text).toBe('echo: hi');
     expect(seen).toContain('POST /mcp (token)');
-    const connected = await status(after.client);
+    const connected = await gatewayStatus(after.client);
     expect(connected).toContain('"state": "connected"');
     expect(connected + after.stderr()).not.toContain(TOKEN);
   });

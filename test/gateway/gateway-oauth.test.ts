@@ -34,14 +34,12 @@ async function gatewayClient(): Promise<{ client: Client; stderr: () => string }
   return connected;
 }
 
-const status = gatewayStatus;
-
 describe('clat-gateway and OAuth', () => {
   it("needs clat's login first, then serves the server with the token clat stored", async () => {
     const before = await gatewayClient();
     const tools = (await before.client.listTools()).tools.map((tool) => tool.name);
     expect(tools).not.toContain('mcp_remote_whoami');
-    const waiting = JSON.parse(await status(before.client)) as {
+    const waiting = JSON.parse(await gatewayStatus(before.client)) as {
       servers: Array<{ name: string; state: string; login?: string }>;
     };
     expect(waiting.servers).toEqual([
@@ -65,7 +63,7 @@ describe('clat-gateway and OAuth', () => {
     expect(call.isError).not.toBe(true);
     expect((call.content as Array<{ text: string }>)[0]?.text).toBe('hello, authorized caller');
     expect(world.mcp.authorizations).toContain(`Bearer ${token}`);
-    const connected = await status(after.client);
+    const connected = await gatewayStatus(after.client);
     expect(connected).toContain('"state": "connected"');
     expect(connected).not.toContain(token);
     expect(after.stderr()).not.toContain(token);

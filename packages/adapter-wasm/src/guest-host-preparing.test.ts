@@ -1,13 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PreparedComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
+import { type PreparedComponent, prepareComponent } from './component-cache.js';
 import { type CompilingComponent, startCompile } from './component-compile.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';
 import { JcoGuestHost } from './jco-guest-host.js';
 import { mountWasmPlugin } from './mount.js';
-import { buildFixtureComponent } from './test-support/build-wat.js';
-import { createHarness } from './test-support/harness.js';
+import { createComponentHarness, type createHarness } from './test-support/harness.js';
 
 const MiB = 1024 * 1024;
 
@@ -33,10 +30,9 @@ describe('a guest host whose component is still being prepared', () => {
   const hosts: JcoGuestHost[] = [];
 
   beforeAll(async () => {
-    h = createHarness();
-    componentPath = join(h.root, 'wat-plugin.wasm');
-    writeFileSync(componentPath, await buildFixtureComponent());
-    prepared = await prepareComponent({ componentPath, cacheDir: wasmCacheDir(h.clatHome) });
+    let cacheDir: string;
+    ({ h, componentPath, cacheDir } = await createComponentHarness('wat-plugin.wasm'));
+    prepared = await prepareComponent({ componentPath, cacheDir });
   });
 
   afterEach(async () => {
