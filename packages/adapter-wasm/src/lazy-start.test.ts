@@ -103,6 +103,55 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
     expect(config.structured).toEqual({ greeting: 'hi' });
   });
 
+  it('a mount from the list skips the schemas its registration found unusable, without compiling any', async () => {
+    await mount();
+    const key = await listKeyOf({ greeting: 'hi' });
+    const real = await readToolList(cacheDir, digest, await macKey(), key);
+    expect(real?.unusableSchemas).toEqual(new Map());
+    // A verdict for the schema all six tools share: the mount takes it, it does not judge again.
+    await recordToolList(cacheDir, digest, await macKey(), key, {
+      tools: real?.tools ?? [],
+      unusableSchemas: new Map([['{"type":"object"}', 'judged unusable before']]),
+    });
+    const judged = await mount();
+    expect(judged.guest).toBeUndefined();
+    expect(judged.status()).toMatchObject({ state: 'connected', tools: 0 });
+    expect(judged.status().warnings).toContain(
+      'tool "echo" skipped: its input-schema is not a usable JSON Schema (judged unusable before)',
+    );
+    expect(judged.status().warnings).toHaveLength(6);
+  });
+
+  it("compiles a schema at its tool's first call: one that does not compile fails the call, and the list is forgotten", async () => {
+    await mount();
+    const key = await listKeyOf({ greeting: 'hi' });
+    const real = await readToolList(cacheDir, digest, await macKey(), key);
+    // An authentic list whose echo schema compiled when it was judged, but does not here.
+    const dangling = '{"$ref":"#/definitions/missing"}';
+    await recordToolList(cacheDir, digest, await macKey(), key, {
+      tools: (real?.tools ?? []).map((tool) =>
+        tool.name === 'echo' ? { ...tool, inputSchema: dangling } : tool,
+      ),
+      unusableSchemas: new Map(),
+    });
+    const lazy = await mount();
+    // Registered without a compile: a compile at mount would have skipped echo.
+    expect(lazy.status()).toMatchObject({ state: 'connected', tools: 6, warnings: [] });
+    const result = await h.pipeline.call('wasm_wat_echo', { text: 'x', n: 1 }, run());
+    expect(result).toMatchObject({ isError: true });
+    expect(result.content).toMatch(
+      /^tool wasm_wat_echo cannot be called: its input-schema is not a usable JSON Schema \(can't resolve reference #\/definitions\/missing/,
+    );
+    // Refused before the guest: nothing was started for it.
+    expect(lazy.guest).toBeUndefined();
+    // Forgotten before the call reported.
+    expect(await readToolList(cacheDir, digest, await macKey(), key)).toBeUndefined();
+    // The next mount lists again (the guest starts at mount) and registers the guest's own list.
+    const next = await mount();
+    expect(next.guest?.running).toBe(true);
+    expect(next.status()).toMatchObject({ state: 'connected', tools: 6 });
+  });
+
   it('keeps the config out of tools.json: only the HMAC of the inputs is stored', async () => {
     const secret = 'sk-config-secret-4711';
     await mount({ config: { greeting: secret } });
@@ -116,7 +165,8 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
     const other = await mount({ config: { greeting: 'hello' } });
     expect(other.guest?.running).toBe(true);
     expect(
-      await readToolList(cacheDir, digest, await macKey(), await listKeyOf({ greeting: 'hello' })),
+      (await readToolList(cacheDir, digest, await macKey(), await listKeyOf({ greeting: 'hello' })))
+        ?.tools,
     ).toHaveLength(6);
 
     const stored = JSON.parse(readFileSync(memoFile(), 'utf8'));
@@ -133,7 +183,10 @@ describe('a WASM plugin started at its first call (lazyStart)', () => {
     const key = await listKeyOf({ greeting: 'hi' });
     const real = await readToolList(cacheDir, digest, await macKey(), key);
     // An authentic list of only the first tool, as an older build of the component could have.
-    await recordToolList(cacheDir, digest, await macKey(), key, real?.slice(0, 1));
+    await recordToolList(cacheDir, digest, await macKey(), key, {
+      tools: real?.tools.slice(0, 1) ?? [],
+      unusableSchemas: new Map(),
+    });
     const stale = await mount();
     expect(stale.status()).toMatchObject({ state: 'connected', tools: 1 });
     const [only] = h.registry.list().filter((tool) => tool.name.startsWith('wasm_wat_'));

@@ -36,7 +36,7 @@ import { JcoGuestHost } from './jco-guest-host.js';
 import { type GuestCaller, startOnFirstCall } from './lazy-start.js';
 import type { WasmCapabilities } from './plugins-json.js';
 import { overlapsOwned } from './preopen-overlap.js';
-import { registerTools } from './register-tools.js';
+import { type RegisteredBefore, registerTools, unusableSchemasOf } from './register-tools.js';
 import { lookUpTools, recordToolList } from './tool-list-memo.js';
 import { createWriteAccess, PROJECT_PREOPEN, type WriteAccess } from './write-access.js';
 
@@ -301,6 +301,8 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
     let definitions: readonly GuestToolDefinition[];
     let caller: GuestCaller = host;
     let sha256: string;
+    // Set when the tools are registered from a remembered list (see register-tools.ts).
+    let registeredBefore: RegisteredBefore | undefined;
     const rebuiltNote = (ready: PreparedComponent) => {
       if (ready.rebuilt === undefined) return false;
       warnings.push(`the compiled-module cache entry was rebuilt: ${ready.rebuilt}`);
@@ -330,6 +332,14 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       sha256 = remembered.sha256;
       status.sha256 = sha256;
       definitions = remembered.tools;
+      let forgetting: Promise<void> | undefined;
+      registeredBefore = {
+        unusableSchemas: remembered.unusableSchemas,
+        forget: () => {
+          forgetting ??= recordToolList(cacheDir, sha256, macKey, key, undefined);
+          return forgetting;
+        },
+      };
       preparing.then(
         (ready) => {
           prepared = true;
@@ -342,7 +352,10 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
         listed: definitions,
         begin: () => begin?.(),
         changed: async (tools) => {
-          await recordToolList(cacheDir, sha256, macKey, key, tools);
+          await recordToolList(cacheDir, sha256, macKey, key, {
+            tools,
+            unusableSchemas: unusableSchemasOf(tools),
+          });
           return new WasmError(
             WasmErrorCode.WASM_TOOLS_CHANGED,
             `wasm plugin ${name} now lists other tools than the ones registered from its cache; start a new session to use its current tools`,
@@ -403,11 +416,22 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
             if (approver === undefined) return;
             if (!(await requestWriteAccess(approver, ctx.signal))) deniedRuns.add(ctx.run.id);
           };
-    status.tools = registerTools(options, caller, definitions, warnings, beforeCall);
+    const registered = registerTools(
+      options,
+      caller,
+      definitions,
+      warnings,
+      beforeCall,
+      registeredBefore,
+    );
+    status.tools = registered.registered;
     status.state = 'connected';
     if (lazy !== undefined && remembered === undefined) {
       // A few ms, awaited: the next command, started right after this one, finds the list.
-      await recordToolList(cacheDir, sha256, lazy.macKey, lazy.key, definitions);
+      await recordToolList(cacheDir, sha256, lazy.macKey, lazy.key, {
+        tools: definitions,
+        unusableSchemas: registered.unusableSchemas,
+      });
     }
   } catch (error) {
     // Closed by its owner while starting (the close hook ended the instance): not a fault.

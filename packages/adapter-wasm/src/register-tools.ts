@@ -1,7 +1,9 @@
 /**
  * Registering a WASM plugin's tools in the kernel registry as `wasm_{plugin}_{tool}` leases,
  * skipping (with a note) every definition that cannot be used, and mapping guest outcomes to
- * tool results.
+ * tool results. Input schemas compile at registration, or, for a list registered before
+ * (tool-list-memo.ts), at each tool's first call, with the schemas that registration found
+ * unusable skipped again.
  * @module
  */
 import {
@@ -27,6 +29,71 @@ import type { GuestCallOutcome, GuestToolDefinition } from './guest-host-contrac
 import type { GuestCaller } from './lazy-start.js';
 import type { MountWasmPluginOptions } from './mount.js';
 
+/** A list registered before: what its registration found, and how to forget the list. */
+export interface RegisteredBefore {
+  /** Input schema text → why it is not a usable JSON Schema. */
+  unusableSchemas: ReadonlyMap<string, string>;
+  /**
+   * Called when a schema compiled at a first call is unusable after all (another Ajv judged the
+   * list): forgets the list, so the next mount lists and judges again. Never rejects.
+   */
+  forget(): Promise<void>;
+}
+
+export interface RegisteredTools {
+  registered: number;
+  /** The input schemas found (or, for a list registered before, known) unusable, with why. */
+  unusableSchemas: ReadonlyMap<string, string>;
+}
+
+/**
+ * A tool's argument validator, or why its input schema is unusable (and the list being forgotten
+ * for it); compiled on first use.
+ */
+type ValidatorOf = () => ArgumentValidator | { unusable: string; forgotten: Promise<void> };
+
+/** A schema's parsed JSON object, or the note why the definition is skipped. */
+function parsedSchema(definition: GuestToolDefinition): JsonObject | string {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(definition.inputSchema);
+  } catch {
+    return `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not valid JSON`;
+  }
+  if (!isJsonObject(schema)) {
+    return `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a JSON object`;
+  }
+  return schema;
+}
+
+const unusableNote = (definition: GuestToolDefinition, reason: string) =>
+  `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a usable JSON Schema (${reason})`;
+
+/**
+ * The input schemas of `definitions` (as many as a registration takes) that are not usable JSON
+ * Schemas, with why: what {@link registerTools} finds when it compiles them. For a list the
+ * guest gave while its tools were registered from another one, so that it is remembered with
+ * its verdicts.
+ */
+export function unusableSchemasOf(
+  definitions: readonly GuestToolDefinition[],
+): Map<string, string> {
+  const unusable = new Map<string, string>();
+  const seen = new Set<string>();
+  for (const definition of definitions.slice(0, LIMITS.toolsPerServer)) {
+    if (seen.has(definition.inputSchema)) continue;
+    seen.add(definition.inputSchema);
+    const schema = parsedSchema(definition);
+    if (typeof schema === 'string') continue;
+    try {
+      compileArgumentValidator(schema);
+    } catch (error) {
+      unusable.set(definition.inputSchema, errorMessage(error));
+    }
+  }
+  return unusable;
+}
+
 /** Maps a guest outcome (of the tool named `tool`) to what the model reads. */
 export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): ToolResult {
   if (outcome.kind !== 'ok') return { content: outcome.message, isError: true };
@@ -49,8 +116,10 @@ export function toolResultOf(outcome: GuestCallOutcome, tool = 'the tool'): Tool
 
 /**
  * Registers the usable tools of `definitions` as leases on the plugin's scope (which revokes
- * them) and returns how many registered; each skipped one leaves a note in `warnings`. A frozen
- * registry's REGISTRY_FROZEN error propagates.
+ * them) and returns how many registered and which schemas are unusable; each skipped one leaves
+ * a note in `warnings`. Without `before`, every schema compiles now; with it (the same list,
+ * registered before), the schemas it found unusable are skipped with the same note and the others
+ * compile at their tool's first call. A frozen registry's REGISTRY_FROZEN error propagates.
  */
 export function registerTools(
   options: MountWasmPluginOptions,
@@ -58,12 +127,14 @@ export function registerTools(
   definitions: readonly GuestToolDefinition[],
   warnings: string[],
   beforeCall: ((ctx: ToolCallContext, effect: Effect) => Promise<void>) | undefined,
-): number {
+  before?: RegisteredBefore,
+): RegisteredTools {
   const { name, registry, scope } = options;
   const note = (message: string) => warnings.push(message);
   let registered = 0;
+  const unusableSchemas = new Map(before?.unusableSchemas);
   // Tools often share a schema text (`{"type":"object"}`): compile each distinct text once.
-  const validators = new Map<string, ArgumentValidator>();
+  const validators = new Map<string, ValidatorOf>();
   if (definitions.length > LIMITS.toolsPerServer) {
     note(
       `plugin lists ${definitions.length} tools; only the first ${LIMITS.toolsPerServer} are registered`,
@@ -77,28 +148,32 @@ export function registerTools(
       note(`tool ${JSON.stringify(definition.name)} skipped: ${errorMessage(error)}`);
       continue;
     }
-    let schema: unknown;
-    try {
-      schema = JSON.parse(definition.inputSchema);
-    } catch {
-      note(`tool ${JSON.stringify(definition.name)} skipped: its input-schema is not valid JSON`);
+    const schema = parsedSchema(definition);
+    if (typeof schema === 'string') {
+      note(schema);
       continue;
     }
-    if (!isJsonObject(schema)) {
-      note(
-        `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a JSON object`,
-      );
+    const unusable = unusableSchemas.get(definition.inputSchema);
+    if (unusable !== undefined) {
+      note(unusableNote(definition, unusable));
       continue;
     }
-    let validate: ArgumentValidator;
-    try {
-      validate = validators.get(definition.inputSchema) ?? compileArgumentValidator(schema);
-      validators.set(definition.inputSchema, validate);
-    } catch (error) {
-      note(
-        `tool ${JSON.stringify(definition.name)} skipped: its input-schema is not a usable JSON Schema (${errorMessage(error)})`,
-      );
-      continue;
+    let validatorOf = validators.get(definition.inputSchema);
+    if (validatorOf === undefined) {
+      if (before === undefined) {
+        let validate: ArgumentValidator;
+        try {
+          validate = compileArgumentValidator(schema);
+        } catch (error) {
+          unusableSchemas.set(definition.inputSchema, errorMessage(error));
+          note(unusableNote(definition, errorMessage(error)));
+          continue;
+        }
+        validatorOf = () => validate;
+      } else {
+        validatorOf = compiledAtFirstUse(schema, before);
+      }
+      validators.set(definition.inputSchema, validatorOf);
     }
     if (!isEffect(definition.effect)) {
       note(
@@ -118,6 +193,15 @@ export function registerTools(
         sourceName: toolName,
       },
       invoke: async (args, ctx) => {
+        const validate = validatorOf();
+        if (typeof validate !== 'function') {
+          // Forgotten before the call reports: a one-shot command exits right after.
+          await validate.forgotten;
+          return {
+            content: `tool ${qualified} cannot be called: its input-schema is not a usable JSON Schema (${validate.unusable}); a new session registers this plugin's tools again`,
+            isError: true,
+          };
+        }
         // Before any grant prompt or guest call: a guest only ever sees arguments it declared.
         const problem = validate(args);
         if (problem !== undefined) {
@@ -152,5 +236,24 @@ export function registerTools(
       note(errorMessage(error));
     }
   }
-  return registered;
+  return { registered, unusableSchemas };
+}
+
+/**
+ * The validator of a schema that compiled when its list was registered before, compiled at its
+ * first use. Should it not compile now (the process runs another Ajv than the one that judged
+ * it), every call reports why and the list is forgotten, so the next mount judges it again.
+ */
+function compiledAtFirstUse(schema: JsonObject, before: RegisteredBefore): ValidatorOf {
+  let compiled: ReturnType<ValidatorOf> | undefined;
+  return () => {
+    if (compiled === undefined) {
+      try {
+        compiled = compileArgumentValidator(schema);
+      } catch (error) {
+        compiled = { unusable: errorMessage(error), forgotten: before.forget() };
+      }
+    }
+    return compiled;
+  };
 }

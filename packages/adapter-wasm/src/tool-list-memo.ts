@@ -12,6 +12,11 @@
  * - Each list carries an HMAC under the cache key, like the entry's manifest: a list decides
  *   which tools exist and their effects, so whoever can write the cache but not read the key
  *   cannot forge one.
+ * - Each list also carries the input schemas that did not compile when its tools were registered
+ *   (register-tools.ts), under the same HMAC: a mount from the list skips those tools as the
+ *   registration did, and compiles the other schemas at each tool's first call instead of at
+ *   mount (Ajv's engine and code generation took about 25 ms of a `clat tools` start with the
+ *   `wasm-summarize` example on the 2-core bench VM).
  * - Best effort both ways: an unreadable, forged or malformed file is a miss, and a failed write
  *   only costs the next mount a start.
  * @module
@@ -25,7 +30,8 @@ import { componentDigest, type PrepareComponentOptions } from './component-file.
 import type { GuestToolDefinition, Preopen } from './guest-host-contract.js';
 
 const MEMO_FILE = 'tools.json';
-const MEMO_VERSION = 'clat-wasm-tools/1';
+// v2: each list carries its unusable input schemas.
+const MEMO_VERSION = 'clat-wasm-tools/2';
 /** Lists kept per component: one per project (or config) it was last mounted with. */
 export const MAX_TOOL_LISTS = 8;
 /** A larger list is not remembered (its guest lists at every mount); keeps the read small. */
@@ -41,9 +47,20 @@ export interface ToolListInputs {
   memoryLimitBytes: number;
 }
 
+/**
+ * A list of tools as registering it found them: every definition the guest listed, and each input
+ * schema text that is not a usable JSON Schema with why (Ajv's reason).
+ */
+export interface ToolList {
+  tools: readonly GuestToolDefinition[];
+  unusableSchemas: ReadonlyMap<string, string>;
+}
+
 interface StoredList {
   key: string;
   tools: GuestToolDefinition[];
+  /** [schema text, reason] pairs, sorted by text. */
+  unusable: [string, string][];
   mac: string;
 }
 
@@ -63,9 +80,21 @@ export function toolListKey(macKey: Buffer, inputs: ToolListInputs): string {
   ]);
 }
 
-function listMac(macKey: Buffer, sha256: string, key: string, tools: unknown): string {
-  return manifestMac(macKey, [MEMO_VERSION, sha256, key, tools]);
+function listMac(
+  macKey: Buffer,
+  sha256: string,
+  key: string,
+  tools: unknown,
+  unusable: unknown,
+): string {
+  return manifestMac(macKey, [MEMO_VERSION, sha256, key, tools, unusable]);
 }
+
+const isTextPair = (value: unknown): value is [string, string] =>
+  Array.isArray(value) &&
+  value.length === 2 &&
+  typeof value[0] === 'string' &&
+  typeof value[1] === 'string';
 
 function isDefinition(value: unknown): value is GuestToolDefinition {
   if (value === null || typeof value !== 'object') return false;
@@ -97,7 +126,8 @@ async function readLists(file: string): Promise<StoredList[]> {
         typeof list === 'object' &&
         typeof list.key === 'string' &&
         typeof list.mac === 'string' &&
-        Array.isArray(list.tools),
+        Array.isArray(list.tools) &&
+        Array.isArray(list.unusable),
     );
   } catch {
     return [];
@@ -107,7 +137,7 @@ async function readLists(file: string): Promise<StoredList[]> {
 const memoPath = (cacheDir: string, sha256: string) => join(cacheDir, sha256, MEMO_FILE);
 
 /**
- * The tools remembered for the component `sha256` under `key`, or undefined: none, or the list
+ * The list remembered for the component `sha256` under `key`, or undefined: none, or the list
  * is forged (its MAC does not verify under `macKey`) or malformed.
  */
 export async function readToolList(
@@ -115,15 +145,20 @@ export async function readToolList(
   sha256: string,
   macKey: Buffer,
   key: string,
-): Promise<GuestToolDefinition[] | undefined> {
+): Promise<ToolList | undefined> {
   const list = (await readLists(memoPath(cacheDir, sha256))).find((stored) => stored.key === key);
-  if (list === undefined || !list.tools.every(isDefinition)) return undefined;
-  return macMatches(listMac(macKey, sha256, key, list.tools), list.mac) ? list.tools : undefined;
+  if (list === undefined || !list.tools.every(isDefinition) || !list.unusable.every(isTextPair)) {
+    return undefined;
+  }
+  if (!macMatches(listMac(macKey, sha256, key, list.tools, list.unusable), list.mac)) {
+    return undefined;
+  }
+  return { tools: list.tools, unusableSchemas: new Map(list.unusable) };
 }
 
 /**
- * Remembers `tools` for the component `sha256` under `key` (newest first, at most
- * {@link MAX_TOOL_LISTS} lists), or forgets that key's list when `tools` is undefined. Never
+ * Remembers `list` for the component `sha256` under `key` (newest first, at most
+ * {@link MAX_TOOL_LISTS} lists), or forgets that key's list when `list` is undefined. Never
  * throws: without the entry directory (or on any error) nothing is remembered.
  */
 export async function recordToolList(
@@ -131,20 +166,22 @@ export async function recordToolList(
   sha256: string,
   macKey: Buffer,
   key: string,
-  tools: readonly GuestToolDefinition[] | undefined,
+  list: ToolList | undefined,
 ): Promise<void> {
   const file = memoPath(cacheDir, sha256);
   const kept = (await readLists(file)).filter((stored) => stored.key !== key);
   const lists: StoredList[] = [];
-  if (tools !== undefined) {
-    const copy = tools.map(({ name, description, inputSchema, effect }) => ({
+  if (list !== undefined) {
+    const tools = list.tools.map(({ name, description, inputSchema, effect }) => ({
       name,
       description,
       inputSchema,
       effect,
     }));
-    if (JSON.stringify(copy).length <= MAX_LIST_BYTES) {
-      lists.push({ key, tools: copy, mac: listMac(macKey, sha256, key, copy) });
+    const unusable = [...list.unusableSchemas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (JSON.stringify([tools, unusable]).length <= MAX_LIST_BYTES) {
+      const mac = listMac(macKey, sha256, key, tools, unusable);
+      lists.push({ key, tools, unusable, mac });
     }
   }
   lists.push(...kept.slice(0, MAX_TOOL_LISTS - lists.length));
@@ -170,9 +207,8 @@ export interface ToolListLookup {
 }
 
 /** A remembered list and the digest of the component it is for. */
-export interface RememberedTools {
+export interface RememberedTools extends ToolList {
   sha256: string;
-  tools: GuestToolDefinition[];
 }
 
 /**
@@ -195,8 +231,8 @@ export async function lookUpTools(
   const key = toolListKey(macKey, inputs);
   try {
     const sha256 = await componentDigest(component, keying);
-    const tools = await readToolList(component.cacheDir, sha256, macKey, key);
-    return { macKey, key, remembered: tools === undefined ? undefined : { sha256, tools } };
+    const list = await readToolList(component.cacheDir, sha256, macKey, key);
+    return { macKey, key, remembered: list === undefined ? undefined : { sha256, ...list } };
   } catch {
     return { macKey, key, remembered: undefined };
   }
