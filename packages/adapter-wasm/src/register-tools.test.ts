@@ -73,6 +73,11 @@ describe('registering a WASM plugin tool list', () => {
     });
     expect(result).toEqual({ registered: 1, unusableSchemas: judged.unusableSchemas });
     expect(warnings).toEqual(eager);
+    // The schema the definition shows is not what the first call compiles: the guest's text is.
+    const shown = h.registry.get('wasm_q_pick')?.definition.inputSchema as {
+      properties: { size: { enum: string[] } };
+    };
+    shown.properties.size.enum.push('xl');
     await expect(h.pipeline.call('wasm_q_pick', { size: 'xl' }, run())).rejects.toMatchObject({
       code: 'TOOL_INVALID_ARGUMENTS',
       message: expect.stringContaining('field "size" must be one of "s", "m"'),

@@ -171,7 +171,7 @@ export function registerTools(
         }
         validatorOf = () => validate;
       } else {
-        validatorOf = compiledAtFirstUse(schema, before);
+        validatorOf = compiledAtFirstUse(definition.inputSchema, before);
       }
       validators.set(definition.inputSchema, validatorOf);
     }
@@ -240,16 +240,19 @@ export function registerTools(
 }
 
 /**
- * The validator of a schema that compiled when its list was registered before, compiled at its
- * first use. Should it not compile now (the process runs another Ajv than the one that judged
- * it), every call reports why and the list is forgotten, so the next mount judges it again.
+ * The validator of a schema text (a JSON object, checked at registration) that compiled when its
+ * list was registered before, compiled at its first use. From the text, not from the parsed
+ * schema the tool's definition shows: whatever happens to that object meanwhile, the arguments
+ * are checked against what the guest declared. Should it not compile now (the process runs
+ * another Ajv than the one that judged it), every call reports why and the list is forgotten,
+ * so the next mount judges it again.
  */
-function compiledAtFirstUse(schema: JsonObject, before: RegisteredBefore): ValidatorOf {
+function compiledAtFirstUse(text: string, before: RegisteredBefore): ValidatorOf {
   let compiled: ReturnType<ValidatorOf> | undefined;
   return () => {
     if (compiled === undefined) {
       try {
-        compiled = compileArgumentValidator(schema);
+        compiled = compileArgumentValidator(JSON.parse(text) as JsonObject);
       } catch (error) {
         compiled = { unusable: errorMessage(error), forgotten: before.forget() };
       }
