@@ -332,14 +332,14 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
       sha256 = remembered.sha256;
       status.sha256 = sha256;
       definitions = remembered.tools;
+      // Forgets the remembered list once, for a schema that does not compile at its first call
+      // or a start that fails: the next mount starts the guest, judges and reports again.
       let forgetting: Promise<void> | undefined;
-      registeredBefore = {
-        unusableSchemas: remembered.unusableSchemas,
-        forget: () => {
-          forgetting ??= recordToolList(cacheDir, sha256, macKey, key, undefined);
-          return forgetting;
-        },
+      const forgetList = () => {
+        forgetting ??= recordToolList(cacheDir, sha256, macKey, key, undefined);
+        return forgetting;
       };
+      registeredBefore = { unusableSchemas: remembered.unusableSchemas, forget: forgetList };
       preparing.then(
         (ready) => {
           prepared = true;
@@ -363,9 +363,7 @@ export async function mountWasmPlugin(options: MountWasmPluginOptions): Promise<
         },
         failed: async (error) => {
           // A plugin that cannot start is started at the next mount, which reports why.
-          if (error.code !== WasmErrorCode.WASM_TOOLS_CHANGED) {
-            await recordToolList(cacheDir, sha256, macKey, key, undefined);
-          }
+          if (error.code !== WasmErrorCode.WASM_TOOLS_CHANGED) await forgetList();
           if (scope.closed) return;
           status.state = 'failed';
           status.failure = `${error.message} [${error.code}]`;
