@@ -1,8 +1,8 @@
 /**
  * The binary loads its main bundle through V8's code cache, kept in `<clat home>/cache/code`
- * (apps/clat/src/bin-main-bundle.ts). Through the real binary: the first run writes one private
- * cache file, the next runs take it as it is, a damaged or foreign cache costs nothing but a
- * rewrite, an old build's cache is removed, and the cache can be switched off.
+ * (apps/clat/src/bin-main-bundle.ts). Through the real binary: each command's first run writes
+ * one private cache file of its own, the next runs take it as it is, a damaged or foreign cache
+ * costs nothing but a rewrite, an old build's cache is removed, and the cache can be switched off.
  */
 import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -19,18 +19,22 @@ async function cacheFiles(): Promise<string[]> {
 }
 
 /** The one cache file, after checking there is exactly one and nothing half-written. */
-async function theCacheFile(): Promise<string> {
+async function theCacheFile(command: string): Promise<string> {
   const files = await cacheFiles();
   expect(files).toHaveLength(1);
-  expect(files[0]).toMatch(/^[0-9a-f]{16}-v\d+\.\d+\.\d+-[a-z0-9]+-[0-9a-f]+\.bin$/);
+  expect(files[0]).toMatch(cacheName(command));
   return join(cacheDir(), files[0] as string);
 }
 
+/** The name of a cache file `clat <command>` writes. */
+const cacheName = (command: string) =>
+  new RegExp(`^[0-9a-f]{16}-v\\d+\\.\\d+\\.\\d+-[a-z0-9]+-[0-9a-f]+-${command}\\.bin$`);
+
 describe('the code cache of the clat binary', () => {
-  it('is written once, private to the user, and taken as it is by the next runs', async () => {
+  it('is written once per command, private to the user, and taken as it is by the next runs', async () => {
     const first = await sandbox.run(['tools', '--trust']);
     expect(first.code, first.stderr).toBe(0);
-    const file = await theCacheFile();
+    const file = await theCacheFile('tools');
     if (process.platform !== 'win32') {
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(statSync(cacheDir()).mode & 0o777).toBe(0o700);
@@ -42,19 +46,38 @@ describe('the code cache of the clat binary', () => {
       const again = await sandbox.run(args);
       expect(again.code, again.stderr).toBe(0);
     }
+    // `--version` and `mcp` wrote their own; `tools` kept its cache.
+    const files = await cacheFiles();
+    expect(files).toHaveLength(3);
+    for (const command of ['mcp', 'tools', 'version']) {
+      expect(
+        files.some((name) => cacheName(command).test(name)),
+        command,
+      ).toBe(true);
+    }
+    const version = join(cacheDir(), files.find((name) => cacheName('version').test(name)) ?? '');
+    const versionWritten = await stat(version);
+    // The cache `--version` wrote holds only what it compiled: less than `tools`'s.
+    expect(versionWritten.size).toBeLessThan(written.size);
     expect(await sandbox.run(['tools', '--trust'])).toMatchObject({
       code: 0,
       stdout: first.stdout,
     });
-    // Accepted, so never rewritten: the same file, untouched.
-    const after = await stat(file);
-    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+    expect((await sandbox.run(['--version'])).code).toBe(0);
+    // Accepted, so never rewritten: the same files, untouched.
+    for (const [path, before] of [
+      [file, written],
+      [version, versionWritten],
+    ] as const) {
+      const after = await stat(path);
+      expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    }
   });
 
   it('replaces a damaged cache and still runs the command', async () => {
     const clean = await sandbox.run(['tools', '--trust']);
     expect(clean.code, clean.stderr).toBe(0);
-    const file = await theCacheFile();
+    const file = await theCacheFile('tools');
     const good = await readFile(file);
     // Same length, other bytes: V8 must refuse it rather than run it.
     const damaged = Buffer.alloc(good.length, 0x5a);
@@ -63,7 +86,7 @@ describe('the code cache of the clat binary', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(clean.stdout);
     expect(run.stderr).toBe(clean.stderr);
-    const rewritten = await readFile(await theCacheFile());
+    const rewritten = await readFile(await theCacheFile('tools'));
     expect(rewritten.equals(damaged)).toBe(false);
     expect(await sandbox.run(['tools', '--trust'])).toMatchObject({
       code: 0,
@@ -73,15 +96,15 @@ describe('the code cache of the clat binary', () => {
 
   it("removes another build's cache when it writes its own", async () => {
     expect((await sandbox.run(['--version'])).code).toBe(0);
-    const mine = await theCacheFile();
-    const stale = join(cacheDir(), '0123456789abcdef-v20.0.0-x64-0.bin');
+    const mine = await theCacheFile('version');
+    const stale = join(cacheDir(), '0123456789abcdef-v20.0.0-x64-0-version.bin');
     await writeFile(stale, 'the cache of an older build');
     // A refused cache is written again, and the write clears out other builds' files.
     await writeFile(mine, 'refused');
     const run = await sandbox.run(['--version']);
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(stale)).toBe(false);
-    expect(await theCacheFile()).toBe(mine);
+    expect(await theCacheFile('version')).toBe(mine);
     expect((await stat(mine)).size).toBeGreaterThan(10_000);
   });
 

@@ -18,11 +18,13 @@ async function run() {
   const argv = process.argv.slice(2);
   // Any doubt means no prestart: the command then starts and reports its servers itself.
   const prestarted = await prestartForArgv(argv, process.env, process.cwd()).catch(() => undefined);
-  // One CommonJS bundle through V8's code cache (<clat home>/cache/code), see bin-main-bundle.ts.
+  // One CommonJS bundle through V8's code cache of this command (<clat home>/cache/code), see
+  // bin-main-bundle.ts.
   const bundle = loadMainBundle(
     join(__dirname, '../dist/bin/main.cjs'),
     process.env,
     process.cwd(),
+    argv,
   );
   // main() owns `prestarted` and closes whatever no transport adopted.
   process.exitCode = await bundle.exports.main(argv, { prestarted });

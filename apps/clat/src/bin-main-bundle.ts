@@ -4,8 +4,13 @@
  * of its own (`module.enableCompileCache` came in Node 22.1), so the bundle is one CommonJS file
  * compiled with `vm.Script`, whose code cache V8 can write and take back.
  *
- * The cache is written once per build, after the first command ran (so the functions that
- * command compiled lazily are in it too), to `<clat home>/cache/code/`: the user's own 0700 home,
+ * There is one cache per command (its first word: `tools`, `call`, `mcp`, ...), written once per
+ * build after that command first ran, so the functions it compiled lazily are in it too. V8
+ * deserialises a whole cache at every start, so one cache for all commands would cost each
+ * command the others' functions (measured on the bench VM: `clat trust` 6–11 ms slower with the
+ * cache `clat tools` left), and a cache left by whichever command ran first would leave the
+ * others compiling most of their code from source (`clat tools` 12–14 ms slower with the cache
+ * `clat trust` left). The cache files go to `<clat home>/cache/code/`: the user's own 0700 home,
  * never a shared temp directory, because V8 runs cached bytecode it accepts. V8 itself rejects a
  * cache from another V8 version, other V8 flags or a source of another length; the file name
  * carries the bundle's build id (its SHA-256, appended at build time) so a same-length rebuild
@@ -42,6 +47,27 @@ const BUILD_ID = /\n\/\/# clatBuildId=([0-9a-f]{16})\n?$/;
 const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {\n';
 const WRAPPER_TAIL = '\n})';
 
+/** A command word that may name a cache file; any other first word shares the cache `other`. */
+const COMMAND_WORD = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * At most this many cache files stay in the directory: a write removes the oldest beyond it, so
+ * mistyped commands (each one a name of its own) cannot fill the disk. Each file is 0.3–1 MB.
+ */
+const MAX_CACHE_FILES = 16;
+
+/**
+ * The command a run's cache belongs to, from its arguments as `clat` dispatches them: `version`,
+ * `help`, `session` (bare `clat` or session flags only), the first word, or `other`.
+ */
+export function codeCacheCommand(argv: readonly string[]): string {
+  const first = argv[0];
+  if (first === '--version' || first === '-V') return 'version';
+  if (first === '--help' || first === '-h') return 'help';
+  if (first === undefined || first.startsWith('-')) return 'session';
+  return COMMAND_WORD.test(first) ? first : 'other';
+}
+
 /** The code cache directory under a CLAT home. */
 export function codeCacheDir(clatHome: string): string {
   return join(clatHome, 'cache', 'code');
@@ -61,20 +87,22 @@ export interface LoadedBundle<T> {
 }
 
 /**
- * Compiles and runs the CommonJS bundle at `bundlePath`, with the code cache of its build when
- * there is one. Throws only what loading the bundle from source would throw.
+ * Compiles and runs the CommonJS bundle at `bundlePath`, with the code cache its build left for
+ * the command `argv` runs when there is one. Throws only what loading the bundle from source
+ * would throw.
  * @public bin/clat.js loads dist/bin/main.cjs with it (through dist/early/boot.cjs)
  */
 export function loadMainBundle<T>(
   bundlePath: string,
   env: NodeJS.ProcessEnv,
   cwd: string,
+  argv: readonly string[],
 ): LoadedBundle<T> {
   const bytes = readFileSync(bundlePath);
   // esbuild writes ASCII (non-ASCII characters escaped): decoding it as Latin-1 is a plain copy,
   // about half the cost of UTF-8 decoding for the 1 MB bundle; anything else decodes as UTF-8.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-  let cacheFile = cacheFileFor(source, env, cwd);
+  let cacheFile = cacheFileFor(source, env, cwd, codeCacheCommand(argv));
   let cachedData: Buffer | undefined;
   if (cacheFile !== undefined) {
     const dirs = cacheDirsState(dirname(cacheFile));
@@ -122,11 +150,16 @@ export function loadMainBundle<T>(
 }
 
 /**
- * `<clat home>/cache/code/<build id>-<node version>-<arch>-<flags>.bin`, or undefined when the
- * cache is off: switched off, a bundle without a build id (not built by tsup.bin.config.ts), or
- * no CLAT home yet (a first `clat --version` does not create one).
+ * `<clat home>/cache/code/<build id>-<node version>-<arch>-<flags>-<command>.bin`, or undefined
+ * when the cache is off: switched off, a bundle without a build id (not built by
+ * tsup.bin.config.ts), or no CLAT home yet (a first `clat --version` does not create one).
  */
-function cacheFileFor(source: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+function cacheFileFor(
+  source: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  command: string,
+): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== '') {
     return undefined;
   }
@@ -143,7 +176,7 @@ function cacheFileFor(source: string, env: NodeJS.ProcessEnv, cwd: string): stri
   const flags = fnv1a(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`);
   return join(
     codeCacheDir(home),
-    `${buildId}-${process.version}-${process.arch}-${flags.toString(16)}.bin`,
+    `${buildId}-${process.version}-${process.arch}-${flags.toString(16)}-${command}.bin`,
   );
 }
 
@@ -202,7 +235,8 @@ function fnv1a(text: string): number {
 
 /**
  * Writes the cache beside its final name and renames it into place (a concurrent `clat` reads
- * the old file or the new, never half of one), then removes the caches of other builds.
+ * the old file or the new, never half of one), then removes the caches of other builds and the
+ * oldest ones beyond MAX_CACHE_FILES.
  */
 function writeCache(cacheFile: string, script: Script): void {
   const dir = dirname(cacheFile);
@@ -219,12 +253,21 @@ function writeCache(cacheFile: string, script: Script): void {
       closeSync(fd);
     }
     renameSync(temp, cacheFile);
-    const buildPrefix = `${cacheFile.slice(dir.length + 1).split('-')[0]}-`;
+    const mine = cacheFile.slice(dir.length + 1);
+    const buildPrefix = `${mine.split('-')[0]}-`;
+    const kept: { name: string; mtimeMs: number }[] = [];
     for (const name of readdirSync(dir)) {
-      if (!name.startsWith(buildPrefix) && name.endsWith('.bin')) {
-        rmSync(join(dir, name), { force: true });
+      if (!name.endsWith('.bin')) continue;
+      if (!name.startsWith(buildPrefix)) rmSync(join(dir, name), { force: true });
+      else if (name !== mine) {
+        // Another `clat` may be pruning too: a file gone meanwhile counts as the oldest.
+        const stats = lstatSync(join(dir, name), { throwIfNoEntry: false });
+        kept.push({ name, mtimeMs: stats?.mtimeMs ?? 0 });
       }
     }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const { name } of kept.slice(MAX_CACHE_FILES - 1))
+      rmSync(join(dir, name), { force: true });
   } catch {
     // A read-only or full disk costs the next start its cache, nothing else.
     try {
