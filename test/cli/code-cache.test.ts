@@ -74,6 +74,19 @@ describe('the code cache of the clat binary', () => {
     }
   });
 
+  it('gives bare `clat` without a terminal the cache of the help it prints', async () => {
+    const bare = await sandbox.run([]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stdout).toContain('Usage: clat <command>');
+    const file = await theCacheFile('help');
+    const written = await stat(file);
+    const help = await sandbox.run(['--help']);
+    expect(help).toMatchObject({ code: 0, stdout: bare.stdout });
+    // `--help` took the same cache as it was.
+    const after = await stat(await theCacheFile('help'));
+    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+  });
+
   it('replaces a damaged cache and still runs the command', async () => {
     const clean = await sandbox.run(['tools', '--trust']);
     expect(clean.code, clean.stderr).toBe(0);

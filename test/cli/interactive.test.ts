@@ -3,7 +3,7 @@
  * approval prompt, elicitation answered through the same question port as ask_user, and Esc
  * cancelling a running plugin call and a running native command.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -120,6 +120,9 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     expect(trusted.stdout).toBe(`${sandbox.project}\n`);
     tmux.line('/exit');
     await tmux.waitFor('EXITED:0');
+    // The session on a terminal leaves the binary's code cache of its own (bin-main-bundle.ts).
+    const caches = readdirSync(join(sandbox.home, 'cache', 'code'));
+    expect(caches.filter((name) => name.endsWith('-session.bin'))).toHaveLength(1);
   });
 
   it('exits without starting anything when trust is declined', async () => {

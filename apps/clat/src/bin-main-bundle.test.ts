@@ -63,16 +63,27 @@ const TOOLS = ['tools', '--json'];
 
 describe('codeCacheCommand', () => {
   it('names the command as clat dispatches it, and nothing a file name could not hold', () => {
-    expect(codeCacheCommand(['tools', '--json'])).toBe('tools');
-    expect(codeCacheCommand(['plugin', 'install', 'x'])).toBe('plugin');
-    expect(codeCacheCommand(['--version'])).toBe('version');
-    expect(codeCacheCommand(['-V'])).toBe('version');
-    expect(codeCacheCommand(['--help'])).toBe('help');
-    expect(codeCacheCommand([])).toBe('session');
-    expect(codeCacheCommand(['--mode', 'plan'])).toBe('session');
-    expect(codeCacheCommand(['../../etc'])).toBe('other');
-    expect(codeCacheCommand(['Tools'])).toBe('other');
-    expect(codeCacheCommand(['x'.repeat(40)])).toBe('other');
+    for (const terminal of [() => true, () => false]) {
+      expect(codeCacheCommand(['tools', '--json'], terminal)).toBe('tools');
+      expect(codeCacheCommand(['plugin', 'install', 'x'], terminal)).toBe('plugin');
+      expect(codeCacheCommand(['--version'], terminal)).toBe('version');
+      expect(codeCacheCommand(['-V'], terminal)).toBe('version');
+      expect(codeCacheCommand(['--help'], terminal)).toBe('help');
+      expect(codeCacheCommand(['../../etc'], terminal)).toBe('other');
+      expect(codeCacheCommand(['Tools'], terminal)).toBe('other');
+      expect(codeCacheCommand(['x'.repeat(40)], terminal)).toBe('other');
+    }
+    // Bare `clat` is the session on a terminal and the help elsewhere; session flags without a
+    // terminal are an unknown command.
+    expect(codeCacheCommand([], () => true)).toBe('session');
+    expect(codeCacheCommand(['--mode', 'plan'], () => true)).toBe('session');
+    expect(codeCacheCommand([], () => false)).toBe('help');
+    expect(codeCacheCommand(['--mode', 'plan'], () => false)).toBe('other');
+    // A command never asks whether stdin is a terminal.
+    const never = () => {
+      throw new Error('asked');
+    };
+    expect(codeCacheCommand(['tools'], never)).toBe('tools');
   });
 });
 

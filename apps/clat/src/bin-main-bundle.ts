@@ -57,14 +57,16 @@ const COMMAND_WORD = /^[a-z][a-z0-9-]{0,31}$/;
 const MAX_CACHE_FILES = 16;
 
 /**
- * The command a run's cache belongs to, from its arguments as `clat` dispatches them: `version`,
- * `help`, `session` (bare `clat` or session flags only), the first word, or `other`.
+ * The command a run's cache belongs to, from its arguments as `clat` dispatches them (main.ts):
+ * `version`, `help`, `session` (bare `clat` or session flags only, on a terminal), the first
+ * word, or `other`. Bare `clat` without a terminal prints the help.
  */
-export function codeCacheCommand(argv: readonly string[]): string {
+export function codeCacheCommand(argv: readonly string[], stdinIsTerminal: () => boolean): string {
   const first = argv[0];
   if (first === '--version' || first === '-V') return 'version';
   if (first === '--help' || first === '-h') return 'help';
-  if (first === undefined || first.startsWith('-')) return 'session';
+  if (first === undefined) return stdinIsTerminal() ? 'session' : 'help';
+  if (first.startsWith('-')) return stdinIsTerminal() ? 'session' : 'other';
   return COMMAND_WORD.test(first) ? first : 'other';
 }
 
@@ -102,7 +104,12 @@ export function loadMainBundle<T>(
   // esbuild writes ASCII (non-ASCII characters escaped): decoding it as Latin-1 is a plain copy,
   // about half the cost of UTF-8 decoding for the 1 MB bundle; anything else decodes as UTF-8.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-  let cacheFile = cacheFileFor(source, env, cwd, codeCacheCommand(argv));
+  // isatty(0), asked only for bare `clat` and session flags: process.stdin would build a stream
+  // over fd 0, and node:tty costs 0.3 ms, which a command never needs for this.
+  const command = codeCacheCommand(argv, () =>
+    (createRequire(bundlePath)('node:tty') as typeof import('node:tty')).isatty(0),
+  );
+  let cacheFile = cacheFileFor(source, env, cwd, command);
   let cachedData: Buffer | undefined;
   if (cacheFile !== undefined) {
     const dirs = cacheDirsState(dirname(cacheFile));
