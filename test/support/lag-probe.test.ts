@@ -5,7 +5,7 @@
  * this one's ticks by 1–40 ms, too little and too irregular for a test that cannot flake.)
  */
 import { describe, expect, it } from 'vitest';
-import { LagProbe } from './lag-probe.js';
+import { attributableLagMs, LagProbe, type LagReport } from './lag-probe.js';
 
 const onLinux = process.platform === 'linux';
 
@@ -37,5 +37,20 @@ describe('LagProbe', () => {
     expect(lag.onCpuMs).toBeLessThan(40);
     if (onLinux) expect(lag.ownMs).toBeGreaterThan(60);
     else expect(lag.ownMs).toBeUndefined();
+  });
+
+  it('answers for the lag less the wait for a CPU, else the wall clock on a machine not oversubscribed', () => {
+    const report: LagReport = {
+      maxMs: 58,
+      p99Ms: 9,
+      onCpuMs: 12,
+      oversubscribed: false,
+      ownMs: 14,
+    };
+    expect(attributableLagMs(report)).toBe(14);
+    expect(attributableLagMs({ ...report, ownMs: undefined })).toBe(58);
+    expect(
+      attributableLagMs({ ...report, ownMs: undefined, oversubscribed: true }),
+    ).toBeUndefined();
   });
 });

@@ -73,13 +73,12 @@ export class LagProbe {
       const thread = before === undefined ? undefined : threadTimesNs();
       const late = wall - this.#lastWall - RESOLUTION_MS;
       if (late > 0) {
-        const onCpu =
+        // The main thread's times where schedstat has them; else the process's CPU, no wait.
+        const [onCpu, waited] =
           before === undefined || thread === undefined
-            ? (cpu.user + cpu.system) / 1000
-            : (thread.cpu - before.cpu) / 1e6;
+            ? [(cpu.user + cpu.system) / 1000, 0]
+            : [(thread.cpu - before.cpu) / 1e6, (thread.wait - before.wait) / 1e6];
         this.#onCpuMs = Math.max(this.#onCpuMs, Math.min(late, onCpu));
-        const waited =
-          before === undefined || thread === undefined ? 0 : (thread.wait - before.wait) / 1e6;
         this.#ownMs = Math.max(this.#ownMs, late - waited);
       }
       this.#lastWall = wall;
@@ -100,4 +99,21 @@ export class LagProbe {
       ownMs: this.#lastThread === undefined ? undefined : this.#ownMs,
     };
   }
+}
+
+/**
+ * The wall-clock lag this process answers for: `ownMs` where schedstat tells it; elsewhere the
+ * wall-clock lag unless other processes oversubscribed the cores (undefined then: it cannot be
+ * told from waiting for a CPU).
+ */
+export function attributableLagMs(report: LagReport): number | undefined {
+  if (report.ownMs !== undefined) return report.ownMs;
+  return report.oversubscribed ? undefined : report.maxMs;
+}
+
+/** One line of a fault zoo's lag report, its name padded to `width`. */
+export function lagReportLine(name: string, width: number, report: LagReport): string {
+  const own = report.ownMs === undefined ? '' : `  own ${report.ownMs.toFixed(1)} ms`;
+  const busy = report.oversubscribed ? '  (cores oversubscribed)' : '';
+  return `  ${name.padEnd(width)} max ${report.maxMs.toFixed(1)} ms  p99 ${report.p99Ms.toFixed(1)} ms  on-CPU ${report.onCpuMs.toFixed(1)} ms${own}${busy}`;
 }
