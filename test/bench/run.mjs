@@ -602,7 +602,8 @@ async function wasm() {
     return;
   }
   for (const figure of result.figures) record(figure);
-  // 7f/7g: the same kind of plugin in a whole `clat tools` process, list remembered or not.
+  // 7f/7g/7h: the same kind of plugin in a whole `clat` process: `clat tools` with its list
+  // remembered or not, and `clat call` of one of its tools.
   const { runWasmCliBench } = await import(join(HERE, 'wasm-cli-bench.mjs'));
   const clatBin = join(dirname(require.resolve('@clat/cli/package.json')), 'bin', 'clat.js');
   const cli = runWasmCliBench({ quick: QUICK, clatBin });

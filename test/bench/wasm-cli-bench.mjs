@@ -1,8 +1,10 @@
 /**
- * Figures 7f/7g of `pnpm bench`: what one WASM plugin adds to a whole `clat tools` process, next
- * to `clat tools` with no plugin (the floor). 7f: the plugin's tool list is remembered from an
- * earlier start, so no guest starts; 7g: it is not (removed before each run), so the guest
- * starts at mount, lists its tools and the list is written, as on a plugin's first start.
+ * Figures 7f/7g/7h of `pnpm bench`: what one WASM plugin adds to a whole `clat` process. 7f: `clat
+ * tools` whose plugin's tool list is remembered from an earlier start, so no guest starts; 7g:
+ * it is not (removed before each run), so the guest starts at mount, lists its tools and the
+ * list is written, as on a plugin's first start (floor of both: `clat tools` with no plugin).
+ * 7h: `clat call` of one of its tools, whose guest starts at the call (floor: `clat call` of a
+ * native tool).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,8 @@ import { clatHomeWith, interleaved, median, NODE, now } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const TOOL = 'wasm_wasm_summarize_word_count';
+const CALL_WASM = ['call', TOOL, 'text=one two'];
+const CALL_NATIVE = ['call', 'list_files'];
 
 /** Removes every remembered tool list of the homes' WASM cache. */
 function forgetToolLists(home) {
@@ -38,11 +42,14 @@ export function runWasmCliBench({ quick, clatBin }) {
       JSON.stringify({ 'wasm-summarize': { manifest } }),
     );
   }
+  /** One whole `clat` process in home `id` (`call-` ids: `clat call`, else `clat tools`). */
   const time = (id) => {
-    const { home, project, env } = homes[id];
-    if (id === 'started') forgetToolLists(home);
+    const home = id.startsWith('call-') ? (id === 'call-wasm' ? 'remembered' : 'floor') : id;
+    const { project, env } = homes[home];
+    if (id === 'started') forgetToolLists(homes[home].home);
+    const args = id === 'call-wasm' ? CALL_WASM : id === 'call-native' ? CALL_NATIVE : ['tools'];
     const t0 = now();
-    const result = spawnSync(NODE, [clatBin, 'tools'], {
+    const result = spawnSync(NODE, [clatBin, ...args], {
       cwd: project,
       env: { ...env, NO_COLOR: '1' },
       encoding: 'utf8',
@@ -50,9 +57,9 @@ export function runWasmCliBench({ quick, clatBin }) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const elapsed = now() - t0;
-    const listed = result.stdout.includes(TOOL);
-    if (result.status !== 0 || listed !== (id !== 'floor')) {
-      throw new Error(`clat tools (${id}) exited ${result.status}: ${result.stderr.trim()}`);
+    const expected = id === 'call-wasm' ? '"words":2' : id === 'call-native' ? '"entries"' : TOOL;
+    if (result.status !== 0 || result.stdout.includes(expected) !== (id !== 'floor')) {
+      throw new Error(`clat ${args[0]} (${id}) exited ${result.status}: ${result.stderr.trim()}`);
     }
     return elapsed;
   };
@@ -61,9 +68,9 @@ export function runWasmCliBench({ quick, clatBin }) {
       const trust = spawnSync(NODE, [clatBin, 'trust'], { cwd: project, env, encoding: 'utf8' });
       if (trust.status !== 0) throw new Error(`clat trust failed: ${trust.stderr}`);
     }
+    const ids = [...Object.keys(homes), 'call-wasm', 'call-native'];
     // Not timed: the transpile of the component, the code caches and the first tool list.
-    for (const id of Object.keys(homes)) time(id);
-    const ids = Object.keys(homes);
+    for (const id of ids) time(id);
     const samples = Object.fromEntries(ids.map((id) => [id, []]));
     for (let round = 0; round < (quick ? 2 : 9); round++) {
       for (const id of interleaved(round, ids)) samples[id].push(time(id));
@@ -87,6 +94,14 @@ export function runWasmCliBench({ quick, clatBin }) {
           format: ms,
           raw: { clat: samples.started, floor: samples.floor },
           note: 'tools.json removed before each run; same rounds as 7f',
+        },
+        {
+          id: '7h',
+          name: '`clat call` of a WASM tool, whole process: its guest starts at the call (floor: `clat call` of a native tool)',
+          values: { clat: median(samples['call-wasm']), floor: median(samples['call-native']) },
+          format: ms,
+          raw: { clat: samples['call-wasm'], floor: samples['call-native'] },
+          note: "wasm-summarize's word_count; its tool list remembered; same rounds as 7f",
         },
       ],
     };

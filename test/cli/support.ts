@@ -85,7 +85,7 @@ export class CliSandbox {
 
   /**
    * Runs `clat` to completion with non-TTY stdin (`input` piped, else none), killing it after
-   * `timeoutMs` as a hang guard.
+   * `timeoutMs` as a hang guard. `nodeArgs` go to Node before the binary (V8 tracing flags).
    */
   run(
     args: string[],
@@ -94,9 +94,10 @@ export class CliSandbox {
       env?: Record<string, string>;
       timeoutMs?: number;
       input?: string;
+      nodeArgs?: string[];
     } = {},
   ): Promise<ClatResult> {
-    const child = spawn(process.execPath, [CLAT_BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLAT_BIN, ...args], {
       cwd: options.cwd ?? this.project,
       env: this.env(options.env),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -1,11 +1,11 @@
 /**
  * The glue's V8 code cache through the real `clat` binary: a start that loads a WASM plugin
- * leaves `plugin.js.v8cache` (0600) beside the plugin's cache entry, authenticated by the cache
+ * leaves `plugin.js.<V8 tag>.v8cache` (0600) beside the plugin's cache entry, authenticated by the cache
  * key, and a tampered one is never run: the next start compiles the glue from source, and writes
  * a good cache in its place.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
@@ -27,9 +27,17 @@ const sandbox = useCliSandbox(async () => {
   );
 });
 
+/** The path of the entry's one glue code cache (the commands here all run under one flag set). */
+async function cachePath(): Promise<string> {
+  const names = (await readdir(entryDir)).filter((name) => name.endsWith('.v8cache'));
+  expect(names).toHaveLength(1);
+  expect(names[0]).toMatch(/^plugin\.js\.[0-9a-f]{1,8}\.v8cache$/);
+  return join(entryDir, names[0] as string);
+}
+
 /** The cache file's header and whether its data digest matches its bytes. */
 async function readCache() {
-  const file = await readFile(join(entryDir, 'plugin.js.v8cache'));
+  const file = await readFile(await cachePath());
   const newline = file.indexOf(0x0a);
   const header = JSON.parse(file.subarray(0, newline).toString('utf8')) as { data: string };
   const data = file.subarray(newline + 1);
@@ -48,7 +56,7 @@ describe("the WASM glue's code cache in the CLI", () => {
     const cache = await readCache();
     expect(cache.intact).toBe(true);
     expect(cache.file.length).toBeGreaterThan(10_000);
-    expect((await stat(join(entryDir, 'plugin.js.v8cache'))).mode & 0o777).toBe(0o600);
+    expect((await stat(await cachePath())).mode & 0o777).toBe(0o600);
     // The next start takes it, and the plugin works from it.
     const call = await sandbox.run(['call', TOOL, '{"text":"one two three"}', '--json']);
     expect(call.code).toBe(0);
@@ -62,7 +70,7 @@ describe("the WASM glue's code cache in the CLI", () => {
     const tampered = Buffer.from(file);
     // A byte of the bytecode: V8 itself would take it (it checks no bytecode), the MAC does not.
     tampered[tampered.length - 100] = (tampered[tampered.length - 100] ?? 0) ^ 0x01;
-    await writeFile(join(entryDir, 'plugin.js.v8cache'), tampered);
+    await writeFile(await cachePath(), tampered);
     const call = await sandbox.run(['call', TOOL, '{"text":"four five"}', '--json']);
     expect(call.code).toBe(0);
     expect(JSON.parse(call.stdout)).toMatchObject({ structured: { words: 2 } });

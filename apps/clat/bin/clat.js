@@ -3,7 +3,12 @@
 // loader, so a project's stdio servers spawn first and boot while the main bundle loads.
 'use strict';
 const { join } = require('node:path');
-const { loadMainBundle, prestartForArgv } = require('../dist/early/boot.cjs');
+const {
+  dispatchedCommand,
+  loadMainBundle,
+  prestartForArgv,
+  setV8FlagsFor,
+} = require('../dist/early/boot.cjs');
 
 // A reader that went away (`clat tools --json | head -1`) is not an error: end quietly with 0,
 // like `yes | head`. Exit hooks still stop every server process group.
@@ -16,6 +21,12 @@ for (const stream of [process.stdout, process.stderr]) {
 
 async function run() {
   const argv = process.argv.slice(2);
+  // The command as main() dispatches it. isatty(0) is asked only for bare `clat` and session
+  // flags: process.stdin would build a stream over fd 0, and node:tty costs 0.3 ms.
+  const command = dispatchedCommand(argv, () => require('node:tty').isatty(0));
+  // Before anything compiles WebAssembly, and before the bundle's code cache is read or written
+  // (bin-v8-flags.ts).
+  setV8FlagsFor(command);
   // Any doubt means no prestart: the command then starts and reports its servers itself.
   const prestarted = await prestartForArgv(argv, process.env, process.cwd()).catch(() => undefined);
   // One CommonJS bundle through V8's code cache of this command (<clat home>/cache/code), see
@@ -24,7 +35,7 @@ async function run() {
     join(__dirname, '../dist/bin/main.cjs'),
     process.env,
     process.cwd(),
-    argv,
+    command,
   );
   // main() owns `prestarted` and closes whatever no transport adopted.
   process.exitCode = await bundle.exports.main(argv, { prestarted });

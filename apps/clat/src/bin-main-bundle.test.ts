@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCacheCommand, codeCacheDir, loadMainBundle } from './bin-main-bundle.js';
+import { codeCacheDir, dispatchedCommand, loadMainBundle } from './bin-main-bundle.js';
 
 let root: string;
 let home: string;
@@ -58,32 +58,32 @@ afterEach(async () => {
 
 type Exports = { where(): string; twice(n: number): number; fail(): never };
 
-/** The arguments of a `clat tools` run: the cache these loads read and write is `tools`'s. */
-const TOOLS = ['tools', '--json'];
+/** The command of a `clat tools` run: the cache these loads read and write is `tools`'s. */
+const TOOLS = 'tools';
 
-describe('codeCacheCommand', () => {
+describe('dispatchedCommand', () => {
   it('names the command as clat dispatches it, and nothing a file name could not hold', () => {
     for (const terminal of [() => true, () => false]) {
-      expect(codeCacheCommand(['tools', '--json'], terminal)).toBe('tools');
-      expect(codeCacheCommand(['plugin', 'install', 'x'], terminal)).toBe('plugin');
-      expect(codeCacheCommand(['--version'], terminal)).toBe('version');
-      expect(codeCacheCommand(['-V'], terminal)).toBe('version');
-      expect(codeCacheCommand(['--help'], terminal)).toBe('help');
-      expect(codeCacheCommand(['../../etc'], terminal)).toBe('other');
-      expect(codeCacheCommand(['Tools'], terminal)).toBe('other');
-      expect(codeCacheCommand(['x'.repeat(40)], terminal)).toBe('other');
+      expect(dispatchedCommand(['tools', '--json'], terminal)).toBe('tools');
+      expect(dispatchedCommand(['plugin', 'install', 'x'], terminal)).toBe('plugin');
+      expect(dispatchedCommand(['--version'], terminal)).toBe('version');
+      expect(dispatchedCommand(['-V'], terminal)).toBe('version');
+      expect(dispatchedCommand(['--help'], terminal)).toBe('help');
+      expect(dispatchedCommand(['../../etc'], terminal)).toBe('other');
+      expect(dispatchedCommand(['Tools'], terminal)).toBe('other');
+      expect(dispatchedCommand(['x'.repeat(40)], terminal)).toBe('other');
     }
     // Bare `clat` is the session on a terminal and the help elsewhere; session flags without a
     // terminal are an unknown command.
-    expect(codeCacheCommand([], () => true)).toBe('session');
-    expect(codeCacheCommand(['--mode', 'plan'], () => true)).toBe('session');
-    expect(codeCacheCommand([], () => false)).toBe('help');
-    expect(codeCacheCommand(['--mode', 'plan'], () => false)).toBe('other');
+    expect(dispatchedCommand([], () => true)).toBe('session');
+    expect(dispatchedCommand(['--mode', 'plan'], () => true)).toBe('session');
+    expect(dispatchedCommand([], () => false)).toBe('help');
+    expect(dispatchedCommand(['--mode', 'plan'], () => false)).toBe('other');
     // A command never asks whether stdin is a terminal.
     const never = () => {
       throw new Error('asked');
     };
-    expect(codeCacheCommand(['tools'], never)).toBe('tools');
+    expect(dispatchedCommand(['tools'], never)).toBe('tools');
   });
 });
 
@@ -151,7 +151,7 @@ describe('loadMainBundle', () => {
     tools.exports.twice(1);
     tools.saveCodeCache();
     // Another command does not take the cache `tools` left: it writes its own.
-    const trust = loadMainBundle<Exports>(await copyOfBundle('trust.cjs'), env, root, ['trust']);
+    const trust = loadMainBundle<Exports>(await copyOfBundle('trust.cjs'), env, root, 'trust');
     expect(trust.cache).toBe('missing');
     expect(trust.cacheFile).not.toBe(tools.cacheFile);
     expect(trust.cacheFile?.endsWith('-trust.bin')).toBe(true);
@@ -161,9 +161,9 @@ describe('loadMainBundle', () => {
         .map((file) => (file as string).slice(codeCacheDir(home).length + 1))
         .sort(),
     );
-    const again = loadMainBundle<Exports>(await copyOfBundle('again.cjs'), env, root, ['tools']);
+    const again = loadMainBundle<Exports>(await copyOfBundle('again.cjs'), env, root, 'tools');
     expect([again.cache, again.cacheFile]).toEqual(['accepted', tools.cacheFile]);
-    const trustAgain = loadMainBundle<Exports>(await copyOfBundle('t2.cjs'), env, root, ['trust']);
+    const trustAgain = loadMainBundle<Exports>(await copyOfBundle('t2.cjs'), env, root, 'trust');
     expect([trustAgain.cache, trustAgain.cacheFile]).toEqual(['accepted', trust.cacheFile]);
   });
 
@@ -182,7 +182,7 @@ describe('loadMainBundle', () => {
       await writeFile(file, 'a cache');
       await utimes(file, now - 1000 + i, now - 1000 + i);
     }
-    const latest = loadMainBundle<Exports>(await copyOfBundle('latest.cjs'), env, root, ['latest']);
+    const latest = loadMainBundle<Exports>(await copyOfBundle('latest.cjs'), env, root, 'latest');
     latest.saveCodeCache();
     const left = (await readdir(dir)).sort();
     expect(left).toHaveLength(16);

@@ -57,11 +57,13 @@ const COMMAND_WORD = /^[a-z][a-z0-9-]{0,31}$/;
 const MAX_CACHE_FILES = 16;
 
 /**
- * The command a run's cache belongs to, from its arguments as `clat` dispatches them (main.ts):
- * `version`, `help`, `session` (bare `clat` or session flags only, on a terminal), the first
- * word, or `other`. Bare `clat` without a terminal prints the help.
+ * The command `clat argv` runs, as main() dispatches it (main.ts): `version`, `help`, `session`
+ * (bare `clat` or session flags only, on a terminal), the first word, or `other`. Bare `clat`
+ * without a terminal prints the help. Its code cache and its V8 flags (bin-v8-flags.ts) follow
+ * from it, so it is only ever a word a file name can hold.
+ * @public bin/clat.js calls it from the built dist/early/boot.cjs
  */
-export function codeCacheCommand(argv: readonly string[], stdinIsTerminal: () => boolean): string {
+export function dispatchedCommand(argv: readonly string[], stdinIsTerminal: () => boolean): string {
   const first = argv[0];
   if (first === '--version' || first === '-V') return 'version';
   if (first === '--help' || first === '-h') return 'help';
@@ -90,25 +92,20 @@ export interface LoadedBundle<T> {
 
 /**
  * Compiles and runs the CommonJS bundle at `bundlePath`, with the code cache its build left for
- * the command `argv` runs when there is one. Throws only what loading the bundle from source
- * would throw.
+ * `command` (as `dispatchedCommand` names it) when there is one. Throws only what loading the
+ * bundle from source would throw.
  * @public bin/clat.js loads dist/bin/main.cjs with it (through dist/early/boot.cjs)
  */
 export function loadMainBundle<T>(
   bundlePath: string,
   env: NodeJS.ProcessEnv,
   cwd: string,
-  argv: readonly string[],
+  command: string,
 ): LoadedBundle<T> {
   const bytes = readFileSync(bundlePath);
   // esbuild writes ASCII (non-ASCII characters escaped): decoding it as Latin-1 is a plain copy,
   // about half the cost of UTF-8 decoding for the 1 MB bundle; anything else decodes as UTF-8.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-  // isatty(0), asked only for bare `clat` and session flags: process.stdin would build a stream
-  // over fd 0, and node:tty costs 0.3 ms, which a command never needs for this.
-  const command = codeCacheCommand(argv, () =>
-    (createRequire(bundlePath)('node:tty') as typeof import('node:tty')).isatty(0),
-  );
   let cacheFile = cacheFileFor(source, env, cwd, command);
   let cachedData: Buffer | undefined;
   if (cacheFile !== undefined) {

@@ -1,14 +1,11 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cachedDataVersionTag } from 'node:v8';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cacheKeyPath, loadCacheKey } from './cache-key.js';
 import { type PreparedComponent, prepareComponent } from './component-cache.js';
 import { startCompile } from './component-compile.js';
-import {
-  GLUE_CODE_CACHE_FILE,
-  saveGlueCodeCache,
-  verifiedGlueCodeCache,
-} from './glue-code-cache.js';
+import { glueCodeCachePath, saveGlueCodeCache, verifiedGlueCodeCache } from './glue-code-cache.js';
 import { JcoGuestHost } from './jco-guest-host.js';
 import { mountWasmPlugin } from './mount.js';
 import { createComponentHarness, type createHarness } from './test-support/harness.js';
@@ -33,7 +30,7 @@ describe("the glue's V8 code cache", () => {
     await h?.dispose();
   });
 
-  const file = () => join(prepared.dir, GLUE_CODE_CACHE_FILE);
+  const file = () => glueCodeCachePath(prepared.dir);
   const key = () => loadCacheKey(cacheKeyPath(cacheDir));
   /** The entry's code cache, if `verifiedGlueCodeCache` (as `prepareComponent` uses it) takes it. */
   const readCache = (withKey: Buffer, glueSha256: string) =>
@@ -122,6 +119,13 @@ describe("the glue's V8 code cache", () => {
         ]),
       ],
       [
+        'a header naming the code cache tag of other V8 flags (MAC then fails)',
+        Buffer.concat([
+          Buffer.from(`${JSON.stringify({ ...header, tag: '0' })}\n`),
+          written.subarray(newline + 1),
+        ]),
+      ],
+      [
         'a header whose data digest was updated to forged bytes',
         Buffer.concat([
           Buffer.from(`${JSON.stringify({ ...header, data: 'a'.repeat(64) })}\n`),
@@ -135,6 +139,26 @@ describe("the glue's V8 code cache", () => {
       writeFileSync(file(), bytes);
       expect(readCache(await key(), prepared.glueSha256), what).toBeUndefined();
     }
+  });
+
+  it("is named by this V8's code cache tag, and a write keeps four tagged caches and no untagged one", async () => {
+    expect(file()).toBe(
+      join(prepared.dir, `plugin.js.${cachedDataVersionTag().toString(16)}.v8cache`),
+    );
+    // What versions before the tag wrote, and the caches of five other flag sets, oldest first.
+    const untagged = join(prepared.dir, 'plugin.js.v8cache');
+    writeFileSync(untagged, 'old');
+    const others = ['a1', 'a2', 'a3', 'a4', 'a5'].map((tag, i) => {
+      const path = join(prepared.dir, `plugin.js.${tag}.v8cache`);
+      writeFileSync(path, tag);
+      utimesSync(path, 1_000_000 + i, 1_000_000 + i);
+      return `plugin.js.${tag}.v8cache`;
+    });
+    const data = Uint8Array.from({ length: 2048 }, (_, i) => i % 13);
+    await saveGlueCodeCache({ cacheDir, dir: prepared.dir, glueSha256: prepared.glueSha256, data });
+    const left = readdirSync(prepared.dir).filter((name) => name.endsWith('.v8cache'));
+    expect(left.sort()).toEqual([...others.slice(2), file().split('/').pop()].sort());
+    expect(readCache(await key(), prepared.glueSha256)).toEqual(Buffer.from(data));
   });
 
   it('a mount leaves one for the next process, and prepareComponent hands it over verified', async () => {
