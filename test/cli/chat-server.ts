@@ -42,3 +42,18 @@ export async function startFakeChatServer(replies: ScriptedReply[]): Promise<Fak
     close: () => server.close(),
   };
 }
+
+/**
+ * The `provider` section of config.json that points `clat` at a fake chat server at `url`, its
+ * API key read from the environment variable `apiKeyEnv` when one is named.
+ */
+export function fakeModelProvider(url: string, apiKeyEnv?: string): Record<string, string> {
+  const provider: Record<string, string> = {
+    kind: 'openai-compatible',
+    vendor: 'local',
+    baseUrl: url,
+    model: 'fake-model',
+  };
+  if (apiKeyEnv !== undefined) provider.apiKeyEnv = apiKeyEnv;
+  return provider;
+}

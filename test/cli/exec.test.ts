@@ -6,7 +6,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
-import { type FakeChatServer, type ScriptedReply, startFakeChatServer } from './chat-server.js';
+import {
+  type FakeChatServer,
+  fakeModelProvider,
+  type ScriptedReply,
+  startFakeChatServer,
+} from './chat-server.js';
 import { CLI_FIXTURES, useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
 
 const API_KEY = 'sk-e2e-provider-key-0123456789';
@@ -27,15 +32,7 @@ const sandbox = useCliSandbox(
 
 async function withModel(replies: ScriptedReply[]): Promise<FakeChatServer> {
   chat = await startFakeChatServer(replies);
-  await sandbox.writeConfig({
-    provider: {
-      kind: 'openai-compatible',
-      vendor: 'local',
-      baseUrl: chat.url,
-      model: 'fake-model',
-      apiKeyEnv: 'E2E_PROVIDER_KEY',
-    },
-  });
+  await sandbox.writeConfig({ provider: fakeModelProvider(chat.url, 'E2E_PROVIDER_KEY') });
   return chat;
 }
 

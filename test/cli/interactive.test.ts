@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
+import { type FakeChatServer, fakeModelProvider, startFakeChatServer } from './chat-server.js';
 import { CLAT_BIN, CLI_FIXTURES, NOTES_SERVER, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
@@ -161,14 +161,7 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
       { text: 'Done: the command printed hi-from-model.' },
       { hang: true },
     ]);
-    await sandbox.writeConfig({
-      provider: {
-        kind: 'openai-compatible',
-        vendor: 'local',
-        baseUrl: chat.url,
-        model: 'fake-model',
-      },
-    });
+    await sandbox.writeConfig({ provider: fakeModelProvider(chat.url) });
     await sandbox.writeMcp({});
     tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
       CLAT_HOME: sandbox.home,

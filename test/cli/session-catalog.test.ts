@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
+import { type FakeChatServer, fakeModelProvider, startFakeChatServer } from './chat-server.js';
 import { CLI_FIXTURES, EVERYTHING_SERVER, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
@@ -35,14 +35,7 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
       { text: 'The features doc lists tools.' },
       { text: 'A blob I cannot see.' },
     ]);
-    await sandbox.writeConfig({
-      provider: {
-        kind: 'openai-compatible',
-        vendor: 'local',
-        baseUrl: chat.url,
-        model: 'fake-model',
-      },
-    });
+    await sandbox.writeConfig({ provider: fakeModelProvider(chat.url) });
     await sandbox.writeMcp({
       everything: sandbox.node(EVERYTHING_SERVER, 'stdio'),
       catalog: sandbox.node(join(CLI_FIXTURES, 'catalog-server.mjs')),

@@ -9,7 +9,7 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { describe, expect, it } from 'vitest';
-import { type FakeChatServer, startFakeChatServer } from './chat-server.js';
+import { type FakeChatServer, fakeModelProvider, startFakeChatServer } from './chat-server.js';
 import { useCliSandbox, WASM_COMPONENT, WASM_MANIFEST } from './support.js';
 
 const TOOL = 'wasm_wasm_summarize_project_info';
@@ -56,15 +56,7 @@ async function withModel(turns: number): Promise<void> {
       { text: 'The project is described.' },
     ]).flat(),
   );
-  await sandbox.writeConfig({
-    provider: {
-      kind: 'openai-compatible',
-      vendor: 'local',
-      baseUrl: chat.url,
-      model: 'fake-model',
-      apiKeyEnv: 'E2E_PROVIDER_KEY',
-    },
-  });
+  await sandbox.writeConfig({ provider: fakeModelProvider(chat.url, 'E2E_PROVIDER_KEY') });
 }
 
 const env = { E2E_PROVIDER_KEY: API_KEY };

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeChatServer, startFakeChatServer } from '../cli/chat-server.js';
+import { type FakeChatServer, fakeModelProvider, startFakeChatServer } from '../cli/chat-server.js';
 import {
   assertBuilt,
   type ClatResult,
@@ -138,15 +138,7 @@ describe('hostile servers', () => {
       { toolCalls: [{ name: 'mcp_hostile_attack', arguments: {} }] },
       { text: `done ${ATTACK}` },
     ]);
-    await sandbox.writeConfig({
-      provider: {
-        kind: 'openai-compatible',
-        vendor: 'local',
-        baseUrl: chat.url,
-        model: 'fake-model',
-        apiKeyEnv: 'E2E_PROVIDER_KEY',
-      },
-    });
+    await sandbox.writeConfig({ provider: fakeModelProvider(chat.url, 'E2E_PROVIDER_KEY') });
     const result = await sandbox.run(['exec', 'go'], {
       env: { E2E_PROVIDER_KEY: 'sk-e2e-provider-key-0123456789' },
     });

@@ -8,7 +8,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeChatServer } from '../cli/chat-server.js';
+import { fakeModelProvider, startFakeChatServer } from '../cli/chat-server.js';
 import { assertBuilt, type ClatResult, CliSandbox, parseJsonOutput } from '../cli/support.js';
 import { BROWSER, type OAuthWorld, readTokenFile, startOAuthWorld } from './oauth-world.js';
 
@@ -178,15 +178,7 @@ describe('clat mcp login against an OpenID provider', () => {
     const log = join(sandbox.root, 'browser.log');
     const chat = await startFakeChatServer([{ text: 'no tools needed' }]);
     try {
-      await sandbox.writeConfig({
-        provider: {
-          kind: 'openai-compatible',
-          vendor: 'local',
-          baseUrl: chat.url,
-          model: 'fake-model',
-          apiKeyEnv: 'E2E_PROVIDER_KEY',
-        },
-      });
+      await sandbox.writeConfig({ provider: fakeModelProvider(chat.url, 'E2E_PROVIDER_KEY') });
       const result = await clat(['exec', 'hello'], {
         OAUTH_BROWSER_LOG: log,
         E2E_PROVIDER_KEY: 'sk-e2e-provider-key-0123456789',
