@@ -14,8 +14,18 @@ import { clatHomeWith, interleaved, median, NODE, now } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const TOOL = 'wasm_wasm_summarize_word_count';
-const CALL_WASM = ['call', TOOL, 'text=one two'];
-const CALL_NATIVE = ['call', 'list_files'];
+
+/**
+ * The timed runs, by id: the home each runs in, its arguments, and the text its output must hold
+ * (`shows`) or, for the floor with no plugin, must not (`lacks`).
+ */
+const RUNS = {
+  remembered: { home: 'remembered', args: ['tools'], shows: TOOL },
+  started: { home: 'started', args: ['tools'], shows: TOOL },
+  floor: { home: 'floor', args: ['tools'], lacks: TOOL },
+  'call-wasm': { home: 'remembered', args: ['call', TOOL, 'text=one two'], shows: '"words":2' },
+  'call-native': { home: 'floor', args: ['call', 'list_files'], shows: '"entries"' },
+};
 
 /** Removes every remembered tool list of the homes' WASM cache. */
 function forgetToolLists(home) {
@@ -42,12 +52,11 @@ export function runWasmCliBench({ quick, clatBin }) {
       JSON.stringify({ 'wasm-summarize': { manifest } }),
     );
   }
-  /** One whole `clat` process in home `id` (`call-` ids: `clat call`, else `clat tools`). */
+  /** One whole `clat` process: the run `id` of RUNS. */
   const time = (id) => {
-    const home = id.startsWith('call-') ? (id === 'call-wasm' ? 'remembered' : 'floor') : id;
+    const { home, args, shows, lacks } = RUNS[id];
     const { project, env } = homes[home];
     if (id === 'started') forgetToolLists(homes[home].home);
-    const args = id === 'call-wasm' ? CALL_WASM : id === 'call-native' ? CALL_NATIVE : ['tools'];
     const t0 = now();
     const result = spawnSync(NODE, [clatBin, ...args], {
       cwd: project,
@@ -57,8 +66,9 @@ export function runWasmCliBench({ quick, clatBin }) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const elapsed = now() - t0;
-    const expected = id === 'call-wasm' ? '"words":2' : id === 'call-native' ? '"entries"' : TOOL;
-    if (result.status !== 0 || result.stdout.includes(expected) !== (id !== 'floor')) {
+    const holds =
+      shows === undefined ? !result.stdout.includes(lacks) : result.stdout.includes(shows);
+    if (result.status !== 0 || !holds) {
       throw new Error(`clat ${args[0]} (${id}) exited ${result.status}: ${result.stderr.trim()}`);
     }
     return elapsed;
@@ -68,7 +78,7 @@ export function runWasmCliBench({ quick, clatBin }) {
       const trust = spawnSync(NODE, [clatBin, 'trust'], { cwd: project, env, encoding: 'utf8' });
       if (trust.status !== 0) throw new Error(`clat trust failed: ${trust.stderr}`);
     }
-    const ids = [...Object.keys(homes), 'call-wasm', 'call-native'];
+    const ids = Object.keys(RUNS);
     // Not timed: the transpile of the component, the code caches and the first tool list.
     for (const id of ids) time(id);
     const samples = Object.fromEntries(ids.map((id) => [id, []]));
