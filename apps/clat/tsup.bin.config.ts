@@ -19,7 +19,7 @@ const BUNDLE = 'dist/bin/main.cjs';
 
 export default defineConfig([
   {
-    entry: { main: 'src/main.ts' },
+    entry: { main: 'src/bin-main.ts' },
     outDir: 'dist/bin',
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),

@@ -37,6 +37,8 @@ async function run() {
     process.cwd(),
     command,
   );
+  // zod without its JIT, before any command module builds a schema (bin-schema-jit.ts).
+  await bundle.exports.setSchemaJitFor(command);
   // main() owns `prestarted` and closes whatever no transport adopted.
   process.exitCode = await bundle.exports.main(argv, { prestarted });
   bundle.saveCodeCache();
