@@ -95,6 +95,23 @@ describe('tool signatures and key=value calls', () => {
     expect(result.stdout).toMatch(/1 failed/);
     expect(await exists(spawnedMarker)).toBe(true);
   });
+
+  it('clat tools names each server missing from the list on stderr, and --json stays exact', async () => {
+    const result = await sandbox.run(['tools', '--trust']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('mcp_notes_add_note');
+    expect(result.stderr).toBe('clat: server "other" is failed; run "clat mcp" for details\n');
+    // The command the line names shows why.
+    const status = await sandbox.run(['mcp', '--trust']);
+    expect(status.stdout).toMatch(/other .* failed/);
+
+    const json = await sandbox.run(['tools', '--json', '--trust']);
+    expect(json.code).toBe(0);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout).tools.map((tool: { name: string }) => tool.name)).toContain(
+      'mcp_notes_add_note',
+    );
+  });
 });
 
 describe('clat completion', () => {

@@ -3,11 +3,12 @@
  * servers asked about, and which servers could not be asked.
  * @module
  */
-import { type PluginMount, sanitizeTerminalLine } from '@clat/kernel';
+import type { PluginMount } from '@clat/kernel';
 import { catalogOf } from '../catalog/load-catalog.js';
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
+import { unavailableLines } from '../ui/mcp-status.js';
 
 export type CatalogKind = 'prompts' | 'resources';
 
@@ -63,13 +64,5 @@ export function withCatalogServers(
 
 /** One stderr line per configured server that is not connected (failed, login, connecting). */
 export function reportUnavailable(io: CommandIO, mount: PluginMount): void {
-  for (const server of mount.summary().servers) {
-    if (server.state === 'connected') continue;
-    const name = sanitizeTerminalLine(JSON.stringify(server.name));
-    const hint =
-      server.state === 'needs-login'
-        ? `needs login; run \`${sanitizeTerminalLine(server.login ?? 'clat mcp login')}\``
-        : `is ${server.state}; run "clat mcp" for details`;
-    io.stderr.write(`clat: server ${name} ${hint}\n`);
-  }
+  for (const text of unavailableLines(mount.summary())) io.stderr.write(`clat: ${text}\n`);
 }

@@ -6,12 +6,14 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { jsonOutput } from '../ui/json-output.js';
+import { unavailableLines } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 
 const USAGE = `Usage: clat tools [<server> | <tool>] [--server <name>] [--json]
 
-Lists every registered tool with its effect and source, after the initial MCP surface settled.
+Lists every registered tool with its effect and source, after the initial MCP surface settled;
+each server that did not connect (failed, needs login) is named on stderr.
 With a server name (or --server), only that server is started and each of its tools is shown
 with its signature, arguments and full description; with a tool name, that one tool.
 
@@ -103,6 +105,8 @@ export const toolsCommand: Command = {
           io.stdout.write(formatToolDetails(tools, terminalWidth(io.stdout)));
         } else {
           io.stdout.write(formatTools(tools));
+          // The list shows what connected: say which servers are missing from it, and why.
+          for (const text of unavailableLines(summary)) io.stderr.write(`clat: ${text}\n`);
         }
         return 0;
       },

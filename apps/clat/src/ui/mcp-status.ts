@@ -124,3 +124,18 @@ export function needsLoginLines(summary: McpSummary): string[] {
         `MCP server ${line(server.name)} needs login; run \`${line(server.login ?? 'clat mcp login')}\` (its tools are not available until then)`,
     );
 }
+
+/**
+ * One line per server that is not connected (failed, waiting for a login, still connecting), for
+ * listings that show only what connected (`clat tools`, `clat prompts`, `clat resources`).
+ */
+export function unavailableLines(summary: McpSummary): string[] {
+  return summary.servers
+    .filter((server) => server.state !== 'connected')
+    .map((server) => {
+      const name = line(JSON.stringify(server.name));
+      return server.state === 'needs-login'
+        ? `server ${name} needs login; run \`${line(server.login ?? 'clat mcp login')}\``
+        : `server ${name} is ${server.state}; run "clat mcp" for details`;
+    });
+}
