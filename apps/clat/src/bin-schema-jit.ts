@@ -7,14 +7,14 @@
  * zod 4 compiles a fast path for each object schema at its first parse, with `new Function`.
  * V8 keeps code made that way in no code cache, so every start compiles it again. A CLAT process
  * parses most schemas once or a few times (a package manifest, a grants file, plugins.json):
- * through the binary, on the bench VM, the first parse of the `wasm-summarize` manifest took
- * 11–15 ms with its fast paths and 2–4 ms without (that `clat tools` generates four fast paths,
- * 5–6 ms in all). What a fast path saves a later parse is small (0.18 against 0.37 µs for a
- * four-field object, in a loop): it pays back only after tens of thousands of parses of one
- * schema, and no schema is parsed per message or per token (the most a call parses is its
- * arguments or a server's host-tool request, once). So the session runs without it too. Validation does not change: the
- * fast path is zod's shortcut through the same checks. zod decides per schema, when it builds
- * one, so the setting comes before any command module loads.
+ * through the binary, on the bench VM, the first parse of the `wasm-summarize` manifest (building
+ * its schema included) took 11–13 ms with its fast paths and 5–6 ms without; that `clat tools`
+ * generates four fast paths, 5–6 ms in all. What a fast path saves a later parse is small (0.18
+ * against 0.37 µs for a four-field object, in a loop): it pays back only after tens of thousands
+ * of parses of one schema, and no schema is parsed per message or per token (the most a call
+ * parses is its arguments or a server's host-tool request, once). So the session runs without it
+ * too. Validation does not change: the fast path is zod's shortcut through the same checks. zod
+ * decides per schema, when it builds one, so the setting comes before any command module loads.
  * @module
  */
 import { COMMAND_CATALOG } from './commands/catalog.js';
