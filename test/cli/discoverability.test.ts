@@ -59,7 +59,7 @@ describe('tool signatures and key=value calls', () => {
       const unknown = await sandbox.run([...args, '--trust']);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain(
-        'no server named "nosuch" is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)',
+        'no server named "nosuch" is mounted; "clat mcp --trust" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)',
       );
     }
   });
@@ -96,14 +96,28 @@ describe('tool signatures and key=value calls', () => {
     expect(await exists(spawnedMarker)).toBe(true);
   });
 
-  it('clat tools names each server missing from the list on stderr, and --json stays exact', async () => {
+  it('clat tools names each server missing from the list, with a status command that works', async () => {
     const result = await sandbox.run(['tools', '--trust']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('mcp_notes_add_note');
-    expect(result.stderr).toBe('clat: server "other" is failed; run "clat mcp" for details\n');
-    // The command the line names shows why.
-    const status = await sandbox.run(['mcp', '--trust']);
+    // The project is trusted for this run only: a bare `clat mcp` would refuse it.
+    expect(result.stderr).toBe(
+      'clat: server "other" is failed; run "clat mcp --trust" for details\n',
+    );
+    expect((await sandbox.run(['mcp'])).stderr).toContain('is not trusted');
+    const status = await sandbox.run(hintedCommand(result.stderr));
+    expect(status.code).toBe(1);
     expect(status.stdout).toMatch(/other .* failed/);
+
+    // From another directory, the command names the project as this run did.
+    const elsewhere = await sandbox.run(['tools', '-C', sandbox.project, '--trust'], {
+      cwd: sandbox.root,
+    });
+    expect(elsewhere.stderr).toBe(
+      `clat: server "other" is failed; run "clat mcp -C ${sandbox.project} --trust" for details\n`,
+    );
+    const there = await sandbox.run(hintedCommand(elsewhere.stderr), { cwd: sandbox.root });
+    expect(there.stdout).toMatch(/other .* failed/);
 
     const json = await sandbox.run(['tools', '--json', '--trust']);
     expect(json.code).toBe(0);
@@ -113,6 +127,13 @@ describe('tool signatures and key=value calls', () => {
     );
   });
 });
+
+/** The arguments of the `clat …` a stderr line tells a person to run (plain words only). */
+function hintedCommand(stderr: string): string[] {
+  const command = /run "clat ([^"]+)" for details/.exec(stderr)?.[1];
+  if (command === undefined) throw new Error(`no command in: ${stderr}`);
+  return command.split(' ');
+}
 
 describe('clat completion', () => {
   it('bash completes commands, subcommands, flags and mcp.json server names', async () => {

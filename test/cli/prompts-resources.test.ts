@@ -150,7 +150,7 @@ describe('clat prompts', () => {
     const server = await sandbox.run(['prompts', 'nope', '--trust']);
     expect(server.code).toBe(1);
     expect(server.stderr).toBe(
-      'clat: no server named "nope" is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack) [CLI_SERVER_NOT_FOUND]\n',
+      'clat: no server named "nope" is mounted; "clat mcp --trust" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack) [CLI_SERVER_NOT_FOUND]\n',
     );
     const prompt = await sandbox.run(['prompts', 'get', 'everything', 'nope', '--trust']);
     expect(prompt.code).toBe(2);

@@ -29,9 +29,15 @@ export function serversOffering(mount: PluginMount, kind: Kind): string[] {
 
 /**
  * The catalog of one named server for `kind`, or a one-sentence error that says why not (not
- * configured, failed, waiting for a login, offers no such thing).
+ * configured, failed, waiting for a login, offers no such thing). `statusCommand` is the
+ * `clat mcp` the error sends a person to (a command passes its project flags: status-command.ts).
  */
-export function catalogOf(mount: PluginMount, server: string, kind: Kind): PluginCatalog {
+export function catalogOf(
+  mount: PluginMount,
+  server: string,
+  kind: Kind,
+  statusCommand = 'clat mcp',
+): PluginCatalog {
   const catalog = mount.catalog(server);
   if (catalog?.[kind] === true) return catalog;
   const status = mount.summary().servers.find((entry) => entry.name === server);
@@ -39,7 +45,7 @@ export function catalogOf(mount: PluginMount, server: string, kind: Kind): Plugi
   if (status === undefined) {
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `no server named ${name} is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
+      `no server named ${name} is mounted; "${statusCommand}" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
     );
   }
   if (status.state === 'needs-login') {
@@ -51,7 +57,7 @@ export function catalogOf(mount: PluginMount, server: string, kind: Kind): Plugi
   if (status.state !== 'connected') {
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `server ${name} is ${status.state === 'connecting' ? 'still connecting' : 'not connected'}; run "clat mcp" for details`,
+      `server ${name} is ${status.state === 'connecting' ? 'still connecting' : 'not connected'}; run "${statusCommand}" for details`,
     );
   }
   throw new CliError(CliErrorCode.CLI_SERVER_NOT_FOUND, `server ${name} offers no ${kind}`);

@@ -7,6 +7,7 @@ import type { PluginMount } from '@clat/kernel';
 import { catalogOf } from '../catalog/load-catalog.js';
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { mcpStatusCommand } from '../project/status-command.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { unavailableLines } from '../ui/mcp-status.js';
 
@@ -56,13 +57,18 @@ export function withCatalogServers(
     async (project) => {
       await waitForSurface(io, project);
       const mount = project.session.mount;
-      if (server !== undefined) catalogOf(mount, server, kind);
+      if (server !== undefined) catalogOf(mount, server, kind, mcpStatusCommand(flags));
       return body(mount);
     },
   );
 }
 
-/** One stderr line per configured server that is not connected (failed, login, connecting). */
-export function reportUnavailable(io: CommandIO, mount: PluginMount): void {
-  for (const text of unavailableLines(mount.summary())) io.stderr.write(`clat: ${text}\n`);
+/**
+ * One stderr line per configured server that is not connected (failed, login, connecting), each
+ * naming the `clat mcp` (with this run's project flags) that shows why.
+ */
+export function reportUnavailable(io: CommandIO, mount: PluginMount, flags: CatalogFlags): void {
+  for (const text of unavailableLines(mount.summary(), mcpStatusCommand(flags))) {
+    io.stderr.write(`clat: ${text}\n`);
+  }
 }

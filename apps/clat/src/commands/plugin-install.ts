@@ -26,6 +26,7 @@ import {
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, askSecretLine, isTty, isYes } from '../ui/line-prompt.js';
+import { shellWord } from '../ui/shell-word.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { packageDirOf } from './plugin-project.js';
 
@@ -80,11 +81,6 @@ function updatedEnv(
 /** Where the active version of an installed package came from (npm only; local ones have none). */
 function activeSource(record: PackageRecord): ArtifactSource | undefined {
   return record.artifacts[record.active.artifact]?.source;
-}
-
-/** `source` as one shell word, for advice a person pastes (`.`, `./x.clatpkg`, `'my dir'`). */
-function shellArgument(source: string): string {
-  return /^[\w@%+=:,./-]+$/.test(source) ? source : `'${source.replace(/'/g, `'\\''`)}'`;
 }
 
 function interactive(io: CommandIO): boolean {
@@ -220,7 +216,7 @@ export async function installFrom(
   values: InstallFlags,
   io: CommandIO,
 ): Promise<Activated> {
-  const options = { ...(await installOptions(values, io)), sourceArgument: shellArgument(source) };
+  const options = { ...(await installOptions(values, io)), sourceArgument: shellWord(source) };
   if (source.startsWith(NPM_SPEC_PREFIX)) {
     return activateNpm(store, 'install', parseNpmSpec(source), values, io, options);
   }
@@ -237,7 +233,7 @@ export async function updateFrom(
   values: InstallFlags,
   io: CommandIO,
 ): Promise<Activated> {
-  const options = { ...(await installOptions(values, io)), sourceArgument: shellArgument(target) };
+  const options = { ...(await installOptions(values, io)), sourceArgument: shellWord(target) };
   if (target.startsWith(NPM_SPEC_PREFIX)) {
     const spec = parseNpmSpec(target);
     const registry = await store.readRegistry();

@@ -51,7 +51,7 @@ export const resourcesCommand: Command = {
             io.stdout.write(formatResources(list.server, list.resources, list.resourceTemplates));
           }
         }
-        if (target === undefined) reportUnavailable(io, mount);
+        if (target === undefined) reportUnavailable(io, mount, values);
       }
       return lists.some((list) => list.error !== undefined) ? 1 : 0;
     });

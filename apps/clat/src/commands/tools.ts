@@ -4,6 +4,7 @@ import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { ownersOf } from '../project/select-entries.js';
+import { mcpStatusCommand } from '../project/status-command.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { jsonOutput } from '../ui/json-output.js';
 import { unavailableLines } from '../ui/mcp-status.js';
@@ -69,7 +70,7 @@ export const toolsCommand: Command = {
           if (asServer && server === undefined) {
             throw new CliError(
               CliErrorCode.CLI_SERVER_NOT_FOUND,
-              `no server named ${JSON.stringify(target)} is mounted; "clat mcp" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
+              `no server named ${JSON.stringify(target)} is mounted; "${mcpStatusCommand(values)}" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
             );
           }
           if (asServer && server?.state === 'needs-login') {
@@ -82,7 +83,7 @@ export const toolsCommand: Command = {
           }
           if (asServer && server?.state === 'failed') {
             io.stderr.write(
-              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} failed; run "clat mcp" for details\n`,
+              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} failed; run "${sanitizeTerminalLine(mcpStatusCommand(values))}" for details\n`,
             );
             return 1;
           }
@@ -106,7 +107,9 @@ export const toolsCommand: Command = {
         } else {
           io.stdout.write(formatTools(tools));
           // The list shows what connected: say which servers are missing from it, and why.
-          for (const text of unavailableLines(summary)) io.stderr.write(`clat: ${text}\n`);
+          for (const text of unavailableLines(summary, mcpStatusCommand(values))) {
+            io.stderr.write(`clat: ${text}\n`);
+          }
         }
         return 0;
       },

@@ -128,14 +128,15 @@ export function needsLoginLines(summary: McpSummary): string[] {
 /**
  * One line per server that is not connected (failed, waiting for a login, still connecting), for
  * listings that show only what connected (`clat tools`, `clat prompts`, `clat resources`).
+ * `statusCommand` is the `clat mcp` that shows why (status-command.ts).
  */
-export function unavailableLines(summary: McpSummary): string[] {
+export function unavailableLines(summary: McpSummary, statusCommand: string): string[] {
   return summary.servers
     .filter((server) => server.state !== 'connected')
     .map((server) => {
       const name = line(JSON.stringify(server.name));
       return server.state === 'needs-login'
         ? `server ${name} needs login; run \`${line(server.login ?? 'clat mcp login')}\``
-        : `server ${name} is ${server.state}; run "clat mcp" for details`;
+        : `server ${name} is ${server.state}; run "${line(statusCommand)}" for details`;
     });
 }
