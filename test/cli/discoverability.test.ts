@@ -51,7 +51,9 @@ describe('tool signatures and key=value calls', () => {
     // Every "no such server or tool" exits 1 (not found), and names the status that lists all.
     const missing = await sandbox.run(['tools', 'nothing_here', '--trust']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('no server or tool named "nothing_here"; run "clat tools"');
+    expect(missing.stderr).toContain(
+      'no server or tool named "nothing_here"; run "clat tools --trust" for the list',
+    );
     for (const args of [
       ['tools', '--server', 'nosuch'],
       ['resources', 'nosuch'],

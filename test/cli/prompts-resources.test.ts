@@ -155,7 +155,7 @@ describe('clat prompts', () => {
     const prompt = await sandbox.run(['prompts', 'get', 'everything', 'nope', '--trust']);
     expect(prompt.code).toBe(2);
     expect(prompt.stderr).toContain(
-      'server "everything" has no prompt named "nope"; run "clat prompts everything"',
+      'server "everything" has no prompt named "nope"; run "clat prompts everything --trust"',
     );
   });
 });

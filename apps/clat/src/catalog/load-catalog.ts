@@ -30,7 +30,7 @@ export function serversOffering(mount: PluginMount, kind: Kind): string[] {
 /**
  * The catalog of one named server for `kind`, or a one-sentence error that says why not (not
  * configured, failed, waiting for a login, offers no such thing). `statusCommand` is the
- * `clat mcp` the error sends a person to (a command passes its project flags: status-command.ts).
+ * `clat mcp` the error sends a person to (a command passes its project flags: project-command.ts).
  */
 export function catalogOf(
   mount: PluginMount,

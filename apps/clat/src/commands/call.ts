@@ -10,6 +10,7 @@ import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-op
 import type { Command } from '../command.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { projectCommand } from '../project/project-command.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import {
@@ -116,7 +117,7 @@ export const callCommand: Command = {
           if (isKernelError(error) && error.code === KernelErrorCode.TOOL_NOT_FOUND) {
             throw new CliError(
               CliErrorCode.CLI_USAGE,
-              `${error.message}; run "clat tools" for the list`,
+              `${error.message}; run "${projectCommand(['tools'], values)}" for the list`,
             );
           }
           const hint =

@@ -7,7 +7,7 @@ import type { PluginMount } from '@clat/kernel';
 import { catalogOf } from '../catalog/load-catalog.js';
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { mcpStatusCommand } from '../project/status-command.js';
+import { mcpStatusCommand } from '../project/project-command.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { unavailableLines } from '../ui/mcp-status.js';
 

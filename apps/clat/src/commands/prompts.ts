@@ -7,6 +7,7 @@ import { buildPromptCommands } from '../catalog/prompt-commands.js';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { projectCommand } from '../project/project-command.js';
 import { jsonOutput } from '../ui/json-output.js';
 import {
   type CatalogFlags,
@@ -73,7 +74,7 @@ async function getPrompt(args: string[], values: CatalogFlags, io: CommandIO): P
   if (server === undefined || name === undefined) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
-      'clat prompts get: name a server and a prompt; run "clat prompts" for the list',
+      `clat prompts get: name a server and a prompt; run "${projectCommand(['prompts'], values)}" for the list`,
     );
   }
   return withCatalogServers(io, values, 'prompts', server, async (mount) => {
@@ -82,7 +83,7 @@ async function getPrompt(args: string[], values: CatalogFlags, io: CommandIO): P
     if (prompt === undefined) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,
-        `server ${JSON.stringify(server)} has no prompt named ${JSON.stringify(name)}; run "clat prompts ${server}"`,
+        `server ${JSON.stringify(server)} has no prompt named ${JSON.stringify(name)}; run "${projectCommand(['prompts', server], values)}"`,
       );
     }
     const bound = bindPromptArguments(prompt, words);

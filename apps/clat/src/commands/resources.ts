@@ -6,6 +6,7 @@ import { catalogOf, loadResources, serversOffering } from '../catalog/load-catal
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { projectCommand } from '../project/project-command.js';
 import { jsonOutput } from '../ui/json-output.js';
 import {
   type CatalogFlags,
@@ -63,7 +64,7 @@ async function readResource(args: string[], values: CatalogFlags, io: CommandIO)
   if (server === undefined || uri === undefined || extra !== undefined) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
-      'clat resources read: name one server and one URI; run "clat resources" for the list',
+      `clat resources read: name one server and one URI; run "${projectCommand(['resources'], values)}" for the list`,
     );
   }
   return withCatalogServers(io, values, 'resources', server, async (mount) => {

@@ -3,8 +3,8 @@ import { sanitizeTerminalLine } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { mcpStatusCommand, projectCommand } from '../project/project-command.js';
 import { ownersOf } from '../project/select-entries.js';
-import { mcpStatusCommand } from '../project/status-command.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { jsonOutput } from '../ui/json-output.js';
 import { unavailableLines } from '../ui/mcp-status.js';
@@ -91,7 +91,7 @@ export const toolsCommand: Command = {
             // Not found is not a usage error: exit 1, as for an unknown --server.
             throw new CliError(
               CliErrorCode.CLI_SERVER_NOT_FOUND,
-              `no server or tool named ${JSON.stringify(target)}; run "clat tools" for the list`,
+              `no server or tool named ${JSON.stringify(target)}; run "${projectCommand(['tools'], values)}" for the list`,
             );
           }
         }

@@ -128,7 +128,7 @@ export function needsLoginLines(summary: McpSummary): string[] {
 /**
  * One line per server that is not connected (failed, waiting for a login, still connecting), for
  * listings that show only what connected (`clat tools`, `clat prompts`, `clat resources`).
- * `statusCommand` is the `clat mcp` that shows why (status-command.ts).
+ * `statusCommand` is the `clat mcp` that shows why (project-command.ts).
  */
 export function unavailableLines(summary: McpSummary, statusCommand: string): string[] {
   return summary.servers
