@@ -95,4 +95,11 @@ describe('SessionCatalog', () => {
       'no resource mem://missing',
     );
   });
+
+  it('sends a person to /mcp for a server it cannot ask', async () => {
+    const catalog = await session(fakeCatalog([], {}).catalog);
+    await expect(catalog.resourcesText('nosuch')).rejects.toThrow(
+      'no server named "nosuch" is mounted; "/mcp" shows every server',
+    );
+  });
 });

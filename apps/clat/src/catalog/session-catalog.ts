@@ -19,6 +19,9 @@ import { findMentions } from './mentions.js';
 import { bindPromptArguments, splitWords } from './prompt-arguments.js';
 import { buildPromptCommands, type PromptCommandTable } from './prompt-commands.js';
 
+/** Where a session sends a person to see why a server is missing: its own `/mcp`. */
+const STATUS_COMMAND = '/mcp';
+
 /** The prefix every prompt slash command starts with (after the slash). */
 export const PROMPT_COMMAND_PREFIX = 'mcp__';
 
@@ -72,7 +75,7 @@ export class SessionCatalog {
   /** `/resources [server]`. */
   async resourcesText(server?: string, signal?: AbortSignal): Promise<string> {
     await this.#settled();
-    if (server !== undefined) catalogOf(this.#mount, server, 'resources');
+    if (server !== undefined) catalogOf(this.#mount, server, 'resources', STATUS_COMMAND);
     const servers = server === undefined ? serversOffering(this.#mount, 'resources') : [server];
     if (servers.length === 0) return '(no connected server offers resources)\n';
     const lists = await loadResources(this.#mount, servers, signal);
@@ -102,11 +105,12 @@ export class SessionCatalog {
       );
     }
     const args = bindPromptArguments(entry.prompt, splitWords(rest));
-    const rendered = await catalogOf(this.#mount, entry.server, 'prompts').renderPrompt(
-      entry.prompt.name,
-      args,
-      signal,
-    );
+    const rendered = await catalogOf(
+      this.#mount,
+      entry.server,
+      'prompts',
+      STATUS_COMMAND,
+    ).renderPrompt(entry.prompt.name, args, signal);
     const count = rendered.messages.length;
     return {
       shown: `prompt /${line(command)} (${count} message${count === 1 ? '' : 's'}):\n${formatRenderedPrompt(rendered)}`,
@@ -126,7 +130,7 @@ export class SessionCatalog {
     const out: Attachments = { blocks: [], notes: [] };
     let total = 0;
     for (const mention of mentions) {
-      const catalog = catalogOf(this.#mount, mention.server, 'resources');
+      const catalog = catalogOf(this.#mount, mention.server, 'resources', STATUS_COMMAND);
       const read = await catalog.readResource(mention.uri, signal);
       total += read.bytes;
       if (total > LIMITS.toolResultBytes) {
