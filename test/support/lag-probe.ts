@@ -8,6 +8,15 @@
  * bursts of other processes (a server spawning its children on 2 cores: 58 ms of wall-clock lag
  * with the 1-minute load under 2, in CI), and the process's CPU time counts helper threads that
  * run beside the loop (51 ms "held" in a 51 ms tick whose main thread waited 9 ms for a CPU).
+ *
+ * The main thread can also be late while neither running nor waiting for a CPU: blocked. That is
+ * our lag when our code blocks (a synchronous call), but not when the loop waits on a helper
+ * thread that itself waits for a CPU (V8's collector joins its helpers): in CI, with the cores
+ * oversubscribed, a 56 ms tick showed 11 ms on the CPU, no wait for one, and 45 ms blocked. So
+ * on Linux the blocked part of a tick is excused up to the time other tasks waited for a CPU
+ * meanwhile (`/proc/pressure/cpu`, "some", less the main thread's own wait; the kernel averages it
+ * over the cores, so it excuses at most that share): on a machine with a core to spare that is
+ * about nothing, and a blocking call counts in full.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -30,10 +39,26 @@ export interface LagReport {
   /** True when runnable work exceeded the cores during the window (wall lag then includes waiting). */
   oversubscribed: boolean;
   /**
-   * The latest tick less the time the main thread waited for a CPU meanwhile: the wall-clock lag
-   * this process caused (its code, a collection, a blocking call). Undefined without schedstat.
+   * The latest tick less the time the main thread waited for a CPU meanwhile, and less the time it
+   * was blocked while other tasks waited for one (`contendedMs`): the wall-clock lag this process
+   * caused (its code, a collection, a blocking call). Undefined without schedstat.
    */
   ownMs: number | undefined;
+  /** The most blocked time one tick was excused for other tasks' wait for a CPU (0 without PSI). */
+  contendedMs: number;
+}
+
+/**
+ * Microseconds, since boot, during which some task waited for a CPU, averaged over the cores
+ * (`/proc/pressure/cpu`, the "some" line's total); undefined without pressure stall information.
+ */
+function cpuPressureUs(): number | undefined {
+  try {
+    const total = /^some .*\btotal=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'latin1'))?.[1];
+    return total === undefined ? undefined : Number(total);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -53,6 +78,30 @@ function threadTimesNs(): { cpu: number; wait: number } | undefined {
   }
 }
 
+/** What happened to the main thread during one late tick, in milliseconds. */
+export interface TickTimes {
+  /** How late the tick was. */
+  lateMs: number;
+  /** The main thread's time on a CPU meanwhile. */
+  onCpuMs: number;
+  /** The main thread's time waiting for a CPU meanwhile. */
+  waitedMs: number;
+  /** How long some task (this thread included) waited for a CPU meanwhile, averaged over cores. */
+  someWaitedMs: number;
+}
+
+/**
+ * The part of a late tick this process answers for: the lateness less the main thread's wait for
+ * a CPU, less the time it was blocked (neither running nor waiting) while other tasks waited for
+ * a CPU (`excusedMs`). Time on the CPU is never excused.
+ */
+export function attributeTick(tick: TickTimes): { ownMs: number; excusedMs: number } {
+  const blocked = Math.max(0, tick.lateMs - tick.waitedMs - tick.onCpuMs);
+  const othersWaited = Math.max(0, tick.someWaitedMs - tick.waitedMs);
+  const excusedMs = Math.min(blocked, othersWaited);
+  return { ownMs: tick.lateMs - tick.waitedMs - excusedMs, excusedMs };
+}
+
 export class LagProbe {
   readonly #histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   readonly #timer: NodeJS.Timeout;
@@ -62,7 +111,9 @@ export class LagProbe {
   #maxLoad = loadavg()[0] ?? 0;
   // The timer runs on the main thread, so thread-self is the thread whose lag this is.
   #lastThread = threadTimesNs();
+  #lastPressure = cpuPressureUs();
   #ownMs = 0;
+  #contendedMs = 0;
 
   constructor() {
     this.#histogram.enable();
@@ -71,6 +122,8 @@ export class LagProbe {
       const cpu = process.cpuUsage(this.#lastCpu);
       const before = this.#lastThread;
       const thread = before === undefined ? undefined : threadTimesNs();
+      const pressureBefore = this.#lastPressure;
+      const pressure = pressureBefore === undefined ? undefined : cpuPressureUs();
       const late = wall - this.#lastWall - RESOLUTION_MS;
       if (late > 0) {
         // The main thread's times where schedstat has them; else the process's CPU, no wait.
@@ -79,11 +132,22 @@ export class LagProbe {
             ? [(cpu.user + cpu.system) / 1000, 0]
             : [(thread.cpu - before.cpu) / 1e6, (thread.wait - before.wait) / 1e6];
         this.#onCpuMs = Math.max(this.#onCpuMs, Math.min(late, onCpu));
-        this.#ownMs = Math.max(this.#ownMs, late - waited);
+        const tick = attributeTick({
+          lateMs: late,
+          onCpuMs: onCpu,
+          waitedMs: waited,
+          someWaitedMs:
+            pressureBefore === undefined || pressure === undefined
+              ? 0
+              : (pressure - pressureBefore) / 1000,
+        });
+        this.#contendedMs = Math.max(this.#contendedMs, tick.excusedMs);
+        this.#ownMs = Math.max(this.#ownMs, tick.ownMs);
       }
       this.#lastWall = wall;
       this.#lastCpu = process.cpuUsage();
       this.#lastThread = thread;
+      this.#lastPressure = pressure;
       this.#maxLoad = Math.max(this.#maxLoad, loadavg()[0] ?? 0);
     }, RESOLUTION_MS);
   }
@@ -97,6 +161,7 @@ export class LagProbe {
       onCpuMs: this.#onCpuMs,
       oversubscribed: this.#maxLoad > cpus().length,
       ownMs: this.#lastThread === undefined ? undefined : this.#ownMs,
+      contendedMs: this.#contendedMs,
     };
   }
 }
@@ -114,6 +179,10 @@ export function attributableLagMs(report: LagReport): number | undefined {
 /** One line of a fault zoo's lag report, its name padded to `width`. */
 export function lagReportLine(name: string, width: number, report: LagReport): string {
   const own = report.ownMs === undefined ? '' : `  own ${report.ownMs.toFixed(1)} ms`;
+  const contended =
+    report.contendedMs > 0
+      ? ` (${report.contendedMs.toFixed(1)} ms blocked while others waited)`
+      : '';
   const busy = report.oversubscribed ? '  (cores oversubscribed)' : '';
-  return `  ${name.padEnd(width)} max ${report.maxMs.toFixed(1)} ms  p99 ${report.p99Ms.toFixed(1)} ms  on-CPU ${report.onCpuMs.toFixed(1)} ms${own}${busy}`;
+  return `  ${name.padEnd(width)} max ${report.maxMs.toFixed(1)} ms  p99 ${report.p99Ms.toFixed(1)} ms  on-CPU ${report.onCpuMs.toFixed(1)} ms${own}${contended}${busy}`;
 }
