@@ -180,7 +180,8 @@ export function attributableLagMs(report: LagReport): number | undefined {
 export function lagReportLine(name: string, width: number, report: LagReport): string {
   const own = report.ownMs === undefined ? '' : `  own ${report.ownMs.toFixed(1)} ms`;
   const contended =
-    report.contendedMs > 0
+    // Only an excuse the line's one decimal shows.
+    report.contendedMs >= 0.05
       ? ` (${report.contendedMs.toFixed(1)} ms blocked while others waited)`
       : '';
   const busy = report.oversubscribed ? '  (cores oversubscribed)' : '';

@@ -1,9 +1,9 @@
 /**
  * Shared by `clat prompts` and `clat resources`: argument checks, a project that mounts only the
- * servers asked about, and which servers could not be asked.
+ * servers asked about, and which servers could not be asked (`clat tools` reports those too).
  * @module
  */
-import type { PluginMount } from '@clat/kernel';
+import type { MountSummary, PluginMount } from '@clat/kernel';
 import { catalogOf } from '../catalog/load-catalog.js';
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -67,8 +67,8 @@ export function withCatalogServers(
  * One stderr line per configured server that is not connected (failed, login, connecting), each
  * naming the `clat mcp` (with this run's project flags) that shows why.
  */
-export function reportUnavailable(io: CommandIO, mount: PluginMount, flags: CatalogFlags): void {
-  for (const text of unavailableLines(mount.summary(), mcpStatusCommand(flags))) {
+export function reportUnavailable(io: CommandIO, summary: MountSummary, flags: CatalogFlags): void {
+  for (const text of unavailableLines(summary, mcpStatusCommand(flags))) {
     io.stderr.write(`clat: ${text}\n`);
   }
 }

@@ -62,7 +62,7 @@ export const promptsCommand: Command = {
         io.stdout.write(jsonOutput({ servers: json }, 'clat prompts'));
       } else {
         io.stdout.write(formatPromptTable(table));
-        if (target === undefined) reportUnavailable(io, mount, values);
+        if (target === undefined) reportUnavailable(io, mount.summary(), values);
       }
       return lists.some((list) => list.error !== undefined) ? 1 : 0;
     });

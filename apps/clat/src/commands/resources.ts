@@ -52,7 +52,7 @@ export const resourcesCommand: Command = {
             io.stdout.write(formatResources(list.server, list.resources, list.resourceTemplates));
           }
         }
-        if (target === undefined) reportUnavailable(io, mount, values);
+        if (target === undefined) reportUnavailable(io, mount.summary(), values);
       }
       return lists.some((list) => list.error !== undefined) ? 1 : 0;
     });

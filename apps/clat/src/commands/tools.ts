@@ -7,9 +7,9 @@ import { mcpStatusCommand, projectCommand } from '../project/project-command.js'
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { jsonOutput } from '../ui/json-output.js';
-import { unavailableLines } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
+import { reportUnavailable } from './catalog-servers.js';
 
 const USAGE = `Usage: clat tools [<server> | <tool>] [--server <name>] [--json]
 
@@ -107,9 +107,7 @@ export const toolsCommand: Command = {
         } else {
           io.stdout.write(formatTools(tools));
           // The list shows what connected: say which servers are missing from it, and why.
-          for (const text of unavailableLines(summary, mcpStatusCommand(values))) {
-            io.stderr.write(`clat: ${text}\n`);
-          }
+          reportUnavailable(io, summary, values);
         }
         return 0;
       },
