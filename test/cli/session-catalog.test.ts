@@ -1,8 +1,8 @@
 /**
  * Server prompts and resources in the interactive session of the real `clat` binary (tmux):
  * `/prompts`, a `/mcp__<server>__<prompt>` slash command whose rendered messages become the model
- * turn, `/resources`, and an `@server:uri` mention whose contents reach the model with the
- * message. A local OpenAI-compatible server records exactly what the model receives.
+ * turn, `/resources` (and, for a server it does not have, a pointer to `/mcp`), and an
+ * `@server:uri` mention whose contents reach the model with the message. A local OpenAI-compatible server records exactly what the model receives.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -67,6 +67,10 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     mark = tmux.capture().length;
     tmux.line('/resources everything');
     await tmux.waitFor('everything: 7 resources, 2 templates', mark);
+    // A server the session does not have: its own /mcp shows every server.
+    mark = tmux.capture().length;
+    tmux.line('/resources nosuch');
+    await tmux.waitFor('no server named "nosuch" is mounted; "/mcp" shows every server', mark);
 
     const uri = 'demo://resource/static/document/features.md';
     const doc = await readFile(join(dirname(EVERYTHING_SERVER), 'docs', 'features.md'), 'utf8');
