@@ -46,10 +46,11 @@ export interface MountOptions {
 export class McpHarness extends KernelHarness {
   readonly bridge = new PluginHostBridge({ projectRoot: TEST_ROOT, pipeline: this.pipeline });
   readonly factories: StdioTransportFactory[] = [];
-  #home: string | undefined;
+  // The promise, not the path: mounts run in parallel, and each would make (and leak) its own.
+  #home: Promise<string> | undefined;
 
-  async home(): Promise<string> {
-    this.#home ??= await mkdtemp(join(tmpdir(), 'clat-e2e-home-'));
+  home(): Promise<string> {
+    this.#home ??= mkdtemp(join(tmpdir(), 'clat-e2e-home-'));
     return this.#home;
   }
 
@@ -95,7 +96,7 @@ export class McpHarness extends KernelHarness {
 
   override async close(): Promise<void> {
     await super.close();
-    if (this.#home !== undefined) await rm(this.#home, { recursive: true, force: true });
+    if (this.#home !== undefined) await rm(await this.#home, { recursive: true, force: true });
   }
 }
 
