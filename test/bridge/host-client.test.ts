@@ -3,7 +3,7 @@
  * floods, elicitation shapes, host-tool allowlist and project fence, and host calls outside a run.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LIMITS } from '@clat/kernel';
@@ -67,6 +67,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h?.close();
+  // Beside the project, so the harness's own cleanup does not reach it.
+  if (outside !== undefined) await rm(outside, { recursive: true, force: true });
 });
 
 /** Runs `body` inside a fresh bridge run and always ends it. */

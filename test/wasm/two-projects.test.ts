@@ -9,8 +9,11 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWasmConnector, WASM_KIND, type WasmEntryConfig } from '@clat/adapter-wasm';
 import { createHost, type Host, type MountEntry } from '@clat/kernel';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createWorld, GUESTS } from './harness.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createWorld, GUESTS, removeSharedCache } from './harness.js';
+
+// Importing the harness makes the shared cache directory, used here or not.
+afterAll(removeSharedCache);
 
 const worlds: ReturnType<typeof createWorld>[] = [];
 const hosts: Host[] = [];

@@ -139,7 +139,9 @@ world bare {
       WasmErrorCode.WASM_TRANSPILE_FAILED,
     );
     expect(
-      await codeOf(prepareComponent({ componentPath: join(dir, 'nope.wasm'), cacheDir: dir })),
+      await codeOf(
+        prepareComponent({ componentPath: join(dir, 'nope.wasm'), cacheDir: join(dir, 'c') }),
+      ),
     ).toBe(WasmErrorCode.WASM_COMPONENT_UNREADABLE);
   });
 });
