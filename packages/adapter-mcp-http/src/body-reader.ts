@@ -11,8 +11,8 @@ import { SseLines } from './sse-lines.js';
 /**
  * Bytes read before the reader lets the event loop run. fetch's body stream hands over whatever
  * the socket has buffered through promise reactions alone, so without a yield a fast server's
- * whole body is read (and copied twice by undici, into new memory) in one turn of the loop:
- * about 25–40 ms for 4 MiB on a small VM, during which no timer or other I/O runs.
+ * whole body is read (and copied by undici into new memory) in one turn of the loop: 20–40 ms
+ * on the CPU for 4 MiB on the bench VM, during which no timer or other I/O runs.
  */
 const BYTES_PER_TURN = 256 * 1024;
 
