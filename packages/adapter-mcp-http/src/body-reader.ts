@@ -21,6 +21,19 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Counts the bytes a reader took since it last let the loop run. */
+class TurnBudget {
+  #bytes = 0;
+
+  /** Adds `bytes`; true (and counting from zero again) once the turn's share is used up. */
+  spent(bytes: number): boolean {
+    this.#bytes += bytes;
+    if (this.#bytes < BYTES_PER_TURN) return false;
+    this.#bytes = 0;
+    return true;
+  }
+}
+
 /** Thrown by the readers when the cap is crossed; the caller aborts the fetch. */
 export class BodyTooLarge extends ClatError<typeof HttpTransportErrorCode.HTTP_BODY_TOO_LARGE> {
   readonly limit: number;
@@ -40,7 +53,7 @@ export async function readBoundedText(
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let turn = 0;
+  const turn = new TurnBudget();
   let finished = false;
   try {
     for (;;) {
@@ -49,11 +62,7 @@ export async function readBoundedText(
       total += value.byteLength;
       if (total > limit) throw new BodyTooLarge(limit);
       chunks.push(value);
-      turn += value.byteLength;
-      if (turn >= BYTES_PER_TURN) {
-        turn = 0;
-        await nextTurn();
-      }
+      if (turn.spent(value.byteLength)) await nextTurn();
     }
     finished = true;
   } finally {
@@ -96,7 +105,7 @@ export async function readSse(
   const lines = new SseLines();
   // Bytes since the last dispatched event: the binding cap. The parser's own cap counts characters.
   let pendingBytes = 0;
-  let turn = 0;
+  const turn = new TurnBudget();
   let dispatched = false;
   let stop = false;
   let overflow = false;
@@ -145,11 +154,7 @@ export async function readSse(
         pendingBytes = lines.heldBytes;
       }
       if (pendingBytes > options.limit) throw new BodyTooLarge(options.limit);
-      turn += value.byteLength;
-      if (turn >= BYTES_PER_TURN && !stop) {
-        turn = 0;
-        await nextTurn();
-      }
+      if (!stop && turn.spent(value.byteLength)) await nextTurn();
     }
     return true;
   } finally {
