@@ -164,6 +164,18 @@ export function staticTokenArgs(name: string, url: string, token: string): strin
   ];
 }
 
+/**
+ * The arguments of a `clat …` command a message shows, split the way a POSIX shell splits what
+ * a person pastes (`sh` itself does it: quotes, escapes and `$` exactly as a shell reads them).
+ */
+export function shownCommandArgs(command: string): string[] {
+  const words = execFileSync('sh', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' })
+    .split('\0')
+    .slice(0, -1);
+  expect(words[0], `"${command}" is not a clat command`).toBe('clat');
+  return words.slice(1);
+}
+
 /** The JSON a `--json` command printed, or a failure that shows what it printed instead. */
 export function parseJsonOutput<T>(result: ClatResult): T {
   try {

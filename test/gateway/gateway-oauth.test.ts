@@ -1,13 +1,16 @@
 /**
  * An OAuth-protected HTTP MCP server through `clat-gateway`: before `clat mcp login` the gateway
- * reports it as needing a login (with the command that does it, which works); after the login
+ * reports it as needing a login (with the command that does it, which works from any directory:
+ * it names the gateway's project, whose own mcp.json holds the server); after the login
  * made by the real `clat` binary, the gateway uses the same owner-only token store and serves
  * the server's tools to an SDK client. Real OpenID provider and protected server on 127.0.0.1;
  * the token appears in no gateway output.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CliSandbox } from '../cli/support.js';
+import { assertBuilt, CliSandbox, shownCommandArgs } from '../cli/support.js';
 import { BROWSER, type OAuthWorld, readTokenFile, startOAuthWorld } from '../oauth/oauth-world.js';
 import { gatewayStatus, sandboxGatewayClient } from './support.js';
 
@@ -20,6 +23,13 @@ beforeEach(async () => {
   sandbox = new CliSandbox();
   await sandbox.setup();
   world = await startOAuthWorld(sandbox);
+  // The project names the server, so the login must name the project to find it.
+  await sandbox.writeMcp({ mcpServers: {} });
+  await mkdir(join(sandbox.project, '.clat'));
+  await writeFile(
+    join(sandbox.project, '.clat', 'mcp.json'),
+    JSON.stringify({ mcpServers: { remote: { url: world.mcp.url } } }),
+  );
   await sandbox.run(['trust']);
 });
 afterEach(async () => {
@@ -46,13 +56,17 @@ describe('clat-gateway and OAuth', () => {
       expect.objectContaining({
         name: 'remote',
         state: 'needs-login',
-        login: expect.stringContaining('clat mcp login "remote"'),
+        login: `clat mcp login -C ${sandbox.project} remote`,
       }),
     ]);
     await before.client.close();
 
-    // The command the status names works as written.
-    const login = await sandbox.run(['mcp', 'login', 'remote'], { env: { BROWSER } });
+    // The command the status names works as written, pasted in a shell anywhere.
+    const shown = waiting.servers[0]?.login ?? '';
+    const login = await sandbox.run(shownCommandArgs(shown), {
+      cwd: sandbox.root,
+      env: { BROWSER },
+    });
     expect(login.code).toBe(0);
     const token = (await readTokenFile(sandbox.home)).record.tokens.accessToken;
 

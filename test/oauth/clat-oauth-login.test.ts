@@ -170,7 +170,7 @@ describe('clat mcp login against an OpenID provider', () => {
     const result = await clat(['tools', name]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'clat: server "rem\\u202eote\\x9b2J" needs login; run `clat mcp login "rem\\u202eote\\x9b2J"`\n',
+      'clat: server "rem\\u202eote\\x9b2J" needs login; run `clat mcp login \'rem\\u202eote\\x9b2J\'`\n',
     );
   });
 

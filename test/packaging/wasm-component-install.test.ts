@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareComponent, wasmCacheDir } from '@clat/adapter-wasm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliSandbox, parseJsonOutput } from '../cli/support.js';
+import { CliSandbox, parseJsonOutput, shownCommandArgs } from '../cli/support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
@@ -87,7 +87,8 @@ describe('clat plugin install <file.wasm>', () => {
 
 describe('clat plugin pack <dir>', () => {
   it('writes the entry digest after every rebuild, then the directory installs', async () => {
-    const dir = join(sandbox.root, 'pkg');
+    // A directory a shell would split: the install command pack prints must quote it.
+    const dir = join(sandbox.root, "my plugin's pkg");
     await mkdir(join(dir, 'dist'), { recursive: true });
     await copyFile(COMPONENT, join(dir, 'dist/plugin.wasm'));
     await writeFile(
@@ -114,7 +115,10 @@ describe('clat plugin pack <dir>', () => {
     const again = await sandbox.run(['plugin', 'pack', dir]);
     expect(again.stdout).toContain(`Checked runtime.sha256 ${sha}`);
 
-    const installed = await sandbox.run(['plugin', 'install', dir, '--accept-capabilities']);
+    // The install command pack names works pasted as shown.
+    const shown = /is ready: (clat .*)$/m.exec(again.stdout)?.[1] ?? '';
+    expect(shownCommandArgs(shown)).toEqual(['plugin', 'install', dir]);
+    const installed = await sandbox.run([...shownCommandArgs(shown), '--accept-capabilities']);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain('Installed summarize 1.0.0');
   });

@@ -16,6 +16,7 @@ import {
   type MountStatus,
   redactSecrets,
   sanitizeTerminalLine,
+  shellWord,
 } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 import { canonicalProjectRoot, requireTrusted } from './project-home.js';
@@ -44,9 +45,14 @@ export interface GatewayHost {
   close(): Promise<void>;
 }
 
-/** The command that logs in to an entry: `clat`'s, which keeps the logins the gateway uses. */
-function clatLogin(name: string): string {
-  return `clat mcp login ${JSON.stringify(name)}`;
+/**
+ * The command that logs in to an entry: `clat`'s, which keeps the logins the gateway uses. It
+ * names the gateway's project: a person runs it from their own shell, anywhere, and an entry of
+ * the project's `.clat/mcp.json` is found only there. A name that starts with "-" goes after "--".
+ */
+function clatLogin(name: string, projectRoot: string): string {
+  const project = `clat mcp login -C ${shellWord(projectRoot)}`;
+  return `${project} ${name.startsWith('-') ? '-- ' : ''}${shellWord(name)}`;
 }
 
 /**
@@ -82,13 +88,13 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
             auth: storedOAuth({
               dir: join(home, 'oauth'),
               clientName: 'CLAT',
-              loginHint: (server) => `run \`${clatLogin(server.name)}\``,
+              loginHint: (server) => `run \`${clatLogin(server.name, projectRoot)}\``,
               headerHint: (server) =>
                 `if it takes a token, run: ${clatStaticToken(server.name, server.url)}`,
             }),
           }),
         ],
-        loginCommand: (server) => clatLogin(server.name),
+        loginCommand: (server) => clatLogin(server.name, projectRoot),
         clientInfo: { name: 'clat-gateway', version: GATEWAY_VERSION },
       }),
       // As in `clat`: a WASM plugin's guest starts at its first call, so the first listing an

@@ -257,6 +257,7 @@ export {
   type ScopeOptions,
 } from './scope.js';
 export { sensitiveConfigValues, sensitiveKeys } from './sensitive-config.js';
+export { shellWord } from './shell-word.js';
 export { hideCredentialSegments, shownUrl } from './shown-url.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {

@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { expandServerVariables, type McpServerConfig } from '@clat/adapter-mcp';
 import { HttpTransportErrorCode, isHttpTransportError, oauthFileFor } from '@clat/adapter-mcp-http';
-import { sanitizeTerminalLine } from '@clat/kernel';
-import { parseFlags } from '../cli-options.js';
+import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
+import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue } from '../config/mcp-config-file.js';
@@ -27,10 +27,17 @@ interface LoginTarget {
   writtenUrl: string;
 }
 
+/** `clat mcp login|logout`'s flags: the project's, as `clat mcp` takes them (no `--json`). */
+const LOGIN_OPTIONS = {
+  project: PROJECT_OPTIONS.project,
+  trust: PROJECT_OPTIONS.trust,
+} as const;
+
 /**
- * Finds `<name>` where the mount does: the user's mcp.json, then the current project's own
- * `.clat/mcp.json` when the project is trusted (else `clat mcp` never mounted it either).
- * `openedRoot` is the root of a session that already opened (so trusted) its project: the REPL's.
+ * Finds `<name>` where the mount does: the user's mcp.json, then the project's own
+ * `.clat/mcp.json` (the current directory's, or `-C <dir>`'s) when the project is trusted, or
+ * `--trust` trusts it for this run (else `clat mcp` never mounted it either). `openedRoot` is the
+ * root of a session that already opened (so trusted) its project: the REPL's.
  */
 async function httpEntry(
   io: CommandIO,
@@ -38,21 +45,24 @@ async function httpEntry(
   argv: string[],
   openedRoot?: string,
 ): Promise<LoginTarget> {
-  const { positionals } = parseFlags(`mcp ${verb}`, argv, {});
+  const { positionals, values } = parseFlags(`mcp ${verb}`, argv, LOGIN_OPTIONS);
   const [name] = positionals;
   if (name === undefined || positionals.length > 1) {
     throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
   }
   const home = resolveClatHome(io.env, io.cwd);
-  const projectRoot = openedRoot ?? (await canonicalProjectRoot('.', io.cwd));
-  const trusted = openedRoot !== undefined || (await isTrusted(home.trustFile, projectRoot));
+  const projectRoot = openedRoot ?? (await canonicalProjectRoot(values.project ?? '.', io.cwd));
+  const trusted =
+    openedRoot !== undefined ||
+    values.trust === true ||
+    (await isTrusted(home.trustFile, projectRoot));
   const { configured } = await loadConfiguredServers(home, trusted ? projectRoot : undefined);
   const found = configured.find((entry) => entry.server.name === name);
   if (found === undefined) {
     const projectFile = projectMcpFile(projectRoot);
     const untrusted =
       !trusted && existsSync(projectFile)
-        ? `; ${projectFile} is not read because the project is not trusted (run "clat trust" in it)`
+        ? `; ${projectFile} is not read because the project is not trusted (run "clat trust ${shellWord(projectRoot)}", or pass --trust)`
         : '';
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
@@ -106,7 +116,7 @@ export async function login(argv: string[], io: CommandIO, openedRoot?: string):
       timeoutMs: LOGIN_WAIT_MS,
       open: async (url) => {
         io.stdout.write(
-          `To log in to ${server.name}, open this URL in a browser (waiting up to ${LOGIN_WAIT_MS / 60_000} minutes; Ctrl-C cancels):\n\n  ${sanitizeTerminalLine(url)}\n\n`,
+          `To log in to ${sanitizeTerminalLine(server.name)}, open this URL in a browser (waiting up to ${LOGIN_WAIT_MS / 60_000} minutes; Ctrl-C cancels):\n\n  ${sanitizeTerminalLine(url)}\n\n`,
         );
         await openBrowser(url, io.env);
       },
@@ -119,7 +129,7 @@ export async function login(argv: string[], io: CommandIO, openedRoot?: string):
         ? 'client credentials are used on every run; nothing was stored'
         : `token saved to ${oauthFileFor(home.oauthDir, server.url)} (owner-only)${result.refreshable ? '' : '; no refresh token was issued, so log in again when it expires'}`;
     io.stdout.write(
-      `Logged in to ${server.name} at ${sanitizeTerminalLine(result.issuer)}${scope}; ${stored}\n`,
+      `Logged in to ${sanitizeTerminalLine(server.name)} at ${sanitizeTerminalLine(result.issuer)}${scope}; ${stored}\n`,
     );
     return 0;
   } catch (error) {
@@ -138,13 +148,15 @@ export async function login(argv: string[], io: CommandIO, openedRoot?: string):
 
 export async function logout(argv: string[], io: CommandIO): Promise<number> {
   const { server } = await httpEntry(io, 'logout', argv);
+  // A project's mcp.json names its servers: shown like any text from outside.
+  const name = sanitizeTerminalLine(server.name);
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
   const removed = (await oauth?.logout()) ?? false;
   io.stdout.write(
     removed
-      ? `Logged out of ${server.name}; its stored tokens and registered client were deleted\n`
-      : `No stored login for ${server.name}\n`,
+      ? `Logged out of ${name}; its stored tokens and registered client were deleted\n`
+      : `No stored login for ${name}\n`,
   );
   return 0;
 }

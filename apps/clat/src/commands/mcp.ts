@@ -28,8 +28,8 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
        clat mcp remove <name>
-       clat mcp login <name>
-       clat mcp logout <name>
+       clat mcp login <name> [-C <dir>] [--trust]
+       clat mcp logout <name> [-C <dir>] [--trust]
        clat mcp enable|disable <name>
        clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
 
@@ -44,7 +44,9 @@ add, remove       Edit mcp.json atomically; other entries and unknown keys are k
                   that; --transport sse skips straight to HTTP+SSE ("type": "sse").
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
                   $BROWSER (else the platform opener) and waits for the redirect; the token is
-                  kept in an owner-only file under the CLAT home, never in mcp.json.
+                  kept in an owner-only file under the CLAT home, never in mcp.json. A server
+                  of a project's own .clat/mcp.json is found in the current directory's
+                  project, or -C <dir>'s, once it is trusted (or with --trust).
 logout            Forget the stored OAuth tokens of a server.
 enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again.
                   Entries may also set "includeTools"/"excludeTools" (names, * wildcards).

@@ -6,7 +6,12 @@
  */
 import { lstat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type JsonValue, type PluginUserConfigField, sanitizeTerminalLine } from '@clat/kernel';
+import {
+  type JsonValue,
+  type PluginUserConfigField,
+  sanitizeTerminalLine,
+  shellWord,
+} from '@clat/kernel';
 import {
   type ActivationResult,
   type ArtifactSource,
@@ -26,7 +31,6 @@ import {
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, askSecretLine, isTty, isYes } from '../ui/line-prompt.js';
-import { shellWord } from '../ui/shell-word.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { packageDirOf } from './plugin-project.js';
 

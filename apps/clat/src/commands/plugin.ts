@@ -2,7 +2,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
+import { sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
 import {
   type InspectedPackage,
   inspectPackage,
@@ -356,7 +356,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       const inspected = await inspectPackage(dir);
       if (values.output === undefined) {
         io.stdout.write(
-          `${inspected.manifest.id} ${inspected.manifest.version} is ready: clat plugin install ${dir}\n`,
+          `${inspected.manifest.id} ${inspected.manifest.version} is ready: clat plugin install ${shellWord(dir)}\n`,
         );
         return 0;
       }

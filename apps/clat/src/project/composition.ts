@@ -60,6 +60,11 @@ export interface Composition {
     entries: readonly MountEntry[];
     /** Stdio servers already spawned for these entries, for the stdio transport to adopt. */
     prestarted?: PrestartedServers | undefined;
+    /**
+     * The command that logs in to the server `name`, as this run shows it (`clat mcp login`
+     * with the run's `-C <dir>` and `--trust`); `clat mcp login <name>` when not given.
+     */
+    loginCommand?: ((name: string) => string) | undefined;
   }): Promise<readonly Connector[]>;
   nativeTools(context: { projectRoot: string }): readonly Tool[];
   /**
@@ -99,6 +104,7 @@ async function connectorsFor(
   home: ClatHome,
   entries: readonly MountEntry[],
   prestarted: PrestartedServers | undefined,
+  login: (name: string) => string,
 ): Promise<Connector[]> {
   const transports = new Set<string>();
   let wasm = false;
@@ -119,12 +125,12 @@ async function connectorsFor(
   }
   if (http !== undefined) {
     const [{ httpTransport }, { oauthClientFor }] = http;
-    providers.push(httpTransport({ auth: (server) => oauthClientFor(server, home.dir) }));
+    providers.push(httpTransport({ auth: (server) => oauthClientFor(server, home.dir, login) }));
   }
   const connectors: Connector[] = [
     createMcpConnector({
       transports: providers,
-      loginCommand: (server) => loginCommand(server.name),
+      loginCommand: (server) => login(server.name),
       // Only after the person accepted a URL-mode elicitation that showed this URL; loaded on
       // first use, so startup does not pay for it.
       openUrl: async (url) => (await import('../ui/open-browser.js')).openBrowser(url, process.env),
@@ -149,7 +155,8 @@ async function connectorsFor(
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
   return {
-    connectors: ({ home, entries, prestarted }) => connectorsFor(home, entries, prestarted),
+    connectors: ({ home, entries, prestarted, loginCommand: login }) =>
+      connectorsFor(home, entries, prestarted, login ?? loginCommand),
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
     sources: sourcesFor,
   };

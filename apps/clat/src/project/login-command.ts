@@ -1,15 +1,20 @@
 /** The commands shown for an HTTP entry that needs a login or a token. @module */
 import { redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import { operandCommand, type ProjectFlagsShown } from './project-command.js';
 
-/** The command a person runs to log in to `name` (shown in /mcp, errors and headless runs). */
-export function loginCommand(name: string): string {
-  return `clat mcp login ${/^[\w.@-]+$/.test(name) ? name : JSON.stringify(name)}`;
+/**
+ * The command a person runs to log in to `name` (shown in /mcp, errors and headless runs), with
+ * the project flags of the run that shows it: a server of a project's own `.clat/mcp.json` is
+ * found only in that project (`-C`), and only while it is trusted (`--trust` for this run).
+ */
+export function loginCommand(name: string, flags: ProjectFlagsShown = {}): string {
+  return operandCommand(['mcp', 'login'], name, flags);
 }
 
 /**
  * The `clat mcp add` that gives `name` a static token instead of a login: for a server that
- * answers 401 and publishes no OAuth metadata. Quoted for a POSIX shell; the URL's secret-looking
- * parts are redacted.
+ * answers 401 and publishes no OAuth metadata. It edits the user's mcp.json, so it needs no
+ * project flags. Quoted for a POSIX shell; the URL's secret-looking parts are redacted.
  */
 export function staticTokenCommand(name: string, url: string): string {
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;

@@ -20,6 +20,8 @@ import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import type { ApprovalMemory } from '../ui/tty-approver.js';
 import { type Composition, defaultComposition } from './composition.js';
 import { loadConfiguredServers } from './configured-servers.js';
+import { loginCommand } from './login-command.js';
+import { operandCommand } from './project-command.js';
 import { skippedEntries } from './skipped-entries.js';
 
 export interface OpenProjectOptions {
@@ -114,7 +116,7 @@ export async function openProject(
     if (server.disabled === true) {
       notes.push(
         file === home.mcpFile
-          ? `${JSON.stringify(server.name)} is disabled; "clat mcp enable ${server.name}" starts it again`
+          ? `${JSON.stringify(server.name)} is disabled; "${operandCommand(['mcp', 'enable'], server.name)}" starts it again`
           : `${JSON.stringify(server.name)} is disabled in ${file}`,
       );
       continue;
@@ -148,6 +150,9 @@ export async function openProject(
       home,
       entries: selected,
       prestarted: options.prestarted,
+      // A login hint names this run's project: from elsewhere, or without --trust, the bare
+      // `clat mcp login` would not find a server of the project's own mcp.json.
+      loginCommand: (name) => loginCommand(name, options),
     }),
     nativeTools: composition.nativeTools({ projectRoot }),
   });

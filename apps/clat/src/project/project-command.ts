@@ -4,7 +4,7 @@
  * only for this run (`--trust`).
  * @module
  */
-import { shellWord } from '../ui/shell-word.js';
+import { shellWord } from '@clat/kernel';
 
 export interface ProjectFlagsShown {
   project?: string | undefined;
@@ -22,4 +22,18 @@ export function projectCommand(words: readonly string[], flags: ProjectFlagsShow
 /** The `clat mcp` that shows why a server is missing, for this run's project. */
 export function mcpStatusCommand(flags: ProjectFlagsShown): string {
   return projectCommand(['mcp'], flags);
+}
+
+/**
+ * `clat <words…> <operand>` with this run's project flags; an operand that starts with "-" (a
+ * server named `-x`) would read as an option, so it goes last, after `--`.
+ */
+export function operandCommand(
+  words: readonly string[],
+  operand: string,
+  flags: ProjectFlagsShown = {},
+): string {
+  return operand.startsWith('-')
+    ? `${projectCommand(words, flags)} -- ${shellWord(operand)}`
+    : projectCommand([...words, operand], flags);
 }
