@@ -189,15 +189,18 @@ class ChatSession {
     }
   }
 
-  /** Runs `clat mcp login <name>` in the session; the tools mount at the next start. */
-  async #login(args: string[]): Promise<void> {
-    if (args.length !== 1) {
+  /**
+   * Runs `clat mcp login <name>` in the session; the tools mount at the next start. The rest of
+   * the line is the name, as typed: server names may hold spaces or start with "-".
+   */
+  async #login(name: string): Promise<void> {
+    if (name === '') {
       this.#write('usage: /login <server>\n');
       return;
     }
     try {
       const { login } = await import('./mcp-login.js');
-      await login(args, this.#io, this.#project.session.projectRoot);
+      await login(['--', name], this.#io, this.#project.session.projectRoot);
       this.#write('restart clat to mount its tools (the tool list froze at the first run)\n');
     } catch (error) {
       this.#write(`${errorMessage(error)}\n`);
@@ -313,6 +316,8 @@ class ChatSession {
             configIssues: this.#project.configIssues,
             skippedEntries: this.#project.skippedEntries,
             notes: this.#project.sourceNotes,
+            // Here the login is a session command; the mount's is for a shell.
+            login: (server) => `/login ${server}`,
           }),
         );
         return true;
@@ -339,7 +344,7 @@ class ChatSession {
         await this.#call(rest);
         return true;
       case '/login':
-        await this.#login(restParts);
+        await this.#login(rest.trim());
         return true;
       case '/prompts':
         await this.#listing(() => this.#catalog.promptsText());

@@ -49,7 +49,13 @@ function getStreamText(server: ServerStatus): string {
  */
 export function formatMcpStatus(
   summary: McpSummary,
-  options: { configIssues?: string[]; skippedEntries?: string | undefined; notes?: string[] } = {},
+  options: {
+    configIssues?: string[];
+    skippedEntries?: string | undefined;
+    notes?: string[];
+    /** How this view names the login to `server` (the session's `/login`); else the mount's. */
+    login?: (server: string) => string;
+  } = {},
 ): string {
   const lines = [summaryLine(summary)];
   for (const note of options.notes ?? []) lines.push(line(note));
@@ -89,7 +95,8 @@ export function formatMcpStatus(
     const roots = rootsText(server);
     if (roots !== undefined) lines.push(`      roots: ${roots}`);
     if (server.state === 'needs-login') {
-      lines.push(`      to log in, run: ${line(server.login ?? 'clat mcp login')}`);
+      const login = options.login?.(server.name) ?? server.login ?? 'clat mcp login';
+      lines.push(`      to log in, run: ${line(login)}`);
     } else if (server.failure !== undefined) {
       const failure = server.failure;
       lines.push(`      error: ${line(failure)}`);
