@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJsonOutput, useCliSandbox } from './support.js';
+import { parseJsonOutput, shownCommandArgs, useCliSandbox } from './support.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 let tmux: TmuxSession | undefined;
@@ -91,11 +91,15 @@ describe('saved approvals', () => {
     ]);
     expect(listed.approvals[0]?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
 
-    // Piped sessions without a question still run saved tools without asking.
-    const quiet = await sandbox.run(['chat', '--trust'], {
+    // Piped sessions without a question still run saved tools without asking; one started from
+    // elsewhere (-C) names the reset that forgets the answer with that project.
+    const elsewhere = sandbox.root;
+    const quiet = await sandbox.run(['chat', '--trust', '-C', sandbox.project], {
+      cwd: elsewhere,
       input: '/call mcp_notes_delete_note {"id":"c"}\n',
     });
-    expect(quiet.stdout).toContain('saved for this project');
+    const forget = `clat approvals reset mcp_notes_delete_note -C ${sandbox.project}`;
+    expect(quiet.stdout).toContain(`saved for this project; "${forget}" forgets it`);
     expect(quiet.stdout).not.toContain('Allow?');
 
     // Another command line for the same server name is another server: it asks again.
@@ -108,7 +112,8 @@ describe('saved approvals', () => {
 
     const text = await sandbox.run(['approvals']);
     expect(text.stdout).toMatch(/mcp_notes_delete_note {2}destructive/);
-    const reset = await sandbox.run(['approvals', 'reset', 'mcp_notes_delete_note']);
+    // The reset that line named works as shown, from where that session started.
+    const reset = await sandbox.run(shownCommandArgs(forget), { cwd: elsewhere });
     expect(reset.stdout).toContain('Forgot 1 saved approval of "mcp_notes_delete_note"');
     const empty = await sandbox.run(['approvals', 'list']);
     expect(empty.stdout).toContain('No saved approvals for');

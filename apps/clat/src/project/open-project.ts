@@ -139,6 +139,10 @@ export async function openProject(
     store: new ApprovalStore(home.approvalsFile),
     projectRoot,
     digestOf: createDigestLookup(entries.map(digestView)),
+    // From elsewhere (`-C`), a bare `clat approvals reset` would look at another project and
+    // forget nothing; it takes no --trust.
+    forgetCommand: (tool) =>
+      operandCommand(['approvals', 'reset'], tool, { project: options.project }),
   };
   const selected = entries.filter((entry) => options.select === undefined || options.select(entry));
   const session = createHost({

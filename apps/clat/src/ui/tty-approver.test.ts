@@ -66,6 +66,7 @@ describe('createLineApprover with a failing approval store', () => {
       store,
       projectRoot: '/project',
       digestOf: () => 'digest',
+      forgetCommand: (tool) => `clat approvals reset ${tool}`,
     });
     const request: ApprovalRequest = {
       callId: 'c1',

@@ -39,6 +39,8 @@ export interface ApprovalMemory {
   readonly store: ApprovalStore;
   readonly projectRoot: string;
   digestOf(source: ApprovalRequest['source']): string | undefined;
+  /** The `clat approvals reset <tool>` that forgets a saved answer, naming the run's project. */
+  forgetCommand(tool: string): string;
 }
 
 /** An approver over any line-asking function (the REPL passes its readline). */
@@ -63,7 +65,7 @@ export function createLineApprover(
           });
         if (saved) {
           output.write(
-            `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "clat approvals reset" forgets it\n`,
+            `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "${line(memory.forgetCommand(request.tool))}" forgets it\n`,
           );
           memory.session.add(key);
           return { outcome: 'allow' };
