@@ -1,7 +1,8 @@
 /**
  * `/login` in the interactive session, on a real terminal (tmux): a server that needs an OAuth
  * login is named at start with the session's own command, `/mcp` shows that command (not a shell
- * one), and `/login <name>` logs in through $BROWSER with a name that holds a space. The real
+ * one), and `/login <name>` logs in through $BROWSER with a name that holds a space; before the
+ * first run the server mounts again and its tools answer in the same session. The real
  * OpenID provider and protected MCP server run on 127.0.0.1; the token never reaches the pane.
  */
 import { describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ const sandbox = useCliSandbox(
 );
 
 describe.skipIf(!hasTmux())('/login in the session (tmux)', () => {
-  it('names /login for a server that needs one, and logs in to a name with a space', async () => {
+  it('names /login for a server that needs one, logs in to a name with a space and mounts it', async () => {
     tmux.start([process.execPath, CLAT_BIN, '--trust'], sandbox.project, {
       CLAT_HOME: sandbox.home,
       NO_COLOR: '1',
@@ -42,10 +43,21 @@ describe.skipIf(!hasTmux())('/login in the session (tmux)', () => {
     tmux.line('/mcp');
     await tmux.waitFor(`to log in, run: /login ${NAME}`, mark);
 
+    // Before the first run the server mounts again at once: its tools join this session.
     mark = tmux.capture().length;
     tmux.line(`/login ${NAME}`);
     await tmux.waitFor(/Logged in to team docs at http:\/\/127\.0\.0\.1:\d+/, mark);
-    await tmux.waitFor('restart clat to mount its tools', mark);
+    await tmux.waitFor(`${NAME} connected: 2 tools`, mark);
+    mark = tmux.capture().length;
+    tmux.line('/call mcp_team_docs_whoami');
+    await tmux.waitFor('hello, authorized caller', mark);
+
+    // After the first run the registries are frozen: a login asks for a restart instead.
+    tmux.line(`/login ${NAME}`);
+    await tmux.waitFor(
+      'restart clat to mount its tools (the tool list froze at the first run)',
+      mark,
+    );
     tmux.line('/exit');
     await tmux.waitFor('EXITED:0', mark);
 

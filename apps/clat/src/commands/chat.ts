@@ -190,8 +190,9 @@ class ChatSession {
   }
 
   /**
-   * Runs `clat mcp login <name>` in the session; the tools mount at the next start. The rest of
-   * the line is the name, as typed: server names may hold spaces or start with "-".
+   * Runs `clat mcp login <name>` in the session, then mounts the server again: before the first
+   * run its tools join the session; after it, the registries stay frozen until a restart. The
+   * rest of the line is the name, as typed: server names may hold spaces or start with "-".
    */
   async #login(name: string): Promise<void> {
     if (name === '') {
@@ -201,9 +202,24 @@ class ChatSession {
     try {
       const { login } = await import('./mcp-login.js');
       await login(['--', name], this.#io, this.#project.session.projectRoot);
-      this.#write('restart clat to mount its tools (the tool list froze at the first run)\n');
     } catch (error) {
       this.#write(`${errorMessage(error)}\n`);
+      return;
+    }
+    const mount = this.#project.session.mount;
+    if (mount.frozen) {
+      this.#write('restart clat to mount its tools (the tool list froze at the first run)\n');
+      return;
+    }
+    const status = await mount.remount(name);
+    if (status === undefined) {
+      // Logged in to an entry this session did not mount (added to mcp.json since it started).
+      this.#write('restart clat to mount its tools (this session did not start it)\n');
+    } else if (status.state === 'connected') {
+      this.#write(`${name} connected: ${status.tools} tool${status.tools === 1 ? '' : 's'}\n`);
+    } else {
+      const why = status.failure === undefined ? '' : `: ${status.failure}`;
+      this.#write(`${name} is still not connected${why}; /mcp shows it\n`);
     }
   }
 

@@ -252,4 +252,66 @@ describe('PluginMount', () => {
     expect(mount.catalogNames()).toEqual([]);
     await scope.close();
   });
+
+  it('remounts a plugin that waited for a login before the first run, and never after the freeze', async () => {
+    let loggedIn = false;
+    let mounts = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const connector: Connector = {
+      kind: 'fake',
+      async mount(e, ctx) {
+        mounts++;
+        if (e.name === 'remote' && !loggedIn) {
+          ctx.onProgress({ protocolVersion: '2025-06-18', warnings: ['401 from the server'] });
+          throw new MountError('needs login: run `login remote`', [], undefined, 'login remote');
+        }
+        if (e.name === 'remote') await gate;
+        ctx.registry.register(tool(`t_${e.name}`), ctx.scope);
+        ctx.onProgress({ tools: 1 });
+        return { progress: { tools: 1 } };
+      },
+    };
+    const { mount, scope, registry } = mountWith([connector], [entry('local'), entry('remote')]);
+    await mount.start();
+    expect(mount.summary().servers[1]).toMatchObject({
+      state: 'needs-login',
+      login: 'login remote',
+    });
+
+    // Connected plugins and unknown names are left as they are.
+    expect(await mount.remount('missing')).toBeUndefined();
+    expect(await mount.remount('local')).toMatchObject({ state: 'connected', tools: 1 });
+    expect(mounts).toBe(2);
+
+    loggedIn = true;
+    const remounting = mount.remount('remote');
+    expect(mount.summary().servers[1]).toMatchObject({ state: 'connecting', warnings: [] });
+    expect(mount.summary().servers[1]?.login).toBeUndefined();
+    // The first run waits for a remount in flight as for the initial surface.
+    let frozen = false;
+    const firstRun = mount.freezeForFirstRun(5_000).then(() => {
+      frozen = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(frozen).toBe(false);
+    release();
+    expect(await remounting).toMatchObject({ state: 'connected', tools: 1, failure: undefined });
+    await firstRun;
+    expect(registry.list().map((t) => t.name)).toEqual(['t_local', 't_remote']);
+
+    // After the freeze the registries do not thaw: a remount changes nothing.
+    const { mount: late, scope: lateScope } = mountWith([connector], [entry('remote')]);
+    loggedIn = false;
+    await late.start();
+    await late.freezeForFirstRun(0);
+    loggedIn = true;
+    const before = mounts;
+    expect(await late.remount('remote')).toMatchObject({ state: 'needs-login' });
+    expect(mounts).toBe(before);
+    await lateScope.close();
+    await scope.close();
+  });
 });

@@ -111,6 +111,8 @@ export class PluginMount {
   readonly #token = new CancelToken();
   readonly #listeners = new Set<() => void>();
   #settled: Promise<void> | undefined;
+  /** Mounts started again by `remount`, which the first run's wait includes. */
+  readonly #remounts = new Set<Promise<void>>();
   #frozen = false;
 
   constructor(options: PluginMountOptions) {
@@ -169,7 +171,8 @@ export class PluginMount {
 
   /** Resolves true when every entry settled within `ms`, false on timeout. */
   async waitSettled(ms: number): Promise<boolean> {
-    const settled = this.start();
+    const settled =
+      this.#remounts.size === 0 ? this.start() : Promise.all([this.start(), ...this.#remounts]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), ms);
@@ -202,6 +205,42 @@ export class PluginMount {
       }
     }
     this.#changed();
+  }
+
+  /**
+   * Mounts again a plugin that failed or waits for a login (the person just logged in): before
+   * the first run froze the registries, its tools and prompts join them as if it had connected
+   * late. After the freeze the registries do not thaw, so it changes nothing (restart CLAT to
+   * mount it). Resolves to the plugin's status afterwards; undefined when none has that name.
+   */
+  async remount(name: string): Promise<MountStatus | undefined> {
+    const index = this.#entries.findIndex((candidate) => candidate.config.name === name);
+    const entry = this.#entries[index];
+    if (entry === undefined) return undefined;
+    const { state } = entry.status;
+    if (!this.#frozen && (state === 'failed' || state === 'needs-login')) {
+      const status = entry.status;
+      status.state = 'connecting';
+      status.phase = 'queued';
+      status.failure = undefined;
+      status.login = undefined;
+      status.durationMs = undefined;
+      status.protocolVersion = undefined;
+      status.era = undefined;
+      status.tools = 0;
+      status.prompts = 0;
+      status.stderrTail = [];
+      status.warnings = [...entry.hostWarnings];
+      entry.mounted = undefined;
+      const mounting = this.#mountOne(entry);
+      this.#remounts.add(mounting);
+      try {
+        await mounting;
+      } finally {
+        this.#remounts.delete(mounting);
+      }
+    }
+    return this.summary().servers[index];
   }
 
   /**
