@@ -265,7 +265,12 @@ describe('PluginMount', () => {
       async mount(e, ctx) {
         mounts++;
         if (e.name === 'remote' && !loggedIn) {
-          ctx.onProgress({ protocolVersion: '2025-06-18', warnings: ['401 from the server'] });
+          ctx.onProgress({
+            protocolVersion: '2025-06-18',
+            transport: 'sse',
+            tasks: 'supported',
+            warnings: ['401 from the server'],
+          });
           throw new MountError('needs login: run `login remote`', [], undefined, 'login remote');
         }
         if (e.name === 'remote') await gate;
@@ -288,8 +293,15 @@ describe('PluginMount', () => {
 
     loggedIn = true;
     const remounting = mount.remount('remote');
-    expect(mount.summary().servers[1]).toMatchObject({ state: 'connecting', warnings: [] });
-    expect(mount.summary().servers[1]?.login).toBeUndefined();
+    // Nothing the failed attempt reported carries over.
+    expect(mount.summary().servers[1]).toMatchObject({
+      state: 'connecting',
+      transport: 'fake',
+      warnings: [],
+    });
+    for (const field of ['login', 'protocolVersion', 'tasks'] as const) {
+      expect(mount.summary().servers[1]?.[field]).toBeUndefined();
+    }
     // The first run waits for a remount in flight as for the initial surface.
     let frozen = false;
     const firstRun = mount.freezeForFirstRun(5_000).then(() => {

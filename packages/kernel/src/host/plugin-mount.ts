@@ -96,6 +96,31 @@ export function describeEntry(
   return connector?.describe?.(entry) ?? { transport: entry.kind, target: '' };
 }
 
+/** A plugin's status before it mounts (and again before `remount`): queued, nothing known yet. */
+function queuedStatus(
+  config: MountEntry,
+  connector: Connector | undefined,
+  redactor: Redactor,
+): MountStatus {
+  const description = describeEntry(config, connector);
+  return {
+    name: config.name,
+    origin: config.origin,
+    transport: description.transport,
+    target: redactor.redact(description.target),
+    state: 'connecting',
+    phase: 'queued',
+    protocolVersion: undefined,
+    era: undefined,
+    tools: 0,
+    prompts: 0,
+    durationMs: undefined,
+    failure: undefined,
+    stderrTail: [],
+    warnings: [],
+  };
+}
+
 /**
  * The one report of a plugin that finished after the first-run freeze, whether the host saw it
  * finish late or the registry refused one of its registrations (REGISTRY_FROZEN): the freeze is
@@ -123,29 +148,13 @@ export class PluginMount {
     }
     this.#entries = options.entries.map((config) => {
       const connector = byKind.get(config.kind);
-      const description = describeEntry(config, connector);
       return {
         config,
         connector,
         mounted: undefined,
         started: 0,
         hostWarnings: [],
-        status: {
-          name: config.name,
-          origin: config.origin,
-          transport: description.transport,
-          target: options.redactor.redact(description.target),
-          state: 'connecting',
-          phase: 'queued',
-          protocolVersion: undefined,
-          era: undefined,
-          tools: 0,
-          prompts: 0,
-          durationMs: undefined,
-          failure: undefined,
-          stderrTail: [],
-          warnings: [],
-        },
+        status: queuedStatus(config, connector, options.redactor),
       };
     });
     options.scope.onPreClose(() => this.#token.cancel('project scope closed'), 'cancel mounts');
@@ -171,8 +180,7 @@ export class PluginMount {
 
   /** Resolves true when every entry settled within `ms`, false on timeout. */
   async waitSettled(ms: number): Promise<boolean> {
-    const settled =
-      this.#remounts.size === 0 ? this.start() : Promise.all([this.start(), ...this.#remounts]);
+    const settled = Promise.all([this.start(), ...this.#remounts]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), ms);
@@ -219,18 +227,9 @@ export class PluginMount {
     if (entry === undefined) return undefined;
     const { state } = entry.status;
     if (!this.#frozen && (state === 'failed' || state === 'needs-login')) {
-      const status = entry.status;
-      status.state = 'connecting';
-      status.phase = 'queued';
-      status.failure = undefined;
-      status.login = undefined;
-      status.durationMs = undefined;
-      status.protocolVersion = undefined;
-      status.era = undefined;
-      status.tools = 0;
-      status.prompts = 0;
-      status.stderrTail = [];
-      status.warnings = [...entry.hostWarnings];
+      // Nothing the failed attempt reported (transport, roots, tasks, stream) carries over.
+      entry.status = queuedStatus(entry.config, entry.connector, this.#options.redactor);
+      entry.status.warnings.push(...entry.hostWarnings);
       entry.mounted = undefined;
       const mounting = this.#mountOne(entry);
       this.#remounts.add(mounting);
