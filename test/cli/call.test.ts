@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, useCliSandbox } from './support.js';
+import { REPO_ROOT, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
 const sandbox = useCliSandbox(async () => {
   await sandbox.writeMcp({ notes: sandbox.notesServer() });
@@ -117,5 +117,20 @@ describe('clat call', () => {
     expect(added.code).toBe(0);
     expect(existsSync(join(sandbox.home, 'notes.json'))).toBe(true);
     expect(existsSync(join(sandbox.project, 'notes.json'))).toBe(false);
+  });
+
+  it('fails a result over the 4 MiB frame limit at once when the server writes its id last', async () => {
+    // The MCP SDK serializes `{"result":…,"jsonrpc":"2.0","id":N}`: the skipped frame's head has
+    // no id, its tail has. Without it the call waited out the 120 s request timeout.
+    await sandbox.writeMcp({
+      big: {
+        ...sandbox.node(join(STDIO_FIXTURES, 'oversize-frame.mjs')),
+        env: { FIXTURE_ID_LAST: '1', FIXTURE_FRAME_BYTES: String(5 * 1024 * 1024) },
+      },
+    });
+    const result = await sandbox.run(['call', 'mcp_big_flood', '{}', '--mode', 'full-access']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/the result exceeded the 4 MiB frame limit \(\d+ bytes\)/);
+    expect(result.code).toBe(1);
   });
 });

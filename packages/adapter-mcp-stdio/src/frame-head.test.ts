@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFrameHead } from './frame-head.js';
+import { readFrameHead, readFrameTailId } from './frame-head.js';
 
 describe('readFrameHead', () => {
   it.each([
@@ -17,5 +17,20 @@ describe('readFrameHead', () => {
     const frame = readFrameHead(head);
     expect(frame.id).toBe(id);
     expect([...frame.keys]).toEqual(keys);
+  });
+});
+
+describe('readFrameTailId', () => {
+  it.each([
+    ['xxxx"}]},"jsonrpc":"2.0","id":7}', 7],
+    ['xxxx"}]},"jsonrpc":"2.0","id":"req-\\"7\\""}\r', 'req-"7"'],
+    ['xx"},"id": -3 }\n', -3],
+    // An "id" of a nested object, or one inside a string, is not the frame's.
+    ['xx","id":7}}', undefined],
+    ['xx\\",\\"id\\":7}"}', undefined],
+    ['xx","id":null}', undefined],
+    ['xx","idx":7}', undefined],
+  ])('%s', (tail, id) => {
+    expect(readFrameTailId(tail)).toBe(id);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * What the first bytes of a JSON-RPC frame say about it: the top-level keys seen and the `id`
- * when it comes before the cut. Used for frames too large to parse.
+ * What the first and last bytes of a JSON-RPC frame say about it: the top-level keys seen and
+ * the `id`, when it comes before the head's cut or as the frame's last member. Used for frames
+ * too large to parse.
  * @module
  */
 import type { JsonRpcId } from '@clat/adapter-mcp';
@@ -49,4 +50,14 @@ export function readFrameHead(head: string): FrameHead {
     i++;
   }
   return result;
+}
+
+/**
+ * The `id` when it is the last member of the frame's top-level object, as serializers that write
+ * `result` first leave it (`{"result":…,"jsonrpc":"2.0","id":7}`): the object's closing brace is
+ * the frame's last character, so an `"id"` member right before it belongs to the top level.
+ */
+export function readFrameTailId(tail: string): JsonRpcId | undefined {
+  const value = /[{,]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")\s*}\s*$/.exec(tail)?.[1];
+  return value === undefined ? undefined : (JSON.parse(value) as JsonRpcId);
 }

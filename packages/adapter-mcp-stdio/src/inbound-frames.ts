@@ -14,7 +14,7 @@ import {
 } from '@clat/adapter-mcp';
 import { errorMessage, type Redactor } from '@clat/kernel';
 import { type StdioTransportError, StdioTransportErrorCode } from './errors.js';
-import { readFrameHead } from './frame-head.js';
+import { readFrameHead, readFrameTailId } from './frame-head.js';
 
 /** Frames from this size are checked for pure ASCII (decoded as Latin-1); smaller ones are too cheap. */
 const ASCII_CHECK_BYTES = 4096;
@@ -44,12 +44,16 @@ export class InboundFrames {
   }
 
   /**
-   * A frame over the cap was skipped. When its head shows a response with an id, only that
-   * request fails (with a clear error); the connection stays open either way.
+   * A frame over the cap was skipped. When its head shows a response and its head or tail an id,
+   * only that request fails (with a clear error); the connection stays open either way.
    */
-  oversized(head: Buffer, bytes: number): void {
+  oversized(head: Buffer, bytes: number, tail?: Buffer): void {
     if (this.#host.closed()) return;
     const frame = readFrameHead(head.toString('utf8'));
+    if (frame.id === undefined && tail !== undefined) {
+      const id = readFrameTailId(tail.toString('utf8'));
+      if (id !== undefined) frame.id = id;
+    }
     const isResponse =
       !frame.keys.has('method') && (frame.keys.has('result') || frame.keys.has('error'));
     const limit = `${MCP_LIMITS.stdioFrameBytes / MIB} MiB`;

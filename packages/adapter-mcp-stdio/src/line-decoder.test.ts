@@ -1,15 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FRAME_HEAD_BYTES, LineDecoder } from './line-decoder.js';
+import { FRAME_HEAD_BYTES, FRAME_TAIL_BYTES, LineDecoder } from './line-decoder.js';
 
 function decode(max: number, chunks: string[], skipLimit = Infinity) {
   const lines: string[] = [];
   const overflows: number[] = [];
-  const oversized: { head: string; bytes: number }[] = [];
+  const oversized: { head: string; bytes: number; tail: string }[] = [];
   const decoder = new LineDecoder(
     max,
     {
       line: (bytes) => lines.push(bytes.toString('utf8')),
-      oversized: (head, bytes) => oversized.push({ head: head.toString('utf8'), bytes }),
+      oversized: (head, bytes, tail) =>
+        oversized.push({ head: head.toString('utf8'), bytes, tail: tail.toString('utf8') }),
       overflow: (seen) => overflows.push(seen),
     },
     skipLimit,
@@ -51,6 +52,22 @@ describe('LineDecoder', () => {
     expect(peak).toBeLessThanOrEqual(max);
     expect(decoder.failed).toBe(false);
     expect(decoder.buffered).toBe(0);
+  });
+
+  it('keeps the last bytes of a skipped frame, across chunks of any size', () => {
+    const end = '","jsonrpc":"2.0","id":"req-7"}';
+    const body = 'y'.repeat(2048) + end;
+    // Chunks smaller than the tail, one that straddles the cap, and the frame's start held before.
+    const chunks = ['{"result":{"data":"', ...body.match(/[\s\S]{1,100}/g)!, '\r\n{"after":1}\n'];
+    const { lines, oversized } = decode(1024, chunks);
+    expect(lines).toEqual(['{"after":1}']);
+    expect(oversized).toHaveLength(1);
+    const whole = `{"result":{"data":"${body}\r`;
+    expect(oversized[0]?.bytes).toBe(whole.length);
+    expect(oversized[0]?.tail).toBe(whole.slice(-FRAME_TAIL_BYTES));
+    // One chunk bigger than the tail.
+    const [big] = decode(1024, [`{"result":"${'z'.repeat(4096)}${end}\n`]).oversized;
+    expect(big?.tail).toBe(`{"result":"${'z'.repeat(4096)}${end}`.slice(-FRAME_TAIL_BYTES));
   });
 
   it('ends the stream once a frame runs past the skip limit without a newline', () => {

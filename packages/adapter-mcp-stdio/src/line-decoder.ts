@@ -10,8 +10,9 @@
  * @module
  */
 
-/** Bytes of an oversized frame kept to read its id. */
+/** Bytes of an oversized frame kept to read its id: its first bytes, and its last ones. */
 export const FRAME_HEAD_BYTES = 1024;
+export const FRAME_TAIL_BYTES = 256;
 /** The frame buffer's first size; it doubles as frames need, up to the cap. */
 const FIRST_FRAME_BUFFER_BYTES = 16 * 1024;
 /** A frame buffer up to this size is kept for good; a bigger one only while it is being used. */
@@ -25,8 +26,11 @@ export interface LineDecoderHandlers {
    * call: they may be the reader's buffer or the frame buffer, both reused afterwards.
    */
   line(bytes: Buffer): void;
-  /** A frame over the cap ended; it was skipped. `head` (the handler's own) holds its first bytes. */
-  oversized(head: Buffer, frameBytes: number): void;
+  /**
+   * A frame over the cap ended; it was skipped. `head` (the handler's own) holds its first bytes,
+   * `tail` its last ones: a serializer that writes `id` after `result` puts it there.
+   */
+  oversized(head: Buffer, frameBytes: number, tail: Buffer): void;
   /** A frame ran past the skip limit without a newline; the decoder drops everything from here on. */
   overflow(seenBytes: number): void;
 }
@@ -43,8 +47,8 @@ export class LineDecoder {
   #frameUsed = false;
   #idleTimer: NodeJS.Timeout | undefined;
   #failed = false;
-  /** While skipping an oversized frame: its head and how many bytes it had so far. */
-  #skipping: { head: Buffer; seen: number } | undefined;
+  /** While skipping an oversized frame: its head, its last bytes so far, and how many it had. */
+  #skipping: { head: Buffer; tail: Buffer; tailBytes: number; seen: number } | undefined;
 
   constructor(maxFrameBytes: number, handlers: LineDecoderHandlers, skipLimitBytes = Infinity) {
     this.#max = maxFrameBytes;
@@ -77,17 +81,29 @@ export class LineDecoder {
       const skipping = this.#skipping;
       if (skipping !== undefined) {
         skipping.seen += end - start;
+        keepTail(skipping, chunk, start, end);
         if (newline === -1) {
           if (skipping.seen > this.#skipLimit) this.#fail(skipping.seen);
           return;
         }
         this.#skipping = undefined;
         start = newline + 1;
-        this.#handlers.oversized(skipping.head, skipping.seen);
+        const tail = skipping.tail.subarray(0, skipping.tailBytes);
+        this.#handlers.oversized(skipping.head, skipping.seen, tail);
         continue;
       }
       if (this.#size + (end - start) > this.#max) {
-        this.#skipping = { head: this.#head(chunk, start, end), seen: this.#size };
+        const head = this.#head(chunk, start, end);
+        const skipping = {
+          head,
+          tail: Buffer.allocUnsafe(FRAME_TAIL_BYTES),
+          tailBytes: 0,
+          seen: 0,
+        };
+        // The held start of the frame (at most the cap) feeds the tail as the chunks after it do.
+        if (this.#size > 0) keepTail(skipping, this.#frame as Buffer, 0, this.#size);
+        skipping.seen = this.#size;
+        this.#skipping = skipping;
         this.#size = 0;
         continue;
       }
@@ -170,4 +186,24 @@ export class LineDecoder {
     this.#release();
     this.#handlers.overflow(seen);
   }
+}
+
+/** Keeps the last {@link FRAME_TAIL_BYTES} of a skipped frame: the old tail shifted, then `[start, end)`. */
+function keepTail(
+  skipping: { tail: Buffer; tailBytes: number },
+  chunk: Buffer,
+  start: number,
+  end: number,
+): void {
+  const { tail } = skipping;
+  const adding = end - start;
+  if (adding >= tail.length) {
+    chunk.copy(tail, 0, end - tail.length, end);
+    skipping.tailBytes = tail.length;
+    return;
+  }
+  const kept = Math.min(skipping.tailBytes, tail.length - adding);
+  if (kept > 0) tail.copy(tail, 0, skipping.tailBytes - kept, skipping.tailBytes);
+  chunk.copy(tail, kept, start, end);
+  skipping.tailBytes = kept + adding;
 }

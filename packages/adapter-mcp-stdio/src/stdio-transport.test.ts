@@ -329,6 +329,23 @@ describe.each(['socket', 'pipe'] as const)('framing (stdout read via %s)', (via)
     expect(h.closes).toEqual([]);
   });
 
+  it('fails the request an oversize result answers when its id comes last, as the SDK writes it', async () => {
+    const h = peer('echo');
+    await h.transport.start();
+    await h.transport.send({
+      jsonrpc: '2.0',
+      id: 'req-"last"',
+      method: 'big-id-last',
+      params: { bytes: MCP_LIMITS.stdioFrameBytes + 1000 },
+    });
+    const answer = await h.next(byId('req-"last"'));
+    expect('error' in answer && answer.error.message).toMatch(
+      /the result exceeded the 4 MiB frame limit/,
+    );
+    expect((await call(h, 2, 'echo', { still: 'open' })).echo).toEqual({ still: 'open' });
+    expect(h.closes).toEqual([]);
+  });
+
   it('fails the connection on a runaway frame and kills the server', async () => {
     const h = peer('runaway');
     await h.transport.start();

@@ -343,7 +343,7 @@ export class StdioTransport implements Transport {
       MCP_LIMITS.stdioFrameBytes,
       {
         line: (bytes) => frames.line(bytes),
-        oversized: (head, bytes) => frames.oversized(head, bytes),
+        oversized: (head, bytes, tail) => frames.oversized(head, bytes, tail),
         overflow: (seen) => {
           // Stop reading at once: draining a runaway frame costs CPU and GC for nothing.
           output.destroy();

@@ -11,6 +11,11 @@ function serve() {
     const message = JSON.parse(line);
     if (message.id === undefined) return;
     const params = message.params ?? {};
+    if (message.method === 'big-id-last') {
+      // As the MCP SDK serializes a response: `result` first, the id as the last member.
+      out({ result: { data: 'x'.repeat(params.bytes) }, jsonrpc: '2.0', id: message.id });
+      return;
+    }
     let result;
     if (message.method === 'cwd') result = { cwd: process.cwd() };
     else if (message.method === 'env') result = { value: process.env[params.name] ?? null };
