@@ -47,6 +47,11 @@ export class TmuxSession {
     execFileSync('tmux', ['send-keys', '-t', this.name, 'Enter']);
   }
 
+  /** Types text literally, without Enter. */
+  type(text: string): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, '-l', text]);
+  }
+
   key(name: string): void {
     execFileSync('tmux', ['send-keys', '-t', this.name, name]);
   }

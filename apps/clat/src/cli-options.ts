@@ -31,12 +31,17 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
   }
 }
 
-export function parseMode(value: string | undefined, fallback: PermissionMode): PermissionMode {
+/** `option` names where the value came from in the message: the flag, or the session's `/mode`. */
+export function parseMode(
+  value: string | undefined,
+  fallback: PermissionMode,
+  option = '--mode',
+): PermissionMode {
   if (value === undefined) return fallback;
   if (!isPermissionMode(value)) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
-      `--mode ${JSON.stringify(value)} is not a permission mode; use ${PERMISSION_MODES.join(', ')}`,
+      `${option} ${JSON.stringify(value)} is not a permission mode; use ${PERMISSION_MODES.join(', ')}`,
     );
   }
   return value;

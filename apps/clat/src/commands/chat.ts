@@ -27,6 +27,7 @@ import { waitForGetStreams } from '../project/get-streams.js';
 import type { OpenedProject } from '../project/open-project.js';
 import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
+import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
@@ -50,9 +51,12 @@ Commands inside the session:
   @<server>:<uri>      In a message: attach that resource to it (text as text, binary as a
                        placeholder; at most the 1 MiB result limit per message)
   /mode [mode]         Show or set the permission mode
+  /login <server>      OAuth login to an HTTP server; its tools join before the first run
   /help, /exit
   anything else        A prompt for the configured model (~/.clat/config.json)
-Esc cancels the running tool call or model turn; Esc at a question cancels it.
+Esc or Ctrl-C cancels the running tool call or model turn (or the first call's wait for
+servers); Esc at a question cancels it. Ctrl-C at the prompt clears the line; on an empty line,
+and Ctrl-D, end the session.
 
 Options:
 ${PROJECT_USAGE}
@@ -60,7 +64,7 @@ ${PROJECT_USAGE}
 
 const HELP = `/mcp  /tools [name]  /call <tool> [json]  /prompts  /resources [server]  /login <server>  /mode [read-only|project-write|full-access]  /exit
 /mcp__<server>__<prompt> [args] runs a server prompt; @<server>:<uri> in a message attaches a resource.
-Esc cancels the running call.\n`;
+Esc or Ctrl-C cancels the running call.\n`;
 
 class ChatSession {
   readonly #io: CommandIO;
@@ -71,6 +75,8 @@ class ChatSession {
   readonly #catalog: SessionCatalog;
   #mode: PermissionMode;
   #run: HostRun | undefined;
+  /** Aborts a wait that is not a run: the first run's wait for servers, a `/login`. */
+  #waiting: AbortController | undefined;
   #question: AbortController | undefined;
   #busy = false;
   #closed = false;
@@ -155,14 +161,27 @@ class ChatSession {
   async #withRun<T>(body: (run: HostRun) => Promise<T>): Promise<T | undefined> {
     const mount = this.#project.session.mount;
     if (!mount.frozen && mount.summary().connecting > 0) {
-      this.#write('waiting for MCP servers to connect…\n');
+      this.#write('waiting for MCP servers to connect… (Esc cancels)\n');
     }
-    const run = await this.#project.session.beginRun({
-      mode: this.#mode,
-      approver: createLineApprover(this.#io.stdout, this.#ask, this.#project.approvals),
-      asker: createLineAsker(this.#io.stdout, this.#ask),
-      ...(this.#provider === undefined ? {} : { model: this.#provider }),
-    });
+    // Esc or Ctrl-C while the first run waits for servers: nothing runs, nothing freezes.
+    const starting = new AbortController();
+    this.#waiting = starting;
+    let run: HostRun;
+    try {
+      run = await this.#project.session.beginRun({
+        mode: this.#mode,
+        approver: createLineApprover(this.#io.stdout, this.#ask, this.#project.approvals),
+        asker: createLineAsker(this.#io.stdout, this.#ask),
+        ...(this.#provider === undefined ? {} : { model: this.#provider }),
+        signal: starting.signal,
+      });
+    } catch (error) {
+      if (!isKernelError(error) || error.code !== KernelErrorCode.CANCELLED) throw error;
+      this.#write(`cancelled: ${error.message}; nothing ran\n`);
+      return undefined;
+    } finally {
+      this.#waiting = undefined;
+    }
     this.#run = run;
     const unsubscribe = this.#project.session.events.on((event) => {
       if (event.runId !== run.context.runId) return;
@@ -199,12 +218,17 @@ class ChatSession {
       this.#write('usage: /login <server>\n');
       return;
     }
+    // Ctrl-C reaches the session, not the process: it cancels the login, not the session.
+    const waiting = new AbortController();
+    this.#waiting = waiting;
     try {
       const { login } = await import('./mcp-login.js');
-      await login(['--', name], this.#io, this.#project.session.projectRoot);
+      await login(['--', name], this.#io, this.#project.session.projectRoot, waiting.signal);
     } catch (error) {
       this.#write(`${errorMessage(error)}\n`);
       return;
+    } finally {
+      this.#waiting = undefined;
     }
     const mount = this.#project.session.mount;
     if (mount.frozen) {
@@ -276,6 +300,12 @@ class ChatSession {
       }
       this.#write(`asking ${provider.model}… (Esc cancels)\n`);
       let streamed = false;
+      // Streamed text of a step that then calls tools may end mid-line; tool lines start a new one.
+      let midLine = false;
+      const newLine = () => {
+        if (midLine) this.#write('\n');
+        midLine = false;
+      };
       const result = await runAgentTurn({
         provider,
         session: this.#project.session,
@@ -286,16 +316,18 @@ class ChatSession {
         onText: (delta) => {
           streamed = true;
           this.#write(delta);
+          if (delta !== '') midLine = !delta.endsWith('\n');
         },
-        onToolCall: (call) => this.#write(`→ ${oneLine(call.name)} ${oneLine(call.arguments)}\n`),
-        onToolResult: (call, outcome) =>
-          this.#write(
-            outcome.error === undefined
-              ? `  ✓ ${oneLine(call.name)}\n`
-              : `  ✗ ${oneLine(call.name)}: ${oneLine(outcome.error)}\n`,
-          ),
+        onToolCall: (call) => {
+          newLine();
+          this.#write(toolCallLine(call));
+        },
+        onToolResult: (call, outcome) => this.#write(toolResultLine(call, outcome)),
       });
-      this.#write(streamed ? '\n' : `${result.text}\n`);
+      if (result.exhausted) {
+        newLine();
+        this.#write(exhaustedLine(result.steps));
+      } else this.#write(streamed ? '\n' : `${result.text}\n`);
     });
   }
 
@@ -371,7 +403,7 @@ class ChatSession {
       case '/mode':
         if (restParts[0] !== undefined) {
           try {
-            this.#mode = parseMode(restParts[0], this.#mode);
+            this.#mode = parseMode(restParts[0], this.#mode, '/mode');
           } catch (error) {
             this.#write(`${errorMessage(error)}\n`);
             return true;
@@ -395,10 +427,34 @@ class ChatSession {
       this.#question.abort();
       return;
     }
-    if (this.#run !== undefined) {
-      this.#write('\n^ Esc: cancelling…\n');
-      this.#run.token.cancel('cancelled by Esc');
+    if (this.#cancel('cancelled by Esc')) this.#write('\n^ Esc: cancelling…\n');
+  };
+
+  /** Cancels the running call or turn, or the wait before it; false when nothing runs. */
+  #cancel(reason: string): boolean {
+    if (this.#run !== undefined) this.#run.token.cancel(reason);
+    else if (this.#waiting !== undefined) this.#waiting.abort(reason);
+    else return false;
+    return true;
+  }
+
+  /**
+   * Ctrl-C: cancels what runs; at the prompt it clears a typed line (as a shell does) and ends
+   * the session on an empty one. Also the process's SIGINT: once Ctrl-D closed the line editor
+   * while a call still runs, the terminal sends Ctrl-C as a signal, which must still cancel it.
+   */
+  #onInterrupt = (): void => {
+    if (this.#cancel('cancelled by Ctrl-C')) return;
+    if (!this.#closed && this.#rl.line !== '') {
+      // The typed line stays on screen with ^C after it; a fresh prompt starts below.
+      this.#io.stdout.write('^C\n');
+      const editor = this.#rl as { line: string; cursor: number };
+      editor.line = '';
+      editor.cursor = 0;
+      this.#rl.prompt();
+      return;
     }
+    this.#rl.close();
   };
 
   /** Runs the next pending line unless one is running; resolves run() once input is done. */
@@ -442,10 +498,8 @@ class ChatSession {
       emitKeypressEvents(this.#io.stdin);
       this.#io.stdin.on('keypress', this.#onKeypress);
     }
-    this.#rl.on('SIGINT', () => {
-      if (this.#run !== undefined) this.#run.token.cancel('cancelled by Ctrl-C');
-      else this.#rl.close();
-    });
+    this.#rl.on('SIGINT', this.#onInterrupt);
+    process.on('SIGINT', this.#onInterrupt);
     this.#rl.prompt();
     // Lines run one at a time in arrival order (typed ahead or piped); /exit drops the rest.
     try {
@@ -465,8 +519,11 @@ class ChatSession {
       });
     } finally {
       this.#io.stdin.removeListener('keypress', this.#onKeypress);
+      process.removeListener('SIGINT', this.#onInterrupt);
       this.#run?.token.cancel('session closed');
     }
+    // Ctrl-D or Ctrl-C at the prompt leaves the cursor after it; /exit ended its own line.
+    if (isTty(this.#io.stdin) && !this.#stopped) this.#io.stdout.write('\n');
     this.#write('closing the project…\n');
     return 0;
   }

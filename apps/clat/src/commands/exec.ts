@@ -8,6 +8,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { AGENT_MAX_STEPS, runAgentTurn } from '../run/agent-loop.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
+import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
 import { isTty } from '../ui/line-prompt.js';
 import { needsLoginLines } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
@@ -24,11 +25,6 @@ Options:
 ${PROJECT_USAGE}
       --max-steps <n>  Model round trips before giving up (default ${AGENT_MAX_STEPS})
 `;
-
-function preview(text: string, max = 160): string {
-  const flat = sanitizeTerminalLine(text.replace(/\s+/g, ' ').trim());
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
 
 export const execCommand: Command = {
   name: 'exec',
@@ -83,17 +79,11 @@ export const execCommand: Command = {
           history: [],
           prompt,
           maxSteps,
-          onToolCall: (call) =>
-            io.stderr.write(`→ ${sanitizeTerminalLine(call.name)} ${preview(call.arguments)}\n`),
-          onToolResult: (call, outcome) =>
-            io.stderr.write(
-              outcome.error === undefined
-                ? `  ✓ ${sanitizeTerminalLine(call.name)}${outcome.result?.isError ? ' (tool error)' : ''}: ${preview(outcome.result?.content ?? '')}\n`
-                : `  ✗ ${sanitizeTerminalLine(call.name)}: ${preview(outcome.error)}\n`,
-            ),
+          onToolCall: (call) => io.stderr.write(toolCallLine(call)),
+          onToolResult: (call, outcome) => io.stderr.write(toolResultLine(call, outcome)),
         });
         if (result.exhausted) {
-          io.stderr.write(`clat: stopped after ${maxSteps} model steps without a final answer\n`);
+          io.stderr.write(`clat: ${exhaustedLine(maxSteps)}`);
           return EXIT.failed;
         }
         io.stdout.write(`${sanitizeTerminalText(result.text.trimEnd())}\n`);

@@ -97,7 +97,13 @@ function staticTokenHint(error: unknown, name: string, writtenUrl: string): stri
   return `; if it takes a token, run: ${staticTokenCommand(name, writtenUrl)}`;
 }
 
-export async function login(argv: string[], io: CommandIO, openedRoot?: string): Promise<number> {
+/** `signal` cancels the login as Ctrl-C does (the session's Esc and Ctrl-C). */
+export async function login(
+  argv: string[],
+  io: CommandIO,
+  openedRoot?: string,
+  signal?: AbortSignal,
+): Promise<number> {
   const { server, file, writtenUrl } = await httpEntry(io, 'login', argv, openedRoot);
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
@@ -110,6 +116,7 @@ export async function login(argv: string[], io: CommandIO, openedRoot?: string):
   const abort = new AbortController();
   const onSigint = () => abort.abort(new Error('cancelled'));
   process.once('SIGINT', onSigint);
+  signal?.addEventListener('abort', onSigint, { once: true });
   try {
     const result = await oauth.login({
       signal: abort.signal,
@@ -143,6 +150,7 @@ export async function login(argv: string[], io: CommandIO, openedRoot?: string):
     );
   } finally {
     process.removeListener('SIGINT', onSigint);
+    signal?.removeEventListener('abort', onSigint);
   }
 }
 

@@ -118,16 +118,33 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
       return { text: response.text, steps: step, toolCalls, exhausted: false };
     }
     const images: ChatContentPart[] = [];
-    for (const call of response.toolCalls) {
-      options.onToolCall?.(call);
-      const outcome = await runToolCall(options, call);
-      toolCalls++;
-      options.onToolResult?.(call, {
-        ...(outcome.result === undefined ? {} : { result: outcome.result }),
-        ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      });
-      history.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
-      if (provider.acceptsImages) images.push(...toolImageParts(call, outcome.result));
+    let answered = 0;
+    try {
+      for (const call of response.toolCalls) {
+        options.onToolCall?.(call);
+        const outcome = await runToolCall(options, call);
+        toolCalls++;
+        options.onToolResult?.(call, {
+          ...(outcome.result === undefined ? {} : { result: outcome.result }),
+          ...(outcome.error === undefined ? {} : { error: outcome.error }),
+        });
+        history.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
+        answered++;
+        if (provider.acceptsImages) images.push(...toolImageParts(call, outcome.result));
+      }
+    } catch (error) {
+      // The turn ends here (a cancel), but the conversation goes on: the API refuses every later
+      // request whose history has a tool call without its result, so each unanswered call of the
+      // step gets one that says why it has none.
+      const reason = errorMessage(error);
+      for (const call of response.toolCalls.slice(answered)) {
+        history.push({
+          role: 'tool',
+          toolCallId: call.id,
+          content: `error: not completed: ${reason}`,
+        });
+      }
+      throw error;
     }
     // After every tool message of the step: the API wants those right after the tool calls.
     const imageMessage = toolImagesMessage(images);

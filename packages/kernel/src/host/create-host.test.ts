@@ -84,4 +84,43 @@ describe('createHost', () => {
     await run[Symbol.asyncDispose]();
     await host[Symbol.asyncDispose]();
   });
+
+  it('a signal cancels the first run while it waits for the surface (nothing freezes), then the run itself', async () => {
+    let connect: () => void = () => {};
+    const connector: Connector = {
+      kind: 'custom',
+      async mount(entry, ctx) {
+        await new Promise<void>((resolve) => {
+          connect = resolve;
+        });
+        ctx.registry.register(probeTool('late_probe', { kind: 'mcp', id: entry.name }), ctx.scope);
+        return { progress: { tools: 1 } };
+      },
+    };
+    const host = createHost({
+      projectRoot: '/project',
+      connectors: [connector],
+      entries: [{ kind: 'custom', name: 'late', origin: 'test', config: null }],
+    });
+    host.start();
+    const waiting = new AbortController();
+    const first = host.beginRun({ mode: 'read-only', signal: waiting.signal });
+    waiting.abort('cancelled by Esc');
+    await expect(first).rejects.toMatchObject({
+      code: KernelErrorCode.CANCELLED,
+      message: 'the wait for plugins to connect was cancelled: cancelled by Esc',
+    });
+    expect(host.registry.frozen).toBe(false);
+
+    // The server connects after all: the next run sees its tool; its signal cancels the run.
+    connect();
+    const later = new AbortController();
+    const run = await host.beginRun({ mode: 'read-only', signal: later.signal });
+    expect(host.registry.list().map((tool) => tool.name)).toEqual(['late_probe']);
+    expect(run.token.cancelled).toBe(false);
+    later.abort('cancelled by Ctrl-C');
+    expect(run.token.cancelled).toBe(true);
+    await run.end();
+    await host.close();
+  });
 });

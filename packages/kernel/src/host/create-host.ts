@@ -48,6 +48,12 @@ export interface HostRunOptions {
   model?: ModelProvider;
   /** Wait of the first run for the initial surface (defaults to the kernel limit). */
   initialWaitMs?: number;
+  /**
+   * Cancels the run. While the first run still waits for the initial surface, `beginRun`
+   * rejects with CANCELLED at once and the registries stay open (the person pressed Esc before
+   * anything ran); afterwards it cancels the run as `token.cancel` does.
+   */
+  signal?: AbortSignal;
   history?: () => readonly unknown[];
 }
 
@@ -115,10 +121,10 @@ export function createHost(options: HostOptions): Host {
   });
 
   const beginRun = async (run: HostRunOptions): Promise<HostRun> => {
-    await mount.freezeForFirstRun(run.initialWaitMs);
+    await mount.freezeForFirstRun(run.initialWaitMs, run.signal);
     const runId = `run-${nextRun++}`;
     const scope = project.child(runId);
-    const token = new CancelToken();
+    const token = new CancelToken(run.signal);
     const approver = run.approver ?? options.approver;
     const asker = run.asker ?? options.asker;
     const model = run.model ?? options.provider;

@@ -5,7 +5,7 @@
  * per plugin. The one status shape (`MountStatus`) is built and redacted here only.
  * @module
  */
-import { CancelToken } from '../cancel.js';
+import { abortable, CancelToken } from '../cancel.js';
 import type { HostServices } from '../contract/host-services.js';
 import { errorMessage, isKernelError, KernelErrorCode } from '../errors.js';
 import { LIMITS } from '../limits.js';
@@ -195,11 +195,15 @@ export class PluginMount {
 
   /**
    * The first run's gate: waits up to the initial-surface limit, then freezes the tool and prompt
-   * registries. Later calls return at once.
+   * registries. Later calls return at once. An abort of `signal` during the wait rejects with
+   * CANCELLED and freezes nothing: the run it was for never began.
    */
-  async freezeForFirstRun(waitMs: number = LIMITS.initialSurfaceWaitMs): Promise<void> {
+  async freezeForFirstRun(
+    waitMs: number = LIMITS.initialSurfaceWaitMs,
+    signal?: AbortSignal,
+  ): Promise<void> {
     if (this.#frozen) return;
-    await this.waitSettled(waitMs);
+    await abortable(this.waitSettled(waitMs), signal, 'the wait for plugins to connect');
     if (this.#frozen) return;
     this.#frozen = true;
     this.#options.registry.freeze();

@@ -37,7 +37,19 @@ export async function startChatServer(replies: Reply[]): Promise<ChatServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
-    requests.push({ headers: req.headers, body: JSON.parse(raw) as Record<string, unknown> });
+    const body = JSON.parse(raw) as Record<string, unknown>;
+    requests.push({ headers: req.headers, body });
+    const invalid = invalidToolSequence(body.messages);
+    if (invalid !== undefined) {
+      // Refused before the model, as the real API does: no scripted reply is used up.
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          error: { message: invalid, type: 'invalid_request_error', param: 'messages', code: null },
+        }),
+      );
+      return;
+    }
     const reply = replies.shift() ?? {
       status: 500,
       json: { error: { message: 'the scripted conversation ran out' } },
@@ -79,6 +91,38 @@ export async function startChatServer(replies: Reply[]): Promise<ChatServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Why `messages` would be refused by the OpenAI API for its tool-call sequence, or undefined: an
+ * assistant message with `tool_calls` must be followed by one tool message per call id, and a
+ * tool message must answer a call of the assistant message before it. A host whose history breaks
+ * this (a turn cancelled between the calls and their results) fails every later request, so the
+ * scripted server checks it as the real one does.
+ */
+export function invalidToolSequence(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  let open: string[] = [];
+  for (const message of messages as {
+    role?: unknown;
+    tool_calls?: unknown;
+    tool_call_id?: unknown;
+  }[]) {
+    if (message.role === 'tool') {
+      const index = open.indexOf(String(message.tool_call_id));
+      if (index === -1) {
+        return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id ${JSON.stringify(message.tool_call_id)}).`;
+      }
+      open.splice(index, 1);
+      continue;
+    }
+    if (open.length > 0) break;
+    open = Array.isArray(message.tool_calls)
+      ? (message.tool_calls as { id?: unknown }[]).map((call) => String(call.id))
+      : [];
+  }
+  if (open.length === 0) return undefined;
+  return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(', ')}`;
 }
 
 /** One SSE event line for a chat.completion.chunk. */
