@@ -4,7 +4,7 @@
  * stdio transport and MCP client core, and refused once its installed bytes are tampered with.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,37 @@ describe('mcp-notes as an installed package', () => {
     const reinstalled = await clat('plugin', 'install', packageDir);
     expect(reinstalled.code, reinstalled.stderr).toBe(0);
     expect((await installedServerEntries(home)).servers.map((s) => s.name)).toEqual(['mcp-notes']);
+  });
+
+  it('registers no tools of a package whose manifest does not declare capability tools', async () => {
+    // Install asks consent for the declared capabilities only: without `tools` it asks nothing
+    // about tools, so the server's tools must not reach the model either.
+    home = join(work, 'home-no-tools');
+    const copy = join(work, 'no-tools');
+    await cp(packageDir, copy, { recursive: true });
+    const manifestFile = join(copy, 'clat-plugin.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    manifest.capabilities.tools = false;
+    await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+    const installed = await clat('plugin', 'install', copy, '--accept-capabilities');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).not.toMatch(/Granted capabilities:.*tools/);
+
+    const tools = await clat('tools', '--json', '--trust');
+    const names = (JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map(
+      (tool) => tool.name,
+    );
+    expect(names.filter((name) => name.startsWith('mcp_mcp_notes'))).toEqual([]);
+    expect(names).toContain('read_file');
+    const called = await clat('call', 'mcp_mcp_notes_list_notes', '{}', '--trust');
+    expect(called.code).not.toBe(0);
+    expect(called.stderr).toContain('is not registered');
+    const status = await clat('mcp', '--trust');
+    expect(status.stdout).toMatch(
+      /5 tools of "?mcp-notes"? left out because its package manifest does not declare capability `tools`/,
+    );
+    // Its prompt, declared and granted, still comes with it.
+    expect(status.stdout).toMatch(/mcp-notes\s+stdio\s+connected/);
   });
 
   it('packs a deterministic .clatpkg with the binary and installs from it', async () => {

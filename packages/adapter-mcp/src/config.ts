@@ -130,9 +130,23 @@ export function editableOrigin(origin: ServerOrigin): boolean {
   return origin === 'user' || origin === 'project';
 }
 
+/**
+ * What a host sets on an entry beyond mcp.json (no file can set it). A type, not an interface:
+ * entries are also viewed as plain records (the approval digest).
+ */
+export type HostEntryPolicy = {
+  /**
+   * The entry's tools are not registered, and this says why in its status: an installed package
+   * whose manifest does not declare capability `tools`, so no consent covered them.
+   */
+  withholdTools?: string;
+};
+
 export type McpServerConfig =
-  | ({ transport: 'stdio'; name: string; origin: ServerOrigin } & StdioServerConfig)
-  | ({ transport: 'http'; name: string; origin: ServerOrigin } & HttpServerConfig);
+  | ({ transport: 'stdio'; name: string; origin: ServerOrigin } & StdioServerConfig &
+      HostEntryPolicy)
+  | ({ transport: 'http'; name: string; origin: ServerOrigin } & HttpServerConfig &
+      HostEntryPolicy);
 
 export interface ParsedMcpConfig {
   servers: McpServerConfig[];

@@ -165,7 +165,11 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         clientInfo: options.clientInfo,
         timeouts: options.timeouts,
         signal: ctx.signal,
-        toolFilter: (tool) => toolAllowedByEntry(server, tool),
+        toolFilter:
+          server.withholdTools === undefined
+            ? (tool) => toolAllowedByEntry(server, tool)
+            : () => false,
+        ...(server.withholdTools === undefined ? {} : { leftOutBecause: server.withholdTools }),
         narrowable: editableOrigin(server.origin),
         onStatus: (status) => ctx.onProgress(status),
       });

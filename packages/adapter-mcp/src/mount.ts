@@ -110,6 +110,8 @@ export interface MountMcpServerOptions {
   eraHint?: 'legacy' | undefined;
   /** The entry's includeTools/excludeTools: tools it refuses are listed but not registered. */
   toolFilter?: ((tool: string) => boolean) | undefined;
+  /** Why `toolFilter` leaves tools out, for the status note (default: the entry's filters). */
+  leftOutBecause?: string | undefined;
   /**
    * The person can set includeTools/excludeTools in the server's mcp.json entry (not so for an
    * installed package's): only then does the error of a server over the tool cap suggest it.
@@ -326,9 +328,8 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     status.tools = sync.registered;
     updateTasks();
     if (filtered > 0) {
-      note(
-        `${filtered} tool${filtered === 1 ? '' : 's'} of ${quoted(name)} left out by includeTools/excludeTools`,
-      );
+      const why = options.leftOutBecause ?? 'by includeTools/excludeTools';
+      note(`${filtered} tool${filtered === 1 ? '' : 's'} of ${quoted(name)} left out ${why}`);
     }
     await importPrompts();
   } catch (error) {

@@ -44,6 +44,7 @@ describe('installedServerEntries', () => {
     expect(entries.issues).toEqual([]);
     expect(entries.prompts).toEqual([{ server: 'echo', name: 'usage', system: 'Use echo.' }]);
     const [server] = entries.servers;
+    expect(server?.withholdTools).toBeUndefined();
     expect(server).toMatchObject({
       transport: 'stdio',
       name: 'echo',
@@ -157,6 +158,16 @@ describe('installedServerEntries', () => {
     const closed = await installedServerEntries(home);
     expect(closed.servers).toEqual([]);
     expect(closed.registryError).toContain('registry.json is malformed');
+  });
+
+  it('withholds the tools of a package whose manifest does not declare capability tools', async () => {
+    const src = join(work, 'src');
+    await writeFixturePackage(src, { id: 'promptsonly', capabilities: { prompts: true } });
+    await new PluginStore({ clatHome: home }).install(src, { acceptCapabilities: true });
+    const [server] = (await installedServerEntries(home)).servers;
+    expect(server?.withholdTools).toBe(
+      'because its package manifest does not declare capability `tools`',
+    );
   });
 
   it('returns nothing for a fresh CLAT home', async () => {

@@ -162,6 +162,10 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         args: node ? [entry, ...args] : args,
         env,
         cwd: verified.dir,
+        // Install asked consent for the declared capabilities only: no `tools`, no tools.
+        ...(manifest.capabilities.tools
+          ? {}
+          : { withholdTools: 'because its package manifest does not declare capability `tools`' }),
       });
     }
     for (const prompt of manifest.prompts ?? []) {
