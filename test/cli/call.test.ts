@@ -133,4 +133,21 @@ describe('clat call', () => {
     expect(result.stderr).toMatch(/the result exceeded the 4 MiB frame limit \(\d+ bytes\)/);
     expect(result.code).toBe(1);
   });
+
+  it('says when the server asked for is still connecting as its tool list froze, with exit 1', async () => {
+    // Its tools/list answers after the wait for the first run's surface (20 s) ends, as a slow
+    // server's (or an npx download's) would.
+    await sandbox.writeMcp({
+      late: {
+        ...sandbox.node(join(STDIO_FIXTURES, 'slow-list.mjs')),
+        env: { SLOW_LIST_MS: '28000' },
+      },
+    });
+    const result = await sandbox.run(['tools', '--server', 'late']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'clat: server "late" is still connecting; run "clat mcp" for details\n',
+    );
+    expect(result.code).toBe(1);
+  }, 90_000);
 });

@@ -159,6 +159,8 @@ describe('duplicate keys', () => {
     const listed = await sandbox.run(['mcp', 'list']);
     expect(listed.stderr).toContain('mcpServers.dup: duplicate key');
     expect(listed.stderr).toContain('mcpServers.other.env.K: duplicate key');
+    // As `clat mcp`: an entry skipped for a config issue fails the listing.
+    expect(listed.code).toBe(1);
 
     const status = await sandbox.run(['mcp', '--trust']);
     expect(`${status.stdout}${status.stderr}`).toContain('mcpServers.dup: duplicate key');
@@ -226,6 +228,9 @@ describe('files that are not valid JSON', () => {
       const output = `${result.stdout}${result.stderr}`;
       expect(output, args.join(' ')).not.toContain('sk-proj');
       expect(output, args.join(' ')).toMatch(expected);
+      expect(result.code, args.join(' ')).not.toBe(0);
+      if (args.join(' ') === 'mcp list')
+        expect(result.stdout).toContain('(no usable servers; see below)');
       await rm(join(sandbox.home, file));
     }
   });

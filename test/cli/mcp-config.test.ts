@@ -106,6 +106,32 @@ describe('clat mcp add/remove/list/get', () => {
     expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toBe(before);
   });
 
+  it('passes -h and --help after -- to the server command, not to clat', async () => {
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'pg',
+      '--',
+      'postgres-mcp',
+      '-h',
+      'localhost',
+      '--help',
+    ]);
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    const got = await sandbox.run(['mcp', 'get', 'pg', '--json']);
+    expect(JSON.parse(got.stdout)).toMatchObject({
+      command: 'postgres-mcp',
+      args: ['-h', 'localhost', '--help'],
+    });
+    // Before --, -h is still clat's help; an unknown leading option is named as an option.
+    const help = await sandbox.run(['mcp', 'add', '-h', '--', 'x']);
+    expect(help.stdout).toContain('Usage: clat mcp');
+    const bogus = await sandbox.run(['--bogus']);
+    expect(bogus.stderr).toBe('clat: unknown option "--bogus"; run "clat --help" for the list\n');
+    expect(bogus.code).toBe(2);
+  });
+
   it('refuses to rewrite a file that is not valid JSON', async () => {
     await writeFile(join(sandbox.home, 'mcp.json'), '{ // a comment\n "a": {"command": "x"} }\n');
     const result = await sandbox.run(['mcp', 'add', 'b', '--', 'node']);

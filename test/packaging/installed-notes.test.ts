@@ -178,6 +178,9 @@ describe('mcp-notes as an installed package', () => {
     );
     expect(names.filter((name) => name.startsWith('mcp_mcp_notes'))).toEqual([]);
     expect(names).toContain('read_file');
+    const listed = await clat('tools', 'mcp-notes', '--trust');
+    expect(listed.stdout).toBe('server "mcp-notes" has no tools\n');
+    expect(listed.code).toBe(0);
     const called = await clat('call', 'mcp_mcp_notes_list_notes', '{}', '--trust');
     expect(called.code).not.toBe(0);
     expect(called.stderr).toContain('is not registered');

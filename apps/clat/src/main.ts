@@ -95,13 +95,17 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   }
   const entry = COMMAND_CATALOG.find((candidate) => candidate.name === first);
   if (entry === undefined) {
+    const what = first.startsWith('-') ? 'option' : 'command';
     full.stderr.write(
-      `clat: unknown command ${JSON.stringify(first)}; run "clat --help" for the list\n`,
+      `clat: unknown ${what} ${JSON.stringify(first)}; run "clat --help" for the list\n`,
     );
     return 2;
   }
   const command = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // After `--` every word is an operand (`clat mcp add pg -- postgres-mcp -h localhost`).
+  const separator = rest.indexOf('--');
+  const options = separator === -1 ? rest : rest.slice(0, separator);
+  if (options.includes('--help') || options.includes('-h')) {
     full.stdout.write(`${command.usage.trimEnd()}\n`);
     return 0;
   }

@@ -140,13 +140,19 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
       `${home.mcpFile}: no server named ${JSON.stringify(one)}`,
     );
   }
+  // As `clat mcp`: an entry or a whole file skipped for a config issue is a failure (exit 1).
+  const exit = one === undefined && issues.length > 0 ? 1 : 0;
   if (values.json === true) {
     writeJson(io, one === undefined ? { file: home.mcpFile, servers, issues } : servers[0]);
-    return 0;
+    return exit;
   }
   if (one === undefined) {
     io.stdout.write(`${home.mcpFile}${config.exists ? '' : ' (does not exist yet)'}\n`);
-    if (servers.length === 0) io.stdout.write('  (no servers)\n');
+    if (servers.length === 0) {
+      io.stdout.write(
+        issues.length > 0 ? '  (no usable servers; see below)\n' : '  (no servers)\n',
+      );
+    }
   }
   for (const server of servers) {
     const headers = server.headers ?? [];
@@ -168,7 +174,7 @@ async function list(argv: string[], io: CommandIO, one?: string): Promise<number
     }
   }
   for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
-  return 0;
+  return exit;
 }
 
 function pairs(

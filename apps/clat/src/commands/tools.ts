@@ -87,6 +87,14 @@ export const toolsCommand: Command = {
             );
             return 1;
           }
+          if (asServer && server !== undefined && server.state !== 'connected') {
+            // Still connecting when the registries froze (an npx download, a slow start).
+            const state = server.state === 'connecting' ? 'still connecting' : server.state;
+            io.stderr.write(
+              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} is ${state}; run "${sanitizeTerminalLine(mcpStatusCommand(values))}" for details\n`,
+            );
+            return 1;
+          }
           if (!asServer) {
             // Not found is not a usage error: exit 1, as for an unknown --server.
             throw new CliError(
@@ -102,6 +110,9 @@ export const toolsCommand: Command = {
               'clat tools',
             ),
           );
+        } else if (target !== undefined && tools.length === 0) {
+          // A connected server that registered none (prompts or resources only, or withheld).
+          io.stdout.write(`server ${sanitizeTerminalLine(JSON.stringify(target))} has no tools\n`);
         } else if (target !== undefined) {
           io.stdout.write(formatToolDetails(tools, terminalWidth(io.stdout)));
         } else {
