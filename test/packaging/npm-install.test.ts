@@ -179,7 +179,7 @@ describe('clat plugin install npm:<name>', () => {
     await writeFile(join(serverDir, 'memory.jsonl'), '{"type":"entity"}\n');
     const listed = await clat('plugin', 'list');
     expect(listed.stdout).toContain(
-      `ok, but 1 file(s) were added to its directory (node_modules/@modelcontextprotocol/server-memory/dist/memory.jsonl); "clat plugin repair ${ID}" removes them`,
+      `ok, but 1 file(s) were added to its directory (node_modules/@modelcontextprotocol/server-memory/dist/memory.jsonl); "clat plugin repair ${ID}" moves them to its data directory`,
     );
     // Still mounted and callable: the shipped files are verified, the added file only reported.
     const read = await toolName('read_graph');
@@ -205,6 +205,18 @@ describe('clat plugin install npm:<name>', () => {
       'Repaired active: node_modules/@modelcontextprotocol/server-memory/dist/index.js',
     );
     expect((await readdir(serverDir)).sort()).toEqual(['index.js']);
+    // The knowledge graph the server wrote beside itself is not lost: it moved to its data dir.
+    const moved =
+      /moved 1 added file\(s\) \(node_modules\/@modelcontextprotocol\/server-memory\/dist\/memory\.jsonl\) to (\S+)/.exec(
+        repaired.stdout,
+      )?.[1];
+    expect(moved?.startsWith(join(home, 'plugin-data', ID, 'repaired-'))).toBe(true);
+    expect(
+      await readFile(
+        join(moved as string, 'node_modules/@modelcontextprotocol/server-memory/dist/memory.jsonl'),
+        'utf8',
+      ),
+    ).toBe('{"type":"entity"}\n');
     const healthy = JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
       health: string;
     }[];

@@ -114,7 +114,7 @@ describe('packageStoreSource', () => {
       },
     ]);
     expect(out.notes).toEqual([
-      'echo wrote 1 file(s) into its installed directory (state.json); its shipped files are intact; "clat plugin repair echo" removes them',
+      'echo wrote 1 file(s) into its installed directory (state.json); its shipped files are intact; "clat plugin repair echo" moves them to its data directory',
     ]);
   });
 

@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import {
   chmod,
   lstat,
+  mkdir,
   mkdtemp,
   readdir,
   readFile,
@@ -177,17 +179,32 @@ describe('PluginStore lifecycle', () => {
     await expect(store.rollback('fixture')).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
   });
 
-  it('reports files a server added without failing the package; repair removes them', async () => {
+  it('reports files a server added without failing the package; repair moves them to its data directory', async () => {
     const { treeSha256 } = await store.install(await pkg(), { acceptCapabilities: true });
     const dir = store.artifactDir('fixture', treeSha256);
     await writeFile(join(dir, 'memory.jsonl'), '{"state":1}\n');
+    await mkdir(join(dir, 'cache'));
+    await writeFile(join(dir, 'cache', 'index.db'), 'db');
     expect((await store.list())[0]?.health).toBe(
-      'ok, but 1 file(s) were added to its directory (memory.jsonl); "clat plugin repair fixture" removes them',
+      'ok, but 2 file(s) were added to its directory (cache/index.db, memory.jsonl); "clat plugin repair fixture" moves them to its data directory',
     );
     const record = JSON.parse(await registryText()).packages.fixture;
-    expect((await store.verifyActivation('fixture', record)).added).toEqual(['memory.jsonl']);
+    expect((await store.verifyActivation('fixture', record)).added).toEqual([
+      'cache/index.db',
+      'memory.jsonl',
+    ]);
     const repaired = await store.repair('fixture');
-    expect(repaired.repaired).toEqual(['active: removed 1 added file(s) (memory.jsonl)']);
+    const [line] = repaired.repaired;
+    const kept =
+      /^active: moved 2 added file\(s\) \(cache\/index\.db, memory\.jsonl\) to (.+)$/.exec(
+        line ?? '',
+      )?.[1];
+    expect(kept?.startsWith(join(work, 'home', 'plugin-data', 'fixture', 'repaired-'))).toBe(true);
+    // Nothing is lost: the server's data sits in the owner-only data directory.
+    expect(await readFile(join(kept as string, 'memory.jsonl'), 'utf8')).toBe('{"state":1}\n');
+    expect(await readFile(join(kept as string, 'cache', 'index.db'), 'utf8')).toBe('db');
+    expect((await stat(join(work, 'home', 'plugin-data', 'fixture'))).mode & 0o777).toBe(0o700);
+    expect(existsSync(join(dir, 'memory.jsonl'))).toBe(false);
     expect((await store.list())[0]?.health).toBe('ok');
     expect((await store.repair('fixture')).repaired).toEqual([]);
   });

@@ -23,6 +23,7 @@ import {
   validateConfig,
 } from './inspect.js';
 import { listedSource } from './listed-source.js';
+import { keepAddedFiles } from './plugin-data.js';
 import { readSecrets, splitSensitiveConfig, writeSecrets } from './plugin-secrets.js';
 import {
   type Activation,
@@ -196,9 +197,7 @@ export class PluginStore {
         let problem: string | undefined;
         try {
           const verified = await this.verifyActivation(id, record, slot);
-          if (verified.added.length > 0) {
-            problem = `${slot}: removed ${verified.added.length} added file(s) (${verified.added.slice(0, 3).join(', ')}${verified.added.length > 3 ? ', …' : ''})`;
-          }
+          if (verified.added.length > 0) problem = `${slot}:`;
         } catch (error) {
           problem = `${slot}: ${(error as Error).message.replace(/; run "clat plugin repair .*"$/, '')}`;
         }
@@ -221,6 +220,20 @@ export class PluginStore {
             `stored copy ${container} does not hold tree ${activation.artifact}; reinstall ${id} with "clat plugin install <its package>"`,
             { file: container },
           );
+        }
+        // Files the server added are often its data (written beside itself, not to
+        // $CLAT_PLUGIN_DATA): they move to its data directory instead of being lost.
+        const dir = this.artifactDir(id, activation.artifact);
+        const shipped = new Set(inspected.tree.files.map((file) => file.path));
+        const current = await readPackageTree(dir).catch(() => undefined);
+        const added = (current?.files ?? [])
+          .map((file) => file.path)
+          .filter((path) => !shipped.has(path));
+        if (added.length > 0) {
+          const kept = await keepAddedFiles(this.clatHome, id, dir, added, slot);
+          const list = `${added.slice(0, 3).join(', ')}${added.length > 3 ? ', …' : ''}`;
+          const moved = `moved ${added.length} added file(s) (${list}) to ${kept}`;
+          problem = problem === `${slot}:` ? `${slot}: ${moved}` : `${problem}; ${moved}`;
         }
         await this.#publishArtifact(id, activation.artifact, inspected, true);
         repaired.push(problem);
@@ -461,7 +474,7 @@ export class PluginStore {
       try {
         const { added } = await this.verifyActivation(id, record);
         if (added.length > 0) {
-          health = `ok, but ${added.length} file(s) were added to its directory (${added.slice(0, 3).join(', ')}); "clat plugin repair ${id}" removes them`;
+          health = `ok, but ${added.length} file(s) were added to its directory (${added.slice(0, 3).join(', ')}); "clat plugin repair ${id}" moves them to its data directory`;
         }
       } catch (error) {
         health = (error as Error).message;

@@ -3,19 +3,17 @@
  * `McpServerConfig` entries, `wasm-component` packages, and their static system prompts.
  * @module
  */
-import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type JsonValue, sensitiveKeys } from '@clat/kernel';
 import { isPackagingError } from './errors.js';
 import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
+import { ensurePluginDataDir } from './plugin-data.js';
 import { readSecrets } from './plugin-secrets.js';
 import { PluginStore, trustLabel } from './plugin-store.js';
 
 /** `<clatHome>/plugin-data/<id>`: where an installed server keeps its state. */
-export function pluginDataDir(clatHome: string, id: string): string {
-  return join(clatHome, 'plugin-data', id);
-}
+export { pluginDataDir } from './plugin-data.js';
 
 export interface InstalledPrompt {
   /** The package id (also the server name). */
@@ -101,7 +99,7 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
       out.notes.push({
         id,
         added: verified.added,
-        message: `${id} wrote ${verified.added.length} file(s) into its installed directory (${verified.added.slice(0, 3).join(', ')}); its shipped files are intact; "clat plugin repair ${id}" removes them`,
+        message: `${id} wrote ${verified.added.length} file(s) into its installed directory (${verified.added.slice(0, 3).join(', ')}); its shipped files are intact; "clat plugin repair ${id}" moves them to its data directory`,
       });
     }
     // Sensitive values live in the secrets file (0600), not the registry: both kinds of server
@@ -129,10 +127,8 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         ...(config === undefined ? {} : { config }),
       });
     } else {
-      const data = pluginDataDir(clatHome, id);
       // The data dir exists (0700) before the server starts, whatever the umask.
-      await mkdir(data, { recursive: true, mode: 0o700 });
-      await chmod(data, 0o700);
+      const data = await ensurePluginDataDir(clatHome, id);
       const vars = { data, root: verified.dir, config, manifest };
       const env: Record<string, string> = {};
       for (const [name, value] of Object.entries(manifest.runtime.env ?? {})) {

@@ -1,0 +1,41 @@
+/**
+ * A package's private data directory, `<clatHome>/plugin-data/<id>` (0700): its server's
+ * `$CLAT_PLUGIN_DATA`, and where `repair` keeps the files a server wrote into its package
+ * directory instead (often its data: server-memory's `memory.jsonl`), so a repair loses nothing.
+ * @module
+ */
+import { chmod, constants, copyFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+export function pluginDataDir(clatHome: string, id: string): string {
+  return join(clatHome, 'plugin-data', id);
+}
+
+/** Creates the data directory owner-only, whatever the umask. */
+export async function ensurePluginDataDir(clatHome: string, id: string): Promise<string> {
+  const data = pluginDataDir(clatHome, id);
+  await mkdir(data, { recursive: true, mode: 0o700 });
+  await chmod(data, 0o700);
+  return data;
+}
+
+/**
+ * Copies `files` (package-relative paths under `dir`) into a new `repaired-<time>[-<slot>]`
+ * directory of the data directory, keeping their relative paths; returns that directory.
+ */
+export async function keepAddedFiles(
+  clatHome: string,
+  id: string,
+  dir: string,
+  files: readonly string[],
+  label: string,
+): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const kept = join(await ensurePluginDataDir(clatHome, id), `repaired-${stamp}-${label}`);
+  for (const file of files) {
+    const target = join(kept, ...file.split('/'));
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await copyFile(join(dir, ...file.split('/')), target, constants.COPYFILE_EXCL);
+  }
+  return kept;
+}
