@@ -15,6 +15,7 @@ import {
   sanitizeTerminalText,
 } from '@clat/kernel';
 import type { ChatMessage } from '@clat/provider-openai';
+import { mentionName } from './mentions.js';
 import type { PromptCommandTable } from './prompt-commands.js';
 
 /** The placeholder of binary content, for the model and the terminal alike. */
@@ -51,7 +52,12 @@ export function formatRenderedPrompt(rendered: RenderedPrompt): string {
 
 /** What the model gets for one attached resource: the contents inside a labelled block. */
 export function attachmentText(server: string, uri: string, read: ResourceRead): string {
-  const body = read.contents.map(contentText).join('\n\n');
+  // The server wrote the body: a `</resource>` in it must not end the block early and let the
+  // rest pass for the user's own words (or open a block that claims another server).
+  const body = read.contents
+    .map(contentText)
+    .join('\n\n')
+    .replace(/<(\/?resource)/gi, '&lt;$1');
   return `<resource server=${JSON.stringify(server)} uri=${JSON.stringify(uri)}>\n${body}\n</resource>`;
 }
 
@@ -113,7 +119,9 @@ export function formatResources(
   ];
   for (const resource of resources) {
     const type = resource.mimeType === undefined ? '' : `  ${line(resource.mimeType)}`;
-    out.push(`  @${line(server)}:${line(resource.uri)}${type}  ${describe(resource)}\n`);
+    out.push(
+      `  @${line(mentionName(server))}:${line(resource.uri)}${type}  ${describe(resource)}\n`,
+    );
   }
   for (const template of templates) {
     out.push(`  template ${line(template.uriTemplate)}  ${describe(template)}\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findMentions } from './mentions.js';
+import { findMentions, mentionName } from './mentions.js';
 import { buildPromptCommands, promptCommandName } from './prompt-commands.js';
 
 const prompt = (name: string) => ({ name, arguments: [] });
@@ -47,5 +47,13 @@ describe('findMentions', () => {
       { server: 'docs-v2', uri: 'mem://x', text: '@docs-v2:mem://x' },
     ]);
     expect(findMentions('no mentions here', ['docs'])).toEqual([]);
+  });
+
+  it('matches a server whose name holds a space by its name as tool names carry it', () => {
+    expect(mentionName('team docs')).toBe('team_docs');
+    expect(mentionName('docs-v2')).toBe('docs-v2');
+    expect(findMentions('read @team_docs:mem://a please', ['team docs', 'team'])).toEqual([
+      { server: 'team docs', uri: 'mem://a', text: '@team_docs:mem://a' },
+    ]);
   });
 });

@@ -371,14 +371,20 @@ class ChatSession {
         return true;
       case '/tools': {
         const all = this.#project.session.registry.list();
-        const name = restParts[0];
+        // The rest of the line: server names may hold spaces (`/tools team docs`).
+        const name = rest.trim() === '' ? undefined : rest.trim();
         if (name !== undefined) {
           // One tool, or every tool of one server, with signatures.
           const picked = all.filter((tool) => tool.name === name || tool.source.id === name);
+          const server = this.#project.session.mount
+            .summary()
+            .servers.find((entry) => entry.name === name);
           this.#write(
-            picked.length === 0
-              ? `no tool or server named ${JSON.stringify(name)}; /tools lists them\n`
-              : formatToolDetails(picked),
+            picked.length > 0
+              ? formatToolDetails(picked)
+              : server !== undefined
+                ? `server ${JSON.stringify(name)} has no tools (${server.state}); /mcp shows it\n`
+                : `no tool or server named ${JSON.stringify(name)}; /tools lists them\n`,
           );
           return true;
         }
@@ -398,7 +404,9 @@ class ChatSession {
         await this.#listing(() => this.#catalog.promptsText());
         return true;
       case '/resources':
-        await this.#listing(() => this.#catalog.resourcesText(restParts[0]));
+        await this.#listing(() =>
+          this.#catalog.resourcesText(rest.trim() === '' ? undefined : rest.trim()),
+        );
         return true;
       case '/mode':
         if (restParts[0] !== undefined) {
