@@ -72,4 +72,40 @@ describe('a built plugin project', () => {
       'mcp-notes is not installed; to install it, run "clat plugin install ./hello-mcp"',
     );
   });
+
+  it('uninstalls "." as the package the project builds', async () => {
+    expect(
+      (await sandbox.run(['plugin', 'install', '.', '--accept-capabilities'], { cwd: project }))
+        .code,
+    ).toBe(0);
+    const removed = await sandbox.run(['plugin', 'uninstall', '.'], { cwd: project });
+    expect(removed.stderr).toBe('');
+    expect(removed.stdout).toBe('Uninstalled mcp-notes. Restart CLAT to apply.\n');
+    const listed = await sandbox.run(['plugin', 'list', '--json']);
+    expect(parseJsonOutput<unknown[]>(listed)).toEqual([]);
+  });
+});
+
+describe('clat plugin new and its mistakes', () => {
+  it('refuses a name whose tool name would not fit, an unknown kind, and names the action meant', async () => {
+    // mcp_ + 50 characters + _word_count is 65: over the 64 of a tool name.
+    const long = `a${'b'.repeat(49)}`;
+    const refused = await sandbox.run(['plugin', 'new', 'mcp', long], { cwd: sandbox.root });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `name "${long}" is too long for a mcp plugin: its tool mcp_${long}_word_count would have 65 characters, over the 64 of a tool name; use at most 49`,
+    );
+    const fits = await sandbox.run(['plugin', 'new', 'mcp', long.slice(0, 49)], {
+      cwd: sandbox.root,
+    });
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stdout).toContain(`mcp_${long.slice(0, 49)}_word_count`);
+
+    const kind = await sandbox.run(['plugin', 'new', 'python', 'foo'], { cwd: sandbox.root });
+    expect(kind.stderr).toContain('new: unknown kind "python"; use dsh, wasm, mcp');
+    const remove = await sandbox.run(['plugin', 'remove', 'foo']);
+    expect(remove.stderr).toContain('unknown action "remove"; did you mean "uninstall"?');
+    const proto = await sandbox.run(['plugin', 'constructor']);
+    expect(proto.stderr).toContain('unknown action "constructor"; see "clat plugin --help"');
+  });
 });

@@ -137,6 +137,11 @@ describe('mcp-notes as an installed package', () => {
     expect(listed.stdout).toContain(
       `server.mjs of installed package mcp-notes was changed; ${hint}`,
     );
+    // `clat mcp` sends the person to the repair, not to edit registry.json (which is fine).
+    const status = await clat('mcp', '--trust');
+    expect(status.stdout).toContain('Config issues (1 entry skipped; each says what to run):');
+    expect(status.stdout).toContain(hint);
+    expect(status.stdout).not.toContain('fix ');
     const enable = await clat('plugin', 'enable', 'mcp-notes');
     expect(enable.code).toBe(1);
     expect(enable.stderr).toContain(`${hint} [ARTIFACT_TAMPERED]`);

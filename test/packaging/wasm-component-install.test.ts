@@ -104,9 +104,15 @@ describe('clat plugin pack <dir>', () => {
     );
     const before = await sandbox.run(['plugin', 'install', dir, '--accept-capabilities']);
     expect(before.code).toBe(1);
-    expect(before.stderr).toContain('runtime.sha256');
+    // The manifest by its full path, what is wrong in words, and the command that fixes it.
+    expect(before.stderr).toContain(
+      `${join(dir, 'clat-plugin.json')}: runtime.sha256: is missing: the sha256 of the entry file; run "clat plugin pack `,
+    );
+    const fix =
+      /run "(clat plugin pack .*)" to write the entry's digest/.exec(before.stderr)?.[1] ?? '';
+    expect(shownCommandArgs(fix)).toEqual(['plugin', 'pack', dir]);
 
-    const packed = await sandbox.run(['plugin', 'pack', dir]);
+    const packed = await sandbox.run(shownCommandArgs(fix));
     expect(packed.code, packed.stderr).toBe(0);
     const sha = createHash('sha256')
       .update(await readFile(COMPONENT))

@@ -120,7 +120,12 @@ export const PluginRuntimeSchema = lazyValue(() =>
         if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `entry ${problem}` });
       }),
       sha256: z
-        .string()
+        .string({
+          error: (issue) =>
+            issue.input === undefined
+              ? 'is missing: the sha256 of the entry file'
+              : 'must be a string of 64 hex digits',
+        })
         .regex(SHA256_PATTERN, 'must be 64 hex digits, optionally prefixed "sha256:"')
         .transform(normalizeSha256),
       args: z

@@ -5,9 +5,10 @@
  * @module
  */
 import { lstat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   type JsonValue,
+  MANIFEST_FILE,
   type PluginUserConfigField,
   sanitizeTerminalLine,
   shellWord,
@@ -17,6 +18,7 @@ import {
   type ArtifactSource,
   type InstallOptions,
   isMcpbSource,
+  isPackagingError,
   NPM_SPEC_PREFIX,
   type PackageRecord,
   PackagingError,
@@ -205,11 +207,36 @@ async function activatePath(
   } else if (values.id !== undefined) {
     throw usage('--id only applies to npm:, MCPB and .wasm sources');
   }
-  if (staged === undefined) return run(path);
+  if (staged === undefined) return digestHinted(path, options, () => run(path));
   try {
     return await run(staged.dir);
   } finally {
     await staged.cleanup();
+  }
+}
+
+/**
+ * A package directory whose manifest lacks the entry's digest, or has a stale one (an author's
+ * sources, a build not rerun): the error names the manifest by its full path and the command
+ * that writes the digest, `clat plugin pack` of the same source.
+ */
+async function digestHinted<T>(
+  dir: string,
+  options: InstallOptions,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const prefix = `${MANIFEST_FILE}: runtime.sha256`;
+    if (!isPackagingError(error) || !error.message.startsWith(prefix)) throw error;
+    if (!(await lstat(dir).catch(() => undefined))?.isDirectory()) throw error;
+    const source = options.sourceArgument ?? shellWord(dir);
+    throw new PackagingError(
+      error.code,
+      `${join(dir, MANIFEST_FILE)}${error.message.slice(MANIFEST_FILE.length)}; run "clat plugin pack ${source}" to write the entry's digest (a plugin project's build does it too)`,
+      { file: join(dir, MANIFEST_FILE), cause: error },
+    );
   }
 }
 

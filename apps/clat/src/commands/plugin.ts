@@ -1,8 +1,8 @@
 /** `clat plugin`: inspect, install, update, enable/disable, roll back, uninstall, list and pack packages. @module */
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
+import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
 import {
   type InspectedPackage,
   inspectPackage,
@@ -77,6 +77,36 @@ $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
 
 /** Exit code when a capability expansion was not accepted (distinct, so scripts can tell). */
 const EXIT_CAPABILITIES = 3;
+
+/**
+ * The id to uninstall: `arg` when a package has that id, else the id of the package a directory
+ * holds (`clat plugin uninstall .` in a plugin project, as `install .` and `update .` take it).
+ */
+async function installedIdOf(store: PluginStore, arg: string, cwd: string): Promise<string> {
+  if (Object.hasOwn((await store.readRegistry()).packages, arg)) return arg;
+  const dir = resolve(cwd, arg);
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory()) return arg;
+  try {
+    const manifest = join(await packageDirOf(dir), MANIFEST_FILE);
+    const { id } = JSON.parse(await readFile(manifest, 'utf8')) as { id?: unknown };
+    return typeof id === 'string' ? id : arg;
+  } catch {
+    // No package to read an id from: "<arg> is not installed" says the rest.
+    return arg;
+  }
+}
+
+/** Words people type for an action that has another name here. */
+const ACTION_ALIASES: Record<string, string> = {
+  remove: 'uninstall',
+  rm: 'uninstall',
+  delete: 'uninstall',
+  add: 'install',
+  upgrade: 'update',
+  ls: 'list',
+  create: 'new',
+  init: 'new',
+};
 
 function usage(message: string): CliError {
   return new CliError(CliErrorCode.CLI_USAGE, `clat plugin: ${message}; see "clat plugin --help"`);
@@ -244,8 +274,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   switch (action) {
     case 'new': {
       const [kind, name, target, ...extra] = positionals;
-      if (kind === undefined || !isScaffoldKind(kind)) {
-        throw usage(`new needs a kind: ${SCAFFOLD_KINDS.join(', ')}`);
+      if (kind === undefined) throw usage(`new needs a kind: ${SCAFFOLD_KINDS.join(', ')}`);
+      if (!isScaffoldKind(kind)) {
+        throw usage(`new: unknown kind ${JSON.stringify(kind)}; use ${SCAFFOLD_KINDS.join(', ')}`);
       }
       if (name === undefined) throw usage('new needs a plugin name');
       if (extra.length > 0) throw usage(`unexpected argument ${JSON.stringify(extra[0])}`);
@@ -330,7 +361,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       return 0;
     }
     case 'uninstall': {
-      const id = one(positionals, 'a plugin id');
+      const id = await installedIdOf(store, one(positionals, 'a plugin id'), io.cwd);
       const { cleanupError } = await store.uninstall(id);
       io.stdout.write(`Uninstalled ${id}. Restart CLAT to apply.\n`);
       if (cleanupError !== undefined) {
@@ -368,8 +399,12 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     }
     case undefined:
       throw usage('expected an action');
-    default:
-      throw usage(`unknown action ${JSON.stringify(action)}`);
+    default: {
+      const meant = Object.hasOwn(ACTION_ALIASES, action) ? ACTION_ALIASES[action] : undefined;
+      throw usage(
+        `unknown action ${JSON.stringify(action)}${meant === undefined ? '' : `; did you mean "${meant}"?`}`,
+      );
+    }
   }
 }
 

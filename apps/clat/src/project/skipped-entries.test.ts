@@ -24,4 +24,16 @@ describe('skippedEntries', () => {
       ]),
     ).toBe('/h/mcp.json could not be read, 1 entry skipped; fix /h/mcp.json and /p/.clat/mcp.json');
   });
+
+  it('names no file to fix for an issue that says what to run', () => {
+    const damaged = {
+      file: '/h/plugin-store/registry.json',
+      path: 'notes',
+      message: 'server.mjs of installed package notes was changed; run "clat plugin repair notes"',
+    };
+    expect(skippedEntries([damaged])).toBe('1 entry skipped; each says what to run');
+    expect(skippedEntries([damaged, { file: '/h/mcp.json', path: 'x.url', message: 'bad' }])).toBe(
+      '2 entries skipped; fix /h/mcp.json',
+    );
+  });
 });

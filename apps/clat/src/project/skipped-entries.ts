@@ -9,6 +9,9 @@ import type { ConfigIssue } from '@clat/kernel';
 /** Issue paths that concern a whole file (mcp.json not JSON, not an object, bad wrapper). */
 const WHOLE_FILE = new Set(['(root)', 'mcpServers']);
 
+/** A message that ends in the command to run. */
+const REMEDY = /\brun "clat [^"]+"$/;
+
 /** The entry an issue path names: its first segment (`docs.url` → `docs`). */
 function entryOf(path: string): string {
   return /^[^.[]*/.exec(path)?.[0] ?? path;
@@ -24,12 +27,15 @@ export function skippedEntries(issues: readonly ConfigIssue[]): string | undefin
   const entries = new Set<string>();
   const files = new Set<string>();
   for (const issue of issues) {
-    files.add(issue.file);
+    // An issue that names its own remedy (`run "clat plugin repair x"` for a damaged package)
+    // is not fixed by editing its file: registry.json is fine then.
+    if (!REMEDY.test(issue.message)) files.add(issue.file);
     if (WHOLE_FILE.has(issue.path)) unreadable.add(issue.file);
     else entries.add(JSON.stringify([issue.file, entryOf(issue.path)]));
   }
   const parts = [...unreadable].map((file) => `${file} could not be read`);
   if (entries.size > 0)
     parts.push(`${entries.size} entr${entries.size === 1 ? 'y' : 'ies'} skipped`);
-  return `${parts.join(', ')}; fix ${[...files].join(' and ')}`;
+  const fix = files.size > 0 ? `fix ${[...files].join(' and ')}` : 'each says what to run';
+  return `${parts.join(', ')}; ${fix}`;
 }

@@ -5,6 +5,7 @@
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { LIMITS } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import type { ScaffoldFiles } from './common-files.js';
 import { dshTemplate } from './dsh-template.js';
@@ -51,6 +52,16 @@ export async function writeScaffold(
       `clat plugin new: name ${JSON.stringify(name)} must be lowercase letters, digits and dashes, starting with a letter (at most 63)`,
     );
   }
+  const tool = scaffoldToolName(kind, name);
+  if (tool.length > LIMITS.toolNameChars) {
+    // The registry would shorten it with a hash: the README and this command's output would
+    // name a tool that does not exist.
+    const most = name.length - (tool.length - LIMITS.toolNameChars);
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat plugin new: name ${JSON.stringify(name)} is too long for a ${kind} plugin: its tool ${tool} would have ${tool.length} characters, over the ${LIMITS.toolNameChars} of a tool name; use at most ${most}`,
+    );
+  }
   const dir = resolve(target);
   const existing = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
@@ -68,5 +79,5 @@ export async function writeScaffold(
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, text, { flag: 'wx' });
   }
-  return { dir, files: Object.keys(files).sort(), tool: scaffoldToolName(kind, name) };
+  return { dir, files: Object.keys(files).sort(), tool };
 }
