@@ -103,6 +103,53 @@ describe('clat mcp add/remove/list/get', () => {
     const dup = await sandbox.run(['mcp', 'add', 'a', '--', 'other']);
     expect(dup.code).toBe(2);
     expect(dup.stderr).toContain('already exists');
+    // What every start would refuse is refused before it is written, naming the field.
+    const url = 'http://127.0.0.1:9/mcp';
+    const badName = await sandbox.run([
+      'mcp',
+      'add',
+      'h1',
+      '--url',
+      url,
+      '--header',
+      'Bad Name: x',
+    ]);
+    expect(badName.stderr).toContain(
+      'h1.headers.Bad Name: header name "Bad Name" is not a valid HTTP token',
+    );
+    const badValue = await sandbox.run([
+      'mcp',
+      'add',
+      'h2',
+      '--url',
+      url,
+      '--header',
+      'X-A: one\ntwo',
+    ]);
+    expect(badValue.stderr).toContain(
+      'h2.headers.X-A: header "X-A" has a value with line breaks or non-Latin-1 characters',
+    );
+    expect(badValue.stderr).not.toContain('two');
+    const userinfo = await sandbox.run([
+      'mcp',
+      'add',
+      'h3',
+      '--url',
+      'http://me:s3cr3t@127.0.0.1:9/mcp',
+    ]);
+    expect(userinfo.stderr).toContain('--url must not embed credentials (user:password@)');
+    expect(userinfo.stderr).not.toContain('s3cr3t');
+    const noAscii = await sandbox.run(['mcp', 'add', '日本語', '--', 'node']);
+    expect(noAscii.stderr).toContain('server name "日本語" needs an ASCII letter or digit');
+    expect((await sandbox.run(['mcp', 'add', 'team docs', '--', 'node'])).code).toBe(0);
+    const twin = await sandbox.run(['mcp', 'add', 'team_docs', '--', 'node']);
+    expect(twin.stderr).toContain(
+      'server name "team_docs" gives the same tool names as "team docs" (mcp_team_docs_…); choose another name',
+    );
+    for (const refused of [badName, badValue, userinfo, noAscii, twin]) {
+      expect(refused.code).not.toBe(0);
+    }
+    expect((await sandbox.run(['mcp', 'remove', 'team docs'])).code).toBe(0);
     expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toBe(before);
   });
 

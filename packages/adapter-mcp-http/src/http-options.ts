@@ -3,9 +3,9 @@
  * header names and values), with messages that name the origin only.
  * @module
  */
+import { headerProblem } from '@clat/adapter-mcp';
 import { HttpTransportError } from './errors.js';
 import type { HttpAuth } from './http-auth.js';
-import { headerProblem } from './http-headers.js';
 
 export interface HttpTransportOptions {
   /** The server endpoint (http or https). Only its origin ever appears in errors or status. */

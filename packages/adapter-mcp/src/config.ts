@@ -10,7 +10,7 @@ import {
   lazyValue,
 } from '@clat/kernel';
 import * as z from 'zod';
-import { hasVariableReference, httpUrlProblem } from './http-url.js';
+import { hasVariableReference, headerProblem, httpUrlProblem } from './http-url.js';
 import { plainStdioEntry } from './plain-stdio-entry.js';
 
 /** Tool name patterns: exact names, `*` matches any run of characters. */
@@ -109,7 +109,17 @@ export const HttpServerConfigSchema = lazyValue(() =>
             problem === 'not http or https' ? 'must use http or https' : 'must be an absolute URL',
         });
       }),
-      headers: z.record(z.string(), z.string()).optional(),
+      headers: z
+        .record(z.string(), z.string())
+        .superRefine((headers, context) => {
+          for (const [name, value] of Object.entries(headers)) {
+            // A value with references is checked once expanded (by the transport).
+            const problem = headerProblem(name, hasVariableReference(value) ? '' : value);
+            if (problem !== undefined)
+              context.addIssue({ code: 'custom', path: [name], message: problem });
+          }
+        })
+        .optional(),
       oauth: OAuthConfigSchema.optional(),
       ...entryControls(),
     })

@@ -13,6 +13,25 @@ export function httpUrlProblem(
   return undefined;
 }
 
+const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Returns the reason a configured header is unusable, or undefined; the message names the header,
+ * never its value. fetch would reject the same header with an error that quotes the value. A
+ * value with `${…}` references is checked by the transport once expanded.
+ */
+export function headerProblem(name: string, value: string): string | undefined {
+  if (!HEADER_TOKEN.test(name))
+    return `header name ${JSON.stringify(name)} is not a valid HTTP token`;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 0xff || code === 0x0a || code === 0x0d || code === 0x00) {
+      return `header ${JSON.stringify(name)} has a value with line breaks or non-Latin-1 characters`;
+    }
+  }
+  return undefined;
+}
+
 /** True when `value` holds a `${…}` reference, left for expansion at mount time. */
 export function hasVariableReference(value: string): boolean {
   return value.includes('${');

@@ -55,6 +55,7 @@ export {
   HostServicesMethod,
   SYSTEM_PROMPT_META,
 } from './host-services-wire.js';
+export { headerProblem } from './http-url.js';
 export {
   MCP_LIMITS,
   /** @public a key of MCP_LIMITS */

@@ -235,6 +235,16 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
       );
     }
     const headers = pairs(values.header, /:/, '--header');
+    // The transport refuses it at every start; say so now, before it is written.
+    if (URL.canParse(values.url)) {
+      const url = new URL(values.url);
+      if (url.username !== '' || url.password !== '') {
+        throw new CliError(
+          CliErrorCode.CLI_USAGE,
+          'clat mcp add: --url must not embed credentials (user:password@); put them in a header instead, e.g. --header "Authorization: Bearer <token>"',
+        );
+      }
+    }
     entry = {
       ...(transport === 'sse' ? { type: 'sse' } : {}),
       url: values.url,

@@ -10,7 +10,7 @@ import {
   parseServerEntry,
   type ServerOrigin,
 } from '@clat/adapter-mcp';
-import { type ConfigIssue, describeJsonSyntaxError } from '@clat/kernel';
+import { type ConfigIssue, describeJsonSyntaxError, normalizeNameSegment } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
@@ -75,6 +75,9 @@ export function serverNameProblem(name: string): string | undefined {
   if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name))
     return 'must not contain control or invisible characters';
   if (name.trim() !== name) return 'must not start or end with a space';
+  if (normalizeNameSegment(name) === '') {
+    return 'needs an ASCII letter or digit: its tool names are built from it (mcp_<name>_<tool>)';
+  }
   return undefined;
 }
 
@@ -161,6 +164,17 @@ export async function putServerEntry(
     throw new CliError(
       CliErrorCode.CLI_USAGE,
       `${file}: server ${JSON.stringify(name)} already exists; remove it first or pass --force`,
+    );
+  }
+  // `team docs` and `team_docs` would register the same tool names: the second would get none.
+  const segment = normalizeNameSegment(name);
+  const twin = Object.keys(servers).find(
+    (other) => other !== name && normalizeNameSegment(other) === segment,
+  );
+  if (twin !== undefined) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `${file}: server name ${JSON.stringify(name)} gives the same tool names as ${JSON.stringify(twin)} (mcp_${segment}_…); choose another name`,
     );
   }
   servers[name] = entry;
