@@ -33,6 +33,11 @@ describe('a tool schema nested 20,000 levels deep', () => {
     expect(tools.diagnostics).toEqual([
       expect.objectContaining({ name: 'mcp_deep_deep', code: 'LIMIT_EXCEEDED' }),
     ]);
+    // Both listings say, on stderr, that a tool is missing from them and where to see why.
+    const missing = 'clat: 1 tool of server "deep" was skipped; run "clat mcp --trust" for why\n';
+    expect(result.stderr).toBe(missing);
+    const text = await sandbox.run(['tools', '--trust']);
+    expect(text.stderr).toBe(missing);
     const status = await sandbox.run(['mcp', '--trust']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/deep {2}stdio {2}connected .* 1 tool /);

@@ -121,9 +121,12 @@ describe('tool signatures and key=value calls', () => {
     const there = await sandbox.run(hintedCommand(elsewhere.stderr), { cwd: sandbox.root });
     expect(there.stdout).toMatch(/other .* failed/);
 
+    // With --json, stdout is the exact JSON and the missing server is named on stderr as well.
     const json = await sandbox.run(['tools', '--json', '--trust']);
     expect(json.code).toBe(0);
-    expect(json.stderr).toBe('');
+    expect(json.stderr).toBe(
+      'clat: server "other" is failed; run "clat mcp --trust" for details\n',
+    );
     expect(JSON.parse(json.stdout).tools.map((tool: { name: string }) => tool.name)).toContain(
       'mcp_notes_add_note',
     );

@@ -62,8 +62,9 @@ export const promptsCommand: Command = {
         io.stdout.write(jsonOutput({ servers: json }, 'clat prompts'));
       } else {
         io.stdout.write(formatPromptTable(table));
-        if (target === undefined) reportUnavailable(io, mount.summary(), values);
       }
+      // In --json too (stdout stays the exact JSON): which servers could not be asked.
+      if (target === undefined) reportUnavailable(io, mount.summary(), values);
       return lists.some((list) => list.error !== undefined) ? 1 : 0;
     });
   },

@@ -52,8 +52,9 @@ export const resourcesCommand: Command = {
             io.stdout.write(formatResources(list.server, list.resources, list.resourceTemplates));
           }
         }
-        if (target === undefined) reportUnavailable(io, mount.summary(), values);
       }
+      // In --json too (stdout stays the exact JSON): which servers could not be asked.
+      if (target === undefined) reportUnavailable(io, mount.summary(), values);
       return lists.some((list) => list.error !== undefined) ? 1 : 0;
     });
   },

@@ -1,12 +1,13 @@
 /** `clat tools`: the frozen tool surface of the trusted project (native and plugin tools). @module */
-import { sanitizeTerminalLine } from '@clat/kernel';
+import { type MountSummary, sanitizeTerminalLine } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
-import type { Command } from '../command.js';
+import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { mcpStatusCommand, projectCommand } from '../project/project-command.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { jsonOutput } from '../ui/json-output.js';
+import { skippedToolLines } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 import { reportUnavailable } from './catalog-servers.js';
@@ -110,6 +111,8 @@ export const toolsCommand: Command = {
               'clat tools',
             ),
           );
+          // stdout stays the exact JSON; what is missing from it goes to stderr, as in text.
+          if (target === undefined) reportMissing(io, summary, values);
         } else if (target !== undefined && tools.length === 0) {
           // A connected server that registered none (prompts or resources only, or withheld).
           io.stdout.write(`server ${sanitizeTerminalLine(JSON.stringify(target))} has no tools\n`);
@@ -117,8 +120,8 @@ export const toolsCommand: Command = {
           io.stdout.write(formatToolDetails(tools, terminalWidth(io.stdout)));
         } else {
           io.stdout.write(formatTools(tools));
-          // The list shows what connected: say which servers are missing from it, and why.
-          reportUnavailable(io, summary, values);
+          // The list shows what connected: say which servers and tools are missing, and why.
+          reportMissing(io, summary, values);
         }
         return 0;
       },
@@ -129,4 +132,15 @@ export const toolsCommand: Command = {
 function terminalWidth(stream: unknown): number {
   const columns = (stream as { columns?: number }).columns;
   return typeof columns === 'number' && columns >= 40 ? Math.min(columns, 120) : 100;
+}
+
+function reportMissing(
+  io: CommandIO,
+  summary: MountSummary,
+  values: { project?: string | undefined; trust?: boolean | undefined },
+): void {
+  reportUnavailable(io, summary, values);
+  for (const text of skippedToolLines(summary, mcpStatusCommand(values))) {
+    io.stderr.write(`clat: ${text}\n`);
+  }
 }

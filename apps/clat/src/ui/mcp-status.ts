@@ -137,6 +137,23 @@ export function needsLoginLines(summary: McpSummary): string[] {
  * listings that show only what connected (`clat tools`, `clat prompts`, `clat resources`).
  * `statusCommand` is the `clat mcp` that shows why (project-command.ts).
  */
+/**
+ * One line per connected server that skipped some of its tools (a schema no validator accepts,
+ * one nested too deep): `clat tools` lists what registered, so it says what is missing from it.
+ */
+export function skippedToolLines(summary: McpSummary, statusCommand: string): string[] {
+  const lines: string[] = [];
+  for (const server of summary.servers) {
+    if (server.state !== 'connected') continue;
+    const skipped = server.warnings.filter((warning) => /^tool .* skipped: /.test(warning)).length;
+    if (skipped === 0) continue;
+    lines.push(
+      `${skipped} tool${skipped === 1 ? '' : 's'} of server ${line(JSON.stringify(server.name))} ${skipped === 1 ? 'was' : 'were'} skipped; run "${line(statusCommand)}" for why`,
+    );
+  }
+  return lines;
+}
+
 export function unavailableLines(summary: McpSummary, statusCommand: string): string[] {
   return summary.servers
     .filter((server) => server.state !== 'connected')
