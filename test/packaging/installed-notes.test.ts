@@ -183,6 +183,16 @@ describe('mcp-notes as an installed package', () => {
     );
     expect(names.filter((name) => name.startsWith('mcp_mcp_notes'))).toEqual([]);
     expect(names).toContain('read_file');
+    // Shown in `clat mcp` beside the mcp.json servers, but managed by `clat plugin`: the
+    // refusal names the command that works.
+    const toggled = await clat('mcp', 'disable', 'mcp-notes');
+    expect(toggled.code).toBe(1);
+    expect(toggled.stderr).toContain(
+      '"mcp-notes" is an installed plugin, not an mcp.json entry: run "clat plugin disable mcp-notes"',
+    );
+    const disabled = await clat('plugin', 'disable', 'mcp-notes');
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect((await clat('plugin', 'enable', 'mcp-notes')).code).toBe(0);
     const listed = await clat('tools', 'mcp-notes', '--trust');
     expect(listed.stdout).toBe('server "mcp-notes" has no tools\n');
     expect(listed.code).toBe(0);

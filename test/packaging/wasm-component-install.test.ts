@@ -40,6 +40,18 @@ describe('clat plugin install <file.wasm>', () => {
     const bad = await sandbox.run(['plugin', 'install', file, '--host-tools', 'rm_rf']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--host-tools names "rm_rf", which is not a host tool');
+    const badId = await sandbox.run(['plugin', 'install', file, '--id', 'Bad Id']);
+    expect(badId.code).toBe(2);
+    expect(badId.stderr).toContain('--id "Bad Id" must be a lowercase id');
+    expect(badId.stderr).not.toContain('clat-plugin.json');
+
+    // inspect takes the bare component as install does: what install would generate for it.
+    const inspected = await sandbox.run(['plugin', 'inspect', file, '--json']);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(parseJsonOutput<{ id: string; runtime: string }>(inspected)).toMatchObject({
+      id: 'word-tools',
+      runtime: 'wasm-component',
+    });
 
     const installed = await sandbox.run([
       'plugin',

@@ -6,6 +6,7 @@ import {
   redactArgs,
   redactSecrets,
   sanitizeTerminalLine,
+  shellWord,
 } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
@@ -317,41 +318,87 @@ export const mcpCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
     const [sub, ...rest] = argv;
-    switch (sub) {
-      case 'list':
-        return list(rest, io);
-      case 'get': {
-        const [name, ...flags] = rest;
-        if (name === undefined)
-          throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp get: missing <name>');
-        return list(flags, io, name);
-      }
-      case 'add':
-        return add(rest, io);
-      case 'remove':
-      case 'rm':
-        return remove(rest, io);
-      case 'status':
-        return status(rest, io);
-      case 'login':
-        return (await import('./mcp-login.js')).login(rest, io);
-      case 'logout':
-        return (await import('./mcp-login.js')).logout(rest, io);
-      case 'enable':
-      case 'disable':
-        return toggle(sub === 'disable', rest, io);
-      case 'import': {
-        const { importServers } = await import('./mcp-import.js');
-        return importServers(rest, io);
-      }
-      default:
-        if (sub !== undefined && !sub.startsWith('-')) {
-          throw new CliError(
-            CliErrorCode.CLI_USAGE,
-            `clat mcp: unknown subcommand ${JSON.stringify(sub)}; see "clat mcp --help"`,
-          );
-        }
-        return status(argv, io);
+    const plugin = PLUGIN_ACTION[sub ?? ''];
+    if (plugin === undefined || !Object.hasOwn(PLUGIN_ACTION, sub ?? ''))
+      return edit(sub, rest, io);
+    try {
+      return await edit(sub, rest, io);
+    } catch (error) {
+      throw await namePluginAction(error, plugin, rest, io);
     }
   },
 };
+
+/** What manages an installed plugin that `clat mcp <get|remove|enable|disable>` was given. */
+const PLUGIN_ACTION: Record<string, string> = {
+  get: 'list',
+  remove: 'uninstall',
+  rm: 'uninstall',
+  enable: 'enable',
+  disable: 'disable',
+};
+
+/**
+ * "no server named x" for the id of an installed plugin (it shows in `clat mcp` beside the
+ * mcp.json servers) names the `clat plugin` command that manages it.
+ */
+async function namePluginAction(
+  error: unknown,
+  action: string,
+  rest: string[],
+  io: CommandIO,
+): Promise<unknown> {
+  if (!(error instanceof CliError) || error.code !== CliErrorCode.CLI_SERVER_NOT_FOUND)
+    return error;
+  const name = rest.find((word) => !word.startsWith('-'));
+  if (name === undefined) return error;
+  const { PluginStore } = await import('@clat/packaging');
+  const home = resolveClatHome(io.env, io.cwd);
+  const registry = await new PluginStore({ clatHome: home.dir })
+    .readRegistry()
+    .catch(() => undefined);
+  if (registry === undefined || !Object.hasOwn(registry.packages, name)) return error;
+  return new CliError(
+    CliErrorCode.CLI_SERVER_NOT_FOUND,
+    `${error.message}; ${JSON.stringify(name)} is an installed plugin, not an mcp.json entry: run "clat plugin ${action === 'list' ? 'list' : `${action} ${shellWord(name)}`}"`,
+  );
+}
+
+async function edit(sub: string | undefined, rest: string[], io: CommandIO): Promise<number> {
+  switch (sub) {
+    case 'list':
+      return list(rest, io);
+    case 'get': {
+      const [name, ...flags] = rest;
+      if (name === undefined)
+        throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp get: missing <name>');
+      return list(flags, io, name);
+    }
+    case 'add':
+      return add(rest, io);
+    case 'remove':
+    case 'rm':
+      return remove(rest, io);
+    case 'status':
+      return status(rest, io);
+    case 'login':
+      return (await import('./mcp-login.js')).login(rest, io);
+    case 'logout':
+      return (await import('./mcp-login.js')).logout(rest, io);
+    case 'enable':
+    case 'disable':
+      return toggle(sub === 'disable', rest, io);
+    case 'import': {
+      const { importServers } = await import('./mcp-import.js');
+      return importServers(rest, io);
+    }
+    default:
+      if (sub !== undefined && !sub.startsWith('-')) {
+        throw new CliError(
+          CliErrorCode.CLI_USAGE,
+          `clat mcp: unknown subcommand ${JSON.stringify(sub)}; see "clat mcp --help"`,
+        );
+      }
+      return status(sub === undefined ? rest : [sub, ...rest], io);
+  }
+}

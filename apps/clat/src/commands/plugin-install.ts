@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import {
   type JsonValue,
   MANIFEST_FILE,
+  PLUGIN_ID_PATTERN,
   type PluginUserConfigField,
   sanitizeTerminalLine,
   shellWord,
@@ -95,6 +96,12 @@ function interactive(io: CommandIO): boolean {
 
 /** Store options from flags; on a terminal, confirmation and setting prompts are wired in. */
 export async function installOptions(values: InstallFlags, io: CommandIO): Promise<InstallOptions> {
+  // Checked here, before a generated manifest would blame a clat-plugin.json nobody wrote.
+  if (values.id !== undefined && !PLUGIN_ID_PATTERN.test(values.id)) {
+    throw usage(
+      `--id ${JSON.stringify(values.id)} must be a lowercase id: letters a-z, digits, ".", "_" and "-", starting with a letter or digit (at most 128)`,
+    );
+  }
   const given = ['config-file', 'config-json'].filter(
     (flag) => values[flag as keyof InstallFlags] !== undefined,
   );

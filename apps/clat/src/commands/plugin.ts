@@ -26,6 +26,7 @@ import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
+import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
 
@@ -146,6 +147,15 @@ async function inspectSource(
   }
   // A plugin project is inspected as its built package, as install does (never node_modules).
   const path = await packageDirOf(resolve(io.cwd, source));
+  if (isComponentFile(path)) {
+    // A bare component: the package install would generate for it (manifest, capabilities).
+    const staged = await packageFromComponent(path, {});
+    try {
+      return { inspected: { ...(await inspectPackage(staged.dir)), dir: path } };
+    } finally {
+      await staged.cleanup();
+    }
+  }
   if (await isMcpbSource(path)) {
     const staged = await stageMcpbBundle(path);
     try {
