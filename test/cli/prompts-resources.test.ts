@@ -131,6 +131,19 @@ describe('clat prompts', () => {
     expect(missing.stderr).toBe(
       'clat: prompt "args-prompt" needs argument "city"; give city=<value>, or values in the order city state [CLI_USAGE]\n',
     );
+    // A mistyped argument name is refused (it used to fill "city" with "cty=Paris").
+    const typo = await sandbox.run([
+      'prompts',
+      'get',
+      'everything',
+      'args-prompt',
+      'cty=Paris',
+      '--trust',
+    ]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe(
+      'clat: prompt "args-prompt" has no argument "cty" (its arguments: city, state); a value with "=" is given named: city=cty=Paris [CLI_USAGE]\n',
+    );
     const extra = await sandbox.run([
       'prompts',
       'get',

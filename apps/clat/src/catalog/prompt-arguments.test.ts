@@ -35,8 +35,13 @@ describe('bindPromptArguments', () => {
       state: 'TX',
     });
     expect(bindPromptArguments(weather, ['Paris'])).toEqual({ city: 'Paris' });
-    // An undeclared key is an ordinary value.
-    expect(bindPromptArguments(weather, ['a=b'])).toEqual({ city: 'a=b' });
+    // A value with "=" is given named; a word that is not a name before "=" stays a value.
+    expect(bindPromptArguments(weather, ['city=a=b'])).toEqual({ city: 'a=b' });
+    expect(bindPromptArguments(weather, ['1+1=2'])).toEqual({ city: '1+1=2' });
+    // A mistyped name is refused, not bound to the next argument.
+    expect(() => bindPromptArguments(weather, ['cty=Paris'])).toThrow(
+      'prompt "weather" has no argument "cty" (its arguments: city, state); a value with "=" is given named: city=cty=Paris',
+    );
   });
 
   it('names what is wrong: a missing required argument, one too many, a repeat', () => {

@@ -60,6 +60,17 @@ export function bindPromptArguments(
       if (Object.hasOwn(args, key))
         throw usage(`argument ${JSON.stringify(key)} of prompt ${label} is given twice`);
       args[key] = word.slice(equals + 1);
+    } else if (key !== undefined && /^[A-Za-z_][\w.-]*$/.test(key)) {
+      // A mistyped name (`cty=Paris`) would otherwise fill the next argument with "cty=Paris".
+      const named =
+        declared[0] === undefined
+          ? ''
+          : `; a value with "=" is given named: ${declared[0]}=${word}`;
+      throw usage(
+        declared.length === 0
+          ? `prompt ${label} takes no arguments; got ${JSON.stringify(word)}`
+          : `prompt ${label} has no argument ${JSON.stringify(key)} (its arguments: ${declared.join(', ')})${named}`,
+      );
     } else {
       positional.push(word);
     }
