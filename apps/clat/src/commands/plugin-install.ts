@@ -28,6 +28,7 @@ import {
   parseNpmSpec,
   type Registry,
   readConfigFile,
+  SIGNATURE_FILE,
   stageMcpbBundle,
   stageNpmPackage,
 } from '@clat/packaging';
@@ -238,6 +239,8 @@ async function digestHinted<T>(
     const prefix = `${MANIFEST_FILE}: runtime.sha256`;
     if (!isPackagingError(error) || !error.message.startsWith(prefix)) throw error;
     if (!(await lstat(dir).catch(() => undefined))?.isDirectory()) throw error;
+    // pack refuses a signed package (its signature would break): no hint that would refuse.
+    if (await lstat(join(dir, SIGNATURE_FILE)).catch(() => undefined)) throw error;
     const source = options.sourceArgument ?? shellWord(dir);
     throw new PackagingError(
       error.code,
