@@ -7,7 +7,7 @@ import { mcpStatusCommand, projectCommand } from '../project/project-command.js'
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { jsonOutput } from '../ui/json-output.js';
-import { skippedToolLines } from '../ui/mcp-status.js';
+import { skippedToolLines, unavailableLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 import { reportUnavailable } from './catalog-servers.js';
@@ -74,26 +74,9 @@ export const toolsCommand: Command = {
               `no server named ${JSON.stringify(target)} is mounted; "${mcpStatusCommand(values)}" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
             );
           }
-          if (asServer && server?.state === 'needs-login') {
-            // The name (and so the login command) comes from mcp.json or a project's
-            // .clat/mcp.json: JSON.stringify leaves C1 and bidi characters, the sanitiser does not.
-            io.stderr.write(
-              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} needs login; run \`${sanitizeTerminalLine(server.login ?? 'clat mcp login')}\`\n`,
-            );
-            return 1;
-          }
-          if (asServer && server?.state === 'failed') {
-            io.stderr.write(
-              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} failed; run "${sanitizeTerminalLine(mcpStatusCommand(values))}" for details\n`,
-            );
-            return 1;
-          }
           if (asServer && server !== undefined && server.state !== 'connected') {
-            // Still connecting when the registries froze (an npx download, a slow start).
-            const state = server.state === 'connecting' ? 'still connecting' : server.state;
-            io.stderr.write(
-              `clat: server ${sanitizeTerminalLine(JSON.stringify(target))} is ${state}; run "${sanitizeTerminalLine(mcpStatusCommand(values))}" for details\n`,
-            );
+            // Not connected when the registries froze; the same sentence as the full listing's.
+            io.stderr.write(`clat: ${unavailableLine(server, mcpStatusCommand(values))}\n`);
             return 1;
           }
           if (!asServer) {

@@ -133,11 +133,6 @@ export function needsLoginLines(summary: McpSummary): string[] {
 }
 
 /**
- * One line per server that is not connected (failed, waiting for a login, still connecting), for
- * listings that show only what connected (`clat tools`, `clat prompts`, `clat resources`).
- * `statusCommand` is the `clat mcp` that shows why (project-command.ts).
- */
-/**
  * One line per connected server that skipped some of its tools (a schema no validator accepts,
  * one nested too deep): `clat tools` lists what registered, so it says what is missing from it.
  */
@@ -154,13 +149,27 @@ export function skippedToolLines(summary: McpSummary, statusCommand: string): st
   return lines;
 }
 
+/**
+ * One line per server that is not connected (failed, waiting for a login, still connecting), for
+ * listings that show only what connected (`clat tools`, `clat prompts`, `clat resources`).
+ * `statusCommand` is the `clat mcp` that shows why (project-command.ts).
+ */
 export function unavailableLines(summary: McpSummary, statusCommand: string): string[] {
   return summary.servers
     .filter((server) => server.state !== 'connected')
-    .map((server) => {
-      const name = line(JSON.stringify(server.name));
-      return server.state === 'needs-login'
-        ? `server ${name} needs login; run \`${line(server.login ?? 'clat mcp login')}\``
-        : `server ${name} is ${server.state}; run "${line(statusCommand)}" for details`;
-    });
+    .map((server) => unavailableLine(server, statusCommand));
+}
+
+/** Why one server is not connected, and what shows more (`clat tools --server x` says it too). */
+export function unavailableLine(
+  server: McpSummary['servers'][number],
+  statusCommand: string,
+): string {
+  const name = line(JSON.stringify(server.name));
+  if (server.state === 'needs-login') {
+    return `server ${name} needs login; run \`${line(server.login ?? 'clat mcp login')}\``;
+  }
+  // Connecting when the registries froze: an npx download, a slow start.
+  const state = server.state === 'connecting' ? 'still connecting' : server.state;
+  return `server ${name} is ${state}; run "${line(statusCommand)}" for details`;
 }
