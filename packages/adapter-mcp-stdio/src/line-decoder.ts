@@ -94,15 +94,10 @@ export class LineDecoder {
       }
       if (this.#size + (end - start) > this.#max) {
         const head = this.#head(chunk, start, end);
-        const skipping = {
-          head,
-          tail: Buffer.allocUnsafe(FRAME_TAIL_BYTES),
-          tailBytes: 0,
-          seen: 0,
-        };
+        const tail = Buffer.allocUnsafe(FRAME_TAIL_BYTES);
+        const skipping = { head, tail, tailBytes: 0, seen: this.#size };
         // The held start of the frame (at most the cap) feeds the tail as the chunks after it do.
         if (this.#size > 0) keepTail(skipping, this.#frame as Buffer, 0, this.#size);
-        skipping.seen = this.#size;
         this.#skipping = skipping;
         this.#size = 0;
         continue;

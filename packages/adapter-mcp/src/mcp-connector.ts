@@ -165,11 +165,9 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         clientInfo: options.clientInfo,
         timeouts: options.timeouts,
         signal: ctx.signal,
-        toolFilter:
-          server.withholdTools === undefined
-            ? (tool) => toolAllowedByEntry(server, tool)
-            : () => false,
-        ...(server.withholdTools === undefined ? {} : { leftOutBecause: server.withholdTools }),
+        toolFilter: (tool) =>
+          server.withholdTools === undefined && toolAllowedByEntry(server, tool),
+        leftOutBecause: server.withholdTools,
         narrowable: editableOrigin(server.origin),
         onStatus: (status) => ctx.onProgress(status),
       });

@@ -20,7 +20,7 @@ export async function ensurePluginDataDir(clatHome: string, id: string): Promise
 }
 
 /**
- * Copies `files` (package-relative paths under `dir`) into a new `repaired-<time>[-<slot>]`
+ * Copies `files` (package-relative paths under `dir`) into a new `repaired-<time>-<label>`
  * directory of the data directory, keeping their relative paths; returns that directory.
  */
 export async function keepAddedFiles(

@@ -183,8 +183,9 @@ export class PluginStore {
   }
 
   /**
-   * Restores the active (and rollback) bytes of `id` from the stored containers: files a server
-   * added are removed and changed or removed files come back. Nothing else changes.
+   * Restores the active (and rollback) bytes of `id` from the stored containers: changed or
+   * removed files come back, and files a server added move to its data directory. Nothing else
+   * changes.
    */
   async repair(id: string): Promise<RepairResult> {
     return this.#withLease(async (registry) => {
@@ -194,14 +195,14 @@ export class PluginStore {
       for (const slot of slots as ('active' | 'rollback')[]) {
         const activation = slot === 'active' ? record.active : record.rollback;
         if (activation === undefined) continue;
-        let problem: string | undefined;
+        // What was wrong and what was done, in the order it happened.
+        const done: string[] = [];
         try {
           const verified = await this.verifyActivation(id, record, slot);
-          if (verified.added.length > 0) problem = `${slot}:`;
+          if (verified.added.length === 0) continue;
         } catch (error) {
-          problem = `${slot}: ${(error as Error).message.replace(/; run "clat plugin repair .*"$/, '')}`;
+          done.push((error as Error).message.replace(/; run "clat plugin repair .*"$/, ''));
         }
-        if (problem === undefined) continue;
         const version = record.artifacts[activation.artifact]?.manifest.version ?? '?';
         const container = this.containerPath(id, activation.artifact);
         if (!(await lstat(container).catch(() => undefined))) {
@@ -232,11 +233,10 @@ export class PluginStore {
         if (added.length > 0) {
           const kept = await keepAddedFiles(this.clatHome, id, dir, added, slot);
           const list = `${added.slice(0, 3).join(', ')}${added.length > 3 ? ', …' : ''}`;
-          const moved = `moved ${added.length} added file(s) (${list}) to ${kept}`;
-          problem = problem === `${slot}:` ? `${slot}: ${moved}` : `${problem}; ${moved}`;
+          done.push(`moved ${added.length} added file(s) (${list}) to ${kept}`);
         }
         await this.#publishArtifact(id, activation.artifact, inspected, true);
-        repaired.push(problem);
+        repaired.push(`${slot}: ${done.join('; ')}`);
       }
       await recoverStore(this.root, registry);
       const version = record.artifacts[record.active.artifact]?.manifest.version ?? '';

@@ -349,6 +349,8 @@ class ChatSession {
     }
     const [command = '', ...restParts] = text.split(/\s+/);
     const rest = text.slice(command.length);
+    // A server name is the rest of the line: names may hold spaces (`/tools team docs`).
+    const operand = rest.trim() === '' ? undefined : rest.trim();
     switch (command) {
       case '/exit':
       case '/quit':
@@ -371,20 +373,18 @@ class ChatSession {
         return true;
       case '/tools': {
         const all = this.#project.session.registry.list();
-        // The rest of the line: server names may hold spaces (`/tools team docs`).
-        const name = rest.trim() === '' ? undefined : rest.trim();
-        if (name !== undefined) {
+        if (operand !== undefined) {
           // One tool, or every tool of one server, with signatures.
-          const picked = all.filter((tool) => tool.name === name || tool.source.id === name);
+          const picked = all.filter((tool) => tool.name === operand || tool.source.id === operand);
           const server = this.#project.session.mount
             .summary()
-            .servers.find((entry) => entry.name === name);
+            .servers.find((entry) => entry.name === operand);
           this.#write(
             picked.length > 0
               ? formatToolDetails(picked)
               : server !== undefined
-                ? `server ${JSON.stringify(name)} has no tools (${server.state}); /mcp shows it\n`
-                : `no tool or server named ${JSON.stringify(name)}; /tools lists them\n`,
+                ? `server ${JSON.stringify(operand)} has no tools (${server.state}); /mcp shows it\n`
+                : `no tool or server named ${JSON.stringify(operand)}; /tools lists them\n`,
           );
           return true;
         }
@@ -404,9 +404,7 @@ class ChatSession {
         await this.#listing(() => this.#catalog.promptsText());
         return true;
       case '/resources':
-        await this.#listing(() =>
-          this.#catalog.resourcesText(rest.trim() === '' ? undefined : rest.trim()),
-        );
+        await this.#listing(() => this.#catalog.resourcesText(operand));
         return true;
       case '/mode':
         if (restParts[0] !== undefined) {

@@ -318,33 +318,33 @@ export const mcpCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
     const [sub, ...rest] = argv;
-    const plugin = PLUGIN_ACTION[sub ?? ''];
-    if (plugin === undefined || !Object.hasOwn(PLUGIN_ACTION, sub ?? ''))
-      return edit(sub, rest, io);
+    const plugin =
+      sub !== undefined && Object.hasOwn(PLUGIN_COMMAND, sub) ? PLUGIN_COMMAND[sub] : undefined;
+    if (plugin === undefined) return edit(sub, rest, io);
     try {
       return await edit(sub, rest, io);
     } catch (error) {
-      throw await namePluginAction(error, plugin, rest, io);
+      throw await namePluginCommand(error, plugin, rest, io);
     }
   },
 };
 
-/** What manages an installed plugin that `clat mcp <get|remove|enable|disable>` was given. */
-const PLUGIN_ACTION: Record<string, string> = {
-  get: 'list',
-  remove: 'uninstall',
-  rm: 'uninstall',
-  enable: 'enable',
-  disable: 'disable',
+/** The command that manages an installed plugin `clat mcp <get|remove|enable|disable>` was given. */
+const PLUGIN_COMMAND: Record<string, (id: string) => string> = {
+  get: () => 'clat plugin list',
+  remove: (id) => `clat plugin uninstall ${shellWord(id)}`,
+  rm: (id) => `clat plugin uninstall ${shellWord(id)}`,
+  enable: (id) => `clat plugin enable ${shellWord(id)}`,
+  disable: (id) => `clat plugin disable ${shellWord(id)}`,
 };
 
 /**
  * "no server named x" for the id of an installed plugin (it shows in `clat mcp` beside the
  * mcp.json servers) names the `clat plugin` command that manages it.
  */
-async function namePluginAction(
+async function namePluginCommand(
   error: unknown,
-  action: string,
+  command: (id: string) => string,
   rest: string[],
   io: CommandIO,
 ): Promise<unknown> {
@@ -360,7 +360,7 @@ async function namePluginAction(
   if (registry === undefined || !Object.hasOwn(registry.packages, name)) return error;
   return new CliError(
     CliErrorCode.CLI_SERVER_NOT_FOUND,
-    `${error.message}; ${JSON.stringify(name)} is an installed plugin, not an mcp.json entry: run "clat plugin ${action === 'list' ? 'list' : `${action} ${shellWord(name)}`}"`,
+    `${error.message}; ${JSON.stringify(name)} is an installed plugin, not an mcp.json entry: run "${command(name)}"`,
   );
 }
 

@@ -100,7 +100,7 @@ export async function startChatServer(replies: Reply[]): Promise<ChatServer> {
  * this (a turn cancelled between the calls and their results) fails every later request, so the
  * scripted server checks it as the real one does.
  */
-export function invalidToolSequence(messages: unknown): string | undefined {
+function invalidToolSequence(messages: unknown): string | undefined {
   if (!Array.isArray(messages)) return undefined;
   let open: string[] = [];
   for (const message of messages as {
