@@ -11,6 +11,7 @@ import {
   type PluginMount,
 } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
+import { unavailableLine } from '../ui/mcp-status.js';
 import type { ServerPrompts } from './prompt-commands.js';
 
 export interface ServerResources {
@@ -48,17 +49,9 @@ export function catalogOf(
       `no server named ${name} is mounted; "${statusCommand}" shows every server (mcp.json, installed plugins, plugins.json, the GLM pack)`,
     );
   }
-  if (status.state === 'needs-login') {
-    throw new CliError(
-      CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `server ${name} needs login; run \`${status.login ?? 'clat mcp login'}\``,
-    );
-  }
   if (status.state !== 'connected') {
-    throw new CliError(
-      CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `server ${name} is ${status.state === 'connecting' ? 'still connecting' : 'not connected'}; run "${statusCommand}" for details`,
-    );
+    // The sentence `clat tools` and the listings use for a server that is not connected.
+    throw new CliError(CliErrorCode.CLI_SERVER_NOT_FOUND, unavailableLine(status, statusCommand));
   }
   throw new CliError(CliErrorCode.CLI_SERVER_NOT_FOUND, `server ${name} offers no ${kind}`);
 }
