@@ -28,7 +28,8 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
     await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
     const mark = tmux.capture().length;
     tmux.line('/call mcp_rounds_profile');
-    await tmux.waitFor('Your profile', mark);
+    // Every question names the server that asks, so none can pass as CLAT's own.
+    await tmux.waitFor('? mcp:rounds asks: Your profile', mark);
     await tmux.waitFor('(Ada)>', mark);
     tmux.line(''); // name: default
     await tmux.waitFor('(36)>', mark);
@@ -89,7 +90,7 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
         BROWSER: browser,
       },
     );
-    await tmux.waitFor('Read the docs');
+    await tmux.waitFor('? mcp:rounds asks: Read the docs');
     await tmux.waitFor(`URL: ${url}`);
     await tmux.waitFor('Host: example.com');
     await tmux.waitFor('2. decline');

@@ -5,7 +5,7 @@
  * paste, where it used to loop between "use clat plugin update" and a usage error.
  * The build is stood in for: the notes plugin's built package is copied to `dist/package`.
  */
-import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NOTES_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
@@ -56,6 +56,36 @@ describe('a built plugin project', () => {
     const updated = await run(['update', '.']);
     expect(updated.stderr).toBe('');
     expect(updated.stdout).toContain('Updated mcp-notes 0.2.0');
+
+    // The same build again changes nothing and says so; a file the server wrote beside it stays.
+    const [row] = parseJsonOutput<{ treeSha256: string }[]>(
+      await sandbox.run(['plugin', 'list', '--json']),
+    );
+    const tree = row?.treeSha256 as string;
+    const dir = join(sandbox.home, 'plugin-store', 'artifacts', 'mcp-notes', tree);
+    await writeFile(join(dir, 'notes.db'), 'kept');
+    const same = await run(['update', '.']);
+    expect(same.stderr).toBe('');
+    expect(same.stdout).toBe(
+      `mcp-notes 0.2.0 is already installed with the same content and settings (tree ${tree.slice(0, 12)}); nothing changed\n`,
+    );
+    expect(await readFile(join(dir, 'notes.db'), 'utf8')).toBe('kept');
+    // A changed shipped file: the same update restores it, and the server's file moves to its
+    // data directory instead of being lost with the damaged copy.
+    await chmod(join(dir, 'server.mjs'), 0o700);
+    await writeFile(join(dir, 'server.mjs'), 'tampered');
+    const restored = await run(['update', '.']);
+    expect(restored.stderr).toBe('');
+    expect(restored.stdout).toContain(
+      `mcp-notes 0.2.0 is already installed (tree ${tree.slice(0, 12)}); restored its changed files\n`,
+    );
+    expect(restored.stdout).toContain('Restart CLAT to apply.');
+    const kept = /^Files its server had added were moved to (.+)$/m.exec(restored.stdout)?.[1];
+    expect(kept?.startsWith(join(sandbox.home, 'plugin-data', 'mcp-notes', 'repaired-'))).toBe(
+      true,
+    );
+    expect(await readFile(join(kept as string, 'notes.db'), 'utf8')).toBe('kept');
+    expect(await readFile(join(dir, 'server.mjs'), 'utf8')).not.toBe('tampered');
 
     // The id of a local install: CLAT does not record the path, so it asks for it exactly.
     const byId = await run(['update', 'mcp-notes']);

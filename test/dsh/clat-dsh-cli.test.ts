@@ -3,7 +3,7 @@
  * and fixtures, with the packaged output checked against manifest v1 and the entry digest.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MANIFEST_FILE, parseManifest } from '@clat/kernel';
@@ -165,6 +165,63 @@ describe('clat-dsh package and test', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('cannot serve: database');
     await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('names package.json clat mistakes by file and key, before writing anything', async () => {
+    const plugin = join(out, 'counter-plugin');
+    await mkdir(plugin, { recursive: true });
+    await copyFile(join(DSH_FIXTURES, 'apply-counter.mjs'), join(plugin, 'index.mjs'));
+    const manifest = join(plugin, 'package.json');
+    const dest = join(out, 'counter-pkg');
+    const withClat = (clat: unknown) =>
+      writeFile(manifest, JSON.stringify({ name: 'counter', main: 'index.mjs', clat }));
+    const pack = (...extra: string[]) => clatDsh(['package', plugin, '--out', dest, ...extra]);
+
+    // A misspelt hint would leave the real tool Destructive: refused, naming what exists.
+    await withClat({ toolHints: { pdi: 'read-only' } });
+    const stray = await pack();
+    expect(stray.code).toBe(1);
+    expect(stray.stderr).toContain(
+      `${manifest} clat.toolHints names "pdi", which the plugin does not register; its tools: pid, wait`,
+    );
+    expect(stray.stderr).not.toContain('usage:');
+    await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
+    const inspected = await clatDsh(['inspect', plugin]);
+    expect(inspected.code).toBe(1);
+    expect(inspected.stdout).toMatch(/tools: +pid \[destructive\], wait \[destructive\]/);
+    expect(inspected.stderr).toContain('names "pdi"');
+    expect(inspected.stderr).toContain('"clat-dsh package" refuses this');
+    // The same typo in the flag is the command's usage problem.
+    const flag = await pack('--hints-json', '{"pdi":"write"}');
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toContain('--hints-json names "pdi"');
+    expect(flag.stderr).toContain('usage:');
+
+    await withClat({ id: 'My Counter' });
+    const badId = await pack();
+    expect(badId.code).toBe(1);
+    expect(badId.stderr).toContain(`${manifest} clat.id "My Counter" must be lowercase letters`);
+    expect(badId.stderr).toContain('[PLUGIN_NOT_LOADABLE]');
+    expect(badId.stderr).not.toContain('usage:');
+    const flagId = await pack('--id', 'My Counter');
+    expect(flagId.stderr).toContain('--id "My Counter" must be lowercase letters');
+    expect(flagId.stderr).toContain('usage:');
+
+    await withClat({ toolhints: { pid: 'read-only' } });
+    const unknownKey = await pack();
+    expect(unknownKey.code).toBe(1);
+    expect(unknownKey.stderr).toContain(
+      `${manifest} clat.toolhints is not a key clat-dsh reads; use id or toolHints`,
+    );
+    await withClat({ id: 7 });
+    expect((await pack()).stderr).toContain(`${manifest} clat.id must be a string`);
+    await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    // Right, it packages, with the hint applied.
+    await withClat({ id: 'dsh.counter', toolHints: { pid: 'read-only' } });
+    const good = await pack('--no-smoke');
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('packaged dsh.counter');
   });
 
   it('fails the smoke with the server stderr when the plugin cannot start', async () => {

@@ -44,6 +44,11 @@ export interface UserQuestion {
    * names them in `selected`; a frontend without it may list labels in `text`, comma-separated.
    */
   multiSelect?: boolean;
+  /**
+   * The plugin that asks (elicitation); absent when the model asks (`ask_user`). A frontend names
+   * it, so a server cannot pass its question off as CLAT's own.
+   */
+  source?: ToolSourceRef;
 }
 
 /** `cancelled` is Esc (abandon the whole interaction); `declined` is an explicit refusal. */

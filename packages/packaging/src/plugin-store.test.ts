@@ -209,6 +209,35 @@ describe('PluginStore lifecycle', () => {
     expect((await store.repair('fixture')).repaired).toEqual([]);
   });
 
+  it('the same bytes again keep what the server added and say what changed', async () => {
+    const source = await pkg({ configSchema: { type: 'object' } });
+    const first = await store.install(source, { acceptCapabilities: true, config: { n: 1 } });
+    expect(first.reinstall).toBeUndefined();
+    const dir = store.artifactDir('fixture', first.treeSha256);
+    await writeFile(join(dir, 'memory.jsonl'), '{"state":1}\n');
+    // Nothing new: the server's file stays where it wrote it.
+    expect((await store.update(source)).reinstall).toEqual({
+      settingsChanged: false,
+      restored: false,
+    });
+    expect(await readFile(join(dir, 'memory.jsonl'), 'utf8')).toBe('{"state":1}\n');
+    expect((await store.update(source, { config: { n: 2 } })).reinstall).toEqual({
+      settingsChanged: true,
+      restored: false,
+    });
+    // A changed shipped file is restored; the added file goes to the data directory first.
+    const entry = join(dir, 'bin', 'server.mjs');
+    await chmod(entry, 0o700);
+    await writeFile(entry, 'tampered');
+    const restored = await store.install(source);
+    expect(restored.reinstall).toMatchObject({ restored: true, settingsChanged: false });
+    const kept = restored.reinstall?.kept as string;
+    expect(kept.startsWith(join(work, 'home', 'plugin-data', 'fixture', 'repaired-'))).toBe(true);
+    expect(kept.endsWith('-reinstall')).toBe(true);
+    expect(await readFile(join(kept, 'memory.jsonl'), 'utf8')).toBe('{"state":1}\n');
+    expect((await store.list())[0]?.health).toBe('ok');
+  });
+
   it('repair restores changed and removed shipped files from the stored container', async () => {
     const v1 = await store.install(await pkg({ version: '1' }), { acceptCapabilities: true });
     const v2 = await store.update(await pkg({ version: '2', extraFiles: { 'lib/a.js': 'a' } }));

@@ -138,13 +138,19 @@ export class PluginStore {
     await packPackage(this.artifactDir(id, treeSha), file);
   }
 
-  /** Copies a verified tree into staging and swaps it in for the artifact dir of `treeSha`. */
+  /**
+   * Copies a verified tree into staging and swaps it in for the artifact dir of `treeSha`. When
+   * that dir is replaced, the files a server added to it (often its data, such as server-memory's
+   * `memory.jsonl`) are first copied to its data directory under `label`; returns whether it was
+   * replaced, and where those files went, with their paths.
+   */
   async #publishArtifact(
     id: string,
     treeSha: string,
     inspected: InspectedPackage,
     replace: boolean,
-  ): Promise<void> {
+    label: string,
+  ): Promise<{ replaced: boolean; added: string[]; kept?: string }> {
     const staging = join(this.root, 'staging', randomUUID());
     await copyTree(inspected, staging);
     const restaged = await inspectPackage(staging);
@@ -162,24 +168,39 @@ export class PluginStore {
     const idDir = join(this.root, 'artifacts', id);
     await mkdir(idDir, { recursive: true, mode: 0o700 });
     const target = this.artifactDir(id, treeSha);
+    const result: { replaced: boolean; added: string[]; kept?: string } = {
+      replaced: false,
+      added: [],
+    };
     if (await lstat(target).catch(() => undefined)) {
-      // Same bytes already published (e.g. updating back to the rollback version). Keep an
-      // intact copy, so a referenced artifact never disappears; move a damaged one aside.
+      // Same bytes already published (a reinstall, or updating back to the rollback version).
+      // Keep a copy whose shipped files are intact, so a referenced artifact never disappears
+      // and a running server keeps what it wrote beside itself; move a damaged one aside.
+      const current = await readPackageTree(target).catch(() => undefined);
+      const found = new Map(current?.files.map((file) => [file.path, file]));
       const intact =
         !replace &&
-        (await readPackageTree(target)
-          .then((tree) => tree.treeSha256 === treeSha)
-          .catch(() => false));
+        current !== undefined &&
+        inspected.tree.files.every((file) => {
+          const now = found.get(file.path);
+          return now?.sha256 === file.sha256 && now.executable === file.executable;
+        });
       if (intact) await removeTree(staging);
       else {
+        const shipped = new Set(inspected.tree.files.map((file) => file.path));
+        result.added = [...found.keys()].filter((path) => !shipped.has(path));
+        if (result.added.length > 0)
+          result.kept = await keepAddedFiles(this.clatHome, id, target, result.added, label);
         await rename(target, join(this.root, 'staging', `${randomUUID()}-damaged`));
         await rename(staging, target);
+        result.replaced = true;
       }
     } else {
       await rename(staging, target);
     }
     await fsyncDirectory(idDir);
     await fsyncDirectory(join(this.root, 'artifacts'));
+    return result;
   }
 
   /**
@@ -224,18 +245,17 @@ export class PluginStore {
         }
         // Files the server added are often its data (written beside itself, not to
         // $CLAT_PLUGIN_DATA): they move to its data directory instead of being lost.
-        const dir = this.artifactDir(id, activation.artifact);
-        const shipped = new Set(inspected.tree.files.map((file) => file.path));
-        const current = await readPackageTree(dir).catch(() => undefined);
-        const added = (current?.files ?? [])
-          .map((file) => file.path)
-          .filter((path) => !shipped.has(path));
-        if (added.length > 0) {
-          const kept = await keepAddedFiles(this.clatHome, id, dir, added, slot);
+        const { added, kept } = await this.#publishArtifact(
+          id,
+          activation.artifact,
+          inspected,
+          true,
+          slot,
+        );
+        if (kept !== undefined) {
           const list = `${added.slice(0, 3).join(', ')}${added.length > 3 ? ', …' : ''}`;
           done.push(`moved ${added.length} added file(s) (${list}) to ${kept}`);
         }
-        await this.#publishArtifact(id, activation.artifact, inspected, true);
         repaired.push(`${slot}: ${done.join('; ')}`);
       }
       await recoverStore(this.root, registry);
@@ -323,7 +343,7 @@ export class PluginStore {
         }
         const { stored, secrets } = splitSensitiveConfig(manifest, config);
 
-        await this.#publishArtifact(id, treeSha, inspected, false);
+        const published = await this.#publishArtifact(id, treeSha, inspected, false, 'reinstall');
         await this.#storeContainer(id, treeSha);
 
         const activation: Activation = {
@@ -373,6 +393,16 @@ export class PluginStore {
         const rollbackVersion =
           rollback === undefined ? undefined : artifacts[rollback.artifact]?.manifest.version;
         if (rollbackVersion !== undefined) result.rollbackVersion = rollbackVersion;
+        if (reinstall) {
+          result.reinstall = {
+            settingsChanged:
+              !isDeepStrictEqual(existing.active.config, stored) ||
+              !isDeepStrictEqual(secretsBefore, secrets) ||
+              !isDeepStrictEqual(existing.active.acceptedCapabilities, manifest.capabilities),
+            restored: published.replaced,
+            ...(published.kept === undefined ? {} : { kept: published.kept }),
+          };
+        }
         return result;
       } finally {
         await staged.cleanup();

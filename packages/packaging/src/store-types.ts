@@ -53,6 +53,12 @@ export interface ActivationResult {
   granted: string[];
   /** Version now in the rollback slot, if any. */
   rollbackVersion?: string;
+  /**
+   * Set when these exact bytes were already the active version (installed or updated again):
+   * whether that changed the settings (config, accepted capabilities), whether it restored
+   * shipped files that had changed, and where files the server had added went when it did.
+   */
+  reinstall?: { settingsChanged: boolean; restored: boolean; kept?: string };
 }
 
 export interface PluginListEntry {

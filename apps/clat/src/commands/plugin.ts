@@ -326,10 +326,30 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
         );
         return 0;
       }
-      const verb = action === 'install' ? 'Installed' : 'Updated';
-      io.stdout.write(
-        `${verb} ${result.id} ${sanitizeTerminalLine(result.version)} (tree ${result.treeSha256.slice(0, 12)})\n`,
-      );
+      const named = `${result.id} ${sanitizeTerminalLine(result.version)}`;
+      const tree = `tree ${result.treeSha256.slice(0, 12)}`;
+      const again = result.reinstall;
+      if (again !== undefined && !again.restored && !again.settingsChanged) {
+        io.stdout.write(
+          `${named} is already installed with the same content and settings (${tree}); nothing changed\n`,
+        );
+        return 0;
+      }
+      if (again === undefined) {
+        io.stdout.write(`${action === 'install' ? 'Installed' : 'Updated'} ${named} (${tree})\n`);
+      } else {
+        // The same bytes again: say what it did, not "Updated" as if a new version came.
+        const did = [
+          ...(again.restored ? ['restored its changed files'] : []),
+          ...(again.settingsChanged ? ['applied the new settings'] : []),
+        ];
+        io.stdout.write(`${named} is already installed (${tree}); ${did.join(' and ')}\n`);
+        if (again.kept !== undefined) {
+          io.stdout.write(
+            `Files its server had added were moved to ${sanitizeTerminalLine(again.kept)}\n`,
+          );
+        }
+      }
       if (result.granted.length > 0) {
         io.stdout.write(
           `Granted capabilities: ${sanitizeTerminalLine(result.granted.join(', '))}\n`,

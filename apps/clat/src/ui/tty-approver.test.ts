@@ -49,6 +49,28 @@ describe('createLineAsker multi-select', () => {
   });
 });
 
+describe('createLineAsker names who asks', () => {
+  it('a plugin question starts with its source, sanitised; the model question does not', async () => {
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+    });
+    const asker = createLineAsker(output, async () => 'x');
+    const signal = new AbortController().signal;
+    await asker.ask(
+      { question: 'Your token?', source: { kind: 'mcp', id: 'doc\u001b[2Js' } },
+      signal,
+    );
+    await asker.ask({ question: 'Which file?' }, signal);
+    expect(shown.split('\n').slice(0, 2)).toEqual([
+      '? mcp:doc\\x1b[2Js asks: Your token?',
+      '? Which file?',
+    ]);
+    expect(shown).not.toContain('\u001b');
+  });
+});
+
 describe('createLineApprover with a failing approval store', () => {
   it('prints the store errors sanitised (they quote the file and its broken content)', async () => {
     const output = new PassThrough();

@@ -4,6 +4,7 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   Approver,
+  ToolSourceRef,
   UserAnswer,
   UserAsker,
   UserQuestion,
@@ -12,13 +13,17 @@ import { errorMessage, sanitizeTerminalLine as line, sanitizeTerminalText } from
 import type { ApprovalStore } from '../approvals/approval-store.js';
 import { askLine, isYes } from './line-prompt.js';
 
+/** `mcp:docs`, `wasm:hello`, or the bare kind for a source without an id (native tools). */
+function sourceLabel(source: ToolSourceRef): string {
+  return source.id === '' ? source.kind : `${source.kind}:${source.id}`;
+}
+
 /**
  * Renders the complete request: what, which effect, from where, and the full arguments. Names,
  * the reason and argument strings may come from a server or the model, so each is sanitised.
  */
 export function describeApproval(request: ApprovalRequest): string {
-  const source =
-    request.source.id === '' ? request.source.kind : `${request.source.kind}:${request.source.id}`;
+  const source = sourceLabel(request.source);
   const args = JSON.stringify(request.arguments, null, 2) ?? 'undefined';
   return [
     `Approve ${line(request.tool)}? effect: ${request.effect}, source: ${line(source)}`,
@@ -131,7 +136,10 @@ export function pickedOptions(text: string, labels: readonly string[]): string[]
 export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
   return {
     async ask(question: UserQuestion, signal): Promise<UserAnswer> {
-      output.write(`? ${sanitizeTerminalText(question.question)}\n`);
+      // A plugin's question says who asks, so a server cannot pass it off as CLAT's own.
+      const asker =
+        question.source === undefined ? '' : `${line(sourceLabel(question.source))} asks: `;
+      output.write(`? ${asker}${sanitizeTerminalText(question.question)}\n`);
       const options = question.options ?? [];
       options.forEach((option, index) => {
         output.write(

@@ -30,7 +30,12 @@ import {
   RUNS_PLUGIN_CODE_NOTE,
   serveInspectChild,
 } from './inspect-child.js';
-import { packageJsonClatOptions, packagePlugin, validateHints } from './package.js';
+import {
+  packageJsonClatOptions,
+  packagePlugin,
+  strayHintsProblem,
+  validateHints,
+} from './package.js';
 import { formatSmokeReport, type SpawnSpec, smokeTest } from './smoke.js';
 
 export interface CliIo {
@@ -167,7 +172,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
             ? `${JSON.stringify(report, null, 2)}\n`
             : formatInspectReport(report),
         );
-        return report.unsupported.length > 0 ? 1 : 0;
+        const stray = strayHintsProblem(pkg, toolHints !== undefined, hints ?? {}, report);
+        if (stray !== undefined) {
+          io.stderr.write(
+            `clat-dsh: ${sanitizeTerminalText(stray)}; "clat-dsh package" refuses this\n`,
+          );
+        }
+        return report.unsupported.length > 0 || stray !== undefined ? 1 : 0;
       }
       case 'test': {
         const report = await smokeTest(await spawnSpecFor(parsed.target, io, config));

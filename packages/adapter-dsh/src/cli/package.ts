@@ -65,18 +65,44 @@ export function defaultPackageId(npmName: string): string {
   return `dsh.${folded === '' ? 'plugin' : folded}`.slice(0, MANIFEST_LIMITS.idChars);
 }
 
-/** Reads `"clat": { "id", "toolHints" }` from the plugin's package.json. */
+/** The keys of package.json `"clat"` that clat-dsh reads. */
+const CLAT_KEYS = ['id', 'toolHints'];
+
+/**
+ * Reads `"clat": { "id", "toolHints" }` from the plugin's package.json. A key it does not know,
+ * or an id that is not a string, is refused naming the file: a typo would otherwise be ignored
+ * and the package built with a default the author did not mean.
+ */
 export function packageJsonClatOptions(pkg: PluginPackage): {
   id?: string;
   toolHints?: Record<string, ToolHint>;
 } {
   const clat = pkg.packageJson?.clat;
-  if (typeof clat !== 'object' || clat === null) return {};
+  if (clat === undefined) return {};
+  const where = `${join(pkg.root, 'package.json')} clat`;
+  if (typeof clat !== 'object' || clat === null || Array.isArray(clat)) {
+    throw new DshAdapterError(
+      DshErrorCode.PLUGIN_NOT_LOADABLE,
+      `${where} must be an object with ${CLAT_KEYS.join(' and ')}`,
+    );
+  }
   const record = clat as Record<string, unknown>;
+  const unknown = Object.keys(record).find((key) => !CLAT_KEYS.includes(key));
+  if (unknown !== undefined) {
+    throw new DshAdapterError(
+      DshErrorCode.PLUGIN_NOT_LOADABLE,
+      `${where}.${unknown} is not a key clat-dsh reads; use ${CLAT_KEYS.join(' or ')}`,
+    );
+  }
   const result: { id?: string; toolHints?: Record<string, ToolHint> } = {};
-  if (typeof record.id === 'string') result.id = record.id;
+  if (record.id !== undefined) {
+    if (typeof record.id !== 'string') {
+      throw new DshAdapterError(DshErrorCode.PLUGIN_NOT_LOADABLE, `${where}.id must be a string`);
+    }
+    result.id = record.id;
+  }
   if (record.toolHints !== undefined)
-    result.toolHints = validateHints(record.toolHints, 'package.json clat.toolHints');
+    result.toolHints = validateHints(record.toolHints, `${where}.toolHints`);
   return result;
 }
 
@@ -97,6 +123,24 @@ export function validateHints(value: unknown, where: string): Record<string, Too
   return value as Record<string, ToolHint>;
 }
 
+/**
+ * What is wrong when a hint names a tool the inspected plugin does not register, else undefined.
+ * Such a key is a typo that would leave the real tool Destructive. Only known once apply() ran.
+ */
+export function strayHintsProblem(
+  pkg: PluginPackage,
+  fromFlag: boolean,
+  hints: Readonly<Record<string, ToolHint>>,
+  report: InspectReport,
+): string | undefined {
+  if (!report.applied) return undefined;
+  const names = new Set(report.tools.map((tool) => tool.name));
+  const stray = Object.keys(hints).filter((tool) => !names.has(tool));
+  if (stray.length === 0) return undefined;
+  const where = fromFlag ? '--hints-json' : `${join(pkg.root, 'package.json')} clat.toolHints`;
+  return `${where} names ${stray.map((tool) => JSON.stringify(tool)).join(', ')}, which the plugin does not register; its tools: ${[...names].join(', ') || '(none)'}`;
+}
+
 export async function packagePlugin(
   pkg: PluginPackage,
   options: PackageOptions,
@@ -106,9 +150,11 @@ export async function packagePlugin(
     typeof pkg.packageJson?.name === 'string' ? pkg.packageJson.name : basename(pkg.root);
   const id = options.id ?? fromJson.id ?? defaultPackageId(npmName);
   if (!PLUGIN_ID_PATTERN.test(id)) {
+    // The default id is folded to fit; a bad one came from the flag or from package.json.
+    const fromFlag = options.id !== undefined;
     throw new DshAdapterError(
-      DshErrorCode.CLI_USAGE,
-      `package id ${JSON.stringify(id)} must match ${PLUGIN_ID_PATTERN}`,
+      fromFlag ? DshErrorCode.CLI_USAGE : DshErrorCode.PLUGIN_NOT_LOADABLE,
+      `${fromFlag ? '--id' : `${join(pkg.root, 'package.json')} clat.id`} ${JSON.stringify(id)} must be lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`,
     );
   }
   const version =
@@ -121,6 +167,15 @@ export async function packagePlugin(
     (typeof pkg.packageJson?.description === 'string' ? pkg.packageJson.description : undefined);
 
   const report = await (options.inspect ?? inspectPlugin)(pkg, { toolHints });
+  // Refused before anything is written.
+  const fromFlag = options.toolHints !== undefined;
+  const stray = strayHintsProblem(pkg, fromFlag, toolHints, report);
+  if (stray !== undefined) {
+    throw new DshAdapterError(
+      fromFlag ? DshErrorCode.CLI_USAGE : DshErrorCode.PLUGIN_NOT_LOADABLE,
+      stray,
+    );
+  }
   if (report.unsupported.length > 0 && options.allowPartial !== true) {
     throw new DshAdapterError(
       DshErrorCode.PACKAGE_FAILED,

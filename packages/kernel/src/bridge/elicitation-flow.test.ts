@@ -66,6 +66,21 @@ describe('askElicitationForm', () => {
     expect(third?.defaultAnswer).toBe('no');
     expect(fourth?.options?.map((o) => o.label)).toEqual(['ts', 'rust']);
     expect(fourth?.defaultAnswer).toBe('ts');
+    // Without a source (no caller given) no question claims one.
+    expect(asker.questions.every((q) => q.source === undefined)).toBe(true);
+  });
+
+  it('names the plugin that asks on every question, the confirmation too', async () => {
+    const source = { kind: 'mcp', id: 'docs' };
+    const asker = new ScriptedAsker('demo', '4', 'yes', 'Rust');
+    await askElicitationForm(form, asker, live(), { source });
+    expect(asker.questions).toHaveLength(4);
+    expect(asker.questions.map((q) => q.source)).toEqual([source, source, source, source]);
+    const confirm = new ScriptedAsker('accept');
+    await askElicitationForm({ message: 'Really deploy?', fields: [] }, confirm, live(), {
+      source,
+    });
+    expect(confirm.questions[0]?.source).toEqual(source);
   });
 
   it('omits a skipped optional field', async () => {

@@ -10,6 +10,7 @@ import type {
   ElicitationValue,
 } from '../contract/plugin-contract.js';
 import { KernelError, KernelErrorCode } from '../errors.js';
+import type { ToolSourceRef } from '../events.js';
 import { isJsonObject } from '../json.js';
 import { LIMITS } from '../limits.js';
 import type { UserAnswer, UserAsker, UserQuestion, UserQuestionOption } from '../ports.js';
@@ -35,6 +36,8 @@ export interface ElicitationFlowOptions {
   rules?: ElicitationRules;
   /** Runs after every answer; throws to stop (run ended, epoch changed). */
   checkpoint?: () => void;
+  /** The plugin that asks: set on every question, so the frontend can name it. */
+  source?: ToolSourceRef;
 }
 
 /** Option a user picks to leave an optional choice or yes/no field unanswered. */
@@ -276,6 +279,7 @@ function questionFor(
   index: number,
   hint: string | undefined,
   rule: ElicitationFieldRule,
+  source: ToolSourceRef | undefined,
 ): UserQuestion {
   let text = index === 0 && form.message !== '' ? `${form.message}\n\n` : '';
   text += `— ${field.title ?? field.name}`;
@@ -283,6 +287,7 @@ function questionFor(
   if (!field.required) text += ' (optional)';
   if (hint !== undefined) text += ` [${hint}]`;
   const question: UserQuestion = { question: text };
+  if (source !== undefined) question.source = source;
   let options: UserQuestionOption[] | undefined;
   if (field.kind === 'boolean') options = [{ label: 'yes' }, { label: 'no' }];
   if (field.kind === 'choice') options = field.options.map((label) => ({ label }));
@@ -322,14 +327,13 @@ export async function askElicitationForm(
   };
   checkpoint();
   if (form.fields.length === 0) {
-    const answer = await asker.ask(
-      {
-        question: form.message,
-        options: CONFIRM_OPTIONS.map((label) => ({ label })),
-        allowCustom: false,
-      },
-      signal,
-    );
+    const confirm: UserQuestion = {
+      question: form.message,
+      options: CONFIRM_OPTIONS.map((label) => ({ label })),
+      allowCustom: false,
+    };
+    if (options.source !== undefined) confirm.source = options.source;
+    const answer = await asker.ask(confirm, signal);
     checkpoint();
     const done = closed(answer);
     if (done !== undefined) return done;
@@ -343,7 +347,7 @@ export async function askElicitationForm(
     let last = '';
     for (let attempt = 0; ; attempt++) {
       const answer = await abortable(
-        asker.ask(questionFor(form, field, index, hint, rule), signal),
+        asker.ask(questionFor(form, field, index, hint, rule, options.source), signal),
         signal,
         'elicitation',
       );

@@ -491,6 +491,7 @@ describe('elicit', () => {
       val: [['color', { tag: 'text', val: 'blue' }]],
     });
     expect(asker.questions[0]?.question).toBe('Pick\n\n— color');
+    expect(asker.questions[0]?.source).toEqual(MCP);
     expect(
       events.map((event) => (event.type === 'elicitation.completed' ? event.action : event.type)),
     ).toEqual(['elicitation.requested', 'accept']);

@@ -473,6 +473,7 @@ export class PluginHostBridge implements HostServices {
           ? await askElicitationForm(checked, run.asker, linked.signal, {
               ...(options.rules === undefined ? {} : { rules: options.rules }),
               checkpoint: () => this.#checkpoint(run, linked.signal, 'elicitation'),
+              source: caller,
             })
           : await askWholeForm(
               run.asker.askForm.bind(run.asker),
