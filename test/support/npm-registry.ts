@@ -63,6 +63,8 @@ export interface NpmRegistryFixture extends AsyncDisposable {
   publishClosure(dir: string): PublishedVersion & { packages: number };
   /** Points a dist-tag at a published version. */
   tag(name: string, tag: string, version: string): void;
+  /** Holds each later tarball response of package `name` `ms` before sending it: a slow download. */
+  delayTarballs(name: string, ms: number): void;
   /**
    * Writes `<dir>/npmrc` (registry, a dummy auth token for publish, cache `<dir>/npm-cache`) and
    * returns the environment that makes `npm` use it and nothing else.
@@ -103,6 +105,7 @@ export async function startNpmRegistry(): Promise<NpmRegistryFixture> {
   const packages = new Map<string, StoredPackage>();
   const requests: string[] = [];
   let url = '';
+  const tarballDelays = new Map<string, number>();
 
   const store = (manifest: PackageJson, tarball: Buffer, tag?: string): PublishedVersion => {
     let pkg = packages.get(manifest.name);
@@ -144,6 +147,10 @@ export async function startNpmRegistry(): Promise<NpmRegistryFixture> {
         (v) => v.tarballName === tarballMatch[2],
       );
       if (stored === undefined) return send(res, 404, { error: 'not found' });
+      // Unref'd: a held response never keeps a finished test process alive.
+      const delay = tarballDelays.get(tarballMatch[1] as string) ?? 0;
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      if (res.destroyed) return;
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       res.end(stored.tarball);
       return;
@@ -257,6 +264,9 @@ export async function startNpmRegistry(): Promise<NpmRegistryFixture> {
       if (pkg?.versions.has(version) !== true)
         throw new Error(`${name}@${version} is not published`);
       pkg.tags[tag] = version;
+    },
+    delayTarballs(name, ms) {
+      tarballDelays.set(name, ms);
     },
     npmEnv(dir) {
       mkdirSync(dir, { recursive: true });

@@ -19,6 +19,7 @@ import { sweepDetached } from './detached-sweep.js';
 import { secretEnvValues } from './env-secrets.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { InboundFrames } from './inbound-frames.js';
+import { slowStartHint } from './launcher-hint.js';
 import { LineDecoder } from './line-decoder.js';
 import { prepareServerCwd } from './server-cwd.js';
 import {
@@ -231,7 +232,12 @@ export class StdioTransport implements Transport {
     if (this.#exit?.signal) detail.signal = this.#exit.signal;
     if (this.#detachedKilled.length > 0) detail.detachedKilled = this.#detachedKilled.join(',');
     if (this.#detachedLeft.length > 0) detail.detachedLeft = this.#detachedLeft.join(',');
-    return { tail: this.#tail.lines(this.#redactor), detail };
+    const hint = slowStartHint(this.#options.command, this.#options.args ?? []);
+    return {
+      tail: this.#tail.lines(this.#redactor),
+      detail,
+      ...(hint === undefined ? {} : { slowStartHint: this.#redactor.redact(hint) }),
+    };
   }
 
   async #launch(): Promise<void> {

@@ -50,6 +50,21 @@ export function stderrSuffix(transport: Transport | undefined, message = ''): st
   return `; ${label}: ${newest.join(' | ')}`;
 }
 
+/**
+ * `; <hint>` when `error` is a handshake timeout and the transport knows what may make its server
+ * slow to start (npx still installing the package), else ''.
+ */
+export function slowStartSuffix(transport: Transport | undefined, error: unknown): string {
+  if (!isMcpError(error) || error.code !== McpErrorCode.MCP_TIMEOUT) return '';
+  let hint: string | undefined;
+  try {
+    hint = transport?.diagnostics().slowStartHint;
+  } catch {
+    return '';
+  }
+  return hint === undefined ? '' : `; ${hint}`;
+}
+
 /** Appends the stderr tail to an MCP error (not to a cancellation, which the user caused). */
 export function decorate(error: unknown, transport: Transport): unknown {
   if (!isMcpError(error) || error.code === McpErrorCode.MCP_CANCELLED) return error;

@@ -8,6 +8,7 @@ import { errorMessage } from '@clat/kernel';
 import {
   decorate,
   quoted,
+  slowStartSuffix,
   stderrSuffix,
   stderrTail,
   withoutServerName,
@@ -283,7 +284,7 @@ export async function negotiateConnection(
           : `MCP server ${quoted(server)} failed every handshake: ${attempts}; ${olderFailure}`;
       throw new McpError(
         McpErrorCode.MCP_HANDSHAKE_FAILED,
-        `${all}${stderrSuffix(first.transport, all)}`,
+        `${all}${stderrSuffix(first.transport, all)}${slowStartSuffix(first.transport, error)}`,
         { server, cause: error, stderrTail: stderrTail(first.transport) },
       );
     }

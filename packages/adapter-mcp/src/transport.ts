@@ -119,6 +119,11 @@ export interface TransportDiagnostics {
   tail: string[];
   /** Process id, endpoint origin… safe to show. */
   detail?: Record<string, string | number>;
+  /**
+   * What may explain a server that did not answer the handshake in time, and how to fix it: set
+   * by a transport that knows its launcher (stdio: `npx` still installing the package).
+   */
+  slowStartHint?: string;
 }
 
 /** `sse`: the HTTP+SSE transport of 2024-11-05 (a GET stream, messages POSTed to its endpoint). */

@@ -1,0 +1,94 @@
+/**
+ * The first start of an `npx -y <package>` server on a cold npm cache, through the `clat` binary
+ * and the real npx, network-free: the local registry serves server-memory's closure with slow
+ * package tarball, so npx is still installing when the handshake times out, and every attempt is cut
+ * short before npm finishes. `clat mcp` says so and names the command that installs the package
+ * once; that command, run as shown, makes the next start connect with the tarballs still slow
+ * (npx then runs from its cache).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClatExit, execClat } from '../support/clat-bin.js';
+import {
+  type NpmRegistryFixture,
+  resolveInstalledPackage,
+  startNpmRegistry,
+} from '../support/npm-registry.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGE = '@modelcontextprotocol/server-memory';
+
+let work: string;
+let home: string;
+let project: string;
+let registry: NpmRegistryFixture;
+let env: Record<string, string>;
+
+function clat(...args: string[]): Promise<ClatExit> {
+  return execClat(args, { cwd: project, home, env, timeoutMs: 120_000 });
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(REPO_ROOT, 'apps/clat/dist/main.js'))) {
+    throw new Error('apps/clat/dist is missing; run "pnpm build" before the e2e tests');
+  }
+  work = await mkdtemp(join(tmpdir(), 'clat-npx-first-'));
+  home = join(work, 'home');
+  project = join(work, 'project');
+  await mkdir(project, { recursive: true });
+  registry = await startNpmRegistry();
+  registry.publishClosure(resolveInstalledPackage(PACKAGE));
+  // npx reads the fixture's npmrc and an empty cache: a first start, as on a new machine.
+  env = { HOME: work, ...registry.npmEnv(join(work, 'npm')) };
+  expect((await clat('trust')).code).toBe(0);
+});
+
+afterAll(async () => {
+  await registry?.close();
+  if (work !== undefined) {
+    execFileSync('chmod', ['-R', 'u+rwX', work]);
+    await rm(work, { recursive: true, force: true });
+  }
+});
+
+describe('an npx server on a cold cache', () => {
+  it('says npx was still installing and names the command that fixes it, which does', async () => {
+    const added = await clat('mcp', 'add', 'memory', '--', 'npx', '-y', PACKAGE);
+    expect(added.code, added.stderr).toBe(0);
+    // Longer than the 3 s probe and the 10 s initialize together.
+    registry.delayTarballs(PACKAGE, 15_000);
+
+    const cold = await clat('mcp');
+    expect(cold.code).toBe(1);
+    expect(cold.stdout).toContain('memory  stdio  failed');
+    expect(cold.stdout).toContain('legacy initialize: did not answer initialize within 10000 ms');
+    const install = `npm exec --yes --package=${PACKAGE} -- node -e 0`;
+    expect(cold.stdout).toContain(
+      `npx may still have been installing ${PACKAGE} (a first start downloads it, and each attempt is stopped at the handshake timeout before npm finishes); install it once with "${install}" (it may first wait up to a minute for the lock a stopped attempt left), then start CLAT again`,
+    );
+
+    // The command as the message gives it, in a shell with the same npm settings. With npm 11 it
+    // first waits out the lock the stopped npx left mid-install, then installs.
+    const shown = /install it once with "([^"]+)"/.exec(cold.stdout)?.[1] as string;
+    // Not execFileSync: the registry answers from this process.
+    await promisify(execFile)('sh', ['-c', shown], {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      timeout: 120_000,
+    });
+
+    // Its tarball is still slow: the server connects because npx now runs from its cache.
+    const warm = await clat('mcp');
+    expect(warm.code, warm.stdout + warm.stderr).toBe(0);
+    expect(warm.stdout).toMatch(/memory +stdio +connected/);
+    const tools = await clat('tools', '--server', 'memory');
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toContain('read_graph');
+  }, 300_000);
+});
