@@ -1,64 +1,33 @@
 /**
  * The first start of an `npx -y <package>` server on a cold npm cache, through the `clat` binary
- * and the real npx, network-free: the local registry serves server-memory's closure with slow
- * package tarball, so npx is still installing when the handshake times out, and every attempt is cut
- * short before npm finishes. `clat mcp` says so and names the command that installs the package
- * once; that command, run as shown, makes the next start connect with the tarballs still slow
- * (npx then runs from its cache).
+ * and the real npx, network-free: the local registry serves server-memory's closure with its
+ * tarball slow, so npx is still installing when the handshake times out, and every attempt is
+ * cut short before npm finishes. `clat mcp` says so and names the command that installs the
+ * package once; that command, run as shown, makes the next start connect with the tarball still
+ * slow (npx then runs from its cache).
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClatExit, execClat } from '../support/clat-bin.js';
-import {
-  type NpmRegistryFixture,
-  resolveInstalledPackage,
-  startNpmRegistry,
-} from '../support/npm-registry.js';
+import { resolveInstalledPackage } from '../support/npm-registry.js';
+import { type NpmWorld, openNpmWorld } from '../support/npm-world.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGE = '@modelcontextprotocol/server-memory';
 
-let work: string;
-let home: string;
-let project: string;
-let registry: NpmRegistryFixture;
-let env: Record<string, string>;
-
-function clat(...args: string[]): Promise<ClatExit> {
-  return execClat(args, { cwd: project, home, env, timeoutMs: 120_000 });
-}
+let world: NpmWorld;
 
 beforeAll(async () => {
-  if (!existsSync(join(REPO_ROOT, 'apps/clat/dist/main.js'))) {
-    throw new Error('apps/clat/dist is missing; run "pnpm build" before the e2e tests');
-  }
-  work = await mkdtemp(join(tmpdir(), 'clat-npx-first-'));
-  home = join(work, 'home');
-  project = join(work, 'project');
-  await mkdir(project, { recursive: true });
-  registry = await startNpmRegistry();
-  registry.publishClosure(resolveInstalledPackage(PACKAGE));
-  // npx reads the fixture's npmrc and an empty cache: a first start, as on a new machine.
-  env = { HOME: work, ...registry.npmEnv(join(work, 'npm')) };
-  expect((await clat('trust')).code).toBe(0);
+  world = await openNpmWorld('clat-npx-first-', 120_000);
+  world.registry.publishClosure(resolveInstalledPackage(PACKAGE));
 });
 
 afterAll(async () => {
-  await registry?.close();
-  if (work !== undefined) {
-    execFileSync('chmod', ['-R', 'u+rwX', work]);
-    await rm(work, { recursive: true, force: true });
-  }
+  await world?.close();
 });
 
 describe('an npx server on a cold cache', () => {
   it('says npx was still installing and names the command that fixes it, which does', async () => {
+    const { clat, registry, env, home } = world;
     const added = await clat('mcp', 'add', 'memory', '--', 'npx', '-y', PACKAGE);
     expect(added.code, added.stderr).toBe(0);
     // Longer than the 3 s probe and the 10 s initialize together.

@@ -5,34 +5,30 @@
  * sees it; update and rollback move between two versions keeping it; a server writing into its
  * installed directory does not brick it, and the suggested repair command restores it.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClatExit, execClat } from '../support/clat-bin.js';
+import type { ClatExit } from '../support/clat-bin.js';
 import {
   type NpmRegistryFixture,
   type PublishedVersion,
   resolveInstalledPackage,
-  startNpmRegistry,
 } from '../support/npm-registry.js';
+import { type NpmWorld, openNpmWorld } from '../support/npm-world.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ID = 'server-memory';
 const ENV_SECRET = 'sk-proj-EnvValue0123456789';
 
+let world: NpmWorld;
 let work: string;
 let home: string;
-let project: string;
 let registry: NpmRegistryFixture;
 let v1: PublishedVersion;
-let env: Record<string, string>;
 
 function clat(...args: string[]): Promise<ClatExit> {
-  return execClat(args, { cwd: project, home, env, timeoutMs: 180_000 });
+  return world.clat(...args);
 }
 
 async function toolName(suffix: string): Promise<string> {
@@ -56,25 +52,13 @@ async function envNamesOf(id: string): Promise<string[] | undefined> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(REPO_ROOT, 'apps/clat/dist/main.js'))) {
-    throw new Error('apps/clat/dist is missing; run "pnpm build" before the e2e tests');
-  }
-  work = await mkdtemp(join(tmpdir(), 'clat-npm-install-'));
-  home = join(work, 'home');
-  project = join(work, 'project');
-  await mkdir(project, { recursive: true });
-  registry = await startNpmRegistry();
+  world = await openNpmWorld('clat-npm-install-');
+  ({ work, home, registry } = world);
   v1 = registry.publishClosure(resolveInstalledPackage('@modelcontextprotocol/server-memory'));
-  env = { HOME: work, ...registry.npmEnv(join(work, 'npm')) };
-  expect((await clat('trust')).code).toBe(0);
 });
 
 afterAll(async () => {
-  await registry?.close();
-  if (work !== undefined) {
-    execFileSync('chmod', ['-R', 'u+rwX', work]);
-    await rm(work, { recursive: true, force: true });
-  }
+  await world?.close();
 });
 
 describe('clat plugin install npm:<name>', () => {
