@@ -6,6 +6,16 @@ import { createLineApprover, createLineAsker, pickedOptions } from './tty-approv
 
 const LABELS = ['Red', 'Light Blue', 'Green'];
 
+/** A stream to write prompts to, and what was written so far. */
+function captured(): { output: PassThrough; shown: () => string } {
+  const output = new PassThrough();
+  let text = '';
+  output.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  return { output, shown: () => text };
+}
+
 describe('pickedOptions', () => {
   it('reads numbers, labels and a mix, without duplicates', () => {
     expect(pickedOptions('1,3', LABELS)).toEqual(['Red', 'Green']);
@@ -19,11 +29,7 @@ describe('pickedOptions', () => {
 
 describe('createLineAsker multi-select', () => {
   it('shows the options and the hint, and answers the picked labels', async () => {
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (chunk: Buffer) => {
-      shown += chunk.toString();
-    });
+    const { output, shown } = captured();
     const prompts: string[] = [];
     const asker = createLineAsker(output, async (prompt) => {
       prompts.push(prompt);
@@ -43,19 +49,15 @@ describe('createLineAsker multi-select', () => {
     });
     // Enter takes the default.
     expect(await asker.ask(question, signal)).toEqual({ kind: 'answer', text: 'Red' });
-    expect(shown).toContain('  2. Light Blue');
-    expect(shown).not.toContain('\u001b[31m');
+    expect(shown()).toContain('  2. Light Blue');
+    expect(shown()).not.toContain('\u001b[31m');
     expect(prompts[0]).toBe('[numbers separated by commas, e.g. 1,3; empty picks none] (Red)> ');
   });
 });
 
 describe('createLineAsker names who asks', () => {
   it('a plugin question starts with its source, sanitised; the model question does not', async () => {
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (chunk: Buffer) => {
-      shown += chunk.toString();
-    });
+    const { output, shown } = captured();
     const asker = createLineAsker(output, async () => 'x');
     const signal = new AbortController().signal;
     await asker.ask(
@@ -63,21 +65,17 @@ describe('createLineAsker names who asks', () => {
       signal,
     );
     await asker.ask({ question: 'Which file?' }, signal);
-    expect(shown.split('\n').slice(0, 2)).toEqual([
+    expect(shown().split('\n').slice(0, 2)).toEqual([
       '? mcp:doc\\x1b[2Js asks: Your token?',
       '? Which file?',
     ]);
-    expect(shown).not.toContain('\u001b');
+    expect(shown()).not.toContain('\u001b');
   });
 });
 
 describe('createLineApprover with a failing approval store', () => {
   it('prints the store errors sanitised (they quote the file and its broken content)', async () => {
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (chunk: Buffer) => {
-      shown += chunk.toString();
-    });
+    const { output, shown } = captured();
     const hostile = 'approvals.json: bad\u001b]52;c;AAAA\u0007 \u202etxt.exe\u009b2J';
     const store = {
       allows: async () => Promise.reject(new Error(hostile)),
@@ -101,10 +99,10 @@ describe('createLineApprover with a failing approval store', () => {
     expect(await approver.approve(request, new AbortController().signal)).toEqual({
       outcome: 'allow',
     });
-    expect(shown).toContain(
+    expect(shown()).toContain(
       'clat: saved approvals ignored: approvals.json: bad\\x1b]52;c;AAAA\\x07 \\u202etxt.exe\\x9b2J\n',
     );
-    expect(shown).toContain('clat: the approval was not saved: approvals.json: bad\\x1b]52');
-    for (const raw of ['\u001b', '\u0007', '\u202e', '\u009b']) expect(shown).not.toContain(raw);
+    expect(shown()).toContain('clat: the approval was not saved: approvals.json: bad\\x1b]52');
+    for (const raw of ['\u001b', '\u0007', '\u202e', '\u009b']) expect(shown()).not.toContain(raw);
   });
 });
