@@ -68,6 +68,11 @@ export function defaultPackageId(npmName: string): string {
 /** The keys of package.json `"clat"` that clat-dsh reads. */
 const CLAT_KEYS = ['id', 'toolHints'];
 
+/** `<root>/package.json clat`: how messages name that object (and `.id`, `.toolHints` after it). */
+function clatField(pkg: PluginPackage): string {
+  return `${join(pkg.root, 'package.json')} clat`;
+}
+
 /**
  * Reads `"clat": { "id", "toolHints" }` from the plugin's package.json. A key it does not know,
  * or an id that is not a string, is refused naming the file: a typo would otherwise be ignored
@@ -79,7 +84,7 @@ export function packageJsonClatOptions(pkg: PluginPackage): {
 } {
   const clat = pkg.packageJson?.clat;
   if (clat === undefined) return {};
-  const where = `${join(pkg.root, 'package.json')} clat`;
+  const where = clatField(pkg);
   if (typeof clat !== 'object' || clat === null || Array.isArray(clat)) {
     throw new DshAdapterError(
       DshErrorCode.PLUGIN_NOT_LOADABLE,
@@ -137,7 +142,7 @@ export function strayHintsProblem(
   const names = new Set(report.tools.map((tool) => tool.name));
   const stray = Object.keys(hints).filter((tool) => !names.has(tool));
   if (stray.length === 0) return undefined;
-  const where = fromFlag ? '--hints-json' : `${join(pkg.root, 'package.json')} clat.toolHints`;
+  const where = fromFlag ? '--hints-json' : `${clatField(pkg)}.toolHints`;
   return `${where} names ${stray.map((tool) => JSON.stringify(tool)).join(', ')}, which the plugin does not register; its tools: ${[...names].join(', ') || '(none)'}`;
 }
 
@@ -154,7 +159,7 @@ export async function packagePlugin(
     const fromFlag = options.id !== undefined;
     throw new DshAdapterError(
       fromFlag ? DshErrorCode.CLI_USAGE : DshErrorCode.PLUGIN_NOT_LOADABLE,
-      `${fromFlag ? '--id' : `${join(pkg.root, 'package.json')} clat.id`} ${JSON.stringify(id)} must be lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`,
+      `${fromFlag ? '--id' : `${clatField(pkg)}.id`} ${JSON.stringify(id)} must be lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`,
     );
   }
   const version =
