@@ -34,7 +34,7 @@ function run(args: string[]): Promise<Exit> {
     execFile(
       process.execPath,
       [BIN, ...args, '--config', config, '--project', project],
-      { cwd: project, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 },
+      { cwd: project, env: { PATH: process.env.PATH ?? '', MEMORY_DIR: root }, timeout: 60_000 },
       (error, stdout, stderr) => {
         resolve({
           code: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
@@ -53,12 +53,16 @@ beforeAll(() => {
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), '# a project\n');
   const servers = {
+    // `${VAR}` is expanded at mount, as `clat` does (the file lands in the root, not in
+    // a directory literally named "${MEMORY_DIR}").
     memory: {
       command: process.execPath,
       args: [MEMORY],
-      env: { MEMORY_FILE_PATH: join(root, 'memory.jsonl') },
+      env: { MEMORY_FILE_PATH: '${MEMORY_DIR}/memory.jsonl' },
     },
     broken: { command: join(root, 'no-such-server') },
+    off: { command: join(root, 'never-started'), disabled: true },
+    unset: { command: process.execPath, args: [MEMORY], env: { TOKEN: '${NOT_SET_HERE}' } },
   };
   writeFileSync(config, JSON.stringify({ mcpServers: servers }, null, 2));
 });
@@ -74,6 +78,12 @@ describe('clat-mcp-only', () => {
     expect(listed.stdout).toMatch(/^read_file {2}\(read\)/m);
     expect(listed.stdout).toMatch(/^mcp_memory_create_entities {2}\(/m);
     expect(listed.stderr).toMatch(/clat-mcp-only: broken: .*no-such-server/);
+    // A disabled entry is not started; one with an unset variable is an issue naming the field.
+    expect(listed.stderr).not.toContain('never-started');
+    expect(listed.stderr).toMatch(
+      /clat-mcp-only: config: .*mcp\.json: unset\.env\.TOKEN: .*NOT_SET_HERE/,
+    );
+    expect(listed.stdout).not.toContain('mcp_unset_');
 
     const json = await run(['tools', '--json']);
     const names = (JSON.parse(json.stdout) as { name: string }[]).map((tool) => tool.name);
@@ -103,7 +113,11 @@ describe('clat-mcp-only', () => {
     expect(created.stderr).not.toMatch(/PERMISSION_DENIED/);
     expect(created.code).toBe(0);
 
-    // read_graph is read-only but open-world (external-read): asked about in read-only mode.
+    // read_graph is read-only but open-world (external-read): asked about in read-only mode,
+    // so denied headless; the README's call names --mode project-write.
+    const asked = await run(['call', 'mcp_memory_read_graph', '{}', '--json']);
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toContain('external-read needs approval and no approver is attached');
     const graph = await run([
       'call',
       'mcp_memory_read_graph',

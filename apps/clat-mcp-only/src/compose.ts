@@ -5,10 +5,15 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { createMcpConnector, mcpEntry, parseMcpConfig } from '@clat/adapter-mcp';
+import {
+  createMcpConnector,
+  expandServerVariables,
+  mcpEntry,
+  parseMcpConfig,
+} from '@clat/adapter-mcp';
 import { httpTransport } from '@clat/adapter-mcp-http';
 import { stdioTransport } from '@clat/adapter-mcp-stdio';
-import { createHost, type Host } from '@clat/kernel';
+import { createHost, type Host, type MountEntry } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 
 export interface ComposeOptions {
@@ -16,16 +21,33 @@ export interface ComposeOptions {
   configFile: string;
   /** The project the native tools may touch (resolved to its real path). */
   projectRoot: string;
+  /** What `${VAR}` in the config reads (the process environment in the bin). */
+  env: NodeJS.ProcessEnv;
 }
 
-/** Reads the config and composes a host; config problems come back as one line each. */
+/**
+ * Reads the config and composes a host; config problems come back as one line each. As in
+ * `clat`: a `disabled` entry is left out, and `${VAR}` references are expanded here, at mount.
+ */
 export async function compose(options: ComposeOptions): Promise<{ host: Host; issues: string[] }> {
   const configFile = resolve(options.configFile);
   const projectRoot = await realpath(options.projectRoot);
   const parsed = parseMcpConfig(configFile, await readFile(configFile, 'utf8'));
+  const problems = [...parsed.issues];
+  const entries: MountEntry[] = [];
+  for (const server of parsed.servers) {
+    if (server.disabled === true) continue;
+    const expanded = expandServerVariables(server, {
+      file: configFile,
+      env: options.env,
+      projectRoot,
+    });
+    if ('server' in expanded) entries.push(mcpEntry(expanded.server));
+    else problems.push(...expanded.issues);
+  }
   const host = createHost({
     projectRoot,
-    entries: parsed.servers.map(mcpEntry),
+    entries,
     connectors: [
       createMcpConnector({
         // Servers without a cwd run next to the config file, never in the project.
@@ -36,6 +58,6 @@ export async function compose(options: ComposeOptions): Promise<{ host: Host; is
     nativeTools: createNativeTools({ projectRoot }),
     name: 'clat-mcp-only',
   });
-  const issues = parsed.issues.map((i) => `${i.file}: ${i.path}: ${i.message}`);
+  const issues = problems.map((i) => `${i.file}: ${i.path}: ${i.message}`);
   return { host, issues };
 }

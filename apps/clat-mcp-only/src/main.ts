@@ -53,6 +53,7 @@ export async function main(
     composed = await compose({
       configFile: values.config ?? 'mcp.json',
       projectRoot: values.project ?? process.cwd(),
+      env: process.env,
     });
   } catch (error) {
     io.stderr.write(`clat-mcp-only: cannot start: ${sanitizeTerminalLine(errorMessage(error))}\n`);

@@ -8,7 +8,8 @@ import { KernelError, KernelErrorCode } from './errors.js';
 export function cancelledError(signal?: AbortSignal, what = 'operation'): KernelError {
   const reason = signal?.reason;
   if (reason instanceof KernelError && reason.code === KernelErrorCode.CANCELLED) return reason;
-  const detail = typeof reason === 'string' ? `: ${reason}` : '';
+  // The default reason only repeats the verb ("was cancelled: cancelled").
+  const detail = typeof reason === 'string' && reason !== 'cancelled' ? `: ${reason}` : '';
   return new KernelError(KernelErrorCode.CANCELLED, `${what} was cancelled${detail}`, {
     cause: reason,
   });

@@ -123,4 +123,64 @@ describe('createHost', () => {
     await run.end();
     await host.close();
   });
+
+  it('ending a run stops its calls and refuses its context; close ends an open run; a bad mode is named', async () => {
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow: Tool = {
+      definition: {
+        name: 'slow',
+        description: 'waits for its signal',
+        inputSchema: { type: 'object' },
+        effect: 'read',
+        source: { kind: 'native', id: '' },
+      },
+      invoke: (_args, ctx) =>
+        new Promise((_resolve, reject) => {
+          started();
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+        }),
+    };
+    const thrown: unknown[] = [];
+    const host = createHost({
+      projectRoot: '/project',
+      connectors: [],
+      nativeTools: [slow],
+      onListenerError: (error) => thrown.push(error),
+    });
+    const seen: string[] = [];
+    host.events.on((event) => {
+      seen.push(`${event.runId} ${event.type}`);
+      if (event.type === 'run.started') throw new Error('listener bug');
+    });
+    host.start();
+    await expect(host.beginRun({ mode: 'readonly' as never })).rejects.toMatchObject({
+      code: KernelErrorCode.CONFIG_INVALID,
+      message: 'permission mode "readonly" is not one of read-only, project-write, full-access',
+    });
+    const run = await host.beginRun({ mode: 'read-only' });
+    expect(thrown).toEqual([new Error('listener bug')]);
+    const call = host.pipeline.call('slow', {}, run.context);
+    await running;
+    await run.end();
+    await expect(call).rejects.toMatchObject({
+      code: KernelErrorCode.CANCELLED,
+      message: expect.stringContaining('the run ended'),
+    });
+    await expect(host.pipeline.call('slow', {}, run.context)).rejects.toMatchObject({
+      code: KernelErrorCode.CANCELLED,
+    });
+    // One start and one end for the run, whatever its stopped call emitted after.
+    const id = run.context.runId;
+    expect(seen.filter((line) => line.startsWith(`${id} run.`))).toEqual([
+      `${id} run.started`,
+      `${id} run.ended`,
+    ]);
+
+    const open = await host.beginRun({ mode: 'read-only' });
+    await host.close();
+    expect(seen.at(-1)).toBe(`${open.context.runId} run.ended`);
+  });
 });

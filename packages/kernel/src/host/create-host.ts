@@ -8,7 +8,8 @@
 import type { BridgeRun } from '../bridge/bridge-run.js';
 import { PluginHostBridge } from '../bridge/plugin-host-bridge.js';
 import { CancelToken } from '../cancel.js';
-import type { PermissionMode } from '../effects.js';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../effects.js';
+import { KernelError, KernelErrorCode } from '../errors.js';
 import { RunEventStream } from '../events.js';
 import { type RunContext, ToolPipeline } from '../pipeline.js';
 import type { Approver, ModelProvider, UserAsker } from '../ports.js';
@@ -38,6 +39,11 @@ export interface HostOptions {
   asker?: UserAsker;
   /** Name of the global scope (default `clat`). */
   name?: string;
+  /**
+   * Called with what a `host.events` listener threw (the stream goes on to the next listener).
+   * Default: ignored, so a distribution that wants to see its own listener bugs passes one.
+   */
+  onListenerError?: (error: unknown) => void;
   scopeOptions?: ScopeOptions;
 }
 
@@ -57,7 +63,10 @@ export interface HostRunOptions {
   history?: () => readonly unknown[];
 }
 
-/** An open run: its pipeline context, its cancel token (Esc) and `end()` (idempotent). */
+/**
+ * An open run: its pipeline context, its cancel token (Esc) and `end()` (idempotent). Ending a
+ * run cancels what is still running in it and refuses later calls with its context.
+ */
 export interface HostRun {
   readonly context: RunContext;
   readonly token: CancelToken;
@@ -84,12 +93,15 @@ export interface Host {
    * token is the run's cancellation (Esc in a REPL, SIGINT headless).
    */
   beginRun(options: HostRunOptions): Promise<HostRun>;
-  /** Closes the project scope (plugins, leases) and the global scope. Idempotent. */
+  /** Ends every open run, then closes the project scope (plugins, leases) and the global scope. Idempotent. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
 let nextRun = 1;
+
+/** Why an ended run's calls stop: `tool x was cancelled: the run ended`. */
+const RUN_ENDED = 'the run ended';
 
 /** Composes a host for one trusted project; nothing is spawned until `start()`. */
 export function createHost(options: HostOptions): Host {
@@ -98,7 +110,9 @@ export function createHost(options: HostOptions): Host {
   const project = global.child(projectRoot);
   const registry = new ToolRegistry();
   const prompts = new PromptRegistry();
-  const events = new RunEventStream();
+  const events = new RunEventStream(
+    options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError },
+  );
   const pipeline = new ToolPipeline({ registry, events });
   const bridge = new PluginHostBridge({ projectRoot, pipeline });
   const redactor = new Redactor();
@@ -120,7 +134,16 @@ export function createHost(options: HostOptions): Host {
     staticPrompts: options.staticPrompts ?? [],
   });
 
+  const open = new Set<() => Promise<void>>();
   const beginRun = async (run: HostRunOptions): Promise<HostRun> => {
+    // Checked here: a mode from a config file or a plain-JS caller would otherwise fail every
+    // call with a TypeError from the mode table.
+    if (!isPermissionMode(run.mode)) {
+      throw new KernelError(
+        KernelErrorCode.CONFIG_INVALID,
+        `permission mode ${JSON.stringify(run.mode)} is not one of ${PERMISSION_MODES.join(', ')}`,
+      );
+    }
     await mount.freezeForFirstRun(run.initialWaitMs, run.signal);
     const runId = `run-${nextRun++}`;
     const scope = project.child(runId);
@@ -149,20 +172,24 @@ export function createHost(options: HostOptions): Host {
     const end = async (): Promise<void> => {
       if (ended) return;
       ended = true;
-      events.emit({
-        type: 'run.ended',
-        runId,
-        at: Date.now(),
-        reason: token.cancelled ? 'cancelled' : 'completed',
-      });
+      open.delete(end);
+      const reason = token.cancelled ? 'cancelled' : 'completed';
+      // A call still running stops, and the context refuses later calls: the run is over.
+      token.cancel(RUN_ENDED);
+      events.emit({ type: 'run.ended', runId, at: Date.now(), reason });
       bridgeRun.end();
       token.dispose();
       await scope.close();
     };
+    open.add(end);
     return { context, token, bridgeRun, end, [Symbol.asyncDispose]: end };
   };
 
-  const close = () => global.close();
+  const close = async () => {
+    // Each open run ends first, so the event stream says so and its calls stop.
+    for (const end of [...open]) await end();
+    await global.close();
+  };
   return {
     projectRoot,
     global,
