@@ -1,6 +1,8 @@
 /** `clat call`: one tool call through the permission pipeline, headless. */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, STDIO_FIXTURES, useCliSandbox } from './support.js';
@@ -150,4 +152,23 @@ describe('clat call', () => {
     );
     expect(result.code).toBe(1);
   }, 90_000);
+
+  it('says a tool is missing because its server failed, not that the name is wrong, with exit 1', async () => {
+    // A port nothing listens on: the server is down.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await sandbox.writeMcp({ down: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+    const result = await sandbox.run(['call', 'mcp_down_echo', 'text=x']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^clat: tool "mcp_down_echo" is not registered: server "down" failed: [^\n]*ECONNREFUSED[^\n]*; run "clat mcp" for details \[CLI_SERVER_NOT_FOUND\]\n$/,
+    );
+    expect(result.code).toBe(1);
+    // A name no server could own is still a typo.
+    const typo = await sandbox.run(['call', 'no_such_tool']);
+    expect(typo.stderr).toContain('run "clat tools" for the list');
+    expect(typo.code).toBe(2);
+  });
 });

@@ -5,7 +5,7 @@
  * are read from the token file by the test only, and must appear in no output.
  * @module
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeModelProvider, startFakeChatServer } from '../cli/chat-server.js';
@@ -160,6 +160,33 @@ describe('clat mcp login against an OpenID provider', () => {
     const rotated = (await tokenFile()).record;
     expect(rotated.tokens.refreshToken).not.toBe(record.tokens.refreshToken);
     for (const secret of [record.tokens.accessToken, record.tokens.refreshToken ?? ''])
+      for (const output of outputs) expect(output).not.toContain(secret);
+  });
+
+  it('keeps the login when several clat processes refresh the same expired token at once', async () => {
+    expect((await clat(['mcp', 'login', 'remote'])).code).toBe(0);
+    const { path, record } = await tokenFile();
+    // Its lifetime has passed (as after an hour): every process refreshes before its first
+    // request. The provider rotates refresh tokens, so only one may spend the stored one; the
+    // others use what it saved instead of dropping it.
+    await writeFile(
+      path,
+      JSON.stringify({ ...record, tokens: { ...record.tokens, expiresAt: Date.now() - 1_000 } }),
+      { mode: 0o600 },
+    );
+    const calls = await Promise.all(
+      Array.from({ length: 4 }, () => clat(['call', 'mcp_remote_whoami', '{}'])),
+    );
+    for (const call of calls) {
+      expect(call.stderr).not.toContain('needs login');
+      expect(call.code, call.stderr).toBe(0);
+    }
+    const after = (await tokenFile()).record;
+    expect(after.tokens.refreshToken).not.toBe(record.tokens.refreshToken);
+    const next = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(next.servers[0]?.state).toBe('connected');
+    expect(await readdir(join(sandbox.home, 'oauth'))).toHaveLength(1);
+    for (const secret of [after.tokens.accessToken, after.tokens.refreshToken ?? ''])
       for (const output of outputs) expect(output).not.toContain(secret);
   });
 

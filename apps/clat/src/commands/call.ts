@@ -10,7 +10,7 @@ import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-op
 import type { Command } from '../command.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { projectCommand } from '../project/project-command.js';
+import { mcpStatusCommand, projectCommand } from '../project/project-command.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import {
@@ -20,7 +20,7 @@ import {
 } from '../run/call-arguments.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { isTty } from '../ui/line-prompt.js';
-import { needsLoginLines } from '../ui/mcp-status.js';
+import { needsLoginLines, unavailableLine } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
 import { createLineApprover, createLineAsker, ttyLineAsk } from '../ui/tty-approver.js';
 
@@ -115,6 +115,24 @@ export const callCommand: Command = {
           return result.isError === true ? EXIT.failed : EXIT.ok;
         } catch (error) {
           if (isKernelError(error) && error.code === KernelErrorCode.TOOL_NOT_FOUND) {
+            // Only servers that could own this tool were started: one that did not connect is
+            // the likely reason, not a typo (one that needs login was named above).
+            const down = project.session.mount
+              .summary()
+              .servers.filter(
+                (server) => server.state === 'failed' || server.state === 'connecting',
+              );
+            if (down.length > 0) {
+              const why = down.map((server) =>
+                server.failure === undefined
+                  ? unavailableLine(server, mcpStatusCommand(values))
+                  : `server ${JSON.stringify(server.name)} failed: ${server.failure.split('\n')[0]}; run "${mcpStatusCommand(values)}" for details`,
+              );
+              throw new CliError(
+                CliErrorCode.CLI_SERVER_NOT_FOUND,
+                `${error.message}: ${why.join('; ')}`,
+              );
+            }
             throw new CliError(
               CliErrorCode.CLI_USAGE,
               `${error.message}; run "${projectCommand(['tools'], values)}" for the list`,

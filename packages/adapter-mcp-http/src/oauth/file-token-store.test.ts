@@ -65,4 +65,32 @@ describe('FileTokenStore', () => {
     expect(await store.remove(URL_A)).toBe(false);
     await expect(readFile(oauthFileFor(dir, URL_A))).rejects.toThrow();
   });
+
+  it('exclusive runs one piece of work per server at a time and frees a lock whose process is gone', async () => {
+    const dir = join(base, 'oauth');
+    const store = new FileTokenStore(dir);
+    const order: string[] = [];
+    const step = (name: string, ms: number) => () =>
+      new Promise<string>((resolve) => {
+        order.push(`${name} start`);
+        setTimeout(() => {
+          order.push(`${name} end`);
+          resolve(name);
+        }, ms);
+      });
+    const done = await Promise.all([
+      store.exclusive(URL_A, step('a', 60)),
+      store.exclusive(URL_A, step('b', 10)),
+    ]);
+    expect(done).toEqual(['a', 'b']);
+    // Whichever took the lock first, the other started only after it ended.
+    const [first, , second] = order.map((line) => line.split(' ')[0]);
+    expect(order).toEqual([`${first} start`, `${first} end`, `${second} start`, `${second} end`]);
+    expect(first).not.toBe(second);
+    expect(await readdir(dir)).toEqual([]);
+    // A lock left by a process that is gone (pid 2^22 + 1 is above Linux's pid_max).
+    await writeFile(`${oauthFileFor(dir, URL_A)}.lock`, String(2 ** 22 + 1));
+    expect(await store.exclusive(URL_A, async () => 'ran')).toBe('ran');
+    expect(await readdir(dir)).toEqual([]);
+  });
 });

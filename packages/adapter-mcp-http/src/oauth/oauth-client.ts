@@ -277,11 +277,26 @@ export class OAuthClient implements HttpAuth {
    * request with the reason: one flaky request must not send the user back to the browser.
    */
   async #renew(tokens: StoredTokens): Promise<StoredTokens | undefined> {
-    const record = this.#record;
     // A parallel request already renewed while this one waited.
+    const held = this.#record;
+    if (held?.tokens !== undefined && held.tokens.accessToken !== tokens.accessToken)
+      return held.tokens;
+    if (this.#clientCredentials) return this.#machineToken();
+    const { store, serverUrl } = this.#options;
+    // Other processes (a second clat, the gateway) share the store: one refreshes at a time, so
+    // a rotating refresh token is spent once, and what one saved is not dropped by another.
+    const work = () => this.#renewShared(tokens);
+    return store.exclusive === undefined ? work() : store.exclusive(serverUrl, work);
+  }
+
+  async #renewShared(tokens: StoredTokens): Promise<StoredTokens | undefined> {
+    // The file, not memory: a logout elsewhere must not be undone by this refresh.
+    this.#record = await this.#options.store.read(this.#options.serverUrl);
+    this.#loaded = true;
+    const record = this.#record;
+    // Another process refreshed (or logged in again) meanwhile: its tokens are the live ones.
     if (record?.tokens !== undefined && record.tokens.accessToken !== tokens.accessToken)
       return record.tokens;
-    if (this.#clientCredentials) return this.#machineToken();
     const refreshToken = tokens.refreshToken;
     if (record === undefined || refreshToken === undefined || record.client === undefined) {
       await this.#dropTokens();

@@ -46,4 +46,10 @@ export interface TokenStore {
   write(record: OAuthRecord): Promise<void>;
   /** True when something was removed. */
   remove(serverUrl: string): Promise<boolean>;
+  /**
+   * Optional: runs `work` while no other process sharing the store runs work for the same
+   * server (a refresh). Without it, a refresh token that rotates can be spent twice by two
+   * processes, and the loser would drop the winner's fresh login.
+   */
+  exclusive?<T>(serverUrl: string, work: () => Promise<T>): Promise<T>;
 }
