@@ -130,13 +130,8 @@ describe('createHost', () => {
       started = resolve;
     });
     const slow: Tool = {
-      definition: {
-        name: 'slow',
-        description: 'waits for its signal',
-        inputSchema: { type: 'object' },
-        effect: 'read',
-        source: { kind: 'native', id: '' },
-      },
+      ...probeTool('slow', { kind: 'native', id: '' }),
+      // Runs until its signal aborts.
       invoke: (_args, ctx) =>
         new Promise((_resolve, reject) => {
           started();
