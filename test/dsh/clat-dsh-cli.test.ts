@@ -211,14 +211,15 @@ describe('clat-dsh package and test', () => {
     const unknownKey = await pack();
     expect(unknownKey.code).toBe(1);
     expect(unknownKey.stderr).toContain(
-      `${manifest} clat.toolhints is not a key clat-dsh reads; use id or toolHints`,
+      `${manifest} clat.toolhints is not a key CLAT reads; use id, toolHints, package`,
     );
     await withClat({ id: 7 });
     expect((await pack()).stderr).toContain(`${manifest} clat.id must be a string`);
     await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
 
-    // Right, it packages, with the hint applied.
-    await withClat({ id: 'dsh.counter', toolHints: { pid: 'read-only' } });
+    // Right, it packages, with the hint applied; `package` is `clat plugin`'s key (as
+    // `clat plugin new dsh` writes it).
+    await withClat({ id: 'dsh.counter', toolHints: { pid: 'read-only' }, package: 'dist/package' });
     const good = await pack('--no-smoke');
     expect(good.code, good.stderr).toBe(0);
     expect(good.stdout).toContain('packaged dsh.counter');

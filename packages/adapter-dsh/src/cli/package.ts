@@ -65,8 +65,11 @@ export function defaultPackageId(npmName: string): string {
   return `dsh.${folded === '' ? 'plugin' : folded}`.slice(0, MANIFEST_LIMITS.idChars);
 }
 
-/** The keys of package.json `"clat"` that clat-dsh reads. */
-const CLAT_KEYS = ['id', 'toolHints'];
+/**
+ * The keys of package.json `"clat"`: `id` and `toolHints` are clat-dsh's; `package` (the built
+ * package directory) is `clat plugin`'s, in the same object of a project `clat plugin new` wrote.
+ */
+const CLAT_KEYS = ['id', 'toolHints', 'package'];
 
 /** `<root>/package.json clat`: how messages name that object (and `.id`, `.toolHints` after it). */
 function clatField(pkg: PluginPackage): string {
@@ -88,7 +91,7 @@ export function packageJsonClatOptions(pkg: PluginPackage): {
   if (typeof clat !== 'object' || clat === null || Array.isArray(clat)) {
     throw new DshAdapterError(
       DshErrorCode.PLUGIN_NOT_LOADABLE,
-      `${where} must be an object with ${CLAT_KEYS.join(' and ')}`,
+      `${where} must be an object with ${CLAT_KEYS.join(', ')}`,
     );
   }
   const record = clat as Record<string, unknown>;
@@ -96,7 +99,7 @@ export function packageJsonClatOptions(pkg: PluginPackage): {
   if (unknown !== undefined) {
     throw new DshAdapterError(
       DshErrorCode.PLUGIN_NOT_LOADABLE,
-      `${where}.${unknown} is not a key clat-dsh reads; use ${CLAT_KEYS.join(' or ')}`,
+      `${where}.${unknown} is not a key CLAT reads; use ${CLAT_KEYS.join(', ')}`,
     );
   }
   const result: { id?: string; toolHints?: Record<string, ToolHint> } = {};
