@@ -2,7 +2,7 @@
  * `clat mcp add|remove|list|get` against a real mcp.json, and per-entry validation when the
  * project mounts: a bad entry is named by file and field, the rest still mount.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonOutput, useCliSandbox } from './support.js';
@@ -185,6 +185,42 @@ describe('clat mcp add/remove/list/get', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/mcp\.json: not valid JSON .*fix it by hand/);
     expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toContain('// a comment');
+  });
+});
+
+describe('clat processes editing one config file at once', () => {
+  // Each edit reads the file, changes it and renames a new copy over it: without a lock, parallel
+  // edits each wrote what they had read and the last rename dropped the others' entries, while
+  // every command printed success.
+  it('keeps every server of parallel `clat mcp add` and every project of parallel `clat trust`', async () => {
+    await sandbox.writeMcp({ mcpServers: { keep: { command: 'keep-me' } } });
+    const names = Array.from({ length: 8 }, (_, i) => `s${i}`);
+    const added = await Promise.all(
+      names.map((name) => sandbox.run(['mcp', 'add', name, '--', 'node', `${name}.mjs`])),
+    );
+    for (const result of added) expect(result.code, result.stderr).toBe(0);
+    const servers = ((await sandbox.readMcp()) as { mcpServers: Record<string, unknown> })
+      .mcpServers;
+    expect(Object.keys(servers).sort()).toEqual(['keep', ...names]);
+    expect(servers.s3).toEqual({ command: 'node', args: ['s3.mjs'] });
+
+    const projects = names.map((name) => join(sandbox.root, `p-${name}`));
+    await Promise.all(projects.map((dir) => mkdir(dir)));
+    const trusted = await Promise.all(projects.map((dir) => sandbox.run(['trust', dir])));
+    for (const result of trusted) expect(result.code, result.stderr).toBe(0);
+    const listed = await sandbox.run(['trust', '--list']);
+    for (const dir of projects) expect(listed.stdout).toContain(dir);
+
+    const removed = await Promise.all(
+      names.slice(0, 4).map((name) => sandbox.run(['mcp', 'remove', name])),
+    );
+    for (const result of removed) expect(result.code, result.stderr).toBe(0);
+    expect(
+      Object.keys(((await sandbox.readMcp()) as { mcpServers: object }).mcpServers).sort(),
+    ).toEqual(['keep', ...names.slice(4)]);
+    // No lock or temporary file is left behind.
+    const left = (await readdir(sandbox.home)).filter((name) => /\.(lock|tmp|stale)$/.test(name));
+    expect(left).toEqual([]);
   });
 });
 

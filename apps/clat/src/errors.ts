@@ -7,6 +7,8 @@ export const CliErrorCode = {
   CLI_USAGE: 'CLI_USAGE',
   /** A config file (mcp.json, config.json, trust.json) cannot be read or parsed. */
   CLI_CONFIG_INVALID: 'CLI_CONFIG_INVALID',
+  /** Another clat process held a config file's lock for the whole wait. */
+  CLI_CONFIG_BUSY: 'CLI_CONFIG_BUSY',
   /** The project is not trusted and trust was not granted. */
   CLI_PROJECT_UNTRUSTED: 'CLI_PROJECT_UNTRUSTED',
   /** A named mcp.json entry does not exist. */

@@ -12,6 +12,13 @@ export {
 } from './atomic-write.js';
 export { fsyncDirectory } from './directory-sync.js';
 export {
+  /** @public the holder withFileLock reports when a wait gives up (README "Exports") */
+  type FileLockBusy,
+  /** @public the options parameter of withFileLock (README "Exports") */
+  type FileLockOptions,
+  withFileLock,
+} from './file-lock.js';
+export {
   /** @public the data parameter of every writer (README "Exports") */
   type FileData,
   /** @public the options parameter of writeNewFile and createFileAtomic (README "Exports") */

@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { describeJsonSyntaxError } from '@clat/kernel';
 import { writeFileAtomic } from '../config/atomic-write.js';
+import { editConfigFile } from '../config/config-lock.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 export interface SavedApproval {
@@ -97,15 +98,21 @@ export class ApprovalStore {
   }
 
   async save(project: string, approval: SavedApproval): Promise<void> {
-    const file = await this.read();
-    const tools = file.projects[project] ?? Object.create(null);
-    tools[approval.tool] = { effect: approval.effect, digest: approval.digest, at: approval.at };
-    file.projects[project] = tools;
-    await writeFileAtomic(this.file, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+    await editConfigFile(this.file, async () => {
+      const file = await this.read();
+      const tools = file.projects[project] ?? Object.create(null);
+      tools[approval.tool] = { effect: approval.effect, digest: approval.digest, at: approval.at };
+      file.projects[project] = tools;
+      await writeFileAtomic(this.file, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+    });
   }
 
   /** Forgets one tool, a whole project, or (project undefined) everything; returns the count. */
   async reset(project: string | undefined, tool?: string): Promise<number> {
+    return editConfigFile(this.file, () => this.#reset(project, tool));
+  }
+
+  async #reset(project: string | undefined, tool: string | undefined): Promise<number> {
     const file = await this.read();
     let removed = 0;
     for (const [root, tools] of Object.entries(file.projects)) {

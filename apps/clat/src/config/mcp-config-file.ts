@@ -13,6 +13,7 @@ import {
 import { type ConfigIssue, describeJsonSyntaxError, normalizeNameSegment } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { editConfigFile } from './config-lock.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { readSmallFile } from './read-small-file.js';
 
@@ -159,40 +160,44 @@ export async function putServerEntry(
       checked.issues.map((issue) => formatIssue(issue)).join('\n'),
     );
   }
-  const { root, servers } = await openDocument(file);
-  if (Object.hasOwn(servers, name) && options.replace !== true) {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      `${file}: server ${JSON.stringify(name)} already exists; remove it first or pass --force`,
+  await editConfigFile(file, async () => {
+    const { root, servers } = await openDocument(file);
+    if (Object.hasOwn(servers, name) && options.replace !== true) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `${file}: server ${JSON.stringify(name)} already exists; remove it first or pass --force`,
+      );
+    }
+    // `team docs` and `team_docs` would register the same tool names: the second would get none.
+    const segment = normalizeNameSegment(name);
+    const twin = Object.keys(servers).find(
+      (other) => other !== name && normalizeNameSegment(other) === segment,
     );
-  }
-  // `team docs` and `team_docs` would register the same tool names: the second would get none.
-  const segment = normalizeNameSegment(name);
-  const twin = Object.keys(servers).find(
-    (other) => other !== name && normalizeNameSegment(other) === segment,
-  );
-  if (twin !== undefined) {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      `${file}: server name ${JSON.stringify(name)} gives the same tool names as ${JSON.stringify(twin)} (mcp_${segment}_…); choose another name`,
-    );
-  }
-  servers[name] = entry;
-  await saveDocument(file, root);
+    if (twin !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `${file}: server name ${JSON.stringify(name)} gives the same tool names as ${JSON.stringify(twin)} (mcp_${segment}_…); choose another name`,
+      );
+    }
+    servers[name] = entry;
+    await saveDocument(file, root);
+  });
   return checked.server;
 }
 
 /** Removes one entry; throws CLI_SERVER_NOT_FOUND when it is absent. */
 export async function removeServerEntry(file: string, name: string): Promise<void> {
-  const { root, servers } = await openDocument(file);
-  if (!Object.hasOwn(servers, name)) {
-    throw new CliError(
-      CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `${file}: no server named ${JSON.stringify(name)}`,
-    );
-  }
-  delete servers[name];
-  await saveDocument(file, root);
+  await editConfigFile(file, async () => {
+    const { root, servers } = await openDocument(file);
+    if (!Object.hasOwn(servers, name)) {
+      throw new CliError(
+        CliErrorCode.CLI_SERVER_NOT_FOUND,
+        `${file}: no server named ${JSON.stringify(name)}`,
+      );
+    }
+    delete servers[name];
+    await saveDocument(file, root);
+  });
 }
 
 /**
@@ -216,17 +221,19 @@ export async function putServerEntries(
     }
     checked.push(result.server);
   }
-  const { root, servers } = await openDocument(file);
-  for (const { name } of entries) {
-    if (Object.hasOwn(servers, name) && options.replace !== true) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `${file}: server ${JSON.stringify(name)} already exists; remove it first or pass --force`,
-      );
+  await editConfigFile(file, async () => {
+    const { root, servers } = await openDocument(file);
+    for (const { name } of entries) {
+      if (Object.hasOwn(servers, name) && options.replace !== true) {
+        throw new CliError(
+          CliErrorCode.CLI_USAGE,
+          `${file}: server ${JSON.stringify(name)} already exists; remove it first or pass --force`,
+        );
+      }
     }
-  }
-  for (const { name, entry } of entries) servers[name] = entry;
-  await saveDocument(file, root);
+    for (const { name, entry } of entries) servers[name] = entry;
+    await saveDocument(file, root);
+  });
   return checked;
 }
 
@@ -242,18 +249,20 @@ export async function setServerDisabled(
   name: string,
   disabled: boolean,
 ): Promise<boolean> {
-  const { root, servers } = await openDocument(file);
-  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-    throw new CliError(
-      CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `${file}: no server named ${JSON.stringify(name)}`,
-    );
-  }
-  const map = entry as JsonMap;
-  const was = map.disabled === true;
-  if (disabled) map.disabled = true;
-  else delete map.disabled;
-  await saveDocument(file, root);
-  return was !== disabled;
+  return editConfigFile(file, async () => {
+    const { root, servers } = await openDocument(file);
+    const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new CliError(
+        CliErrorCode.CLI_SERVER_NOT_FOUND,
+        `${file}: no server named ${JSON.stringify(name)}`,
+      );
+    }
+    const map = entry as JsonMap;
+    const was = map.disabled === true;
+    if (disabled) map.disabled = true;
+    else delete map.disabled;
+    await saveDocument(file, root);
+    return was !== disabled;
+  });
 }

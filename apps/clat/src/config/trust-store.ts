@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { describeJsonSyntaxError } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { editConfigFile } from './config-lock.js';
 import { readSmallFile } from './read-small-file.js';
 
 interface TrustFile {
@@ -57,17 +58,21 @@ export async function isTrusted(file: string, root: string): Promise<boolean> {
 }
 
 export async function trustProject(file: string, root: string): Promise<void> {
-  const trust = await readTrust(file);
-  trust.projects[root] = { trustedAt: new Date().toISOString() };
-  await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
+  await editConfigFile(file, async () => {
+    const trust = await readTrust(file);
+    trust.projects[root] = { trustedAt: new Date().toISOString() };
+    await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
+  });
 }
 
 export async function untrustProject(file: string, root: string): Promise<boolean> {
-  const trust = await readTrust(file);
-  if (!Object.hasOwn(trust.projects, root)) return false;
-  delete trust.projects[root];
-  await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
-  return true;
+  return editConfigFile(file, async () => {
+    const trust = await readTrust(file);
+    if (!Object.hasOwn(trust.projects, root)) return false;
+    delete trust.projects[root];
+    await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
+    return true;
+  });
 }
 
 export async function listTrusted(file: string): Promise<string[]> {

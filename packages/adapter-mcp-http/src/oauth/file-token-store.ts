@@ -5,9 +5,9 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '@clat/node-files';
+import { withFileLock, writeFileAtomic } from '@clat/node-files';
 import type { OAuthRecord, TokenStore } from './token-store.js';
 
 /** The file of one server URL: a hash, so the URL (which may carry a path) is not in a name. */
@@ -25,21 +25,12 @@ function isRecord(value: unknown, serverUrl: string): value is OAuthRecord {
   );
 }
 
-/** How long a refresh may hold a server's lock before another process takes it over. */
-const LOCK_STALE_MS = 60_000;
-/** How long to wait for another process's refresh before going ahead anyway. */
-const LOCK_WAIT_MS = 30_000;
-const LOCK_POLL_MS = 50;
-
-/** Whether process `pid` still runs (a lock whose holder is gone is free). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/**
+ * A refresh holds a server's lock for one token request: a lock older than a minute belongs to a
+ * process that hangs, and after 30 s of waiting the refresh goes ahead anyway (a refresh that may
+ * race is better than none).
+ */
+const LOCK_OPTIONS = { waitMs: 30_000, staleMs: 60_000, pollMs: 50, onBusy: () => {} };
 
 /** A {@link TokenStore} in `dir`; records are never printed and never leave the directory. */
 export class FileTokenStore implements TokenStore {
@@ -80,39 +71,13 @@ export class FileTokenStore implements TokenStore {
   }
 
   /**
-   * Holds `<file>.lock` (created exclusively, holding the pid) while `work` runs. A lock whose
-   * process is gone, or older than a minute, is taken over; after 30 s of waiting the work runs
-   * anyway (a refresh that may race is better than none).
+   * Holds `<file>.lock` (the `@clat/node-files` lock: `pid:token`, taken over when its process is
+   * gone or it is older than a minute) while `work` runs; after 30 s of waiting the work runs
+   * anyway.
    */
   async exclusive<T>(serverUrl: string, work: () => Promise<T>): Promise<T> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const lock = `${oauthFileFor(this.dir, serverUrl)}.lock`;
-    const mine = String(process.pid);
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    let held = false;
-    while (!held) {
-      try {
-        const handle = await open(lock, 'wx', 0o600);
-        await handle.writeFile(mine);
-        await handle.close();
-        held = true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const holder = Number.parseInt(await readFile(lock, 'utf8').catch(() => ''), 10);
-        const age = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? 0);
-        const stale = (Number.isInteger(holder) && !alive(holder)) || age > LOCK_STALE_MS;
-        if (stale) await rm(lock, { force: true });
-        else if (Date.now() >= deadline) break;
-        else await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
-      }
-    }
-    try {
-      return await work();
-    } finally {
-      if (held && (await readFile(lock, 'utf8').catch(() => '')) === mine) {
-        await rm(lock, { force: true });
-      }
-    }
+    return withFileLock(`${oauthFileFor(this.dir, serverUrl)}.lock`, LOCK_OPTIONS, work);
   }
 
   async remove(serverUrl: string): Promise<boolean> {

@@ -1,0 +1,39 @@
+/**
+ * One edit at a time for CLAT's own config files (mcp.json, trust.json, approvals.json). Each
+ * edit reads the file, changes it and renames a new copy over it; two processes doing that at
+ * once (a script running `clat mcp add` in parallel, two sessions approving tools) each wrote
+ * what they had read, and the last rename silently dropped the other's change.
+ * @module
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { type FileLockBusy, withFileLock } from '@clat/node-files';
+import { CliError, CliErrorCode } from '../errors.js';
+
+/**
+ * An edit takes milliseconds: a lock older than 10 s belongs to a process that is stopped or
+ * hung, and is taken over; a holder that keeps re-taking it for 20 s is reported.
+ */
+const WAIT_MS = 20_000;
+const STALE_MS = 10_000;
+
+function busyError(file: string, busy: FileLockBusy): never {
+  const holder = busy.pid === undefined ? 'another process' : `process ${busy.pid}`;
+  throw new CliError(
+    CliErrorCode.CLI_CONFIG_BUSY,
+    `${file}: ${holder} kept it locked for ${WAIT_MS / 1000} s (${busy.path}); retry once it has finished, or delete the lock file if no clat process is running`,
+  );
+}
+
+/**
+ * Runs `edit` (read, change, write `file`) while holding `<file>.lock`, so a concurrent edit by
+ * another clat process reads the result of this one instead of the file before it.
+ */
+export async function editConfigFile<T>(file: string, edit: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  return withFileLock(
+    `${file}.lock`,
+    { waitMs: WAIT_MS, staleMs: STALE_MS, onBusy: (busy) => busyError(file, busy) },
+    edit,
+  );
+}
