@@ -59,7 +59,7 @@ describe('login to a server of the project mcp.json', () => {
     const logout = await run(['mcp', 'logout', 'projdocs']);
     expect(logout.code).toBe(0);
     expect(logout.stdout).toBe(
-      'Logged out of projdocs; its stored tokens and registered client were deleted\n',
+      `Logged out of projdocs; the authorization server ${world?.as.issuer} revoked its tokens, and its stored tokens and registered client were deleted\n`,
     );
   });
 
@@ -100,7 +100,7 @@ describe('login to a server of the project mcp.json', () => {
     const logout = await run(['mcp', 'logout', name, ...flags], elsewhere);
     expect(logout.code).toBe(0);
     expect(logout.stdout).toBe(
-      `Logged out of ${name}; its stored tokens and registered client were deleted\n`,
+      `Logged out of ${name}; the authorization server ${world?.as.issuer} revoked its tokens, and its stored tokens and registered client were deleted\n`,
     );
     // Nothing was stored as trusted along the way.
     expect((await run(['trust', '--list'])).stdout).not.toContain(sandbox.project);

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeModelProvider, startFakeChatServer } from '../cli/chat-server.js';
 import { assertBuilt, type ClatResult, CliSandbox, parseJsonOutput } from '../cli/support.js';
-import { BROWSER, type OAuthWorld, readTokenFile, startOAuthWorld } from './oauth-world.js';
+import {
+  BROWSER,
+  type OAuthWorld,
+  readTokenFile,
+  startOAuthWorld,
+  type TokenFile,
+} from './oauth-world.js';
 
 interface StatusJson {
   needsLogin: number;
@@ -187,6 +193,48 @@ describe('clat mcp login against an OpenID provider', () => {
     expect(next.servers[0]?.state).toBe('connected');
     expect(await readdir(join(sandbox.home, 'oauth'))).toHaveLength(1);
     for (const secret of [after.tokens.accessToken, after.tokens.refreshToken ?? ''])
+      for (const output of outputs) expect(output).not.toContain(secret);
+  });
+
+  it('logout and remove revoke the tokens at the provider; removing one of two entries of a URL keeps the login', async () => {
+    const revoked = `the authorization server ${as.issuer} revoked its tokens, and its stored tokens and registered client were deleted`;
+    const gone = async (tokens: TokenFile['tokens']) => {
+      expect(await as.provider.AccessToken.find(tokens.accessToken)).toBeUndefined();
+      expect(await as.provider.RefreshToken.find(tokens.refreshToken ?? '')).toBeUndefined();
+    };
+    expect((await clat(['mcp', 'login', 'remote'])).code).toBe(0);
+    const first = (await tokenFile()).record;
+    expect(await as.provider.AccessToken.find(first.tokens.accessToken)).toBeDefined();
+    const logout = await clat(['mcp', 'logout', 'remote']);
+    expect(logout.stderr).toBe('');
+    expect(logout.stdout).toBe(`Logged out of remote; ${revoked}\n`);
+    await gone(first.tokens);
+    expect(await readdir(join(sandbox.home, 'oauth'))).toEqual([]);
+
+    // A second entry of the same URL shares its tokens: removing it leaves them alone.
+    expect((await clat(['mcp', 'add', 'mirror', '--url', mcp.url])).code).toBe(0);
+    expect((await clat(['mcp', 'login', 'remote'])).code).toBe(0);
+    const second = (await tokenFile()).record;
+    const mirror = await clat(['mcp', 'remove', 'mirror']);
+    expect(mirror.stdout).toBe(`Removed server "mirror" from ${join(sandbox.home, 'mcp.json')}\n`);
+    expect((await tokenFile()).record.tokens.accessToken).toBe(second.tokens.accessToken);
+    expect((await clat(['call', 'mcp_remote_whoami', '{}'])).code).toBe(0);
+
+    // The last entry goes: its login goes with it, revoked first, so `logout` is not needed
+    // (it could no longer name the server).
+    const removed = await clat(['mcp', 'remove', 'remote']);
+    expect(removed.stderr).toBe('');
+    expect(removed.stdout).toBe(
+      `Removed server "remote" from ${join(sandbox.home, 'mcp.json')}; ${revoked}\n`,
+    );
+    await gone(second.tokens);
+    expect(await readdir(join(sandbox.home, 'oauth'))).toEqual([]);
+    for (const secret of [
+      first.tokens.accessToken,
+      first.tokens.refreshToken ?? '',
+      second.tokens.accessToken,
+      second.tokens.refreshToken ?? '',
+    ])
       for (const output of outputs) expect(output).not.toContain(secret);
   });
 

@@ -453,3 +453,49 @@ describe('OAuth client against an injectable authorization server', () => {
     ).toMatch(/^OAUTH_DISCOVERY: .*publishes no OAuth or OpenID metadata/);
   });
 });
+
+describe('revoking a login (RFC 7009)', () => {
+  it('revokes the refresh token, then the access token, as the public client that holds them', async () => {
+    await setup({ revocation: 'ok' });
+    const { oauth, records } = client();
+    await oauth.login(browser());
+    const tokens = records.get(mcp?.url ?? '')?.tokens;
+    expect(await as?.validate(tokens?.accessToken ?? '', mcp?.url ?? '')).toBeDefined();
+    expect(await oauth.revoke()).toEqual({ state: 'revoked', issuer: as?.issuer });
+    expect(as?.revocations).toEqual([
+      { hint: 'refresh_token', auth: 'none' },
+      { hint: 'access_token', auth: 'none' },
+    ]);
+    expect(await as?.validate(tokens?.accessToken ?? '', mcp?.url ?? '')).toBeUndefined();
+    // Revoking deletes nothing: logout does.
+    expect(records.size).toBe(1);
+    expect(await oauth.logout()).toBe(true);
+    expect(await oauth.revoke()).toEqual({ state: 'nothing-stored' });
+  });
+
+  it('authenticates a pre-registered confidential client with its configured secret', async () => {
+    await setup({ revocation: 'ok', authMethods: ['client_secret_basic'] });
+    as?.clients.set('pre-1', { secret: 'pre-secret-0123456789', method: 'client_secret_basic' });
+    const { oauth } = client({ clientId: 'pre-1', clientSecret: 'pre-secret-0123456789' });
+    await oauth.login(browser());
+    expect((await oauth.revoke()).state).toBe('revoked');
+    expect(as?.revocations.map((r) => r.auth)).toEqual([
+      'client_secret_basic',
+      'client_secret_basic',
+    ]);
+  });
+
+  it('says when the authorization server offers no revocation, or its endpoint fails', async () => {
+    await setup();
+    const plain = client();
+    await plain.oauth.login(browser());
+    expect(await plain.oauth.revoke()).toEqual({ state: 'unsupported' });
+    expect(as?.revocations).toEqual([]);
+    if (as !== undefined) as.behaviour.revocation = '503';
+    const down = await plain.oauth.revoke();
+    expect(down.state).toBe('failed');
+    expect(down.state === 'failed' ? down.reason : '').toMatch(
+      /revoking the refresh token at .*HTTP 503/,
+    );
+  });
+});

@@ -27,6 +27,7 @@ export {
   OAuthClient,
   type OAuthClientOptions,
   type OAuthLoginResult,
+  type OAuthRevocation,
 } from './oauth/oauth-client.js';
 export {
   discoverProtectedResource,

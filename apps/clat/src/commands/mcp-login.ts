@@ -1,7 +1,12 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
 import { existsSync } from 'node:fs';
 import { expandServerVariables, type McpServerConfig } from '@clat/adapter-mcp';
-import { HttpTransportErrorCode, isHttpTransportError, oauthFileFor } from '@clat/adapter-mcp-http';
+import {
+  HttpTransportErrorCode,
+  isHttpTransportError,
+  type OAuthClient,
+  oauthFileFor,
+} from '@clat/adapter-mcp-http';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
@@ -160,11 +165,80 @@ export async function logout(argv: string[], io: CommandIO): Promise<number> {
   const name = sanitizeTerminalLine(server.name);
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
-  const removed = (await oauth?.logout()) ?? false;
-  io.stdout.write(
-    removed
-      ? `Logged out of ${name}; its stored tokens and registered client were deleted\n`
-      : `No stored login for ${name}\n`,
-  );
+  const forgotten = oauth === undefined ? undefined : await forgetLogin(oauth);
+  if (forgotten === undefined) {
+    io.stdout.write(`No stored login for ${name}\n`);
+    return 0;
+  }
+  io.stdout.write(`Logged out of ${name}; ${forgotten.done}\n`);
+  if (forgotten.warning !== undefined) io.stderr.write(`warning: ${forgotten.warning}\n`);
   return 0;
+}
+
+/** What forgetting a login did: the sentence for stdout and, when revoking failed, a warning. */
+interface ForgottenLogin {
+  done: string;
+  warning?: string;
+}
+
+/**
+ * Revokes the stored tokens at the authorization server (when it offers RFC 7009 revocation),
+ * then deletes them and the registered client; undefined when nothing was stored. A failed
+ * revocation still deletes them: the person asked to be logged out here.
+ */
+async function forgetLogin(oauth: OAuthClient): Promise<ForgottenLogin | undefined> {
+  const revocation = await oauth.revoke();
+  const removed = await oauth.logout();
+  if (!removed) return undefined;
+  const deleted = 'its stored tokens and registered client were deleted';
+  switch (revocation.state) {
+    case 'revoked':
+      return {
+        done: `the authorization server ${sanitizeTerminalLine(revocation.issuer)} revoked its tokens, and ${deleted}`,
+      };
+    case 'unsupported':
+      return {
+        done: `${deleted} (the authorization server offers no token revocation, so a token already issued stays valid until it expires)`,
+      };
+    case 'failed':
+      return {
+        done: deleted,
+        warning: `the authorization server did not revoke them: ${sanitizeTerminalLine(revocation.reason)}; a token already issued stays valid until it expires`,
+      };
+    default:
+      return { done: deleted };
+  }
+}
+
+/**
+ * After `clat mcp remove`: the login of the removed HTTP entry, unless another configured entry
+ * (the user's, or the trusted project's in `cwd`) still connects to the same URL, whose tokens
+ * they share. Returns the sentence to add to "Removed …", or undefined.
+ */
+export async function forgetRemovedLogin(
+  removed: McpServerConfig,
+  io: CommandIO,
+): Promise<ForgottenLogin | undefined> {
+  if (removed.transport !== 'http') return undefined;
+  const home = resolveClatHome(io.env, io.cwd);
+  const projectRoot = await canonicalProjectRoot('.', io.cwd).catch(() => undefined);
+  const trusted =
+    projectRoot !== undefined && (await isTrusted(home.trustFile, projectRoot))
+      ? projectRoot
+      : undefined;
+  const urlOf = (server: McpServerConfig): string | undefined => {
+    if (server.transport !== 'http') return undefined;
+    const expanded = expandServerVariables(server, {
+      file: home.mcpFile,
+      env: io.env,
+      projectRoot: projectRoot ?? io.cwd,
+    });
+    return 'issues' in expanded ? server.url : (expanded.server as HttpEntry).url;
+  };
+  const url = urlOf(removed);
+  const { configured } = await loadConfiguredServers(home, trusted);
+  if (configured.some((entry) => urlOf(entry.server) === url)) return undefined;
+  const target = { ...removed, url } as HttpEntry;
+  const oauth = oauthClientFor(target, home.dir);
+  return oauth === undefined ? undefined : forgetLogin(oauth);
 }

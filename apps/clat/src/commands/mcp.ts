@@ -43,12 +43,15 @@ list, get         Show mcp.json entries (env values and header values are never 
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A --url
                   server speaks Streamable HTTP, and HTTP+SSE (2024-11-05) when it refuses
                   that; --transport sse skips straight to HTTP+SSE ("type": "sse").
+                  Removing an HTTP server also logs out of it (see logout) unless another
+                  entry connects to the same URL.
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
                   $BROWSER (else the platform opener) and waits for the redirect; the token is
                   kept in an owner-only file under the CLAT home, never in mcp.json. A server
                   of a project's own .clat/mcp.json is found in the current directory's
                   project, or -C <dir>'s, once it is trusted (or with --trust).
-logout            Forget the stored OAuth tokens of a server.
+logout            Revoke the stored OAuth tokens at the authorization server (when it offers
+                  RFC 7009 revocation), then delete them and the registered client.
 enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again.
                   Entries may also set "includeTools"/"excludeTools" (names, * wildcards).
                   A trusted project's own .clat/mcp.json is merged under this file.
@@ -290,8 +293,17 @@ async function remove(argv: string[], io: CommandIO): Promise<number> {
     throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp remove: expected exactly one <name>');
   }
   const home = resolveClatHome(io.env, io.cwd);
+  // The entry as it was, for its stored login (an invalid entry never had one).
+  const entry = (await loadMcpConfig(home.mcpFile)).servers.find((server) => server.name === name);
   await removeServerEntry(home.mcpFile, name);
-  io.stdout.write(`Removed server ${JSON.stringify(name)} from ${home.mcpFile}\n`);
+  const login =
+    entry?.transport === 'http'
+      ? await (await import('./mcp-login.js')).forgetRemovedLogin(entry, io)
+      : undefined;
+  io.stdout.write(
+    `Removed server ${JSON.stringify(name)} from ${home.mcpFile}${login === undefined ? '' : `; ${login.done}`}\n`,
+  );
+  if (login?.warning !== undefined) io.stderr.write(`warning: ${login.warning}\n`);
   return 0;
 }
 

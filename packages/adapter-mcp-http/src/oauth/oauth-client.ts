@@ -28,6 +28,7 @@ import {
   type GrantContext,
   grantRefused,
   refreshTokens,
+  revokeToken,
 } from './token-grants.js';
 import type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './token-store.js';
 
@@ -63,6 +64,16 @@ export interface OAuthLoginResult {
   scope: string | undefined;
   refreshable: boolean;
 }
+
+/** What {@link OAuthClient.revoke} did at the authorization server. */
+export type OAuthRevocation =
+  | { state: 'revoked'; issuer: string }
+  /** No tokens (or no client or issuer to revoke them with) are stored. */
+  | { state: 'nothing-stored' }
+  /** The authorization server's metadata names no `revocation_endpoint`. */
+  | { state: 'unsupported' }
+  /** Discovery or a revocation request failed; `reason` says why (the AS's text is untrusted). */
+  | { state: 'failed'; reason: string };
 
 interface Context {
   prm: ProtectedResource;
@@ -225,6 +236,41 @@ export class OAuthClient implements HttpAuth {
       scope: result.tokens.scope,
       refreshable: result.tokens.refreshToken !== undefined,
     };
+  }
+
+  /**
+   * Asks the authorization server to revoke the stored tokens (RFC 7009: the refresh token,
+   * which ends its grant, then the access token), so a copy left elsewhere stops working too.
+   * Nothing is deleted here; {@link logout} does that. The AS is found from the stored issuer,
+   * so revoking needs no answer from the MCP server.
+   */
+  async revoke(signal?: AbortSignal): Promise<OAuthRevocation> {
+    this.#loaded = false;
+    const record = await this.#load();
+    const tokens = record?.tokens;
+    if (tokens === undefined || record?.client === undefined || record.issuer === undefined)
+      return { state: 'nothing-stored' };
+    const http = signal === undefined ? this.#http : { ...this.#http, signal };
+    try {
+      const as = await discoverAuthorizationServer(record.issuer, http, {
+        origin: this.origin,
+        legacy: false,
+      });
+      if (typeof as.revocation_endpoint !== 'string') return { state: 'unsupported' };
+      const ctx = {
+        as,
+        client: record.client,
+        secret: record.client.clientSecret ?? this.#options.config?.clientSecret,
+        origin: this.origin,
+        http,
+      };
+      if (tokens.refreshToken !== undefined)
+        await revokeToken(ctx, tokens.refreshToken, 'refresh_token');
+      await revokeToken(ctx, tokens.accessToken, 'access_token');
+      return { state: 'revoked', issuer: as.issuer };
+    } catch (error) {
+      return { state: 'failed', reason: errorMessage(error) };
+    }
   }
 
   /** Forgets this server's tokens and registered client. True when something was stored. */

@@ -6,8 +6,10 @@ import {
   processAuthorizationCodeResponse,
   processClientCredentialsResponse,
   processRefreshTokenResponse,
+  processRevocationResponse,
   ResponseBodyError,
   refreshTokenGrantRequest,
+  revocationRequest,
   type TokenEndpointResponse,
   WWWAuthenticateChallengeError,
 } from 'oauth4webapi';
@@ -42,7 +44,11 @@ function tokenUrl(ctx: GrantContext): URL {
   return new URL(String(ctx.as.token_endpoint));
 }
 
-function failure(ctx: GrantContext, what: string, error: unknown): HttpTransportError {
+function failure(
+  ctx: Pick<GrantContext, 'as' | 'origin'>,
+  what: string,
+  error: unknown,
+): HttpTransportError {
   return new HttpTransportError(
     'OAUTH_TOKEN',
     ctx.origin,
@@ -145,5 +151,32 @@ export async function clientCredentialsTokens(
     return tokensOf(await processClientCredentialsResponse(ctx.as, client, response));
   } catch (error) {
     throw failure(ctx, 'the client credentials grant', error);
+  }
+}
+
+/**
+ * Revokes one token at the authorization server's RFC 7009 endpoint, authenticating as the
+ * client that holds it. The caller checks that the metadata names `revocation_endpoint`.
+ */
+export async function revokeToken(
+  ctx: Omit<GrantContext, 'resource'>,
+  token: string,
+  hint: 'refresh_token' | 'access_token',
+): Promise<void> {
+  const client = oauthClientOf(ctx.client);
+  try {
+    const response = await revocationRequest(
+      ctx.as,
+      client,
+      clientAuthOf(ctx.client, ctx.secret),
+      token,
+      {
+        ...requestOptions(ctx.http, new URL(String(ctx.as.revocation_endpoint))),
+        additionalParameters: { token_type_hint: hint },
+      },
+    );
+    await processRevocationResponse(response);
+  } catch (error) {
+    throw failure(ctx, `revoking the ${hint.replace('_', ' ')}`, error);
   }
 }
