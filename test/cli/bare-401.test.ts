@@ -5,7 +5,12 @@
  * it now says in one sentence that the server publishes no OAuth metadata and names the
  * `clat mcp add … --header` that gives it a static token. Its status said "needs login" and
  * pointed to that failing login; it now says the same sentence, found with GETs only.
+ *
+ * The same login asked of a server that wants no credentials at all said that too ("probably
+ * expects a static Authorization header"); it now says the server needs no login (exit 0,
+ * nothing stored), or, for a URL that answers 404, to check the URL.
  */
+import { readdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -14,14 +19,23 @@ import { parseJsonOutput, staticTokenArgs, useCliSandbox } from './support.js';
 let server: Server | undefined;
 let origin = '';
 const seen: string[] = [];
+/** What the server answers to the MCP URL: 401 (a token API), 200 (open), 404 (wrong URL). */
+let answer: 401 | 200 | 404 = 401;
 
 const sandbox = useCliSandbox(
   async () => {
     seen.length = 0;
+    answer = 401;
     server = createServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
       req.resume();
-      res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
+      if (answer === 401) {
+        res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
+      } else if (answer === 200 && req.method === 'POST' && req.url === '/mcp') {
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"jsonrpc":"2.0","id":"clat-auth-probe","result":{}}');
+      } else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -86,5 +100,28 @@ describe('a 401 server without OAuth metadata', () => {
     const status = await sandbox.run(['mcp']);
     expect(status.stdout).not.toContain('needs login');
     expect(status.stdout).not.toContain('tok-0123456789abcdef');
+  });
+});
+
+describe('a login asked of a server that wants no credentials', () => {
+  it('says it needs no login when it answers without credentials, and stores nothing', async () => {
+    answer = 200;
+    const login = await sandbox.run(['mcp', 'login', 'bare'], { env: { BROWSER: 'false' } });
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(login.stdout).toBe(
+      `bare needs no login: MCP server at ${origin} answered a request without credentials (HTTP 200) and publishes no OAuth metadata (no /.well-known/oauth-protected-resource, no authorization server metadata); nothing was stored\n`,
+    );
+    expect(login.stdout).not.toContain('static Authorization header');
+    expect(await readdir(sandbox.home)).not.toContain('oauth');
+  });
+
+  it('says to check the URL when it answers 404', async () => {
+    answer = 404;
+    const login = await sandbox.run(['mcp', 'login', 'bare'], { env: { BROWSER: 'false' } });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toBe(
+      `clat: login to bare failed: MCP server at ${origin} answered HTTP 404 at ${origin}/mcp and publishes no OAuth metadata (no /.well-known/oauth-protected-resource, no authorization server metadata); check the server's URL [CLI_LOGIN_FAILED]\n`,
+    );
   });
 });

@@ -41,6 +41,11 @@ export const HttpTransportErrorCode = {
    * or authorization server document) and its default endpoints fail: not an OAuth server.
    */
   OAUTH_NO_METADATA: 'OAUTH_NO_METADATA',
+  /**
+   * A login was asked for a server that answered without credentials and publishes no OAuth
+   * metadata: it needs no login (nothing was stored).
+   */
+  OAUTH_NOT_REQUIRED: 'OAUTH_NOT_REQUIRED',
   /** No usable client identity (pre-registered, metadata document or registration). */
   OAUTH_CLIENT: 'OAUTH_CLIENT',
   /** The browser leg failed: bad state or issuer, an error redirect, a timeout or Ctrl-C. */

@@ -145,6 +145,13 @@ export async function login(
     );
     return 0;
   } catch (error) {
+    if (isHttpTransportError(error) && error.code === HttpTransportErrorCode.OAUTH_NOT_REQUIRED) {
+      // Nothing to do is not a failure: the server works as configured.
+      io.stdout.write(
+        `${sanitizeTerminalLine(server.name)} needs no login: ${sanitizeTerminalLine(error.message)}; nothing was stored\n`,
+      );
+      return 0;
+    }
     const cancelled = abort.signal.aborted;
     throw new CliError(
       CliErrorCode.CLI_LOGIN_FAILED,

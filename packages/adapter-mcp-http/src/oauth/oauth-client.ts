@@ -6,7 +6,7 @@
  * @module
  */
 
-import { errorMessage } from '@clat/kernel';
+import { errorMessage, shownUrl } from '@clat/kernel';
 import type { AuthorizationServer } from 'oauth4webapi';
 import { HttpTransportError, isHttpTransportError } from '../errors.js';
 import type { HttpAuth, HttpAuthChallenge } from '../http-auth.js';
@@ -31,6 +31,10 @@ import {
   revokeToken,
 } from './token-grants.js';
 import type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './token-store.js';
+
+/** What a server that never sent a 401 did not publish (NO_METADATA names the 401 too). */
+const UNPUBLISHED =
+  'publishes no OAuth metadata (no /.well-known/oauth-protected-resource, no authorization server metadata)';
 
 /** Refresh this long before the recorded expiry, so a request never races it. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -97,6 +101,8 @@ export class OAuthClient implements HttpAuth {
   #pending: Promise<unknown> | undefined;
   #stepUps = 0;
   #loginRequired = false;
+  /** The HTTP status of the last unauthenticated probe (`#probe`). */
+  #probeStatus: number | undefined;
 
   constructor(options: OAuthClientOptions) {
     // The transport's own checks (http(s), no credentials in the URL): a login must not carry a
@@ -193,6 +199,7 @@ export class OAuthClient implements HttpAuth {
   /** The login itself; a step-up runs it without resetting the count that bounds step-ups. */
   async #authorize(browser: BrowserLeg): Promise<OAuthLoginResult> {
     const record = await this.#load();
+    const probed = this.#challenge === undefined;
     const challenge = this.#challenge ?? (await this.#probe(browser.signal));
     const { prm, as } = await this.#discover(challenge, browser.signal);
     const sameIssuer = record?.issuer === as.issuer;
@@ -220,6 +227,11 @@ export class OAuthClient implements HttpAuth {
       origin: this.origin,
       http,
       browser,
+    }).catch((error: unknown) => {
+      // The assumed default endpoints failed: say why a login made no sense, when the probe knows.
+      if (probed && isHttpTransportError(error) && error.code === 'OAUTH_NO_METADATA')
+        this.#refuseNeedlessLogin();
+      throw error;
     });
     await this.#save({
       version: 1,
@@ -448,6 +460,31 @@ export class OAuthClient implements HttpAuth {
   }
 
   /**
+   * After a login at the default endpoints of a server that published nothing failed: when the
+   * unauthenticated probe was not refused (no 401 or 403), the server needs no login, or (404)
+   * the URL names no MCP endpoint. Either way "expects a static Authorization header" would be
+   * wrong. Returns (the caller rethrows) when the probe was refused or did not run.
+   */
+  #refuseNeedlessLogin(): void {
+    const status = this.#probeStatus;
+    if (status === undefined || status === 401 || status === 403) return;
+    if (status === 404) {
+      throw new HttpTransportError(
+        'OAUTH_DISCOVERY',
+        this.origin,
+        `MCP server at ${this.origin} answered HTTP 404 at ${shownUrl(this.#url.href)} and ${UNPUBLISHED}; check the server's URL`,
+      );
+    }
+    if ((status >= 200 && status < 300) || status === 400 || status === 405 || status === 406) {
+      throw new HttpTransportError(
+        'OAUTH_NOT_REQUIRED',
+        this.origin,
+        `MCP server at ${this.origin} answered a request without credentials (HTTP ${status}) and ${UNPUBLISHED}`,
+      );
+    }
+  }
+
+  /**
    * An unauthenticated POST whose 401 names the resource metadata and scope. A server that has no
    * POST at its URL (400/404/405) may be an HTTP+SSE one, whose stream GET carries the challenge.
    */
@@ -476,6 +513,7 @@ export class OAuthClient implements HttpAuth {
         // An open stream is not read: only the status and the challenge matter.
         await response.body?.cancel().catch(() => {});
       }
+      this.#probeStatus = response.status;
       if (response.status !== 401) return undefined;
       return await parseAuthChallenge(response.headers.get('www-authenticate'));
     } catch (error) {
