@@ -238,6 +238,19 @@ describe('clat mcp login against an OpenID provider', () => {
       for (const output of outputs) expect(output).not.toContain(secret);
   });
 
+  it('a server that refuses a valid login with 403 blames the login, not headers the entry does not have', async () => {
+    expect((await clat(['mcp', 'login', 'remote'])).code).toBe(0);
+    mcp.forbidden = true;
+    const status = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
+    expect(status.servers[0]?.state).toBe('failed');
+    expect(status.servers[0]?.failure).toContain(
+      'with HTTP 403 (the server refused the token of its login: it may lack access, or log in again): this account is suspended',
+    );
+    expect(status.servers[0]?.failure).not.toContain('configured headers');
+    // The login is kept: a refused request is no refused grant.
+    expect((await tokenFile()).record.tokens.accessToken).toBeTruthy();
+  });
+
   it('clat tools <server> prints a hostile server name in its login line sanitised', async () => {
     // A project's .clat/mcp.json names its servers; JSON.stringify keeps C1 and bidi characters.
     const name = 'rem\u202eote\u009b2J';

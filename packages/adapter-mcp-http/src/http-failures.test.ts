@@ -19,8 +19,32 @@ describe('HttpFailures.status', () => {
   const failures = () => {
     const redactor = new Redactor();
     redactor.add('tok-0123456789abcdef');
-    return new HttpFailures(new URL('http://127.0.0.1:9/mcp'), redactor, () => false);
+    return new HttpFailures(new URL('http://127.0.0.1:9/mcp'), redactor, () => false, {
+      headers: false,
+      login: false,
+    });
   };
+
+  it('names, for a 401 or 403, only the credentials the transport sends', () => {
+    const url = new URL('http://127.0.0.1:9/mcp');
+    const hint = (headers: boolean, login: boolean, status: number) =>
+      new HttpFailures(url, new Redactor(), () => false, { headers, login }).status(
+        status,
+        'tools/call (id 3)',
+        undefined,
+      ).message;
+    expect(hint(true, false, 401)).toBe(
+      'MCP server at http://127.0.0.1:9 answered tools/call (id 3) with HTTP 401 (check the configured headers)',
+    );
+    expect(hint(false, true, 403)).toBe(
+      'MCP server at http://127.0.0.1:9 answered tools/call (id 3) with HTTP 403 (the server refused the token of its login: it may lack access, or log in again)',
+    );
+    expect(hint(true, true, 403)).toContain('(check the configured headers and the login)');
+    expect(hint(false, false, 401)).toContain('(no credentials are configured for it)');
+    expect(hint(true, true, 500)).toBe(
+      'MCP server at http://127.0.0.1:9 answered tools/call (id 3) with HTTP 500',
+    );
+  });
 
   it("shows what an HTML error page says, not its markup (express's default 404)", () => {
     const page =

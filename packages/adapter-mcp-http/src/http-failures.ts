@@ -66,6 +66,31 @@ export function networkReason(error: unknown): string {
 }
 
 /** Builds the transport's errors and keeps the newest failures for `diagnostics()`. */
+/**
+ * The hint of a refused request, naming only what was sent: blaming "the configured headers" of
+ * an entry that has none, while its OAuth login was what the server refused, sent people to the
+ * wrong place.
+ */
+/** Which credentials a transport sends: configured headers, a login (its `auth`), or both. */
+export function credentialsOf(options: {
+  headers?: Readonly<Record<string, string>> | undefined;
+  auth?: unknown;
+}): { headers: boolean; login: boolean } {
+  return {
+    headers: Object.keys(options.headers ?? {}).length > 0,
+    login: options.auth !== undefined,
+  };
+}
+
+function credentialHint(credentials: { headers: boolean; login: boolean }): string {
+  if (credentials.headers && credentials.login)
+    return ' (check the configured headers and the login)';
+  if (credentials.headers) return ' (check the configured headers)';
+  if (credentials.login)
+    return ' (the server refused the token of its login: it may lack access, or log in again)';
+  return ' (no credentials are configured for it)';
+}
+
 export class HttpFailures {
   readonly #url: URL;
   readonly #origin: string;
@@ -74,11 +99,20 @@ export class HttpFailures {
   readonly #closedByTransport: () => boolean;
   readonly #tail: string[] = [];
 
-  constructor(url: URL, redactor: Redactor, closedByTransport: () => boolean) {
+  /** What a 401 or 403 points at: the credentials this transport sends (see {@link credentialHint}). */
+  readonly #credentialHint: string;
+
+  constructor(
+    url: URL,
+    redactor: Redactor,
+    closedByTransport: () => boolean,
+    credentials: { headers: boolean; login: boolean },
+  ) {
     this.#url = url;
     this.#origin = url.origin;
     this.#redactor = redactor;
     this.#closedByTransport = closedByTransport;
+    this.#credentialHint = credentialHint(credentials);
   }
 
   /** The endpoint origin the errors name. */
@@ -138,7 +172,7 @@ export class HttpFailures {
     message: JsonRpcMessage | string,
     body: string | undefined,
   ): HttpTransportError {
-    const hint = status === 401 || status === 403 ? ' (check the configured headers)' : '';
+    const hint = status === 401 || status === 403 ? this.#credentialHint : '';
     const clean =
       body === undefined ? '' : this.#redactor.redact(textOf(body)).replace(/\s+/g, ' ').trim();
     const snippet =

@@ -22,7 +22,13 @@ import { type AuthorizedFetch, authorize, fetchAuthorized } from './authorized-f
 import { errorBody } from './body-reader.js';
 import { type HttpTransportError, isHttpTransportError } from './errors.js';
 import { GetStream } from './get-stream.js';
-import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
+import {
+  credentialsOf,
+  describe,
+  HttpFailures,
+  isRedirect,
+  networkReason,
+} from './http-failures.js';
 import { ACCEPT_BOTH, configuredHeaders, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
 import { ReplyGate } from './reply-gate.js';
@@ -96,6 +102,7 @@ export class HttpTransport implements Transport {
       url,
       this.#redactor,
       () => this.#closed && this.#abort.signal.aborted,
+      credentialsOf(options),
     );
     this.#headers = configuredHeaders(options.headers);
     this.#redactor.addHeaders(options.headers);

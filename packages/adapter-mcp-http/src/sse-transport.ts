@@ -21,7 +21,13 @@ import { Redactor } from '@clat/kernel';
 import { type AuthorizedFetch, fetchAuthorized } from './authorized-fetch.js';
 import { BodyTooLarge, errorBody, readSse } from './body-reader.js';
 import { HttpTransportError, isHttpTransportError } from './errors.js';
-import { describe, HttpFailures, isRedirect, networkReason } from './http-failures.js';
+import {
+  credentialsOf,
+  describe,
+  HttpFailures,
+  isRedirect,
+  networkReason,
+} from './http-failures.js';
 import { configuredHeaders, HEADER, mediaType } from './http-headers.js';
 import { type HttpTransportOptions, validateHttpOptions } from './http-options.js';
 import { ReplyGate } from './reply-gate.js';
@@ -88,7 +94,12 @@ export class SseTransport implements Transport {
     const { url, origin } = validateHttpOptions(options);
     this.#url = url;
     this.origin = origin;
-    this.#report = new HttpFailures(url, this.#redactor, () => this.#closed);
+    this.#report = new HttpFailures(
+      url,
+      this.#redactor,
+      () => this.#closed,
+      credentialsOf(options),
+    );
     this.#headers = configuredHeaders(options.headers);
     this.#redactor.addHeaders(options.headers);
     this.#limit = options.maxMessageBytes ?? MCP_LIMITS.stdioFrameBytes;
