@@ -224,6 +224,96 @@ describe('clat processes editing one config file at once', () => {
   });
 });
 
+describe("a project's own .clat/mcp.json in list, get, remove and disable", () => {
+  // `clat mcp` and `login` read a trusted project's own file; list and get showed only the
+  // user's, so a server `clat mcp` listed was "no server named" to `get`, and remove/disable did
+  // not say where the entry is.
+  it('lists and gets its entries once trusted, and says which file holds one the edits do not change', async () => {
+    const userFile = join(sandbox.home, 'mcp.json');
+    const projectFile = join(sandbox.project, '.clat', 'mcp.json');
+    await sandbox.writeMcp({
+      mcpServers: { notes: { command: 'notes-cmd' }, shared: { command: 'user-shared' } },
+    });
+    await mkdir(join(sandbox.project, '.clat'));
+    const projectText = `${JSON.stringify({
+      mcpServers: {
+        docs: {
+          url: 'https://docs.example/mcp',
+          headers: { Authorization: 'Bearer sk-projsecret123456' },
+        },
+        shared: { command: 'project-shared' },
+      },
+    })}\n`;
+    await writeFile(projectFile, projectText);
+    const note = `${projectFile} is not read because the project is not trusted (run "clat trust ${sandbox.project}", or pass --trust)`;
+
+    const untrusted = await sandbox.run(['mcp', 'list']);
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.stdout).toBe(
+      `${userFile}\n  notes  stdio  notes-cmd\n  shared  stdio  user-shared\n${note}\n`,
+    );
+    const hidden = await sandbox.run(['mcp', 'get', 'docs']);
+    expect(hidden.code).toBe(1);
+    expect(hidden.stderr).toContain(`${userFile}: no server named "docs"; ${note}`);
+
+    const trusted = await sandbox.run(['mcp', 'list', '--trust']);
+    expect(trusted.stdout).toBe(
+      [
+        userFile,
+        '  notes  stdio  notes-cmd',
+        '  shared  stdio  user-shared',
+        `${projectFile} (the project's own)`,
+        '  docs  http  https://docs.example/mcp headers: Authorization',
+        `  shared  stdio  project-shared  (replaced by the same-named entry in ${userFile})`,
+        '',
+      ].join('\n'),
+    );
+    const json = parseJsonOutput<{ project: { trusted: boolean; servers: unknown[] } }>(
+      await sandbox.run(['mcp', 'list', '--trust', '--json']),
+    );
+    expect(json.project).toEqual({
+      file: projectFile,
+      trusted: true,
+      servers: [
+        {
+          name: 'docs',
+          transport: 'http',
+          url: 'https://docs.example/mcp',
+          headers: ['Authorization'],
+          origin: 'project',
+        },
+        {
+          name: 'shared',
+          transport: 'stdio',
+          command: 'project-shared',
+          args: [],
+          env: [],
+          origin: 'project',
+          replaced: true,
+        },
+      ],
+    });
+
+    expect((await sandbox.run(['trust'])).code).toBe(0);
+    const got = await sandbox.run(['mcp', 'get', 'docs', '--json']);
+    expect(parseJsonOutput<{ origin: string }>(got).origin).toBe('project');
+    // The user's entry is the one the mount uses.
+    expect((await sandbox.run(['mcp', 'get', 'shared'])).stdout).toContain('user-shared');
+
+    for (const verb of ['remove', 'disable']) {
+      const refused = await sandbox.run(['mcp', verb, 'docs']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `${userFile}: no server named "docs"; "docs" is in ${projectFile}, the project's own mcp.json, which clat mcp remove, enable and disable do not edit: change it there`,
+      );
+    }
+    expect(await readFile(projectFile, 'utf8')).toBe(projectText);
+    for (const result of [untrusted, trusted, got]) {
+      expect(result.stdout + result.stderr).not.toContain('sk-projsecret123456');
+    }
+  });
+});
+
 describe('mounting with bad entries', () => {
   it('reports each bad entry by file and field and still mounts the good one', async () => {
     await sandbox.writeMcp({

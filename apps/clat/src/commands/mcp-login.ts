@@ -1,5 +1,4 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
-import { existsSync } from 'node:fs';
 import { expandServerVariables, type McpServerConfig } from '@clat/adapter-mcp';
 import {
   HttpTransportErrorCode,
@@ -7,14 +6,14 @@ import {
   type OAuthClient,
   oauthFileFor,
 } from '@clat/adapter-mcp-http';
-import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
+import { sanitizeTerminalLine } from '@clat/kernel';
 import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
-import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
+import { resolveClatHome } from '../config/clat-home.js';
 import { formatIssue } from '../config/mcp-config-file.js';
 import { canonicalProjectRoot, isTrusted } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { loadConfiguredServers } from '../project/configured-servers.js';
+import { loadConfiguredServers, serverNotFoundMessage } from '../project/configured-servers.js';
 import { staticTokenCommand } from '../project/login-command.js';
 import { oauthClientFor } from '../project/oauth-auth.js';
 import { openBrowser } from '../ui/open-browser.js';
@@ -64,16 +63,9 @@ async function httpEntry(
   const { configured } = await loadConfiguredServers(home, trusted ? projectRoot : undefined);
   const found = configured.find((entry) => entry.server.name === name);
   if (found === undefined) {
-    const projectFile = projectMcpFile(projectRoot);
-    const untrusted =
-      !trusted && existsSync(projectFile)
-        ? `; ${projectFile} is not read because the project is not trusted (run "clat trust ${shellWord(projectRoot)}", or pass --trust)`
-        : '';
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
-      trusted
-        ? `no server named ${JSON.stringify(name)} in ${home.mcpFile} or ${projectFile}`
-        : `${home.mcpFile}: no server named ${JSON.stringify(name)}${untrusted}`,
+      serverNotFoundMessage(name, home, projectRoot, trusted),
     );
   }
   const { server, file } = found;

@@ -1,31 +1,26 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
 
-import { describeServerConfig } from '@clat/adapter-mcp';
-import {
-  hideCredentialSegments,
-  redactArgs,
-  redactSecrets,
-  sanitizeTerminalLine,
-  shellWord,
-} from '@clat/kernel';
+import { shellWord } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
-import { resolveClatHome } from '../config/clat-home.js';
+import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import {
-  formatIssue,
+  existingServerNames,
   loadMcpConfig,
   putServerEntry,
   removeServerEntry,
   setServerDisabled,
 } from '../config/mcp-config-file.js';
+import { canonicalProjectRoot } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { GET_STREAM_SETTLE_MS, waitForGetStreams } from '../project/get-streams.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { formatMcpStatus, mcpStatusJson } from '../ui/mcp-status.js';
+import { list } from './mcp-list.js';
 
 const USAGE = `Usage: clat mcp [status] [--json]
-       clat mcp list [--json]
-       clat mcp get <name> [--json]
+       clat mcp list [-C <dir>] [--trust] [--json]
+       clat mcp get <name> [-C <dir>] [--trust] [--json]
        clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
        clat mcp remove <name>
@@ -39,7 +34,9 @@ status (default)  Mount the trusted project's servers and show configured, conne
                   legacy HTTP servers (one still opening is waited for up to ${GET_STREAM_SETTLE_MS / 1000} s)
                   and failures (with the redacted stderr tail). Exits 1 when a configured
                   server failed.
-list, get         Show mcp.json entries (env values and header values are never printed).
+list, get         Show mcp.json entries (env values and header values are never printed):
+                  ~/.clat/mcp.json's, then those of the project's own .clat/mcp.json once
+                  the project is trusted (or with --trust), as the mount merges them.
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A --url
                   server speaks Streamable HTTP, and HTTP+SSE (2024-11-05) when it refuses
                   that; --transport sse skips straight to HTTP+SSE ("type": "sse").
@@ -64,33 +61,6 @@ Options:
 ${PROJECT_USAGE}
       --json           Machine-readable output
 `;
-
-/** describeServerConfig's shape: names of env vars and headers only, never their values. */
-interface ListedServer {
-  name: string;
-  transport: 'stdio' | 'http';
-  /** `sse`: the entry picks HTTP+SSE. */
-  type?: 'sse';
-  url?: string;
-  headers?: string[];
-  command?: string;
-  args?: string[];
-  env?: string[];
-  cwd?: string;
-  origin: string;
-  disabled?: boolean;
-}
-
-/**
- * A listed entry with URL credentials (userinfo, secret query parameters, token-like path
- * segments) and secret args redacted.
- */
-function listed(name: string, described: Omit<ListedServer, 'name'>): ListedServer {
-  const server: ListedServer = { name, ...described };
-  if (server.url !== undefined) server.url = redactSecrets(hideCredentialSegments(server.url));
-  if (server.args !== undefined) server.args = redactArgs(server.args);
-  return server;
-}
 
 function writeJson(io: CommandIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -120,65 +90,6 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
       return summary.failed > 0 || project.configIssues.length > 0 ? 1 : 0;
     },
   );
-}
-
-async function list(argv: string[], io: CommandIO, one?: string): Promise<number> {
-  const { values } = parseFlags('mcp', argv, { json: { type: 'boolean' } });
-  const home = resolveClatHome(io.env, io.cwd);
-  const config = await loadMcpConfig(home.mcpFile);
-  const issues = config.issues.map(formatIssue);
-  const servers = config.servers
-    .filter((server) => one === undefined || server.name === one)
-    .map((server) =>
-      listed(server.name, describeServerConfig(server) as Omit<ListedServer, 'name'>),
-    );
-  if (one !== undefined && servers.length === 0) {
-    const bad = config.issues.filter(
-      (issue) => issue.path === one || issue.path.startsWith(`${one}.`),
-    );
-    if (bad.length > 0) {
-      throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, bad.map(formatIssue).join('\n'));
-    }
-    throw new CliError(
-      CliErrorCode.CLI_SERVER_NOT_FOUND,
-      `${home.mcpFile}: no server named ${JSON.stringify(one)}`,
-    );
-  }
-  // As `clat mcp`: an entry or a whole file skipped for a config issue is a failure (exit 1).
-  const exit = one === undefined && issues.length > 0 ? 1 : 0;
-  if (values.json === true) {
-    writeJson(io, one === undefined ? { file: home.mcpFile, servers, issues } : servers[0]);
-    return exit;
-  }
-  if (one === undefined) {
-    io.stdout.write(`${home.mcpFile}${config.exists ? '' : ' (does not exist yet)'}\n`);
-    if (servers.length === 0) {
-      io.stdout.write(
-        issues.length > 0 ? '  (no usable servers; see below)\n' : '  (no servers)\n',
-      );
-    }
-  }
-  for (const server of servers) {
-    const headers = server.headers ?? [];
-    const target = sanitizeTerminalLine(
-      server.transport === 'http'
-        ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
-        : [server.command, ...(server.args ?? [])].join(' '),
-    );
-    io.stdout.write(
-      `  ${sanitizeTerminalLine(server.name)}  ${server.type === 'sse' ? 'sse' : server.transport}  ${target}${server.disabled === true ? '  (disabled)' : ''}\n`,
-    );
-    if (one !== undefined && server.transport === 'stdio') {
-      // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
-      const env = sanitizeTerminalLine((server.env ?? []).map((name) => `${name}=…`).join(' '));
-      const cwd = server.cwd === undefined ? home.dir : `${home.dir}/${server.cwd}`;
-      io.stdout.write(
-        `  to debug, run it by hand: cd ${sanitizeTerminalLine(JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd))} && ${env === '' ? '' : `${env} `}${target}\n`,
-      );
-    }
-  }
-  for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
-  return exit;
 }
 
 function pairs(
@@ -369,10 +280,28 @@ async function namePluginCommand(
   const registry = await new PluginStore({ clatHome: home.dir })
     .readRegistry()
     .catch(() => undefined);
-  if (registry === undefined || !Object.hasOwn(registry.packages, name)) return error;
+  if (registry === undefined || !Object.hasOwn(registry.packages, name))
+    return command === PLUGIN_COMMAND.get ? error : nameProjectFile(error, name, io);
   return new CliError(
     CliErrorCode.CLI_SERVER_NOT_FOUND,
     `${error.message}; ${JSON.stringify(name)} is an installed plugin, not an mcp.json entry: run "${command(name)}"`,
+  );
+}
+
+/**
+ * "no server named x" in `~/.clat/mcp.json` for an entry of the current project's own
+ * `.clat/mcp.json` (shown by `clat mcp` and `list` once trusted) says which file holds it: these
+ * commands edit only the user's file, and a project's file is the project's to change.
+ */
+async function nameProjectFile(error: CliError, name: string, io: CommandIO): Promise<CliError> {
+  const root = await canonicalProjectRoot('.', io.cwd).catch(() => undefined);
+  if (root === undefined) return error;
+  const file = projectMcpFile(root);
+  const names = await existingServerNames(file).catch(() => undefined);
+  if (names === undefined || !names.has(name)) return error;
+  return new CliError(
+    CliErrorCode.CLI_SERVER_NOT_FOUND,
+    `${error.message}; ${JSON.stringify(name)} is in ${file}, the project's own mcp.json, which clat mcp remove, enable and disable do not edit: change it there`,
   );
 }
 

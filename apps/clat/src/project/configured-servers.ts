@@ -5,8 +5,9 @@
  * @module
  */
 
+import { existsSync } from 'node:fs';
 import type { McpServerConfig } from '@clat/adapter-mcp';
-import type { ConfigIssue } from '@clat/kernel';
+import { type ConfigIssue, shellWord } from '@clat/kernel';
 import { type ClatHome, projectMcpFile } from '../config/clat-home.js';
 import { loadMcpConfig } from '../config/mcp-config-file.js';
 
@@ -51,4 +52,26 @@ export async function loadConfiguredServers(
   }
   issues.push(...local.issues);
   return { configured, issues, notes };
+}
+
+/** Why a project's own mcp.json was not read: names the command that trusts it. */
+export function untrustedProjectNote(projectRoot: string): string {
+  return `${projectMcpFile(projectRoot)} is not read because the project is not trusted (run "clat trust ${shellWord(projectRoot)}", or pass --trust)`;
+}
+
+/**
+ * "No server named x" where the mount looks: both files of a trusted project, else the user's
+ * file, and why the project's (when it has one) was not read.
+ */
+export function serverNotFoundMessage(
+  name: string,
+  home: ClatHome,
+  projectRoot: string,
+  trusted: boolean,
+): string {
+  const projectFile = projectMcpFile(projectRoot);
+  if (trusted)
+    return `no server named ${JSON.stringify(name)} in ${home.mcpFile} or ${projectFile}`;
+  const untrusted = existsSync(projectFile) ? `; ${untrustedProjectNote(projectRoot)}` : '';
+  return `${home.mcpFile}: no server named ${JSON.stringify(name)}${untrusted}`;
 }

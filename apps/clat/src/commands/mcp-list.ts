@@ -1,0 +1,181 @@
+/**
+ * `clat mcp list` and `clat mcp get <name>`: the entries of `~/.clat/mcp.json` and, for a trusted
+ * project (the current directory's or `-C <dir>`'s), of its own `.clat/mcp.json`, as the mount
+ * merges them. Nothing is started; values of env vars and headers are never printed.
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { describeServerConfig, type McpServerConfig } from '@clat/adapter-mcp';
+import {
+  type ConfigIssue,
+  hideCredentialSegments,
+  redactArgs,
+  redactSecrets,
+  sanitizeTerminalLine,
+} from '@clat/kernel';
+import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
+import type { CommandIO } from '../command.js';
+import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
+import { formatIssue, type LoadedMcpConfig, loadMcpConfig } from '../config/mcp-config-file.js';
+import { canonicalProjectRoot, isTrusted } from '../config/trust-store.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { serverNotFoundMessage, untrustedProjectNote } from '../project/configured-servers.js';
+
+/** describeServerConfig's shape: names of env vars and headers only, never their values. */
+interface ListedServer {
+  name: string;
+  transport: 'stdio' | 'http';
+  /** `sse`: the entry picks HTTP+SSE. */
+  type?: 'sse';
+  url?: string;
+  headers?: string[];
+  command?: string;
+  args?: string[];
+  env?: string[];
+  cwd?: string;
+  origin: string;
+  disabled?: boolean;
+  /** A project entry the user's same-named entry replaces (it is not mounted). */
+  replaced?: true;
+}
+
+/**
+ * A listed entry with URL credentials (userinfo, secret query parameters, token-like path
+ * segments) and secret args redacted.
+ */
+function listed(server: McpServerConfig): ListedServer {
+  const out = {
+    name: server.name,
+    ...(describeServerConfig(server) as Omit<ListedServer, 'name'>),
+  } as ListedServer;
+  if (out.url !== undefined) out.url = redactSecrets(hideCredentialSegments(out.url));
+  if (out.args !== undefined) out.args = redactArgs(out.args);
+  return out;
+}
+
+/** The project's own mcp.json: read when trusted, else only named (the mount would not read it). */
+interface ProjectConfig {
+  root: string;
+  file: string;
+  config: LoadedMcpConfig | undefined;
+}
+
+async function projectConfig(
+  home: ClatHome,
+  io: CommandIO,
+  values: { project?: string | undefined; trust?: boolean | undefined },
+): Promise<ProjectConfig | undefined> {
+  const root = await canonicalProjectRoot(values.project ?? '.', io.cwd);
+  const file = projectMcpFile(root);
+  if (!existsSync(file)) return undefined;
+  const trusted = values.trust === true || (await isTrusted(home.trustFile, root));
+  return { root, file, config: trusted ? await loadMcpConfig(file, 'project') : undefined };
+}
+
+function line(io: CommandIO, server: ListedServer, home: ClatHome, debug: boolean): void {
+  const headers = server.headers ?? [];
+  const target = sanitizeTerminalLine(
+    server.transport === 'http'
+      ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
+      : [server.command, ...(server.args ?? [])].join(' '),
+  );
+  const notes = `${server.disabled === true ? '  (disabled)' : ''}${server.replaced === true ? `  (replaced by the same-named entry in ${home.mcpFile})` : ''}`;
+  io.stdout.write(
+    `  ${sanitizeTerminalLine(server.name)}  ${server.type === 'sse' ? 'sse' : server.transport}  ${target}${notes}\n`,
+  );
+  if (debug && server.transport === 'stdio') {
+    // Troubleshooting step 3: run it by hand from the same directory CLAT uses.
+    const env = sanitizeTerminalLine((server.env ?? []).map((name) => `${name}=…`).join(' '));
+    const cwd = server.cwd === undefined ? home.dir : `${home.dir}/${server.cwd}`;
+    io.stdout.write(
+      `  to debug, run it by hand: cd ${sanitizeTerminalLine(JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd))} && ${env === '' ? '' : `${env} `}${target}\n`,
+    );
+  }
+}
+
+/** `clat mcp list` (`one` undefined) or `clat mcp get <one>`. */
+export async function list(argv: string[], io: CommandIO, one?: string): Promise<number> {
+  const { values } = parseFlags(one === undefined ? 'mcp list' : 'mcp get', argv, {
+    json: { type: 'boolean' },
+    project: PROJECT_OPTIONS.project,
+    trust: PROJECT_OPTIONS.trust,
+  });
+  const home = resolveClatHome(io.env, io.cwd);
+  const config = await loadMcpConfig(home.mcpFile);
+  const project = await projectConfig(home, io, values);
+  const userNames = new Set(config.servers.map((server) => server.name));
+  const userServers = config.servers.map(listed);
+  const projectServers = (project?.config?.servers ?? []).map((server) => {
+    const out = listed(server);
+    if (userNames.has(server.name)) out.replaced = true;
+    return out;
+  });
+  const issues = [...config.issues, ...(project?.config?.issues ?? [])].map(formatIssue);
+  if (one !== undefined) {
+    const all = [...userServers, ...projectServers];
+    const code = get(io, one, values.json === true, home, project, all, [
+      ...config.issues,
+      ...(project?.config?.issues ?? []),
+    ]);
+    for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
+    return code;
+  }
+  // As `clat mcp`: an entry or a whole file skipped for a config issue is a failure (exit 1).
+  const exit = issues.length > 0 ? 1 : 0;
+  if (values.json === true) {
+    const out: Record<string, unknown> = { file: home.mcpFile, servers: userServers, issues };
+    if (project !== undefined) {
+      out.project =
+        project.config === undefined
+          ? { file: project.file, trusted: false }
+          : { file: project.file, trusted: true, servers: projectServers };
+    }
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return exit;
+  }
+  io.stdout.write(`${home.mcpFile}${config.exists ? '' : ' (does not exist yet)'}\n`);
+  if (userServers.length === 0) {
+    io.stdout.write(
+      config.issues.length > 0 ? '  (no usable servers; see below)\n' : '  (no servers)\n',
+    );
+  }
+  for (const server of userServers) line(io, server, home, false);
+  if (project !== undefined) {
+    if (project.config === undefined) {
+      io.stdout.write(`${untrustedProjectNote(project.root)}\n`);
+    } else {
+      io.stdout.write(`${project.file} (the project's own)\n`);
+      if (projectServers.length === 0) io.stdout.write('  (no usable servers)\n');
+      for (const server of projectServers) line(io, server, home, false);
+    }
+  }
+  for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
+  return exit;
+}
+
+function get(
+  io: CommandIO,
+  one: string,
+  json: boolean,
+  home: ClatHome,
+  project: ProjectConfig | undefined,
+  servers: ListedServer[],
+  issues: ConfigIssue[],
+): number {
+  // The user's entry first: the mount uses it over a same-named project entry.
+  const server = servers.find((entry) => entry.name === one);
+  if (server === undefined) {
+    const bad = issues.filter((issue) => issue.path === one || issue.path.startsWith(`${one}.`));
+    if (bad.length > 0) {
+      throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, bad.map(formatIssue).join('\n'));
+    }
+    const root = project?.root ?? io.cwd;
+    throw new CliError(
+      CliErrorCode.CLI_SERVER_NOT_FOUND,
+      serverNotFoundMessage(one, home, root, project?.config !== undefined),
+    );
+  }
+  if (json) io.stdout.write(`${JSON.stringify(server, null, 2)}\n`);
+  else line(io, server, home, true);
+  return 0;
+}
