@@ -146,6 +146,40 @@ enabled = false
     expect(written.mcpServers.legacy).toEqual({ type: 'sse', url: 'http://localhost:9/sse' });
   });
 
+  it("imports Gemini's bare $VAR references as ${VAR}, so the server gets the value, not the text", async () => {
+    const [command, ...args] = [process.execPath, NOTES_SERVER, `--${sandbox.marker}`];
+    await put(
+      join(userHome, '.gemini', 'settings.json'),
+      JSON.stringify({
+        theme: 'Default',
+        mcpServers: { notes: { command, args, env: { MCP_NOTES_DIR: '$NOTES_DIR' } } },
+      }),
+    );
+    const result = await run(['mcp', 'import', '--from', 'gemini']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '$NOTES_DIR is written ${NOTES_DIR} in CLAT (it is expanded when the project mounts)',
+    );
+    const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    expect(written.mcpServers.notes).toMatchObject({ env: { MCP_NOTES_DIR: '${NOTES_DIR}' } });
+
+    const notesDir = join(sandbox.root, 'gemini-notes');
+    const added = await sandbox.run(
+      [
+        'call',
+        'mcp_notes_add_note',
+        '{"title":"t","body":"from gemini"}',
+        '--trust',
+        '--mode',
+        'full-access',
+      ],
+      { env: { NOTES_DIR: notesDir } },
+    );
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    expect(await readFile(join(notesDir, 'notes.json'), 'utf8')).toContain('from gemini');
+  });
+
   it('never replaces an existing name without --force, and keeps other entries', async () => {
     await sandbox.writeMcp({
       mcpServers: { memory: { command: 'mine' }, other: { command: 'o' } },

@@ -39,6 +39,40 @@ describe('mapForeignEntry', () => {
     ).toEqual({ entry: { url: 'https://g.example/mcp' }, notes: [] });
   });
 
+  it("rewrites Gemini's bare $VAR to ${VAR}, in every string, and leaves other clients' $ alone", () => {
+    expect(
+      mapForeignEntry(
+        {
+          command: 'node',
+          args: ['$HOME/srv.js', '--key=${KEY}', 'cost $5'],
+          env: { TOKEN: '$GH_TOKEN', MIXED: 'a$B_1-c' },
+        },
+        { ...base, client: 'gemini' },
+      ),
+    ).toEqual({
+      entry: {
+        command: 'node',
+        args: ['${HOME}/srv.js', '--key=${KEY}', 'cost $5'],
+        env: { TOKEN: '${GH_TOKEN}', MIXED: 'a${B_1}-c' },
+      },
+      notes: [
+        '$HOME is written ${HOME} in CLAT (it is expanded when the project mounts)',
+        '$GH_TOKEN is written ${GH_TOKEN} in CLAT (it is expanded when the project mounts)',
+        '$B_1 is written ${B_1} in CLAT (it is expanded when the project mounts)',
+      ],
+    });
+    expect(
+      mapForeignEntry(
+        { httpUrl: 'https://g.example/mcp', headers: { Authorization: 'Bearer $API_KEY' } },
+        { ...base, client: 'gemini' },
+      ).entry,
+    ).toEqual({ url: 'https://g.example/mcp', headers: { Authorization: 'Bearer ${API_KEY}' } });
+    expect(
+      mapForeignEntry({ command: 'run', env: { P: 'pa$word' } }, { ...base, client: 'cursor' })
+        .entry,
+    ).toEqual({ command: 'run', env: { P: 'pa$word' } });
+  });
+
   it('maps "type": "sse" of the other clients to an HTTP+SSE entry, and their http to Streamable HTTP', () => {
     expect(
       mapForeignEntry(

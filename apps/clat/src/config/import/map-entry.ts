@@ -56,6 +56,18 @@ export function inputVariable(id: string): string {
 }
 
 /**
+ * Gemini CLI expands `$VAR` as well as `${VAR}` in every string of its settings; CLAT expands
+ * only `${VAR}`, so `$VAR` would reach the server as literal text. Written `${VAR}` instead.
+ */
+function bareReferences(value: string, notes: Set<string>): string {
+  if (!value.includes('$')) return value;
+  return value.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, (_whole, name: string) => {
+    notes.add(`$${name} is written \${${name}} in CLAT (it is expanded when the project mounts)`);
+    return `\${${name}}`;
+  });
+}
+
+/**
  * Rewrites editor-style references: `${env:VAR}` → `${VAR}`, `${workspaceFolder}` →
  * `${projectRoot}` (args and env only), `${userHome}` → the home path, `${input:id}` → a
  * variable named after the input, which the user must export.
@@ -66,8 +78,9 @@ function rewrite(
   context: MapContext,
   notes: Set<string>,
 ): string {
-  if (!value.includes('${')) return value;
-  return value.replace(/\$\{([^}]*)\}/g, (whole, body: string) => {
+  const text = context.client === 'gemini' ? bareReferences(value, notes) : value;
+  if (!text.includes('${')) return text;
+  return text.replace(/\$\{([^}]*)\}/g, (whole, body: string) => {
     if (body.startsWith('env:')) return `\${${body.slice(4)}}`;
     if (body === 'workspaceFolder' || body === 'workspaceRoot') {
       if (where === 'other') {
