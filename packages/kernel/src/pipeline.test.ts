@@ -90,6 +90,24 @@ describe('ToolPipeline', () => {
     expect(rec.events.map((e) => e.type)).toEqual(['tool.requested', 'tool.denied']);
   });
 
+  it('denies an answer that is neither allow nor deny as what it is, not as the user', async () => {
+    const { pipeline } = setup('write');
+    for (const [answer, said] of [
+      [{ outcome: 'yes' }, 'outcome "yes"'],
+      [undefined, 'no outcome'],
+    ] as const) {
+      const approver = new ScriptedApprover(() => answer as never);
+      await expect(pipeline.call('t', {}, run('read-only', { approver }))).rejects.toMatchObject({
+        code: KernelErrorCode.PERMISSION_DENIED,
+        message: `t was not approved: the approver answered with ${said}, not "allow" or "deny", so the call is denied`,
+      });
+    }
+    const plain = new ScriptedApprover({ outcome: 'deny' });
+    await expect(pipeline.call('t', {}, run('read-only', { approver: plain }))).rejects.toThrow(
+      't was not approved: denied by the user',
+    );
+  });
+
   it('fails closed when approval is needed and no approver is attached', async () => {
     const { pipeline } = setup('write');
     await expect(pipeline.call('t', {}, run('read-only'))).rejects.toMatchObject({

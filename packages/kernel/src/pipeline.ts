@@ -3,6 +3,7 @@
  * the run's cancel signal → result bound. Every step emits run events.
  * @module
  */
+import { approvalRefusal } from './approval-refusal.js';
 import { abortable, cancelledError } from './cancel.js';
 import { decide, type Effect, type PermissionMode } from './effects.js';
 import { errorMessage, isClatError, KernelError, KernelErrorCode } from './errors.js';
@@ -103,7 +104,8 @@ export async function checkPermission(
     if (run.signal.aborted) throw cancelledError(run.signal, `approval of ${check.tool}`);
     return deny(`approver failed: ${errorMessage(error)}`);
   }
-  if (decision.outcome !== 'allow') return deny(decision.reason ?? 'denied by the user');
+  const refusal = approvalRefusal(decision);
+  if (refusal !== undefined) return deny(refusal);
   return 'user';
 }
 

@@ -3,6 +3,7 @@
  * complete payload (Full Access skips only the dialog). Every verdict is a run event.
  * @module
  */
+import { approvalRefusal } from '../approval-refusal.js';
 import { abortable, cancelledError } from '../cancel.js';
 import type { HostCaller } from '../contract/host-services.js';
 import { decide } from '../effects.js';
@@ -83,6 +84,7 @@ export async function approveSampling(
     return deny(`approver failed: ${errorMessage(error)}`);
   }
   hooks.checkpoint('sampling approval');
-  if (decision.outcome !== 'allow') return deny(decision.reason ?? 'denied by the user');
+  const refusal = approvalRefusal(decision);
+  if (refusal !== undefined) return deny(refusal);
   approved('user');
 }

@@ -178,4 +178,33 @@ describe('createHost', () => {
     await host.close();
     expect(seen.at(-1)).toBe(`${open.context.runId} run.ended`);
   });
+
+  it('refuses two entries of one name before anything starts, whatever their kinds', () => {
+    let connects = 0;
+    const connector: Connector = {
+      kind: 'custom',
+      describe: () => ({ secrets: [] }),
+      connect: async () => {
+        connects++;
+        return { tools: [], close: async () => {} };
+      },
+    } as unknown as Connector;
+    expect(() =>
+      createHost({
+        projectRoot: '/p',
+        connectors: [connector],
+        entries: [
+          { kind: 'custom', name: 'docs', origin: 'test', config: null },
+          { kind: 'other', name: 'docs', origin: 'test', config: null },
+        ],
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: KernelErrorCode.CONFIG_INVALID,
+        message:
+          'two mount entries are named "docs" (custom and other); entries are found by name, so give each its own (collectMountSources keeps the first of a name and notes the others)',
+      }),
+    );
+    expect(connects).toBe(0);
+  });
 });

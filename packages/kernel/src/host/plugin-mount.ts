@@ -7,7 +7,7 @@
  */
 import { abortable, CancelToken } from '../cancel.js';
 import type { HostServices } from '../contract/host-services.js';
-import { errorMessage, isKernelError, KernelErrorCode } from '../errors.js';
+import { errorMessage, isKernelError, KernelError, KernelErrorCode } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { PromptContribution, PromptRegistry } from '../prompt-registry.js';
 import type { Redactor } from '../redact.js';
@@ -130,6 +130,26 @@ function rejectedAfterFreeze(entry: MountEntry): string {
   return `${entry.kind} plugin ${JSON.stringify(entry.name)} finished mounting after the tool and prompt registries froze for the first run, so its registrations were revoked; restart CLAT after fixing or warming it`;
 }
 
+/**
+ * Entries are found by name (status, catalog, scopes, a server's prompts), whatever their kind:
+ * a second entry of one name would start beside the first and be unreachable. A distribution
+ * composing entries itself (not through `collectMountSources`, which drops later ones with a
+ * note) is told at once.
+ */
+function assertDistinctNames(entries: readonly MountEntry[]): void {
+  const seen = new Map<string, MountEntry>();
+  for (const entry of entries) {
+    const first = seen.get(entry.name);
+    if (first !== undefined) {
+      throw new KernelError(
+        KernelErrorCode.CONFIG_INVALID,
+        `two mount entries are named ${JSON.stringify(entry.name)} (${first.kind} and ${entry.kind}); entries are found by name, so give each its own (collectMountSources keeps the first of a name and notes the others)`,
+      );
+    }
+    seen.set(entry.name, entry);
+  }
+}
+
 export class PluginMount {
   readonly #options: PluginMountOptions;
   readonly #entries: Entry[];
@@ -141,6 +161,7 @@ export class PluginMount {
   #frozen = false;
 
   constructor(options: PluginMountOptions) {
+    assertDistinctNames(options.entries);
     this.#options = options;
     const byKind = new Map<string, Connector>();
     for (const connector of options.connectors) {
