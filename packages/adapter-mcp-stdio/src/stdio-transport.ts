@@ -81,6 +81,8 @@ export class StdioTransport implements Transport {
   #finishTimer: NodeJS.Timeout | undefined;
   /** Inherited by every descendant through the environment, so setsid daemons can be found. */
   readonly #tag: string;
+  /** The npx cold-cache hint: fixed by command and args, redacted when read (secrets may join). */
+  readonly #slowStartHint: string | undefined;
   #detachedKilled: number[] = [];
   #detachedLeft: number[] = [];
   #starting: Promise<void> | undefined;
@@ -102,6 +104,7 @@ export class StdioTransport implements Transport {
     for (const value of secretEnvValues(options.env)) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
     this.#tag = options.prestarted?.tag ?? randomUUID();
+    this.#slowStartHint = slowStartHint(options.command, options.args ?? []);
   }
 
   /** The server pid (also its process-group id) once started. */
@@ -232,7 +235,7 @@ export class StdioTransport implements Transport {
     if (this.#exit?.signal) detail.signal = this.#exit.signal;
     if (this.#detachedKilled.length > 0) detail.detachedKilled = this.#detachedKilled.join(',');
     if (this.#detachedLeft.length > 0) detail.detachedLeft = this.#detachedLeft.join(',');
-    const hint = slowStartHint(this.#options.command, this.#options.args ?? []);
+    const hint = this.#slowStartHint;
     return {
       tail: this.#tail.lines(this.#redactor),
       detail,
