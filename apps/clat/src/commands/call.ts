@@ -124,9 +124,7 @@ export const callCommand: Command = {
               );
             if (down.length > 0) {
               const why = down.map((server) =>
-                server.failure === undefined
-                  ? unavailableLine(server, mcpStatusCommand(values))
-                  : `server ${JSON.stringify(server.name)} failed: ${server.failure.split('\n')[0]}; run "${mcpStatusCommand(values)}" for details`,
+                unavailableLine(server, mcpStatusCommand(values), true),
               );
               throw new CliError(
                 CliErrorCode.CLI_SERVER_NOT_FOUND,

@@ -160,14 +160,22 @@ export function unavailableLines(summary: McpSummary, statusCommand: string): st
     .map((server) => unavailableLine(server, statusCommand));
 }
 
-/** Why one server is not connected, and what shows more (`clat tools --server x` says it too). */
+/**
+ * Why one server is not connected, and what shows more (`clat tools --server x` says it too).
+ * `withReason`: a failed server's first failure line too (`clat call` of a tool only it could own).
+ */
 export function unavailableLine(
   server: McpSummary['servers'][number],
   statusCommand: string,
+  withReason = false,
 ): string {
   const name = line(JSON.stringify(server.name));
   if (server.state === 'needs-login') {
     return `server ${name} needs login; run \`${line(server.login ?? 'clat mcp login')}\``;
+  }
+  if (withReason && server.state === 'failed' && server.failure !== undefined) {
+    const reason = line(server.failure.split('\n')[0] ?? '');
+    return `server ${name} failed: ${reason}; run "${line(statusCommand)}" for details`;
   }
   // Connecting when the registries froze: an npx download, a slow start.
   const state = server.state === 'connecting' ? 'still connecting' : server.state;
