@@ -94,9 +94,13 @@ describe('clat mcp add/remove/list/get', () => {
   it('refuses an invalid entry with the field named, leaving the file untouched', async () => {
     await sandbox.writeMcp({ a: { command: 'x' } });
     const before = await readFile(join(sandbox.home, 'mcp.json'), 'utf8');
+    // Errors about typed flags name the flag, not a field of mcp.json (which is untouched).
+    const mcpFile = join(sandbox.home, 'mcp.json');
     const bad = await sandbox.run(['mcp', 'add', 'web', '--url', 'ftp://example.com']);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('web.url: must use http or https');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      `clat: clat mcp add: --url: must use http or https; nothing was written to ${mcpFile} [CLI_USAGE]\n`,
+    );
     const both = await sandbox.run(['mcp', 'add', 'mix', '--url', 'https://e.com', '--', 'node']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('choose exactly one transport');
@@ -115,7 +119,7 @@ describe('clat mcp add/remove/list/get', () => {
       'Bad Name: x',
     ]);
     expect(badName.stderr).toContain(
-      'h1.headers.Bad Name: header name "Bad Name" is not a valid HTTP token',
+      'clat mcp add: --header "Bad Name": header name "Bad Name" is not a valid HTTP token; nothing was written',
     );
     const badValue = await sandbox.run([
       'mcp',
@@ -127,7 +131,7 @@ describe('clat mcp add/remove/list/get', () => {
       'X-A: one\ntwo',
     ]);
     expect(badValue.stderr).toContain(
-      'h2.headers.X-A: header "X-A" has a value with line breaks or non-Latin-1 characters',
+      '--header "X-A": header "X-A" has a value with line breaks or non-Latin-1 characters',
     );
     expect(badValue.stderr).not.toContain('two');
     const userinfo = await sandbox.run([
@@ -146,7 +150,56 @@ describe('clat mcp add/remove/list/get', () => {
     expect(twin.stderr).toContain(
       'server name "team_docs" gives the same tool names as "team docs" (mcp_team_docs_…); choose another name',
     );
-    for (const refused of [badName, badValue, userinfo, noAscii, twin]) {
+    // Headers fetch or the MCP transport set themselves, and a header given twice.
+    const headerCases: Array<[string[], string]> = [
+      [
+        ['Content-Length: 5'],
+        '--header "Content-Length": header "Content-Length" is set by the HTTP client for each request (fetch refuses or mismatches a configured one); remove it',
+      ],
+      [
+        ['Host: evil'],
+        '--header "Host" cannot be configured: the HTTP client sets it (Host from --url)',
+      ],
+      [
+        ['Mcp-Session-Id: s1'],
+        `--header "Mcp-Session-Id" cannot be configured: CLAT's MCP transport sets it`,
+      ],
+      [
+        ['X-A: 1', 'x-a: 2'],
+        '--header "x-a" repeats "X-A" (header names ignore case); give it once',
+      ],
+      [
+        ['X-A: 1', 'X-A: 2'],
+        '--header "X-A" is given twice (the second would replace the first); give it once',
+      ],
+    ];
+    for (const [headers, message] of headerCases) {
+      const run = await sandbox.run([
+        'mcp',
+        'add',
+        'h4',
+        '--url',
+        url,
+        ...headers.flatMap((header) => ['--header', header]),
+      ]);
+      expect(run.stderr).toContain(message);
+      expect(run.code).toBe(2);
+    }
+    const envTwice = await sandbox.run([
+      'mcp',
+      'add',
+      'e1',
+      '--env',
+      'A=1',
+      '--env',
+      'A=2',
+      '--',
+      'node',
+    ]);
+    expect(envTwice.stderr).toContain('--env "A" is given twice');
+    const emptyCwd = await sandbox.run(['mcp', 'add', 'e2', '--cwd', '', '--', 'node']);
+    expect(emptyCwd.stderr).toContain('clat mcp add: --cwd: must not be empty; nothing was written');
+    for (const refused of [badName, badValue, userinfo, noAscii, twin, envTwice, emptyCwd]) {
       expect(refused.code).not.toBe(0);
     }
     expect((await sandbox.run(['mcp', 'remove', 'team docs'])).code).toBe(0);

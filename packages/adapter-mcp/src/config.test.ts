@@ -95,6 +95,22 @@ describe('describeServerConfig', () => {
     expect(shown).toContain('API_KEY');
   });
 
+  it('refuses framing headers fetch sets itself, by field, keeping other headers', () => {
+    const { servers, issues } = parseMcpConfig(
+      FILE,
+      JSON.stringify({
+        ok: { url: 'https://a/mcp', headers: { Connection: 'close', 'X-Api-Key': 'k' } },
+        length: { url: 'https://b/mcp', headers: { 'Content-Length': '5' } },
+        chunked: { url: 'https://c/mcp', headers: { 'transfer-encoding': 'chunked' } },
+      }),
+    );
+    expect(servers.map((server) => server.name)).toEqual(['ok']);
+    expect(issues.map((issue) => `${issue.path}: ${issue.message}`)).toEqual([
+      'length.headers.Content-Length: header "Content-Length" is set by the HTTP client for each request (fetch refuses or mismatches a configured one); remove it',
+      'chunked.headers.transfer-encoding: header "transfer-encoding" is set by the HTTP client for each request (fetch refuses or mismatches a configured one); remove it',
+    ]);
+  });
+
   it('accepts an oauth object on HTTP entries and names the field of a bad one', () => {
     const { servers, issues } = parseMcpConfig(
       FILE,

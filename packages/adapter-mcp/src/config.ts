@@ -58,7 +58,7 @@ export const StdioServerConfigSchema = lazyValue(() =>
       command: z.string().trim().min(1, 'must be a non-empty command'),
       args: z.array(z.string()).optional(),
       env: z.record(z.string(), z.string()).optional(),
-      cwd: z.string().min(1).optional(),
+      cwd: z.string().min(1, 'must not be empty').optional(),
       ...entryControls(),
     })
     .strict(),

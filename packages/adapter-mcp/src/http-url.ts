@@ -16,6 +16,19 @@ export function httpUrlProblem(
 const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
+ * Message framing and connection headers: Node's fetch refuses a configured `Transfer-Encoding`,
+ * `Expect`, `Keep-Alive` or `Upgrade` on every request, and a `Content-Length` that is not the
+ * body's makes the server wait for bytes that never come. None of them ever worked.
+ */
+const FRAMING_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'transfer-encoding',
+  'expect',
+  'keep-alive',
+  'upgrade',
+]);
+
+/**
  * Returns the reason a configured header is unusable, or undefined; the message names the header,
  * never its value. fetch would reject the same header with an error that quotes the value. A
  * value with `${…}` references is checked by the transport once expanded.
@@ -23,6 +36,8 @@ const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export function headerProblem(name: string, value: string): string | undefined {
   if (!HEADER_TOKEN.test(name))
     return `header name ${JSON.stringify(name)} is not a valid HTTP token`;
+  if (FRAMING_HEADERS.has(name.toLowerCase()))
+    return `header ${JSON.stringify(name)} is set by the HTTP client for each request (fetch refuses or mismatches a configured one); remove it`;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
     if (code > 0xff || code === 0x0a || code === 0x0d || code === 0x00) {

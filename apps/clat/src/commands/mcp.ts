@@ -107,9 +107,80 @@ function pairs(
         `${flag} number ${index + 1} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'} (its text is not shown, since it may hold a key)`,
       );
     }
-    out[value.slice(0, match.index).trim()] = value.slice(match.index + match[0].length).trim();
+    const key = value.slice(0, match.index).trim();
+    if (Object.hasOwn(out, key)) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `${flag} ${JSON.stringify(key)} is given twice (the second would replace the first); give it once`,
+      );
+    }
+    out[key] = value.slice(match.index + match[0].length).trim();
   }
   return out;
+}
+
+/**
+ * The flag an entry field came from, for add-time errors: they are about what was typed, not
+ * about mcp.json (which was not touched).
+ */
+function flagOf(name: string, path: string): string {
+  const field = path.startsWith(`${name}.`) ? path.slice(name.length + 1) : path;
+  const [head = '', ...rest] = field.split('.');
+  const key = rest.join('.');
+  switch (head) {
+    case 'url':
+      return '--url';
+    case 'headers':
+      return key === '' ? '--header' : `--header ${JSON.stringify(key)}`;
+    case 'env':
+      return key === '' ? '--env' : `--env ${key}`;
+    case 'cwd':
+      return '--cwd';
+    case 'command':
+      return 'the command after --';
+    case 'args':
+      return key === ''
+        ? 'the arguments after --'
+        : `argument ${Number(key) + 1} after the command`;
+    default:
+      return field;
+  }
+}
+
+/**
+ * Headers the HTTP client or CLAT's transport set themselves: `Host` comes from the URL (fetch
+ * ignores a configured one), `Connection` is the client's, and the MCP headers carry the session
+ * and protocol state the transport keeps. Refused as flags; a file that has them is left alone.
+ */
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'connection',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+]);
+
+function checkHeaderFlags(headers: Record<string, string>): void {
+  const seen = new Map<string, string>();
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (TRANSPORT_HEADERS.has(lower)) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat mcp add: --header ${JSON.stringify(name)} cannot be configured: ${lower === 'host' || lower === 'connection' ? 'the HTTP client sets it (Host from --url)' : "CLAT's MCP transport sets it"}`,
+      );
+    }
+    const first = seen.get(lower);
+    if (first !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat mcp add: --header ${JSON.stringify(name)} repeats ${JSON.stringify(first)} (header names ignore case); give it once`,
+      );
+    }
+    seen.set(lower, name);
+  }
 }
 
 async function add(argv: string[], io: CommandIO): Promise<number> {
@@ -150,6 +221,7 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
       );
     }
     const headers = pairs(values.header, /:/, '--header');
+    checkHeaderFlags(headers);
     // The transport refuses it at every start; say so now, before it is written.
     if (URL.canParse(values.url)) {
       const url = new URL(values.url);
@@ -188,6 +260,11 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
   const home = resolveClatHome(io.env, io.cwd);
   const server = await putServerEntry(home.mcpFile, name, entry, {
     replace: values.force === true,
+    invalid: (issues) =>
+      new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat mcp add: ${issues.map((issue) => `${flagOf(name, issue.path)}: ${issue.message}`).join('; ')}; nothing was written to ${home.mcpFile}`,
+      ),
   });
   const label =
     server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;

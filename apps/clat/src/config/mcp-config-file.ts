@@ -150,14 +150,21 @@ export async function putServerEntry(
   file: string,
   name: string,
   entry: JsonMap,
-  options: { replace?: boolean } = {},
+  options: {
+    replace?: boolean;
+    /** The error for an invalid entry, when its fields came from elsewhere (command-line flags). */
+    invalid?: (issues: readonly ConfigIssue[]) => Error;
+  } = {},
 ): Promise<McpServerConfig> {
   assertServerName(file, name);
   const checked = parseServerEntry(file, name, entry, 'user');
   if ('issues' in checked) {
-    throw new CliError(
-      CliErrorCode.CLI_CONFIG_INVALID,
-      checked.issues.map((issue) => formatIssue(issue)).join('\n'),
+    throw (
+      options.invalid?.(checked.issues) ??
+      new CliError(
+        CliErrorCode.CLI_CONFIG_INVALID,
+        checked.issues.map((issue) => formatIssue(issue)).join('\n'),
+      )
     );
   }
   await editConfigFile(file, async () => {
