@@ -198,7 +198,9 @@ describe('clat mcp add/remove/list/get', () => {
     ]);
     expect(envTwice.stderr).toContain('--env "A" is given twice');
     const emptyCwd = await sandbox.run(['mcp', 'add', 'e2', '--cwd', '', '--', 'node']);
-    expect(emptyCwd.stderr).toContain('clat mcp add: --cwd: must not be empty; nothing was written');
+    expect(emptyCwd.stderr).toContain(
+      'clat mcp add: --cwd: must not be empty; nothing was written',
+    );
     for (const refused of [badName, badValue, userinfo, noAscii, twin, envTwice, emptyCwd]) {
       expect(refused.code).not.toBe(0);
     }
