@@ -62,3 +62,22 @@ describe('HTTP servers via clat', () => {
     }
   });
 });
+
+describe('an https URL for a server that speaks plain http', () => {
+  it('says so in words and names the http URL to use, which then connects', async () => {
+    const https = `${fixture.origin.replace('http:', 'https:')}/mcp`;
+    await sandbox.writeMcp({ mcpServers: { local: { url: https } } });
+    const status = parseJsonOutput<{ servers: { state: string; failure?: string }[] }>(
+      await sandbox.run(['mcp', '--json']),
+    );
+    expect(status.servers[0]?.state).toBe('failed');
+    expect(status.servers[0]?.failure).toContain(
+      `ERR_SSL_WRONG_VERSION_NUMBER; the server answered the TLS handshake with plain HTTP, so it likely speaks http: use ${fixture.origin}/mcp in the URL`,
+    );
+    await sandbox.writeMcp({ mcpServers: { local: { url: `${fixture.origin}/mcp` } } });
+    const fixed = parseJsonOutput<{ servers: { state: string }[] }>(
+      await sandbox.run(['mcp', '--json']),
+    );
+    expect(fixed.servers[0]?.state).toBe('connected');
+  });
+});

@@ -63,3 +63,53 @@ describe('HttpFailures.status', () => {
     );
   });
 });
+
+describe('HttpFailures.redirect', () => {
+  const failures = new HttpFailures(
+    new URL('http://127.0.0.1:9/mcp'),
+    new Redactor(),
+    () => false,
+    {
+      headers: false,
+      login: false,
+    },
+  );
+  const redirect = (location: string | undefined) =>
+    failures.redirect(
+      new Response(null, {
+        status: 307,
+        headers: location === undefined ? {} : { location },
+      }),
+      'initialize (id 1)',
+    ).message;
+
+  it('names where it points, origin and path only, so the person can update the URL', () => {
+    expect(redirect('/v2/mcp?token=abc123')).toBe(
+      'MCP server at http://127.0.0.1:9 redirected initialize (id 1) (HTTP 307) to http://127.0.0.1:9/v2/mcp; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json',
+    );
+    expect(redirect('https://new.example/mcp#x')).toContain('to https://new.example/mcp;');
+    expect(redirect(undefined)).toContain('to (no location);');
+    expect(redirect('http://[bad')).toContain('to (an invalid location);');
+  });
+});
+
+describe('HttpFailures.fetch', () => {
+  const failed = (url: string, code: string) =>
+    new HttpFailures(new URL(url), new Redactor(), () => false, {
+      headers: false,
+      login: false,
+    }).fetch(
+      new TypeError('fetch failed', { cause: Object.assign(new Error('ssl'), { code }) }),
+      { jsonrpc: '2.0', id: 1, method: 'server/discover' },
+      new AbortController(),
+    ).message;
+
+  it('says in words that an https URL meets a plain-http server, with the URL to use', () => {
+    expect(failed('https://127.0.0.1:9/mcp?k=v', 'ERR_SSL_WRONG_VERSION_NUMBER')).toBe(
+      'connection to MCP server at https://127.0.0.1:9 failed during server/discover (id 1): ERR_SSL_WRONG_VERSION_NUMBER; the server answered the TLS handshake with plain HTTP, so it likely speaks http: use http://127.0.0.1:9/mcp in the URL',
+    );
+    expect(failed('https://127.0.0.1:9/mcp', 'ECONNREFUSED')).toBe(
+      'connection to MCP server at https://127.0.0.1:9 failed during server/discover (id 1): ECONNREFUSED',
+    );
+  });
+});

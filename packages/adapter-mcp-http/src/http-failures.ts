@@ -4,7 +4,7 @@
  * @module
  */
 import type { JsonRpcMessage, JsonRpcRequest } from '@clat/adapter-mcp';
-import { errorMessage, LIMITS, type Redactor } from '@clat/kernel';
+import { errorMessage, LIMITS, type Redactor, shownUrl } from '@clat/kernel';
 import { BodyTooLarge } from './body-reader.js';
 import { HttpTransportError, type HttpTransportErrorCode, isHttpTransportError } from './errors.js';
 
@@ -65,12 +65,6 @@ export function networkReason(error: unknown): string {
   return text.slice(0, BODY_SNIPPET_CHARS);
 }
 
-/** Builds the transport's errors and keeps the newest failures for `diagnostics()`. */
-/**
- * The hint of a refused request, naming only what was sent: blaming "the configured headers" of
- * an entry that has none, while its OAuth login was what the server refused, sent people to the
- * wrong place.
- */
 /** Which credentials a transport sends: configured headers, a login (its `auth`), or both. */
 export function credentialsOf(options: {
   headers?: Readonly<Record<string, string>> | undefined;
@@ -82,6 +76,11 @@ export function credentialsOf(options: {
   };
 }
 
+/**
+ * The hint of a refused request, naming only what was sent: blaming "the configured headers" of
+ * an entry that has none, while its OAuth login was what the server refused, sent people to the
+ * wrong place.
+ */
 function credentialHint(credentials: { headers: boolean; login: boolean }): string {
   if (credentials.headers && credentials.login)
     return ' (check the configured headers and the login)';
@@ -91,6 +90,7 @@ function credentialHint(credentials: { headers: boolean; login: boolean }): stri
   return ' (no credentials are configured for it)';
 }
 
+/** Builds the transport's errors and keeps the newest failures for `diagnostics()`. */
 export class HttpFailures {
   readonly #url: URL;
   readonly #origin: string;
@@ -154,8 +154,8 @@ export class HttpFailures {
     const location = response.headers.get('location');
     if (location !== null) {
       try {
-        const url = new URL(location, this.#url);
-        target = url.origin === this.#origin ? 'another path on the same origin' : url.origin;
+        // Origin and path only (shownUrl): a redirect's query may carry a token.
+        target = shownUrl(new URL(location, this.#url).href);
       } catch {
         target = '(an invalid location)';
       }
@@ -214,9 +214,25 @@ export class HttpFailures {
     if (controller.signal.aborted) {
       return this.error('HTTP_CANCELLED', `${describe(message)} to ${this.#origin} was cancelled`);
     }
+    const reason = networkReason(error);
     return this.error(
       'HTTP_NETWORK',
-      `connection to MCP server at ${this.#origin} failed during ${describe(message)}: ${this.#redactor.redact(networkReason(error))}`,
+      `connection to MCP server at ${this.#origin} failed during ${describe(message)}: ${this.#redactor.redact(reason)}${this.#plainHttpHint(reason)}`,
     );
+  }
+
+  /**
+   * A TLS handshake answered with plain HTTP (`ERR_SSL_WRONG_VERSION_NUMBER`): the URL says https
+   * to a server that speaks http, common for local servers. Said in words, since the code is not.
+   */
+  #plainHttpHint(reason: string): string {
+    if (
+      this.#url.protocol !== 'https:' ||
+      !/WRONG_VERSION_NUMBER|wrong version number/i.test(reason)
+    )
+      return '';
+    const plain = new URL(this.#url.href);
+    plain.protocol = 'http:';
+    return `; the server answered the TLS handshake with plain HTTP, so it likely speaks http: use ${shownUrl(plain.href)} in the URL`;
   }
 }
