@@ -251,6 +251,21 @@ describe('clat mcp login against an OpenID provider', () => {
     expect((await tokenFile()).record.tokens.accessToken).toBeTruthy();
   });
 
+  it("a denied login says why, in the authorization server's words, and stores nothing", async () => {
+    as.denyLogins('You are not a member of the "mcp-users" group');
+    const denied = await clat(['mcp', 'login', 'remote']);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain(
+      'was refused (access_denied: You are not a member of the "mcp-users" group)',
+    );
+    const stored = await tokenFile().catch(() => undefined);
+    expect(stored?.record.tokens).toBeUndefined();
+    as.denyLogins(undefined);
+    const login = await clat(['mcp', 'login', 'remote']);
+    expect(login.code).toBe(0);
+    expect(login.stdout).not.toContain('with scope ""');
+  });
+
   it('clat tools <server> prints a hostile server name in its login line sanitised', async () => {
     // A project's .clat/mcp.json names its servers; JSON.stringify keeps C1 and bidi characters.
     const name = 'rem\u202eote\u009b2J';

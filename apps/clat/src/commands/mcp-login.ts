@@ -127,7 +127,9 @@ export async function login(
     });
     // Issuer and scope come from the authorization server: untrusted text.
     const scope =
-      result.scope === undefined ? '' : ` with scope "${sanitizeTerminalLine(result.scope)}"`;
+      result.scope === undefined || result.scope.trim() === ''
+        ? ''
+        : ` with scope "${sanitizeTerminalLine(result.scope)}"`;
     const stored =
       server.oauth?.grant === 'client_credentials'
         ? 'client credentials are used on every run; nothing was stored'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEndpoint } from './oauth-http.js';
+import { checkEndpoint, oauthFailureText } from './oauth-http.js';
 
 const REMOTE = 'https://mcp.example.com';
 const LOCAL = 'http://127.0.0.1:8931';
@@ -49,5 +49,27 @@ describe('checkEndpoint', () => {
     expect(
       checkEndpoint('https://169.254.1.2/as', 'authorization server', 'https://169.254.1.1').host,
     ).toBe('169.254.1.2');
+  });
+});
+
+describe('oauthFailureText', () => {
+  const failure = (fields: Record<string, unknown>) =>
+    Object.assign(new Error('authorization response from the server is an error'), fields);
+
+  it("names the code and the server's description, one line and bounded, else the library's text", () => {
+    expect(
+      oauthFailureText(
+        failure({
+          error: 'access_denied',
+          error_description: 'You are not in\nthe "mcp" group\u001b[2J',
+        }),
+      ),
+    ).toBe('access_denied: You are not in the "mcp" group [2J');
+    expect(oauthFailureText(failure({ error: 'access_denied' }))).toBe(
+      'access_denied: authorization response from the server is an error',
+    );
+    expect(
+      oauthFailureText(failure({ error: 'invalid_grant', error_description: 'x'.repeat(500) })),
+    ).toBe(`invalid_grant: ${'x'.repeat(200)}…`);
   });
 });

@@ -94,11 +94,24 @@ export async function getJson(http: OAuthHttp, url: URL): Promise<Response> {
   });
 }
 
-/** Names the OAuth error code (e.g. `invalid_grant`), never its free-text description. */
+/** At most this much of an authorization server's `error_description`. */
+const DESCRIPTION_CHARS = 200;
+
+/**
+ * Names the OAuth error code (e.g. `access_denied`) and the server's `error_description` when it
+ * gave one ("the user is not in the allowed group" is the answer a person needs), else the
+ * library's text. The description is the server's: one line, control characters removed, bounded.
+ */
 export function oauthFailureText(error: unknown): string {
   const code = (error as { error?: unknown }).error;
   const text = (error as Error).message;
-  if (typeof code === 'string' && /^[\w.-]{1,64}$/.test(code)) return `${code}: ${text}`;
+  if (typeof code === 'string' && /^[\w.-]{1,64}$/.test(code)) {
+    const raw = (error as { error_description?: unknown }).error_description;
+    const description =
+      typeof raw === 'string' ? raw.replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ').trim() : '';
+    if (description === '') return `${code}: ${text}`;
+    return `${code}: ${description.length > DESCRIPTION_CHARS ? `${description.slice(0, DESCRIPTION_CHARS)}…` : description}`;
+  }
   // oauth4webapi names an unexpected status only as "not a conform … response"; say which.
   const response = (error as { cause?: unknown }).cause;
   if (response instanceof Response && !response.ok) return `HTTP ${response.status}: ${text}`;
