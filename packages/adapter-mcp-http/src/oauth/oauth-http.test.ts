@@ -72,4 +72,15 @@ describe('oauthFailureText', () => {
       oauthFailureText(failure({ error: 'invalid_grant', error_description: 'x'.repeat(500) })),
     ).toBe(`invalid_grant: ${'x'.repeat(200)}…`);
   });
+
+  it('says what an unexpected status means instead of "not a conform response"', () => {
+    const unexpected = (status: number) =>
+      Object.assign(new Error('"response" is not a conform Token Endpoint response'), {
+        cause: new Response('<h1>busy</h1>', { status }),
+      });
+    expect(oauthFailureText(unexpected(503))).toBe(
+      'HTTP 503, the server is unavailable or failing',
+    );
+    expect(oauthFailureText(unexpected(404))).toBe('HTTP 404 without an OAuth error');
+  });
 });

@@ -112,8 +112,13 @@ export function oauthFailureText(error: unknown): string {
     if (description === '') return `${code}: ${text}`;
     return `${code}: ${description.length > DESCRIPTION_CHARS ? `${description.slice(0, DESCRIPTION_CHARS)}…` : description}`;
   }
-  // oauth4webapi names an unexpected status only as "not a conform … response"; say which.
+  // oauth4webapi words an unexpected status as '"response" is not a conform … response
+  // (unexpected HTTP status code)'; the status says it (a 503 is maintenance, not a bad reply).
   const response = (error as { cause?: unknown }).cause;
-  if (response instanceof Response && !response.ok) return `HTTP ${response.status}: ${text}`;
+  if (response instanceof Response && !response.ok) {
+    return response.status >= 500
+      ? `HTTP ${response.status}, the server is unavailable or failing`
+      : `HTTP ${response.status} without an OAuth error`;
+  }
   return text;
 }
