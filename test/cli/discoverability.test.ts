@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAT_BIN, CLI_FIXTURES, useCliSandbox } from './support.js';
+import { CLAT_BIN, CLI_FIXTURES, REPO_ROOT, useCliSandbox } from './support.js';
 
 let spawnedMarker: string;
 
@@ -141,7 +141,7 @@ function hintedCommand(stderr: string): string[] {
 }
 
 describe('clat completion', () => {
-  it('bash completes commands, subcommands, flags and mcp.json server names', async () => {
+  it('bash completes commands, subcommands, flags, mcp.json server names and plugin ids', async () => {
     const script = join(sandbox.root, 'clat.bash');
     const result = await sandbox.run(['completion', 'bash']);
     expect(result.code).toBe(0);
@@ -176,6 +176,21 @@ describe('clat completion', () => {
       expect.arrayContaining(['status', 'list', 'get', 'add', 'remove', 'import']),
     );
     expect(complete('clat', 'plugin', 'ins')).toEqual(['inspect', 'install']);
+    // Every subcommand, including those on wrapped lines or given as `enable|disable`; a
+    // placeholder (`clat trust [<dir>]`) is no subcommand.
+    expect(complete('clat', 'mcp', 'dis')).toEqual(['disable']);
+    expect(complete('clat', 'plugin', '')).toEqual(
+      expect.arrayContaining(['update', 'rollback', 'repair', 'uninstall', 'list', 'pack']),
+    );
+    expect(complete('clat', 'trust', '')).toEqual([]);
+    expect(complete('clat', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    // Installed package ids after the actions that take one.
+    const packageDir = join(REPO_ROOT, 'plugins/mcp-notes/dist/package');
+    expect(
+      (await sandbox.run(['plugin', 'install', packageDir, '--accept-capabilities'])).code,
+    ).toBe(0);
+    expect(complete('clat', 'plugin', 'uninstall', '')).toEqual(['mcp-notes']);
+    expect(complete('clat', 'plugin', 'install', 'mcp-')).toEqual([]);
     expect(complete('clat', 'tools', '--')).toEqual(
       expect.arrayContaining(['--json', '--server', '--trust']),
     );

@@ -15,7 +15,7 @@ Prints a completion script for the shell. Install it with, for example:
   bash:  clat completion bash > ~/.local/share/bash-completion/completions/clat
   zsh:   clat completion zsh > "\${fpath[1]}/_clat"   (or: source <(clat completion zsh))
   fish:  clat completion fish > ~/.config/fish/completions/clat.fish
-Completes commands, subcommands, flags and the server names in mcp.json.
+Completes commands, subcommands, flags, the server names in mcp.json and installed plugin ids.
 `;
 
 export interface CompletionModel {
@@ -26,8 +26,10 @@ export interface CompletionModel {
   flags: Record<string, string[]>;
 }
 
-/** Subcommands that take a configured server name. */
+/** `clat mcp` subcommands that take a configured server name. */
 const SERVER_ARGUMENT = ['get', 'remove', 'rm', 'enable', 'disable', 'login', 'logout'];
+/** `clat plugin` actions that take an installed package id. */
+const PLUGIN_ARGUMENT = ['update', 'rollback', 'repair', 'disable', 'enable', 'uninstall'];
 
 /** Reads subcommands and flags out of the usage texts. */
 export function completionModel(commands: readonly Command[]): CompletionModel {
@@ -35,10 +37,14 @@ export function completionModel(commands: readonly Command[]): CompletionModel {
   for (const command of commands) {
     model.commands.push(command.name);
     const subs = new Set<string>();
-    // `clat mcp list …`, `clat mcp [status]` lines, and `  install <dir>` lines under "Actions:".
-    const inline = new RegExp(`clat ${command.name} \\[?([a-z][a-z-]*)`, 'g');
-    for (const match of command.usage.matchAll(inline)) subs.add(match[1] ?? '');
-    const actions = /^Actions:\n((?: {2}[a-z][^\n]*\n?)+)/m.exec(command.usage)?.[1] ?? '';
+    // `clat mcp list …`, `clat mcp [status]`, `clat mcp enable|disable` lines (an argument is
+    // `<dir>` or `[<dir>]`, never a bare word), and `  install <dir>` lines under "Actions:",
+    // whose descriptions may wrap onto indented continuation lines.
+    const inline = new RegExp(`clat ${command.name} \\[?([a-z][a-z-]*(?:\\|[a-z][a-z-]*)*)`, 'g');
+    for (const match of command.usage.matchAll(inline)) {
+      for (const word of (match[1] ?? '').split('|')) subs.add(word);
+    }
+    const actions = /^Actions:\n((?: {2}[^\n]*\n?)+)/m.exec(command.usage)?.[1] ?? '';
     for (const match of actions.matchAll(/^ {2}([a-z][a-z-]*)/gm)) subs.add(match[1] ?? '');
     subs.delete('');
     model.subcommands[command.name] = [...subs];
@@ -73,6 +79,8 @@ ${cases}
     words="$subs"
   elif [[ \${COMP_CWORD} -eq 3 && "$cmd" == mcp && " ${SERVER_ARGUMENT.join(' ')} " == *" $sub "* ]]; then
     words="$(clat completion --servers 2>/dev/null)"
+  elif [[ \${COMP_CWORD} -eq 3 && "$cmd" == plugin && " ${PLUGIN_ARGUMENT.join(' ')} " == *" $sub "* ]]; then
+    words="$(clat completion --plugins 2>/dev/null)"
   fi
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
@@ -107,6 +115,7 @@ function fish(model: CompletionModel): string {
   }
   lines.push(
     `complete -c clat -n "__fish_seen_subcommand_from ${SERVER_ARGUMENT.join(' ')}; and __fish_seen_subcommand_from mcp" -a "(clat completion --servers 2>/dev/null)"`,
+    `complete -c clat -n "__fish_seen_subcommand_from ${PLUGIN_ARGUMENT.join(' ')}; and __fish_seen_subcommand_from plugin" -a "(clat completion --plugins 2>/dev/null)"`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -119,6 +128,19 @@ async function servers(io: CommandIO): Promise<number> {
   return 0;
 }
 
+/** Installed package ids, read from the store's registry (nothing is verified or started). */
+async function plugins(io: CommandIO): Promise<number> {
+  const home = resolveClatHome(io.env, io.cwd);
+  const { PluginStore } = await import('@clat/packaging');
+  const registry = await new PluginStore({ clatHome: home.dir })
+    .readRegistry()
+    .catch(() => undefined);
+  for (const id of Object.keys(registry?.packages ?? {})) {
+    if (/^[\w.@+/-]+$/.test(id)) io.stdout.write(`${id}\n`);
+  }
+  return 0;
+}
+
 export const completionCommand: Command = {
   name: 'completion',
   summary: 'Print a shell completion script (bash, zsh, fish)',
@@ -126,6 +148,7 @@ export const completionCommand: Command = {
   async run(argv, io) {
     const [shell, ...rest] = argv;
     if (shell === '--servers' && rest.length === 0) return servers(io);
+    if (shell === '--plugins' && rest.length === 0) return plugins(io);
     if (rest.length > 0 || (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish')) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,

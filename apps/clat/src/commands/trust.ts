@@ -12,8 +12,8 @@ import {
 } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
-const USAGE = `Usage: clat trust [dir]            Trust a project (default: the current directory)
-       clat trust --remove [dir]   Revoke trust
+const USAGE = `Usage: clat trust [<dir>]            Trust a project (default: the current directory)
+       clat trust --remove [<dir>]   Revoke trust
        clat trust --list           List trusted projects
 
 Nothing configured in ~/.clat/mcp.json is spawned or contacted for a project before it is trusted.
