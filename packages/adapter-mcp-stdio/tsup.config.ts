@@ -1,8 +1,9 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // `./prestart` is its own entry: a CLI loads it before the transport (and the MCP core).
-  entry: ['src/index.ts', 'src/prestart.ts'],
+  // `./prestart` and `./eras` are their own entries: a CLI loads them before the transport (and
+  // the MCP core), or without it (a host whose servers are all HTTP still remembers eras).
+  entry: ['src/index.ts', 'src/prestart.ts', 'src/era-file.ts'],
   format: ['esm'],
   sourcemap: true,
   // Declarations come from one `tsc -b tsconfig.build.json` at the root, into this same dist/.

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createMcpConnector } from '@clat/adapter-mcp';
 import { httpTransport, storedOAuth } from '@clat/adapter-mcp-http';
 import { stdioTransport } from '@clat/adapter-mcp-stdio';
+import { ERA_FILE, FileEraMemory } from '@clat/adapter-mcp-stdio/eras';
 import { createWasmConnector, grantsPath } from '@clat/adapter-wasm';
 import {
   createHost,
@@ -96,6 +97,8 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
         ],
         loginCommand: (server) => clatLogin(server.name, projectRoot),
         clientInfo: { name: 'clat-gateway', version: GATEWAY_VERSION },
+        // `clat`'s era memory: a server either of them found legacy starts with one spawn.
+        eras: new FileEraMemory(join(home, ERA_FILE)),
       }),
       // As in `clat`: a WASM plugin's guest starts at its first call, so the first listing an
       // MCP client asks for does not wait for guests it may never call.

@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EraStore } from './era-store.js';
 import { loadMcpConfig } from './mcp-config-file.js';
 import { readSmallFile } from './read-small-file.js';
 import { loadUserConfig } from './user-config.js';
@@ -45,24 +44,5 @@ describe('readSmallFile', () => {
     await expect(loadMcpConfig(join(root, 'mcp.json'))).rejects.toThrow(
       `${join(root, 'mcp.json')}: cannot be read`,
     );
-  });
-});
-
-describe('EraStore', () => {
-  it('reads remembered legacy eras once, and a missing, broken or unreadable file as none', async () => {
-    const root = tempDir();
-    const file = join(root, 'mcp-eras.json');
-    expect(await new EraStore(file).hint({ name: 's' })).toBeUndefined();
-    const remembered = new EraStore(file);
-    await remembered.record({ name: 's' }, 'legacy', '1.0.0', false);
-    expect(await new EraStore(file).hint({ name: 's' })).toBe('legacy');
-    // Read when constructed: a later change to the file is not seen by this store.
-    const early = new EraStore(file);
-    writeFileSync(file, '{ broken');
-    expect(await early.hint({ name: 's' })).toBe('legacy');
-    expect(await new EraStore(file).hint({ name: 's' })).toBeUndefined();
-    rmSync(file);
-    mkdirSync(file);
-    expect(await new EraStore(file).hint({ name: 's' })).toBeUndefined();
   });
 });

@@ -13,11 +13,11 @@ import {
   type McpServerConfig,
   type McpTransportProvider,
 } from '@clat/adapter-mcp';
+import { ERA_FILE, FileEraMemory } from '@clat/adapter-mcp-stdio/eras';
 import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
 import type { Connector, MountEntry, MountSource, Tool } from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 import type { ClatHome } from '../config/clat-home.js';
-import { ERA_FILE, EraStore } from '../config/era-store.js';
 import type { UserConfig } from '../config/user-config.js';
 import { CLAT_VERSION } from '../version.js';
 import { loginCommand } from './login-command.js';
@@ -135,7 +135,7 @@ async function connectorsFor(
       // first use, so startup does not pay for it.
       openUrl: async (url) => (await import('../ui/open-browser.js')).openBrowser(url, process.env),
       clientInfo: { name: 'clat', version: CLAT_VERSION },
-      eras: new EraStore(join(home.dir, ERA_FILE)),
+      eras: new FileEraMemory(join(home.dir, ERA_FILE)),
     }),
   ];
   if (wasmHost !== undefined) {
