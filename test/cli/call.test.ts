@@ -171,4 +171,24 @@ describe('clat call', () => {
     expect(typo.stderr).toContain('run "clat tools" for the list');
     expect(typo.code).toBe(2);
   });
+
+  it("names a crashed server's own error line, not the runtime banner or its stack", async () => {
+    await sandbox.writeMcp({
+      crash: sandbox.node(join(STDIO_FIXTURES, 'throws-at-start.mjs')),
+    });
+    const result = await sandbox.run(['call', 'mcp_crash_echo', 'text=x']);
+    expect(result.code).toBe(1);
+    // The exit is quoted by the error line, and the tail by the lines around it.
+    expect(result.stderr).toContain(
+      'exited with code 1 (stderr: Error: startup exploded: DATABASE_URL is not set)',
+    );
+    expect(result.stderr).toContain(
+      "throws-at-start.mjs:4 | if (url === undefined) throw new Error('startup exploded: DATABASE_URL is not set');; run",
+    );
+    expect(result.stderr).not.toContain('Node.js v');
+    expect(result.stderr).not.toMatch(/ \| at /);
+    // The status shows the rest of the tail in the order written, and says it is the rest.
+    const status = await sandbox.run(['mcp']);
+    expect(status.stdout).toMatch(/stderr \(\d+ more of its last \d+ lines, oldest first\):/);
+  });
 });

@@ -26,4 +26,17 @@ describe('lastWords', () => {
     );
     expect(lastWords([])).toBeUndefined();
   });
+
+  it("quotes a crash's error line, not the runtime banner under its stack", () => {
+    const crash = [
+      "throw new Error('no DATABASE_URL');",
+      '^',
+      '',
+      'Error: no DATABASE_URL',
+      '    at file:///srv/server.mjs:2:7',
+      '',
+      'Node.js v20.20.2',
+    ];
+    expect(lastWords(crash)).toBe('Error: no DATABASE_URL');
+  });
 });

@@ -2,7 +2,9 @@
  * Feeding a server's stderr into its bounded tail, and reading it to its end.
  * @module
  */
+
 import type { Readable } from 'node:stream';
+import { stderrHeadline } from '@clat/adapter-mcp';
 import { LIMITS, type LineTail } from '@clat/kernel';
 
 /**
@@ -29,13 +31,12 @@ export function pushNewestLines(tail: LineTail, chunk: string): void {
  */
 const LOG_POINTER = /\bcomplete log of this run can be found in\b/i;
 
-/** The stderr line an exit is quoted by: the newest one that says more than where a log is. */
+/**
+ * The stderr line an exit is quoted by: a crash's error line (`Error: …`, not the `Node.js v20`
+ * banner under its stack), else the newest line that says more than where a log is.
+ */
 export function lastWords(lines: readonly string[]): string | undefined {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] as string;
-    if (line.trim() !== '' && !LOG_POINTER.test(line)) return line;
-  }
-  return lines.at(-1);
+  return stderrHeadline(lines.filter((line) => !LOG_POINTER.test(line))) ?? lines.at(-1);
 }
 
 /**

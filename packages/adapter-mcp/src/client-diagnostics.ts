@@ -31,23 +31,53 @@ export function stderrTail(transport: Transport | undefined): string[] {
   }
 }
 
+/** Lines that say nothing on their own: stack frames, runtime banners, brackets, caret marks. */
+const NOISE = /^\s*(?:at\s|Node\.js v\d|[\][{}(),;^~\s]*$)/;
+/** A line that states the failure: `Error: …`, `TypeError: …`, `error: …`, `Traceback`, `panic`. */
+const HEADLINE = /^\s*(?:[\w.$]*(?:Error|Exception)\b|error\b|fatal\b|panic\b|Traceback\b|ERR_)/i;
+
 /**
- * `; server stderr: …` with the newest four lines first, or '' when there is nothing to add. An
- * HTTP transport's tail holds its recent failures, not a process's stderr, and its newest line
- * is usually the very error being decorated: lines `message` already says are left out.
+ * The one stderr line that best says why a process failed: its last line that states an error
+ * (`Error: …`, a traceback's `ValueError: …`), else its newest line that is not a stack frame or runtime banner, else its newest
+ * line; undefined for an empty tail.
+ */
+export function stderrHeadline(tail: readonly string[]): string | undefined {
+  const useful = tail.map((line) => line.trim()).filter((line) => !NOISE.test(line));
+  return useful.findLast((line) => HEADLINE.test(line)) ?? useful.at(-1) ?? tail.at(-1)?.trim();
+}
+
+/**
+ * What of a process's stderr tail explains a failure, oldest first: the last line that states
+ * an error (a crash's `Error: …` sits above its stack, which the newest lines are full of) and
+ * the last three lines that are not stack frames or runtime banners (`Node.js v20.20.2`), at most
+ * four in all, trimmed.
+ */
+export function stderrSummary(tail: readonly string[]): string[] {
+  const useful = tail
+    .map((line, index) => ({ line: line.trim(), index }))
+    .filter(({ line }) => !NOISE.test(line));
+  const chosen = new Set(useful.slice(-3).map(({ index }) => index));
+  const headline = useful.findLast(({ line }) => HEADLINE.test(line));
+  if (headline !== undefined && !chosen.has(headline.index)) {
+    chosen.add(headline.index);
+    if (chosen.size > 4) chosen.delete(useful.at(-3)?.index ?? -1);
+  }
+  return useful.filter(({ index }) => chosen.has(index)).map(({ line }) => line);
+}
+
+/**
+ * `; server stderr: …`, the {@link stderrSummary} of the tail in the order it was written, or ''
+ * when there is nothing to add. An HTTP transport's tail holds its recent failures, not a
+ * process's stderr, and its newest line is usually the very error being decorated: lines
+ * `message` already says are left out, and the newest four are shown, newest first.
  */
 export function stderrSuffix(transport: Transport | undefined, message = ''): string {
   const tail = stderrTail(transport).filter((line) => !message.includes(line));
   if (tail.length === 0) return '';
-  const newest = tail
-    .slice(-4)
-    .reverse()
-    .map((line) => redactSecrets(line));
-  const label =
-    transport?.kind === 'http' || transport?.kind === 'sse'
-      ? 'recent HTTP failures'
-      : 'server stderr';
-  return `; ${label}: ${newest.join(' | ')}`;
+  const http = transport?.kind === 'http' || transport?.kind === 'sse';
+  const shown = http ? tail.slice(-4).reverse() : stderrSummary(tail);
+  if (shown.length === 0) return '';
+  return `; ${http ? 'recent HTTP failures' : 'server stderr'}: ${shown.map((line) => redactSecrets(line)).join(' | ')}`;
 }
 
 /**

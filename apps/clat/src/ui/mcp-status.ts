@@ -100,13 +100,19 @@ export function formatMcpStatus(
     } else if (server.failure !== undefined) {
       const failure = server.failure;
       lines.push(`      error: ${line(failure)}`);
-      // Lines the error already quotes are not shown twice (`--json` keeps the whole tail).
-      const tail = server.stderrTail.filter((text) => !failure.includes(text));
+      // Lines the error already quotes are not shown twice (`--json` keeps the whole tail); the
+      // rest are shown in the order written, and said to be the rest.
+      const kept = server.stderrTail;
+      const tail = kept.filter((text) => text.trim() !== '' && !failure.includes(text.trim()));
       if (tail.length > 0) {
         // An HTTP server has no stderr: its tail is the transport's recent failures.
         const http = server.transport === 'http' || server.transport === 'sse';
         const what = http ? 'recent HTTP failures' : 'stderr';
-        lines.push(`      ${what} (last ${tail.length} line${tail.length === 1 ? '' : 's'}):`);
+        const which =
+          tail.length === kept.length
+            ? `last ${tail.length} line${tail.length === 1 ? '' : 's'}`
+            : `${tail.length} more of its last ${kept.length} lines, oldest first`;
+        lines.push(`      ${what} (${which}):`);
         for (const text of tail) lines.push(`        | ${line(text)}`);
       }
     }

@@ -5,7 +5,11 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from '@clat/adapter-mcp';
+import {
+  HOST_SERVICES_CAPABILITY,
+  HOST_SERVICES_EXTENSION,
+  stderrSummary,
+} from '@clat/adapter-mcp';
 import { sanitizeTerminalLine } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode } from '../errors.js';
 
@@ -78,8 +82,9 @@ class LineClient {
     this.#child.stdin?.on('error', () => {});
   }
 
+  /** What of the stderr explains a failure: a crash's error line, then the last lines. */
   get stderrTail(): string {
-    return this.#stderr.slice(-4).join(' | ');
+    return stderrSummary(this.#stderr).join(' | ');
   }
 
   #exited(reason: string): void {
