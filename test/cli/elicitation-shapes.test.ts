@@ -42,6 +42,9 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
     tmux.line('1,3');
     await tmux.waitFor('3. Large', mark);
     tmux.line('large, small');
+    // An optional field without a default: Enter skips it and keeps the answers given so far.
+    await tmux.waitFor(/Newsletter \(optional\)\n(.*\n)*.*\(\(skip\)\)>/, mark);
+    tmux.line('');
     await tmux.waitFor(
       /"action":"accept","content":\{"name":"Ada","age":40,"subscribed":false,"color":"g","tags":\["alpha","gamma"\],"sizes":\["s","l"\]\}/,
       mark,
@@ -69,6 +72,8 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
     await tmux.waitFor('[pick options by number or name]');
     tmux.line('2 3');
     await tmux.waitFor('3. Large');
+    tmux.line('');
+    await tmux.waitFor('((skip))>');
     tmux.line('');
     await tmux.waitFor(
       '{"action":"accept","content":{"name":"Lin","age":36,"subscribed":true,"color":"r","tags":["beta","gamma"]}}',

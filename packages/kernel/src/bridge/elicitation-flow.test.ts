@@ -96,6 +96,26 @@ describe('askElicitationForm', () => {
     ]);
   });
 
+  it('pre-fills "(skip)" on an optional field without a default, so Enter skips it', async () => {
+    const optional: ElicitationForm = {
+      message: 'Sign up',
+      fields: [
+        { name: 'name', kind: 'text', options: [], required: true },
+        { name: 'agree', kind: 'boolean', options: [], required: false },
+        { name: 'nick', kind: 'text', options: [], required: false },
+      ],
+    };
+    // A frontend answers Enter with the pre-filled answer.
+    const asker = new ScriptedAsker('Ada', SKIP_OPTION, SKIP_OPTION);
+    const outcome = await askElicitationForm(optional, asker, live());
+    expect(outcome).toEqual({ tag: 'accepted', val: [['name', { tag: 'text', val: 'Ada' }]] });
+    expect(asker.questions.map((q) => q.defaultAnswer)).toEqual([
+      undefined,
+      SKIP_OPTION,
+      SKIP_OPTION,
+    ]);
+  });
+
   it('re-asks an invalid number up to twice, then fails', async () => {
     const ok = new ScriptedAsker('x', 'many', '1e999', '12', 'no', 'ts');
     const outcome = await askElicitationForm(form, ok, live());

@@ -301,6 +301,10 @@ function questionFor(
   }
   const prefill = defaultAnswer(field, rule);
   if (prefill !== undefined) question.defaultAnswer = prefill;
+  // An optional field without a default: an empty answer (Enter) leaves it empty. A frontend
+  // takes an empty answer to a question without a default as a refusal of the whole form, which
+  // threw away the fields already answered.
+  else if (!field.required && !multiple) question.defaultAnswer = SKIP_OPTION;
   return question;
 }
 
