@@ -60,6 +60,7 @@ describe.each(['modern', 'legacy'] as const)('%s era', (era) => {
       'Blue', // color: titled single-select, answered by title
       { kind: 'answer', text: 'alpha, gamma', selected: ['alpha', 'gamma'] }, // tags
       '1, 3', // sizes: titled multi-select by number
+      'yes', // newsletter: optional, no default (pre-filled "(skip)")
     );
     const { run, context } = h.beginRun({ mode: 'project-write', asker });
     try {
@@ -73,6 +74,7 @@ describe.each(['modern', 'legacy'] as const)('%s era', (era) => {
           color: 'b',
           tags: ['alpha', 'gamma'],
           sizes: ['s', 'l'],
+          newsletter: true,
         },
       });
       const shown = asker.questions.map((q) => ({
@@ -87,6 +89,7 @@ describe.each(['modern', 'legacy'] as const)('%s era', (era) => {
         { default: 'Green', multi: false, options: ['Red', 'Green', 'Blue', '(skip)'] },
         { default: 'beta', multi: true, options: ['alpha', 'beta', 'gamma'] },
         { default: undefined, multi: true, options: ['Small', 'Medium', 'Large'] },
+        { default: '(skip)', multi: false, options: ['yes', 'no', '(skip)'] },
       ]);
       expect(asker.questions[0]?.question).toContain('Your profile');
     } finally {
