@@ -207,6 +207,40 @@ describe('mcp-notes as an installed package', () => {
     expect(status.stdout).toMatch(/mcp-notes\s+stdio\s+connected/);
   });
 
+  it('tells another package of the same id from a new version, and says what an update replaced', async () => {
+    home = join(work, 'home-same-id');
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    // Another author's package that happens to take the id "mcp-notes".
+    const other = join(work, 'other-notes');
+    await cp(packageDir, other, { recursive: true });
+    const manifestFile = join(other, 'clat-plugin.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    manifest.name = 'Other Notes';
+    manifest.version = '9.0.0';
+    await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+    const refused = await clat('plugin', 'install', other, '--accept-capabilities');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `mcp-notes is already installed as "${JSON.parse(await readFile(join(packageDir, 'clat-plugin.json'), 'utf8')).name}"`,
+    );
+    expect(refused.stderr).toContain(
+      `and this package, "Other Notes" 9.0.0 (mcp-stdio), has the same id: give one of them another "id" in its clat-plugin.json, or, to replace the installed one with it (its data in plugin-data/mcp-notes stays), run "clat plugin update ${other}"`,
+    );
+    const updated = await clat('plugin', 'update', other, '--accept-capabilities');
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toContain('Updated mcp-notes 9.0.0');
+    expect(updated.stdout).toContain(
+      'a package of another name with the same id; "clat plugin rollback mcp-notes" brings it back',
+    );
+    expect((await clat('plugin', 'rollback', 'mcp-notes')).code).toBe(0);
+    // A mistyped id is named as one, not as a missing path.
+    const typo = await clat('plugin', 'update', 'mcp-note');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(
+      'mcp-note is neither an installed package (installed: mcp-notes) nor a file or directory here',
+    );
+  });
+
   it('packs a deterministic .clatpkg with the binary and installs from it', async () => {
     home = join(work, 'home-pack');
     const a = join(work, 'notes-a.clatpkg');

@@ -292,10 +292,18 @@ export class PluginStore {
         const reinstall = existing !== undefined && existing.active.artifact === treeSha;
         // The advice names the same source: `clat plugin update` alone is a usage error.
         const sourceArgument = options.sourceArgument ?? '<source>';
+        const installed = existing?.artifacts[existing.active.artifact]?.manifest;
+        // Another package that took the same id (its name and runtime differ) is not a newer
+        // version of this one: say so before pointing to `update`, which would swap it in.
+        const other =
+          installed !== undefined &&
+          (installed.name !== manifest.name || installed.runtime.kind !== manifest.runtime.kind);
         if (mode === 'install' && existing !== undefined && !reinstall) {
           throw new PackagingError(
             'PACKAGE_STATE',
-            `${id} is already installed (version ${existing.artifacts[existing.active.artifact]?.manifest.version}); to replace it, run "clat plugin update ${sourceArgument}"`,
+            other
+              ? `${id} is already installed as ${JSON.stringify(installed.name)} ${installed.version} (${installed.runtime.kind}), and this package, ${JSON.stringify(manifest.name)} ${manifest.version} (${manifest.runtime.kind}), has the same id: give one of them another "id" in its clat-plugin.json, or, to replace the installed one with it (its data in plugin-data/${id} stays), run "clat plugin update ${sourceArgument}"`
+              : `${id} is already installed (version ${installed?.version}); to replace it, run "clat plugin update ${sourceArgument}"`,
           );
         }
         if (mode === 'update' && existing === undefined) {
@@ -393,6 +401,9 @@ export class PluginStore {
         const rollbackVersion =
           rollback === undefined ? undefined : artifacts[rollback.artifact]?.manifest.version;
         if (rollbackVersion !== undefined) result.rollbackVersion = rollbackVersion;
+        if (other && installed !== undefined) {
+          result.replaced = { name: installed.name, runtime: installed.runtime.kind };
+        }
         if (reinstall) {
           result.reinstall = {
             settingsChanged:

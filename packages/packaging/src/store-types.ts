@@ -59,6 +59,11 @@ export interface ActivationResult {
    * shipped files that had changed, and where files the server had added went when it did.
    */
   reinstall?: { settingsChanged: boolean; restored: boolean; kept?: string };
+  /**
+   * Set when the package this update replaced had another name or runtime: likely another
+   * package that took the same id (or a rename), which the caller should say.
+   */
+  replaced?: { name: string; runtime: PluginManifest['runtime']['kind'] };
 }
 
 export interface PluginListEntry {

@@ -321,6 +321,14 @@ export async function updateFrom(
       options,
     );
   }
+  if (asPath === undefined && !/[/\\.]/.test(target)) {
+    // A word that is no path and no installed id: most likely a mistyped id.
+    const ids = Object.keys(registry.packages);
+    throw new PackagingError(
+      'PACKAGE_STATE',
+      `${target} is neither an installed package (${ids.length === 0 ? 'none is installed' : `installed: ${ids.join(', ')}`}) nor a file or directory here`,
+    );
+  }
   return activatePath(store, 'update', resolve(io.cwd, target), values, options);
 }
 

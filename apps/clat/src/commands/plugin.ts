@@ -337,6 +337,11 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       }
       if (again === undefined) {
         io.stdout.write(`${action === 'install' ? 'Installed' : 'Updated'} ${named} (${tree})\n`);
+        if (result.replaced !== undefined) {
+          io.stdout.write(
+            `It replaced ${JSON.stringify(sanitizeTerminalLine(result.replaced.name))} (${result.replaced.runtime}), a package of another name with the same id; "clat plugin rollback ${result.id}" brings it back\n`,
+          );
+        }
       } else {
         // The same bytes again: say what it did, not "Updated" as if a new version came.
         const did = [
