@@ -131,13 +131,16 @@ enabled = false
 }
 `,
     );
-    const result = await run(['mcp', 'import', '--from', 'vscode']);
+    // A project's .vscode/mcp.json is the project's own: it goes to its .clat/mcp.json.
+    const result = await run(['mcp', 'import', '--from', 'vscode', '--scope', 'project']);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain('skipped');
     expect(result.stdout).toContain('  + legacy  sse  http://localhost:9/sse\n');
     expect(result.stdout).toContain('asks for a secret "api-key" in vscode: export API_KEY');
     expect(result.stdout).toContain('"envFile" is not read by CLAT');
-    const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    const written = JSON.parse(
+      await readFile(join(sandbox.project, '.clat', 'mcp.json'), 'utf8'),
+    ) as { mcpServers: Record<string, unknown> };
     expect(written.mcpServers.fs).toEqual({
       command: 'npx',
       args: ['-y', '@modelcontextprotocol/server-filesystem', '${projectRoot}'],
@@ -240,19 +243,38 @@ enabled = false
         },
       }),
     );
+    // User servers go to ~/.clat/mcp.json; the project's own (its .mcp.json and Claude Code's
+    // per-project "local" entries) never do, or they would start in every project.
     const result = await run(['mcp', 'import', '--from', 'claude-code', '--json']);
     const report = parseJsonOutput<ImportReport>(result);
     expect(report.servers.map((server) => [server.name, server.action])).toEqual([
       ['user_one', 'add'],
-      ['local_one', 'add'],
-      ['web', 'add'],
+      ['local_one', 'skip'],
+      ['web', 'skip'],
     ]);
-    const written = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    const projectFile = join(sandbox.project, '.clat', 'mcp.json');
+    expect(report.servers[1]?.reason).toBe(
+      `a server of this project only (claude-code's per-project entry); to import it into ${projectFile}, run "clat mcp import --from claude-code --scope project"`,
+    );
+    expect(Object.keys(((await sandbox.readMcp()) as { mcpServers: object }).mcpServers)).toEqual([
+      'user_one',
+    ]);
+    // The named command imports them into the project's own file, and leaves the user's alone.
+    const project = await run(['mcp', 'import', '--from', 'claude-code', '--scope', 'project']);
+    expect(project.code, project.stderr).toBe(0);
+    expect(project.stdout).toContain(`Wrote 2 servers to ${projectFile}`);
+    expect(project.stdout).toContain('user_one  skipped: a user server;');
+    const written = JSON.parse(await readFile(projectFile, 'utf8')) as {
+      mcpServers: Record<string, unknown>;
+    };
     expect(written.mcpServers.local_one).toEqual({ command: 'l', args: ['${X:-1}'] });
     expect(written.mcpServers.web).toEqual({
       url: 'https://x.example/mcp',
       headers: { 'X-Key': '${KEY}' },
     });
+    expect(Object.keys(((await sandbox.readMcp()) as { mcpServers: object }).mcpServers)).toEqual([
+      'user_one',
+    ]);
 
     const badToml = join(sandbox.root, 'broken.toml');
     await writeFile(badToml, '[mcp_servers.x\ncommand = 1');

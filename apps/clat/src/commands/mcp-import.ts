@@ -5,10 +5,15 @@
  */
 import { homedir } from 'node:os';
 import { describeServerConfig, parseServerEntry } from '@clat/adapter-mcp';
-import { hideCredentialSegments, redactSecrets, sanitizeTerminalLine } from '@clat/kernel';
+import {
+  hideCredentialSegments,
+  redactSecrets,
+  sanitizeTerminalLine,
+  shellWord,
+} from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
-import { resolveClatHome } from '../config/clat-home.js';
+import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import {
   IMPORT_CLIENTS,
   type ImportClient,
@@ -70,7 +75,15 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
     force: { type: 'boolean' },
     json: { type: 'boolean' },
     project: { type: 'string', short: 'C' },
+    scope: { type: 'string' },
   });
+  const scope = values.scope ?? 'user';
+  if (scope !== 'user' && scope !== 'project') {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp import: --scope must be user or project, not ${JSON.stringify(scope.slice(0, 40))}`,
+    );
+  }
   const from = values.from ?? positionals[0];
   if (from === undefined || !isImportClient(from)) {
     throw new CliError(
@@ -81,6 +94,12 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
   const client: ImportClient = from;
   const home = resolveClatHome(io.env, io.cwd);
   const projectRoot = await canonicalProjectRoot(values.project ?? '.', io.cwd);
+  // User servers go to ~/.clat/mcp.json and start in every trusted project; a project's own
+  // servers (its .mcp.json, a client's per-project entries) go to its .clat/mcp.json, read only
+  // in that project once trusted. Each import writes one of them.
+  const target = scope === 'user' ? home.mcpFile : projectMcpFile(projectRoot);
+  const otherScope = scope === 'user' ? 'project' : 'user';
+  const rerun = `clat mcp import --from ${client}${values.file === undefined ? '' : ` --file ${shellWord(values.file)}`}${values.project === undefined ? '' : ` -C ${shellWord(values.project)}`} --scope ${otherScope}`;
   const userHome = homeOf(io);
   const files: SourceFile[] =
     values.file === undefined
@@ -112,13 +131,20 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       const earlier = planned.get(server.name);
       if (earlier !== undefined)
         notes.push(`replaces the entry of the same name in ${earlier.file}`);
+      const serverScope = server.projectOnly === true ? 'project' : source.scope;
       let reason = mapped.skipped;
+      if (reason === undefined && serverScope !== scope) {
+        reason =
+          serverScope === 'project'
+            ? `a server of this project only (${server.projectOnly === true ? `${client}'s per-project entry` : "the project's file"}); to import it into ${projectMcpFile(projectRoot)}, run "${rerun}"`
+            : `a user server; to import it into ${home.mcpFile}, run "${rerun}"`;
+      }
       const nameProblem = serverNameProblem(server.name);
       if (reason === undefined && nameProblem !== undefined) {
         reason = `its name is not usable as a CLAT server name (it ${nameProblem})`;
       }
       if (reason === undefined && mapped.entry !== undefined) {
-        const checked = parseServerEntry(home.mcpFile, server.name, mapped.entry, 'user');
+        const checked = parseServerEntry(target, server.name, mapped.entry, scope);
         if ('issues' in checked)
           reason = checked.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
       }
@@ -140,20 +166,20 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
     );
   }
 
-  const existing = await existingServerNames(home.mcpFile);
+  const existing = await existingServerNames(target);
   for (const plan of planned.values()) {
     if (plan.action !== 'add' || !existing.has(plan.name)) continue;
     if (values.force === true) plan.action = 'replace';
     else {
       plan.action = 'skip';
-      plan.reason = `a server named ${JSON.stringify(plan.name)} is already in ${home.mcpFile}; pass --force to replace it`;
+      plan.reason = `a server named ${JSON.stringify(plan.name)} is already in ${target}; pass --force to replace it`;
     }
   }
   const writes = [...planned.values()].filter((plan) => plan.action !== 'skip');
   const dryRun = values['dry-run'] === true;
   if (!dryRun && writes.length > 0) {
     await putServerEntries(
-      home.mcpFile,
+      target,
       writes.map((plan) => ({ name: plan.name, entry: plan.entry ?? {} })),
       { replace: values.force === true },
     );
@@ -168,7 +194,7 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       notes: plan.notes,
     }));
     io.stdout.write(
-      `${JSON.stringify({ from: client, read, target: home.mcpFile, dryRun, servers }, null, 2)}\n`,
+      `${JSON.stringify({ from: client, read, target, scope, dryRun, servers }, null, 2)}\n`,
     );
     return 0;
   }
@@ -179,7 +205,7 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
     const line =
       plan.action === 'skip'
         ? `skipped: ${plan.reason}`
-        : describe(plan.name, plan.entry ?? {}, home.mcpFile);
+        : describe(plan.name, plan.entry ?? {}, target);
     // Names and notes come from another client's file: one sanitised line each.
     io.stdout.write(
       `  ${mark} ${sanitizeTerminalLine(plan.name)}  ${sanitizeTerminalLine(line)}\n`,
@@ -189,8 +215,8 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
   const verb = dryRun ? 'Would write' : 'Wrote';
   io.stdout.write(
     writes.length === 0
-      ? `Nothing to write to ${home.mcpFile}\n`
-      : `${verb} ${writes.length} server${writes.length === 1 ? '' : 's'} to ${home.mcpFile}${dryRun ? ' (dry run: nothing changed)' : '; restart CLAT to mount them'}\n`,
+      ? `Nothing to write to ${target}\n`
+      : `${verb} ${writes.length} server${writes.length === 1 ? '' : 's'} to ${target}${dryRun ? ' (dry run: nothing changed)' : '; restart CLAT to mount them'}\n`,
   );
   return 0;
 }

@@ -27,7 +27,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp login <name> [-C <dir>] [--trust]
        clat mcp logout <name> [-C <dir>] [--trust]
        clat mcp enable|disable <name>
-       clat mcp import --from <client> [--file <path>] [--dry-run] [--force] [--json]
+       clat mcp import --from <client> [--scope user|project] [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
                   connected counts, transport, negotiated version, tool count, GET stream of
@@ -55,7 +55,10 @@ enable, disable   Keep an entry but stop starting it ("disabled": true), or star
 import            Copy the servers of another client (claude-desktop, claude-code, cursor,
                   vscode, gemini, codex) from its documented config files into mcp.json in one
                   atomic write; reports fields that could not be mapped; never replaces an
-                  existing name without --force; --dry-run only reports.
+                  existing name without --force; --dry-run only reports. --scope user (the
+                  default) takes the client's user servers into ~/.clat/mcp.json; --scope
+                  project takes the project's own (its .mcp.json, per-project entries) into
+                  <project>/.clat/mcp.json, so they never start in other projects.
 
 Options:
 ${PROJECT_USAGE}

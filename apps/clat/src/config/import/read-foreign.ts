@@ -14,6 +14,11 @@ import type { SourceShape } from './client-sources.js';
 export interface ForeignServer {
   name: string;
   raw: unknown;
+  /**
+   * Set on servers a user-level file keeps for one project (Claude Code's "local" scope in
+   * `~/.claude.json`): they belong to that project, not to every one.
+   */
+  projectOnly?: true;
 }
 
 export interface ForeignFile {
@@ -95,7 +100,9 @@ export async function readForeignFile(
       const local = projects[projectRoot];
       if (isMap(local)) {
         const field = `projects[${JSON.stringify(projectRoot)}].mcpServers`;
-        servers.push(...entriesOf(local.mcpServers, file, field));
+        for (const server of entriesOf(local.mcpServers, file, field)) {
+          servers.push({ ...server, projectOnly: true });
+        }
       }
       return { servers, inputs };
     }
