@@ -2,6 +2,7 @@
  * `clat mcp add|remove|list|get` against a real mcp.json, and per-entry validation when the
  * project mounts: a bad entry is named by file and field, the rest still mount.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ describe('clat mcp add/remove/list/get', () => {
 
     const debug = await sandbox.run(['mcp', 'get', 'notes']);
     expect(debug.stdout).toContain(
-      `to debug, run it by hand: cd ${JSON.stringify(sandbox.home)} && MCP_NOTES_DIR=… node server.mjs --flag`,
+      `to debug, run it by hand: cd ${sandbox.home} && MCP_NOTES_DIR=… node server.mjs --flag`,
     );
 
     const got = parseJsonOutput<Record<string, unknown>>(
@@ -206,6 +207,26 @@ describe('clat mcp add/remove/list/get', () => {
     }
     expect((await sandbox.run(['mcp', 'remove', 'team docs'])).code).toBe(0);
     expect(await readFile(join(sandbox.home, 'mcp.json'), 'utf8')).toBe(before);
+  });
+
+  it('shows commands shell-quoted, so the debug line pasted into a shell runs the same words', async () => {
+    const script = join(sandbox.root, 'dir with space', 'echo-args.mjs');
+    await mkdir(join(sandbox.root, 'dir with space'));
+    const out = join(sandbox.root, 'args.json');
+    await writeFile(
+      script,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(out)}, JSON.stringify(process.argv.slice(2)));\n`,
+    );
+    const args = ['a b', '$HOME', "it's", 'x;y'];
+    expect(
+      (await sandbox.run(['mcp', 'add', 'sp', '--', process.execPath, script, ...args])).code,
+    ).toBe(0);
+    const got = await sandbox.run(['mcp', 'get', 'sp']);
+    const shown = /to debug, run it by hand: (.*)$/m.exec(got.stdout)?.[1] ?? '';
+    expect(shown).toContain("'a b' '$HOME' 'it'\\''s' 'x;y'");
+    execFileSync('sh', ['-c', shown]);
+    expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(args);
+    expect((await sandbox.run(['mcp', 'list'])).stdout).toContain("'a b' '$HOME'");
   });
 
   it('passes -h and --help after -- to the server command, not to clat', async () => {

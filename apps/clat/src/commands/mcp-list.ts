@@ -12,6 +12,7 @@ import {
   redactArgs,
   redactSecrets,
   sanitizeTerminalLine,
+  shellWord,
 } from '@clat/kernel';
 import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
@@ -74,10 +75,11 @@ async function projectConfig(
 
 function line(io: CommandIO, server: ListedServer, home: ClatHome, debug: boolean): void {
   const headers = server.headers ?? [];
+  // A command as a POSIX shell reads it: pasted, each word stays one word and nothing expands.
   const target = sanitizeTerminalLine(
     server.transport === 'http'
       ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
-      : [server.command, ...(server.args ?? [])].join(' '),
+      : [server.command ?? '', ...(server.args ?? [])].map((word) => shellWord(word)).join(' '),
   );
   const notes = `${server.disabled === true ? '  (disabled)' : ''}${server.replaced === true ? `  (replaced by the same-named entry in ${home.mcpFile})` : ''}`;
   io.stdout.write(
@@ -88,7 +90,7 @@ function line(io: CommandIO, server: ListedServer, home: ClatHome, debug: boolea
     const env = sanitizeTerminalLine((server.env ?? []).map((name) => `${name}=…`).join(' '));
     const cwd = server.cwd === undefined ? home.dir : `${home.dir}/${server.cwd}`;
     io.stdout.write(
-      `  to debug, run it by hand: cd ${sanitizeTerminalLine(JSON.stringify(server.cwd?.startsWith('/') ? server.cwd : cwd))} && ${env === '' ? '' : `${env} `}${target}\n`,
+      `  to debug, run it by hand: cd ${sanitizeTerminalLine(shellWord(server.cwd?.startsWith('/') ? server.cwd : cwd))} && ${env === '' ? '' : `${env} `}${target}\n`,
     );
   }
 }
