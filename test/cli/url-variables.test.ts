@@ -72,9 +72,11 @@ describe('${VAR} in an mcp.json url', () => {
       }),
     );
     const env = { HOME: userHome, XDG_CONFIG_HOME: '' };
-    const imported = await sandbox.run(['mcp', 'import', '--from', 'claude-code', '--json'], {
-      env,
-    });
+    // The project's .mcp.json is the project's own: imported into its .clat/mcp.json.
+    const imported = await sandbox.run(
+      ['mcp', 'import', '--from', 'claude-code', '--scope', 'project', '--json'],
+      { env },
+    );
     const report = parseJsonOutput<{ servers: { name: string; action: string }[] }>(imported);
     expect(report.servers.map((server) => [server.name, server.action])).toEqual([['api', 'add']]);
     const result = await sandbox.run(['mcp', '--json'], {
