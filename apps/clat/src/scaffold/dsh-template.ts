@@ -78,6 +78,15 @@ clat plugin install . --accept-capabilities  # installs dist/package
 clat trust && clat call ${tool} '{"text":"hello plugin world"}'
 \`\`\`
 
+If \`npm install\` cannot find the \`@clat/\` packages (they are not on the public npm registry
+yet), pack them from a checkout of CLAT (after \`pnpm install && pnpm build\` there) and install
+the tarballs first:
+
+\`\`\`sh
+for p in kernel adapter-mcp node-files adapter-dsh; do (cd <clat-checkout>/packages/$p && pnpm pack --pack-destination ~/clat-sdk); done
+npm install ~/clat-sdk/*.tgz
+\`\`\`
+
 \`npx clat-dsh inspect .\` shows the services the plugin uses and the capabilities it will ask
 for; \`npx clat-dsh serve .\` serves it on stdio for development.
 `,

@@ -89,6 +89,15 @@ clat plugin install . --accept-capabilities  # installs dist
 clat trust && clat call ${tool} '{"text":"hello plugin world"}'
 \`\`\`
 
+If \`npm install\` cannot find the \`@clat/\` packages (they are not on the public npm registry
+yet), pack them from a checkout of CLAT (after \`pnpm install && pnpm build\` there) and install
+the tarballs first:
+
+\`\`\`sh
+for p in wasm-guest-sdk; do (cd <clat-checkout>/packages/$p && pnpm pack --pack-destination ~/clat-sdk); done
+npm install ~/clat-sdk/*.tgz
+\`\`\`
+
 Declare every host capability the guest uses (\`host.callTool\`, \`sampling\`, ...) under
 \`capabilities\` in \`clat-plugin.json\`; CLAT refuses undeclared ones.
 `,
