@@ -3,10 +3,10 @@
  * project mounts: a bad entry is named by file and field, the rest still mount.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJsonOutput, useCliSandbox } from './support.js';
+import { NOTES_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
 
 const sandbox = useCliSandbox();
 
@@ -227,6 +227,33 @@ describe('clat mcp add/remove/list/get', () => {
     execFileSync('sh', ['-c', shown]);
     expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(args);
     expect((await sandbox.run(['mcp', 'list'])).stdout).toContain("'a b' '$HOME'");
+  });
+
+  it('makes paths typed relative to here absolute, since servers run in the CLAT home', async () => {
+    // The server a person just wrote, in the project they are in.
+    await cp(join(NOTES_SERVER, '..'), join(sandbox.project, 'notes-server'), { recursive: true });
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'rel',
+      '--env',
+      `MCP_NOTES_DIR=${join(sandbox.root, 'notes')}`,
+      '--',
+      process.execPath,
+      './notes-server/server.mjs',
+      `--${sandbox.marker}`,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(
+      `Relative paths were made absolute, since servers run in ${sandbox.home}: ./notes-server/server.mjs → ${join(sandbox.project, 'notes-server/server.mjs')}`,
+    );
+    const servers = (
+      (await sandbox.readMcp()) as { mcpServers: Record<string, { args: string[] }> }
+    ).mcpServers;
+    expect(servers.rel?.args[0]).toBe(join(sandbox.project, 'notes-server/server.mjs'));
+    const tools = await sandbox.run(['tools', 'rel', '--trust']);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toContain('mcp_rel_add_note(');
   });
 
   it('passes -h and --help after -- to the server command, not to clat', async () => {

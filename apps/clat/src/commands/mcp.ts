@@ -1,6 +1,7 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
 
-import { shellWord } from '@clat/kernel';
+import { resolve } from 'node:path';
+import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
@@ -203,6 +204,8 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
     throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp add: missing <name>');
   const [cmd, ...args] = [...extra, ...command];
   let entry: Record<string, unknown>;
+  /** Relative paths made absolute, shown after "Added". */
+  const resolved: string[] = [];
   const transport = values.transport;
   if (transport !== undefined && transport !== 'http' && transport !== 'sse') {
     throw new CliError(
@@ -253,9 +256,18 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
         'clat mcp add: --header applies only to --url servers',
       );
     }
+    // Servers run in the CLAT home, not where `clat mcp add` was typed: a path written relative
+    // to here (`./server.js`, `.`, `../data`) is made absolute now, so it keeps naming the file
+    // the person meant instead of one in the CLAT home.
+    const [command, ...fixedArgs] = [cmd, ...args].map((word) => {
+      if (!/^\.\.?(?:\/|$)/.test(word)) return word;
+      const absolute = resolve(io.cwd, word);
+      resolved.push(`${word} → ${absolute}`);
+      return absolute;
+    });
     entry = {
-      command: cmd,
-      ...(args.length === 0 ? {} : { args }),
+      command: command ?? cmd,
+      ...(fixedArgs.length === 0 ? {} : { args: fixedArgs }),
       ...(values.env === undefined ? {} : { env: pairs(values.env, /=/, '--env') }),
       ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
     };
@@ -274,6 +286,11 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
   io.stdout.write(
     `Added ${label} server ${JSON.stringify(name)} to ${home.mcpFile}; restart CLAT to mount it\n`,
   );
+  if (resolved.length > 0) {
+    io.stdout.write(
+      `Relative paths were made absolute, since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
+    );
+  }
   return 0;
 }
 
