@@ -280,6 +280,15 @@ describe('clat mcp add/remove/list/get', () => {
     const bogus = await sandbox.run(['--bogus']);
     expect(bogus.stderr).toBe('clat: unknown option "--bogus"; run "clat --help" for the list\n');
     expect(bogus.code).toBe(2);
+    // The command without --: its own option is taken for clat's, and the refusal shows where
+    // the command goes, as a command that works.
+    const noDash = await sandbox.run(['mcp', 'add', 'mem', 'npx', '-y', 'pkg with space']);
+    expect(noDash.code).toBe(2);
+    expect(noDash.stderr).toContain(
+      "a server command goes after --: clat mcp add mem -- npx -y 'pkg with space'",
+    );
+    const fixed = await sandbox.run(['mcp', 'add', 'mem', '--', 'npx', '-y', 'pkg with space']);
+    expect(fixed.code, fixed.stderr).toBe(0);
   });
 
   it('refuses to rewrite a file that is not valid JSON', async () => {

@@ -191,14 +191,29 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
   const dash = argv.indexOf('--');
   const flags = dash === -1 ? argv : argv.slice(0, dash);
   const command = dash === -1 ? [] : argv.slice(dash + 1);
-  const { values, positionals } = parseFlags('mcp add', flags, {
+  const options = {
     url: { type: 'string' },
     transport: { type: 'string' },
     header: { type: 'string', multiple: true },
     env: { type: 'string', multiple: true },
     cwd: { type: 'string' },
     force: { type: 'boolean' },
-  });
+  } as const;
+  let parsed: ReturnType<typeof parseFlags<typeof options>>;
+  try {
+    parsed = parseFlags('mcp add', flags, options);
+  } catch (error) {
+    // `clat mcp add mem npx -y pkg`: the server's own option was taken for clat's. Say where
+    // the command goes, with the very words typed.
+    const [name, first] = flags;
+    if (dash !== -1 || name === undefined || first === undefined || first.startsWith('-'))
+      throw error;
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `${(error as Error).message}; a server command goes after --: clat mcp add ${[name, '--', ...flags.slice(1)].map((word) => shellWord(word)).join(' ')}`,
+    );
+  }
+  const { values, positionals } = parsed;
   const [name, ...extra] = positionals;
   if (name === undefined)
     throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp add: missing <name>');
