@@ -47,17 +47,44 @@ describe('roots through clat', () => {
     expect(`${outside.stdout}${outside.stderr}`).toMatch(/outside allowed directories/i);
   });
 
-  it('keeps the configured directory of an entry with "roots": false', async () => {
+  it('keeps the configured directory of an entry added with --no-roots ("roots": false)', async () => {
     const data = join(sandbox.root, 'data');
     await mkdir(data);
     await writeFile(join(data, 'kept.txt'), 'kept\n');
+    // Offered the project root, server-filesystem drops the directory its arguments name, and
+    // the status says how to keep it.
     await sandbox.writeMcp({
       filesystem: {
         command: process.execPath,
         args: [`--title=${sandbox.marker}`, FILESYSTEM, data],
-        roots: false,
       },
     });
+    const dropped = await sandbox.run([
+      'call',
+      'mcp_filesystem_list_directory',
+      JSON.stringify({ path: data }),
+    ]);
+    expect(`${dropped.stdout}${dropped.stderr}`).toMatch(/outside allowed directories/i);
+    expect((await sandbox.run(['mcp'])).stdout).toContain(
+      'to keep the directories its arguments name instead, set "roots": false on its entry',
+    );
+    await sandbox.writeMcp({});
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'filesystem',
+      '--no-roots',
+      '--',
+      process.execPath,
+      `--title=${sandbox.marker}`,
+      FILESYSTEM,
+      data,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(
+      ((await sandbox.readMcp()) as { filesystem: { roots?: boolean } }).filesystem,
+    ).toMatchObject({ roots: false });
+    expect((await sandbox.run(['mcp', 'list'])).stdout).toContain('(roots not offered)');
     const listed = await sandbox.run([
       'call',
       'mcp_filesystem_list_directory',

@@ -36,6 +36,8 @@ interface ListedServer {
   cwd?: string;
   origin: string;
   disabled?: boolean;
+  /** `false`: the project root is not offered as an MCP root. */
+  roots?: boolean;
   /** A project entry the user's same-named entry replaces (it is not mounted). */
   replaced?: true;
 }
@@ -81,7 +83,7 @@ function line(io: CommandIO, server: ListedServer, home: ClatHome, debug: boolea
       ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
       : [server.command ?? '', ...(server.args ?? [])].map((word) => shellWord(word)).join(' '),
   );
-  const notes = `${server.disabled === true ? '  (disabled)' : ''}${server.replaced === true ? `  (replaced by the same-named entry in ${home.mcpFile})` : ''}`;
+  const notes = `${server.disabled === true ? '  (disabled)' : ''}${server.roots === false ? '  (roots not offered)' : ''}${server.replaced === true ? `  (replaced by the same-named entry in ${home.mcpFile})` : ''}`;
   io.stdout.write(
     `  ${sanitizeTerminalLine(server.name)}  ${server.type === 'sse' ? 'sse' : server.transport}  ${target}${notes}\n`,
   );

@@ -22,7 +22,7 @@ import { list } from './mcp-list.js';
 const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp list [-C <dir>] [--trust] [--json]
        clat mcp get <name> [-C <dir>] [--trust] [--json]
-       clat mcp add <name> [--env K=V]... [--cwd <dir>] [--force] -- <command> [args...]
+       clat mcp add <name> [--env K=V]... [--cwd <dir>] [--no-roots] [--force] -- <command> [args...]
        clat mcp add <name> --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
        clat mcp remove <name>
        clat mcp login <name> [-C <dir>] [--trust]
@@ -41,6 +41,8 @@ list, get         Show mcp.json entries (env values and header values are never 
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A --url
                   server speaks Streamable HTTP, and HTTP+SSE (2024-11-05) when it refuses
                   that; --transport sse skips straight to HTTP+SSE ("type": "sse").
+                  --no-roots ("roots": false) does not offer the project root as an MCP
+                  root: server-filesystem then keeps the directories its arguments name.
                   Removing an HTTP server also logs out of it (see logout) unless another
                   entry connects to the same URL.
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
@@ -198,6 +200,7 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
     env: { type: 'string', multiple: true },
     cwd: { type: 'string' },
     force: { type: 'boolean' },
+    'no-roots': { type: 'boolean' },
   } as const;
   let parsed: ReturnType<typeof parseFlags<typeof options>>;
   try {
@@ -287,6 +290,7 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
       ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
     };
   }
+  if (values['no-roots'] === true) entry.roots = false;
   const home = resolveClatHome(io.env, io.cwd);
   const server = await putServerEntry(home.mcpFile, name, entry, {
     replace: values.force === true,

@@ -28,7 +28,13 @@ function rootsText(server: ServerStatus): string | undefined {
   if (server.roots === undefined || server.state !== 'connected') return undefined;
   if (!server.roots.offered) return 'not offered';
   const asked = server.roots.requests;
-  return `project root offered; the server asked ${asked} time${asked === 1 ? '' : 's'}`;
+  // A server that asked may narrow itself to the roots (server-filesystem drops the directories
+  // its arguments name): say how to keep them.
+  const keep =
+    asked > 0
+      ? '; to keep the directories its arguments name instead, set "roots": false on its entry'
+      : '';
+  return `project root offered; the server asked ${asked} time${asked === 1 ? '' : 's'}${keep}`;
 }
 
 /** `, GET stream open` for transports with a standalone server stream; nothing otherwise. */
