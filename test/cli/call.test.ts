@@ -191,4 +191,13 @@ describe('clat call', () => {
     const status = await sandbox.run(['mcp']);
     expect(status.stdout).toMatch(/stderr \(\d+ more of its last \d+ lines, oldest first\):/);
   });
+
+  it('quotes a log line a server wrote to stdout, where only JSON-RPC may go', async () => {
+    await sandbox.writeMcp({ chatty: sandbox.node(join(STDIO_FIXTURES, 'stdout-logger.mjs')) });
+    const result = await sandbox.run(['call', 'mcp_chatty_echo', 'text=x']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      '(stdout, ignored: MCP servers write only JSON-RPC there, logs go to stderr) sent a line that is not JSON (27 bytes): Server started on port 3000',
+    );
+  });
 });

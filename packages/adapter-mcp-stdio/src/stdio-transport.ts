@@ -83,6 +83,8 @@ export class StdioTransport implements Transport {
   readonly #tag: string;
   /** The npx cold-cache hint: fixed by command and args, redacted when read (secrets may join). */
   readonly #slowStartHint: string | undefined;
+  /** The first stdout line that was not a JSON-RPC frame, as {@link diagnostics} shows it. */
+  #stray: string | undefined;
   #detachedKilled: number[] = [];
   #detachedLeft: number[] = [];
   #starting: Promise<void> | undefined;
@@ -236,8 +238,12 @@ export class StdioTransport implements Transport {
     if (this.#detachedKilled.length > 0) detail.detachedKilled = this.#detachedKilled.join(',');
     if (this.#detachedLeft.length > 0) detail.detachedLeft = this.#detachedLeft.join(',');
     const hint = this.#slowStartHint;
+    const tail = this.#tail.lines(this.#redactor);
+    // The first stdout line that was no JSON-RPC (a log line on the protocol channel): the usual
+    // reason a server never answers, so it goes where a failed handshake quotes from.
+    if (this.#stray !== undefined) tail.push(this.#stray);
     return {
-      tail: this.#tail.lines(this.#redactor),
+      tail,
       detail,
       ...(hint === undefined ? {} : { slowStartHint: this.#redactor.redact(hint) }),
     };
@@ -345,7 +351,17 @@ export class StdioTransport implements Transport {
       redactor: this.#redactor,
       closed: () => this.#state === 'closed',
       deliver: (message, frameBytes) => this.onmessage?.(message, frameBytes),
-      report: (error) => this.#report(error),
+      report: (error) => {
+        if (
+          this.#stray === undefined &&
+          error instanceof StdioTransportError &&
+          error.code === StdioTransportErrorCode.STDIO_FRAME_INVALID
+        ) {
+          const what = error.message.replace(/^MCP server "[^"]*" /, '');
+          this.#stray = `(stdout, ignored: MCP servers write only JSON-RPC there, logs go to stderr) ${what}`;
+        }
+        this.#report(error);
+      },
       error: (code, what) => this.#error(code, what),
     });
     const decoder = new LineDecoder(
