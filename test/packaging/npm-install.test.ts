@@ -64,11 +64,12 @@ afterAll(async () => {
 describe('clat plugin install npm:<name>', () => {
   it('installs a real server with its dependencies, keeps state across restarts, updates and rolls back', async () => {
     const spec = `npm:@modelcontextprotocol/server-memory@^${v1.version.split('.')[0]}.0.0`;
-    // Headless, a tools-only package needs --yes; the message says so, and that command works.
+    // Headless, a tools-only package needs --yes; the message says so before anything is
+    // fetched, and that command works.
     const refused = await clat('plugin', 'install', spec);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toBe(
-      `clat: ${ID} requests capability tools; rerun with --yes to grant it [CAPABILITY_EXPANSION]\n`,
+      'clat: npm:@modelcontextprotocol/server-memory would provide tools (capability tools), and there is no terminal to ask on; rerun with --yes to grant it [CAPABILITY_EXPANSION]\n',
     );
     const installed = await clat(
       'plugin',

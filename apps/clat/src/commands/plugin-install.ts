@@ -160,6 +160,20 @@ async function activateNpm(
   options: InstallOptions,
   previous?: ArtifactSource,
 ): Promise<ActivationResult & { unchanged?: boolean }> {
+  // An npm server's generated manifest always asks for capability tools: without a terminal to
+  // ask on and without --yes, say so now, not after npm fetched the package and its tree.
+  if (
+    mode === 'install' &&
+    options.yes !== true &&
+    options.acceptCapabilities !== true &&
+    options.confirm === undefined
+  ) {
+    throw new PackagingError(
+      'CAPABILITY_EXPANSION',
+      `${NPM_SPEC_PREFIX}${spec.name} would provide tools (capability tools), and there is no terminal to ask on; rerun with --yes to grant it`,
+      { data: { capabilities: ['tools'] } },
+    );
+  }
   const env =
     previous === undefined ? pairs(values.env, 'env') : updatedEnv(previous.env, values.env);
   const staged = await stageNpmPackage({
