@@ -15,6 +15,7 @@ export const LEAF_USERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
       '@clat/adapter-wasm',
       '@clat/adapter-dsh',
       '@clat/adapter-mcp-http',
+      '@clat/adapter-mcp-stdio',
       '@clat/native-tools',
     ]),
   ],

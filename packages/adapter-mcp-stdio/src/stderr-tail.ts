@@ -4,8 +4,7 @@
  */
 
 import type { Readable } from 'node:stream';
-import { stderrHeadline } from '@clat/adapter-mcp';
-import { LIMITS, type LineTail } from '@clat/kernel';
+import { LIMITS, type LineTail, stderrHeadline } from '@clat/kernel';
 
 /**
  * Only the newest lines can stay in the tail, so a flood is cut before it is split into lines.

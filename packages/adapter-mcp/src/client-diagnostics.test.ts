@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decorate, stderrSuffix, stderrSummary } from './client-diagnostics.js';
+import { decorate, stderrSuffix } from './client-diagnostics.js';
 import { McpError, McpErrorCode } from './errors.js';
 import type { Transport, TransportKind } from './transport.js';
 
@@ -18,51 +18,7 @@ describe('stderrSuffix and decorate', () => {
     expect(stderrSuffix(transportWith('stdio', ['one', 'two']))).toBe('; server stderr: one | two');
   });
 
-  it("keeps a crash's error line above its stack, and drops frames and the runtime banner", () => {
-    const nodeCrash = [
-      'file:///srv/server.mjs:2',
-      'throw new Error("startup exploded")',
-      '^',
-      '',
-      'Error: startup exploded',
-      '    at file:///srv/server.mjs:2:7',
-      '    at ModuleJob.run (node:internal/modules/esm/module_job:234:25)',
-      '    at async ModuleLoader.import (node:internal/modules/esm/loader:473:24)',
-      '',
-      'Node.js v20.20.2',
-    ];
-    expect(stderrSummary(nodeCrash)).toEqual([
-      'file:///srv/server.mjs:2',
-      'throw new Error("startup exploded")',
-      'Error: startup exploded',
-    ]);
-    const missing = [
-      'node:internal/modules/cjs/loader:1228',
-      '  throw err;',
-      '  ^',
-      '',
-      "Error: Cannot find module '/home/u/server.js'",
-      '    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)',
-      '    at node:internal/main/run_main_module:28:49 {',
-      "  code: 'MODULE_NOT_FOUND',",
-      '  requireStack: []',
-      '}',
-      '',
-      'Node.js v20.20.2',
-    ];
-    expect(stderrSummary(missing)).toEqual([
-      "Error: Cannot find module '/home/u/server.js'",
-      "code: 'MODULE_NOT_FOUND',",
-      'requireStack: []',
-    ]);
-    const python = [
-      'Traceback (most recent call last):',
-      '  File "s.py", line 3',
-      'x',
-      'y',
-      'ValueError: bad',
-    ];
-    expect(stderrSummary(python)).toEqual(['x', 'y', 'ValueError: bad']);
+  it('adds nothing when the tail holds only stack frames and the runtime banner', () => {
     expect(stderrSuffix(transportWith('stdio', ['   at x', 'Node.js v20.1.0']))).toBe('');
   });
 

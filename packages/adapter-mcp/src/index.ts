@@ -20,7 +20,6 @@ export {
   /** @public what McpClient lists as tools */
   type McpToolDescriptor,
 } from './client.js';
-export { stderrHeadline, stderrSummary } from './client-diagnostics.js';
 export {
   describeServerConfig,
   type HttpServerConfig,

@@ -259,6 +259,7 @@ export {
 export { sensitiveConfigValues, sensitiveKeys } from './sensitive-config.js';
 export { shellWord } from './shell-word.js';
 export { hideCredentialSegments, shownUrl } from './shown-url.js';
+export { stderrHeadline, stderrSummary } from './stderr-summary.js';
 export { sanitizeTerminalLine, sanitizeTerminalText } from './terminal-text.js';
 export {
   /** @public a member of ToolContentBlock */

@@ -5,12 +5,8 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  HOST_SERVICES_CAPABILITY,
-  HOST_SERVICES_EXTENSION,
-  stderrSummary,
-} from '@clat/adapter-mcp';
-import { sanitizeTerminalLine } from '@clat/kernel';
+import { HOST_SERVICES_CAPABILITY, HOST_SERVICES_EXTENSION } from '@clat/adapter-mcp';
+import { sanitizeTerminalLine, stderrSummary } from '@clat/kernel';
 import { DshAdapterError, DshErrorCode } from '../errors.js';
 
 /** Upper bound of one smoke (per era); a hang fails instead of blocking the caller. */
