@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, lstat, open, rename, unlink } from 'node:fs/promises';
 import { createFileAtomic } from './atomic-create.js';
+import { processAlive } from './process-alive.js';
 
 export interface FileLockOptions {
   /** How long to wait for a live holder, in ms, before giving up. */
@@ -23,8 +24,6 @@ export interface FileLockOptions {
 }
 
 interface HeldFileLock {
-  /** The lock's own path. */
-  readonly path: string;
   /** Whether this process still holds it (another may have taken it over as stale). */
   held(): Promise<boolean>;
   /** Removes the lock if this process still holds it; safe to call more than once. */
@@ -35,16 +34,6 @@ interface HeldFileLock {
 export interface FileLockBusy {
   readonly path: string;
   readonly pid: number | undefined;
-}
-
-/** Whether process `pid` still runs (EPERM: it runs as another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The lock's content, at most 256 bytes; undefined when it is gone or unreadable. */
@@ -70,7 +59,7 @@ function holderPid(content: string | undefined): number | undefined {
 
 async function isStale(path: string, content: string | undefined, staleMs: number) {
   const pid = holderPid(content);
-  if (pid !== undefined && !alive(pid)) return true;
+  if (pid !== undefined && !processAlive(pid)) return true;
   // A live holder, or content that names none (being judged too early): only age frees it.
   const stat = await lstat(path).catch(() => undefined);
   return stat !== undefined && Date.now() - stat.mtimeMs > staleMs;
@@ -119,7 +108,9 @@ async function acquireFileLock(
     const seen = await readLock(path);
     if (await isStale(path, seen, options.staleMs)) {
       await takeOver(path, seen);
-      continue;
+      // Taking over is retried at once, within the wait: a lock that cannot be moved aside
+      // (its directory turned read-only) ends at the deadline like a live holder's.
+      if (Date.now() < deadline) continue;
     }
     if (Date.now() >= deadline) return { busy: { path, pid: holderPid(seen) } };
     await new Promise((resolve) => setTimeout(resolve, poll));
@@ -131,7 +122,7 @@ async function acquireFileLock(
     released = true;
     if (await held()) await unlink(path).catch(() => undefined);
   };
-  return { lock: { path, held, release } };
+  return { lock: { held, release } };
 }
 
 /**

@@ -25,4 +25,5 @@ export {
   type NewFileOptions,
   writeNewFile,
 } from './new-file.js';
+export { processAlive } from './process-alive.js';
 export { isTempFileOf } from './temp-name.js';

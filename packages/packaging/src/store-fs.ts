@@ -6,20 +6,11 @@
 import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createFileAtomic, fsyncDirectory } from '@clat/node-files';
+import { createFileAtomic, fsyncDirectory, processAlive } from '@clat/node-files';
 import type { InspectedPackage } from './inspect.js';
 
 /** Age after which a lock file without a `pid:token` is considered abandoned. */
 export const LOCK_UNREADABLE_STALE_MS = 30_000;
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Writes `token` (0600, synced) to a temp file and links it to `lock`, so a lock is never seen

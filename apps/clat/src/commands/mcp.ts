@@ -1,6 +1,7 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
 
 import { resolve } from 'node:path';
+import { MCP_HEADER } from '@clat/adapter-mcp';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
@@ -161,10 +162,9 @@ function flagOf(name: string, path: string): string {
 const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'connection',
+  ...Object.values(MCP_HEADER),
+  // Streamable HTTP's session and resumption headers, owned by the HTTP transport.
   'mcp-session-id',
-  'mcp-protocol-version',
-  'mcp-method',
-  'mcp-name',
   'last-event-id',
 ]);
 
