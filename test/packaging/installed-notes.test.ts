@@ -65,6 +65,7 @@ describe('mcp-notes as an installed package', () => {
     expect(refused.stderr).toContain('requests capabilities tools, prompts');
     const installed = await clat('plugin', 'install', packageDir, '--accept-capabilities');
     expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).not.toContain('does not declare capability');
     const [row] = JSON.parse((await clat('plugin', 'list', '--json')).stdout);
     expect(row).toMatchObject({ id: 'mcp-notes', enabled: true, health: 'ok' });
 
@@ -176,6 +177,10 @@ describe('mcp-notes as an installed package', () => {
     const installed = await clat('plugin', 'install', copy, '--accept-capabilities');
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).not.toMatch(/Granted capabilities:.*tools/);
+    // Not refused (a package may bring only prompts), but said at install, not found out later.
+    expect(installed.stdout).toContain(
+      'mcp-notes does not declare capability "tools": CLAT offers none of its tools (a package with tools sets "capabilities": {"tools": true} in clat-plugin.json)\n',
+    );
 
     const tools = await clat('tools', '--json', '--trust');
     const names = (JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map(
@@ -194,7 +199,9 @@ describe('mcp-notes as an installed package', () => {
     expect(disabled.code, disabled.stderr).toBe(0);
     expect((await clat('plugin', 'enable', 'mcp-notes')).code).toBe(0);
     const listed = await clat('tools', 'mcp-notes', '--trust');
-    expect(listed.stdout).toBe('server "mcp-notes" has no tools\n');
+    expect(listed.stdout).toBe(
+      'server "mcp-notes" has no tools\n  5 tools of "mcp-notes" left out because its package manifest does not declare capability `tools`\n',
+    );
     expect(listed.code).toBe(0);
     const called = await clat('call', 'mcp_mcp_notes_list_notes', '{}', '--trust');
     expect(called.code).not.toBe(0);
@@ -238,6 +245,37 @@ describe('mcp-notes as an installed package', () => {
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain(
       'mcp-note is neither an installed package (installed: mcp-notes) nor a file or directory here',
+    );
+  });
+
+  it('says when an mcp.json entry and an installed plugin share a name, from either side', async () => {
+    // mcp.json entries come first: the plugin would be listed as replaced but never started.
+    home = join(work, 'home-shadow');
+    const mcpFile = join(home, 'mcp.json');
+    const added = await clat('mcp', 'add', 'mcp-notes', '--', process.execPath, '-e', '1');
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).not.toContain('installed plugin');
+    const installed = await clat('plugin', 'install', packageDir, '--accept-capabilities');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(
+      `The entry "mcp-notes" of ${mcpFile} takes its place: CLAT starts that entry instead while it exists ("clat mcp remove mcp-notes" lets the plugin start)\n`,
+    );
+    const status = await clat('mcp', '--trust');
+    expect(status.stdout).toContain(
+      'installed package "mcp-notes" is replaced by the same-named entry before it',
+    );
+
+    // The command the note names works, and the plugin starts again.
+    expect((await clat('mcp', 'remove', 'mcp-notes')).code).toBe(0);
+    const restored = await clat('mcp', '--trust');
+    expect(restored.stdout).not.toContain('is replaced by');
+    expect(restored.stdout).toMatch(/mcp-notes\s+stdio\s+connected/);
+
+    // From the other side: adding the entry over an installed plugin says so.
+    const again = await clat('mcp', 'add', 'mcp-notes', '--', process.execPath, '-e', '1');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      'It takes the place of the installed plugin "mcp-notes", which CLAT no longer starts while this entry exists; "clat mcp remove mcp-notes" brings the plugin back\n',
     );
   });
 

@@ -397,6 +397,7 @@ export class PluginStore {
           version: manifest.version,
           treeSha256: treeSha,
           granted: expansion,
+          capabilities: manifest.capabilities,
         };
         const rollbackVersion =
           rollback === undefined ? undefined : artifacts[rollback.artifact]?.manifest.version;
@@ -480,6 +481,7 @@ export class PluginStore {
         version: verified.record.manifest.version,
         treeSha256: verified.record.treeSha256,
         granted: [],
+        capabilities: verified.record.manifest.capabilities,
         rollbackVersion: record.artifacts[record.active.artifact]?.manifest.version ?? '',
       };
     });

@@ -51,6 +51,8 @@ export interface ActivationResult {
   treeSha256: string;
   /** Capability labels newly granted by this activation. */
   granted: string[];
+  /** The capabilities of the version now active (a package without `tools` serves none). */
+  capabilities: PluginManifest['capabilities'];
   /** Version now in the rollback slot, if any. */
   rollbackVersion?: string;
   /**

@@ -310,7 +310,20 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
       `Relative paths were made absolute, since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
     );
   }
+  if (await isInstalledPlugin(home.dir, name)) {
+    // mcp.json entries come first, so the package would stop starting without a word here.
+    io.stdout.write(
+      `It takes the place of the installed plugin ${JSON.stringify(name)}, which CLAT no longer starts while this entry exists; "clat mcp remove ${shellWord(name)}" brings the plugin back\n`,
+    );
+  }
   return 0;
+}
+
+/** Whether an installed plugin (enabled or not) has id `name`; an unreadable store counts as no. */
+async function isInstalledPlugin(clatHome: string, name: string): Promise<boolean> {
+  const { PluginStore } = await import('@clat/packaging');
+  const registry = await new PluginStore({ clatHome }).readRegistry().catch(() => undefined);
+  return registry !== undefined && Object.hasOwn(registry.packages, name);
 }
 
 async function remove(argv: string[], io: CommandIO): Promise<number> {
@@ -391,12 +404,8 @@ async function namePluginCommand(
     return error;
   const name = rest.find((word) => !word.startsWith('-'));
   if (name === undefined) return error;
-  const { PluginStore } = await import('@clat/packaging');
   const home = resolveClatHome(io.env, io.cwd);
-  const registry = await new PluginStore({ clatHome: home.dir })
-    .readRegistry()
-    .catch(() => undefined);
-  if (registry === undefined || !Object.hasOwn(registry.packages, name))
+  if (!(await isInstalledPlugin(home.dir, name)))
     return command === PLUGIN_COMMAND.get ? error : nameProjectFile(error, name, io);
   return new CliError(
     CliErrorCode.CLI_SERVER_NOT_FOUND,

@@ -22,6 +22,7 @@ import {
 import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
+import { existingServerNames } from '../config/mcp-config-file.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
@@ -362,6 +363,20 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       }
       if (result.rollbackVersion !== undefined) {
         io.stdout.write(`Rollback: ${sanitizeTerminalLine(result.rollbackVersion)}\n`);
+      }
+      if (!result.capabilities.tools) {
+        // Not an error (a package may bring only prompts), but its tools would vanish silently.
+        io.stdout.write(
+          `${result.id} does not declare capability "tools": CLAT offers none of its tools (a package with tools sets "capabilities": {"tools": true} in clat-plugin.json)\n`,
+        );
+      }
+      const home = resolveClatHome(io.env, io.cwd);
+      const entries = await existingServerNames(home.mcpFile).catch(() => new Set<string>());
+      if (entries.has(result.id)) {
+        // mcp.json entries come first: the package would be listed but never started.
+        io.stdout.write(
+          `The entry ${JSON.stringify(result.id)} of ${home.mcpFile} takes its place: CLAT starts that entry instead while it exists ("clat mcp remove ${shellWord(result.id)}" lets the plugin start)\n`,
+        );
       }
       io.stdout.write('Restart CLAT to apply.\n');
       return 0;

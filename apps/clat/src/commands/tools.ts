@@ -99,6 +99,10 @@ export const toolsCommand: Command = {
         } else if (target !== undefined && tools.length === 0) {
           // A connected server that registered none (prompts or resources only, or withheld).
           io.stdout.write(`server ${sanitizeTerminalLine(JSON.stringify(target))} has no tools\n`);
+          // Tools it listed but CLAT left out (withheld, bad schemas): say so, not "none".
+          for (const warning of server?.warnings ?? []) {
+            io.stdout.write(`  ${sanitizeTerminalLine(warning)}\n`);
+          }
         } else if (target !== undefined) {
           io.stdout.write(formatToolDetails(tools, terminalWidth(io.stdout)));
         } else {
