@@ -26,6 +26,7 @@ import {
   type HostRequest,
   hostErrorText,
   type ResultMessage,
+  startFailedText,
   type WorkerMessage,
 } from './worker-messages.js';
 
@@ -298,10 +299,7 @@ export class JcoGuestHost {
         case 'start-failed':
           clearTimeout(startTimer);
           readyReject(
-            new WasmError(
-              WasmErrorCode.WASM_START_FAILED,
-              `wasm plugin ${this.plugin} failed to start: ${message.message}`,
-            ),
+            new WasmError(WasmErrorCode.WASM_START_FAILED, startFailedText(this.plugin, message)),
           );
           void this.#kill(instance, 'start failed');
           break;

@@ -10,6 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { componentize } from '@bytecodealliance/componentize-js';
 import { build } from 'esbuild';
+import { BUNDLE_FILE, topLevelException } from './top-level-exception.js';
 
 /** The WIT contract shipped with this SDK (identical to the kernel's). */
 export const PLUGIN_WIT_PATH = fileURLToPath(new URL('../wit/plugin.wit', import.meta.url));
@@ -81,7 +82,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   const outFile = resolve(options.outFile);
   const work = await mkdtemp(join(tmpdir(), 'clat-wasm-build-'));
   try {
-    const bundlePath = join(work, 'guest.js');
+    const bundlePath = join(work, BUNDLE_FILE);
     await build({
       absWorkingDir: dirname(entry),
       entryPoints: [entry],
@@ -102,9 +103,16 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
       worldName: 'plugin',
       disableFeatures: options.allowHttp === true ? ['fetch-event'] : ['http', 'fetch-event'],
     }).catch((error: unknown) => {
-      // Wizer runs the guest's top level at build time: its exception text is the useful part.
+      // Wizer runs the guest's top level at build time (definePlugin checks the tools there):
+      // what it threw is the useful part of the report, which the cause keeps whole.
       const text = error instanceof Error ? error.message : String(error);
-      throw new GuestBuildError(`componentize-js could not build ${entry}: ${text}`, error);
+      const thrown = topLevelException(text);
+      throw new GuestBuildError(
+        thrown === undefined
+          ? `componentize-js could not build ${entry}: ${text}`
+          : `componentize-js could not build ${entry}: its top level threw: ${thrown}`,
+        error,
+      );
     });
     await mkdir(dirname(outFile), { recursive: true });
     await writeAtomically(outFile, result.component);

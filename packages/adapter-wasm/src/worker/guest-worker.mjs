@@ -65,6 +65,12 @@ const SLICE_MS = 20;
 let served = 0;
 /** Set when the guest writes output: the result must then follow that output's messages. */
 let wroteOutput = false;
+/**
+ * What the guest writes to stderr while it lists its tools (its last few KiB), else undefined: a
+ * guest that traps there has printed why (StarlingMonkey prints the exception before it aborts).
+ */
+let listingStderr;
+const LISTING_STDERR_CHARS = 4096;
 const memories = [];
 // The worker boots while the host prepares the component (reads and verifies its cache entry),
 // and parses the glue while the host may still be compiling the core modules. Each comes in
@@ -186,6 +192,9 @@ async function start() {
     outputLimitBytes,
     onOutput: (stream, text) => {
       wroteOutput = true;
+      if (listingStderr !== undefined && stream === 'stderr') {
+        listingStderr = (listingStderr + text).slice(-LISTING_STDERR_CHARS);
+      }
       post({ type: 'output', stream, text });
     },
   });
@@ -216,9 +225,16 @@ parentPort.on('message', (message) => {
   awaited.get(message.type)?.(message);
 });
 
+/** The step a failed start was in; list-tools gets its own report (worker-messages.ts). */
+let step = 'instantiate';
 try {
   tools = await start();
-  const definitions = tools.listTools().map((definition) => ({
+  step = 'list-tools';
+  listingStderr = '';
+  const listed = tools.listTools();
+  step = 'ready';
+  listingStderr = undefined;
+  const definitions = listed.map((definition) => ({
     name: definition.name,
     description: definition.description,
     inputSchema: definition.inputSchema,
@@ -238,7 +254,18 @@ try {
   }
   park();
 } catch (error) {
-  post({ type: 'start-failed', message: describe(error) });
+  post({
+    type: 'start-failed',
+    message: describe(error),
+    ...(step === 'list-tools'
+      ? {
+          listTools: {
+            trapped: error instanceof WebAssembly.RuntimeError,
+            stderr: listingStderr ?? '',
+          },
+        }
+      : {}),
+  });
 }
 
 /** Serves calls from the slot until idle (then parks) or until the slice is used up. */
