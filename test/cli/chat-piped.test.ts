@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useCliSandbox } from './support.js';
+import { STDIO_FIXTURES, useCliSandbox } from './support.js';
 
 const sandbox = useCliSandbox(async () => {
   await sandbox.writeMcp({ notes: sandbox.notesServer() });
@@ -62,5 +62,44 @@ describe('clat chat with piped input', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('"deleted": false');
     expect(result.stdout).toContain('mcp_notes_delete_note was not approved: cancelled');
+  });
+
+  it('restarts a server that crashed on the next call of its tools, and /mcp says so', async () => {
+    await sandbox.writeMcp({
+      crashy: sandbox.node(join(STDIO_FIXTURES, 'crash-mid-call.mjs')),
+    });
+    const script = [
+      '/call mcp_crashy_echo {"text":"before"}',
+      '/call mcp_crashy_crash',
+      '/mcp',
+      '/call mcp_crashy_echo {"text":"after"}',
+      '/mcp',
+      '',
+    ].join('\n');
+    const result = await sandbox.run(['chat', '--trust', '--mode', 'full-access'], {
+      input: script,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.stdout;
+    const order = [
+      '\nbefore\n',
+      // The call in flight fails with the exit; it is not retried.
+      'error: MCP server "crashy" closed the connection: exited with code 139',
+      'crashy  stdio  failed',
+      'the next call of one of its tools starts it again',
+      // The next call starts it again and is answered.
+      '\nafter\n',
+      'crashy  stdio  connected',
+      '; CLAT restarted it for the next call (restart 1 of 3 this session)',
+      'closing the project',
+    ].map((text) => out.indexOf(text));
+    expect(
+      order.every((index) => index >= 0),
+      out,
+    ).toBe(true);
+    expect(
+      [...order].sort((a, b) => a - b),
+      out,
+    ).toEqual(order);
   });
 });

@@ -31,6 +31,12 @@ export const MCP_LIMITS = {
   dshPromptsPerServer: 128,
   /** One resolved DSH system prompt. */
   dshPromptBytes: 256 * KiB,
+  /**
+   * Restarts of one server whose connection closed after it mounted (a crashed stdio server),
+   * per project scope: each on the next call of one of its tools, so a server that crashes on
+   * every start does not loop.
+   */
+  serverRestarts: 3,
   /** Inbound server-request queue per connection. */
   inboundRequestQueue: 16,
   /**

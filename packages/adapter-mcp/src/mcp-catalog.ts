@@ -192,11 +192,16 @@ export function resourceReadFromMcp(server: string, uri: string, result: Json): 
   return { contents: result.contents.flatMap((item) => resourceContentFromMcp(item) ?? []), bytes };
 }
 
-/** The catalog of one connected server; kinds it did not declare reject with MCP_NOT_OFFERED. */
-export function createMcpCatalog(client: McpClient): PluginCatalog {
-  const server = client.name;
-  const prompts = isJsonObject(client.serverCapabilities.prompts);
-  const resources = isJsonObject(client.serverCapabilities.resources);
+/**
+ * The catalog of one connected server; kinds it did not declare reject with MCP_NOT_OFFERED.
+ * `connection` may be a getter of the live connection, which a restart replaces.
+ */
+export function createMcpCatalog(connection: McpClient | (() => McpClient)): PluginCatalog {
+  const live = typeof connection === 'function' ? connection : () => connection;
+  const first = live();
+  const server = first.name;
+  const prompts = isJsonObject(first.serverCapabilities.prompts);
+  const resources = isJsonObject(first.serverCapabilities.resources);
   const require = (offered: boolean, kind: string): void => {
     if (!offered) {
       throw new McpError(
@@ -211,22 +216,22 @@ export function createMcpCatalog(client: McpClient): PluginCatalog {
     resources,
     async listPrompts(signal) {
       require(prompts, 'prompts');
-      return (await client.listPrompts(signal)).map(promptFromMcp);
+      return (await live().listPrompts(signal)).map(promptFromMcp);
     },
     async renderPrompt(name, args, signal) {
       require(prompts, 'prompts');
-      const result = await client.getPrompt(name, { ...args }, { signal });
+      const result = await live().getPrompt(name, { ...args }, { signal });
       return renderedPromptFromMcp(server, name, result);
     },
     async listResources(signal) {
       require(resources, 'resources');
-      return (await client.listResources(signal)).flatMap((item) => resourceFromMcp(item) ?? []);
+      return (await live().listResources(signal)).flatMap((item) => resourceFromMcp(item) ?? []);
     },
     async listResourceTemplates(signal) {
       require(resources, 'resources');
       let items: unknown[];
       try {
-        items = await client.listResourceTemplates(signal);
+        items = await live().listResourceTemplates(signal);
       } catch (error) {
         // Templates are optional within the resources capability: "method not found" means none.
         if (isMcpError(error) && error.rpcCode === JsonRpcErrorCode.METHOD_NOT_FOUND) return [];
@@ -236,7 +241,7 @@ export function createMcpCatalog(client: McpClient): PluginCatalog {
     },
     async readResource(uri, signal) {
       require(resources, 'resources');
-      return resourceReadFromMcp(server, uri, await client.readResource(uri, { signal }));
+      return resourceReadFromMcp(server, uri, await live().readResource(uri, { signal }));
     },
   };
 }

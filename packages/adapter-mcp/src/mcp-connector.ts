@@ -193,7 +193,10 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
           status.stderrTail.length > 0 ? status.stderrTail : factory.tail(),
         );
       }
-      const catalog = mounted.client === undefined ? undefined : createMcpCatalog(mounted.client);
+      const first = mounted.client;
+      // The live connection: a server that closed and was restarted answers on its new one.
+      const catalog =
+        first === undefined ? undefined : createMcpCatalog(() => mounted.client ?? first);
       return {
         progress: status,
         ...(catalog === undefined || (!catalog.prompts && !catalog.resources) ? {} : { catalog }),

@@ -31,9 +31,11 @@ import {
 import { type McpCallToolResult, toToolResult } from './call-result.js';
 import { McpClient, type McpToolDescriptor } from './client.js';
 import { isMcpError, McpError, McpErrorCode } from './errors.js';
-import { DSH_SYSTEM_PROMPT_META, SYSTEM_PROMPT_META } from './host-services-wire.js';
+import { DSH_SYSTEM_PROMPT_META } from './host-services-wire.js';
 import { MCP_LIMITS } from './limits.js';
+import { promptText, type TaskSupport, taskSupportText } from './mount-text.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
+import { ServerRestarts } from './server-restarts.js';
 import { type ToolListChange, ToolListSync } from './tool-list-sync.js';
 import type { TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
@@ -47,40 +49,6 @@ export type McpServerState = MountReportState;
 export interface McpServerStatus extends MountReport {
   /** Marked DSH system prompts registered in the prompt registry. */
   prompts: number;
-}
-
-/** Task support of one connection, counted from its listed tools (`/mcp`, `MountProgress.tasks`). */
-interface TaskSupport {
-  /** The server offers task-augmented tools/call. */
-  offered: boolean;
-  /** Registered tools that run as tasks (`taskSupport: required`). */
-  required: number;
-  /** Registered tools that may run as tasks; CLAT calls them plainly. */
-  optional: number;
-  /** Tools that require tasks but were left out (the server does not offer tasks). */
-  excluded: number;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
-/** `/mcp` text of a server's task support (`MountProgress.tasks`). */
-function taskSupportText(tasks: TaskSupport): string {
-  const parts: string[] = [];
-  if (tasks.required > 0) {
-    parts.push(
-      tasks.required === 1 ? '1 tool runs as a task' : `${tasks.required} tools run as tasks`,
-    );
-  }
-  if (tasks.optional > 0) parts.push(`${tasks.optional} optional (called plainly)`);
-  if (tasks.excluded > 0) {
-    parts.push(
-      `${plural(tasks.excluded, 'tool')} that require${tasks.excluded === 1 ? 's' : ''} tasks left out`,
-    );
-  }
-  const head = tasks.offered ? 'offered' : 'not offered';
-  return parts.length === 0 ? head : `${head}: ${parts.join(', ')}`;
 }
 
 export interface MountMcpServerOptions {
@@ -133,29 +101,8 @@ export interface MountedMcpServer {
   close(): Promise<void>;
 }
 
-const PROMPT_TEXT_SEPARATOR = '\n\n';
-
 function quoted(value: string): string {
   return JSON.stringify(value);
-}
-
-/** The resolved text of a marked prompt: `_meta` system prompt, else text messages. */
-function promptText(result: Record<string, unknown>): string {
-  const meta = isJsonObject(result._meta) ? result._meta : {};
-  const direct = meta[SYSTEM_PROMPT_META];
-  if (typeof direct === 'string') return direct;
-  const messages = Array.isArray(result.messages) ? result.messages : [];
-  const texts: string[] = [];
-  for (const message of messages) {
-    if (!isJsonObject(message)) continue;
-    const blocks = Array.isArray(message.content) ? message.content : [message.content];
-    for (const block of blocks) {
-      if (isJsonObject(block) && block.type === 'text' && typeof block.text === 'string') {
-        texts.push(block.text);
-      }
-    }
-  }
-  return texts.join(PROMPT_TEXT_SEPARATOR);
 }
 
 /**
@@ -248,8 +195,8 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     return handle;
   }
 
-  try {
-    client = await McpClient.connect({
+  const connect = (eraHint: 'legacy' | undefined): Promise<McpClient> =>
+    McpClient.connect({
       name,
       factory: options.factory,
       hostServices: options.hostServices,
@@ -259,8 +206,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       signal,
       onDiagnostic: diagnostic,
       timeouts: options.timeouts,
-      eraHint: options.eraHint,
+      eraHint,
     });
+  try {
+    client = await connect(options.eraHint);
   } catch (error) {
     if (!closing) await fail(error);
     return handle;
@@ -274,17 +223,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   status.protocolVersion = client.protocolVersion;
   // Shown when the server answered on another transport than configured (HTTP+SSE fallback).
   if (client.transportKind !== options.factory.kind) status.transport = client.transportKind;
-  const connected = client;
-  // The GET stream opens after the handshake: its answer can come after the mount is done.
-  connected.onGetStreamState(() => {
-    if (!closing) emit();
-  });
-  connected.onClose((error) => {
-    if (closing || status.state !== 'connected') return;
-    status.state = 'failed';
-    status.failure = error.message;
-    emit();
-  });
+  /** The live connection: replaced when a server that closed is restarted (see server-restarts.ts). */
+  let connected = client;
+  const restarts = new ServerRestarts(name, restart);
+  watch(connected);
 
   /** How each listed tool counts in the task support `/mcp` shows; the counts derive from it. */
   const taskKinds = new Map<string, 'required' | 'optional' | 'excluded'>();
@@ -345,6 +287,65 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   if (connected.era === 'legacy') connected.onToolListChanged(() => sync.changed());
   emit();
   return handle;
+
+  /** Follows one connection: its GET stream state, and a close that is not CLAT's. */
+  function watch(connection: McpClient): void {
+    connection.onGetStreamState(() => {
+      if (!closing && connection === connected) emit();
+    });
+    connection.onClose((error) => {
+      if (closing || connection !== connected || status.state !== 'connected') return;
+      status.state = 'failed';
+      status.failure =
+        restarts.count < MCP_LIMITS.serverRestarts
+          ? `${error.message}; the next call of one of its tools starts it again`
+          : error.message;
+      emit();
+    });
+  }
+
+  /** The connection for a call after the last one closed: a restart, shared by concurrent calls. */
+  function restarted(): Promise<McpClient> {
+    const closed =
+      connected.closeError ??
+      new McpError(McpErrorCode.MCP_CONNECTION_CLOSED, `MCP server ${quoted(name)} closed`, {
+        server: name,
+      });
+    if (closing) return Promise.reject(closed);
+    return restarts.next(closed);
+  }
+
+  /** Opens a new connection in the era the last one spoke, and makes it the live one. */
+  async function restart(): Promise<McpClient> {
+    const previous = connected;
+    const next = await connect(previous.era === 'legacy' ? 'legacy' : undefined);
+    if (closing) {
+      await next.close().catch(() => {});
+      throw new McpError(McpErrorCode.MCP_CLIENT_CLOSED, 'the MCP server is being closed', {
+        server: name,
+      });
+    }
+    connected = next;
+    client = next;
+    watch(next);
+    if (next.era === 'legacy') next.onToolListChanged(() => sync.changed());
+    status.state = 'connected';
+    delete status.failure;
+    status.era = next.era;
+    status.protocolVersion = next.protocolVersion;
+    const why = previous.closeError?.message ?? `MCP server ${quoted(name)} closed the connection`;
+    const text = `${why}; CLAT restarted it for the next call (restart ${restarts.count} of ${MCP_LIMITS.serverRestarts} this session)`;
+    // One line per server: the latest restart.
+    const at = status.warnings.findIndex((line) => line.includes('; CLAT restarted it for'));
+    if (at >= 0) status.warnings[at] = text;
+    else status.warnings.push(text);
+    diagnostic(text);
+    emit();
+    // A restarted server may list other tools: checked like a list change (after a freeze the
+    // registered tools stay and the status says the list changed).
+    sync.changed();
+    return next;
+  }
 
   function updateTasks(): void {
     const tasks: TaskSupport = {
@@ -431,10 +432,13 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         sourceName: tool.name,
       },
       // A plain promise chain with one reader per tool: no async frame per call.
-      invoke: (args, ctx) =>
-        connected
-          .callTool(tool.name, args, { signal: ctx.signal, onProgress: ctx.progress, task: asTask })
-          .then(toResult),
+      invoke: (args, ctx) => {
+        const call = { signal: ctx.signal, onProgress: ctx.progress, task: asTask };
+        if (!connected.closed) return connected.callTool(tool.name, args, call).then(toResult);
+        return restarted()
+          .then((next) => next.callTool(tool.name, args, call))
+          .then(toResult);
+      },
     };
     try {
       const lease = registry.register(kernelTool, scope);
