@@ -69,6 +69,35 @@ describe('clat call', () => {
     expect(await readFile(join(sandbox.root, 'notes', 'notes.json'), 'utf8')).not.toContain(id);
   });
 
+  it('names the closest tool, server, command or argument of a typo, and only a close one', async () => {
+    const tool = await sandbox.run(['call', 'mcp_notes_add_notes', 'title=t', 'body=b']);
+    expect(tool.code).toBe(2);
+    expect(tool.stderr).toContain(
+      'tool "mcp_notes_add_notes" is not registered (did you mean "mcp_notes_add_note"?); run "clat tools" for the list',
+    );
+    const arg = await sandbox.run(['call', 'mcp_notes_add_note', 'titel=t', 'body=b']);
+    expect(arg.code).toBe(2);
+    expect(arg.stderr).toContain('the tool has no argument "titel" (did you mean "title"?)');
+    const listed = await sandbox.run(['tools', 'notse']);
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain('no server or tool named "notse" (did you mean "notes"?)');
+    const command = await sandbox.run(['toosl']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toBe(
+      'clat: unknown command "toosl" (did you mean "tools"?); run "clat --help" for the list\n',
+    );
+    const sub = await sandbox.run(['mcp', 'lsit']);
+    expect(sub.stderr).toContain('unknown subcommand "lsit" (did you mean "list"?)');
+    const removed = await sandbox.run(['mcp', 'remove', 'ntoes']);
+    expect(removed.code).toBe(1);
+    expect(removed.stderr).toContain('no server named "ntoes" (did you mean "notes"?)');
+    const got = await sandbox.run(['mcp', 'get', 'note']);
+    expect(got.stderr).toContain('mcp.json: no server named "note" (did you mean "notes"?)');
+    // Another word gets no guess.
+    const other = await sandbox.run(['call', 'weather_today']);
+    expect(other.stderr).not.toContain('did you mean');
+  });
+
   it('reports bad usage clearly', async () => {
     const unknown = await sandbox.run(['call', 'no_such_tool']);
     expect(unknown.code).toBe(2);

@@ -46,6 +46,41 @@ describe('clat chat with piped input', () => {
     expect(notes).not.toContain('blocked');
   });
 
+  it('takes key=value arguments in /call as clat call does, and names the closest of a typo', async () => {
+    const script = [
+      '/call mcp_notes_add_note title="two words" body=b',
+      '/call mcp_notes_list_notes',
+      '/call mcp_notes_add_notes title=x body=y',
+      '/call mcp_notes_add_note titel=x body=y',
+      '/call mcp_notes_add_note title="open',
+      '/tols',
+      '',
+    ].join('\n');
+    const result = await sandbox.run(['chat', '--trust', '--mode', 'full-access'], {
+      input: script,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.stdout;
+    const order = [
+      '"title": "two words"',
+      'tool "mcp_notes_add_notes" is not registered (did you mean "mcp_notes_add_note"?); /tools lists them',
+      'error: /call: the tool has no argument "titel" (did you mean "title"?)',
+      '/call: a " quote is not closed',
+      'unknown command /tols (did you mean "/tools"?)',
+    ].map((text) => out.indexOf(text));
+    expect(
+      order.every((index) => index >= 0),
+      out,
+    ).toBe(true);
+    expect(
+      [...order].sort((a, b) => a - b),
+      out,
+    ).toEqual(order);
+    const notes = await readFile(join(sandbox.root, 'notes', 'notes.json'), 'utf8');
+    expect(notes).toContain('two words');
+    expect(notes).not.toContain('"x"');
+  });
+
   it('stops at /exit', async () => {
     const result = await sandbox.run(['chat', '--trust'], {
       input: '/exit\n/call mcp_notes_add_note {"title":"never","body":"x"}\n',

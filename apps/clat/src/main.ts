@@ -96,8 +96,15 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   const entry = COMMAND_CATALOG.find((candidate) => candidate.name === first);
   if (entry === undefined) {
     const what = first.startsWith('-') ? 'option' : 'command';
+    // Loaded only here: a start that finds its command never reads it.
+    const meant = first.startsWith('-')
+      ? ''
+      : (await import('./ui/did-you-mean.js')).didYouMean(
+          first,
+          COMMAND_CATALOG.map((candidate) => candidate.name),
+        );
     full.stderr.write(
-      `clat: unknown ${what} ${JSON.stringify(first)}; run "clat --help" for the list\n`,
+      `clat: unknown ${what} ${JSON.stringify(first)}${meant}; run "clat --help" for the list\n`,
     );
     return 2;
   }

@@ -19,6 +19,7 @@ import {
   parseKeyValueArguments,
 } from '../run/call-arguments.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { needsLoginLines, unavailableLine } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
@@ -131,9 +132,13 @@ export const callCommand: Command = {
                 `${error.message}: ${why.join('; ')}`,
               );
             }
+            const meant = didYouMean(
+              name,
+              project.session.registry.list().map((tool) => tool.name),
+            );
             throw new CliError(
               CliErrorCode.CLI_USAGE,
-              `${error.message}; run "${projectCommand(['tools'], values)}" for the list`,
+              `${error.message}${meant}; run "${projectCommand(['tools'], values)}" for the list`,
             );
           }
           const hint =

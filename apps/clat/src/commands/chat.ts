@@ -27,7 +27,10 @@ import { waitForGetStreams } from '../project/get-streams.js';
 import type { OpenedProject } from '../project/open-project.js';
 import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
+import { parseKeyValueArguments } from '../run/call-arguments.js';
+import { splitWords } from '../run/split-words.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
@@ -44,7 +47,8 @@ registry freezes for the session.
 Commands inside the session:
   /mcp                 MCP server status (counts, versions, tools, failures)
   /tools [name]        Registered tools; with a tool or server name, signatures and details
-  /call <tool> [json]  Call one tool through the permission pipeline
+  /call <tool> [args]  Call one tool through the permission pipeline; args: one JSON
+                       object, or key=value pairs typed by its schema (text="a b" limit=5)
   /prompts             Server prompts as slash commands: /mcp__<server>__<prompt> [args]
                        (args: key=value, or values in the prompt's argument order)
   /resources [server]  Server resources and templates
@@ -62,7 +66,22 @@ Options:
 ${PROJECT_USAGE}
 `;
 
-const HELP = `/mcp  /tools [name]  /call <tool> [json]  /prompts  /resources [server]  /login <server>  /mode [read-only|project-write|full-access]  /exit
+/** How `/call` takes its arguments, as `clat call` does. */
+const CALL_USAGE = "/call <tool> ['<json>' | key=value ...]";
+/** The session's own commands, for "did you mean". */
+const SESSION_COMMANDS = [
+  '/exit',
+  '/quit',
+  '/help',
+  '/mcp',
+  '/tools',
+  '/call',
+  '/login',
+  '/prompts',
+  '/resources',
+  '/mode',
+];
+const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts  /resources [server]  /login <server>  /mode [read-only|project-write|full-access]  /exit
 /mcp__<server>__<prompt> [args] runs a server prompt; @<server>:<uri> in a message attaches a resource.
 Esc or Ctrl-C cancels the running call.\n`;
 
@@ -250,20 +269,43 @@ class ChatSession {
   async #call(rest: string): Promise<void> {
     const match = /^(\S+)\s*([\s\S]*)$/.exec(rest.trim());
     if (match === null) {
-      this.#write('usage: /call <tool> [json]\n');
+      this.#write(`usage: ${CALL_USAGE}\n`);
       return;
     }
-    const [, name = '', json = ''] = match;
-    let args: unknown = {};
-    if (json.trim() !== '') {
+    const [, name = '', text = ''] = match;
+    // One JSON object as typed, or key=value pairs split as a shell would (quotes group).
+    let jsonArgs: unknown;
+    let argWords: string[] = [];
+    if (text === '') jsonArgs = {};
+    else if (/^[{[]/.test(text)) {
       try {
-        args = JSON.parse(json);
+        jsonArgs = JSON.parse(text);
       } catch (error) {
         this.#write(`arguments are not valid JSON: ${errorMessage(error)}\n`);
         return;
       }
+    } else {
+      const words = splitWords(text);
+      if (!Array.isArray(words)) {
+        this.#write(`/call: a ${words.unclosed} quote is not closed\n`);
+        return;
+      }
+      argWords = words;
     }
     await this.#withRun(async (run) => {
+      const registry = this.#project.session.registry;
+      const tool = registry.get(name);
+      if (tool === undefined) {
+        // After the wait for the surface: a tool of a server still connecting is there now.
+        const meant = didYouMean(
+          name,
+          registry.list().map((entry) => entry.name),
+        );
+        this.#write(`tool ${JSON.stringify(name)} is not registered${meant}; /tools lists them\n`);
+        return;
+      }
+      const args =
+        jsonArgs ?? parseKeyValueArguments(argWords, tool.definition.inputSchema, '/call');
       const result = await this.#project.session.pipeline.call(name, args, run.context);
       this.#write(`${result.isError ? 'tool error: ' : ''}${result.content}\n`);
     });
@@ -276,7 +318,7 @@ class ChatSession {
    */
   async #prompt(text: string, command?: { name: string; rest: string }): Promise<void> {
     const provider = this.#provider;
-    const noProvider = `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json]\n`;
+    const noProvider = `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json | key=value ...]\n`;
     if (provider === undefined && command === undefined) {
       this.#write(noProvider);
       return;
@@ -384,7 +426,10 @@ class ChatSession {
               ? formatToolDetails(picked)
               : server !== undefined
                 ? `server ${JSON.stringify(operand)} has no tools (${server.state}); /mcp shows it\n`
-                : `no tool or server named ${JSON.stringify(operand)}; /tools lists them\n`,
+                : `no tool or server named ${JSON.stringify(operand)}${didYouMean(operand, [
+                    ...all.map((tool) => tool.name),
+                    ...this.#project.session.mount.summary().servers.map((entry) => entry.name),
+                  ])}; /tools lists them\n`,
           );
           return true;
         }
@@ -422,7 +467,7 @@ class ChatSession {
           await this.#prompt(text, { name: command.slice(1), rest });
           return true;
         }
-        this.#write(`unknown command ${command}; ${HELP}`);
+        this.#write(`unknown command ${command}${didYouMean(command, SESSION_COMMANDS)}; ${HELP}`);
         return true;
     }
   }

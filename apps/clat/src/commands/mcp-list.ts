@@ -176,7 +176,13 @@ function get(
     const root = project?.root ?? io.cwd;
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
-      serverNotFoundMessage(one, home, root, project?.config !== undefined),
+      serverNotFoundMessage(
+        one,
+        home,
+        root,
+        project?.config !== undefined,
+        servers.map((entry) => entry.name),
+      ),
     );
   }
   if (json) io.stdout.write(`${JSON.stringify(server, null, 2)}\n`);

@@ -65,7 +65,13 @@ async function httpEntry(
   if (found === undefined) {
     throw new CliError(
       CliErrorCode.CLI_SERVER_NOT_FOUND,
-      serverNotFoundMessage(name, home, projectRoot, trusted),
+      serverNotFoundMessage(
+        name,
+        home,
+        projectRoot,
+        trusted,
+        configured.map((entry) => entry.server.name),
+      ),
     );
   }
   const { server, file } = found;

@@ -17,6 +17,7 @@ import { canonicalProjectRoot } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { GET_STREAM_SETTLE_MS, waitForGetStreams } from '../project/get-streams.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 import { formatMcpStatus, mcpStatusJson } from '../ui/mcp-status.js';
 import { list } from './mcp-list.js';
 
@@ -423,12 +424,32 @@ async function nameProjectFile(error: CliError, name: string, io: CommandIO): Pr
   if (root === undefined) return error;
   const file = projectMcpFile(root);
   const names = await existingServerNames(file).catch(() => undefined);
-  if (names === undefined || !names.has(name)) return error;
+  if (names === undefined || !names.has(name)) {
+    // Neither a plugin nor a project entry: perhaps a typo of a user entry.
+    const home = resolveClatHome(io.env, io.cwd);
+    const user = await existingServerNames(home.mcpFile).catch(() => new Set<string>());
+    const meant = didYouMean(name, [...user, ...(names ?? [])]);
+    return meant === '' ? error : new CliError(error.code, `${error.message}${meant}`);
+  }
   return new CliError(
     CliErrorCode.CLI_SERVER_NOT_FOUND,
     `${error.message}; ${JSON.stringify(name)} is in ${file}, the project's own mcp.json, which clat mcp remove, enable and disable do not edit: change it there`,
   );
 }
+
+/** The subcommands `edit` knows, for "did you mean". */
+const MCP_SUBCOMMANDS = [
+  'list',
+  'get',
+  'add',
+  'remove',
+  'status',
+  'login',
+  'logout',
+  'enable',
+  'disable',
+  'import',
+];
 
 async function edit(sub: string | undefined, rest: string[], io: CommandIO): Promise<number> {
   switch (sub) {
@@ -462,7 +483,7 @@ async function edit(sub: string | undefined, rest: string[], io: CommandIO): Pro
       if (sub !== undefined && !sub.startsWith('-')) {
         throw new CliError(
           CliErrorCode.CLI_USAGE,
-          `clat mcp: unknown subcommand ${JSON.stringify(sub)}; see "clat mcp --help"`,
+          `clat mcp: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, MCP_SUBCOMMANDS)}; see "clat mcp --help"`,
         );
       }
       return status(sub === undefined ? rest : [sub, ...rest], io);

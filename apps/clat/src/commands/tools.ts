@@ -2,10 +2,12 @@
 import { type MountSummary, sanitizeTerminalLine } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
+import { existingServerNames } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { mcpStatusCommand, projectCommand } from '../project/project-command.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 import { jsonOutput } from '../ui/json-output.js';
 import { skippedToolLines, unavailableLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
@@ -83,7 +85,12 @@ export const toolsCommand: Command = {
             // Not found is not a usage error: exit 1, as for an unknown --server.
             throw new CliError(
               CliErrorCode.CLI_SERVER_NOT_FOUND,
-              `no server or tool named ${JSON.stringify(target)}; run "${projectCommand(['tools'], values)}" for the list`,
+              `no server or tool named ${JSON.stringify(target)}${didYouMean(target, [
+                // Only the servers that could own it were started: the others are in mcp.json.
+                ...(await existingServerNames(project.home.mcpFile).catch(() => [])),
+                ...summary.servers.map((entry) => entry.name),
+                ...all.map((tool) => tool.name),
+              ])}; run "${projectCommand(['tools'], values)}" for the list`,
             );
           }
         }

@@ -10,6 +10,7 @@ import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type ConfigIssue, shellWord } from '@clat/kernel';
 import { type ClatHome, projectMcpFile } from '../config/clat-home.js';
 import { loadMcpConfig } from '../config/mcp-config-file.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 
 export interface ConfiguredServer {
   server: McpServerConfig;
@@ -68,10 +69,12 @@ export function serverNotFoundMessage(
   home: ClatHome,
   projectRoot: string,
   trusted: boolean,
+  known: readonly string[] = [],
 ): string {
   const projectFile = projectMcpFile(projectRoot);
+  const meant = didYouMean(name, known);
   if (trusted)
-    return `no server named ${JSON.stringify(name)} in ${home.mcpFile} or ${projectFile}`;
+    return `no server named ${JSON.stringify(name)} in ${home.mcpFile} or ${projectFile}${meant}`;
   const untrusted = existsSync(projectFile) ? `; ${untrustedProjectNote(projectRoot)}` : '';
-  return `${home.mcpFile}: no server named ${JSON.stringify(name)}${untrusted}`;
+  return `${home.mcpFile}: no server named ${JSON.stringify(name)}${meant}${untrusted}`;
 }

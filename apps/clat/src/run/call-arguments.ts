@@ -6,6 +6,7 @@
  */
 import { describeJsonSyntaxError } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 import { parametersOf } from '../ui/tool-signature.js';
 
 type Schema = Record<string, unknown>;
@@ -14,8 +15,9 @@ function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function usage(message: string): CliError {
-  return new CliError(CliErrorCode.CLI_USAGE, `clat call: ${message}`);
+/** `who` is where the arguments were typed: `clat call`, or the session's `/call`. */
+function usage(message: string, who = 'clat call'): CliError {
+  return new CliError(CliErrorCode.CLI_USAGE, `${who}: ${message}`);
 }
 
 /** True when the words are a single JSON text rather than key=value pairs. */
@@ -44,7 +46,7 @@ function typesOf(schema: unknown): string[] {
 }
 
 /** Converts one value by the property's schema type; strings stay as typed. */
-function convert(key: string, raw: string, schema: unknown): unknown {
+function convert(key: string, raw: string, schema: unknown, who: string): unknown {
   const types = typesOf(schema);
   if (types.length === 0 || types.includes('string')) {
     if (types.length > 1 && raw === 'null' && types.includes('null')) return null;
@@ -66,7 +68,7 @@ function convert(key: string, raw: string, schema: unknown): unknown {
       }
     }
   }
-  throw usage(`${key}=${JSON.stringify(raw)} is not a valid ${types.join(' | ')}`);
+  throw usage(`${key}=${JSON.stringify(raw)} is not a valid ${types.join(' | ')}`, who);
 }
 
 /**
@@ -76,6 +78,7 @@ function convert(key: string, raw: string, schema: unknown): unknown {
 export function parseKeyValueArguments(
   words: readonly string[],
   inputSchema: unknown,
+  who = 'clat call',
 ): Record<string, unknown> {
   const properties =
     isSchema(inputSchema) && isSchema(inputSchema.properties) ? inputSchema.properties : {};
@@ -90,17 +93,21 @@ export function parseKeyValueArguments(
     if (eq <= 0) {
       throw usage(
         `${JSON.stringify(word)} is not key=value; pass either key=value pairs or one JSON object`,
+        who,
       );
     }
     const key = word.slice(0, eq);
-    if (Object.hasOwn(out, key)) throw usage(`argument ${JSON.stringify(key)} is given twice`);
+    if (Object.hasOwn(out, key)) {
+      throw usage(`argument ${JSON.stringify(key)} is given twice`, who);
+    }
     if (!Object.hasOwn(properties, key) && closed) {
       const known = parametersOf(inputSchema).map((param) => param.name);
       throw usage(
-        `the tool has no argument ${JSON.stringify(key)}${known.length > 0 ? `; it takes ${known.join(', ')}` : ''}`,
+        `the tool has no argument ${JSON.stringify(key)}${didYouMean(key, known)}${known.length > 0 ? `; it takes ${known.join(', ')}` : ''}`,
+        who,
       );
     }
-    out[key] = convert(key, word.slice(eq + 1), properties[key]);
+    out[key] = convert(key, word.slice(eq + 1), properties[key], who);
   }
   return out;
 }
