@@ -4,7 +4,7 @@ import { ApprovalStore } from '../approvals/approval-store.js';
 import { parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
-import { canonicalProjectRoot } from '../config/trust-store.js';
+import { projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 const USAGE = `Usage: clat approvals [list] [--all] [--json] [-C <dir>]
@@ -40,7 +40,7 @@ export const approvalsCommand: Command = {
     const home = resolveClatHome(io.env, io.cwd);
     const store = new ApprovalStore(home.approvalsFile);
     const project =
-      values.all === true ? undefined : await canonicalProjectRoot(values.project ?? '.', io.cwd);
+      values.all === true ? undefined : await projectRootOf(values.project ?? '.', io.cwd, home);
     if (sub === 'list') {
       if (positionals.length > 0) {
         throw new CliError(CliErrorCode.CLI_USAGE, 'clat approvals list: takes no arguments');

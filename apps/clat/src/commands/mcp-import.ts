@@ -29,7 +29,7 @@ import {
   putServerEntries,
   serverNameProblem,
 } from '../config/mcp-config-file.js';
-import { canonicalProjectRoot } from '../config/trust-store.js';
+import { projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 /** Names CLAT refuses as mcp.json keys: path-like, prototype keys, control characters. */
@@ -93,7 +93,7 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
   }
   const client: ImportClient = from;
   const home = resolveClatHome(io.env, io.cwd);
-  const projectRoot = await canonicalProjectRoot(values.project ?? '.', io.cwd);
+  const projectRoot = await projectRootOf(values.project ?? '.', io.cwd, home);
   // User servers go to ~/.clat/mcp.json and start in every trusted project; a project's own
   // servers (its .mcp.json, a client's per-project entries) go to its .clat/mcp.json, read only
   // in that project once trusted. Each import writes one of them.

@@ -18,7 +18,7 @@ import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue, type LoadedMcpConfig, loadMcpConfig } from '../config/mcp-config-file.js';
-import { canonicalProjectRoot, isTrusted } from '../config/trust-store.js';
+import { isTrusted, projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { serverNotFoundMessage, untrustedProjectNote } from '../project/configured-servers.js';
 
@@ -68,7 +68,7 @@ async function projectConfig(
   io: CommandIO,
   values: { project?: string | undefined; trust?: boolean | undefined },
 ): Promise<ProjectConfig | undefined> {
-  const root = await canonicalProjectRoot(values.project ?? '.', io.cwd);
+  const root = await projectRootOf(values.project ?? '.', io.cwd, home);
   const file = projectMcpFile(root);
   if (!existsSync(file)) return undefined;
   const trusted = values.trust === true || (await isTrusted(home.trustFile, root));

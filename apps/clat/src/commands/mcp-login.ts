@@ -11,7 +11,7 @@ import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { formatIssue } from '../config/mcp-config-file.js';
-import { canonicalProjectRoot, isTrusted } from '../config/trust-store.js';
+import { isTrusted, projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { loadConfiguredServers, serverNotFoundMessage } from '../project/configured-servers.js';
 import { staticTokenCommand } from '../project/login-command.js';
@@ -55,7 +55,7 @@ async function httpEntry(
     throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
   }
   const home = resolveClatHome(io.env, io.cwd);
-  const projectRoot = openedRoot ?? (await canonicalProjectRoot(values.project ?? '.', io.cwd));
+  const projectRoot = openedRoot ?? (await projectRootOf(values.project ?? '.', io.cwd, home));
   const trusted =
     openedRoot !== undefined ||
     values.trust === true ||
@@ -228,7 +228,7 @@ export async function forgetRemovedLogin(
 ): Promise<ForgottenLogin | undefined> {
   if (removed.transport !== 'http') return undefined;
   const home = resolveClatHome(io.env, io.cwd);
-  const projectRoot = await canonicalProjectRoot('.', io.cwd).catch(() => undefined);
+  const projectRoot = await projectRootOf('.', io.cwd, home).catch(() => undefined);
   const trusted =
     projectRoot !== undefined && (await isTrusted(home.trustFile, projectRoot))
       ? projectRoot

@@ -13,7 +13,7 @@ import {
   removeServerEntry,
   setServerDisabled,
 } from '../config/mcp-config-file.js';
-import { canonicalProjectRoot } from '../config/trust-store.js';
+import { projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { GET_STREAM_SETTLE_MS, waitForGetStreams } from '../project/get-streams.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
@@ -420,13 +420,13 @@ async function namePluginCommand(
  * commands edit only the user's file, and a project's file is the project's to change.
  */
 async function nameProjectFile(error: CliError, name: string, io: CommandIO): Promise<CliError> {
-  const root = await canonicalProjectRoot('.', io.cwd).catch(() => undefined);
+  const home = resolveClatHome(io.env, io.cwd);
+  const root = await projectRootOf('.', io.cwd, home).catch(() => undefined);
   if (root === undefined) return error;
   const file = projectMcpFile(root);
   const names = await existingServerNames(file).catch(() => undefined);
   if (names === undefined || !names.has(name)) {
     // Neither a plugin nor a project entry: perhaps a typo of a user entry.
-    const home = resolveClatHome(io.env, io.cwd);
     const user = await existingServerNames(home.mcpFile).catch(() => new Set<string>());
     const meant = didYouMean(name, [...user, ...(names ?? [])]);
     return meant === '' ? error : new CliError(error.code, `${error.message}${meant}`);

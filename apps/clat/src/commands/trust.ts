@@ -7,16 +7,20 @@ import { resolveClatHome } from '../config/clat-home.js';
 import {
   canonicalProjectRoot,
   listTrusted,
+  projectRootOf,
   trustProject,
   untrustProject,
 } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
-const USAGE = `Usage: clat trust [<dir>]            Trust a project (default: the current directory)
+const USAGE = `Usage: clat trust [<dir>]            Trust a project (default: the project here)
        clat trust --remove [<dir>]   Revoke trust
        clat trust --list           List trusted projects
 
 Nothing configured in ~/.clat/mcp.json is spawned or contacted for a project before it is trusted.
+The project here is the current directory, or the nearest directory above it that is trusted or
+holds .clat/mcp.json (below your home directory), as every clat command finds it; a <dir> named
+is trusted as named.
 `;
 
 /**
@@ -56,12 +60,20 @@ export const trustCommand: Command = {
       return 0;
     }
     if (values.remove === true) {
-      const root = removalRoot(positionals[0] ?? '.', io.cwd);
+      const root =
+        positionals[0] === undefined
+          ? await projectRootOf('.', io.cwd, home)
+          : removalRoot(positionals[0], io.cwd);
       const removed = await untrustProject(home.trustFile, root);
       io.stdout.write(removed ? `Trust revoked: ${root}\n` : `Not trusted: ${root}\n`);
       return 0;
     }
-    const root = await canonicalProjectRoot(positionals[0] ?? '.', io.cwd);
+    // A directory named is trusted as named; none means the project here (the one a subdirectory
+    // belongs to, as every other command finds it).
+    const root =
+      positionals[0] === undefined
+        ? await projectRootOf('.', io.cwd, home)
+        : await canonicalProjectRoot(positionals[0], io.cwd);
     await trustProject(home.trustFile, root);
     io.stdout.write(`Trusted: ${root}\n`);
     return 0;

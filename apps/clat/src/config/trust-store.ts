@@ -9,7 +9,9 @@ import { resolve } from 'node:path';
 import { describeJsonSyntaxError } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import type { ClatHome } from './clat-home.js';
 import { editConfigFile } from './config-lock.js';
+import { findProjectRoot } from './project-root.js';
 import { readSmallFile } from './read-small-file.js';
 
 interface TrustFile {
@@ -50,6 +52,17 @@ export async function canonicalProjectRoot(dir: string, cwd: string): Promise<st
       { cause: error },
     );
   }
+}
+
+/**
+ * The project `dir` belongs to: its canonical path, or the nearest directory above it that is
+ * trusted or holds `.clat/mcp.json` (see project-root.ts). `clat trust <dir>` names a root
+ * exactly and uses `canonicalProjectRoot` instead.
+ */
+export async function projectRootOf(dir: string, cwd: string, home: ClatHome): Promise<string> {
+  const start = await canonicalProjectRoot(dir, cwd);
+  const { projects } = await readTrust(home.trustFile);
+  return findProjectRoot(start, (candidate) => Object.hasOwn(projects, candidate), home.dir);
 }
 
 export async function isTrusted(file: string, root: string): Promise<boolean> {

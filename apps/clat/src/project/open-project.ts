@@ -13,7 +13,7 @@ import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue } from '../config/mcp-config-file.js';
-import { canonicalProjectRoot, isTrusted, trustProject } from '../config/trust-store.js';
+import { isTrusted, projectRootOf, trustProject } from '../config/trust-store.js';
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
@@ -63,7 +63,7 @@ export async function requireTrust(
   options: OpenProjectOptions,
 ): Promise<{ home: ClatHome; projectRoot: string }> {
   const home = resolveClatHome(io.env, io.cwd);
-  const projectRoot = await canonicalProjectRoot(options.project ?? '.', io.cwd);
+  const projectRoot = await projectRootOf(options.project ?? '.', io.cwd, home);
   if (options.trust === true || (await isTrusted(home.trustFile, projectRoot))) {
     return { home, projectRoot };
   }

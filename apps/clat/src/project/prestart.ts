@@ -17,6 +17,7 @@ import { plainStdioEntry } from '@clat/adapter-mcp/plain-stdio-entry';
 import { PrestartedServers, type PrestartSpec } from '@clat/adapter-mcp-stdio/prestart';
 import type { CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
+import { findProjectRoot } from '../config/project-root.js';
 
 /** What a prestart reads of the command's environment. */
 export type PrestartIO = Pick<CommandIO, 'env' | 'cwd'>;
@@ -57,23 +58,30 @@ function readServers(file: string): Record<string, unknown> {
   return serverMap(text) ?? {};
 }
 
-/** True when trust.json lists `root`; an unreadable or odd file is "no" (openProject reports it). */
-function listedAsTrusted(trustFile: string, root: string): boolean {
+/** The roots trust.json lists; an unreadable or odd file lists none (openProject reports it). */
+function trustedRoots(trustFile: string): (root: string) => boolean {
   try {
     const projects = (JSON.parse(readFileSync(trustFile, 'utf8')) as { projects?: unknown })
       ?.projects;
-    return typeof projects === 'object' && projects !== null && Object.hasOwn(projects, root);
+    if (typeof projects !== 'object' || projects === null) return () => false;
+    return (root) => Object.hasOwn(projects, root);
   } catch {
-    return false;
+    return () => false;
   }
 }
 
 /** The launches to prestart: what openProject would start, as far as this light read can tell. */
 function plannedLaunches(io: PrestartIO, options: PrestartOptions): PrestartSpec[] {
   const home = resolveClatHome(io.env, io.cwd);
-  // trust-store's canonicalProjectRoot: the real path, so a link cannot borrow trust.
-  const projectRoot = realpathSync(resolve(io.cwd, options.project ?? '.'));
-  if (options.trust !== true && !listedAsTrusted(home.trustFile, projectRoot)) return [];
+  // trust-store's projectRootOf: the real path (a link cannot borrow trust), then the project a
+  // subdirectory belongs to.
+  const trusted = trustedRoots(home.trustFile);
+  const projectRoot = findProjectRoot(
+    realpathSync(resolve(io.cwd, options.project ?? '.')),
+    trusted,
+    home.dir,
+  );
+  if (options.trust !== true && !trusted(projectRoot)) return [];
   const user = readServers(home.mcpFile);
   const local = readServers(projectMcpFile(projectRoot));
   const launches: PrestartSpec[] = [];

@@ -1,0 +1,49 @@
+/**
+ * Which project a directory belongs to. Started in a subdirectory (`repo/src`), CLAT uses the
+ * project around it, as git finds its repository: the nearest directory, from the start upwards,
+ * that is trusted (trust.json) or holds a project server file (`.clat/mcp.json`). When none does,
+ * the start itself is the project, as before.
+ *
+ * The walk never reaches the user's home directory or the filesystem root: a home trusted once,
+ * or holding the CLAT home (`~/.clat/mcp.json` is the user's file, not a project's), must not
+ * make every directory below it one project. Either still counts when CLAT starts in it.
+ *
+ * Synchronous and light (node:fs, node:path, node:os only): the boot bundle's prestart resolves
+ * the same root before anything else loads.
+ * @module
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Whether `dir` holds a project server file that is not the CLAT home's own `mcp.json`. */
+function holdsProjectFile(dir: string, clatHomeDir: string): boolean {
+  const clat = join(dir, '.clat');
+  return existsSync(join(clat, 'mcp.json')) && realOrSelf(clat) !== realOrSelf(clatHomeDir);
+}
+
+/**
+ * The project root for `start` (an absolute, symlink-free directory: trust-store's
+ * `canonicalProjectRoot`), given which roots are trusted and where the CLAT home is.
+ */
+export function findProjectRoot(
+  start: string,
+  isTrusted: (dir: string) => boolean,
+  clatHomeDir: string,
+): string {
+  if (isTrusted(start) || holdsProjectFile(start, clatHomeDir)) return start;
+  const home = realOrSelf(homedir());
+  // Up to, not including, the home directory or the filesystem root.
+  for (let dir = dirname(start); dir !== home && dir !== dirname(dir); dir = dirname(dir)) {
+    if (isTrusted(dir) || holdsProjectFile(dir, clatHomeDir)) return dir;
+  }
+  return start;
+}
