@@ -279,6 +279,97 @@ describe('mcp-notes as an installed package', () => {
     );
   });
 
+  it('says at inspect and install that a sensitive setting is passed on the command line', async () => {
+    home = join(work, 'home-args');
+    const copy = join(work, 'token-in-args');
+    await cp(packageDir, copy, { recursive: true });
+    const manifestFile = join(copy, 'clat-plugin.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    manifest.userConfig = { token: { type: 'string', title: 'Token', sensitive: true } };
+    // A launch variable, not a template: CLAT substitutes it when it starts the server.
+    manifest.runtime.args = ['--token=$' + '{config.token}'];
+    await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+    const note =
+      'Note: its sensitive setting "token" is passed in the server\'s command-line arguments, which other users of this machine can read (ps); a package can pass it in "runtime.env" instead\n';
+    const inspected = await clat('plugin', 'inspect', copy);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toContain(note);
+    const installed = await clat('plugin', 'install', copy, '--accept-capabilities');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(note);
+    // The shipped package passes nothing sensitive on its command line.
+    expect((await clat('plugin', 'inspect', packageDir)).stdout).not.toContain('Note:');
+  });
+
+  it('calls an update to an older version a downgrade', async () => {
+    home = join(work, 'home-downgrade');
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    const installed = JSON.parse(await readFile(join(packageDir, 'clat-plugin.json'), 'utf8'));
+    const older = join(work, 'older-notes');
+    await cp(packageDir, older, { recursive: true });
+    const manifestFile = join(older, 'clat-plugin.json');
+    await writeFile(manifestFile, JSON.stringify({ ...installed, version: '0.0.9' }, null, 2));
+    const downgraded = await clat('plugin', 'update', older, '--accept-capabilities');
+    expect(downgraded.code, downgraded.stderr).toBe(0);
+    expect(downgraded.stdout).toMatch(
+      new RegExp(
+        `^Downgraded mcp-notes to 0\\.0\\.9 from ${installed.version.replaceAll('.', '\\.')} \\(tree [0-9a-f]{12}\\)\n`,
+      ),
+    );
+    // Back up again is an update.
+    const upgraded = await clat('plugin', 'update', packageDir, '--accept-capabilities');
+    expect(upgraded.stdout).toContain(`Updated mcp-notes ${installed.version} (tree `);
+  });
+
+  it('says an uninstall keeps the data directory, and --purge removes it, also afterwards', async () => {
+    home = join(work, 'home-purge');
+    const data = join(home, 'plugin-data', 'mcp-notes');
+    const addNote = () =>
+      clat(
+        'call',
+        'mcp_mcp_notes_add_note',
+        'title=kept',
+        'body=b',
+        '--trust',
+        '--mode',
+        'full-access',
+      );
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    const added = await addNote();
+    expect(added.code, added.stderr).toBe(0);
+    const uninstalled = await clat('plugin', 'uninstall', 'mcp-notes');
+    expect(uninstalled.code, uninstalled.stderr).toBe(0);
+    expect(uninstalled.stdout).toBe(
+      `Uninstalled mcp-notes. Restart CLAT to apply.\nIts data in ${data} is kept for a reinstall; "clat plugin uninstall mcp-notes --purge" removes it\n`,
+    );
+    // A reinstall finds it.
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    const listed = await clat('call', 'mcp_mcp_notes_list_notes', '--trust');
+    expect(listed.stdout).toContain('kept');
+    expect((await clat('plugin', 'uninstall', 'mcp-notes')).code).toBe(0);
+
+    // The command the note names works on the package it just uninstalled.
+    const purged = await clat('plugin', 'uninstall', 'mcp-notes', '--purge');
+    expect(purged.code, purged.stderr).toBe(0);
+    expect(purged.stdout).toBe(`Removed the data of mcp-notes (${data})\n`);
+    expect(existsSync(data)).toBe(false);
+    const nothing = await clat('plugin', 'uninstall', 'mcp-notes', '--purge');
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain('mcp-notes is not installed');
+
+    // Installed, --purge removes package and data in one go.
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    expect((await addNote()).code).toBe(0);
+    const both = await clat('plugin', 'uninstall', 'mcp-notes', '--purge');
+    expect(both.stdout).toBe(
+      `Uninstalled mcp-notes. Restart CLAT to apply.\nRemoved its data (${data})\n`,
+    );
+    expect(existsSync(data)).toBe(false);
+    const misplaced = await clat('plugin', 'list', '--purge');
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain('--purge only applies to uninstall');
+  });
+
   it('packs a deterministic .clatpkg with the binary and installs from it', async () => {
     home = join(work, 'home-pack');
     const a = join(work, 'notes-a.clatpkg');

@@ -240,6 +240,9 @@ describe('clat plugin install npm:<name>', () => {
     const installed = await clat('plugin', 'install', 'npm:@acme/mcp', '--yes');
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain('Installed acme-mcp 1.2.0');
+    // Said before npm runs, on stderr: stdout keeps only the result.
+    expect(installed.stderr).toBe('Fetching @acme/mcp@latest with npm (its dependencies too)…\n');
+    expect(installed.stdout).not.toContain('Fetching');
     const tools = await clat('tools', '--json');
     const names = (JSON.parse(tools.stdout) as { tools: { name: string; source: string }[] }).tools
       .filter((tool) => tool.name.includes('acme'))
@@ -354,7 +357,7 @@ describe('clat plugin install npm:<name>', () => {
     const missing = await clat('plugin', 'install', 'npm:@fixture/does-not-exist', '--yes');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(
-      /^clat: npm pack @fixture\/does-not-exist@latest failed: .*404.* \[NPM_FAILED\]\n$/,
+      /^Fetching @fixture\/does-not-exist@latest with npm \(its dependencies too\)…\nclat: npm pack @fixture\/does-not-exist@latest failed: .*404.* \[NPM_FAILED\]\n$/,
     );
     const bad = await clat('plugin', 'install', 'npm:Not A Name', '--yes');
     expect(bad.stderr).toBe(

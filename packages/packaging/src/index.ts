@@ -27,7 +27,12 @@ export {
   readConfigFile,
   validateConfig,
 } from './inspect.js';
-export { type LaunchVars, substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
+export {
+  type LaunchVars,
+  sensitiveArgKeys,
+  substituteLaunchArgs,
+  substituteLaunchValue,
+} from './launch-vars.js';
 export { PACKAGE_LIMITS } from './limits.js';
 export type { ListedArtifactSource } from './listed-source.js';
 export {
@@ -47,6 +52,7 @@ export {
   stageNpmPackage,
 } from './npm-source.js';
 export { type PackageStoreSourceOptions, packageStoreSource } from './package-store-source.js';
+export { removePluginData } from './plugin-data.js';
 export { SECRETS_DIR } from './plugin-secrets.js';
 export { PluginStore, STORE_DIR, trustLabel } from './plugin-store.js';
 export {
@@ -98,3 +104,4 @@ export {
   type TreeFile,
   treeDigest,
 } from './tree.js';
+export { type VersionChange, versionChange } from './version-change.js';

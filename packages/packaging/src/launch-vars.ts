@@ -4,7 +4,7 @@
  * manifest's userConfig default). Unknown variables stay literal; a missing config value is empty.
  * @module
  */
-import type { JsonValue, PluginManifest } from '@clat/kernel';
+import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
 
 export interface LaunchVars {
   data: string;
@@ -50,4 +50,24 @@ export function substituteLaunchArgs(args: readonly string[], vars: LaunchVars):
     else out.push(substituteLaunchValue(arg, vars));
   }
   return out;
+}
+
+/**
+ * The sensitive settings (`userConfig` fields marked `sensitive`) a manifest passes in its
+ * server's command-line arguments, where any user of the machine can read them (`ps`,
+ * `/proc/<pid>/cmdline`); `runtime.env` and `CLAT_PLUGIN_CONFIG` are not. MCPB bundles often
+ * do this, so it is said at install, not refused.
+ */
+export function sensitiveArgKeys(manifest: PluginManifest): string[] {
+  const sensitive = new Set(sensitiveKeys(manifest));
+  const found = new Set<string>();
+  for (const arg of manifest.runtime.args ?? []) {
+    for (const match of arg.matchAll(VARIABLE)) {
+      const name = match[1] as string;
+      if (name.startsWith('config.') && sensitive.has(name.slice('config.'.length))) {
+        found.add(name.slice('config.'.length));
+      }
+    }
+  }
+  return [...found];
 }

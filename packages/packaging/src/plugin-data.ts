@@ -4,11 +4,23 @@
  * directory instead (often its data: server-memory's `memory.jsonl`), so a repair loses nothing.
  * @module
  */
-import { chmod, constants, copyFile, mkdir } from 'node:fs/promises';
+import { chmod, constants, copyFile, lstat, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { removeTree } from './store-fs.js';
 
 export function pluginDataDir(clatHome: string, id: string): string {
   return join(clatHome, 'plugin-data', id);
+}
+
+/**
+ * Removes a package's data directory and everything in it (also read-only copies `repair` kept);
+ * false when there was none. Uninstall keeps it, so a reinstall finds its data; `--purge` asks.
+ */
+export async function removePluginData(clatHome: string, id: string): Promise<boolean> {
+  const data = pluginDataDir(clatHome, id);
+  if ((await lstat(data).catch(() => undefined)) === undefined) return false;
+  await removeTree(data);
+  return true;
 }
 
 /** Creates the data directory owner-only, whatever the umask. */

@@ -402,6 +402,10 @@ export class PluginStore {
         const rollbackVersion =
           rollback === undefined ? undefined : artifacts[rollback.artifact]?.manifest.version;
         if (rollbackVersion !== undefined) result.rollbackVersion = rollbackVersion;
+        if (existing !== undefined && existing.active.artifact !== treeSha) {
+          const previous = existing.artifacts[existing.active.artifact]?.manifest.version;
+          if (previous !== undefined) result.previousVersion = previous;
+        }
         if (other && installed !== undefined) {
           result.replaced = { name: installed.name, runtime: installed.runtime.kind };
         }

@@ -55,6 +55,8 @@ export interface ActivationResult {
   capabilities: PluginManifest['capabilities'];
   /** Version now in the rollback slot, if any. */
   rollbackVersion?: string;
+  /** The version this activation replaced as the active one (an update to other bytes). */
+  previousVersion?: string;
   /**
    * Set when these exact bytes were already the active version (installed or updated again):
    * whether that changed the settings (config, accepted capabilities), whether it restored

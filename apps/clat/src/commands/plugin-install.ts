@@ -176,6 +176,11 @@ async function activateNpm(
   }
   const env =
     previous === undefined ? pairs(values.env, 'env') : updatedEnv(previous.env, values.env);
+  // npm takes seconds (minutes on a slow registry) before anything else is said: on stderr, so
+  // stdout keeps only the result.
+  io.stderr.write(
+    `Fetching ${sanitizeTerminalLine(`${spec.name}@${spec.range}`)} with npm (its dependencies too)…\n`,
+  );
   const staged = await stageNpmPackage({
     spec,
     ...(values.id === undefined ? {} : { id: values.id }),

@@ -1,5 +1,5 @@
 /** `clat plugin`: inspect, install, update, enable/disable, roll back, uninstall, list and pack packages. @module */
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
@@ -13,11 +13,15 @@ import {
   PluginStore,
   packPackage,
   parseNpmSpec,
+  pluginDataDir,
+  removePluginData,
+  sensitiveArgKeys,
   stageMcpbBundle,
   stageNpmPackage,
   stampEntryDigest,
   trustLabel,
   unpackContainer,
+  versionChange,
 } from '@clat/packaging';
 import { parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
@@ -26,7 +30,7 @@ import { existingServerNames } from '../config/mcp-config-file.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
-import { formatInspected, formatPluginTable } from '../ui/package-screen.js';
+import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/package-screen.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
@@ -49,7 +53,8 @@ Actions:
                                         (removes files a server wrote into its directory)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
-  uninstall <id>                        Remove a package and its bytes
+  uninstall <id> [--purge]              Remove a package and its bytes; its data directory
+                                        (plugin-data/<id>) stays for a reinstall unless --purge
   list [--json]                         Installed packages with version, trust and health
   pack <dir> [--output <file.clatpkg>]  Compute the entry's sha256 into <dir>/clat-plugin.json; with
                                         --output also write a deterministic .clatpkg container
@@ -96,6 +101,11 @@ async function installedIdOf(store: PluginStore, arg: string, cwd: string): Prom
     // No package to read an id from: "<arg> is not installed" says the rest.
     return arg;
   }
+}
+
+/** Whether a directory exists and holds anything (a data directory a server never used is empty). */
+async function hasEntries(dir: string): Promise<boolean> {
+  return (await readdir(dir).catch(() => [])).length > 0;
 }
 
 /** Words people type for an action that has another name here. */
@@ -258,6 +268,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     bin: { type: 'string' },
     env: { type: 'string', multiple: true },
     'allow-scripts': { type: 'boolean' },
+    purge: { type: 'boolean' },
   });
   const installFlags = [
     'accept-capabilities',
@@ -279,6 +290,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   }
   if (action !== 'pack' && values.output !== undefined) {
     throw usage('--output only applies to pack');
+  }
+  if (action !== 'uninstall' && values.purge !== undefined) {
+    throw usage('--purge only applies to uninstall');
   }
   const store = new PluginStore({ clatHome: resolveClatHome(io.env, io.cwd).dir });
 
@@ -337,7 +351,15 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
         return 0;
       }
       if (again === undefined) {
-        io.stdout.write(`${action === 'install' ? 'Installed' : 'Updated'} ${named} (${tree})\n`);
+        const previous = result.previousVersion;
+        // An update to an older version says so (semver order; free-text versions cannot tell).
+        if (previous !== undefined && versionChange(previous, result.version) === 'downgrade') {
+          io.stdout.write(
+            `Downgraded ${result.id} to ${sanitizeTerminalLine(result.version)} from ${sanitizeTerminalLine(previous)} (${tree})\n`,
+          );
+        } else {
+          io.stdout.write(`${action === 'install' ? 'Installed' : 'Updated'} ${named} (${tree})\n`);
+        }
         if (result.replaced !== undefined) {
           io.stdout.write(
             `It replaced ${JSON.stringify(sanitizeTerminalLine(result.replaced.name))} (${result.replaced.runtime}), a package of another name with the same id; "clat plugin rollback ${result.id}" brings it back\n`,
@@ -370,6 +392,10 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
           `${result.id} does not declare capability "tools": CLAT offers none of its tools (a package with tools sets "capabilities": {"tools": true} in clat-plugin.json)\n`,
         );
       }
+      const record = (await store.readRegistry()).packages[result.id];
+      const manifest = record?.artifacts[record.active.artifact]?.manifest;
+      const exposed = manifest === undefined ? [] : sensitiveArgKeys(manifest);
+      if (exposed.length > 0) io.stdout.write(`Note: ${sensitiveArgsNote(exposed)}\n`);
       const home = resolveClatHome(io.env, io.cwd);
       const entries = await existingServerNames(home.mcpFile).catch(() => new Set<string>());
       if (entries.has(result.id)) {
@@ -412,11 +438,27 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     }
     case 'uninstall': {
       const id = await installedIdOf(store, one(positionals, 'a plugin id'), io.cwd);
+      const home = resolveClatHome(io.env, io.cwd).dir;
+      const data = pluginDataDir(home, id);
+      const installed = Object.hasOwn((await store.readRegistry()).packages, id);
+      // --purge of a package already uninstalled removes the data its uninstall kept.
+      if (!installed && values.purge === true && (await removePluginData(home, id))) {
+        io.stdout.write(`Removed the data of ${id} (${data})\n`);
+        return 0;
+      }
       const { cleanupError } = await store.uninstall(id);
       io.stdout.write(`Uninstalled ${id}. Restart CLAT to apply.\n`);
       if (cleanupError !== undefined) {
         io.stderr.write(
           `clat: note: could not remove all bytes of ${sanitizeTerminalLine(id)}: ${sanitizeTerminalLine(String(cleanupError))}\n`,
+        );
+      }
+      if (values.purge === true) {
+        if (await removePluginData(home, id)) io.stdout.write(`Removed its data (${data})\n`);
+      } else if (await hasEntries(data)) {
+        // Kept on purpose (a reinstall finds its notes, its memory), but never silently.
+        io.stdout.write(
+          `Its data in ${data} is kept for a reinstall; "clat plugin uninstall ${shellWord(id)} --purge" removes it\n`,
         );
       }
       return 0;

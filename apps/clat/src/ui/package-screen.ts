@@ -1,6 +1,11 @@
 /** `clat plugin inspect|install|list` text views of a package. @module */
 import { type PluginCapabilities, sanitizeTerminalLine } from '@clat/kernel';
-import { type InspectedPackage, type PluginListEntry, trustLabel } from '@clat/packaging';
+import {
+  type InspectedPackage,
+  type PluginListEntry,
+  sensitiveArgKeys,
+  trustLabel,
+} from '@clat/packaging';
 
 /** Author-written fields are cut here on screen (the full value is in `--json`). */
 const FIELD_CHARS = 200;
@@ -50,7 +55,18 @@ export function formatInspected(inspected: InspectedPackage): string {
       `  publisher     ${authorField(inspected.publisher.publisher)} (signature verified)`,
     );
   }
+  const exposed = sensitiveArgKeys(manifest);
+  if (exposed.length > 0) lines.push(`Note: ${sensitiveArgsNote(exposed)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Why a package's sensitive settings in its server's arguments matter, and what its author
+ * can do instead (`runtime.env`, or the server reading `CLAT_PLUGIN_CONFIG`).
+ */
+export function sensitiveArgsNote(keys: readonly string[]): string {
+  const names = keys.map((key) => JSON.stringify(sanitizeTerminalLine(key))).join(', ');
+  return `its sensitive setting${keys.length === 1 ? '' : 's'} ${names} ${keys.length === 1 ? 'is' : 'are'} passed in the server's command-line arguments, which other users of this machine can read (ps); a package can pass ${keys.length === 1 ? 'it' : 'them'} in "runtime.env" instead`;
 }
 
 /** The `clat plugin list` table; every cell is one sanitised line. */
