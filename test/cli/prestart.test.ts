@@ -12,7 +12,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pidAlive } from '@clat/process';
 import { describe, expect, it } from 'vitest';
-import { CLI_FIXTURES, REPO_ROOT, STDIO_FIXTURES, useCliSandbox } from './support.js';
+import {
+  CLI_FIXTURES,
+  PRESTART_TAG,
+  REPO_ROOT,
+  STDIO_FIXTURES,
+  spawnedTags,
+  useCliSandbox,
+} from './support.js';
 
 let spawnLog: string;
 
@@ -20,17 +27,6 @@ const sandbox = useCliSandbox(async () => {
   spawnLog = join(sandbox.root, 'spawns.log');
   await writeFile(spawnLog, '');
 });
-
-/** Process tags of the servers started so far, in spawn order. */
-async function spawnedTags(): Promise<string[]> {
-  return (await readFile(spawnLog, 'utf8'))
-    .split('\n')
-    .filter((line) => line.includes('spawn'))
-    .map((line) => /tag=(\S*)/.exec(line)?.[1] ?? '');
-}
-
-/** A prestart's tag (pid-time-count-random); the transport's own spawns carry a UUID. */
-const PRESTART_TAG = /^\d+-[0-9a-z]+-\d+-[0-9a-f]+$/;
 
 /** Pids of the server processes started so far (one "spawn" line each). */
 async function spawnedPids(): Promise<number[]> {
@@ -84,7 +80,7 @@ describe('clat tools prestart', () => {
     expect(pids.filter(pidAlive)).toEqual([]);
     // Each start's first process came from the bin's pre-loader; the fresh legacy process of the
     // first start (era unknown) from the transport.
-    const tags = await spawnedTags();
+    const tags = await spawnedTags(spawnLog);
     expect(tags[0]).toMatch(PRESTART_TAG);
     expect(tags[1]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(tags[2]).toMatch(PRESTART_TAG);

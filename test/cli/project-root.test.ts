@@ -5,10 +5,10 @@
  * project's own servers (prestarted like the root's), an untrusted one names the project and the
  * command that trusts it, and that command, typed in the subdirectory, trusts the project.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STDIO_FIXTURES, useCliSandbox } from './support.js';
+import { PRESTART_TAG, STDIO_FIXTURES, spawnedTags, useCliSandbox } from './support.js';
 
 let spawnLog: string;
 
@@ -31,15 +31,6 @@ async function projectWithServer(name: string): Promise<{ root: string; sub: str
   return { root, sub };
 }
 
-/** Process tags of the servers started so far; a prestart's is pid-time-count-random. */
-async function spawnedTags(): Promise<string[]> {
-  return (await readFile(spawnLog, 'utf8'))
-    .split('\n')
-    .filter((line) => line.includes('spawn'))
-    .map((line) => /tag=(\S*)/.exec(line)?.[1] ?? '');
-}
-const PRESTART_TAG = /^\d+-[0-9a-z]+-\d+-[0-9a-f]+$/;
-
 describe('the project of a subdirectory', () => {
   it('is the trusted project above it: no question, its own servers, prestarted', async () => {
     const { root, sub } = await projectWithServer('trusted');
@@ -53,7 +44,7 @@ describe('the project of a subdirectory', () => {
     expect(again.code, again.stderr).toBe(0);
     // The second start knows the era: its one process came from the pre-loader, which found the
     // same project as the full load (else it would have spawned nothing, or another process).
-    const tags = await spawnedTags();
+    const tags = await spawnedTags(spawnLog);
     expect(tags.at(-1)).toMatch(PRESTART_TAG);
     expect(tags).toHaveLength(3);
 
@@ -70,7 +61,7 @@ describe('the project of a subdirectory', () => {
     expect(refused.stderr).toContain(
       `project ${root} is not trusted, so no MCP server was started; run "clat trust" in it, or pass --trust`,
     );
-    expect(await spawnedTags()).toEqual([]);
+    expect(await spawnedTags(spawnLog)).toEqual([]);
 
     const trusted = await sandbox.run(['trust'], { cwd: sub });
     expect(trusted.stdout).toBe(`Trusted: ${root}\n`);

@@ -27,6 +27,31 @@ export const WASM_MANIFEST = join(REPO_ROOT, 'plugins/wasm-summarize/clat-plugin
 export const WASM_COMPONENT = join(REPO_ROOT, 'plugins/wasm-summarize/dist/plugin.wasm');
 
 /** Fails fast with a clear message when the build this suite drives is missing. */
+/**
+ * Process tags of the servers a spawn log (`CLAT_FIXTURE_SPAWN_LOG`) recorded, in spawn order.
+ * A prestart's tag is pid-time-count-random ({@link PRESTART_TAG}); the transport's a UUID.
+ */
+export async function spawnedTags(spawnLog: string): Promise<string[]> {
+  return (await readFile(spawnLog, 'utf8'))
+    .split('\n')
+    .filter((line) => line.includes('spawn'))
+    .map((line) => /tag=(\S*)/.exec(line)?.[1] ?? '');
+}
+export const PRESTART_TAG = /^\d+-[0-9a-z]+-\d+-[0-9a-f]+$/;
+
+/** Asserts that every text occurs in `out`, in the given order. */
+export function expectInOrder(out: string, texts: readonly string[]): void {
+  const at = texts.map((text) => out.indexOf(text));
+  expect(
+    texts.filter((_, index) => (at[index] as number) < 0),
+    out,
+  ).toEqual([]);
+  expect(
+    [...at].sort((a, b) => a - b),
+    out,
+  ).toEqual(at);
+}
+
 export function assertBuilt(): void {
   for (const file of [join(REPO_ROOT, 'apps/clat/dist/main.js'), NOTES_SERVER]) {
     if (!existsSync(file))

@@ -19,6 +19,7 @@ import {
   createOpenAiCompatibleProvider,
   type OpenAiCompatibleProvider,
 } from '@clat/provider-openai';
+import { splitWords } from '../catalog/prompt-arguments.js';
 import { PROMPT_COMMAND_PREFIX, SessionCatalog } from '../catalog/session-catalog.js';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
@@ -28,7 +29,6 @@ import type { OpenedProject } from '../project/open-project.js';
 import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
 import { parseKeyValueArguments } from '../run/call-arguments.js';
-import { splitWords } from '../run/split-words.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
@@ -285,12 +285,12 @@ class ChatSession {
         return;
       }
     } else {
-      const words = splitWords(text);
-      if (!Array.isArray(words)) {
-        this.#write(`/call: a ${words.unclosed} quote is not closed\n`);
+      try {
+        argWords = splitWords(text);
+      } catch (error) {
+        this.#write(`/call: ${errorMessage(error)}\n`);
         return;
       }
-      argWords = words;
     }
     await this.#withRun(async (run) => {
       const registry = this.#project.session.registry;
