@@ -356,6 +356,14 @@ describe('mcp-notes as an installed package', () => {
     const nothing = await clat('plugin', 'uninstall', 'mcp-notes', '--purge');
     expect(nothing.code).toBe(1);
     expect(nothing.stderr).toContain('mcp-notes is not installed');
+    // A typed path is no package id: nothing outside plugin-data is touched.
+    for (const path of ['..', '../plugin-data', '.']) {
+      const refused = await clat('plugin', 'uninstall', path, '--purge');
+      expect(refused.code, path).toBe(1);
+      expect(refused.stdout).toBe('');
+    }
+    expect(existsSync(join(home, 'plugin-store'))).toBe(true);
+    expect(existsSync(join(home, 'plugin-data'))).toBe(true);
 
     // Installed, --purge removes package and data in one go.
     expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);

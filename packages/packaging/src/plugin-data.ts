@@ -6,6 +6,7 @@
  */
 import { chmod, constants, copyFile, lstat, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { PLUGIN_ID_PATTERN } from '@clat/kernel';
 import { removeTree } from './store-fs.js';
 
 export function pluginDataDir(clatHome: string, id: string): string {
@@ -17,6 +18,9 @@ export function pluginDataDir(clatHome: string, id: string): string {
  * false when there was none. Uninstall keeps it, so a reinstall finds its data; `--purge` asks.
  */
 export async function removePluginData(clatHome: string, id: string): Promise<boolean> {
+  // The id may be typed by a person (`uninstall --purge` of a package no longer installed): only
+  // a well-formed package id names a directory under plugin-data, never `..` or a path.
+  if (!PLUGIN_ID_PATTERN.test(id)) return false;
   const data = pluginDataDir(clatHome, id);
   if ((await lstat(data).catch(() => undefined)) === undefined) return false;
   await removeTree(data);

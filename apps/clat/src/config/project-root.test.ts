@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,5 +80,24 @@ describe('findProjectRoot', () => {
     expect(findProjectRoot(start, (path) => path === home, dir('elsewhere'))).toBe(start);
     // Started in the home itself, it still counts.
     expect(findProjectRoot(home, (path) => path === home, dir('elsewhere'))).toBe(home);
+  });
+
+  it('takes no project file from a directory everyone may write to, or from another user', () => {
+    // /tmp-like: anyone could plant .clat/mcp.json above someone's work there.
+    const shared = dir('shared');
+    projectFile(shared);
+    chmodSync(shared, 0o1777);
+    const start = dir('shared', 'mine', 'src');
+    expect(findProjectRoot(start, none, dir('clat-home'))).toBe(start);
+    // Trust the person gave still counts there.
+    expect(findProjectRoot(start, (path) => path === shared, dir('clat-home'))).toBe(shared);
+    if (process.getuid?.() === 0) {
+      const foreign = dir('foreign');
+      projectFile(foreign);
+      chownSync(join(foreign, '.clat'), 12345, 12345);
+      expect(findProjectRoot(dir('foreign', 'src'), none, dir('clat-home'))).toBe(
+        join(foreign, 'src'),
+      );
+    }
   });
 });

@@ -4,15 +4,17 @@
  * that is trusted (trust.json) or holds a project server file (`.clat/mcp.json`). When none does,
  * the start itself is the project, as before.
  *
- * The walk never reaches the user's home directory or the filesystem root: a home trusted once,
- * or holding the CLAT home (`~/.clat/mcp.json` is the user's file, not a project's), must not
- * make every directory below it one project. Either still counts when CLAT starts in it.
+ * A project file above the start counts only in a directory that not everyone may write to (so
+ * not in `/tmp`) and whose `.clat` is the user's own. The walk never reaches the user's home
+ * directory or the filesystem root: a home trusted once, or holding the CLAT home
+ * (`~/.clat/mcp.json` is the user's file, not a project's), must not make every directory below
+ * it one project. Either still counts when CLAT starts in it.
  *
  * Synchronous and light (node:fs, node:path, node:os only): the boot bundle's prestart resolves
  * the same root before anything else loads.
  * @module
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -31,6 +33,24 @@ function holdsProjectFile(dir: string, clatHomeDir: string): boolean {
 }
 
 /**
+ * Whether a directory above the start may be the project: not writable by everyone (`/tmp`), and
+ * its `.clat`, when present, the user's own. Otherwise anyone could put a `.clat/mcp.json` in a
+ * shared directory above someone's work and have it become their project (`--trust` would start
+ * its servers). Where the platform has no user ids, nothing is refused.
+ */
+function mayOwnProject(dir: string): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true;
+  try {
+    if ((lstatSync(dir).mode & 0o002) !== 0) return false;
+    const clat = lstatSync(join(dir, '.clat'), { throwIfNoEntry: false });
+    return clat === undefined || clat.uid === uid;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The project root for `start` (an absolute, symlink-free directory: trust-store's
  * `canonicalProjectRoot`), given which roots are trusted and where the CLAT home is.
  */
@@ -43,7 +63,8 @@ export function findProjectRoot(
   const home = realOrSelf(homedir());
   // Up to, not including, the home directory or the filesystem root.
   for (let dir = dirname(start); dir !== home && dir !== dirname(dir); dir = dirname(dir)) {
-    if (isTrusted(dir) || holdsProjectFile(dir, clatHomeDir)) return dir;
+    if (isTrusted(dir)) return dir;
+    if (holdsProjectFile(dir, clatHomeDir) && mayOwnProject(dir)) return dir;
   }
   return start;
 }
