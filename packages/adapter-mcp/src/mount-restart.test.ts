@@ -115,10 +115,10 @@ describe('a server whose connection closed after it mounted', () => {
       `MCP server "srv" closed the connection; CLAT restarted MCP server "srv" ${MCP_LIMITS.serverRestarts} times already and does not start it again until CLAT restarts`,
     );
     expect(factory.opened).toBe(MCP_LIMITS.serverRestarts + 1);
-    // No restart is left: the status no longer promises one.
+    // No restart is left: the status no longer promises one, and says why.
     expect(handle.status()).toMatchObject({
       state: 'failed',
-      failure: 'MCP server "srv" closed the connection',
+      failure: `MCP server "srv" closed the connection; CLAT restarted MCP server "srv" ${MCP_LIMITS.serverRestarts} times already and does not start it again until CLAT restarts`,
     });
   });
 
@@ -138,6 +138,9 @@ describe('a server whose connection closed after it mounted', () => {
       /^MCP server "srv" closed the connection; restarting it failed: MCP server "srv" failed both handshakes: .*database is locked/,
     );
     expect(handle.status().state).toBe('failed');
+    expect(handle.status().failure).toMatch(
+      /^MCP server "srv" closed the connection; restarting it failed: .*database is locked.*; the next call of one of its tools starts it again$/,
+    );
     broken = false;
     const opened = factory.opened;
     expect((await call()).content).toBe(`server ${opened}`);

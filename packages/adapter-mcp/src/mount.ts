@@ -296,10 +296,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     connection.onClose((error) => {
       if (closing || connection !== connected || status.state !== 'connected') return;
       status.state = 'failed';
-      status.failure =
-        restarts.count < MCP_LIMITS.serverRestarts
-          ? `${error.message}; the next call of one of its tools starts it again`
-          : error.message;
+      status.failure = restartPromise(error.message);
       emit();
     });
   }
@@ -312,7 +309,21 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
         server: name,
       });
     if (closing) return Promise.reject(closed);
-    return restarts.next(closed);
+    return restarts.next(closed).catch((error: unknown) => {
+      // Still down: the status says why, and whether a later call will try again.
+      if (!closing && connected.closed) {
+        status.failure = restartPromise(errorMessage(error));
+        emit();
+      }
+      throw error;
+    });
+  }
+
+  /** A failure text, with the promise of a restart while one is left. */
+  function restartPromise(failure: string): string {
+    return restarts.count < MCP_LIMITS.serverRestarts
+      ? `${failure}; the next call of one of its tools starts it again`
+      : failure;
   }
 
   /** Opens a new connection in the era the last one spoke, and makes it the live one. */
