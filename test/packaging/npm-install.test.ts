@@ -353,6 +353,126 @@ describe('clat plugin install npm:<name>', () => {
     expect((await clat('plugin', 'uninstall', 'acme-broken')).code).toBe(0);
   }, 180_000);
 
+  it('passes the server its own arguments after --, keeps them on update, replaces and removes them', async () => {
+    // A dependency-free server whose one tool answers with the arguments it was started with.
+    const dir = join(work, 'args-mcp');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'lib.mjs'),
+      await readFile(join(REPO_ROOT, 'test/fixtures/mcp-servers/legacy-lib.mjs')),
+    );
+    await writeFile(
+      join(dir, 'server.mjs'),
+      [
+        '#!/usr/bin/env node',
+        "import { serveLegacy, text } from './lib.mjs';",
+        'const readOnly = { readOnlyHint: true, openWorldHint: false };',
+        'const handler = () => text(JSON.stringify(process.argv.slice(2)));',
+        "serveLegacy({ name: 'args', tools: [{ name: 'argv', annotations: readOnly, handler }] });",
+        '',
+      ].join('\n'),
+    );
+    const publish = (version: string) =>
+      registry.publishDir(dir, {
+        packageJson: {
+          name: '@acme/args-mcp',
+          version,
+          type: 'module',
+          bin: { 'args-mcp': 'server.mjs' },
+        },
+      });
+    await writeFile(join(dir, 'package.json'), '{"name":"@acme/args-mcp","version":"1.0.0"}');
+    publish('1.0.0');
+    const argv = async (): Promise<unknown> => {
+      const called = await clat('call', 'mcp_args_mcp_argv', '--json');
+      expect(called.code, called.stderr).toBe(0);
+      return JSON.parse((JSON.parse(called.stdout) as { content: string }).content);
+    };
+
+    // The server's option typed without --: the error says where it goes, and that command works.
+    const misplaced = await clat('plugin', 'install', 'npm:@acme/args-mcp', '--headless', '--yes');
+    expect(misplaced.code).toBe(2);
+    const suggested = 'clat plugin install npm:@acme/args-mcp --yes -- --headless';
+    expect(misplaced.stderr).toBe(
+      `clat: clat plugin: unknown option "--headless"; a server's own options go after --: ${suggested}; see "clat plugin --help" [CLI_USAGE]\n`,
+    );
+    const installed = await clat(...suggested.split(' ').slice(1));
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain('Installed args-mcp 1.0.0');
+    expect(await argv()).toEqual(['--headless']);
+
+    // New arguments replace them: a relative path is made absolute (the server runs in its
+    // package directory), ${CLAT_PLUGIN_DATA} is its data directory, and a key is noted.
+    const key = 'sk-proj-ArgsValue0123456789';
+    const replaced = await clat(
+      'plugin',
+      'update',
+      'args-mcp',
+      '--',
+      '--root',
+      './src',
+      '--db=${CLAT_PLUGIN_DATA}/db.sqlite',
+      '--api-key',
+      key,
+    );
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stdout).toContain('Updated args-mcp 1.0.0');
+    expect(replaced.stdout).toContain(
+      `Relative paths were made absolute, since its server runs in its package directory: ./src → ${join(world.project, 'src')}\n`,
+    );
+    expect(replaced.stdout).toContain(
+      'Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env NAME=value instead\n',
+    );
+    expect(replaced.stdout).not.toContain(key);
+    const data = join(home, 'plugin-data', 'args-mcp');
+    const expected = [
+      '--root',
+      join(world.project, 'src'),
+      `--db=${data}/db.sqlite`,
+      '--api-key',
+      key,
+    ];
+    expect(await argv()).toEqual(expected);
+    // The status and the list never show the key (the command line is redacted).
+    const status = await clat('mcp', '--json');
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).not.toContain(key);
+    const list = await clat('plugin', 'list', '--json');
+    const row = (JSON.parse(list.stdout) as { id: string; source: { args?: string[] } }[]).find(
+      (entry) => entry.id === 'args-mcp',
+    );
+    expect(row?.source.args).toEqual([
+      '--root',
+      join(world.project, 'src'),
+      '--db=${CLAT_PLUGIN_DATA}/db.sqlite',
+      '--api-key',
+      '[REDACTED]',
+    ]);
+
+    // A new version keeps them; a bare -- removes them.
+    publish('1.1.0');
+    const newer = await clat('plugin', 'update', 'args-mcp');
+    expect(newer.code, newer.stderr).toBe(0);
+    expect(newer.stdout).toContain('Updated args-mcp 1.1.0');
+    expect(await argv()).toEqual(expected);
+    const cleared = await clat('plugin', 'update', 'npm:@acme/args-mcp', '--');
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(await argv()).toEqual([]);
+
+    // Only npm sources take them, only install and update.
+    const local = await clat('plugin', 'install', dir, '--yes', '--', '--headless');
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain(
+      'arguments after -- only apply to npm: sources (a package sets its server\'s in "runtime.args" of its clat-plugin.json)',
+    );
+    const listed = await clat('plugin', 'list', '--', 'x');
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain(
+      'arguments after -- only apply to install and update of npm: sources',
+    );
+    expect((await clat('plugin', 'uninstall', 'args-mcp')).code).toBe(0);
+  }, 180_000);
+
   it('refuses unknown packages and bad specs with npm’s reason', async () => {
     const missing = await clat('plugin', 'install', 'npm:@fixture/does-not-exist', '--yes');
     expect(missing.code).toBe(1);

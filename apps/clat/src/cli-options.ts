@@ -21,14 +21,27 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
     // Node's own text suggests `-- "--bogus"`, which our commands then refuse as an argument.
-    const unknown = /^Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+    const unknown = nodeUnknownOption(error);
     throw new CliError(
       CliErrorCode.CLI_USAGE,
       unknown === undefined
         ? `clat ${command}: ${(error as Error).message}; see "clat ${command} --help"`
         : `unknown option ${JSON.stringify(unknown)} for clat ${command}; see "clat ${command} --help"`,
+      { cause: error },
     );
   }
+}
+
+function nodeUnknownOption(error: unknown): string | undefined {
+  return /^Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+}
+
+/**
+ * The option a {@link parseFlags} error names as unknown (undefined for any other error), for a
+ * command that can say where a server's own option goes.
+ */
+export function unknownOptionOf(error: unknown): string | undefined {
+  return error instanceof CliError ? nodeUnknownOption(error.cause) : undefined;
 }
 
 /** `option` names where the value came from in the message: the flag, or the session's `/mode`. */

@@ -1,5 +1,6 @@
+import { MANIFEST_LIMITS } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { npmPackageId, parseNpmSpec } from './npm-source.js';
+import { npmPackageId, parseNpmSpec, stageNpmPackage } from './npm-source.js';
 
 describe('npmPackageId', () => {
   it('is the unscoped name, lowercased, for a name that says which server it is', () => {
@@ -42,6 +43,25 @@ describe('parseNpmSpec', () => {
     );
     expect(() => parseNpmSpec('npm:left-pad@')).toThrow(
       '"npm:left-pad@" has an empty or invalid version',
+    );
+  });
+});
+
+describe('stageNpmPackage server arguments', () => {
+  // A missing npm executable proves the check runs before npm does.
+  const options = { spec: { name: 'left-pad', range: 'latest' }, npm: '/nonexistent/npm' };
+
+  it('refuses more arguments than a manifest may hold, before npm runs', async () => {
+    const args = Array.from({ length: MANIFEST_LIMITS.args + 1 }, (_, index) => `a${index}`);
+    await expect(stageNpmPackage({ ...options, args })).rejects.toThrow(
+      `${MANIFEST_LIMITS.args + 1} server arguments are more than the ${MANIFEST_LIMITS.args} a package may have`,
+    );
+  });
+
+  it('refuses an argument over the byte limit, naming its position', async () => {
+    const args = ['--ok', 'é'.repeat(MANIFEST_LIMITS.argBytes / 2 + 1)];
+    await expect(stageNpmPackage({ ...options, args })).rejects.toThrow(
+      `server argument 2 is longer than ${MANIFEST_LIMITS.argBytes} bytes`,
     );
   });
 });

@@ -97,6 +97,11 @@ export interface StageNpmOptions {
   allowScripts?: boolean;
   /** Environment written into the generated manifest (`${CLAT_PLUGIN_DATA}`, `${config.*}`). */
   env?: Record<string, string>;
+  /**
+   * Arguments the server runs with, after its bin (`${CLAT_PLUGIN_DATA}`, `${config.*}` are
+   * substituted at launch); at most `MANIFEST_LIMITS.args` of `argBytes` each.
+   */
+  args?: readonly string[];
   /** Environment npm runs with (its `npm_config_*` settings apply). */
   processEnv?: NodeJS.ProcessEnv;
   /** The npm executable (default `npm` on PATH). */
@@ -235,8 +240,31 @@ async function pickBin(
  * Resolves and installs an npm package into a fresh temporary directory (0700, outside the store
  * so a concurrent store recovery cannot wipe it) and generates its manifest.
  */
+/**
+ * The server arguments, checked against the manifest's limits before npm runs (the generated
+ * manifest would otherwise fail after the fetch, naming a clat-plugin.json nobody wrote).
+ */
+function checkedArgs(args: readonly string[]): string[] {
+  if (args.length > MANIFEST_LIMITS.args) {
+    throw new PackagingError(
+      'CONFIG_INVALID',
+      `${args.length} server arguments are more than the ${MANIFEST_LIMITS.args} a package may have`,
+    );
+  }
+  for (const [index, arg] of args.entries()) {
+    if (Buffer.byteLength(arg) > MANIFEST_LIMITS.argBytes) {
+      throw new PackagingError(
+        'CONFIG_INVALID',
+        `server argument ${index + 1} is longer than ${MANIFEST_LIMITS.argBytes} bytes`,
+      );
+    }
+  }
+  return [...args];
+}
+
 export async function stageNpmPackage(options: StageNpmOptions): Promise<StagedNpmPackage> {
   const { name, range } = options.spec;
+  const args = checkedArgs(options.args ?? []);
   const temp = await mkdtemp(join(tmpdir(), 'clat-npm-'));
   const cleanup = () => rm(temp, { recursive: true, force: true });
   try {
@@ -318,6 +346,7 @@ export async function stageNpmPackage(options: StageNpmOptions): Promise<StagedN
         entry,
         sha256: createHash('sha256').update(entryBytes).digest('hex'),
         interpreter: 'node',
+        ...(args.length === 0 ? {} : { args }),
         ...(options.env === undefined || Object.keys(options.env).length === 0
           ? {}
           : { env: options.env }),
@@ -340,6 +369,7 @@ export async function stageNpmPackage(options: StageNpmOptions): Promise<StagedN
       ...(options.env === undefined || Object.keys(options.env).length === 0
         ? {}
         : { env: options.env }),
+      ...(args.length === 0 ? {} : { args }),
       ...(options.allowScripts === true ? { allowScripts: true } : {}),
     };
     return { dir: root, source, cleanup };

@@ -313,7 +313,7 @@ describe('PluginStore failure handling', () => {
     });
   });
 
-  it('lists an npm source with its --env by name only and registry credentials redacted', async () => {
+  it('lists an npm source with its --env by name only, key-like arguments and registry credentials redacted', async () => {
     const secret = 'sk-proj-EnvValue0123456789';
     await store.install(await pkg(), {
       acceptCapabilities: true,
@@ -326,6 +326,7 @@ describe('PluginStore failure handling', () => {
         registry: 'https://ci:registry-pass-42@npm.example/',
         bin: 'fixture',
         env: { API_TOKEN: secret, DATA: 'data.jsonl' },
+        args: ['--headless', '--api-key', secret],
       },
     });
     const rows = await store.list();
@@ -338,6 +339,7 @@ describe('PluginStore failure handling', () => {
       registry: 'https://ci:[REDACTED]@npm.example/',
       bin: 'fixture',
       env: ['API_TOKEN', 'DATA'],
+      args: ['--headless', '--api-key', '[REDACTED]'],
     });
     expect(JSON.stringify(rows)).not.toContain(secret);
     // The registry keeps the values: the server needs them at launch.

@@ -397,7 +397,7 @@ export class PluginStore {
           version: manifest.version,
           treeSha256: treeSha,
           granted: expansion,
-          capabilities: manifest.capabilities,
+          manifest,
         };
         const rollbackVersion =
           rollback === undefined ? undefined : artifacts[rollback.artifact]?.manifest.version;
@@ -485,7 +485,7 @@ export class PluginStore {
         version: verified.record.manifest.version,
         treeSha256: verified.record.treeSha256,
         granted: [],
-        capabilities: verified.record.manifest.capabilities,
+        manifest: verified.record.manifest,
         rollbackVersion: record.artifacts[record.active.artifact]?.manifest.version ?? '',
       };
     });

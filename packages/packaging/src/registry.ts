@@ -56,6 +56,8 @@ export const ArtifactSourceSchema = z
     bin: z.string().min(1).max(214),
     /** Extra environment given with `--env` at install (kept across updates). */
     env: z.record(z.string(), z.string()).optional(),
+    /** The server's arguments given after `--` at install (kept across updates). */
+    args: z.array(z.string()).optional(),
     allowScripts: z.boolean().optional(),
   })
   .strict();

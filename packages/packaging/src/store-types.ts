@@ -51,8 +51,11 @@ export interface ActivationResult {
   treeSha256: string;
   /** Capability labels newly granted by this activation. */
   granted: string[];
-  /** The capabilities of the version now active (a package without `tools` serves none). */
-  capabilities: PluginManifest['capabilities'];
+  /**
+   * The manifest of the version now active, as the registry records it: its capabilities (a
+   * package without `tools` serves none), its runtime and settings, for what the caller says.
+   */
+  manifest: PluginManifest;
   /** Version now in the rollback slot, if any. */
   rollbackVersion?: string;
   /** The version this activation replaced as the active one (an update to other bytes). */

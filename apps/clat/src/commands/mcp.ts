@@ -1,6 +1,5 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
 
-import { resolve } from 'node:path';
 import { MCP_HEADER } from '@clat/adapter-mcp';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
@@ -20,6 +19,7 @@ import { waitForSurface, withProject } from '../project/with-project.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 import { formatMcpStatus, mcpStatusJson } from '../ui/mcp-status.js';
 import { list } from './mcp-list.js';
+import { absolutePathWords, splitServerWords } from './server-args.js';
 
 const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp list [-C <dir>] [--trust] [--json]
@@ -191,9 +191,8 @@ function checkHeaderFlags(headers: Record<string, string>): void {
 }
 
 async function add(argv: string[], io: CommandIO): Promise<number> {
-  const dash = argv.indexOf('--');
-  const flags = dash === -1 ? argv : argv.slice(0, dash);
-  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  const { own: flags, server: serverWords } = splitServerWords(argv);
+  const command = serverWords ?? [];
   const options = {
     url: { type: 'string' },
     transport: { type: 'string' },
@@ -210,7 +209,12 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
     // `clat mcp add mem npx -y pkg`: the server's own option was taken for clat's. Say where
     // the command goes, with the very words typed.
     const [name, first] = flags;
-    if (dash !== -1 || name === undefined || first === undefined || first.startsWith('-'))
+    if (
+      serverWords !== undefined ||
+      name === undefined ||
+      first === undefined ||
+      first.startsWith('-')
+    )
       throw error;
     throw new CliError(
       CliErrorCode.CLI_USAGE,
@@ -278,12 +282,9 @@ async function add(argv: string[], io: CommandIO): Promise<number> {
     // Servers run in the CLAT home, not where `clat mcp add` was typed: a path written relative
     // to here (`./server.js`, `.`, `../data`) is made absolute now, so it keeps naming the file
     // the person meant instead of one in the CLAT home.
-    const [command, ...fixedArgs] = [cmd, ...args].map((word) => {
-      if (!/^\.\.?(?:\/|$)/.test(word)) return word;
-      const absolute = resolve(io.cwd, word);
-      resolved.push(`${word} → ${absolute}`);
-      return absolute;
-    });
+    const absolute = absolutePathWords([cmd, ...args], io.cwd);
+    resolved.push(...absolute.resolved);
+    const [command, ...fixedArgs] = absolute.words;
     entry = {
       command: command ?? cmd,
       ...(fixedArgs.length === 0 ? {} : { args: fixedArgs }),

@@ -37,6 +37,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, askSecretLine, isTty, isYes } from '../ui/line-prompt.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { packageDirOf } from './plugin-project.js';
+import { absolutePathWords } from './server-args.js';
 
 export interface InstallFlags {
   'accept-capabilities'?: boolean;
@@ -49,6 +50,8 @@ export interface InstallFlags {
   env?: string[];
   id?: string;
   'host-tools'?: string;
+  /** npm: the server's own arguments, the words after `--` (`[]` removes them on update). */
+  args?: string[];
 }
 
 function usage(message: string): CliError {
@@ -159,7 +162,7 @@ async function activateNpm(
   io: CommandIO,
   options: InstallOptions,
   previous?: ArtifactSource,
-): Promise<ActivationResult & { unchanged?: boolean }> {
+): Promise<Activated> {
   // An npm server's generated manifest always asks for capability tools: without a terminal to
   // ask on and without --yes, say so now, not after npm fetched the package and its tree.
   if (
@@ -176,6 +179,10 @@ async function activateNpm(
   }
   const env =
     previous === undefined ? pairs(values.env, 'env') : updatedEnv(previous.env, values.env);
+  // Given args replace the recorded ones; relative paths are made absolute, since the server
+  // runs in its package directory.
+  const given = values.args === undefined ? undefined : absolutePathWords(values.args, io.cwd);
+  const args = given?.words ?? previous?.args ?? [];
   // npm takes seconds (minutes on a slow registry) before anything else is said: on stderr, so
   // stdout keeps only the result.
   io.stderr.write(
@@ -192,18 +199,25 @@ async function activateNpm(
       : {}),
     allowScripts: values['allow-scripts'] === true || previous?.allowScripts === true,
     env,
+    args,
     processEnv: io.env,
   });
   try {
-    return await (mode === 'install'
+    const result: Activated = await (mode === 'install'
       ? store.install(staged.dir, { ...options, source: staged.source })
       : store.update(staged.dir, { ...options, source: staged.source }));
+    if (given !== undefined && given.resolved.length > 0) result.resolvedPaths = given.resolved;
+    return result;
   } finally {
     await staged.cleanup();
   }
 }
 
-type Activated = ActivationResult & { unchanged?: boolean };
+type Activated = ActivationResult & {
+  unchanged?: boolean;
+  /** Relative paths among the server arguments, made absolute (`word → absolute`). */
+  resolvedPaths?: string[];
+};
 
 /** Installs or updates from a local path: MCPB bundle, bare `.wasm`, directory or `.clatpkg`. */
 async function activatePath(
@@ -215,6 +229,11 @@ async function activatePath(
 ): Promise<Activated> {
   for (const flag of ['bin', 'allow-scripts', 'env'] as const) {
     if (values[flag] !== undefined) throw usage(`--${flag} only applies to npm: sources`);
+  }
+  if (values.args !== undefined) {
+    throw usage(
+      'arguments after -- only apply to npm: sources (a package sets its server\'s in "runtime.args" of its clat-plugin.json)',
+    );
   }
   const run = (dir: string) =>
     mode === 'install' ? store.install(dir, options) : store.update(dir, options);

@@ -2,7 +2,13 @@
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
+import {
+  MANIFEST_FILE,
+  redactArgs,
+  sanitizeTerminalLine,
+  sanitizeTerminalText,
+  shellWord,
+} from '@clat/kernel';
 import {
   type InspectedPackage,
   inspectPackage,
@@ -23,7 +29,7 @@ import {
   unpackContainer,
   versionChange,
 } from '@clat/packaging';
-import { parseFlags } from '../cli-options.js';
+import { parseFlags, unknownOptionOf } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { existingServerNames } from '../config/mcp-config-file.js';
@@ -34,6 +40,7 @@ import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/pac
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
+import { splitServerWords, withServerWordsMoved } from './server-args.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
@@ -74,6 +81,9 @@ Install and update options:
                               \${config.KEY} are substituted at launch (repeatable); on
                               update, sets NAME and keeps the others (NAME= removes it)
       --allow-scripts         npm: run dependency install scripts (never run otherwise)
+      -- <arg>...             npm: the server's own arguments, last (relative paths are made
+                              absolute; \${CLAT_PLUGIN_DATA} is substituted at launch); update
+                              keeps the installed ones unless given ("--" alone removes them)
       --host-tools <a,b>      Host tools a .wasm component may call (list_files, read_file, ...)
 
 npm sources are resolved and fetched by npm with this machine's npm configuration; the exact
@@ -86,20 +96,27 @@ $CLAT_HOME/plugin-store (default ~/.clat/plugin-store). Restart CLAT to apply.
 const EXIT_CAPABILITIES = 3;
 
 /**
- * The id to uninstall: `arg` when a package has that id, else the id of the package a directory
- * holds (`clat plugin uninstall .` in a plugin project, as `install .` and `update .` take it).
+ * The id to uninstall, and whether a package with it is installed (one registry read): `arg`
+ * when a package has that id, else the id of the package a directory holds (`clat plugin
+ * uninstall .` in a plugin project, as `install .` and `update .` take it).
  */
-async function installedIdOf(store: PluginStore, arg: string, cwd: string): Promise<string> {
-  if (Object.hasOwn((await store.readRegistry()).packages, arg)) return arg;
+async function uninstallTarget(
+  store: PluginStore,
+  arg: string,
+  cwd: string,
+): Promise<{ id: string; installed: boolean }> {
+  const { packages } = await store.readRegistry();
+  if (Object.hasOwn(packages, arg)) return { id: arg, installed: true };
+  const named = { id: arg, installed: false };
   const dir = resolve(cwd, arg);
-  if (!(await stat(dir).catch(() => undefined))?.isDirectory()) return arg;
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory()) return named;
   try {
     const manifest = join(await packageDirOf(dir), MANIFEST_FILE);
     const { id } = JSON.parse(await readFile(manifest, 'utf8')) as { id?: unknown };
-    return typeof id === 'string' ? id : arg;
+    return typeof id === 'string' ? { id, installed: Object.hasOwn(packages, id) } : named;
   } catch {
     // No package to read an id from: "<arg> is not installed" says the rest.
-    return arg;
+    return named;
   }
 }
 
@@ -253,23 +270,49 @@ function describeInspected(inspected: InspectedPackage, mcpb?: McpbInfo): Record
   };
 }
 
+const PLUGIN_OPTIONS = {
+  json: { type: 'boolean' },
+  'accept-capabilities': { type: 'boolean' },
+  'config-file': { type: 'string' },
+  'config-json': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  id: { type: 'string' },
+  'host-tools': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  config: { type: 'string', multiple: true },
+  bin: { type: 'string' },
+  env: { type: 'string', multiple: true },
+  'allow-scripts': { type: 'boolean' },
+  purge: { type: 'boolean' },
+} as const;
+
+/** Flags, positionals and the server's own words (after `--`, for npm: installs and updates). */
+function parseAction(action: string | undefined, words: string[]) {
+  const { own, server } = splitServerWords(words);
+  try {
+    return { ...parseFlags('plugin', own, PLUGIN_OPTIONS), server };
+  } catch (error) {
+    // `clat plugin install npm:@playwright/mcp --headless`: the server's option was taken for
+    // CLAT's. Say where it goes, with the very words typed.
+    const unknown = unknownOptionOf(error);
+    const npm = own.some((word) => word.startsWith(NPM_SPEC_PREFIX));
+    const moved =
+      unknown === undefined || server !== undefined || !npm
+        ? undefined
+        : withServerWordsMoved(`clat plugin ${action}`, own, unknown);
+    if (moved === undefined || (action !== 'install' && action !== 'update')) throw error;
+    throw usage(
+      `unknown option ${JSON.stringify(unknown)}; a server's own options go after --: ${moved}`,
+    );
+  }
+}
+
 async function runAction(argv: string[], io: CommandIO): Promise<number> {
   const [action, ...rest] = argv;
-  const { values, positionals } = parseFlags('plugin', rest, {
-    json: { type: 'boolean' },
-    'accept-capabilities': { type: 'boolean' },
-    'config-file': { type: 'string' },
-    'config-json': { type: 'string' },
-    output: { type: 'string', short: 'o' },
-    id: { type: 'string' },
-    'host-tools': { type: 'string' },
-    yes: { type: 'boolean', short: 'y' },
-    config: { type: 'string', multiple: true },
-    bin: { type: 'string' },
-    env: { type: 'string', multiple: true },
-    'allow-scripts': { type: 'boolean' },
-    purge: { type: 'boolean' },
-  });
+  const { values, positionals, server } = parseAction(action, rest);
+  if (server !== undefined && action !== 'install' && action !== 'update') {
+    throw usage('arguments after -- only apply to install and update of npm: sources');
+  }
   const installFlags = [
     'accept-capabilities',
     'config-file',
@@ -330,7 +373,8 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
         positionals,
         `a package ${action === 'update' ? 'id or source' : 'source'} (directory, .clatpkg, .wasm, npm:<name> or .mcpb)`,
       );
-      const flags = values as InstallFlags;
+      const flags: InstallFlags = { ...values };
+      if (server !== undefined) flags.args = server;
       const result =
         action === 'install'
           ? await installFrom(store, source, flags, io)
@@ -386,16 +430,26 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (result.rollbackVersion !== undefined) {
         io.stdout.write(`Rollback: ${sanitizeTerminalLine(result.rollbackVersion)}\n`);
       }
-      if (!result.capabilities.tools) {
+      if (!result.manifest.capabilities.tools) {
         // Not an error (a package may bring only prompts), but its tools would vanish silently.
         io.stdout.write(
           `${result.id} does not declare capability "tools": CLAT offers none of its tools (a package with tools sets "capabilities": {"tools": true} in clat-plugin.json)\n`,
         );
       }
-      const record = (await store.readRegistry()).packages[result.id];
-      const manifest = record?.artifacts[record.active.artifact]?.manifest;
-      const exposed = manifest === undefined ? [] : sensitiveArgKeys(manifest);
+      const exposed = sensitiveArgKeys(result.manifest);
       if (exposed.length > 0) io.stdout.write(`Note: ${sensitiveArgsNote(exposed)}\n`);
+      if (result.resolvedPaths !== undefined) {
+        io.stdout.write(
+          `Relative paths were made absolute, since its server runs in its package directory: ${result.resolvedPaths.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
+        );
+      }
+      const args = flags.args ?? [];
+      if (redactArgs(args).some((arg, index) => arg !== args[index])) {
+        // Typed by the user, so not refused; but a key in argv is readable by everyone here.
+        io.stdout.write(
+          'Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env NAME=value instead\n',
+        );
+      }
       const home = resolveClatHome(io.env, io.cwd);
       const entries = await existingServerNames(home.mcpFile).catch(() => new Set<string>());
       if (entries.has(result.id)) {
@@ -437,10 +491,10 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       return 0;
     }
     case 'uninstall': {
-      const id = await installedIdOf(store, one(positionals, 'a plugin id'), io.cwd);
+      const target = one(positionals, 'a plugin id');
+      const { id, installed } = await uninstallTarget(store, target, io.cwd);
       const home = resolveClatHome(io.env, io.cwd).dir;
       const data = pluginDataDir(home, id);
-      const installed = Object.hasOwn((await store.readRegistry()).packages, id);
       // --purge of a package already uninstalled removes the data its uninstall kept.
       if (!installed && values.purge === true && (await removePluginData(home, id))) {
         io.stdout.write(`Removed the data of ${id} (${data})\n`);

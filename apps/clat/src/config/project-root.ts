@@ -26,10 +26,14 @@ function realOrSelf(path: string): string {
   }
 }
 
-/** Whether `dir` holds a project server file that is not the CLAT home's own `mcp.json`. */
-function holdsProjectFile(dir: string, clatHomeDir: string): boolean {
+/**
+ * Whether `dir` holds a project server file that is not the CLAT home's own `mcp.json`.
+ * `clatHome` is a getter so one walk resolves the CLAT home's real path once, and only when a
+ * `.clat/mcp.json` is found.
+ */
+function holdsProjectFile(dir: string, clatHome: () => string): boolean {
   const clat = join(dir, '.clat');
-  return existsSync(join(clat, 'mcp.json')) && realOrSelf(clat) !== realOrSelf(clatHomeDir);
+  return existsSync(join(clat, 'mcp.json')) && realOrSelf(clat) !== clatHome();
 }
 
 /**
@@ -59,12 +63,17 @@ export function findProjectRoot(
   isTrusted: (dir: string) => boolean,
   clatHomeDir: string,
 ): string {
-  if (isTrusted(start) || holdsProjectFile(start, clatHomeDir)) return start;
+  let realClatHome: string | undefined;
+  const clatHome = (): string => {
+    realClatHome ??= realOrSelf(clatHomeDir);
+    return realClatHome;
+  };
+  if (isTrusted(start) || holdsProjectFile(start, clatHome)) return start;
   const home = realOrSelf(homedir());
   // Up to, not including, the home directory or the filesystem root.
   for (let dir = dirname(start); dir !== home && dir !== dirname(dir); dir = dirname(dir)) {
     if (isTrusted(dir)) return dir;
-    if (holdsProjectFile(dir, clatHomeDir) && mayOwnProject(dir)) return dir;
+    if (holdsProjectFile(dir, clatHome) && mayOwnProject(dir)) return dir;
   }
   return start;
 }

@@ -1,0 +1,58 @@
+/**
+ * A server's own command-line words, as `clat mcp add <name> -- <command> [args]` and `clat
+ * plugin install npm:<name> -- [args]` take them: everything after the first `--` belongs to
+ * the server, so its options never collide with CLAT's.
+ * @module
+ */
+import { resolve } from 'node:path';
+import { shellWord } from '@clat/kernel';
+
+/** CLAT's words and the server's (undefined when no `--` was typed; `[]` for a bare `--`). */
+export function splitServerWords(argv: readonly string[]): {
+  own: string[];
+  server: string[] | undefined;
+} {
+  const dash = argv.indexOf('--');
+  return dash === -1
+    ? { own: [...argv], server: undefined }
+    : { own: argv.slice(0, dash), server: argv.slice(dash + 1) };
+}
+
+/**
+ * Words that are relative paths (`.`, `./data`, `../db.sqlite`) made absolute against `cwd`,
+ * since a server runs elsewhere (the CLAT home, its package directory); `resolved` lists each
+ * change as `word → absolute` for the output to show.
+ */
+export function absolutePathWords(
+  words: readonly string[],
+  cwd: string,
+): { words: string[]; resolved: string[] } {
+  const resolved: string[] = [];
+  const out = words.map((word) => {
+    if (!/^\.\.?(?:\/|$)/.test(word)) return word;
+    const absolute = resolve(cwd, word);
+    resolved.push(`${word} → ${absolute}`);
+    return absolute;
+  });
+  return { words: out, resolved };
+}
+
+/**
+ * The command line with a server's option moved after `--`, for the error of an option CLAT does
+ * not know (`clat plugin install npm:@playwright/mcp --headless`): the unknown word and the
+ * values after it (words up to the next option or `npm:` source) move; undefined when `unknown` is not a word.
+ */
+export function withServerWordsMoved(
+  prefix: string,
+  argv: readonly string[],
+  unknown: string,
+): string | undefined {
+  const start = argv.findIndex((word) => word === unknown || word.startsWith(`${unknown}=`));
+  if (start === -1) return undefined;
+  let end = start + 1;
+  // A value is not an option, nor the npm source a misplaced option may stand before.
+  const isValue = (word: string) => !word.startsWith('-') && !word.startsWith('npm:');
+  while (end < argv.length && isValue(argv[end] as string)) end++;
+  const words = [...argv.slice(0, start), ...argv.slice(end), '--', ...argv.slice(start, end)];
+  return `${prefix} ${words.map((word) => shellWord(word)).join(' ')}`;
+}
