@@ -5,8 +5,9 @@
  * gateway's mode, ask-effects are elicited or denied, and a long call is cancelled.
  */
 import { execFile } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +17,13 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GATEWAY_BIN, type GatewayWorld, gatewayStdio, gatewayWorld } from './support.js';
+import {
+  GATEWAY_BIN,
+  type GatewayWorld,
+  gatewayStatus,
+  gatewayStdio,
+  gatewayWorld,
+} from './support.js';
 
 let world: GatewayWorld | undefined;
 const clients: Array<{ close(): Promise<void> }> = [];
@@ -375,6 +382,41 @@ describe('clat-gateway over stdio', () => {
       expect.stringContaining('mcp_everything_trigger_sampling_request'),
       expect.stringContaining('sampling'),
     ]);
+  });
+
+  it('starts a server that crashed again at the next call of its tools, and clat://status says so', async () => {
+    world = await gatewayWorld();
+    const crashy = fileURLToPath(
+      new URL('../fixtures/mcp-servers/crash-mid-call.mjs', import.meta.url),
+    );
+    await writeFile(
+      join(world.home, 'mcp.json'),
+      JSON.stringify({ crashy: { command: process.execPath, args: [crashy] } }),
+    );
+    const client = await v1(world, 'full-access');
+    const echo = (text: string) =>
+      client.callTool({ name: 'mcp_crashy_echo', arguments: { text } });
+    const crashyStatus = async () => {
+      const { servers } = JSON.parse(await gatewayStatus(client)) as {
+        servers: Array<{ name: string; state: string; warnings: string[]; failure?: string }>;
+      };
+      return servers.find((server) => server.name === 'crashy');
+    };
+    expect(textOf(await echo('before'))).toBe('before');
+    // The call in flight fails with the exit and is not sent again.
+    const crashed = await client.callTool({ name: 'mcp_crashy_crash', arguments: {} });
+    expect(crashed.isError).toBe(true);
+    expect(textOf(crashed)).toContain('closed the connection: exited with code 139');
+    const down = await crashyStatus();
+    expect(down?.state).toBe('failed');
+    expect(JSON.stringify(down)).toContain('the next call of one of its tools starts it again');
+    // The next call is answered by a new process, behind the same tool.
+    const after = await echo('after');
+    expect(after.isError).not.toBe(true);
+    expect(textOf(after)).toBe('after');
+    const up = await crashyStatus();
+    expect(up?.state).toBe('connected');
+    expect(JSON.stringify(up)).toContain('restart 1 of 3 this session');
   });
 
   it('prints its version with --version, and --help names it', async () => {
