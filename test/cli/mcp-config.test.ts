@@ -242,15 +242,17 @@ describe('clat mcp add/remove/list/get', () => {
       process.execPath,
       './notes-server/server.mjs',
       `--${sandbox.marker}`,
+      '--log=./notes.log',
     ]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain(
-      `Relative paths were made absolute, since servers run in ${sandbox.home}: ./notes-server/server.mjs → ${join(sandbox.project, 'notes-server/server.mjs')}`,
+      `Relative paths were made absolute, since servers run in ${sandbox.home}: ./notes-server/server.mjs → ${join(sandbox.project, 'notes-server/server.mjs')}, --log=./notes.log → --log=${join(sandbox.project, 'notes.log')}\n`,
     );
     const servers = (
       (await sandbox.readMcp()) as { mcpServers: Record<string, { args: string[] }> }
     ).mcpServers;
     expect(servers.rel?.args[0]).toBe(join(sandbox.project, 'notes-server/server.mjs'));
+    expect(servers.rel?.args[2]).toBe(`--log=${join(sandbox.project, 'notes.log')}`);
     const tools = await sandbox.run(['tools', 'rel', '--trust']);
     expect(tools.code, tools.stderr).toBe(0);
     expect(tools.stdout).toContain('mcp_rel_add_note(');

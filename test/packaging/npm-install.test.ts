@@ -411,6 +411,7 @@ describe('clat plugin install npm:<name>', () => {
       '--',
       '--root',
       './src',
+      '--cache=../cache',
       '--db=${CLAT_PLUGIN_DATA}/db.sqlite',
       '--api-key',
       key,
@@ -418,7 +419,7 @@ describe('clat plugin install npm:<name>', () => {
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(replaced.stdout).toContain('Updated args-mcp 1.0.0');
     expect(replaced.stdout).toContain(
-      `Relative paths were made absolute, since its server runs in its package directory: ./src → ${join(world.project, 'src')}\n`,
+      `Relative paths were made absolute, since its server runs in its package directory: ./src → ${join(world.project, 'src')}, --cache=../cache → --cache=${join(world.work, 'cache')}\n`,
     );
     expect(replaced.stdout).toContain(
       'Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env NAME=value instead\n',
@@ -428,6 +429,7 @@ describe('clat plugin install npm:<name>', () => {
     const expected = [
       '--root',
       join(world.project, 'src'),
+      `--cache=${join(world.work, 'cache')}`,
       `--db=${data}/db.sqlite`,
       '--api-key',
       key,
@@ -444,6 +446,7 @@ describe('clat plugin install npm:<name>', () => {
     expect(row?.source.args).toEqual([
       '--root',
       join(world.project, 'src'),
+      `--cache=${join(world.work, 'cache')}`,
       '--db=${CLAT_PLUGIN_DATA}/db.sqlite',
       '--api-key',
       '[REDACTED]',

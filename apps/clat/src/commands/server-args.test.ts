@@ -16,12 +16,31 @@ describe('splitServerWords', () => {
 });
 
 describe('absolutePathWords', () => {
-  it('makes ., ./ and ../ words absolute and lists each change', () => {
+  it('makes ., ./ and ../ words and option values absolute and lists each change', () => {
     expect(
-      absolutePathWords(['.', './db', '../up', '.hidden', '--dir=./x', 'plain'], '/w/p'),
+      absolutePathWords(
+        ['.', './db', '../up', '.hidden', '--dir=./x', '-d=..', 'a=./b', '--x=.env', 'plain'],
+        '/w/p',
+      ),
     ).toEqual({
-      words: ['/w/p', '/w/p/db', '/w/up', '.hidden', '--dir=./x', 'plain'],
-      resolved: ['. → /w/p', './db → /w/p/db', '../up → /w/up'],
+      words: [
+        '/w/p',
+        '/w/p/db',
+        '/w/up',
+        '.hidden',
+        '--dir=/w/p/x',
+        '-d=/w',
+        'a=./b',
+        '--x=.env',
+        'plain',
+      ],
+      resolved: [
+        '. → /w/p',
+        './db → /w/p/db',
+        '../up → /w/up',
+        '--dir=./x → --dir=/w/p/x',
+        '-d=.. → -d=/w',
+      ],
     });
   });
 });

@@ -18,10 +18,13 @@ export function splitServerWords(argv: readonly string[]): {
     : { own: argv.slice(0, dash), server: argv.slice(dash + 1) };
 }
 
+/** A relative path word, or an option's `=` value that is one (`--db=./data.sqlite`). */
+const RELATIVE_PATH = /^(-{1,2}[A-Za-z0-9][\w.-]*=)?(\.\.?(?:\/.*)?)$/s;
+
 /**
- * Words that are relative paths (`.`, `./data`, `../db.sqlite`) made absolute against `cwd`,
- * since a server runs elsewhere (the CLAT home, its package directory); `resolved` lists each
- * change as `word → absolute` for the output to show.
+ * Words that are relative paths (`.`, `./data`, `../db.sqlite`, `--db=./data.sqlite`) made
+ * absolute against `cwd`, since a server runs elsewhere (the CLAT home, its package directory);
+ * `resolved` lists each change as `word → absolute` for the output to show.
  */
 export function absolutePathWords(
   words: readonly string[],
@@ -29,8 +32,9 @@ export function absolutePathWords(
 ): { words: string[]; resolved: string[] } {
   const resolved: string[] = [];
   const out = words.map((word) => {
-    if (!/^\.\.?(?:\/|$)/.test(word)) return word;
-    const absolute = resolve(cwd, word);
+    const match = RELATIVE_PATH.exec(word);
+    if (match === null) return word;
+    const absolute = `${match[1] ?? ''}${resolve(cwd, match[2] as string)}`;
     resolved.push(`${word} → ${absolute}`);
     return absolute;
   });
