@@ -414,17 +414,118 @@ describe("a project's own .clat/mcp.json in list, get, remove and disable", () =
     // The user's entry is the one the mount uses.
     expect((await sandbox.run(['mcp', 'get', 'shared'])).stdout).toContain('user-shared');
 
-    for (const verb of ['remove', 'disable']) {
+    const userText = await readFile(userFile, 'utf8');
+    for (const verb of ['disable', 'remove']) {
       const refused = await sandbox.run(['mcp', verb, 'docs']);
       expect(refused.code).toBe(1);
+      const command = `clat mcp ${verb} --scope project docs`;
       expect(refused.stderr).toContain(
-        `${userFile}: no server named "docs"; "docs" is in ${projectFile}, the project's own mcp.json, which clat mcp remove, enable and disable do not edit: change it there`,
+        `${userFile}: no server named "docs"; "docs" is in ${projectFile}, the project's own mcp.json: run "${command}"`,
+      );
+      if (verb === 'disable') expect(await readFile(projectFile, 'utf8')).toBe(projectText);
+      // The command it names edits the project's file.
+      const done = await sandbox.run(command.split(' ').slice(1));
+      expect(done.code, done.stderr).toBe(0);
+      const docs = (
+        JSON.parse(await readFile(projectFile, 'utf8')) as {
+          mcpServers: Record<string, { disabled?: boolean }>;
+        }
+      ).mcpServers.docs;
+      expect(docs).toEqual(
+        verb === 'disable' ? expect.objectContaining({ disabled: true }) : undefined,
       );
     }
-    expect(await readFile(projectFile, 'utf8')).toBe(projectText);
+    expect(await readFile(userFile, 'utf8')).toBe(userText);
+    // From the project's side, a user entry is named with the command that edits it.
+    const fromProject = await sandbox.run(['mcp', 'remove', '--scope', 'project', 'notes']);
+    expect(fromProject.code).toBe(1);
+    expect(fromProject.stderr).toContain(
+      `${projectFile}: no server named "notes"; "notes" is in ${userFile}: run "clat mcp remove notes"`,
+    );
     for (const result of [untrusted, trusted, got]) {
       expect(result.stdout + result.stderr).not.toContain('sk-projsecret123456');
     }
+  });
+
+  it('adds a project server with --scope project: paths from ${projectRoot}, keys and trust noted', async () => {
+    // In a subdirectory of the project, which already has its .clat/mcp.json.
+    const projectFile = join(sandbox.project, '.clat', 'mcp.json');
+    await mkdir(join(sandbox.project, '.clat'));
+    await writeFile(projectFile, '{"mcpServers":{}}\n');
+    await cp(join(NOTES_SERVER, '..'), join(sandbox.project, 'tools', 'notes'), {
+      recursive: true,
+    });
+    const sub = join(sandbox.project, 'src');
+    await mkdir(sub);
+    const key = 'sk-proj-ScopeValue0123456789';
+    const added = await sandbox.run(
+      [
+        'mcp',
+        'add',
+        'team-notes',
+        '--scope',
+        'project',
+        '--env',
+        'MCP_NOTES_DIR=${projectRoot}/notes',
+        '--env',
+        `NOTES_API_KEY=${key}`,
+        '--',
+        process.execPath,
+        '../tools/notes/server.mjs',
+        '--log=../../outside.log',
+      ],
+      { cwd: sub },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe(
+      [
+        `Added stdio server "team-notes" to ${projectFile}; restart CLAT to mount it`,
+        `Relative paths were made absolute, inside the project from \${projectRoot} (${sandbox.project} here, wherever the project is checked out), since servers run in ${sandbox.home}: ../tools/notes/server.mjs → \${projectRoot}/tools/notes/server.mjs, --log=../../outside.log → --log=${join(sandbox.project, '..', 'outside.log')}`,
+        `Note: ${projectFile} is the project's own file, often committed: the value of --env NOTES_API_KEY is written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in`,
+        `CLAT starts the project's servers once the project is trusted: clat trust ${sandbox.project}`,
+        '',
+      ].join('\n'),
+    );
+    const written = JSON.parse(await readFile(projectFile, 'utf8')) as {
+      mcpServers: Record<string, { args: string[] }>;
+    };
+    expect(written.mcpServers['team-notes']?.args).toEqual([
+      '${projectRoot}/tools/notes/server.mjs',
+      `--log=${join(sandbox.project, '..', 'outside.log')}`,
+    ]);
+    // The command the note names works, and the server starts from the project's root.
+    expect((await sandbox.run(['trust', sandbox.project])).code).toBe(0);
+    const tools = await sandbox.run(['tools', 'team-notes'], { cwd: sub });
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toContain('mcp_team_notes_add_note(');
+    // The user's file was not touched; -C names the project from anywhere.
+    await expect(readFile(join(sandbox.home, 'mcp.json'), 'utf8')).rejects.toThrow();
+    const removed = await sandbox.run([
+      'mcp',
+      'remove',
+      'team-notes',
+      '--scope',
+      'project',
+      '-C',
+      sandbox.project,
+    ]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toBe(`Removed server "team-notes" from ${projectFile}\n`);
+    const misused = await sandbox.run(['mcp', 'remove', 'x', '-C', sandbox.project]);
+    expect(misused.code).toBe(2);
+    expect(misused.stderr).toContain('-C names a project, and applies only with --scope project');
+    // In the home directory, .clat/mcp.json is the user's file: project scope refuses it.
+    const homeDir = join(sandbox.root, 'me');
+    await mkdir(join(homeDir, '.clat'), { recursive: true });
+    const inHome = await sandbox.run(['mcp', 'add', 'x', '--scope', 'project', '--', 'x-cmd'], {
+      cwd: homeDir,
+      env: { HOME: homeDir, CLAT_HOME: join(homeDir, '.clat') },
+    });
+    expect(inHome.code).toBe(2);
+    expect(inHome.stderr).toContain(
+      `${join(homeDir, '.clat', 'mcp.json')} is the user's mcp.json (the CLAT home), not a project's: drop --scope project`,
+    );
+    await expect(readFile(join(homeDir, '.clat', 'mcp.json'), 'utf8')).rejects.toThrow();
   });
 });
 

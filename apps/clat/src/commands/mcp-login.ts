@@ -219,16 +219,18 @@ async function forgetLogin(oauth: OAuthClient): Promise<ForgottenLogin | undefin
 
 /**
  * After `clat mcp remove`: the login of the removed HTTP entry, unless another configured entry
- * (the user's, or the trusted project's in `cwd`) still connects to the same URL, whose tokens
+ * (the user's, or the trusted project's) still connects to the same URL, whose tokens
  * they share. Returns the sentence to add to "Removed …", or undefined.
  */
 export async function forgetRemovedLogin(
   removed: McpServerConfig,
   io: CommandIO,
+  /** The project whose file it was removed from (`-C`); else the current directory's. */
+  root?: string,
 ): Promise<ForgottenLogin | undefined> {
   if (removed.transport !== 'http') return undefined;
   const home = resolveClatHome(io.env, io.cwd);
-  const projectRoot = await projectRootOf('.', io.cwd, home).catch(() => undefined);
+  const projectRoot = root ?? (await projectRootOf('.', io.cwd, home).catch(() => undefined));
   const trusted =
     projectRoot !== undefined && (await isTrusted(home.trustFile, projectRoot))
       ? projectRoot

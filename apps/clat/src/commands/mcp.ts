@@ -1,14 +1,12 @@
-/** `clat mcp`: status of the project's MCP surface, and safe edits of ~/.clat/mcp.json. @module */
+/** `clat mcp`: status of the project's MCP surface, and safe edits of the user's and the project's mcp.json. @module */
 
-import { MCP_HEADER } from '@clat/adapter-mcp';
-import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
+import { shellWord } from '@clat/kernel';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import {
   existingServerNames,
   loadMcpConfig,
-  putServerEntry,
   removeServerEntry,
   setServerDisabled,
 } from '../config/mcp-config-file.js';
@@ -18,18 +16,19 @@ import { GET_STREAM_SETTLE_MS, waitForGetStreams } from '../project/get-streams.
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 import { formatMcpStatus, mcpStatusJson } from '../ui/mcp-status.js';
+import { add, isInstalledPlugin } from './mcp-add.js';
 import { list } from './mcp-list.js';
-import { absolutePathWords, splitServerWords } from './server-args.js';
+import { type EditTarget, editTarget, SCOPE_OPTIONS } from './mcp-scope.js';
 
 const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp list [-C <dir>] [--trust] [--json]
        clat mcp get <name> [-C <dir>] [--trust] [--json]
-       clat mcp add <name> [--env K=V]... [--cwd <dir>] [--no-roots] [--force] -- <command> [args...]
-       clat mcp add <name> --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
-       clat mcp remove <name>
+       clat mcp add <name> [--scope user|project] [--env K=V]... [--cwd <dir>] [--no-roots] [--force] -- <command> [args...]
+       clat mcp add <name> [--scope user|project] --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
+       clat mcp remove <name> [--scope user|project]
        clat mcp login <name> [-C <dir>] [--trust]
        clat mcp logout <name> [-C <dir>] [--trust]
-       clat mcp enable|disable <name>
+       clat mcp enable|disable <name> [--scope user|project]
        clat mcp import --from <client> [--scope user|project] [--file <path>] [--dry-run] [--force] [--json]
 
 status (default)  Mount the trusted project's servers and show configured, connecting and
@@ -46,7 +45,12 @@ add, remove       Edit mcp.json atomically; other entries and unknown keys are k
                   --no-roots ("roots": false) does not offer the project root as an MCP
                   root: server-filesystem then keeps the directories its arguments name.
                   Removing an HTTP server also logs out of it (see logout) unless another
-                  entry connects to the same URL.
+                  entry connects to the same URL. --scope user (the default) edits
+                  ~/.clat/mcp.json, whose servers start in every trusted project; --scope
+                  project edits the project's own .clat/mcp.json (the project around the
+                  current directory, or -C <dir>'s), often committed with it: paths inside
+                  the project are written from \${projectRoot}, and a key typed as a value
+                  is noted (write '\${NAME}' to take it from the environment).
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
                   $BROWSER (else the platform opener) and waits for the redirect; the token is
                   kept in an owner-only file under the CLAT home, never in mcp.json. A server
@@ -54,9 +58,10 @@ login             OAuth login to an HTTP server: prints the authorization URL, o
                   project, or -C <dir>'s, once it is trusted (or with --trust).
 logout            Revoke the stored OAuth tokens at the authorization server (when it offers
                   RFC 7009 revocation), then delete them and the registered client.
-enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again.
-                  Entries may also set "includeTools"/"excludeTools" (names, * wildcards).
-                  A trusted project's own .clat/mcp.json is merged under this file.
+enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again
+                  (--scope as for add). Entries may also set "includeTools"/"excludeTools"
+                  (names, * wildcards). A trusted project's own .clat/mcp.json is merged
+                  under ~/.clat/mcp.json: the user's entry wins a shared name.
 import            Copy the servers of another client (claude-desktop, claude-code, cursor,
                   vscode, gemini, codex) from its documented config files into mcp.json in one
                   atomic write; reports fields that could not be mapped; never replaces an
@@ -100,250 +105,24 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
   );
 }
 
-function pairs(
-  values: string[] | undefined,
-  separator: RegExp,
-  flag: string,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [index, value] of (values ?? []).entries()) {
-    const match = separator.exec(value);
-    if (match === null || match.index === 0) {
-      // Header and env values are often keys: the error says which one, never what it holds.
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `${flag} number ${index + 1} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'} (its text is not shown, since it may hold a key)`,
-      );
-    }
-    const key = value.slice(0, match.index).trim();
-    if (Object.hasOwn(out, key)) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `${flag} ${JSON.stringify(key)} is given twice (the second would replace the first); give it once`,
-      );
-    }
-    out[key] = value.slice(match.index + match[0].length).trim();
-  }
-  return out;
-}
-
-/**
- * The flag an entry field came from, for add-time errors: they are about what was typed, not
- * about mcp.json (which was not touched).
- */
-function flagOf(name: string, path: string): string {
-  const field = path.startsWith(`${name}.`) ? path.slice(name.length + 1) : path;
-  const [head = '', ...rest] = field.split('.');
-  const key = rest.join('.');
-  switch (head) {
-    case 'url':
-      return '--url';
-    case 'headers':
-      return key === '' ? '--header' : `--header ${JSON.stringify(key)}`;
-    case 'env':
-      return key === '' ? '--env' : `--env ${key}`;
-    case 'cwd':
-      return '--cwd';
-    case 'command':
-      return 'the command after --';
-    case 'args':
-      return key === ''
-        ? 'the arguments after --'
-        : `argument ${Number(key) + 1} after the command`;
-    default:
-      return field;
-  }
-}
-
-/**
- * Headers the HTTP client or CLAT's transport set themselves: `Host` comes from the URL (fetch
- * ignores a configured one), `Connection` is the client's, and the MCP headers carry the session
- * and protocol state the transport keeps. Refused as flags; a file that has them is left alone.
- */
-const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'connection',
-  ...Object.values(MCP_HEADER),
-  // Streamable HTTP's session and resumption headers, owned by the HTTP transport.
-  'mcp-session-id',
-  'last-event-id',
-]);
-
-function checkHeaderFlags(headers: Record<string, string>): void {
-  const seen = new Map<string, string>();
-  for (const name of Object.keys(headers)) {
-    const lower = name.toLowerCase();
-    if (TRANSPORT_HEADERS.has(lower)) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `clat mcp add: --header ${JSON.stringify(name)} cannot be configured: ${lower === 'host' || lower === 'connection' ? 'the HTTP client sets it (Host from --url)' : "CLAT's MCP transport sets it"}`,
-      );
-    }
-    const first = seen.get(lower);
-    if (first !== undefined) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `clat mcp add: --header ${JSON.stringify(name)} repeats ${JSON.stringify(first)} (header names ignore case); give it once`,
-      );
-    }
-    seen.set(lower, name);
-  }
-}
-
-async function add(argv: string[], io: CommandIO): Promise<number> {
-  const { own: flags, server: serverWords } = splitServerWords(argv);
-  const command = serverWords ?? [];
-  const options = {
-    url: { type: 'string' },
-    transport: { type: 'string' },
-    header: { type: 'string', multiple: true },
-    env: { type: 'string', multiple: true },
-    cwd: { type: 'string' },
-    force: { type: 'boolean' },
-    'no-roots': { type: 'boolean' },
-  } as const;
-  let parsed: ReturnType<typeof parseFlags<typeof options>>;
-  try {
-    parsed = parseFlags('mcp add', flags, options);
-  } catch (error) {
-    // `clat mcp add mem npx -y pkg`: the server's own option was taken for clat's. Say where
-    // the command goes, with the very words typed.
-    const [name, first] = flags;
-    if (
-      serverWords !== undefined ||
-      name === undefined ||
-      first === undefined ||
-      first.startsWith('-')
-    )
-      throw error;
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      `${(error as Error).message}; a server command goes after --: clat mcp add ${[name, '--', ...flags.slice(1)].map((word) => shellWord(word)).join(' ')}`,
-    );
-  }
-  const { values, positionals } = parsed;
-  const [name, ...extra] = positionals;
-  if (name === undefined)
-    throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp add: missing <name>');
-  const [cmd, ...args] = [...extra, ...command];
-  let entry: Record<string, unknown>;
-  /** Relative paths made absolute, shown after "Added". */
-  const resolved: string[] = [];
-  const transport = values.transport;
-  if (transport !== undefined && transport !== 'http' && transport !== 'sse') {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      `clat mcp add: --transport must be http or sse, not ${JSON.stringify(transport.slice(0, 40))} (a command after -- is a stdio server)`,
-    );
-  }
-  if (transport !== undefined && values.url === undefined) {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      'clat mcp add: --transport applies only to --url servers',
-    );
-  }
-  if (values.url !== undefined) {
-    if (cmd !== undefined || values.env !== undefined || values.cwd !== undefined) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        'clat mcp add: --url cannot be combined with a command, --env or --cwd; choose exactly one transport',
-      );
-    }
-    const headers = pairs(values.header, /:/, '--header');
-    checkHeaderFlags(headers);
-    // The transport refuses it at every start; say so now, before it is written.
-    if (URL.canParse(values.url)) {
-      const url = new URL(values.url);
-      if (url.username !== '' || url.password !== '') {
-        throw new CliError(
-          CliErrorCode.CLI_USAGE,
-          'clat mcp add: --url must not embed credentials (user:password@); put them in a header instead, e.g. --header "Authorization: Bearer <token>"',
-        );
-      }
-    }
-    entry = {
-      ...(transport === 'sse' ? { type: 'sse' } : {}),
-      url: values.url,
-      ...(values.header === undefined ? {} : { headers }),
-    };
-  } else {
-    if (cmd === undefined) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        'clat mcp add: give either --url <url> or -- <command> [args...]',
-      );
-    }
-    if (values.header !== undefined) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        'clat mcp add: --header applies only to --url servers',
-      );
-    }
-    // Servers run in the CLAT home, not where `clat mcp add` was typed: a path written relative
-    // to here (`./server.js`, `.`, `../data`) is made absolute now, so it keeps naming the file
-    // the person meant instead of one in the CLAT home.
-    const absolute = absolutePathWords([cmd, ...args], io.cwd);
-    resolved.push(...absolute.resolved);
-    const [command, ...fixedArgs] = absolute.words;
-    entry = {
-      command: command ?? cmd,
-      ...(fixedArgs.length === 0 ? {} : { args: fixedArgs }),
-      ...(values.env === undefined ? {} : { env: pairs(values.env, /=/, '--env') }),
-      ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
-    };
-  }
-  if (values['no-roots'] === true) entry.roots = false;
-  const home = resolveClatHome(io.env, io.cwd);
-  const server = await putServerEntry(home.mcpFile, name, entry, {
-    replace: values.force === true,
-    invalid: (issues) =>
-      new CliError(
-        CliErrorCode.CLI_USAGE,
-        `clat mcp add: ${issues.map((issue) => `${flagOf(name, issue.path)}: ${issue.message}`).join('; ')}; nothing was written to ${home.mcpFile}`,
-      ),
-  });
-  const label =
-    server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;
-  io.stdout.write(
-    `Added ${label} server ${JSON.stringify(name)} to ${home.mcpFile}; restart CLAT to mount it\n`,
-  );
-  if (resolved.length > 0) {
-    io.stdout.write(
-      `Relative paths were made absolute, since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
-    );
-  }
-  if (await isInstalledPlugin(home.dir, name)) {
-    // mcp.json entries come first, so the package would stop starting without a word here.
-    io.stdout.write(
-      `It takes the place of the installed plugin ${JSON.stringify(name)}, which CLAT no longer starts while this entry exists; "clat mcp remove ${shellWord(name)}" brings the plugin back\n`,
-    );
-  }
-  return 0;
-}
-
-/** Whether an installed plugin (enabled or not) has id `name`; an unreadable store counts as no. */
-async function isInstalledPlugin(clatHome: string, name: string): Promise<boolean> {
-  const { PluginStore } = await import('@clat/packaging');
-  const registry = await new PluginStore({ clatHome }).readRegistry().catch(() => undefined);
-  return registry !== undefined && Object.hasOwn(registry.packages, name);
-}
-
 async function remove(argv: string[], io: CommandIO): Promise<number> {
-  const { positionals } = parseFlags('mcp remove', argv, {});
+  const { positionals, values } = parseFlags('mcp remove', argv, SCOPE_OPTIONS);
   const [name] = positionals;
   if (name === undefined || positionals.length > 1) {
     throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp remove: expected exactly one <name>');
   }
-  const home = resolveClatHome(io.env, io.cwd);
+  const target = await editTarget('remove', values, io);
   // The entry as it was, for its stored login (an invalid entry never had one).
-  const entry = (await loadMcpConfig(home.mcpFile)).servers.find((server) => server.name === name);
-  await removeServerEntry(home.mcpFile, name);
+  const entry = (await loadMcpConfig(target.file)).servers.find((server) => server.name === name);
+  await removeServerEntry(target.file, name).catch(async (error: unknown) => {
+    throw await notFoundHint(error, target, 'remove', name, io);
+  });
   const login =
     entry?.transport === 'http'
-      ? await (await import('./mcp-login.js')).forgetRemovedLogin(entry, io)
+      ? await (await import('./mcp-login.js')).forgetRemovedLogin(entry, io, target.root)
       : undefined;
   io.stdout.write(
-    `Removed server ${JSON.stringify(name)} from ${home.mcpFile}${login === undefined ? '' : `; ${login.done}`}\n`,
+    `Removed server ${JSON.stringify(name)} from ${target.file}${login === undefined ? '' : `; ${login.done}`}\n`,
   );
   if (login?.warning !== undefined) io.stderr.write(`warning: ${login.warning}\n`);
   return 0;
@@ -351,19 +130,65 @@ async function remove(argv: string[], io: CommandIO): Promise<number> {
 
 async function toggle(disabled: boolean, argv: string[], io: CommandIO): Promise<number> {
   const verb = disabled ? 'disable' : 'enable';
-  const { positionals } = parseFlags(`mcp ${verb}`, argv, {});
+  const { positionals, values } = parseFlags(`mcp ${verb}`, argv, SCOPE_OPTIONS);
   const [name] = positionals;
   if (name === undefined || positionals.length > 1) {
     throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
   }
-  const home = resolveClatHome(io.env, io.cwd);
-  const changed = await setServerDisabled(home.mcpFile, name, disabled);
+  const target = await editTarget(verb, values, io);
+  const changed = await setServerDisabled(target.file, name, disabled).catch(
+    async (error: unknown) => {
+      throw await notFoundHint(error, target, verb, name, io);
+    },
+  );
   io.stdout.write(
     changed
-      ? `${disabled ? 'Disabled' : 'Enabled'} server ${JSON.stringify(name)} in ${home.mcpFile}; restart CLAT for it to take effect\n`
+      ? `${disabled ? 'Disabled' : 'Enabled'} server ${JSON.stringify(name)} in ${target.file}; restart CLAT for it to take effect\n`
       : `Server ${JSON.stringify(name)} was already ${disabled ? 'disabled' : 'enabled'}\n`,
   );
   return 0;
+}
+
+/**
+ * "no server named x" in the file one scope edits, for an entry of the other scope's file (the
+ * user's, or the current project's own `.clat/mcp.json`), names that file and the command that
+ * edits it; else the closest name of both files, when one is close.
+ */
+async function notFoundHint(
+  error: unknown,
+  target: EditTarget,
+  sub: string,
+  name: string,
+  io: CommandIO,
+): Promise<unknown> {
+  if (!(error instanceof CliError) || error.code !== CliErrorCode.CLI_SERVER_NOT_FOUND)
+    return error;
+  const { home } = target;
+  const projectFile =
+    target.scope === 'project'
+      ? target.file
+      : await projectRootOf('.', io.cwd, home).then(projectMcpFile, () => undefined);
+  const other = target.scope === 'user' ? projectFile : home.mcpFile;
+  const names = async (file: string | undefined) =>
+    file === undefined
+      ? new Set<string>()
+      : existingServerNames(file).catch(() => new Set<string>());
+  if (other !== undefined && (await names(other)).has(name)) {
+    const command =
+      target.scope === 'user'
+        ? `clat mcp ${sub} --scope project ${shellWord(name)}`
+        : `clat mcp ${sub} ${shellWord(name)}`;
+    const whose = target.scope === 'user' ? ", the project's own mcp.json" : '';
+    return new CliError(
+      CliErrorCode.CLI_SERVER_NOT_FOUND,
+      `${error.message}; ${JSON.stringify(name)} is in ${other}${whose}: run "${command}"`,
+    );
+  }
+  // An installed plugin's id is named by the caller (namePluginCommand), not guessed at.
+  if (await isInstalledPlugin(home.dir, name)) return error;
+  const known = [...(await names(home.mcpFile)), ...(await names(projectFile))];
+  const meant = didYouMean(name, known);
+  return meant === '' ? error : new CliError(error.code, `${error.message}${meant}`);
 }
 
 export const mcpCommand: Command = {
@@ -407,34 +232,10 @@ async function namePluginCommand(
   const name = rest.find((word) => !word.startsWith('-'));
   if (name === undefined) return error;
   const home = resolveClatHome(io.env, io.cwd);
-  if (!(await isInstalledPlugin(home.dir, name)))
-    return command === PLUGIN_COMMAND.get ? error : nameProjectFile(error, name, io);
+  if (!(await isInstalledPlugin(home.dir, name))) return error;
   return new CliError(
     CliErrorCode.CLI_SERVER_NOT_FOUND,
     `${error.message}; ${JSON.stringify(name)} is an installed plugin, not an mcp.json entry: run "${command(name)}"`,
-  );
-}
-
-/**
- * "no server named x" in `~/.clat/mcp.json` for an entry of the current project's own
- * `.clat/mcp.json` (shown by `clat mcp` and `list` once trusted) says which file holds it: these
- * commands edit only the user's file, and a project's file is the project's to change.
- */
-async function nameProjectFile(error: CliError, name: string, io: CommandIO): Promise<CliError> {
-  const home = resolveClatHome(io.env, io.cwd);
-  const root = await projectRootOf('.', io.cwd, home).catch(() => undefined);
-  if (root === undefined) return error;
-  const file = projectMcpFile(root);
-  const names = await existingServerNames(file).catch(() => undefined);
-  if (names === undefined || !names.has(name)) {
-    // Neither a plugin nor a project entry: perhaps a typo of a user entry.
-    const user = await existingServerNames(home.mcpFile).catch(() => new Set<string>());
-    const meant = didYouMean(name, [...user, ...(names ?? [])]);
-    return meant === '' ? error : new CliError(error.code, `${error.message}${meant}`);
-  }
-  return new CliError(
-    CliErrorCode.CLI_SERVER_NOT_FOUND,
-    `${error.message}; ${JSON.stringify(name)} is in ${file}, the project's own mcp.json, which clat mcp remove, enable and disable do not edit: change it there`,
   );
 }
 

@@ -29,12 +29,14 @@ const RELATIVE_PATH = /^(-{1,2}[A-Za-z0-9][\w.-]*=)?(\.\.?(?:\/.*)?)$/s;
 export function absolutePathWords(
   words: readonly string[],
   cwd: string,
+  /** Rewrites each absolute path (a project's file writes it from `${projectRoot}`). */
+  rewrite: (absolute: string) => string = (absolute) => absolute,
 ): { words: string[]; resolved: string[] } {
   const resolved: string[] = [];
   const out = words.map((word) => {
     const match = RELATIVE_PATH.exec(word);
     if (match === null) return word;
-    const absolute = `${match[1] ?? ''}${resolve(cwd, match[2] as string)}`;
+    const absolute = `${match[1] ?? ''}${rewrite(resolve(cwd, match[2] as string))}`;
     resolved.push(`${word} → ${absolute}`);
     return absolute;
   });

@@ -1,0 +1,296 @@
+/**
+ * `clat mcp add`: one entry into the user's `mcp.json` or, with `--scope project`, the project's
+ * own `.clat/mcp.json`, validated before anything is written, naming the flag a bad field came
+ * from.
+ * @module
+ */
+import { sep } from 'node:path';
+import { MCP_HEADER } from '@clat/adapter-mcp';
+import { redactSecrets, sanitizeTerminalLine, shellWord } from '@clat/kernel';
+import { parseFlags } from '../cli-options.js';
+import type { CommandIO } from '../command.js';
+import { existingServerNames, putServerEntry } from '../config/mcp-config-file.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
+import { absolutePathWords, splitServerWords } from './server-args.js';
+
+function pairs(
+  values: string[] | undefined,
+  separator: RegExp,
+  flag: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [index, value] of (values ?? []).entries()) {
+    const match = separator.exec(value);
+    if (match === null || match.index === 0) {
+      // Header and env values are often keys: the error says which one, never what it holds.
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `${flag} number ${index + 1} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'} (its text is not shown, since it may hold a key)`,
+      );
+    }
+    const key = value.slice(0, match.index).trim();
+    if (Object.hasOwn(out, key)) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `${flag} ${JSON.stringify(key)} is given twice (the second would replace the first); give it once`,
+      );
+    }
+    out[key] = value.slice(match.index + match[0].length).trim();
+  }
+  return out;
+}
+
+/**
+ * The flag an entry field came from, for add-time errors: they are about what was typed, not
+ * about mcp.json (which was not touched).
+ */
+function flagOf(name: string, path: string): string {
+  const field = path.startsWith(`${name}.`) ? path.slice(name.length + 1) : path;
+  const [head = '', ...rest] = field.split('.');
+  const key = rest.join('.');
+  switch (head) {
+    case 'url':
+      return '--url';
+    case 'headers':
+      return key === '' ? '--header' : `--header ${JSON.stringify(key)}`;
+    case 'env':
+      return key === '' ? '--env' : `--env ${key}`;
+    case 'cwd':
+      return '--cwd';
+    case 'command':
+      return 'the command after --';
+    case 'args':
+      return key === ''
+        ? 'the arguments after --'
+        : `argument ${Number(key) + 1} after the command`;
+    default:
+      return field;
+  }
+}
+
+/**
+ * Headers the HTTP client or CLAT's transport set themselves: `Host` comes from the URL (fetch
+ * ignores a configured one), `Connection` is the client's, and the MCP headers carry the session
+ * and protocol state the transport keeps. Refused as flags; a file that has them is left alone.
+ */
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'connection',
+  ...Object.values(MCP_HEADER),
+  // Streamable HTTP's session and resumption headers, owned by the HTTP transport.
+  'mcp-session-id',
+  'last-event-id',
+]);
+
+function checkHeaderFlags(headers: Record<string, string>): void {
+  const seen = new Map<string, string>();
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (TRANSPORT_HEADERS.has(lower)) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat mcp add: --header ${JSON.stringify(name)} cannot be configured: ${lower === 'host' || lower === 'connection' ? 'the HTTP client sets it (Host from --url)' : "CLAT's MCP transport sets it"}`,
+      );
+    }
+    const first = seen.get(lower);
+    if (first !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat mcp add: --header ${JSON.stringify(name)} repeats ${JSON.stringify(first)} (header names ignore case); give it once`,
+      );
+    }
+    seen.set(lower, name);
+  }
+}
+
+export async function add(argv: string[], io: CommandIO): Promise<number> {
+  const { own: flags, server: serverWords } = splitServerWords(argv);
+  const command = serverWords ?? [];
+  const options = {
+    url: { type: 'string' },
+    transport: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    env: { type: 'string', multiple: true },
+    cwd: { type: 'string' },
+    force: { type: 'boolean' },
+    'no-roots': { type: 'boolean' },
+    ...SCOPE_OPTIONS,
+  } as const;
+  let parsed: ReturnType<typeof parseFlags<typeof options>>;
+  try {
+    parsed = parseFlags('mcp add', flags, options);
+  } catch (error) {
+    // `clat mcp add mem npx -y pkg`: the server's own option was taken for clat's. Say where
+    // the command goes, with the very words typed.
+    const [name, first] = flags;
+    if (
+      serverWords !== undefined ||
+      name === undefined ||
+      first === undefined ||
+      first.startsWith('-')
+    )
+      throw error;
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `${(error as Error).message}; a server command goes after --: clat mcp add ${[name, '--', ...flags.slice(1)].map((word) => shellWord(word)).join(' ')}`,
+    );
+  }
+  const { values, positionals } = parsed;
+  const [name, ...extra] = positionals;
+  if (name === undefined)
+    throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp add: missing <name>');
+  const [cmd, ...args] = [...extra, ...command];
+  const target = await editTarget('add', values, io);
+  let entry: Record<string, unknown>;
+  /** Relative paths made absolute, shown after "Added". */
+  const resolved: string[] = [];
+  const transport = values.transport;
+  if (transport !== undefined && transport !== 'http' && transport !== 'sse') {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp add: --transport must be http or sse, not ${JSON.stringify(transport.slice(0, 40))} (a command after -- is a stdio server)`,
+    );
+  }
+  if (transport !== undefined && values.url === undefined) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      'clat mcp add: --transport applies only to --url servers',
+    );
+  }
+  if (values.url !== undefined) {
+    if (cmd !== undefined || values.env !== undefined || values.cwd !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat mcp add: --url cannot be combined with a command, --env or --cwd; choose exactly one transport',
+      );
+    }
+    const headers = pairs(values.header, /:/, '--header');
+    checkHeaderFlags(headers);
+    // The transport refuses it at every start; say so now, before it is written.
+    if (URL.canParse(values.url)) {
+      const url = new URL(values.url);
+      if (url.username !== '' || url.password !== '') {
+        throw new CliError(
+          CliErrorCode.CLI_USAGE,
+          'clat mcp add: --url must not embed credentials (user:password@); put them in a header instead, e.g. --header "Authorization: Bearer <token>"',
+        );
+      }
+    }
+    entry = {
+      ...(transport === 'sse' ? { type: 'sse' } : {}),
+      url: values.url,
+      ...(values.header === undefined ? {} : { headers }),
+    };
+  } else {
+    if (cmd === undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat mcp add: give either --url <url> or -- <command> [args...]',
+      );
+    }
+    if (values.header !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat mcp add: --header applies only to --url servers',
+      );
+    }
+    // Servers run in the CLAT home, not where `clat mcp add` was typed: a path written relative
+    // to here (`./server.js`, `.`, `../data`) is made absolute now, so it keeps naming the file
+    // the person meant instead of one in the CLAT home.
+    // In a project's file, arguments inside the project are written from `${projectRoot}`, so
+    // the entry works wherever the project is checked out (the command cannot hold it).
+    const fixedCommand = absolutePathWords([cmd], io.cwd);
+    const root = target.root;
+    const fixedArgs = absolutePathWords(args, io.cwd, (path) =>
+      root === undefined ? path : fromProjectRoot(root, path),
+    );
+    resolved.push(...fixedCommand.resolved, ...fixedArgs.resolved);
+    entry = {
+      command: fixedCommand.words[0] ?? cmd,
+      ...(fixedArgs.words.length === 0 ? {} : { args: fixedArgs.words }),
+      ...(values.env === undefined ? {} : { env: pairs(values.env, /=/, '--env') }),
+      ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
+    };
+  }
+  if (values['no-roots'] === true) entry.roots = false;
+  const { home, file } = target;
+  const server = await putServerEntry(file, name, entry, {
+    replace: values.force === true,
+    invalid: (issues) =>
+      new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat mcp add: ${issues.map((issue) => `${flagOf(name, issue.path)}: ${issue.message}`).join('; ')}; nothing was written to ${file}`,
+      ),
+  });
+  const label =
+    server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;
+  io.stdout.write(
+    `Added ${label} server ${JSON.stringify(name)} to ${file}; restart CLAT to mount it\n`,
+  );
+  if (resolved.length > 0) {
+    const how =
+      target.root === undefined
+        ? 'made absolute,'
+        : `made absolute, inside the project from \${projectRoot} (${target.root} here, wherever the project is checked out),`;
+    io.stdout.write(
+      `Relative paths were ${how} since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
+    );
+  }
+  if (target.root !== undefined) await projectScopeNotes(target, name, values, io);
+  if (await isInstalledPlugin(home.dir, name)) {
+    // mcp.json entries come first, so the package would stop starting without a word here.
+    io.stdout.write(
+      `It takes the place of the installed plugin ${JSON.stringify(name)}, which CLAT no longer starts while this entry exists; "clat mcp remove ${shellWord(name)}" brings the plugin back\n`,
+    );
+  }
+  return 0;
+}
+
+/** Whether an installed plugin (enabled or not) has id `name`; an unreadable store counts as no. */
+export async function isInstalledPlugin(clatHome: string, name: string): Promise<boolean> {
+  const { PluginStore } = await import('@clat/packaging');
+  const registry = await new PluginStore({ clatHome }).readRegistry().catch(() => undefined);
+  return registry !== undefined && Object.hasOwn(registry.packages, name);
+}
+
+/** `path` (absolute) from `${projectRoot}` when it is the root or inside it, else as it is. */
+function fromProjectRoot(root: string, path: string): string {
+  if (path === root) return '${projectRoot}';
+  return path.startsWith(`${root}${sep}`) ? `\${projectRoot}${path.slice(root.length)}` : path;
+}
+
+/**
+ * What a project-scope add should know: a key typed into a file that is often committed, an
+ * entry of the user's own `mcp.json` that wins the name, and an untrusted project.
+ */
+async function projectScopeNotes(
+  target: EditTarget,
+  name: string,
+  values: { env?: string[] | undefined; header?: string[] | undefined },
+  io: CommandIO,
+): Promise<void> {
+  const literal: string[] = [];
+  for (const [key, value] of Object.entries(pairs(values.env, /=/, '--env'))) {
+    if (!value.includes('${') && redactSecrets(value) !== value) literal.push(`--env ${key}`);
+  }
+  for (const [key, value] of Object.entries(pairs(values.header, /:/, '--header'))) {
+    if (!value.includes('${')) literal.push(`--header ${JSON.stringify(key)}`);
+  }
+  if (literal.length > 0) {
+    io.stdout.write(
+      `Note: ${target.file} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in\n`,
+    );
+  }
+  const user = await existingServerNames(target.home.mcpFile).catch(() => new Set<string>());
+  if (user.has(name)) {
+    io.stdout.write(
+      `${target.home.mcpFile} has a server ${JSON.stringify(name)} too, which wins: CLAT starts that one while it exists\n`,
+    );
+  }
+  if (!(await targetTrusted(target))) {
+    io.stdout.write(
+      `CLAT starts the project's servers once the project is trusted: clat trust ${shellWord(target.root ?? '.')}\n`,
+    );
+  }
+}

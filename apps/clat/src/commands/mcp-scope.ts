@@ -1,0 +1,80 @@
+/**
+ * Which mcp.json `clat mcp add|remove|enable|disable` edit: `--scope user` (the default), the
+ * CLAT home's `mcp.json`, whose servers start in every trusted project; or `--scope project`,
+ * the project's own `.clat/mcp.json` (the project around the current directory, or `-C <dir>`'s,
+ * found as every command finds it), read only in that project once it is trusted, and often
+ * committed with it, as Claude Code's and Gemini CLI's project scope.
+ * @module
+ */
+
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { CommandIO } from '../command.js';
+import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
+import { isTrusted, projectRootOf } from '../config/trust-store.js';
+import { CliError, CliErrorCode } from '../errors.js';
+
+export const SCOPE_OPTIONS = {
+  scope: { type: 'string' },
+  project: { type: 'string', short: 'C' },
+} as const;
+
+export const SCOPES = ['user', 'project'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface EditTarget {
+  scope: Scope;
+  /** The mcp.json to edit. */
+  file: string;
+  home: ClatHome;
+  /** The project root (project scope only). */
+  root?: string;
+}
+
+/** The file `clat mcp <sub>` edits, from `--scope` and `-C`. */
+export async function editTarget(
+  sub: string,
+  values: { scope?: string | undefined; project?: string | undefined },
+  io: CommandIO,
+): Promise<EditTarget> {
+  const scope = values.scope ?? 'user';
+  if (scope !== 'user' && scope !== 'project') {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp ${sub}: --scope must be user or project, not ${JSON.stringify(scope.slice(0, 40))}`,
+    );
+  }
+  const home = resolveClatHome(io.env, io.cwd);
+  if (scope === 'user') {
+    if (values.project !== undefined) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat mcp ${sub}: -C names a project, and applies only with --scope project`,
+      );
+    }
+    return { scope, file: home.mcpFile, home };
+  }
+  const root = await projectRootOf(values.project ?? '.', io.cwd, home);
+  const file = projectMcpFile(root);
+  // In the home directory, `.clat/mcp.json` is the CLAT home's own file: the user scope's.
+  if ((await realOrSelf(file)) === (await realOrSelf(home.mcpFile))) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp ${sub}: ${file} is the user's mcp.json (the CLAT home), not a project's: drop --scope project, or run it in a project (or name one with -C <dir>)`,
+    );
+  }
+  return { scope, file, home, root };
+}
+
+/** The file's real path through its directory (the file itself may not exist yet). */
+async function realOrSelf(file: string): Promise<string> {
+  const dir = await realpath(dirname(file)).catch(() => dirname(file));
+  return join(dir, basename(file));
+}
+
+/** Whether the project of a project-scope target is trusted (its servers start only then). */
+export function targetTrusted(target: EditTarget): Promise<boolean> {
+  return target.root === undefined
+    ? Promise.resolve(true)
+    : isTrusted(target.home.trustFile, target.root);
+}
