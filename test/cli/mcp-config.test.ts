@@ -529,6 +529,95 @@ describe("a project's own .clat/mcp.json in list, get, remove and disable", () =
   });
 });
 
+describe('clat mcp add-json', () => {
+  it('adds an entry pasted from a README or another client, and says what did not map', async () => {
+    const userFile = join(sandbox.home, 'mcp.json');
+    // Claude Desktop's shape, the one most READMEs show: the only server is taken, with its name.
+    const desktop = JSON.stringify({ mcpServers: { notes: sandbox.notesServer() } });
+    const added = await sandbox.run(['mcp', 'add-json', desktop]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe(
+      `Added stdio server "notes" to ${userFile}; restart CLAT to mount it\n`,
+    );
+    const tools = await sandbox.run(['tools', 'notes', '--trust']);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toContain('mcp_notes_add_note(');
+
+    // VS Code's shape, an HTTP entry with a field CLAT has no use for: said, not dropped silently.
+    const vscode = JSON.stringify({
+      servers: {
+        docs: {
+          type: 'http',
+          url: 'https://docs.example/mcp',
+          headers: { Authorization: 'Bearer ${env:DOCS_TOKEN}' },
+          timeout: 5000,
+        },
+        other: { command: 'other-cmd' },
+      },
+    });
+    const many = await sandbox.run(['mcp', 'add-json', vscode]);
+    expect(many.code).toBe(2);
+    expect(many.stderr).toContain(
+      'the JSON holds 2 servers ("docs", "other"); name the one to add before the JSON',
+    );
+    const docs = await sandbox.run(['mcp', 'add-json', 'docs', vscode]);
+    expect(docs.code, docs.stderr).toBe(0);
+    expect(docs.stdout).toBe(
+      [
+        `Added http server "docs" to ${userFile}; restart CLAT to mount it`,
+        'Note: "timeout" was not imported: CLAT applies its own limits (10 s handshake, 120 s per call)',
+        '',
+      ].join('\n'),
+    );
+    const written = JSON.parse(await readFile(userFile, 'utf8')) as {
+      mcpServers: Record<string, unknown>;
+    };
+    expect(written.mcpServers.docs).toEqual({
+      url: 'https://docs.example/mcp',
+      headers: { Authorization: 'Bearer ${DOCS_TOKEN}' },
+    });
+    expect(written.mcpServers.other).toBeUndefined();
+
+    // A bare entry needs its name; bad JSON is refused without its text (it may hold a key).
+    const bare = await sandbox.run(['mcp', 'add-json', '{"command":"x"}']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain(
+      "the JSON is one server entry without its name; give the name first: clat mcp add-json <name> '<json>'",
+    );
+    const broken = await sandbox.run([
+      'mcp',
+      'add-json',
+      'k',
+      '{"env":{"K":"sk-proj-Broken0123456789"},}',
+    ]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(
+      'the JSON is not valid (at character 41); its text is not shown',
+    );
+    expect(broken.stderr).not.toContain('sk-proj-Broken');
+    const invalid = await sandbox.run(['mcp', 'add-json', 'bad', '{"url":"ftp://docs.example/"}']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/^clat: clat mcp add-json: url: .*; nothing was written to /);
+
+    // Into the project's file, a literal key is noted.
+    const project = await sandbox.run([
+      'mcp',
+      'add-json',
+      '--scope',
+      'project',
+      'team-docs',
+      '{"url":"https://docs.example/mcp","headers":{"Authorization":"Bearer sk-proj-Team0123456789"}}',
+    ]);
+    expect(project.code, project.stderr).toBe(0);
+    const projectFile = join(sandbox.project, '.clat', 'mcp.json');
+    expect(project.stdout).toContain(`Added http server "team-docs" to ${projectFile}`);
+    expect(project.stdout).toContain(
+      `Note: ${projectFile} is the project's own file, often committed: the value of header "Authorization" is written as typed`,
+    );
+    expect(project.stdout).not.toContain('sk-proj-Team');
+  });
+});
+
 describe('mounting with bad entries', () => {
   it('reports each bad entry by file and field and still mounts the good one', async () => {
     await sandbox.writeMcp({

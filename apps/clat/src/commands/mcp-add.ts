@@ -237,14 +237,53 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       `Relative paths were ${how} since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
     );
   }
-  if (target.root !== undefined) await projectScopeNotes(target, name, values, io);
-  if (await isInstalledPlugin(home.dir, name)) {
+  const typed = literalValues(
+    pairs(values.env, /=/, '--env'),
+    pairs(values.header, /:/, '--header'),
+    (kind, key) => (kind === 'env' ? `--env ${key}` : `--header ${JSON.stringify(key)}`),
+  );
+  await addedNotes(target, name, typed, io);
+  return 0;
+}
+
+/**
+ * The env and header values written as typed that a committed project file should not hold: an
+ * env value that looks like a key, any header value (all are treated as secret), unless it takes
+ * its value from a `${VAR}`. `label` names each as the person gave it.
+ */
+export function literalValues(
+  env: Record<string, string>,
+  headers: Record<string, string>,
+  label: (kind: 'env' | 'header', key: string) => string,
+): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    if (!value.includes('${') && redactSecrets(value) !== value) out.push(label('env', key));
+  }
+  for (const [key, value] of Object.entries(headers)) {
+    if (!value.includes('${')) out.push(label('header', key));
+  }
+  return out;
+}
+
+/**
+ * What an add should say after the write: in a project's file, keys typed as values (`literal`),
+ * a user entry that wins the name and an untrusted project; in either, an installed plugin whose
+ * place the entry takes.
+ */
+export async function addedNotes(
+  target: EditTarget,
+  name: string,
+  literal: readonly string[],
+  io: CommandIO,
+): Promise<void> {
+  if (target.root !== undefined) await projectScopeNotes(target, name, literal, io);
+  if (await isInstalledPlugin(target.home.dir, name)) {
     // mcp.json entries come first, so the package would stop starting without a word here.
     io.stdout.write(
       `It takes the place of the installed plugin ${JSON.stringify(name)}, which CLAT no longer starts while this entry exists; "clat mcp remove ${shellWord(name)}" brings the plugin back\n`,
     );
   }
-  return 0;
 }
 
 /** Whether an installed plugin (enabled or not) has id `name`; an unreadable store counts as no. */
@@ -267,16 +306,9 @@ function fromProjectRoot(root: string, path: string): string {
 async function projectScopeNotes(
   target: EditTarget,
   name: string,
-  values: { env?: string[] | undefined; header?: string[] | undefined },
+  literal: readonly string[],
   io: CommandIO,
 ): Promise<void> {
-  const literal: string[] = [];
-  for (const [key, value] of Object.entries(pairs(values.env, /=/, '--env'))) {
-    if (!value.includes('${') && redactSecrets(value) !== value) literal.push(`--env ${key}`);
-  }
-  for (const [key, value] of Object.entries(pairs(values.header, /:/, '--header'))) {
-    if (!value.includes('${')) literal.push(`--header ${JSON.stringify(key)}`);
-  }
   if (literal.length > 0) {
     io.stdout.write(
       `Note: ${target.file} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in\n`,

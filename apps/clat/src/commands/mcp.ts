@@ -25,6 +25,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp get <name> [-C <dir>] [--trust] [--json]
        clat mcp add <name> [--scope user|project] [--env K=V]... [--cwd <dir>] [--no-roots] [--force] -- <command> [args...]
        clat mcp add <name> [--scope user|project] --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
+       clat mcp add-json [<name>] '<json>' [--scope user|project] [--force]
        clat mcp remove <name> [--scope user|project]
        clat mcp login <name> [-C <dir>] [--trust]
        clat mcp logout <name> [-C <dir>] [--trust]
@@ -51,6 +52,10 @@ add, remove       Edit mcp.json atomically; other entries and unknown keys are k
                   current directory, or -C <dir>'s), often committed with it: paths inside
                   the project are written from \${projectRoot}, and a key typed as a value
                   is noted (write '\${NAME}' to take it from the environment).
+add-json          Add an entry pasted as JSON, as a README or another client shows it: one
+                  entry, or {"mcpServers": {...}} (also VS Code's "servers") whose one server,
+                  or the one <name> names, is added; other clients' fields map as import
+                  maps them, and what has no CLAT equivalent is said.
 login             OAuth login to an HTTP server: prints the authorization URL, opens it with
                   $BROWSER (else the platform opener) and waits for the redirect; the token is
                   kept in an owner-only file under the CLAT home, never in mcp.json. A server
@@ -244,6 +249,7 @@ const MCP_SUBCOMMANDS = [
   'list',
   'get',
   'add',
+  'add-json',
   'remove',
   'status',
   'login',
@@ -265,6 +271,8 @@ async function edit(sub: string | undefined, rest: string[], io: CommandIO): Pro
     }
     case 'add':
       return add(rest, io);
+    case 'add-json':
+      return (await import('./mcp-add-json.js')).addJson(rest, io);
     case 'remove':
     case 'rm':
       return remove(rest, io);

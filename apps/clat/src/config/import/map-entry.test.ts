@@ -100,6 +100,21 @@ describe('mapForeignEntry', () => {
     });
   });
 
+  it('says when "args" is not a list instead of dropping it silently, and names where from', () => {
+    expect(
+      mapForeignEntry(
+        { command: 'srv', args: '--port 8080', disabled: true },
+        { ...base, client: 'claude-code', from: 'the JSON' },
+      ),
+    ).toEqual({
+      entry: { command: 'srv', disabled: true },
+      notes: [
+        '"args" is not a list of words, so it was left out',
+        'disabled in the JSON: added disabled ("clat mcp enable" starts it)',
+      ],
+    });
+  });
+
   it('leaves ${workspaceFolder} outside args/env as written, with a note', () => {
     const mapped = mapForeignEntry(
       { command: '${workspaceFolder}/bin/srv' },

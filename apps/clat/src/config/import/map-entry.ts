@@ -19,6 +19,8 @@ export interface MappedEntry {
 
 export interface MapContext {
   client: ImportClient;
+  /** Where the entry came from, in notes (default: the client's name). */
+  from?: string;
   home: string;
   /** VS Code `inputs` declared in the same file. */
   inputs: ReadonlyMap<string, { password: boolean; description?: string }>;
@@ -96,7 +98,7 @@ function rewrite(
       const input = context.inputs.get(id);
       const what = input?.password === true ? 'a secret' : 'a value';
       notes.add(
-        `asks for ${what} "${id}" in ${context.client}: export ${variable} before starting clat`,
+        `asks for ${what} "${id}" in ${context.from ?? context.client}: export ${variable} before starting clat`,
       );
       return `\${${variable}}`;
     }
@@ -129,6 +131,9 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
   if (command !== undefined) {
     known = KNOWN_STDIO;
     entry = { command: rewrite(command, 'other', context, notes) };
+    if (raw.args !== undefined && !Array.isArray(raw.args)) {
+      notes.add('"args" is not a list of words, so it was left out');
+    }
     if (Array.isArray(raw.args)) {
       entry.args = raw.args
         .filter((arg): arg is string | number => typeof arg === 'string' || typeof arg === 'number')
@@ -167,7 +172,9 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
   }
   if (raw.disabled === true || raw.enabled === false) {
     entry.disabled = true;
-    notes.add(`disabled in ${context.client}: imported disabled ("clat mcp enable" starts it)`);
+    notes.add(
+      `disabled in ${context.from ?? context.client}: ${context.from === undefined ? 'imported' : 'added'} disabled ("clat mcp enable" starts it)`,
+    );
   }
   // Tool filters: Gemini's includeTools/excludeTools, Codex's enabled_tools/disabled_tools.
   const include = stringList(raw.includeTools ?? raw.enabled_tools);
