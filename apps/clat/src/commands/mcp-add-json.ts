@@ -14,7 +14,7 @@ import type { CommandIO } from '../command.js';
 import { mapForeignEntry } from '../config/import/map-entry.js';
 import { putServerEntry } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { addedNotes, literalValues } from './mcp-add.js';
+import { literalValues, reportAdded } from './mcp-add.js';
 import { editTarget, SCOPE_OPTIONS } from './mcp-scope.js';
 
 type JsonMap = Record<string, unknown>;
@@ -108,16 +108,16 @@ export async function addJson(argv: string[], io: CommandIO): Promise<number> {
         `${issues.map((issue) => `${issue.path.startsWith(`${name}.`) ? issue.path.slice(name.length + 1) : issue.path}: ${issue.message}`).join('; ')}; nothing was written to ${file}`,
       ),
   });
-  const label =
-    server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;
-  io.stdout.write(
-    `Added ${label} server ${JSON.stringify(name)} to ${file}; restart CLAT to mount it\n`,
-  );
-  for (const note of mapped.notes) io.stdout.write(`Note: ${sanitizeTerminalLine(note)}\n`);
   const entry = mapped.entry as { env?: Record<string, string>; headers?: Record<string, string> };
   const typed = literalValues(entry.env ?? {}, entry.headers ?? {}, (kind, key) =>
     kind === 'env' ? `env ${key}` : `header ${JSON.stringify(key)}`,
   );
-  await addedNotes(target, name, typed, io);
+  await reportAdded(
+    target,
+    server,
+    typed,
+    io,
+    mapped.notes.map((note) => `Note: ${sanitizeTerminalLine(note)}`),
+  );
   return 0;
 }

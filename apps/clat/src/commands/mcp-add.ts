@@ -5,7 +5,7 @@
  * @module
  */
 import { sep } from 'node:path';
-import { MCP_HEADER } from '@clat/adapter-mcp';
+import { MCP_HEADER, type McpServerConfig } from '@clat/adapter-mcp';
 import { redactSecrets, sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
@@ -223,26 +223,22 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
         `clat mcp add: ${issues.map((issue) => `${flagOf(name, issue.path)}: ${issue.message}`).join('; ')}; nothing was written to ${file}`,
       ),
   });
-  const label =
-    server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;
-  io.stdout.write(
-    `Added ${label} server ${JSON.stringify(name)} to ${file}; restart CLAT to mount it\n`,
-  );
-  if (resolved.length > 0) {
-    const how =
-      target.root === undefined
-        ? 'made absolute,'
-        : `made absolute, inside the project from \${projectRoot} (${target.root} here, wherever the project is checked out),`;
-    io.stdout.write(
-      `Relative paths were ${how} since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
-    );
-  }
+  const how =
+    target.root === undefined
+      ? 'made absolute,'
+      : `made absolute, inside the project from \${projectRoot} (${target.root} here, wherever the project is checked out),`;
   const typed = literalValues(
     pairs(values.env, /=/, '--env'),
     pairs(values.header, /:/, '--header'),
     (kind, key) => (kind === 'env' ? `--env ${key}` : `--header ${JSON.stringify(key)}`),
   );
-  await addedNotes(target, name, typed, io);
+  await reportAdded(target, server, typed, io, [
+    ...(resolved.length === 0
+      ? []
+      : [
+          `Relative paths were ${how} since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}`,
+        ]),
+  ]);
   return 0;
 }
 
@@ -267,16 +263,24 @@ export function literalValues(
 }
 
 /**
- * What an add should say after the write: in a project's file, keys typed as values (`literal`),
- * a user entry that wins the name and an untrusted project; in either, an installed plugin whose
- * place the entry takes.
+ * What an add says after the write: what was added where, the caller's own `lines`, then in a
+ * project's file keys typed as values (`literal`), a user entry that wins the name and an
+ * untrusted project; in either, an installed plugin whose place the entry takes.
  */
-export async function addedNotes(
+export async function reportAdded(
   target: EditTarget,
-  name: string,
+  server: McpServerConfig,
   literal: readonly string[],
   io: CommandIO,
+  lines: readonly string[] = [],
 ): Promise<void> {
+  const { name } = server;
+  const label =
+    server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;
+  io.stdout.write(
+    `Added ${label} server ${JSON.stringify(name)} to ${target.file}; restart CLAT to mount it\n`,
+  );
+  for (const line of lines) io.stdout.write(`${line}\n`);
   if (target.root !== undefined) await projectScopeNotes(target, name, literal, io);
   if (await isInstalledPlugin(target.home.dir, name)) {
     // mcp.json entries come first, so the package would stop starting without a word here.
