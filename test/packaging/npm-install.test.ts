@@ -51,6 +51,21 @@ async function envNamesOf(id: string): Promise<string[] | undefined> {
   return rows.find((row) => row.id === id)?.source.env;
 }
 
+/**
+ * A dependency-free legacy MCP server package in `<work>/<name>`: the fixture library beside a
+ * `server.mjs` of `lines` (package.json is the caller's).
+ */
+async function legacyServerDir(name: string, lines: string[]): Promise<string> {
+  const dir = join(work, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, 'lib.mjs'),
+    await readFile(join(REPO_ROOT, 'test/fixtures/mcp-servers/legacy-lib.mjs')),
+  );
+  await writeFile(join(dir, 'server.mjs'), ['#!/usr/bin/env node', ...lines, ''].join('\n'));
+  return dir;
+}
+
 beforeAll(async () => {
   world = await openNpmWorld('clat-npm-install-');
   ({ work, home, registry } = world);
@@ -213,22 +228,11 @@ describe('clat plugin install npm:<name>', () => {
 
   it('names a server called only "mcp" after its scope, updates by npm name, names it in its failure, and fixes its env and bin in place', async () => {
     // A dependency-free server published as @acme/mcp, the way @playwright/mcp is named.
-    const dir = join(work, 'acme-mcp');
-    await mkdir(dir, { recursive: true });
-    await writeFile(
-      join(dir, 'lib.mjs'),
-      await readFile(join(REPO_ROOT, 'test/fixtures/mcp-servers/legacy-lib.mjs')),
-    );
-    await writeFile(
-      join(dir, 'server.mjs'),
-      [
-        '#!/usr/bin/env node',
-        "import { BASIC_TOOLS, serveLegacy } from './lib.mjs';",
-        "if (process.env.ACME_FAIL) { console.error('acme: refusing to start'); process.exit(1); }",
-        "serveLegacy({ name: 'acme', tools: BASIC_TOOLS });",
-        '',
-      ].join('\n'),
-    );
+    const dir = await legacyServerDir('acme-mcp', [
+      "import { BASIC_TOOLS, serveLegacy } from './lib.mjs';",
+      "if (process.env.ACME_FAIL) { console.error('acme: refusing to start'); process.exit(1); }",
+      "serveLegacy({ name: 'acme', tools: BASIC_TOOLS });",
+    ]);
     const writeManifest = (version: string, bin: Record<string, string>) =>
       writeFile(
         join(dir, 'package.json'),
@@ -355,23 +359,12 @@ describe('clat plugin install npm:<name>', () => {
 
   it('passes the server its own arguments after --, keeps them on update, replaces and removes them', async () => {
     // A dependency-free server whose one tool answers with the arguments it was started with.
-    const dir = join(work, 'args-mcp');
-    await mkdir(dir, { recursive: true });
-    await writeFile(
-      join(dir, 'lib.mjs'),
-      await readFile(join(REPO_ROOT, 'test/fixtures/mcp-servers/legacy-lib.mjs')),
-    );
-    await writeFile(
-      join(dir, 'server.mjs'),
-      [
-        '#!/usr/bin/env node',
-        "import { serveLegacy, text } from './lib.mjs';",
-        'const readOnly = { readOnlyHint: true, openWorldHint: false };',
-        'const handler = () => text(JSON.stringify(process.argv.slice(2)));',
-        "serveLegacy({ name: 'args', tools: [{ name: 'argv', annotations: readOnly, handler }] });",
-        '',
-      ].join('\n'),
-    );
+    const dir = await legacyServerDir('args-mcp', [
+      "import { serveLegacy, text } from './lib.mjs';",
+      'const readOnly = { readOnlyHint: true, openWorldHint: false };',
+      'const handler = () => text(JSON.stringify(process.argv.slice(2)));',
+      "serveLegacy({ name: 'args', tools: [{ name: 'argv', annotations: readOnly, handler }] });",
+    ]);
     const publish = (version: string) =>
       registry.publishDir(dir, {
         packageJson: {
