@@ -69,6 +69,51 @@ describe('mcp.json entry controls', () => {
     expect(status.stdout).toContain('3 tools of "notes" left out by includeTools/excludeTools');
   });
 
+  it('sets includeTools/excludeTools with clat mcp add --include-tools/--exclude-tools', async () => {
+    const notes = sandbox.notesServer();
+    const command = [notes.command, ...notes.args];
+    const env = Object.entries(notes.env).map(([key, value]) => `${key}=${value}`);
+    const bad = await sandbox.run([
+      'mcp',
+      'add',
+      'notes',
+      '--include-tools',
+      'add_note,,x',
+      '--',
+      ...command,
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      'clat mcp add: --include-tools: must not be empty; nothing was written',
+    );
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'notes',
+      '--env',
+      env[0] as string,
+      '--include-tools',
+      '*_note, list_notes',
+      '--exclude-tools',
+      'delete_*',
+      '--exclude-tools',
+      'list_*',
+      '--',
+      ...command,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const got = parseJsonOutput<{ includeTools: string[]; excludeTools: string[] }>(
+      await sandbox.run(['mcp', 'get', 'notes', '--json']),
+    );
+    expect(got).toMatchObject({
+      includeTools: ['*_note', 'list_notes'],
+      excludeTools: ['delete_*', 'list_*'],
+    });
+    const tools = parseJsonOutput<ToolsJson>(await sandbox.run(['tools', '--json', '--trust']));
+    const names = tools.tools.map((tool) => tool.name).filter((name) => name.startsWith('mcp_'));
+    expect(names.sort()).toEqual(['mcp_notes_add_note', 'mcp_notes_get_note']);
+  });
+
   it('applies the 512-tool cap to the tools includeTools keeps, and says how to narrow a server over it', async () => {
     // 600 tools over 6 pages: the cap once refused the raw listing, includeTools or not.
     const many = sandbox.node(join(STDIO_FIXTURES, 'many-tools.mjs'));

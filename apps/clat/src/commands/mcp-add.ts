@@ -47,8 +47,11 @@ function pairs(
  */
 function flagOf(name: string, path: string): string {
   const field = path.startsWith(`${name}.`) ? path.slice(name.length + 1) : path;
-  const [head = '', ...rest] = field.split('.');
-  const key = rest.join('.');
+  const [first = '', ...rest] = field.split('.');
+  // A list item is `args[2]` (or `args.2`): the list's flag, the item's index as its key.
+  const item = /^([^[]+)\[(\d+)\]$/.exec(first);
+  const head = item === null ? first : (item[1] as string);
+  const key = item === null ? rest.join('.') : (item[2] as string);
   switch (head) {
     case 'url':
       return '--url';
@@ -58,6 +61,10 @@ function flagOf(name: string, path: string): string {
       return key === '' ? '--env' : `--env ${key}`;
     case 'cwd':
       return '--cwd';
+    case 'includeTools':
+      return '--include-tools';
+    case 'excludeTools':
+      return '--exclude-tools';
     case 'command':
       return 'the command after --';
     case 'args':
@@ -115,6 +122,8 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     cwd: { type: 'string' },
     force: { type: 'boolean' },
     'no-roots': { type: 'boolean' },
+    'include-tools': { type: 'string', multiple: true },
+    'exclude-tools': { type: 'string', multiple: true },
     ...SCOPE_OPTIONS,
   } as const;
   let parsed: ReturnType<typeof parseFlags<typeof options>>;
@@ -214,6 +223,11 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     };
   }
   if (values['no-roots'] === true) entry.roots = false;
+  // Comma-separated or repeated, as Gemini CLI's `mcp add --include-tools` takes them.
+  const include = toolPatterns(values['include-tools']);
+  const exclude = toolPatterns(values['exclude-tools']);
+  if (include !== undefined) entry.includeTools = include;
+  if (exclude !== undefined) entry.excludeTools = exclude;
   const { home, file } = target;
   const server = await putServerEntry(file, name, entry, {
     replace: values.force === true,
@@ -240,6 +254,12 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
         ]),
   ]);
   return 0;
+}
+
+/** Tool name patterns from repeated or comma-separated flag values (undefined when none). */
+function toolPatterns(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  return values.flatMap((value) => value.split(',')).map((pattern) => pattern.trim());
 }
 
 /**

@@ -23,8 +23,8 @@ import { type EditTarget, editTarget, SCOPE_OPTIONS } from './mcp-scope.js';
 const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp list [-C <dir>] [--trust] [--json]
        clat mcp get <name> [-C <dir>] [--trust] [--json]
-       clat mcp add <name> [--scope user|project] [--env K=V]... [--cwd <dir>] [--no-roots] [--force] -- <command> [args...]
-       clat mcp add <name> [--scope user|project] --url <url> [--transport http|sse] [--header "Name: value"]... [--force]
+       clat mcp add <name> [--scope user|project] [--env K=V]... [--cwd <dir>] [--no-roots] [--include-tools a,b] [--exclude-tools c*] [--force] -- <command> [args...]
+       clat mcp add <name> [--scope user|project] --url <url> [--transport http|sse] [--header "Name: value"]... [--include-tools a,b] [--exclude-tools c*] [--force]
        clat mcp add-json [<name>] '<json>' [--scope user|project] [--force]
        clat mcp remove <name> [--scope user|project]
        clat mcp login <name> [-C <dir>] [--trust]
@@ -45,6 +45,9 @@ add, remove       Edit mcp.json atomically; other entries and unknown keys are k
                   that; --transport sse skips straight to HTTP+SSE ("type": "sse").
                   --no-roots ("roots": false) does not offer the project root as an MCP
                   root: server-filesystem then keeps the directories its arguments name.
+                  --include-tools and --exclude-tools (names, * wildcards; comma-separated
+                  or repeated) set "includeTools"/"excludeTools": only those tools, or all
+                  but those, are registered.
                   Removing an HTTP server also logs out of it (see logout) unless another
                   entry connects to the same URL. --scope user (the default) edits
                   ~/.clat/mcp.json, whose servers start in every trusted project; --scope
