@@ -19,8 +19,12 @@ export const SCOPE_OPTIONS = {
   project: { type: 'string', short: 'C' },
 } as const;
 
-export const SCOPES = ['user', 'project'] as const;
-export type Scope = (typeof SCOPES)[number];
+const SCOPES = ['user', 'project'] as const;
+type Scope = (typeof SCOPES)[number];
+
+function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
 
 export interface EditTarget {
   scope: Scope;
@@ -38,10 +42,10 @@ export async function editTarget(
   io: CommandIO,
 ): Promise<EditTarget> {
   const scope = values.scope ?? 'user';
-  if (scope !== 'user' && scope !== 'project') {
+  if (!isScope(scope)) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
-      `clat mcp ${sub}: --scope must be user or project, not ${JSON.stringify(scope.slice(0, 40))}`,
+      `clat mcp ${sub}: --scope must be ${SCOPES.join(' or ')}, not ${JSON.stringify(scope.slice(0, 40))}`,
     );
   }
   const home = resolveClatHome(io.env, io.cwd);
