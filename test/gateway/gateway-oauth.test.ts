@@ -50,13 +50,15 @@ describe('clat-gateway and OAuth', () => {
     const tools = (await before.client.listTools()).tools.map((tool) => tool.name);
     expect(tools).not.toContain('mcp_remote_whoami');
     const waiting = JSON.parse(await gatewayStatus(before.client)) as {
-      servers: Array<{ name: string; state: string; login?: string }>;
+      servers: Array<{ name: string; state: string; login?: string; failure?: string }>;
     };
     expect(waiting.servers).toEqual([
       expect.objectContaining({
         name: 'remote',
         state: 'needs-login',
         login: `clat mcp login -C ${sandbox.project} remote`,
+        // The gateway mounts at its start: the status says a restart follows the login.
+        failure: `needs login: run \`clat mcp login -C ${sandbox.project} remote\`, then restart clat-gateway to mount it`,
       }),
     ]);
     await before.client.close();

@@ -96,6 +96,9 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
           }),
         ],
         loginCommand: (server) => clatLogin(server.name, projectRoot),
+        // The gateway mounts its servers at its start: one that needed a login waits for the
+        // next start (a mounted server reads the token store again when its token is refused).
+        afterLogin: 'then restart clat-gateway to mount it',
         clientInfo: { name: 'clat-gateway', version: GATEWAY_VERSION },
         // `clat`'s era memory: a server either of them found legacy starts with one spawn.
         eras: new FileEraMemory(join(home, ERA_FILE)),

@@ -64,6 +64,11 @@ export interface McpConnectorOptions {
   timeouts?: Partial<McpTimeouts>;
   /** The command that logs in to an entry; without it a missing login is a plain failure. */
   loginCommand?: (server: McpServerConfig) => string;
+  /**
+   * What follows the login for this host to use it, said after the command (`then restart
+   * clat-gateway`: a host that does not mount again after a login).
+   */
+  afterLogin?: string;
   /** Opens the URL of a URL-mode elicitation the person accepted (their browser). */
   openUrl?: UrlOpener;
 }
@@ -185,7 +190,8 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
           ? options.loginCommand?.(server)
           : undefined;
       if (login !== undefined) {
-        throw new MountError(`needs login: run \`${login}\``, [], undefined, login);
+        const then = options.afterLogin === undefined ? '' : `, ${options.afterLogin}`;
+        throw new MountError(`needs login: run \`${login}\`${then}`, [], undefined, login);
       }
       if (status.state !== 'connected') {
         throw new MountError(
