@@ -70,7 +70,11 @@ describe('mcp.json entry controls', () => {
   });
 
   it('sets includeTools/excludeTools with clat mcp add --include-tools/--exclude-tools', async () => {
-    const notes = sandbox.notesServer();
+    const notes = sandbox.notesServer() as {
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    };
     const command = [notes.command, ...notes.args];
     const env = Object.entries(notes.env).map(([key, value]) => `${key}=${value}`);
     const bad = await sandbox.run([
