@@ -195,6 +195,15 @@ describe('mcp-notes as an installed package', () => {
     expect(toggled.stderr).toContain(
       '"mcp-notes" is an installed plugin, not an mcp.json entry: run "clat plugin disable mcp-notes"',
     );
+    // Also with a scope's flags before the name, and for get.
+    const scoped = await clat('mcp', 'remove', '--scope', 'project', 'mcp-notes');
+    expect(scoped.code).toBe(1);
+    expect(scoped.stderr).toContain(
+      '"mcp-notes" is an installed plugin, not an mcp.json entry: run "clat plugin uninstall mcp-notes"',
+    );
+    const got = await clat('mcp', 'get', 'mcp-notes');
+    expect(got.code).toBe(1);
+    expect(got.stderr).toContain('run "clat plugin list"');
     const disabled = await clat('plugin', 'disable', 'mcp-notes');
     expect(disabled.code, disabled.stderr).toBe(0);
     expect((await clat('plugin', 'enable', 'mcp-notes')).code).toBe(0);

@@ -192,8 +192,10 @@ async function notFoundHint(
       `${error.message}; ${JSON.stringify(name)} is in ${other}${whose}: run "${command}"`,
     );
   }
-  // An installed plugin's id is named by the caller (namePluginCommand), not guessed at.
-  if (await isInstalledPlugin(home.dir, name)) return error;
+  const plugin = Object.hasOwn(PLUGIN_COMMAND, sub) ? PLUGIN_COMMAND[sub] : undefined;
+  if (plugin !== undefined && (await isInstalledPlugin(home.dir, name))) {
+    return pluginNamed(error, name, plugin);
+  }
   const known = [...(await names(home.mcpFile)), ...(await names(projectFile))];
   const meant = didYouMean(name, known);
   return meant === '' ? error : new CliError(error.code, `${error.message}${meant}`);
@@ -203,48 +205,39 @@ export const mcpCommand: Command = {
   name: 'mcp',
   summary: 'Show MCP server status; add, remove, list or get mcp.json entries',
   usage: USAGE,
-  async run(argv, io) {
-    const [sub, ...rest] = argv;
-    const plugin =
-      sub !== undefined && Object.hasOwn(PLUGIN_COMMAND, sub) ? PLUGIN_COMMAND[sub] : undefined;
-    if (plugin === undefined) return edit(sub, rest, io);
-    try {
-      return await edit(sub, rest, io);
-    } catch (error) {
-      throw await namePluginCommand(error, plugin, rest, io);
-    }
-  },
+  run: (argv, io) => edit(argv[0], argv.slice(1), io),
 };
 
-/** The command that manages an installed plugin `clat mcp <get|remove|enable|disable>` was given. */
+/**
+ * The command that manages an installed plugin `clat mcp <get|remove|enable|disable>` was
+ * given: its id shows in `clat mcp` beside the mcp.json servers.
+ */
 const PLUGIN_COMMAND: Record<string, (id: string) => string> = {
   get: () => 'clat plugin list',
   remove: (id) => `clat plugin uninstall ${shellWord(id)}`,
-  rm: (id) => `clat plugin uninstall ${shellWord(id)}`,
   enable: (id) => `clat plugin enable ${shellWord(id)}`,
   disable: (id) => `clat plugin disable ${shellWord(id)}`,
 };
 
-/**
- * "no server named x" for the id of an installed plugin (it shows in `clat mcp` beside the
- * mcp.json servers) names the `clat plugin` command that manages it.
- */
-async function namePluginCommand(
-  error: unknown,
-  command: (id: string) => string,
-  rest: string[],
-  io: CommandIO,
-): Promise<unknown> {
-  if (!(error instanceof CliError) || error.code !== CliErrorCode.CLI_SERVER_NOT_FOUND)
-    return error;
-  const name = rest.find((word) => !word.startsWith('-'));
-  if (name === undefined) return error;
-  const home = resolveClatHome(io.env, io.cwd);
-  if (!(await isInstalledPlugin(home.dir, name))) return error;
+function pluginNamed(error: CliError, name: string, command: (id: string) => string): CliError {
   return new CliError(
     CliErrorCode.CLI_SERVER_NOT_FOUND,
     `${error.message}; ${JSON.stringify(name)} is an installed plugin, not an mcp.json entry: run "${command(name)}"`,
   );
+}
+
+/** `clat mcp get <name>`: "no server named x" for an installed plugin's id names its command. */
+async function get(name: string, flags: string[], io: CommandIO): Promise<number> {
+  try {
+    return await list(flags, io, name);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== CliErrorCode.CLI_SERVER_NOT_FOUND) {
+      throw error;
+    }
+    const home = resolveClatHome(io.env, io.cwd);
+    if (!(await isInstalledPlugin(home.dir, name))) throw error;
+    throw pluginNamed(error, name, PLUGIN_COMMAND.get as (id: string) => string);
+  }
 }
 
 /** The subcommands `edit` knows, for "did you mean". */
@@ -270,7 +263,7 @@ async function edit(sub: string | undefined, rest: string[], io: CommandIO): Pro
       const [name, ...flags] = rest;
       if (name === undefined)
         throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp get: missing <name>');
-      return list(flags, io, name);
+      return get(name, flags, io);
     }
     case 'add':
       return add(rest, io);
