@@ -8,7 +8,7 @@
  * @module
  */
 import { homedir } from 'node:os';
-import { sanitizeTerminalLine } from '@clat/kernel';
+import { isJsonObject, type JsonObject, sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { mapForeignEntry } from '../config/import/map-entry.js';
@@ -17,14 +17,8 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { literalValues, reportAdded } from './mcp-add.js';
 import { editTarget, SCOPE_OPTIONS } from './mcp-scope.js';
 
-type JsonMap = Record<string, unknown>;
-
-function isMap(value: unknown): value is JsonMap {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isEntry(value: unknown): boolean {
-  return isMap(value) && ('command' in value || 'url' in value || 'httpUrl' in value);
+  return isJsonObject(value) && ('command' in value || 'url' in value || 'httpUrl' in value);
 }
 
 function usage(message: string): CliError {
@@ -44,17 +38,18 @@ function parseJson(text: string): unknown {
 }
 
 /** The servers a pasted file-shaped JSON holds, by name (undefined for a single entry). */
-function serversOf(json: JsonMap): Map<string, unknown> | undefined {
+function serversOf(json: JsonObject): Map<string, unknown> | undefined {
   if (isEntry(json)) return undefined;
-  const vscode = isMap(json.mcp) ? json.mcp.servers : undefined;
+  const vscode = isJsonObject(json.mcp) ? json.mcp.servers : undefined;
   const wrapped = json.mcpServers ?? json.servers ?? vscode;
-  const map = isMap(wrapped) ? wrapped : json;
+  const map = isJsonObject(wrapped) ? wrapped : json;
   return new Map(Object.entries(map).filter(([, value]) => isEntry(value)));
 }
 
 /** The name and entry to add: the one named, the only one, or the entry itself. */
-function pick(name: string | undefined, json: unknown): { name: string; raw: JsonMap } {
-  if (!isMap(json)) throw usage('the JSON must be an object: one server entry, or mcpServers');
+function pick(name: string | undefined, json: unknown): { name: string; raw: JsonObject } {
+  if (!isJsonObject(json))
+    throw usage('the JSON must be an object: one server entry, or mcpServers');
   const servers = serversOf(json);
   if (servers === undefined) {
     if (name === undefined) {
@@ -68,10 +63,11 @@ function pick(name: string | undefined, json: unknown): { name: string; raw: Jso
   if (names.length === 0) {
     throw usage('the JSON holds no server entry (an object with "command" or "url")');
   }
-  if (name !== undefined && servers.has(name)) return { name, raw: servers.get(name) as JsonMap };
+  if (name !== undefined && servers.has(name))
+    return { name, raw: servers.get(name) as JsonObject };
   if (names.length === 1) {
     const only = names[0] as string;
-    return { name: name ?? only, raw: servers.get(only) as JsonMap };
+    return { name: name ?? only, raw: servers.get(only) as JsonObject };
   }
   const listed = names.map((each) => JSON.stringify(sanitizeTerminalLine(each))).join(', ');
   throw usage(

@@ -152,6 +152,9 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   const [cmd, ...args] = [...extra, ...command];
   const target = await editTarget('add', values, io);
   let entry: Record<string, unknown>;
+  /** The --env and --header pairs, parsed once: for the entry, then for the notes. */
+  let env: Record<string, string> = {};
+  let headers: Record<string, string> = {};
   /** Relative paths made absolute, shown after "Added". */
   const resolved: string[] = [];
   const transport = values.transport;
@@ -174,7 +177,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
         'clat mcp add: --url cannot be combined with a command, --env or --cwd; choose exactly one transport',
       );
     }
-    const headers = pairs(values.header, /:/, '--header');
+    headers = pairs(values.header, /:/, '--header');
     checkHeaderFlags(headers);
     // The transport refuses it at every start; say so now, before it is written.
     if (URL.canParse(values.url)) {
@@ -215,10 +218,11 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       root === undefined ? path : fromProjectRoot(root, path),
     );
     resolved.push(...fixedCommand.resolved, ...fixedArgs.resolved);
+    env = pairs(values.env, /=/, '--env');
     entry = {
       command: fixedCommand.words[0] ?? cmd,
       ...(fixedArgs.words.length === 0 ? {} : { args: fixedArgs.words }),
-      ...(values.env === undefined ? {} : { env: pairs(values.env, /=/, '--env') }),
+      ...(values.env === undefined ? {} : { env }),
       ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
     };
   }
@@ -241,10 +245,8 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     target.root === undefined
       ? 'made absolute,'
       : `made absolute, inside the project from \${projectRoot} (${target.root} here, wherever the project is checked out),`;
-  const typed = literalValues(
-    pairs(values.env, /=/, '--env'),
-    pairs(values.header, /:/, '--header'),
-    (kind, key) => (kind === 'env' ? `--env ${key}` : `--header ${JSON.stringify(key)}`),
+  const typed = literalValues(env, headers, (kind, key) =>
+    kind === 'env' ? `--env ${key}` : `--header ${JSON.stringify(key)}`,
   );
   await reportAdded(target, server, typed, io, [
     ...(resolved.length === 0

@@ -7,10 +7,10 @@
  * @module
  */
 
-import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
+import { realOrSelf } from '../config/project-root.js';
 import { isTrusted, projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -61,7 +61,7 @@ export async function editTarget(
   const root = await projectRootOf(values.project ?? '.', io.cwd, home);
   const file = projectMcpFile(root);
   // In the home directory, `.clat/mcp.json` is the CLAT home's own file: the user scope's.
-  if ((await realOrSelf(file)) === (await realOrSelf(home.mcpFile))) {
+  if (realFile(file) === realFile(home.mcpFile)) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
       `clat mcp ${sub}: ${file} is the user's mcp.json (the CLAT home), not a project's: drop --scope project, or run it in a project (or name one with -C <dir>)`,
@@ -71,9 +71,8 @@ export async function editTarget(
 }
 
 /** The file's real path through its directory (the file itself may not exist yet). */
-async function realOrSelf(file: string): Promise<string> {
-  const dir = await realpath(dirname(file)).catch(() => dirname(file));
-  return join(dir, basename(file));
+function realFile(file: string): string {
+  return join(realOrSelf(dirname(file)), basename(file));
 }
 
 /** Whether the project of a project-scope target is trusted (its servers start only then). */

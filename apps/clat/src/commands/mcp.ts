@@ -176,12 +176,15 @@ async function notFoundHint(
     target.scope === 'project'
       ? target.file
       : await projectRootOf('.', io.cwd, home).then(projectMcpFile, () => undefined);
-  const other = target.scope === 'user' ? projectFile : home.mcpFile;
   const names = async (file: string | undefined) =>
     file === undefined
       ? new Set<string>()
       : existingServerNames(file).catch(() => new Set<string>());
-  if (other !== undefined && (await names(other)).has(name)) {
+  // Each file read once: for the other scope's entry, then for the closest name.
+  const [userNames, projectNames] = await Promise.all([names(home.mcpFile), names(projectFile)]);
+  const other = target.scope === 'user' ? projectFile : home.mcpFile;
+  const otherNames = target.scope === 'user' ? projectNames : userNames;
+  if (other !== undefined && otherNames.has(name)) {
     const command =
       target.scope === 'user'
         ? `clat mcp ${sub} --scope project ${shellWord(name)}`
@@ -196,7 +199,7 @@ async function notFoundHint(
   if (plugin !== undefined && (await isInstalledPlugin(home.dir, name))) {
     return pluginNamed(error, name, plugin);
   }
-  const known = [...(await names(home.mcpFile)), ...(await names(projectFile))];
+  const known = [...userNames, ...projectNames];
   const meant = didYouMean(name, known);
   return meant === '' ? error : new CliError(error.code, `${error.message}${meant}`);
 }

@@ -18,7 +18,8 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-function realOrSelf(path: string): string {
+/** The real path of `path`, or `path` itself when it cannot be resolved (it does not exist). */
+export function realOrSelf(path: string): string {
   try {
     return realpathSync.native(path);
   } catch {
