@@ -45,7 +45,7 @@ function pairs(
  * The flag an entry field came from, for add-time errors: they are about what was typed, not
  * about mcp.json (which was not touched).
  */
-function flagOf(name: string, path: string): string {
+function flagOf(name: string, path: string, urlWord = false): string {
   const field = path.startsWith(`${name}.`) ? path.slice(name.length + 1) : path;
   const [first = '', ...rest] = field.split('.');
   // A list item is `args[2]` (or `args.2`): the list's flag, the item's index as its key.
@@ -54,7 +54,7 @@ function flagOf(name: string, path: string): string {
   const key = item === null ? rest.join('.') : (item[2] as string);
   switch (head) {
     case 'url':
-      return '--url';
+      return urlWord ? 'the URL' : '--url';
     case 'headers':
       return key === '' ? '--header' : `--header ${JSON.stringify(key)}`;
     case 'env':
@@ -114,11 +114,13 @@ function checkHeaderFlags(headers: Record<string, string>): void {
 export async function add(argv: string[], io: CommandIO): Promise<number> {
   const { own: flags, server: serverWords } = splitServerWords(argv);
   const command = serverWords ?? [];
+  // The short flags are Claude Code's and Gemini CLI's (`-t http -H "…" -e K=V -s project`).
   const options = {
     url: { type: 'string' },
-    transport: { type: 'string' },
-    header: { type: 'string', multiple: true },
-    env: { type: 'string', multiple: true },
+    transport: { type: 'string', short: 't' },
+    header: { type: 'string', multiple: true, short: 'H' },
+    env: { type: 'string', multiple: true, short: 'e' },
+    'bearer-token-env-var': { type: 'string' },
     cwd: { type: 'string' },
     force: { type: 'boolean' },
     'no-roots': { type: 'boolean' },
@@ -133,11 +135,15 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     // `clat mcp add mem npx -y pkg`: the server's own option was taken for clat's. Say where
     // the command goes, with the very words typed.
     const [name, first] = flags;
+    // Only for `<name> <command> …` as typed: not when an option comes first (its value would
+    // be taken for the name) nor for a URL, which is no command.
     if (
       serverWords !== undefined ||
       name === undefined ||
+      name.startsWith('-') ||
       first === undefined ||
-      first.startsWith('-')
+      first.startsWith('-') ||
+      isUrlWord(first)
     )
       throw error;
     throw new CliError(
@@ -149,7 +155,15 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   const [name, ...extra] = positionals;
   if (name === undefined)
     throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp add: missing <name>');
-  const [cmd, ...args] = [...extra, ...command];
+  const transport = values.transport;
+  if (transport !== undefined && !TRANSPORTS.includes(transport)) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp add: --transport must be stdio, http or sse, not ${JSON.stringify(transport.slice(0, 40))}`,
+    );
+  }
+  const url = urlOf(values.url, extra, serverWords, transport);
+  const [cmd, ...args] = url.word ? [] : [...extra, ...command];
   const target = await editTarget('add', values, io);
   let entry: Record<string, unknown>;
   /** The --env and --header pairs, parsed once: for the entry, then for the notes. */
@@ -157,54 +171,48 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   let headers: Record<string, string> = {};
   /** Relative paths made absolute, shown after "Added". */
   const resolved: string[] = [];
-  const transport = values.transport;
-  if (transport !== undefined && transport !== 'http' && transport !== 'sse') {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      `clat mcp add: --transport must be http or sse, not ${JSON.stringify(transport.slice(0, 40))} (a command after -- is a stdio server)`,
-    );
-  }
-  if (transport !== undefined && values.url === undefined) {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      'clat mcp add: --transport applies only to --url servers',
-    );
-  }
-  if (values.url !== undefined) {
+  const bearer = values['bearer-token-env-var'];
+  if (url.value !== undefined) {
     if (cmd !== undefined || values.env !== undefined || values.cwd !== undefined) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,
-        'clat mcp add: --url cannot be combined with a command, --env or --cwd; choose exactly one transport',
+        `clat mcp add: ${url.word ? 'a URL' : '--url'} cannot be combined with a command, --env or --cwd; choose exactly one transport`,
       );
     }
     headers = pairs(values.header, /:/, '--header');
     checkHeaderFlags(headers);
+    if (bearer !== undefined) bearerHeader(headers, bearer);
     // The transport refuses it at every start; say so now, before it is written.
-    if (URL.canParse(values.url)) {
-      const url = new URL(values.url);
-      if (url.username !== '' || url.password !== '') {
+    if (URL.canParse(url.value)) {
+      const parsed = new URL(url.value);
+      if (parsed.username !== '' || parsed.password !== '') {
         throw new CliError(
           CliErrorCode.CLI_USAGE,
-          'clat mcp add: --url must not embed credentials (user:password@); put them in a header instead, e.g. --header "Authorization: Bearer <token>"',
+          `clat mcp add: ${url.word ? 'the URL' : '--url'} must not embed credentials (user:password@); put them in a header instead, e.g. --header "Authorization: Bearer <token>"`,
         );
       }
     }
     entry = {
       ...(transport === 'sse' ? { type: 'sse' } : {}),
-      url: values.url,
-      ...(values.header === undefined ? {} : { headers }),
+      url: url.value,
+      ...(Object.keys(headers).length === 0 ? {} : { headers }),
     };
   } else {
+    for (const [flag, given] of [
+      ['--header', values.header],
+      ['--bearer-token-env-var', bearer],
+    ] as const) {
+      if (given !== undefined) {
+        throw new CliError(
+          CliErrorCode.CLI_USAGE,
+          `clat mcp add: ${flag} applies only to servers with a URL`,
+        );
+      }
+    }
     if (cmd === undefined) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,
-        'clat mcp add: give either --url <url> or -- <command> [args...]',
-      );
-    }
-    if (values.header !== undefined) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        'clat mcp add: --header applies only to --url servers',
+        'clat mcp add: give the server: <name> <url> (or --url <url>), or <name> -- <command> [args...]',
       );
     }
     // Servers run in the CLAT home, not where `clat mcp add` was typed: a path written relative
@@ -238,7 +246,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     invalid: (issues) =>
       new CliError(
         CliErrorCode.CLI_USAGE,
-        `clat mcp add: ${issues.map((issue) => `${flagOf(name, issue.path)}: ${issue.message}`).join('; ')}; nothing was written to ${file}`,
+        `clat mcp add: ${issues.map((issue) => `${flagOf(name, issue.path, url.word)}: ${issue.message}`).join('; ')}; nothing was written to ${file}`,
       ),
   });
   const how =
@@ -254,8 +262,78 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       : [
           `Relative paths were ${how} since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}`,
         ]),
+    ...(bearer === undefined || io.env[bearer] !== undefined
+      ? []
+      : [
+          `${bearer} is not set here: CLAT reads the token from it in the environment it starts in, and skips the server while it is unset`,
+        ]),
   ]);
   return 0;
+}
+
+/** What `--transport` takes; `stdio` (a command, the default) as Claude Code's flag takes it. */
+const TRANSPORTS: readonly string[] = ['stdio', 'http', 'sse'];
+
+/** A word that is an http(s) URL, as the one after the name of `clat mcp add <name> <url>`. */
+function isUrlWord(word: string): boolean {
+  return /^https?:\/\//i.test(word);
+}
+
+/**
+ * The server's URL: `--url`, or the one word after the name (`word`), as Claude Code's and
+ * Gemini CLI's `mcp add --transport http <name> <url>` take it; with no `--transport`, a word
+ * that is an http(s) URL is one too (a URL is no command). Undefined for a command server.
+ */
+function urlOf(
+  flag: string | undefined,
+  extra: readonly string[],
+  serverWords: readonly string[] | undefined,
+  transport: string | undefined,
+): { value: string | undefined; word: boolean } {
+  const remote = transport === 'http' || transport === 'sse';
+  const [first] = extra;
+  const word =
+    flag === undefined &&
+    serverWords === undefined &&
+    extra.length === 1 &&
+    first !== undefined &&
+    (remote || isUrlWord(first));
+  const value = word ? first : flag;
+  if (value !== undefined && transport === 'stdio') {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      'clat mcp add: --transport stdio runs a command (after --), and a URL is an http server: drop --transport or give --transport http',
+    );
+  }
+  if (remote && value === undefined) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp add: --transport ${transport} takes the server's URL, one word after the name (clat mcp add <name> <url> --transport ${transport}), or --url <url>; a command is a stdio server`,
+    );
+  }
+  return { value, word };
+}
+
+/**
+ * Codex's `--bearer-token-env-var NAME`: an `Authorization: Bearer ${NAME}` header, expanded from
+ * the environment at each start, so the token is written nowhere.
+ */
+function bearerHeader(headers: Record<string, string>, variable: string): void {
+  // A name that looks like a key (`ghp_…`) is one too: a token typed where its variable goes.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || redactSecrets(variable) !== variable) {
+    // It may be the token itself, pasted in the wrong place: named by its flag, never shown.
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      'clat mcp add: --bearer-token-env-var takes the name of an environment variable (letters, digits and _, not starting with a digit) that holds the token; its text is not shown, since it may be the token itself',
+    );
+  }
+  if (Object.keys(headers).some((header) => header.toLowerCase() === 'authorization')) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      'clat mcp add: --bearer-token-env-var and --header "Authorization" both set the Authorization header; give one',
+    );
+  }
+  headers.Authorization = `Bearer \${${variable}}`;
 }
 
 /** Tool name patterns from repeated or comma-separated flag values (undefined when none). */

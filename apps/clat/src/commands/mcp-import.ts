@@ -75,7 +75,7 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
     force: { type: 'boolean' },
     json: { type: 'boolean' },
     project: { type: 'string', short: 'C' },
-    scope: { type: 'string' },
+    scope: { type: 'string', short: 's' },
   });
   const scope = values.scope ?? 'user';
   if (scope !== 'user' && scope !== 'project') {

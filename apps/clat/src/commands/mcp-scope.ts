@@ -15,7 +15,8 @@ import { isTrusted, projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 export const SCOPE_OPTIONS = {
-  scope: { type: 'string' },
+  // `-s`, as Claude Code's and Gemini CLI's `mcp add -s project` take it.
+  scope: { type: 'string', short: 's' },
   project: { type: 'string', short: 'C' },
 } as const;
 
@@ -42,6 +43,14 @@ export async function editTarget(
   io: CommandIO,
 ): Promise<EditTarget> {
   const scope = values.scope ?? 'user';
+  if (scope === 'local') {
+    // Claude Code's default scope: one project, only this person. CLAT keeps no per-project
+    // entries of the person's own; say which of its two scopes comes closest, and how.
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp ${sub}: CLAT has no local scope (Claude Code's: one project, only you); --scope user (the default) edits ~/.clat/mcp.json, whose servers start in every trusted project, and --scope project the project's own .clat/mcp.json`,
+    );
+  }
   if (!isScope(scope)) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,

@@ -24,7 +24,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp list [-C <dir>] [--trust] [--json]
        clat mcp get <name> [-C <dir>] [--trust] [--json]
        clat mcp add <name> [--scope user|project] [--env K=V]... [--cwd <dir>] [--no-roots] [--include-tools a,b] [--exclude-tools c*] [--force] -- <command> [args...]
-       clat mcp add <name> [--scope user|project] --url <url> [--transport http|sse] [--header "Name: value"]... [--include-tools a,b] [--exclude-tools c*] [--force]
+       clat mcp add <name> <url> [--scope user|project] [--transport http|sse] [--header "Name: value"]... [--bearer-token-env-var NAME] [--include-tools a,b] [--exclude-tools c*] [--force]
        clat mcp add-json [<name>] '<json>' [--scope user|project] [--force]
        clat mcp remove <name> [--scope user|project]
        clat mcp login <name> [-C <dir>] [--trust]
@@ -40,9 +40,13 @@ status (default)  Mount the trusted project's servers and show configured, conne
 list, get         Show mcp.json entries (env values and header values are never printed):
                   ~/.clat/mcp.json's, then those of the project's own .clat/mcp.json once
                   the project is trusted (or with --trust), as the mount merges them.
-add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A --url
-                  server speaks Streamable HTTP, and HTTP+SSE (2024-11-05) when it refuses
-                  that; --transport sse skips straight to HTTP+SSE ("type": "sse").
+add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A URL
+                  (after the name, or as --url <url>) is a server that speaks Streamable HTTP,
+                  and HTTP+SSE (2024-11-05) when it refuses that; --transport sse skips
+                  straight to HTTP+SSE ("type": "sse"). Other clients' forms work as typed:
+                  -t/--transport stdio|http|sse, -e (--env), -H (--header), -s (--scope), and
+                  Codex's --bearer-token-env-var NAME, which writes the header
+                  "Authorization: Bearer \${NAME}" (the token is read at each start).
                   --no-roots ("roots": false) does not offer the project root as an MCP
                   root: server-filesystem then keeps the directories its arguments name.
                   --include-tools and --exclude-tools (names, * wildcards; comma-separated

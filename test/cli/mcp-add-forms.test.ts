@@ -1,0 +1,197 @@
+/**
+ * `clat mcp add` as people type it from other clients' READMEs: Claude Code's and Gemini CLI's
+ * `mcp add --transport http <name> <url>` (the URL after the name, no `--url`), their short flags
+ * (`-t`, `-e`, `-H`, `-s`), Claude Code's `--transport stdio`, and Codex's
+ * `--bearer-token-env-var`. The binary before this change refused every one of these forms
+ * ("--transport applies only to --url servers", unknown option "-s"), and for `-t http -H …` it
+ * suggested a command that it then refused too.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startDualEraServer, stopAllHttpFixtures } from '../fixtures/http-servers/spawn.js';
+import { NOTES_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
+
+const TOKEN = 'sk-forms-bearer-0123456789abcdef';
+
+const sandbox = useCliSandbox(undefined, { teardown: stopAllHttpFixtures });
+
+interface Status {
+  servers: { name: string; state: string; transport: string; failure?: string }[];
+}
+
+describe('clat mcp add in the forms of other clients', () => {
+  it("takes Claude Code's --transport http <name> <url> and Codex's --bearer-token-env-var", async () => {
+    const fixture = await startDualEraServer(TOKEN);
+    const url = `${fixture.origin}/mcp`;
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      '--transport',
+      'http',
+      'web',
+      url,
+      '--bearer-token-env-var',
+      'WEB_TOKEN',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe(
+      [
+        `Added http server "web" to ${join(sandbox.home, 'mcp.json')}; restart CLAT to mount it`,
+        'WEB_TOKEN is not set here: CLAT reads the token from it in the environment it starts in, and skips the server while it is unset',
+        '',
+      ].join('\n'),
+    );
+    // The file holds the reference, never a token.
+    expect(await sandbox.readMcp()).toEqual({
+      mcpServers: { web: { url, headers: { Authorization: 'Bearer ${WEB_TOKEN}' } } },
+    });
+
+    // Unset, the entry is skipped and the status names the variable.
+    const unset = parseJsonOutput<Status & { configIssues: string[] }>(
+      await sandbox.run(['mcp', '--json', '--trust']),
+    );
+    expect(unset.servers).toEqual([]);
+    expect(unset.configIssues).toEqual([
+      `${join(sandbox.home, 'mcp.json')}: web.headers.Authorization: environment variable WEB_TOKEN is not set and has no default (write \${WEB_TOKEN:-default} for one)`,
+    ]);
+
+    // A wrong token is refused by the server; the right one connects and the tool answers.
+    const wrong = parseJsonOutput<Status>(
+      await sandbox.run(['mcp', '--json', '--trust'], { env: { WEB_TOKEN: 'sk-wrong-000000' } }),
+    );
+    expect(wrong.servers[0]?.state).toBe('failed');
+    const called = await sandbox.run(['call', '--trust', 'mcp_web_echo', '{"text":"by url"}'], {
+      env: { WEB_TOKEN: TOKEN },
+    });
+    expect(called.code, called.stderr).toBe(0);
+    expect(called.stdout).toBe('echo: by url\n');
+    const status = await sandbox.run(['mcp', '--trust'], { env: { WEB_TOKEN: TOKEN } });
+    expect(status.stdout).toMatch(/web\s+http\s+connected/);
+    for (const output of [added, status, called]) {
+      expect(`${output.stdout}${output.stderr}`).not.toContain(TOKEN);
+    }
+
+    // A URL after the name needs no --transport; -t sse and -H as Gemini CLI takes them.
+    const bare = await sandbox.run([
+      'mcp',
+      'add',
+      'web2',
+      url,
+      '-H',
+      `Authorization: Bearer ${TOKEN}`,
+    ]);
+    expect(bare.code, bare.stderr).toBe(0);
+    const sse = await sandbox.run(['mcp', 'add', '-t', 'sse', 'legacy', `${fixture.origin}/sse`]);
+    expect(sse.stdout).toContain('Added HTTP+SSE server "legacy"');
+    const file = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
+    expect(file.mcpServers.web2).toEqual({
+      url,
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(file.mcpServers.legacy).toEqual({ type: 'sse', url: `${fixture.origin}/sse` });
+    const listed = await sandbox.run(['call', '--trust', 'mcp_web2_echo', '{"text":"header"}']);
+    expect(listed.stdout).toBe('echo: header\n');
+  });
+
+  it('takes -s, -e and --transport stdio for a command server', async () => {
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      '-s',
+      'project',
+      '-t',
+      'stdio',
+      '-e',
+      `MCP_NOTES_DIR=${join(sandbox.root, 'notes')}`,
+      'notes',
+      '--',
+      process.execPath,
+      NOTES_SERVER,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const projectFile = join(sandbox.project, '.clat', 'mcp.json');
+    expect(added.stdout).toContain(`Added stdio server "notes" to ${projectFile}`);
+    expect(JSON.parse(await readFile(projectFile, 'utf8'))).toEqual({
+      mcpServers: {
+        notes: {
+          command: process.execPath,
+          args: [NOTES_SERVER],
+          env: { MCP_NOTES_DIR: join(sandbox.root, 'notes') },
+        },
+      },
+    });
+    const tools = await sandbox.run(['tools', 'notes', '--trust']);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toContain('mcp_notes_add_note(');
+    // -s for remove too.
+    const removed = await sandbox.run(['mcp', 'remove', '-s', 'project', 'notes']);
+    expect(removed.stdout).toBe(`Removed server "notes" from ${projectFile}\n`);
+  });
+
+  it('refuses what cannot be meant, naming the flag, and writes nothing', async () => {
+    await writeFile(join(sandbox.home, 'mcp.json'), '{"mcpServers":{}}\n');
+    const cases: [string[], string][] = [
+      [
+        ['-s', 'local', 'docs', 'https://docs.example/mcp'],
+        "CLAT has no local scope (Claude Code's: one project, only you); --scope user (the default) edits ~/.clat/mcp.json, whose servers start in every trusted project, and --scope project the project's own .clat/mcp.json",
+      ],
+      [
+        ['--transport', 'http', 'docs'],
+        "--transport http takes the server's URL, one word after the name (clat mcp add <name> <url> --transport http), or --url <url>; a command is a stdio server",
+      ],
+      [
+        ['--transport', 'stdio', 'docs', 'https://docs.example/mcp'],
+        '--transport stdio runs a command (after --), and a URL is an http server: drop --transport or give --transport http',
+      ],
+      [
+        ['-t', 'websocket', 'docs', 'https://docs.example/mcp'],
+        '--transport must be stdio, http or sse, not "websocket"',
+      ],
+      [['-t', 'http', 'docs', 'docs.example/mcp'], 'the URL: must be an absolute URL'],
+      [
+        [
+          'docs',
+          'https://docs.example/mcp',
+          '-H',
+          'Authorization: x',
+          '--bearer-token-env-var',
+          'T',
+        ],
+        '--bearer-token-env-var and --header "Authorization" both set the Authorization header; give one',
+      ],
+      [
+        ['docs', '--bearer-token-env-var', 'T', '--', 'docs-cmd'],
+        '--bearer-token-env-var applies only to servers with a URL',
+      ],
+      // The token itself, typed where its variable's name goes: refused, never shown.
+      [
+        [
+          'docs',
+          'https://docs.example/mcp',
+          '--bearer-token-env-var',
+          'ghp_0123456789abcdefghijklmnopqrstuvwxyz',
+        ],
+        '--bearer-token-env-var takes the name of an environment variable (letters, digits and _, not starting with a digit) that holds the token; its text is not shown, since it may be the token itself',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const refused = await sandbox.run(['mcp', 'add', ...args]);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(message);
+      expect(refused.stderr).not.toContain('ghp_0123456789');
+    }
+    // A URL is no command: an unknown option after it gets no "goes after --" hint.
+    const unknown = await sandbox.run([
+      'mcp',
+      'add',
+      'docs',
+      'https://docs.example/mcp',
+      '--timeout',
+      '5',
+    ]);
+    expect(unknown.stderr).toContain('unknown option "--timeout" for clat mcp add');
+    expect(unknown.stderr).not.toContain('goes after --');
+    expect(await sandbox.readMcp()).toEqual({ mcpServers: {} });
+  });
+});
