@@ -53,7 +53,7 @@ describe('clat mcp add in the forms of other clients', () => {
     );
     expect(unset.servers).toEqual([]);
     expect(unset.configIssues).toEqual([
-      `${join(sandbox.home, 'mcp.json')}: web.headers.Authorization: environment variable WEB_TOKEN is not set and has no default (write \${WEB_TOKEN:-default} for one)`,
+      `${join(sandbox.home, 'mcp.json')}: web.headers.Authorization: the environment variable WEB_TOKEN is not set and has no default (write \${WEB_TOKEN:-value} for one)`,
     ]);
 
     // A wrong token is refused by the server; the right one connects and the tool answers.
@@ -162,7 +162,7 @@ describe('clat mcp add in the forms of other clients', () => {
       ],
       [
         ['docs', '--bearer-token-env-var', 'T', '--', 'docs-cmd'],
-        '--bearer-token-env-var applies only to servers with a URL',
+        'only servers with a URL take --bearer-token-env-var',
       ],
       // The token itself, typed where its variable's name goes: refused, never shown.
       [

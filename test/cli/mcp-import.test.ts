@@ -87,7 +87,7 @@ enabled = false
       env: { NOTES_DIR: notesDir },
     });
     expect(tools.stderr).toContain(
-      'tracker.headers.Authorization: environment variable TRACKER_TOKEN is not set and has no default',
+      'tracker.headers.Authorization: the environment variable TRACKER_TOKEN is not set and has no default',
     );
     const listed = parseJsonOutput<{ tools: { name: string }[] }>(tools);
     expect(listed.tools.map((tool) => tool.name)).toContain('mcp_notes_add_note');
@@ -239,7 +239,17 @@ enabled = false
       join(sandbox.project, '.mcp.json'),
       JSON.stringify({
         mcpServers: {
-          web: { type: 'http', url: 'https://x.example/mcp', headers: { 'X-Key': '${KEY}' } },
+          web: {
+            type: 'http',
+            url: 'https://x.example/mcp',
+            headers: { 'X-Key': '${KEY}' },
+            // A client registered by hand; its secret lives in Claude Code's keychain.
+            oauth: {
+              clientId: 'cc-web',
+              callbackPort: 8123,
+              authServerMetadataUrl: 'https://a.example/m',
+            },
+          },
         },
       }),
     );
@@ -271,7 +281,14 @@ enabled = false
     expect(written.mcpServers.web).toEqual({
       url: 'https://x.example/mcp',
       headers: { 'X-Key': '${KEY}' },
+      oauth: { clientId: 'cc-web', callbackPort: 8123 },
     });
+    expect(project.stdout).toContain(
+      `a client secret of "oauth.clientId" is not in claude-code's file: if the client has one, add the entry again with --client-secret (see clat mcp add --help)`,
+    );
+    expect(project.stdout).toContain(
+      '"oauth.authServerMetadataUrl" was not imported: CLAT discovers the authorization server from the MCP server',
+    );
     expect(Object.keys(((await sandbox.readMcp()) as { mcpServers: object }).mcpServers)).toEqual([
       'user_one',
     ]);

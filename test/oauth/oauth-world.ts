@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { CliSandbox } from '../cli/support.js';
 import {
   type OidcAuthorizationServer,
+  type OidcOptions,
   startOidcAuthorizationServer,
 } from '../fixtures/oauth/oidc-as.js';
 import {
@@ -29,13 +30,13 @@ export interface OAuthWorld {
 /**
  * Starts both servers and writes `remote` into the sandbox's mcp.json; trusting is the caller's.
  * `sse`: the MCP server speaks HTTP+SSE (2024-11-05) at `/sse` instead of Streamable HTTP;
- * `challengeScope`: the `scope` its 401 challenge names.
+ * `challengeScope`: the `scope` its 401 challenge names; `as`: the provider's own options.
  */
 export async function startOAuthWorld(
   sandbox: CliSandbox,
-  options: { sse?: boolean; challengeScope?: string } = {},
+  options: { sse?: boolean; challengeScope?: string; as?: OidcOptions } = {},
 ): Promise<OAuthWorld> {
-  const as = await startOidcAuthorizationServer();
+  const as = await startOidcAuthorizationServer(options.as);
   const mcp = await startProtectedMcpServer({
     sse: options.sse === true,
     ...(options.challengeScope === undefined ? {} : { challengeScope: options.challengeScope }),

@@ -49,6 +49,32 @@ describe('expandServerVariables', () => {
     });
   });
 
+  it("expands an OAuth client's clientSecret, and names it when its variable is unset", () => {
+    const entry = {
+      transport: 'http' as const,
+      name: 'docs',
+      origin: 'user' as const,
+      url: 'https://example.com/mcp',
+      oauth: { clientId: 'c-1', clientSecret: '${TOKEN}', callbackPort: 8080 },
+    };
+    expect(expandServerVariables(entry, context)).toMatchObject({
+      server: { oauth: { clientId: 'c-1', clientSecret: 's3cret', callbackPort: 8080 } },
+    });
+    expect(
+      expandServerVariables(
+        { ...entry, oauth: { clientId: 'c-1', clientSecret: '${NOPE}' } },
+        context,
+      ),
+    ).toEqual({
+      issues: [
+        expect.objectContaining({
+          path: 'docs.oauth.clientSecret',
+          message: expect.stringContaining('NOPE is not set'),
+        }),
+      ],
+    });
+  });
+
   it('names the entry and field of an unset variable without default', () => {
     const result = expandServerVariables(stdio({ env: { KEY: '${NOPE}' } }), context);
     expect(result).toEqual({
@@ -57,7 +83,7 @@ describe('expandServerVariables', () => {
           file: context.file,
           path: 'fs.env.KEY',
           message:
-            'environment variable NOPE is not set and has no default (write ${NOPE:-default} for one)',
+            'the environment variable NOPE is not set and has no default (write ${NOPE:-value} for one)',
         },
       ],
     });

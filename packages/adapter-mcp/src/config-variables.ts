@@ -1,6 +1,7 @@
 /**
- * `${VAR}` and `${VAR:-default}` in mcp.json entries (as Claude Code's `.mcp.json` reads them),
- * plus `${projectRoot}` in `args` and `env` only. Expansion happens when a project is opened for
+ * `${VAR}` and `${VAR:-default}` in mcp.json entries (as Claude Code's `.mcp.json` reads them:
+ * command, args, env, url, headers, and an OAuth client's `clientSecret`), plus `${projectRoot}`
+ * in `args` and `env` only. Expansion happens when a project is opened for
  * mounting (by `clat` and `clat-gateway`); `clat mcp list|get` keep showing the entry as written, so values taken from the
  * environment (often secrets) are never echoed back.
  * @module
@@ -69,7 +70,7 @@ function expand(value: string, context: VariableContext, allowProjectRoot: boole
       else if (fallback !== undefined) out += fallback;
       else {
         throw new VariableIssue(
-          `environment variable ${name} is not set and has no default (write \${${name}:-default} for one)`,
+          `the environment variable ${name} is not set and has no default (write \${${name}:-value} for one)`,
         );
       }
     }
@@ -132,6 +133,11 @@ export function expandServerVariables(
     }
     const headers = map('headers', server.headers, false);
     expanded = { ...server, url, ...(headers === undefined ? {} : { headers }) };
+    // A registered client's secret, as the README shows it: "clientSecret": "${DOCS_SECRET}".
+    const secret = server.oauth?.clientSecret;
+    if (secret !== undefined && secret.includes('${')) {
+      expanded.oauth = { ...server.oauth, clientSecret: field('oauth.clientSecret', secret) };
+    }
   } else {
     const command = field('command', server.command);
     const args = server.args?.map((arg, i) => field(`args[${i}]`, arg, true));

@@ -77,6 +77,14 @@ export const OAuthConfigSchema = lazyValue(() =>
         .optional(),
       scopes: z.array(z.string().regex(/^[!#-[\]-~]+$/, 'must be one scope token')).optional(),
       grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+      // The port of a registered client's redirect URI, `http://localhost:<port>/callback`, as
+      // Claude Code's `oauth.callbackPort` (authorization servers that match it exactly).
+      callbackPort: z
+        .number()
+        .int('must be a whole number')
+        .min(1, 'must be a port, 1 to 65535')
+        .max(65535, 'must be a port, 1 to 65535')
+        .optional(),
     })
     .strict()
     .refine((oauth) => oauth.grant !== 'client_credentials' || oauth.clientId !== undefined, {

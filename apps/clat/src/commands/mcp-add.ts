@@ -11,6 +11,7 @@ import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { existingServerNames, putServerEntry } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { bearerHeader, OAUTH_FLAGS, type OAuthFlags, oauthFlags } from './mcp-add-auth.js';
 import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
 import { absolutePathWords, splitServerWords } from './server-args.js';
 
@@ -61,6 +62,8 @@ function flagOf(name: string, path: string, urlWord = false): string {
       return key === '' ? '--env' : `--env ${key}`;
     case 'cwd':
       return '--cwd';
+    case 'oauth':
+      return OAUTH_FLAGS[key] ?? `oauth.${key}`;
     case 'includeTools':
       return '--include-tools';
     case 'excludeTools':
@@ -121,6 +124,10 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     header: { type: 'string', multiple: true, short: 'H' },
     env: { type: 'string', multiple: true, short: 'e' },
     'bearer-token-env-var': { type: 'string' },
+    // A client registered by hand at the authorization server, as Claude Code's flags name it.
+    'client-id': { type: 'string' },
+    'client-secret': { type: 'boolean' },
+    'callback-port': { type: 'string' },
     cwd: { type: 'string' },
     force: { type: 'boolean' },
     'no-roots': { type: 'boolean' },
@@ -169,6 +176,8 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   /** The --env and --header pairs, parsed once: for the entry, then for the notes. */
   let env: Record<string, string> = {};
   let headers: Record<string, string> = {};
+  /** The `oauth` object of --client-id, --client-secret and --callback-port. */
+  let oauth: OAuthFlags | undefined;
   /** Relative paths made absolute, shown after "Added". */
   const resolved: string[] = [];
   const bearer = values['bearer-token-env-var'];
@@ -192,20 +201,25 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
         );
       }
     }
+    oauth = await oauthFlags(values, name, io);
     entry = {
       ...(transport === 'sse' ? { type: 'sse' } : {}),
       url: url.value,
       ...(Object.keys(headers).length === 0 ? {} : { headers }),
+      ...(oauth === undefined ? {} : { oauth }),
     };
   } else {
     for (const [flag, given] of [
       ['--header', values.header],
       ['--bearer-token-env-var', bearer],
+      ['--client-id', values['client-id']],
+      ['--client-secret', values['client-secret']],
+      ['--callback-port', values['callback-port']],
     ] as const) {
       if (given !== undefined) {
         throw new CliError(
           CliErrorCode.CLI_USAGE,
-          `clat mcp add: ${flag} applies only to servers with a URL`,
+          `clat mcp add: only servers with a URL take ${flag}`,
         );
       }
     }
@@ -256,11 +270,18 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   const typed = literalValues(env, headers, (kind, key) =>
     kind === 'env' ? `--env ${key}` : `--header ${JSON.stringify(key)}`,
   );
+  if (oauth?.clientSecret !== undefined && !oauth.clientSecret.includes('${'))
+    typed.push('--client-secret');
   await reportAdded(target, server, typed, io, [
     ...(resolved.length === 0
       ? []
       : [
           `Relative paths were ${how} since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}`,
+        ]),
+    ...(oauth === undefined || !(await targetTrusted(target))
+      ? []
+      : [
+          `Log in with: clat mcp login ${shellWord(name)}${target.root === undefined ? '' : ` -C ${shellWord(target.root)}`}`,
         ]),
     ...(bearer === undefined || io.env[bearer] !== undefined
       ? []
@@ -312,28 +333,6 @@ function urlOf(
     );
   }
   return { value, word };
-}
-
-/**
- * Codex's `--bearer-token-env-var NAME`: an `Authorization: Bearer ${NAME}` header, expanded from
- * the environment at each start, so the token is written nowhere.
- */
-function bearerHeader(headers: Record<string, string>, variable: string): void {
-  // A name that looks like a key (`ghp_…`) is one too: a token typed where its variable goes.
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || redactSecrets(variable) !== variable) {
-    // It may be the token itself, pasted in the wrong place: named by its flag, never shown.
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      'clat mcp add: --bearer-token-env-var takes the name of an environment variable (letters, digits and _, not starting with a digit) that holds the token; its text is not shown, since it may be the token itself',
-    );
-  }
-  if (Object.keys(headers).some((header) => header.toLowerCase() === 'authorization')) {
-    throw new CliError(
-      CliErrorCode.CLI_USAGE,
-      'clat mcp add: --bearer-token-env-var and --header "Authorization" both set the Authorization header; give one',
-    );
-  }
-  headers.Authorization = `Bearer \${${variable}}`;
 }
 
 /** Tool name patterns from repeated or comma-separated flag values (undefined when none). */

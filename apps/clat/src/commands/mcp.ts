@@ -24,7 +24,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp list [-C <dir>] [--trust] [--json]
        clat mcp get <name> [-C <dir>] [--trust] [--json]
        clat mcp add <name> [--scope user|project] [--env K=V]... [--cwd <dir>] [--no-roots] [--include-tools a,b] [--exclude-tools c*] [--force] -- <command> [args...]
-       clat mcp add <name> <url> [--scope user|project] [--transport http|sse] [--header "Name: value"]... [--bearer-token-env-var NAME] [--include-tools a,b] [--exclude-tools c*] [--force]
+       clat mcp add <name> <url> [--scope user|project] [--transport http|sse] [--header "Name: value"]... [--bearer-token-env-var NAME] [--client-id <id> [--client-secret] [--callback-port <port>]] [--include-tools a,b] [--exclude-tools c*] [--force]
        clat mcp add-json [<name>] '<json>' [--scope user|project] [--force]
        clat mcp remove <name> [--scope user|project]
        clat mcp login <name> [-C <dir>] [--trust]
@@ -47,6 +47,11 @@ add, remove       Edit mcp.json atomically; other entries and unknown keys are k
                   -t/--transport stdio|http|sse, -e (--env), -H (--header), -s (--scope), and
                   Codex's --bearer-token-env-var NAME, which writes the header
                   "Authorization: Bearer \${NAME}" (the token is read at each start).
+                  --client-id names an OAuth client registered by hand at the server's
+                  authorization server (for one that offers no registration); --client-secret
+                  takes its secret from MCP_CLIENT_SECRET or asks for it without echo;
+                  --callback-port is the port of its registered redirect URI
+                  http://localhost:<port>/callback ("oauth": {"clientId", "callbackPort"}).
                   --no-roots ("roots": false) does not offer the project root as an MCP
                   root: server-filesystem then keeps the directories its arguments name.
                   --include-tools and --exclude-tools (names, * wildcards; comma-separated

@@ -17,6 +17,22 @@ export function loginCommand(name: string, flags: ProjectFlagsShown = {}): strin
  * project flags. Quoted for a POSIX shell; the URL's secret-looking parts are redacted.
  */
 export function staticTokenCommand(name: string, url: string): string {
-  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-  return `clat mcp add ${quote(name)} --url ${quote(sanitizeTerminalLine(redactSecrets(url)))} --header "Authorization: Bearer <token>" --force`;
+  return `clat mcp add ${quote(name)} --url ${shownUrl(url)} --header "Authorization: Bearer <token>" --force`;
+}
+
+/**
+ * What to do for a server whose authorization server offers no client registration: register a
+ * client there by hand, then the `clat mcp add` that configures it (user scope, as above).
+ */
+export function registeredClientHint(name: string, url: string): string {
+  return `register CLAT there as an OAuth client with the redirect URI http://localhost:<port>/callback (a free port of your choosing), then run: clat mcp add ${quote(name)} --url ${shownUrl(url)} --client-id <id> --callback-port <port> --force (when the client has a secret, add --client-secret), and log in again`;
+}
+
+function quote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The URL quoted for a POSIX shell, its secret-looking parts redacted. */
+function shownUrl(url: string): string {
+  return quote(sanitizeTerminalLine(redactSecrets(url)));
 }

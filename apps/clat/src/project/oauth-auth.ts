@@ -7,7 +7,7 @@
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type OAuthClient, storedOAuth } from '@clat/adapter-mcp-http';
 import { oauthDirIn } from '../config/clat-home.js';
-import { loginCommand, staticTokenCommand } from './login-command.js';
+import { loginCommand, registeredClientHint, staticTokenCommand } from './login-command.js';
 
 /**
  * The OAuth client of an HTTP entry, unless its configured headers already authorize it.
@@ -23,5 +23,6 @@ export function oauthClientFor(
     clientName: 'CLAT',
     loginHint: (entry) => `run \`${login(entry.name)}\``,
     headerHint: (entry) => `if it takes a token, run: ${staticTokenCommand(entry.name, entry.url)}`,
+    clientHint: (entry) => registeredClientHint(entry.name, entry.url),
   })(server);
 }

@@ -12,7 +12,7 @@ import {
 } from 'oauth4webapi';
 import { HttpTransportError } from '../errors.js';
 import { type OAuthClientConfig, oauthClientOf, resolveClient } from './client-identity.js';
-import { startLoopbackListener } from './loopback-listener.js';
+import { type LoopbackListener, startLoopbackListener } from './loopback-listener.js';
 import { checkEndpoint, type OAuthHttp, oauthFailureText } from './oauth-http.js';
 import { exchangeCode } from './token-grants.js';
 import type { StoredClient, StoredTokens } from './token-store.js';
@@ -32,6 +32,8 @@ export interface AuthorizationCodeOptions {
   resource: string;
   scopes: string[];
   clientName: string;
+  /** Said when the authorization server offers no client registration. */
+  clientHint?: string | undefined;
   origin: string;
   http: OAuthHttp;
   browser: BrowserLeg;
@@ -59,7 +61,21 @@ export async function runAuthorizationCode(
 ): Promise<AuthorizationCodeResult> {
   const { as, origin, browser } = options;
   const endpoint = checkEndpoint(as.authorization_endpoint, 'authorization_endpoint', origin);
-  const listener = await startLoopbackListener(registeredPort(options.stored));
+  const fixed = options.config?.callbackPort;
+  let listener: LoopbackListener;
+  try {
+    listener = await startLoopbackListener(
+      fixed === undefined ? { preferred: registeredPort(options.stored) } : { fixed },
+    );
+  } catch (error) {
+    // Only a fixed port fails: the registered redirect URI names it, so no other will do.
+    throw new HttpTransportError(
+      'OAUTH_AUTHORIZATION',
+      origin,
+      `cannot listen on localhost port ${fixed} ("oauth.callbackPort"; ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): the client's registered redirect URI http://localhost:${fixed}/callback needs it; stop what listens there and log in again`,
+      { cause: error },
+    );
+  }
   try {
     const scope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
     const client = await resolveClient({
@@ -68,6 +84,7 @@ export async function runAuthorizationCode(
       stored: options.stored,
       redirectUri: listener.redirectUri,
       clientName: options.clientName,
+      clientHint: options.clientHint,
       origin,
       http: options.http,
     });

@@ -27,6 +27,8 @@ export interface OAuthClientConfig {
   /** Scopes to request when the server names none. */
   scopes?: string[] | undefined;
   grant?: 'authorization_code' | 'client_credentials' | undefined;
+  /** The port of the redirect URI a client was registered with: `http://localhost:<port>/callback`. */
+  callbackPort?: number | undefined;
 }
 
 /** Picks the token endpoint auth method of a client with a secret, per the AS metadata. */
@@ -60,6 +62,8 @@ export interface ResolveClientOptions {
   stored: StoredClient | undefined;
   redirectUri: string;
   clientName: string;
+  /** Said instead of the mcp.json field when the AS offers no client registration. */
+  clientHint?: string | undefined;
   origin: string;
   http: OAuthHttp;
 }
@@ -99,7 +103,7 @@ export async function resolveClient(options: ResolveClientOptions): Promise<Stor
     throw new HttpTransportError(
       'OAUTH_CLIENT',
       origin,
-      `authorization server ${as.issuer} offers no client registration: set "oauth": { "clientId": … } for this server in mcp.json`,
+      `authorization server ${as.issuer} offers no client registration: ${options.clientHint ?? 'set "oauth": { "clientId": … } for this server in mcp.json'}`,
     );
   }
   const metadata: Partial<Client> = {

@@ -1,5 +1,9 @@
-/** The RFC 8252 loopback redirect target: 127.0.0.1 only, an ephemeral port, one callback. @module */
-import { createServer, type Server } from 'node:http';
+/**
+ * The RFC 8252 loopback redirect target: 127.0.0.1 only, an ephemeral port, one callback; or the
+ * fixed `http://localhost:<port>/callback` a client was registered with by hand.
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const CALLBACK_PATH = '/callback';
@@ -7,35 +11,50 @@ const DONE_PAGE =
   '<!doctype html><meta charset="utf-8"><title>CLAT</title><p>CLAT received the authorization response. You can close this window and return to the terminal.</p>';
 
 export interface LoopbackListener {
-  /** `http://127.0.0.1:<port>/callback`, byte-identical on both legs of the flow. */
+  /**
+   * `http://127.0.0.1:<port>/callback` (`localhost` for a fixed port), byte-identical on both
+   * legs of the flow.
+   */
   readonly redirectUri: string;
   /** The query of the first request to the callback path; rejects on abort. */
   callback(signal: AbortSignal): Promise<URLSearchParams>;
   close(): Promise<void>;
 }
 
-/** Listens on `port` of 127.0.0.1, or rejects (EADDRINUSE, EACCES). */
-function listen(server: Server, port: number): Promise<void> {
+/** Listens on `port` of `host`, or rejects (EADDRINUSE, EACCES). */
+function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(error);
     server.once('error', onError);
-    server.listen(port, '127.0.0.1', () => {
+    server.listen(port, host, () => {
       server.off('error', onError);
       resolve();
     });
   });
 }
 
+/** Where {@link startLoopbackListener} listens. */
+export interface LoopbackPort {
+  /** Tried first, else a port the OS picks: the port a registered client's redirect URI names. */
+  preferred?: number | undefined;
+  /**
+   * The port of a client registered by hand with `http://localhost:<port>/callback` (as Claude
+   * Code registers its clients): that exact URI, on this port or not at all.
+   */
+  fixed?: number | undefined;
+}
+
 /**
- * Listens on 127.0.0.1 (never a wildcard address): on `preferredPort` when it is free (the port a
- * registered client's redirect URI names), else on a port the OS picks.
+ * Listens on 127.0.0.1 (never a wildcard address): on the `preferred` port when it is free, else
+ * on a port the OS picks; or on the `fixed` port, also on ::1 when the machine has it (the
+ * browser may resolve `localhost` to either), rejecting with the listen error when it is taken.
  */
-export async function startLoopbackListener(preferredPort?: number): Promise<LoopbackListener> {
+export async function startLoopbackListener(at: LoopbackPort = {}): Promise<LoopbackListener> {
   let deliver: ((params: URLSearchParams) => void) | undefined;
   const received = new Promise<URLSearchParams>((resolve) => {
     deliver = resolve;
   });
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -46,18 +65,37 @@ export async function startLoopbackListener(preferredPort?: number): Promise<Loo
       .end(DONE_PAGE);
     deliver?.(url.searchParams);
     deliver = undefined;
-  });
-  let bound = false;
-  if (preferredPort !== undefined) {
-    bound = await listen(server, preferredPort).then(
-      () => true,
-      () => false,
-    );
+  };
+  const server: Server = createServer(handle);
+  const servers = [server];
+  if (at.fixed !== undefined) {
+    await listen(server, at.fixed, '127.0.0.1');
+    const v6 = createServer(handle);
+    try {
+      await listen(v6, at.fixed, '::1');
+      servers.push(v6);
+    } catch (error) {
+      // A machine without IPv6 loopback has only 127.0.0.1 for `localhost`; but another process
+      // on [::1]:<port> would get the browser's redirect, code and all.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EADDRNOTAVAIL' && code !== 'EAFNOSUPPORT') {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        throw error;
+      }
+    }
+  } else {
+    let bound = false;
+    if (at.preferred !== undefined) {
+      bound = await listen(server, at.preferred, '127.0.0.1').then(
+        () => true,
+        () => false,
+      );
+    }
+    if (!bound) await listen(server, 0, '127.0.0.1');
   }
-  if (!bound) await listen(server, 0);
   const { port } = server.address() as AddressInfo;
   return {
-    redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
+    redirectUri: `http://${at.fixed === undefined ? '127.0.0.1' : 'localhost'}:${port}${CALLBACK_PATH}`,
     callback(signal) {
       return new Promise<URLSearchParams>((resolve, reject) => {
         const onAbort = () => reject(signal.reason);
@@ -69,11 +107,16 @@ export async function startLoopbackListener(preferredPort?: number): Promise<Loo
         });
       });
     },
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+    async close() {
+      await Promise.all(
+        servers.map(
+          (one) =>
+            new Promise<void>((resolve) => {
+              one.close(() => resolve());
+              one.closeAllConnections();
+            }),
+        ),
+      );
     },
   };
 }

@@ -56,6 +56,11 @@ export interface OAuthClientOptions {
    * `Authorization` header. Without it the message only says so.
    */
   headerHint?: string | undefined;
+  /**
+   * What to tell a person when the authorization server offers no client registration (a client
+   * must be registered there by hand), e.g. the command that adds its client id.
+   */
+  clientHint?: string | undefined;
   /** A browser leg for interactive sessions; headless runs leave it out and never open one. */
   browser?: (() => BrowserLeg | undefined) | undefined;
   maxStepUps?: number | undefined;
@@ -224,6 +229,7 @@ export class OAuthClient implements HttpAuth {
       resource: prm.resource,
       scopes,
       clientName: this.#options.clientName ?? 'CLAT',
+      clientHint: this.#options.clientHint,
       origin: this.origin,
       http,
       browser,

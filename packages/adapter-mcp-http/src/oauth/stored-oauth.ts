@@ -20,6 +20,11 @@ export interface StoredOAuthOptions {
    * most likely wants a static token), as one sentence fragment.
    */
   headerHint?(server: HttpServerEntry): string;
+  /**
+   * What a person must do when the authorization server offers no client registration (register
+   * a client there by hand and configure it), as one sentence fragment.
+   */
+  clientHint?(server: HttpServerEntry): string;
 }
 
 /**
@@ -41,6 +46,7 @@ export function storedOAuth(
       clientName: options.clientName,
       loginHint: options.loginHint(server),
       headerHint: options.headerHint?.(server),
+      clientHint: options.clientHint?.(server),
     });
   };
 }

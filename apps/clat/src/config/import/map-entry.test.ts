@@ -137,4 +137,49 @@ describe('mapForeignEntry', () => {
     expect(inputVariable('api-key')).toBe('API_KEY');
     expect(inputVariable('2fa')).toBe('INPUT_2FA');
   });
+
+  it("carries a hand-registered OAuth client over (Claude Code's callbackPort, Gemini CLI's secret)", () => {
+    expect(
+      mapForeignEntry(
+        {
+          type: 'http',
+          url: 'https://c.example/mcp',
+          oauth: { clientId: 'cc-1', callbackPort: 8080, scopes: 'read write' },
+        },
+        { ...base, client: 'claude-code' },
+      ),
+    ).toEqual({
+      entry: {
+        url: 'https://c.example/mcp',
+        oauth: { clientId: 'cc-1', callbackPort: 8080, scopes: ['read', 'write'] },
+      },
+      notes: [
+        `a client secret of "oauth.clientId" is not in claude-code's file: if the client has one, add the entry again with --client-secret (see clat mcp add --help)`,
+      ],
+    });
+    expect(
+      mapForeignEntry(
+        {
+          httpUrl: 'https://g.example/mcp',
+          oauth: {
+            enabled: true,
+            clientId: 'g-1',
+            clientSecret: '$G_SECRET',
+            tokenUrl: 'https://g.example/token',
+            scopes: ['mcp'],
+          },
+        },
+        { ...base, client: 'gemini' },
+      ),
+    ).toEqual({
+      entry: {
+        url: 'https://g.example/mcp',
+        oauth: { clientId: 'g-1', clientSecret: '${G_SECRET}', scopes: ['mcp'] },
+      },
+      notes: [
+        '$G_SECRET is written ${G_SECRET} in CLAT (it is expanded when the project mounts)',
+        '"oauth.tokenUrl" was not imported: CLAT discovers the authorization server from the MCP server (sign in with clat mcp login once it is added)',
+      ],
+    });
+  });
 });

@@ -167,6 +167,8 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
       headers[key] = rewrite(headers[key] ?? '', 'other', context, notes);
     }
     if (Object.keys(headers).length > 0) entry.headers = headers;
+    const oauth = mapOAuth(raw.oauth, context, notes);
+    if (oauth !== undefined) entry.oauth = oauth;
   } else {
     return { skipped: 'the entry has neither a command nor a URL', notes: [] };
   }
@@ -186,9 +188,65 @@ export function mapForeignEntry(raw: unknown, context: MapContext): MappedEntry 
     if (key === 'env_http_headers' || key === 'bearer_token_env_var') continue;
     if (key === 'env_vars') continue; // Codex passes named variables through; CLAT passes all.
     if (key === 'enabled' || key === 'disabled') continue;
+    if (key === 'oauth' && known === KNOWN_HTTP && isMap(raw.oauth)) continue; // mapOAuth said.
     notes.add(describeUnmapped(key));
   }
   return { entry, notes: [...notes] };
+}
+
+/** What of an `oauth` block CLAT's own `oauth` takes (Claude Code's and Gemini CLI's fields). */
+const OAUTH_KNOWN = new Set([
+  'clientId',
+  'clientSecret',
+  'callbackPort',
+  'scopes',
+  'enabled',
+  // CLAT's own, for an entry pasted from another CLAT's mcp.json (`clat mcp add-json`).
+  'clientMetadataUrl',
+  'grant',
+]);
+
+/**
+ * A client registered by hand (`clientId`, its `clientSecret`, Claude Code's `callbackPort`) and
+ * the scopes to ask for (a list, or Claude Code's space-separated string) carry over; endpoints
+ * CLAT discovers itself are said. Undefined when nothing carries over.
+ */
+function mapOAuth(raw: unknown, context: MapContext, notes: Set<string>): JsonMap | undefined {
+  if (raw === undefined) return undefined;
+  if (!isMap(raw)) {
+    notes.add('"oauth" is not an object, so it was left out');
+    return undefined;
+  }
+  const out: JsonMap = {};
+  if (typeof raw.clientId === 'string') out.clientId = raw.clientId;
+  if (typeof raw.clientSecret === 'string')
+    out.clientSecret = rewrite(raw.clientSecret, 'other', context, notes);
+  if (raw.callbackPort !== undefined) out.callbackPort = raw.callbackPort;
+  for (const key of ['clientMetadataUrl', 'grant'] as const) {
+    if (raw[key] !== undefined) out[key] = raw[key];
+  }
+  const scopes =
+    typeof raw.scopes === 'string'
+      ? raw.scopes.split(/\s+/).filter(Boolean)
+      : stringList(raw.scopes);
+  if (scopes !== undefined && scopes.length > 0) out.scopes = scopes;
+  for (const key of Object.keys(raw)) {
+    if (OAUTH_KNOWN.has(key)) continue;
+    notes.add(
+      `"oauth.${key}" was not imported: CLAT discovers the authorization server from the MCP server (sign in with clat mcp login once it is added)`,
+    );
+  }
+  if (
+    context.client === 'claude-code' &&
+    out.clientId !== undefined &&
+    out.clientSecret === undefined
+  ) {
+    // Claude Code keeps a client's secret in the system keychain, never in its files.
+    notes.add(
+      `a client secret of "oauth.clientId" is not in ${context.from ?? context.client}'s file: if the client has one, add the entry again with --client-secret (see clat mcp add --help)`,
+    );
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 function describeUnmapped(key: string): string {
