@@ -136,7 +136,7 @@ describe('malformed --header, --env and --config', () => {
       ],
       [
         ['plugin', 'install', sandbox.project, '--config', key],
-        '--config number 1 must be key=value',
+        '--config number 1 must look like key=value',
       ],
     ];
     for (const [args, expected] of cases) {
@@ -147,6 +147,21 @@ describe('malformed --header, --env and --config', () => {
         `${expected} (its text is not shown, since it may hold a key)`,
       );
     }
+    // A key given twice is refused as mcp add refuses it, not silently the last one.
+    const twice = await sandbox.run([
+      'plugin',
+      'install',
+      sandbox.project,
+      '--config',
+      `api_key=${key}`,
+      '--config',
+      'api_key=other',
+    ]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(
+      '--config "api_key" is given twice (the second would replace the first); give it once',
+    );
+    expect(twice.stderr).not.toContain('FlagValue');
   });
 });
 

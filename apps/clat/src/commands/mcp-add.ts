@@ -11,36 +11,24 @@ import { parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { existingServerNames, putServerEntry } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { type FlagPairsOptions, flagPairs, plainUsage } from '../flag-pairs.js';
 import { bearerHeader, OAUTH_FLAGS, type OAuthFlags, oauthFlags } from './mcp-add-auth.js';
 import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
 import { absolutePathWords, splitServerWords } from './server-args.js';
 
-function pairs(
-  values: string[] | undefined,
-  separator: RegExp,
-  flag: string,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [index, value] of (values ?? []).entries()) {
-    const match = separator.exec(value);
-    if (match === null || match.index === 0) {
-      // Header and env values are often keys: the error says which one, never what it holds.
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `${flag} number ${index + 1} must look like ${flag === '--env' ? 'NAME=value' : '"Name: value"'} (its text is not shown, since it may hold a key)`,
-      );
-    }
-    const key = value.slice(0, match.index).trim();
-    if (Object.hasOwn(out, key)) {
-      throw new CliError(
-        CliErrorCode.CLI_USAGE,
-        `${flag} ${JSON.stringify(key)} is given twice (the second would replace the first); give it once`,
-      );
-    }
-    out[key] = value.slice(match.index + match[0].length).trim();
-  }
-  return out;
-}
+const HEADER_PAIRS: FlagPairsOptions = {
+  flag: '--header',
+  separator: ':',
+  shape: '"Name: value"',
+  trim: true,
+  error: plainUsage,
+};
+const ENV_PAIRS: FlagPairsOptions = {
+  ...HEADER_PAIRS,
+  flag: '--env',
+  separator: '=',
+  shape: 'NAME=value',
+};
 
 /**
  * The flag an entry field came from, for add-time errors: they are about what was typed, not
@@ -188,7 +176,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
         `clat mcp add: ${url.word ? 'a URL' : '--url'} cannot be combined with a command, --env or --cwd; choose exactly one transport`,
       );
     }
-    headers = pairs(values.header, /:/, '--header');
+    headers = flagPairs(values.header, HEADER_PAIRS);
     checkHeaderFlags(headers);
     if (bearer !== undefined) bearerHeader(headers, bearer);
     // The transport refuses it at every start; say so now, before it is written.
@@ -240,7 +228,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       root === undefined ? path : fromProjectRoot(root, path),
     );
     resolved.push(...fixedCommand.resolved, ...fixedArgs.resolved);
-    env = pairs(values.env, /=/, '--env');
+    env = flagPairs(values.env, ENV_PAIRS);
     entry = {
       command: fixedCommand.words[0] ?? cmd,
       ...(fixedArgs.words.length === 0 ? {} : { args: fixedArgs.words }),

@@ -34,6 +34,7 @@ import {
 } from '@clat/packaging';
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { flagPairs } from '../flag-pairs.js';
 import { askLine, askSecretLine, isTty, isYes } from '../ui/line-prompt.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { packageDirOf } from './plugin-project.js';
@@ -58,19 +59,15 @@ function usage(message: string): CliError {
   return new CliError(CliErrorCode.CLI_USAGE, `clat plugin: ${message}; see "clat plugin --help"`);
 }
 
-function pairs(values: string[] | undefined, flag: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [index, value] of (values ?? []).entries()) {
-    const eq = value.indexOf('=');
-    // --env and --config values are often keys: the error says which one, never what it holds.
-    if (eq <= 0) {
-      throw usage(
-        `--${flag} number ${index + 1} must be key=value (its text is not shown, since it may hold a key)`,
-      );
-    }
-    out[value.slice(0, eq)] = value.slice(eq + 1);
-  }
-  return out;
+/** `--env NAME=value` and `--config key=value`, as typed (no trimming: values are the package's). */
+function pairs(values: string[] | undefined, flag: 'env' | 'config'): Record<string, string> {
+  return flagPairs(values, {
+    flag: `--${flag}`,
+    separator: '=',
+    shape: flag === 'env' ? 'NAME=value' : 'key=value',
+    trim: false,
+    error: usage,
+  });
 }
 
 /**
