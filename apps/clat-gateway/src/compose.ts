@@ -77,6 +77,8 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
   const host = createHost({
     projectRoot,
     name: 'clat-gateway',
+    // "restart clat-gateway" in its messages: a person restarts the gateway, not clat.
+    displayName: 'clat-gateway',
     entries: sources.entries,
     staticPrompts: sources.prompts,
     connectors: [

@@ -57,6 +57,8 @@ export async function compose(options: ComposeOptions): Promise<{ host: Host; is
     ],
     nativeTools: createNativeTools({ projectRoot }),
     name: 'clat-mcp-only',
+    // A distribution's messages name it: "restart clat-mcp-only to use the new list".
+    displayName: 'clat-mcp-only',
   });
   const issues = problems.map((i) => `${i.file}: ${i.path}: ${i.message}`);
   return { host, issues };

@@ -170,6 +170,7 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         clientInfo: options.clientInfo,
         timeouts: options.timeouts,
         signal: ctx.signal,
+        hostName: ctx.hostName,
         toolFilter: (tool) =>
           server.withholdTools === undefined && toolAllowedByEntry(server, tool),
         leftOutBecause: server.withholdTools,

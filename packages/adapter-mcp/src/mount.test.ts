@@ -42,7 +42,7 @@ function kernel() {
 async function mount(
   setupServer: (server: ScriptedServer, index: number) => void,
   k = kernel(),
-  extra: Pick<MountMcpServerOptions, 'toolFilter' | 'narrowable'> = {},
+  extra: Pick<MountMcpServerOptions, 'toolFilter' | 'narrowable' | 'hostName'> = {},
 ): Promise<{
   mounted: MountedMcpServer;
   statuses: McpServerStatus[];
@@ -507,6 +507,19 @@ describe('mountMcpServer tools/list_changed', () => {
     await settle(200);
     expect(mounted.status().warnings).toEqual([
       'the tool list of "srv" changed (2 removed) after the registries froze; restart CLAT to use the new list',
+    ]);
+  });
+
+  it("names the host's program in the restart advice (a distribution's own name)", async () => {
+    const k = kernel();
+    const { mounted, factory } = await mount(legacyServer('2025-11-25', { tools: first }), k, {
+      hostName: 'clat-gateway',
+    });
+    k.registry.freeze();
+    await changeTo(live(factory), second);
+    await settle();
+    expect(mounted.status().warnings).toEqual([
+      'the tool list of "srv" changed (1 added, 1 removed, 1 changed) after the registries froze; restart clat-gateway to use the new list',
     ]);
   });
 

@@ -90,6 +90,8 @@ export interface MountMcpServerOptions {
   /** Client diagnostics, unredacted: the receiver redacts them like any status text. */
   onDiagnostic?: ((message: string) => void) | undefined;
   timeouts?: Partial<McpTimeouts> | undefined;
+  /** What messages call the program to restart (the host's `hostName`; default `CLAT`). */
+  hostName?: string | undefined;
 }
 
 export interface MountedMcpServer {
@@ -379,7 +381,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     if (change.changed.length > 0) parts.push(`${change.changed.length} changed`);
     const what = `the tool list of ${quoted(name)} changed (${parts.join(', ')})`;
     if (change.frozen) {
-      const text = `${what} after the registries froze; restart CLAT to use the new list`;
+      const text = `${what} after the registries froze; restart ${options.hostName ?? 'CLAT'} to use the new list`;
       const at = status.warnings.findIndex((line) =>
         line.startsWith(`the tool list of ${quoted(name)} changed`),
       );

@@ -97,6 +97,11 @@ export interface MountContext {
   readonly redactor: Redactor;
   /** Aborted when the project closes before the plugin finished mounting. */
   readonly signal: AbortSignal;
+  /**
+   * What messages call the program a person restarts ("restart CLAT to use the new list"): the
+   * distribution's name (`HostOptions.displayName`); absent in older hosts, read as `CLAT`.
+   */
+  readonly hostName?: string;
   onProgress(progress: MountProgress): void;
 }
 

@@ -18,7 +18,7 @@ import { Redactor } from '../redact.js';
 import { createGlobalScope, type Scope, type ScopeOptions } from '../scope.js';
 import { type Tool, ToolRegistry } from '../tool-registry.js';
 import type { Connector, MountEntry } from './connector.js';
-import { describeEntry, PluginMount } from './plugin-mount.js';
+import { DEFAULT_DISPLAY_NAME, describeEntry, PluginMount } from './plugin-mount.js';
 
 export interface HostOptions {
   /** Canonical, trusted project root. */
@@ -39,6 +39,11 @@ export interface HostOptions {
   asker?: UserAsker;
   /** Name of the global scope (default `clat`). */
   name?: string;
+  /**
+   * What the host's messages call the program a person restarts ("restart CLAT after fixing
+   * it"): a distribution's own name (default `CLAT`). Connectors get it as `hostName`.
+   */
+  displayName?: string;
   /**
    * Called with what a `host.events` listener threw (the stream goes on to the next listener).
    * Default: ignored, so a distribution that wants to see its own listener bugs passes one.
@@ -132,6 +137,7 @@ export function createHost(options: HostOptions): Host {
     projectRoot,
     redactor,
     staticPrompts: options.staticPrompts ?? [],
+    displayName: options.displayName ?? DEFAULT_DISPLAY_NAME,
   });
 
   const open = new Set<() => Promise<void>>();

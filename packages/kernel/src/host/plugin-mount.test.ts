@@ -28,7 +28,7 @@ const tool = (name: string) => ({
   invoke: async () => ({ content: name }),
 });
 
-function mountWith(connectors: Connector[], entries: MountEntry[]) {
+function mountWith(connectors: Connector[], entries: MountEntry[], displayName?: string) {
   const scope = createGlobalScope().child('/project');
   const redactor = new Redactor();
   redactor.add(SECRET);
@@ -43,6 +43,7 @@ function mountWith(connectors: Connector[], entries: MountEntry[]) {
     hostServices,
     projectRoot: '/project',
     redactor,
+    ...(displayName === undefined ? {} : { displayName }),
     staticPrompts: [
       { name: 'pkg_good', source: { kind: 'package', id: 'good' }, text: 'be good' },
       { name: 'pkg_bad', source: { kind: 'package', id: 'bad' }, text: 'never shown' },
@@ -194,6 +195,32 @@ describe('PluginMount', () => {
     );
     // Its partial registration went with its scope.
     expect(registry.list()).toEqual([]);
+    await scope.close();
+  });
+
+  it('names a distribution in its restart advice, and hands connectors that name', async () => {
+    let gateOpen!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      gateOpen = resolve;
+    });
+    const names: (string | undefined)[] = [];
+    const connector: Connector = {
+      kind: 'fake',
+      async mount(_e, ctx) {
+        names.push(ctx.hostName);
+        await gate;
+        return { progress: {} };
+      },
+    };
+    const { mount, scope } = mountWith([connector], [entry('slow')], 'acme-agent');
+    mount.start();
+    await mount.freezeForFirstRun(20);
+    gateOpen();
+    await mount.start();
+    expect(names).toEqual(['acme-agent']);
+    expect(mount.summary().servers[0]?.failure).toBe(
+      'fake plugin "slow" finished mounting after the tool and prompt registries froze for the first run, so its registrations were revoked; restart acme-agent after fixing or warming it',
+    );
     await scope.close();
   });
 

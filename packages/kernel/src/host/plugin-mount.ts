@@ -76,7 +76,12 @@ export interface PluginMountOptions {
   redactor: Redactor;
   /** Static prompts, registered with the plugin named by `source.id` when it connects. */
   staticPrompts?: readonly PromptContribution[];
+  /** What messages call the program to restart (`HostOptions.displayName`; default `CLAT`). */
+  displayName?: string;
 }
+
+/** What the host's messages call the program a person restarts, unless a distribution names it. */
+export const DEFAULT_DISPLAY_NAME = 'CLAT';
 
 interface Entry {
   config: MountEntry;
@@ -126,8 +131,8 @@ function queuedStatus(
  * finish late or the registry refused one of its registrations (REGISTRY_FROZEN): the freeze is
  * the host's policy, so no connector words it.
  */
-function rejectedAfterFreeze(entry: MountEntry): string {
-  return `${entry.kind} plugin ${JSON.stringify(entry.name)} finished mounting after the tool and prompt registries froze for the first run, so its registrations were revoked; restart CLAT after fixing or warming it`;
+function rejectedAfterFreeze(entry: MountEntry, host: string): string {
+  return `${entry.kind} plugin ${JSON.stringify(entry.name)} finished mounting after the tool and prompt registries froze for the first run, so its registrations were revoked; restart ${host} after fixing or warming it`;
 }
 
 /**
@@ -404,13 +409,17 @@ export class PluginMount {
         projectRoot: options.projectRoot,
         redactor: options.redactor,
         signal: this.#token.signal,
+        hostName: this.#options.displayName ?? DEFAULT_DISPLAY_NAME,
         onProgress: (progress) => this.#progress(entry, progress),
       });
       entry.mounted = mounted;
       this.#progress(entry, mounted.progress);
       if (this.#frozen) {
         await scope.close().catch(() => {});
-        this.#fail(entry, rejectedAfterFreeze(entry.config));
+        this.#fail(
+          entry,
+          rejectedAfterFreeze(entry.config, this.#options.displayName ?? DEFAULT_DISPLAY_NAME),
+        );
         return;
       }
       this.#contributePrompts(entry, scope);
@@ -430,7 +439,12 @@ export class PluginMount {
         return;
       }
       const frozen = isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN;
-      this.#fail(entry, frozen ? rejectedAfterFreeze(entry.config) : errorMessage(error));
+      this.#fail(
+        entry,
+        frozen
+          ? rejectedAfterFreeze(entry.config, this.#options.displayName ?? DEFAULT_DISPLAY_NAME)
+          : errorMessage(error),
+      );
     }
   }
 }
