@@ -40,6 +40,12 @@ async function clat(args: string[], env: Record<string, string> = {}): Promise<C
   return result;
 }
 
+/** `clat mcp add` of the hand-registered client, its secret from wherever the caller gives it. */
+function addClient(): string[] {
+  const client = ['--client-id', CLIENT_ID, '--client-secret', '--callback-port', String(port)];
+  return ['mcp', 'add', 'remote', world.mcp.url, ...client, '--force'];
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -180,21 +186,7 @@ describe('an OAuth client registered by hand', () => {
   });
 
   it('takes the secret as a ${VAR} reference, expanded at login and mount', async () => {
-    const added = await clat(
-      [
-        'mcp',
-        'add',
-        'remote',
-        world.mcp.url,
-        '--client-id',
-        CLIENT_ID,
-        '--client-secret',
-        '--callback-port',
-        String(port),
-        '--force',
-      ],
-      { MCP_CLIENT_SECRET: '${HAND_SECRET}' },
-    );
+    const added = await clat(addClient(), { MCP_CLIENT_SECRET: '${HAND_SECRET}' });
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.stringify(await sandbox.readMcp())).toContain('"clientSecret":"${HAND_SECRET}"');
     // Unset, the login names the field; set, the token exchange authenticates with its value.
@@ -214,24 +206,10 @@ describe('an OAuth client registered by hand', () => {
 
   it.skipIf(!hasTmux())('asks for the secret on a terminal without showing it', async () => {
     tmux = new TmuxSession(`clat-client-secret-${process.pid}-${Date.now()}`);
-    tmux.start(
-      [
-        process.execPath,
-        CLAT_BIN,
-        'mcp',
-        'add',
-        'remote',
-        world.mcp.url,
-        '--client-id',
-        CLIENT_ID,
-        '--client-secret',
-        '--callback-port',
-        String(port),
-        '--force',
-      ],
-      sandbox.project,
-      { CLAT_HOME: sandbox.home, NO_COLOR: '1' },
-    );
+    tmux.start([process.execPath, CLAT_BIN, ...addClient()], sandbox.project, {
+      CLAT_HOME: sandbox.home,
+      NO_COLOR: '1',
+    });
     await tmux.waitFor(`Client secret of "${CLIENT_ID}" for remote (not shown):`);
     tmux.line(SECRET);
     const pane = await tmux.waitFor('EXITED:0');
