@@ -113,6 +113,9 @@ describe('mcp.json entry controls', () => {
       includeTools: ['*_note', 'list_notes'],
       excludeTools: ['delete_*', 'list_*'],
     });
+    // The text line says so too, not only --json.
+    const line = await sandbox.run(['mcp', 'get', 'notes']);
+    expect(line.stdout).toContain('  (only tools *_note, list_notes; no tools delete_*, list_*)\n');
     const tools = parseJsonOutput<ToolsJson>(await sandbox.run(['tools', '--json', '--trust']));
     const names = tools.tools.map((tool) => tool.name).filter((name) => name.startsWith('mcp_'));
     expect(names.sort()).toEqual(['mcp_notes_add_note', 'mcp_notes_get_note']);

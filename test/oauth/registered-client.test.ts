@@ -122,6 +122,9 @@ describe('an OAuth client registered by hand', () => {
       await clat(['mcp', 'get', 'remote', '--json']),
     );
     expect(JSON.stringify(shown)).toContain('"clientSecret":"(set)"');
+    expect((await clat(['mcp', 'get', 'remote'])).stdout).toBe(
+      `  remote  http  ${world.mcp.url}  (OAuth client "${CLIENT_ID}", secret set, callback port ${port})\n`,
+    );
 
     // The port of the registered redirect URI is busy: said, nothing sent elsewhere.
     holder = createServer();

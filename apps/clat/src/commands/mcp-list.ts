@@ -40,6 +40,34 @@ interface ListedServer {
   roots?: boolean;
   /** A project entry the user's same-named entry replaces (it is not mounted). */
   replaced?: true;
+  /** The OAuth client settings, a secret as `(set)` (describeServerConfig's). */
+  oauth?: { clientId?: string; clientSecret?: string; callbackPort?: number; grant?: string };
+  includeTools?: string[];
+  excludeTools?: string[];
+}
+
+/**
+ * What the text line adds after the target: the tool filters and a configured OAuth client,
+ * which otherwise only `--json` would show.
+ */
+function settingsOf(server: ListedServer): string {
+  const parts: string[] = [];
+  if (server.includeTools !== undefined) parts.push(`only tools ${server.includeTools.join(', ')}`);
+  if (server.excludeTools !== undefined) parts.push(`no tools ${server.excludeTools.join(', ')}`);
+  const oauth = server.oauth;
+  if (oauth?.clientId !== undefined) {
+    const more = [
+      ...(oauth.clientSecret === undefined ? [] : ['secret set']),
+      ...(oauth.callbackPort === undefined ? [] : [`callback port ${oauth.callbackPort}`]),
+      ...(oauth.grant === undefined ? [] : [oauth.grant]),
+    ];
+    parts.push(
+      `OAuth client ${JSON.stringify(oauth.clientId)}${more.length === 0 ? '' : `, ${more.join(', ')}`}`,
+    );
+  } else if (oauth?.callbackPort !== undefined) {
+    parts.push(`OAuth callback port ${oauth.callbackPort}`);
+  }
+  return parts.length === 0 ? '' : sanitizeTerminalLine(`  (${parts.join('; ')})`);
 }
 
 /**
@@ -83,7 +111,7 @@ function line(io: CommandIO, server: ListedServer, home: ClatHome, debug: boolea
       ? `${server.url}${headers.length > 0 ? ` headers: ${headers.join(', ')}` : ''}`
       : [server.command ?? '', ...(server.args ?? [])].map((word) => shellWord(word)).join(' '),
   );
-  const notes = `${server.disabled === true ? '  (disabled)' : ''}${server.roots === false ? '  (roots not offered)' : ''}${server.replaced === true ? `  (replaced by the same-named entry in ${home.mcpFile})` : ''}`;
+  const notes = `${settingsOf(server)}${server.disabled === true ? '  (disabled)' : ''}${server.roots === false ? '  (roots not offered)' : ''}${server.replaced === true ? `  (replaced by the same-named entry in ${home.mcpFile})` : ''}`;
   io.stdout.write(
     `  ${sanitizeTerminalLine(server.name)}  ${server.type === 'sse' ? 'sse' : server.transport}  ${target}${notes}\n`,
   );
