@@ -161,6 +161,14 @@ describe('an OAuth client registered by hand', () => {
       await clat(['mcp', '--json']),
     );
     expect(status.servers[0]).toMatchObject({ state: 'connected', tools: 2 });
+
+    // Logout revokes as the confidential client (its secret from mcp.json authenticates it).
+    const logout = await clat(['mcp', 'logout', 'remote']);
+    expect(logout.stderr).toBe('');
+    expect(logout.stdout).toBe(
+      `Logged out of remote; the authorization server ${world.as.issuer} revoked its tokens, and its stored tokens were deleted\n`,
+    );
+    expect(await world.as.provider.AccessToken.find(record.tokens.accessToken)).toBeUndefined();
     for (const output of outputs) expect(output).not.toContain(SECRET);
   });
 

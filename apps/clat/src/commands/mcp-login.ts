@@ -172,7 +172,7 @@ export async function logout(argv: string[], io: CommandIO): Promise<number> {
   const name = sanitizeTerminalLine(server.name);
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
-  const forgotten = oauth === undefined ? undefined : await forgetLogin(oauth);
+  const forgotten = oauth === undefined ? undefined : await forgetLogin(oauth, server);
   if (forgotten === undefined) {
     io.stdout.write(`No stored login for ${name}\n`);
     return 0;
@@ -193,11 +193,18 @@ interface ForgottenLogin {
  * then deletes them and the registered client; undefined when nothing was stored. A failed
  * revocation still deletes them: the person asked to be logged out here.
  */
-async function forgetLogin(oauth: OAuthClient): Promise<ForgottenLogin | undefined> {
+async function forgetLogin(
+  oauth: OAuthClient,
+  server: HttpEntry,
+): Promise<ForgottenLogin | undefined> {
   const revocation = await oauth.revoke();
   const removed = await oauth.logout();
   if (!removed) return undefined;
-  const deleted = 'its stored tokens and registered client were deleted';
+  // A client registered by hand is mcp.json's: nothing was registered, and it stays there.
+  const deleted =
+    server.oauth?.clientId === undefined
+      ? 'its stored tokens and registered client were deleted'
+      : 'its stored tokens were deleted';
   switch (revocation.state) {
     case 'revoked':
       return {
@@ -249,5 +256,5 @@ export async function forgetRemovedLogin(
   if (configured.some((entry) => urlOf(entry.server) === url)) return undefined;
   const target = { ...removed, url } as HttpEntry;
   const oauth = oauthClientFor(target, home.dir);
-  return oauth === undefined ? undefined : forgetLogin(oauth);
+  return oauth === undefined ? undefined : forgetLogin(oauth, target);
 }
