@@ -194,6 +194,25 @@ describe('an OAuth client registered by hand', () => {
       expect(refused.stderr).toContain(message);
     }
     expect(JSON.stringify(await sandbox.readMcp())).not.toContain('"x"');
+    // The project's file is often committed: a literal secret is noted with the way to avoid it.
+    const shared = await clat(
+      [
+        'mcp',
+        'add',
+        '-s',
+        'project',
+        'docs',
+        'https://x.example/mcp',
+        '--client-id',
+        'c',
+        '--client-secret',
+      ],
+      { MCP_CLIENT_SECRET: SECRET },
+    );
+    expect(shared.code, shared.stderr).toBe(0);
+    expect(shared.stdout).toContain(
+      "the value of --client-secret is written as typed; write '${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in (for --client-secret: MCP_CLIENT_SECRET='${NAME}')",
+    );
   });
 
   it('takes the secret as a ${VAR} reference, expanded at login and mount', async () => {

@@ -402,7 +402,7 @@ async function projectScopeNotes(
 ): Promise<void> {
   if (literal.length > 0) {
     io.stdout.write(
-      `Note: ${target.file} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in\n`,
+      `Note: ${target.file} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in${literal.includes('--client-secret') ? " (for --client-secret: MCP_CLIENT_SECRET='\${NAME}')" : ''}\n`,
     );
   }
   const user = await existingServerNames(target.home.mcpFile).catch(() => new Set<string>());
