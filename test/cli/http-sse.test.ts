@@ -111,7 +111,7 @@ describe('HTTP+SSE servers (2024-11-05)', () => {
 
     const bad = await sandbox.run(['mcp', 'add', 'x', '--url', url, '--transport', 'ws']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('clat mcp add: --transport must be http or sse, not "ws"');
+    expect(bad.stderr).toContain('clat mcp add: --transport must be stdio, http or sse, not "ws"');
   });
 
   it('a Streamable HTTP server is not taken for an HTTP+SSE one, and a server that speaks neither names all three attempts', async () => {
