@@ -54,6 +54,13 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** Whether a /proc/<pid>/stat line is of a live (non-zombie) member of group `pgid`. */
+function liveMemberOf(stat: string, pgid: number): boolean {
+  // Fields after the parenthesised command: state ppid pgrp …
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X';
+}
+
 /**
  * Live (non-zombie) members of group `pgid`. Linux reads /proc; elsewhere (or without /proc) a
  * group that answers the probe is reported as its leader alone.
@@ -76,11 +83,7 @@ export function groupMembers(pgid: number): number[] {
     } catch {
       continue; // exited while we looked
     }
-    // Fields after the parenthesised command: state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') {
-      members.push(Number(entry));
-    }
+    if (liveMemberOf(stat, pgid)) members.push(Number(entry));
   }
   return members;
 }
@@ -115,10 +118,9 @@ async function groupAliveAsync(pgid: number): Promise<boolean> {
   const worker = async (): Promise<void> => {
     while (!alive && next < pids.length) {
       const entry = pids[next++] as string;
+      // Undefined when it exited while we looked.
       const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => undefined);
-      if (stat === undefined) continue; // exited while we looked
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') alive = true;
+      if (stat !== undefined && liveMemberOf(stat, pgid)) alive = true;
     }
   };
   await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, pids.length) }, worker));

@@ -157,6 +157,8 @@ function assertDistinctNames(entries: readonly MountEntry[]): void {
 
 export class PluginMount {
   readonly #options: PluginMountOptions;
+  /** What the restart advice calls the program (`displayName`, else `CLAT`). */
+  readonly #displayName: string;
   readonly #entries: Entry[];
   readonly #token = new CancelToken();
   readonly #listeners = new Set<() => void>();
@@ -168,6 +170,7 @@ export class PluginMount {
   constructor(options: PluginMountOptions) {
     assertDistinctNames(options.entries);
     this.#options = options;
+    this.#displayName = options.displayName ?? DEFAULT_DISPLAY_NAME;
     const byKind = new Map<string, Connector>();
     for (const connector of options.connectors) {
       if (!byKind.has(connector.kind)) byKind.set(connector.kind, connector);
@@ -409,17 +412,14 @@ export class PluginMount {
         projectRoot: options.projectRoot,
         redactor: options.redactor,
         signal: this.#token.signal,
-        hostName: this.#options.displayName ?? DEFAULT_DISPLAY_NAME,
+        hostName: this.#displayName,
         onProgress: (progress) => this.#progress(entry, progress),
       });
       entry.mounted = mounted;
       this.#progress(entry, mounted.progress);
       if (this.#frozen) {
         await scope.close().catch(() => {});
-        this.#fail(
-          entry,
-          rejectedAfterFreeze(entry.config, this.#options.displayName ?? DEFAULT_DISPLAY_NAME),
-        );
+        this.#fail(entry, rejectedAfterFreeze(entry.config, this.#displayName));
         return;
       }
       this.#contributePrompts(entry, scope);
@@ -441,9 +441,7 @@ export class PluginMount {
       const frozen = isKernelError(error) && error.code === KernelErrorCode.REGISTRY_FROZEN;
       this.#fail(
         entry,
-        frozen
-          ? rejectedAfterFreeze(entry.config, this.#options.displayName ?? DEFAULT_DISPLAY_NAME)
-          : errorMessage(error),
+        frozen ? rejectedAfterFreeze(entry.config, this.#displayName) : errorMessage(error),
       );
     }
   }
