@@ -277,6 +277,70 @@ describe('clat mcp login against an OpenID provider', () => {
     );
   });
 
+  it('--scopes asks for exactly the scopes given, says what was not granted, and can take less than the server asks', async () => {
+    const scopeOf = (result: ClatResult) =>
+      new URL(/^ {2}(http\S+)$/m.exec(result.stdout)?.[1] ?? 'http://none').searchParams.get(
+        'scope',
+      );
+    // Refused before anything is asked: no browser, no token file, the value named.
+    for (const [args, message] of [
+      [['--scopes', ' , '], '--scopes needs at least one OAuth scope, comma-separated'],
+      [['--scopes', 'mcp:read,"admin"'], '--scopes: "\\"admin\\"" is not an OAuth scope'],
+    ] as const) {
+      const refused = await clat(['mcp', 'login', 'remote', ...args]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(message);
+      expect(refused.stdout).toBe('');
+    }
+    await expect(readTokenFile(sandbox.home)).rejects.toThrow();
+    const logoutScopes = await clat(['mcp', 'logout', 'remote', '--scopes', 'mcp:read']);
+    expect(logoutScopes.stderr).toContain('unknown option "--scopes" for clat mcp logout');
+
+    // Comma- and space-separated, repeated: one request with each scope once, in order, so the
+    // admin tool works without a step-up; the provider does not know mcp:write and leaves it out.
+    const wide = await clat([
+      'mcp',
+      'login',
+      'remote',
+      '--scopes',
+      'mcp:read,mcp:admin',
+      '--scopes=mcp:write mcp:read',
+    ]);
+    expect(wide.stderr).toBe('');
+    expect(wide.code).toBe(0);
+    expect(scopeOf(wide)).toBe('mcp:read mcp:admin mcp:write offline_access');
+    expect(wide.stdout).toMatch(/with scope "[^"]*mcp:admin[^"]*" \(not granted: mcp:write\);/);
+    expect((await clat(['call', 'mcp_remote_admin', '{}'])).stdout).toContain('admin done');
+
+    // Less than before: the remembered mcp:admin is not asked for, and the admin call is refused.
+    const narrow = await clat(['mcp', 'login', 'remote', '--scopes', 'mcp:read']);
+    expect(narrow.code).toBe(0);
+    expect(scopeOf(narrow)).toBe('mcp:read offline_access');
+    expect(narrow.stdout).not.toContain('not granted');
+    const denied = await clat(['call', 'mcp_remote_admin', '{}']);
+    expect(`${denied.stdout}${denied.stderr}`).toMatch(/needs more scope.*clat mcp login remote/);
+    // A plain login then asks for what was given and what the refusal named.
+    const plain = await clat(['mcp', 'login', 'remote']);
+    expect(scopeOf(plain)).toBe('mcp:read mcp:admin offline_access');
+    expect((await clat(['call', 'mcp_remote_admin', '{}'])).stdout).toContain('admin done');
+  });
+
+  it('--scopes is refused for a client_credentials entry, naming where its scopes are set', async () => {
+    await sandbox.writeMcp({
+      mcpServers: {
+        remote: {
+          url: mcp.url,
+          oauth: { clientId: 'machine', clientSecret: 'm', grant: 'client_credentials' },
+        },
+      },
+    });
+    const refused = await clat(['mcp', 'login', 'remote', '--scopes', 'mcp:read']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--scopes applies to a browser login; server "remote" uses the client_credentials grant, whose scopes are "oauth.scopes" in',
+    );
+  });
+
   it('headless exec never opens a browser and names the login command', async () => {
     const log = join(sandbox.root, 'browser.log');
     const chat = await startFakeChatServer([{ text: 'no tools needed' }]);

@@ -26,6 +26,7 @@ export { FileTokenStore, oauthFileFor } from './oauth/file-token-store.js';
 export {
   OAuthClient,
   type OAuthClientOptions,
+  type OAuthLoginOptions,
   type OAuthLoginResult,
   type OAuthRevocation,
 } from './oauth/oauth-client.js';

@@ -64,6 +64,12 @@ export const StdioServerConfigSchema = lazyValue(() =>
     .strict(),
 );
 
+/**
+ * One OAuth scope (RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`): what
+ * `oauth.scopes` holds and what a login may ask for.
+ */
+export const OAUTH_SCOPE_TOKEN = /^[!#-[\]-~]+$/;
+
 /** OAuth client settings of a protected HTTP server; tokens never live here. */
 export const OAuthConfigSchema = lazyValue(() =>
   z
@@ -75,7 +81,7 @@ export const OAuthConfigSchema = lazyValue(() =>
         .url('must be an absolute URL')
         .refine((url) => /^https:\/\/[^/]+\/./i.test(url), 'must be an https URL with a path')
         .optional(),
-      scopes: z.array(z.string().regex(/^[!#-[\]-~]+$/, 'must be one scope token')).optional(),
+      scopes: z.array(z.string().regex(OAUTH_SCOPE_TOKEN, 'must be one scope token')).optional(),
       grant: z.enum(['authorization_code', 'client_credentials']).optional(),
       // The port of a registered client's redirect URI, `http://localhost:<port>/callback`, as
       // Claude Code's `oauth.callbackPort` (authorization servers that match it exactly).

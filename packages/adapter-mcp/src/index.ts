@@ -26,6 +26,7 @@ export {
   /** @public an mcp.json HTTP entry as zod, for hosts with their own config files (README) */
   HttpServerConfigSchema,
   type McpServerConfig,
+  OAUTH_SCOPE_TOKEN,
   type ParsedMcpConfig,
   parseMcpConfig,
   parseServerEntry,

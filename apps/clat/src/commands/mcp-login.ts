@@ -1,5 +1,5 @@
 /** `clat mcp login <name>` and `clat mcp logout <name>`: OAuth for remote MCP servers. @module */
-import { expandServerVariables, type McpServerConfig } from '@clat/adapter-mcp';
+import { expandServerVariables, type McpServerConfig, OAUTH_SCOPE_TOKEN } from '@clat/adapter-mcp';
 import {
   HttpTransportErrorCode,
   isHttpTransportError,
@@ -31,11 +31,42 @@ interface LoginTarget {
   writtenUrl: string;
 }
 
-/** `clat mcp login|logout`'s flags: the project's, as `clat mcp` takes them (no `--json`). */
-const LOGIN_OPTIONS = {
+/** `clat mcp logout`'s flags: the project's, as `clat mcp` takes them (no `--json`). */
+const LOGOUT_OPTIONS = {
   project: PROJECT_OPTIONS.project,
   trust: PROJECT_OPTIONS.trust,
 } as const;
+
+/** `clat mcp login`'s: also Codex's `--scopes`, comma-separated (or repeated). */
+const LOGIN_OPTIONS = {
+  ...LOGOUT_OPTIONS,
+  scopes: { type: 'string', multiple: true },
+} as const;
+
+/**
+ * The scopes `--scopes` asks for, in order and once each; undefined without the flag. Commas
+ * and spaces both separate (`--scopes "read write"` as a scope string is written too).
+ */
+function requestedScopes(given: readonly string[] | undefined): string[] | undefined {
+  if (given === undefined) return undefined;
+  const scopes = [...new Set(given.flatMap((value) => value.split(/[\s,]+/)))].filter(
+    (scope) => scope !== '',
+  );
+  if (scopes.length === 0) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      '--scopes needs at least one OAuth scope, comma-separated (--scopes read,write)',
+    );
+  }
+  const bad = scopes.find((scope) => !OAUTH_SCOPE_TOKEN.test(scope));
+  if (bad !== undefined) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `--scopes: ${JSON.stringify(bad)} is not an OAuth scope (printable ASCII without quotes or backslashes; separate scopes with commas)`,
+    );
+  }
+  return scopes;
+}
 
 /**
  * Finds `<name>` where the mount does: the user's mcp.json, then the project's own
@@ -46,10 +77,10 @@ const LOGIN_OPTIONS = {
 async function httpEntry(
   io: CommandIO,
   verb: string,
-  argv: string[],
+  positionals: readonly string[],
+  values: { project?: string | undefined; trust?: boolean | undefined },
   openedRoot?: string,
 ): Promise<LoginTarget> {
-  const { positionals, values } = parseFlags(`mcp ${verb}`, argv, LOGIN_OPTIONS);
   const [name] = positionals;
   if (name === undefined || positionals.length > 1) {
     throw new CliError(CliErrorCode.CLI_USAGE, `clat mcp ${verb}: expected exactly one <name>`);
@@ -107,7 +138,15 @@ export async function login(
   openedRoot?: string,
   signal?: AbortSignal,
 ): Promise<number> {
-  const { server, file, writtenUrl } = await httpEntry(io, 'login', argv, openedRoot);
+  const { positionals, values } = parseFlags('mcp login', argv, LOGIN_OPTIONS);
+  const scopes = requestedScopes(values.scopes);
+  const { server, file, writtenUrl } = await httpEntry(
+    io,
+    'login',
+    positionals,
+    values,
+    openedRoot,
+  );
   const home = resolveClatHome(io.env, io.cwd);
   const oauth = oauthClientFor(server, home.dir);
   if (oauth === undefined) {
@@ -116,26 +155,35 @@ export async function login(
       `server ${JSON.stringify(server.name)} sends a configured Authorization header; remove it from "headers" in ${file} to use OAuth instead`,
     );
   }
+  if (scopes !== undefined && server.oauth?.grant === 'client_credentials') {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `--scopes applies to a browser login; server ${JSON.stringify(server.name)} uses the client_credentials grant, whose scopes are "oauth.scopes" in ${file}`,
+    );
+  }
   const abort = new AbortController();
   const onSigint = () => abort.abort(new Error('cancelled'));
   process.once('SIGINT', onSigint);
   signal?.addEventListener('abort', onSigint, { once: true });
   try {
-    const result = await oauth.login({
-      signal: abort.signal,
-      timeoutMs: LOGIN_WAIT_MS,
-      open: async (url) => {
-        io.stdout.write(
-          `To log in to ${sanitizeTerminalLine(server.name)}, open this URL in a browser (waiting up to ${LOGIN_WAIT_MS / 60_000} minutes; Ctrl-C cancels):\n\n  ${sanitizeTerminalLine(url)}\n\n`,
-        );
-        await openBrowser(url, io.env);
+    const result = await oauth.login(
+      {
+        signal: abort.signal,
+        timeoutMs: LOGIN_WAIT_MS,
+        open: async (url) => {
+          io.stdout.write(
+            `To log in to ${sanitizeTerminalLine(server.name)}, open this URL in a browser (waiting up to ${LOGIN_WAIT_MS / 60_000} minutes; Ctrl-C cancels):\n\n  ${sanitizeTerminalLine(url)}\n\n`,
+          );
+          await openBrowser(url, io.env);
+        },
       },
-    });
+      { scopes },
+    );
     // Issuer and scope come from the authorization server: untrusted text.
     const scope =
       result.scope === undefined || result.scope.trim() === ''
         ? ''
-        : ` with scope "${sanitizeTerminalLine(result.scope)}"`;
+        : ` with scope "${sanitizeTerminalLine(result.scope)}"${notGranted(scopes, result.scope)}`;
     const stored =
       server.oauth?.grant === 'client_credentials'
         ? 'client credentials are used on every run; nothing was stored'
@@ -166,8 +214,20 @@ export async function login(
   }
 }
 
+/**
+ * The scopes `--scopes` asked for that the authorization server left out of its grant (it may
+ * narrow a request, RFC 6749 §3.3): said, since calls needing them will be refused.
+ */
+function notGranted(requested: readonly string[] | undefined, granted: string): string {
+  if (requested === undefined) return '';
+  const have = new Set(granted.split(/\s+/));
+  const missing = requested.filter((scope) => !have.has(scope));
+  return missing.length === 0 ? '' : ` (not granted: ${sanitizeTerminalLine(missing.join(' '))})`;
+}
+
 export async function logout(argv: string[], io: CommandIO): Promise<number> {
-  const { server } = await httpEntry(io, 'logout', argv);
+  const { positionals, values } = parseFlags('mcp logout', argv, LOGOUT_OPTIONS);
+  const { server } = await httpEntry(io, 'logout', positionals, values);
   // A project's mcp.json names its servers: shown like any text from outside.
   const name = sanitizeTerminalLine(server.name);
   const home = resolveClatHome(io.env, io.cwd);

@@ -27,7 +27,7 @@ const USAGE = `Usage: clat mcp [status] [--json]
        clat mcp add <name> <url> [--scope user|project] [--transport http|sse] [--header "Name: value"]... [--bearer-token-env-var NAME] [--client-id <id> [--client-secret] [--callback-port <port>]] [--include-tools a,b] [--exclude-tools c*] [--force]
        clat mcp add-json [<name>] '<json>' [--scope user|project] [--force]
        clat mcp remove <name> [--scope user|project]
-       clat mcp login <name> [-C <dir>] [--trust]
+       clat mcp login <name> [--scopes a,b] [-C <dir>] [--trust]
        clat mcp logout <name> [-C <dir>] [--trust]
        clat mcp enable|disable <name> [--scope user|project]
        clat mcp import --from <client> [--scope user|project] [--file <path>] [--dry-run] [--force] [--json]
@@ -74,6 +74,9 @@ login             OAuth login to an HTTP server: prints the authorization URL, o
                   kept in an owner-only file under the CLAT home, never in mcp.json. A server
                   of a project's own .clat/mcp.json is found in the current directory's
                   project, or -C <dir>'s, once it is trusted (or with --trust).
+                  --scopes (comma-separated) asks for exactly those OAuth scopes instead of
+                  the ones the server names; scopes a later call is refused for are added
+                  at the next login.
 logout            Revoke the stored OAuth tokens at the authorization server (when it offers
                   RFC 7009 revocation), then delete them and the registered client.
 enable, disable   Keep an entry but stop starting it ("disabled": true), or start it again

@@ -67,6 +67,16 @@ export interface OAuthClientOptions {
   fetch?: typeof fetch | undefined;
 }
 
+/** What a login the person started asks for. */
+export interface OAuthLoginOptions {
+  /**
+   * Exactly the scopes to request (`offline_access` is still added when the authorization
+   * server can refresh), instead of the challenged, advertised, configured and remembered ones;
+   * later step-ups add to them.
+   */
+  scopes?: readonly string[] | undefined;
+}
+
 export interface OAuthLoginResult {
   issuer: string;
   /** Granted scope, when the AS said. */
@@ -195,14 +205,17 @@ export class OAuthClient implements HttpAuth {
    * uses the last challenge seen, else an unauthenticated probe of the server. A login the user
    * asked for starts the step-up count afresh.
    */
-  async login(browser: BrowserLeg): Promise<OAuthLoginResult> {
-    const result = await this.#authorize(browser);
+  async login(browser: BrowserLeg, options: OAuthLoginOptions = {}): Promise<OAuthLoginResult> {
+    const result = await this.#authorize(browser, options.scopes);
     this.#stepUps = 0;
     return result;
   }
 
   /** The login itself; a step-up runs it without resetting the count that bounds step-ups. */
-  async #authorize(browser: BrowserLeg): Promise<OAuthLoginResult> {
+  async #authorize(
+    browser: BrowserLeg,
+    requested?: readonly string[] | undefined,
+  ): Promise<OAuthLoginResult> {
     const record = await this.#load();
     const probed = this.#challenge === undefined;
     const challenge = this.#challenge ?? (await this.#probe(browser.signal));
@@ -213,12 +226,14 @@ export class OAuthClient implements HttpAuth {
       return { issuer: as.issuer, scope: tokens.scope, refreshable: false };
     }
     const scopes = withOfflineAccess(
-      selectScopes({
-        challenged: challenge?.scope,
-        scopesSupported: prm.scopesSupported,
-        configured: this.#options.config?.scopes,
-        remembered: sameIssuer ? record?.scopes : undefined,
-      }),
+      requested !== undefined && requested.length > 0
+        ? scopeUnion([...requested])
+        : selectScopes({
+            challenged: challenge?.scope,
+            scopesSupported: prm.scopesSupported,
+            configured: this.#options.config?.scopes,
+            remembered: sameIssuer ? record?.scopes : undefined,
+          }),
       as,
     );
     const http = { ...this.#http, signal: browser.signal };
