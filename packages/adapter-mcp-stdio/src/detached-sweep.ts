@@ -4,8 +4,8 @@
  * clears its environment, or runs as another user, is out of reach and reported as left over.
  * @module
  */
-import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { scanProcesses } from '@clat/process';
 
 /** The environment variable that tags a server and everything it starts. */
 export const SERVER_TAG_ENV = 'CLAT_MCP_SERVER_TAG';
@@ -14,37 +14,15 @@ export const SERVER_TAG_ENV = 'CLAT_MCP_SERVER_TAG';
 const SWEEP_WAIT_MS = 2_000;
 const SWEEP_POLL_MS = 20;
 
-/** Environ files read at once (each read is one thread-pool job). */
-const SCAN_CONCURRENCY = 8;
-
 /**
  * Pids of processes (other than this one) whose environment carries `tag`. Each environ is read
- * on the thread pool, a few at a time: reading another process's environ takes its memory map's
- * lock, so it waits while that process exits or remaps (17 ms measured beside an exiting 1.5 GB
- * process on 2 cores), and the scan reads every process on the machine at every server's
- * teardown. Read synchronously (as before), those waits blocked the event loop of a host that
- * serves other servers meanwhile (the stdio fault zoo's lag probe caught 59 ms in CI).
+ * on the thread pool, a few at a time ({@link scanProcesses}): reading another process's environ
+ * takes its memory map's lock, so it waits while that process exits or remaps, and the scan runs
+ * at every server's teardown while the host serves other servers.
  */
 export async function taggedProcesses(tag: string): Promise<number[]> {
-  if (process.platform !== 'linux') return [];
   const needle = Buffer.from(`${SERVER_TAG_ENV}=${tag}\0`);
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const pids = entries.map(Number).filter((pid) => Number.isInteger(pid) && pid !== process.pid);
-  const found: number[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < pids.length) {
-      const pid = pids[next++] as number;
-      if (await environHas(pid, needle)) found.push(pid);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, pids.length) }, worker));
-  return found.sort((a, b) => a - b);
+  return (await scanProcesses((pid) => environHas(pid, needle))) ?? [];
 }
 
 /** True when `pid`'s environment holds the `needle` entry; false when it cannot be read. */

@@ -9,6 +9,7 @@ export {
   groupMembers,
   killGroup,
   pidAlive,
+  scanProcesses,
   signalGroup,
   /** @public waits for a group a host signalled itself (README "Exports") */
   waitGroupGone,

@@ -6,6 +6,7 @@ import {
   groupMembers,
   killGroup,
   pidAlive,
+  scanProcesses,
   signalGroup,
   waitGroupGone,
 } from './process-group.js';
@@ -107,6 +108,40 @@ describe('pidAlive', () => {
       }
     },
   );
+});
+
+describe.skipIf(process.platform !== 'linux')('scanProcesses', () => {
+  it('finds the processes a test picks, leaves this one out, and stops at the first with first', async () => {
+    const sleepers = [1, 2, 3].map(() => spawn('sleep', ['30'], { stdio: 'ignore' }).pid as number);
+    try {
+      const ours = new Set(sleepers);
+      const tested: number[] = [];
+      const all = await scanProcesses(async (pid) => {
+        tested.push(pid);
+        return ours.has(pid);
+      });
+      expect(all).toEqual([...sleepers].sort((a, b) => a - b));
+      expect(tested).not.toContain(process.pid);
+      // Every process was looked at once; a test that resolves late does not lose its answer.
+      expect(new Set(tested).size).toBe(tested.length);
+      // The first process /proc lists matches: only the tests already running (at most the
+      // eight of one round) finish after it, and the rest of the machine is never read.
+      const match = tested[0];
+      let calls = 0;
+      const first = await scanProcesses(
+        async (pid) => {
+          calls++;
+          return pid === match;
+        },
+        { first: true },
+      );
+      expect(first).toEqual([match]);
+      expect(tested.length).toBeGreaterThan(16);
+      expect(calls).toBeLessThanOrEqual(16);
+    } finally {
+      for (const pid of sleepers) process.kill(pid, 'SIGKILL');
+    }
+  });
 });
 
 /** A detached node process (its own group leader) that ignores SIGTERM when `stubborn`. */

@@ -93,38 +93,60 @@ export function groupAlive(pgid: number): boolean {
   return groupMembers(pgid).length > 0;
 }
 
-/** `/proc` stat files read at once by {@link groupAliveAsync}. */
+/** `/proc` files read at once by {@link scanProcesses} (each read is one thread-pool job). */
 const SCAN_CONCURRENCY = 8;
 
 /**
- * {@link groupAlive} for the waits, with the `/proc` reads on the thread pool: a read of another
- * process's stat can block while that process exits (11 ms measured beside an exiting 1.5 GB
- * process on 2 cores), a scan reads every process on the machine, and a wait scans every
- * {@link GROUP_POLL_MS}: done synchronously, it blocked the event loop of a host that serves
- * other servers meanwhile (the stdio fault zoo's lag probe caught 59 ms in CI).
+ * The pids (this process's own left out) for which `test` resolves true, in ascending order;
+ * undefined where there is no `/proc` to list (not Linux, or not mounted). Tests run a few at a
+ * time, for `/proc` reads on the thread pool: a read of another process's files can block while
+ * that process exits or remaps (11 ms for a stat, 17 ms for an environ, measured beside an exiting
+ * 1.5 GB process on 2 cores), a scan reads every process on the machine, and teardown scans
+ * often: done synchronously, such reads held the event loop of a host that serves other servers
+ * meanwhile (the stdio fault zoo's lag probe caught 59 ms in CI). With `first`, the scan stops at
+ * the first match. `test` must not throw (a process may exit while it is read).
  */
-async function groupAliveAsync(pgid: number): Promise<boolean> {
-  if (!signalGroup(pgid, 0)) return false;
-  if (process.platform !== 'linux') return true;
+export async function scanProcesses(
+  test: (pid: number) => Promise<boolean>,
+  options: { first?: boolean } = {},
+): Promise<number[] | undefined> {
+  if (process.platform !== 'linux') return undefined;
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return true;
+    return undefined;
   }
-  const pids = entries.filter((entry) => /^\d+$/.test(entry));
+  const pids = entries.map(Number).filter((pid) => Number.isInteger(pid) && pid !== process.pid);
+  const found: number[] = [];
+  const first = options.first === true;
   let next = 0;
-  let alive = false;
   const worker = async (): Promise<void> => {
-    while (!alive && next < pids.length) {
-      const entry = pids[next++] as string;
-      // Undefined when it exited while we looked.
-      const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => undefined);
-      if (stat !== undefined && liveMemberOf(stat, pgid)) alive = true;
+    while (next < pids.length && !(first && found.length > 0)) {
+      const pid = pids[next++] as number;
+      if (await test(pid)) found.push(pid);
     }
   };
   await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, pids.length) }, worker));
-  return alive;
+  return found.sort((a, b) => a - b);
+}
+
+/**
+ * {@link groupAlive} for the waits (every {@link GROUP_POLL_MS}), with the `/proc` reads off the
+ * event loop ({@link scanProcesses}).
+ */
+async function groupAliveAsync(pgid: number): Promise<boolean> {
+  if (!signalGroup(pgid, 0)) return false;
+  const members = await scanProcesses(
+    async (pid) => {
+      // Undefined when it exited while we looked.
+      const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => undefined);
+      return stat !== undefined && liveMemberOf(stat, pgid);
+    },
+    { first: true },
+  );
+  // The group answered the probe: without /proc it counts as alive.
+  return members === undefined || members.length > 0;
 }
 
 /** Resolves true once group `pgid` has no live member, false after `ms`. */
