@@ -187,11 +187,58 @@ describe('clat mcp add in the forms of other clients', () => {
       'add',
       'docs',
       'https://docs.example/mcp',
-      '--timeout',
+      '--bogus',
       '5',
     ]);
-    expect(unknown.stderr).toContain('unknown option "--timeout" for clat mcp add');
+    expect(unknown.stderr).toContain('unknown option "--bogus" for clat mcp add');
     expect(unknown.stderr).not.toContain('goes after --');
     expect(await sandbox.readMcp()).toEqual({ mcpServers: {} });
+  });
+
+  it("answers Gemini CLI's own options with what CLAT does instead, and the line without them adds", async () => {
+    // As Gemini CLI's README writes them: `gemini mcp add --transport http --timeout 30000 …`.
+    const geminiLines: [string[], string][] = [
+      [
+        ['--transport', 'http', '--timeout', '30000', 'docs', 'https://docs.example/mcp'],
+        "--timeout is Gemini CLI's option; CLAT has no per-server timeout (it applies its own limits: 10 s for the handshake, 120 s per tool call); leave out --timeout and its value",
+      ],
+      [
+        ['-t', 'http', 'docs', 'https://docs.example/mcp', '--timeout=30000'],
+        'leave out --timeout and its value',
+      ],
+      [
+        ['--trust', '-t', 'http', 'docs', 'https://docs.example/mcp'],
+        "--trust is Gemini CLI's option to run a server's tools without asking; CLAT asks per its permission mode (--mode) and keeps the tools you allow for a project (clat approvals), and a project is trusted with clat trust; leave out --trust",
+      ],
+      [
+        ['docs', 'https://docs.example/mcp', '--description', 'Docs search'],
+        "--description is Gemini CLI's option; mcp.json entries carry no description",
+      ],
+    ];
+    for (const [args, message] of geminiLines) {
+      const refused = await sandbox.run(['mcp', 'add', ...args]);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(message);
+      expect(refused.stderr).not.toContain('see "clat mcp add --help"');
+    }
+    await expect(readFile(join(sandbox.home, 'mcp.json'))).rejects.toThrow(/ENOENT/);
+    // Left out as said, the first line adds the server.
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      '--transport',
+      'http',
+      'docs',
+      'https://docs.example/mcp',
+    ]);
+    expect(added.code).toBe(0);
+    expect(await sandbox.readMcp()).toEqual({
+      mcpServers: { docs: { url: 'https://docs.example/mcp' } },
+    });
+    // After a command, an unknown option is the server's own: it goes after --, as before.
+    const stdio = await sandbox.run(['mcp', 'add', 'mem', 'npx', '--timeout', '3', 'pkg']);
+    expect(stdio.stderr).toContain(
+      'a server command goes after --: clat mcp add mem -- npx --timeout 3 pkg',
+    );
   });
 });

@@ -7,7 +7,7 @@
 import { sep } from 'node:path';
 import { MCP_HEADER, type McpServerConfig } from '@clat/adapter-mcp';
 import { redactSecrets, sanitizeTerminalLine, shellWord } from '@clat/kernel';
-import { parseFlags } from '../cli-options.js';
+import { parseFlags, unknownOptionOf } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { existingServerNames, putServerEntry } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -102,6 +102,28 @@ function checkHeaderFlags(headers: Record<string, string>): void {
   }
 }
 
+/**
+ * Options other clients' `mcp add` take that CLAT has no use for (Gemini CLI's), with why: a
+ * line pasted from their READMEs is answered with what to do, not only "unknown option".
+ */
+const FOREIGN_ADD_FLAGS: Readonly<Record<string, string>> = {
+  '--timeout':
+    "--timeout is Gemini CLI's option; CLAT has no per-server timeout (it applies its own limits: 10 s for the handshake, 120 s per tool call); leave out --timeout and its value",
+  '--trust':
+    "--trust is Gemini CLI's option to run a server's tools without asking; CLAT asks per its permission mode (--mode) and keeps the tools you allow for a project (clat approvals), and a project is trusted with clat trust; leave out --trust",
+  '--description':
+    "--description is Gemini CLI's option; mcp.json entries carry no description (clat tools shows what the server says of its tools); leave out --description and its value",
+};
+
+/** The refusal of another client's option (`--timeout 5000` and `--timeout=5000` alike). */
+function foreignFlagError(error: unknown): CliError | undefined {
+  const option = unknownOptionOf(error)?.split('=')[0];
+  const why = option === undefined ? undefined : FOREIGN_ADD_FLAGS[option];
+  return why === undefined
+    ? undefined
+    : new CliError(CliErrorCode.CLI_USAGE, `clat mcp add: ${why}`);
+}
+
 export async function add(argv: string[], io: CommandIO): Promise<number> {
   const { own: flags, server: serverWords } = splitServerWords(argv);
   const command = serverWords ?? [];
@@ -140,7 +162,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       first.startsWith('-') ||
       isUrlWord(first)
     )
-      throw error;
+      throw foreignFlagError(error) ?? error;
     throw new CliError(
       CliErrorCode.CLI_USAGE,
       `${(error as Error).message}; a server command goes after --: clat mcp add ${[name, '--', ...flags.slice(1)].map((word) => shellWord(word)).join(' ')}`,
@@ -402,7 +424,7 @@ async function projectScopeNotes(
 ): Promise<void> {
   if (literal.length > 0) {
     io.stdout.write(
-      `Note: ${target.file} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in${literal.includes('--client-secret') ? " (for --client-secret: MCP_CLIENT_SECRET='\${NAME}')" : ''}\n`,
+      `Note: ${target.file} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in${literal.includes('--client-secret') ? " (for --client-secret: MCP_CLIENT_SECRET='${NAME}')" : ''}\n`,
     );
   }
   const user = await existingServerNames(target.home.mcpFile).catch(() => new Set<string>());
