@@ -5,7 +5,7 @@
  * are read from the token file by the test only, and must appear in no output.
  * @module
  */
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeModelProvider, startFakeChatServer } from '../cli/chat-server.js';
@@ -82,6 +82,21 @@ describe('clat mcp login against an OpenID provider', () => {
     expect(record.tokens.refreshToken).toBeDefined();
     expect(JSON.stringify(await sandbox.readMcp())).not.toContain(record.tokens.accessToken);
 
+    // The login as `clat mcp list|get` show it, from the token file alone (never the tokens).
+    const listedLogin = parseJsonOutput<{ login?: Record<string, unknown> }>(
+      await clat(['mcp', 'get', 'remote', '--json']),
+    ).login;
+    expect(listedLogin).toEqual({
+      issuer: as.issuer,
+      scope: expect.stringContaining('mcp:read'),
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      refreshable: true,
+    });
+    expect(Date.parse(String(listedLogin?.expiresAt)) - Date.now()).toBeGreaterThan(50 * 60_000);
+    const listedText = await clat(['mcp', 'list']);
+    expect(listedText.stdout).toContain(
+      `  remote  http  ${mcp.url}  (logged in at ${as.issuer}, scope "${String(listedLogin?.scope)}", expires in 60 min)`,
+    );
     const after = parseJsonOutput<StatusJson>(await clat(['mcp', '--json']));
     expect(after.servers[0]).toMatchObject({ name: 'remote', state: 'connected' });
     expect(after.servers[0]?.tools).toBe(2);
@@ -104,6 +119,15 @@ describe('clat mcp login against an OpenID provider', () => {
     const allowed = await clat(['call', 'mcp_remote_admin', '{}']);
     expect(allowed.stdout).toContain('admin done');
     const stepped = await tokenFile();
+    // An access token past its expiry, with a refresh token: listed as renewed at the next start.
+    const raw = JSON.parse(await readFile(stepped.path, 'utf8')) as {
+      tokens: { expiresAt?: number };
+    };
+    raw.tokens.expiresAt = Date.now() - 1000;
+    await writeFile(stepped.path, JSON.stringify(raw), { mode: 0o600 });
+    expect((await clat(['mcp', 'get', 'remote'])).stdout).toContain(
+      ', token expired, refreshed at the next start)',
+    );
 
     // The access token ends early: the server answers invalid_token and the client refreshes
     // (the provider rotates the refresh token) without a browser.
@@ -125,6 +149,10 @@ describe('clat mcp login against an OpenID provider', () => {
     const logout = await clat(['mcp', 'logout', 'remote']);
     expect(logout.stdout).toContain('Logged out of remote');
     expect(await readdir(join(sandbox.home, 'oauth'))).toEqual([]);
+    expect((await clat(['mcp', 'get', 'remote'])).stdout).not.toContain('logged in');
+    expect(
+      parseJsonOutput<{ login?: unknown }>(await clat(['mcp', 'get', 'remote', '--json'])).login,
+    ).toBeUndefined();
 
     for (const secret of [
       record.tokens.accessToken,

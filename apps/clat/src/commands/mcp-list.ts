@@ -5,7 +5,11 @@
  * @module
  */
 import { existsSync } from 'node:fs';
-import { describeServerConfig, type McpServerConfig } from '@clat/adapter-mcp';
+import {
+  describeServerConfig,
+  expandServerVariables,
+  type McpServerConfig,
+} from '@clat/adapter-mcp';
 import {
   type ConfigIssue,
   hideCredentialSegments,
@@ -44,6 +48,75 @@ interface ListedServer {
   oauth?: { clientId?: string; clientSecret?: string; callbackPort?: number; grant?: string };
   includeTools?: string[];
   excludeTools?: string[];
+  /** A stored OAuth login of an HTTP entry (never its tokens). */
+  login?: ListedLogin;
+}
+
+/** What `clat mcp login` stored for an entry's URL, without the tokens themselves. */
+interface ListedLogin {
+  /** The authorization server, as it named itself (untrusted text). */
+  issuer?: string;
+  /** The scope it granted, space-separated (untrusted text). */
+  scope?: string;
+  /** When the access token expires (ISO 8601), when the authorization server said. */
+  expiresAt?: string;
+  /** A refresh token is stored: an expired access token is renewed at the next start. */
+  refreshable: boolean;
+}
+
+/** "expires in 59 min" / "expired …": how the stored access token stands at `now`. */
+function expiryText(login: ListedLogin, now: number): string | undefined {
+  if (login.expiresAt === undefined) return undefined;
+  const left = Date.parse(login.expiresAt) - now;
+  if (left <= 0) {
+    return login.refreshable
+      ? 'token expired, refreshed at the next start'
+      : 'token expired, log in again';
+  }
+  const minutes = Math.ceil(left / 60_000);
+  return minutes < 120 ? `expires in ${minutes} min` : `expires in ${Math.round(minutes / 60)} h`;
+}
+
+/** The login part of the text line (issuer and scope come from the authorization server). */
+function loginText(login: ListedLogin): string {
+  const parts = [
+    `logged in${login.issuer === undefined ? '' : ` at ${login.issuer}`}`,
+    ...(login.scope === undefined || login.scope.trim() === '' ? [] : [`scope "${login.scope}"`]),
+    ...[expiryText(login, Date.now())].filter((text) => text !== undefined),
+  ];
+  return parts.join(', ');
+}
+
+/**
+ * The logins stored for the HTTP entries among `servers` (read from the token files, keyed by
+ * the URL the mount connects to, variables expanded); nothing is contacted. An entry whose
+ * variables do not expand has none here (its config issue is said anyway).
+ */
+async function storedLogins(
+  servers: readonly { server: McpServerConfig; listed: ListedServer; file: string }[],
+  home: ClatHome,
+  env: NodeJS.ProcessEnv,
+  projectRoot: string,
+): Promise<void> {
+  const http = servers.filter(({ server }) => server.transport === 'http');
+  if (http.length === 0) return;
+  const { FileTokenStore } = await import('@clat/adapter-mcp-http');
+  const store = new FileTokenStore(home.oauthDir);
+  await Promise.all(
+    http.map(async ({ server, listed, file }) => {
+      const expanded = expandServerVariables(server, { file, env, projectRoot });
+      if ('issues' in expanded || expanded.server.transport !== 'http') return;
+      const record = await store.read(expanded.server.url);
+      const tokens = record?.tokens;
+      if (tokens === undefined) return;
+      const login: ListedLogin = { refreshable: tokens.refreshToken !== undefined };
+      if (record?.issuer !== undefined) login.issuer = record.issuer;
+      if (tokens.scope !== undefined) login.scope = tokens.scope;
+      if (tokens.expiresAt !== undefined)
+        login.expiresAt = new Date(tokens.expiresAt).toISOString();
+      listed.login = login;
+    }),
+  );
 }
 
 /**
@@ -67,6 +140,7 @@ function settingsOf(server: ListedServer): string {
   } else if (oauth?.callbackPort !== undefined) {
     parts.push(`OAuth callback port ${oauth.callbackPort}`);
   }
+  if (server.login !== undefined) parts.push(loginText(server.login));
   return parts.length === 0 ? '' : sanitizeTerminalLine(`  (${parts.join('; ')})`);
 }
 
@@ -142,6 +216,23 @@ export async function list(argv: string[], io: CommandIO, one?: string): Promise
     if (userNames.has(server.name)) out.replaced = true;
     return out;
   });
+  await storedLogins(
+    [
+      ...config.servers.map((server, i) => ({
+        server,
+        listed: userServers[i] as ListedServer,
+        file: home.mcpFile,
+      })),
+      ...(project?.config?.servers ?? []).map((server, i) => ({
+        server,
+        listed: projectServers[i] as ListedServer,
+        file: project?.file as string,
+      })),
+    ].filter(({ server }) => one === undefined || server.name === one),
+    home,
+    io.env,
+    project?.root ?? io.cwd,
+  );
   const issues = [...config.issues, ...(project?.config?.issues ?? [])].map(formatIssue);
   if (one !== undefined) {
     const all = [...userServers, ...projectServers];

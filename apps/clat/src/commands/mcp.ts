@@ -37,8 +37,9 @@ status (default)  Mount the trusted project's servers and show configured, conne
                   legacy HTTP servers (one still opening is waited for up to ${GET_STREAM_SETTLE_MS / 1000} s)
                   and failures (with the redacted stderr tail). Exits 1 when a configured
                   server failed.
-list, get         Show mcp.json entries with their tool filters and OAuth client (env, header
-                  and client secret values are never printed):
+list, get         Show mcp.json entries with their tool filters, OAuth client and stored
+                  login (issuer, scope, expiry; env, header and client secret values and
+                  tokens are never printed; nothing is started or contacted):
                   ~/.clat/mcp.json's, then those of the project's own .clat/mcp.json once
                   the project is trusted (or with --trust), as the mount merges them.
 add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A URL
