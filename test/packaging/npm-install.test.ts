@@ -9,7 +9,7 @@ import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClatExit } from '../support/clat-bin.js';
+import { type ClatExit, execClat } from '../support/clat-bin.js';
 import {
   type NpmRegistryFixture,
   type PublishedVersion,
@@ -415,7 +415,7 @@ describe('clat plugin install npm:<name>', () => {
       `Relative paths were made absolute, since its server runs in its package directory: ./src → ${join(world.project, 'src')}, --cache=../cache → --cache=${join(world.work, 'cache')}\n`,
     );
     expect(replaced.stdout).toContain(
-      'Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env NAME=value instead\n',
+      "Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env 'NAME=${NAME}' instead (read from the environment CLAT starts in)\n",
     );
     expect(replaced.stdout).not.toContain(key);
     const data = join(home, 'plugin-data', 'args-mcp');
@@ -468,6 +468,112 @@ describe('clat plugin install npm:<name>', () => {
     );
     expect((await clat('plugin', 'uninstall', 'args-mcp')).code).toBe(0);
   }, 180_000);
+
+  it("reads --env '${NAME}' from the environment clat starts in, so a key is stored nowhere", async () => {
+    const dir = await legacyServerDir('keyed-mcp', [
+      "import { serveLegacy, text } from './lib.mjs';",
+      'const none = { type: "object", properties: {} };',
+      "const handler = () => text('key=' + process.env.ACME_KEY + ' region=' + process.env.ACME_REGION);",
+      'const annotations = { readOnlyHint: true, openWorldHint: false };',
+      "serveLegacy({ name: 'keyed', tools: [{ name: 'whoami', inputSchema: none, annotations, handler }] });",
+    ]);
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: '@acme/keyed-mcp',
+        version: '1.0.0',
+        type: 'module',
+        bin: { 'keyed-mcp': 'server.mjs' },
+      }),
+    );
+    registry.publishDir(dir);
+    const withKey = (...args: string[]) =>
+      execClat(args, {
+        cwd: world.project,
+        home,
+        env: { ...world.env, ACME_KEY: 'alpha-from-env' },
+      });
+
+    // Installed where ACME_KEY is not set: said, by name, and the install goes through.
+    const installed = await clat(
+      'plugin',
+      'install',
+      'npm:@acme/keyed-mcp',
+      '--yes',
+      '--env',
+      'ACME_KEY=${ACME_KEY}',
+      '--env',
+      'ACME_REGION=${ACME_REGION:-eu}',
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(
+      'Note: ACME_KEY is not set here; the server reads it from the environment CLAT starts in, and is not started while it is unset\n',
+    );
+    expect(installed.stdout).not.toContain('ACME_REGION is not set');
+
+    // Without it, the server is not started and the reason names the variable and the fix.
+    const status = JSON.parse((await clat('mcp', '--json')).stdout) as {
+      servers: { name: string }[];
+      configIssues: string[];
+    };
+    expect(status.configIssues).toContain(
+      `${join(home, 'plugin-store', 'registry.json')}: keyed-mcp: its env ACME_KEY: the environment variable ACME_KEY is not set and has no default (set it where CLAT starts, or write \${ACME_KEY:-value} for a default)`,
+    );
+    expect(status.servers.map((server) => server.name)).not.toContain('keyed-mcp');
+
+    // With it, each start reads it; the default fills the other.
+    const called = await withKey('call', 'mcp_keyed_mcp_whoami', '{}');
+    expect(called.code, called.stderr).toBe(0);
+    expect(called.stdout).toContain('key=alpha-from-env region=eu');
+    const other = await execClat(['call', 'mcp_keyed_mcp_whoami', '{}'], {
+      cwd: world.project,
+      home,
+      env: { ...world.env, ACME_KEY: 'beta-from-env', ACME_REGION: 'us' },
+    });
+    expect(other.stdout).toContain('key=beta-from-env region=us');
+
+    // The store holds the references only: registry.json, the generated manifest (the package's
+    // own files hold no value either).
+    const storeFiles = async (dir: string): Promise<string[]> => {
+      const out: string[] = [];
+      for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+        if (entry.isFile() && /\.json$/.test(entry.name)) {
+          out.push(await readFile(join(entry.parentPath, entry.name), 'utf8'));
+        }
+      }
+      return out;
+    };
+    const files = [
+      await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8'),
+      ...(await storeFiles(join(home, 'plugin-store', 'artifacts', 'keyed-mcp'))),
+    ];
+    const manifest = files.find(
+      (text) => text.includes('"@acme/keyed-mcp"') && text.includes('runtime'),
+    );
+    expect(manifest).toContain('"ACME_KEY": "${env.ACME_KEY}"');
+    expect(manifest).toContain('"ACME_REGION": "${env.ACME_REGION:-eu}"');
+    for (const text of files) {
+      expect(text).not.toContain('alpha-from-env');
+      expect(text).not.toContain('beta-from-env');
+    }
+
+    // A key typed as the value is kept in the store, as before, and the note says how not to.
+    const typed = await withKey(
+      'plugin',
+      'update',
+      'keyed-mcp',
+      '--env',
+      'ACME_KEY=sk-live-0123456789abcdefghij',
+    );
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout).toContain(
+      "Note: the value of --env ACME_KEY looks like a key and is kept in the plugin store (owner-only files); to read it from the environment CLAT starts in instead, give --env 'ACME_KEY=${ACME_KEY}' (in single quotes, so the shell leaves it)\n",
+    );
+    expect(typed.stdout).not.toContain('sk-live-0123456789');
+    const literal = await withKey('call', 'mcp_keyed_mcp_whoami', '{}');
+    expect(literal.stdout).toContain('region=eu');
+    expect(literal.stdout).not.toContain('alpha-from-env');
+  });
 
   it('refuses unknown packages and bad specs with npm’s reason', async () => {
     const missing = await clat('plugin', 'install', 'npm:@fixture/does-not-exist', '--yes');

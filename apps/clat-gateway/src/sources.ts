@@ -96,7 +96,7 @@ export async function readGatewaySources(
   const extra = await collectMountSources(
     [
       pluginsJsonSource({ file: join(home, PLUGINS_FILE), clatHome: home }),
-      packageStoreSource({ clatHome: home }),
+      packageStoreSource({ clatHome: home, env }),
       glmPackSource({ provider }),
     ],
     { taken },

@@ -1,6 +1,6 @@
 import type { PluginManifest } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { sensitiveArgKeys, substituteLaunchArgs } from './launch-vars.js';
+import { sensitiveArgKeys, substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 
 /** A launch variable as a manifest writes it (not a template string). */
 const v = (name: string) => `\u0024{${name}}`;
@@ -47,5 +47,27 @@ describe('launch variables', () => {
       ),
     ).toEqual(['token']);
     expect(sensitiveArgKeys(manifest([v('config.dirs'), '--verbose']))).toEqual([]);
+  });
+
+  it('reads ${env.NAME} from the launch environment, with shell defaults, and names an unset one', () => {
+    const vars = {
+      data: '/data',
+      root: '/root',
+      config: undefined,
+      manifest: manifest([]),
+      env: { TOKEN: 'tok', EMPTY: '' },
+    };
+    expect(substituteLaunchValue(`Bearer ${v('env.TOKEN')}`, vars)).toBe('Bearer tok');
+    expect(substituteLaunchValue(v('env.EMPTY'), vars)).toBe('');
+    expect(substituteLaunchValue(v('env.EMPTY:-fallback'), vars)).toBe('fallback');
+    expect(substituteLaunchValue(v('env.GONE:-'), vars)).toBe('');
+    expect(substituteLaunchArgs([`--key=${v('env.TOKEN')}`], vars)).toEqual(['--key=tok']);
+    expect(() => substituteLaunchValue(v('env.GONE'), vars)).toThrow(
+      'the environment variable GONE is not set and has no default',
+    );
+    // Without an environment (a host that gives none) and for other names, as written.
+    expect(substituteLaunchValue(v('env.TOKEN'), { ...vars, env: undefined })).toBe(v('env.TOKEN'));
+    expect(substituteLaunchValue(v('HOME:-x'), vars)).toBe(v('HOME:-x'));
+    expect(substituteLaunchValue(v('config.token:-x'), vars)).toBe(v('config.token:-x'));
   });
 });

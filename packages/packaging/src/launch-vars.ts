@@ -1,19 +1,29 @@
 /**
  * `${...}` substitution in an installed server's args and env: `${CLAT_PLUGIN_DATA}` (its data
- * dir), `${CLAT_PLUGIN_ROOT}` (its artifact dir) and `${config.KEY}` (activation config, then the
- * manifest's userConfig default). Unknown variables stay literal; a missing config value is empty.
+ * dir), `${CLAT_PLUGIN_ROOT}` (its artifact dir), `${config.KEY}` (activation config, then the
+ * manifest's userConfig default) and `${env.NAME}` / `${env.NAME:-default}` (the environment CLAT
+ * launches it from, as mcp.json's `${NAME}`; what `clat plugin install npm:… --env
+ * 'TOKEN=${TOKEN}'` writes, so a key stays in the environment instead of the store). Unknown
+ * variables stay literal; a missing config value is empty; an unset environment variable without
+ * a default is an error.
  * @module
  */
 import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
+import { PackagingError } from './errors.js';
 
 export interface LaunchVars {
   data: string;
   root: string;
   config: JsonValue | undefined;
   manifest: PluginManifest;
+  /** What `${env.NAME}` reads (CLAT's environment at launch); without it they stay literal. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g;
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_.-]*)(?::-([^}]*))?\}/g;
+
+/** `${env.NAME}` with a name as mcp.json's `${NAME}` takes it. */
+const ENV_NAME = /^env\.([A-Za-z_][A-Za-z0-9_]*)$/;
 
 function configValue(vars: LaunchVars, key: string): JsonValue | undefined {
   const config = vars.config;
@@ -30,9 +40,32 @@ function text(value: JsonValue | undefined): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** Substitutes one value. */
+/** `${env.NAME}`'s value: shell semantics, as mcp.json (`:-` also replaces an empty value). */
+function envValue(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: string | undefined,
+): string {
+  const found = env[name];
+  if (found !== undefined && (found !== '' || fallback === undefined)) return found;
+  if (fallback !== undefined) return fallback;
+  throw new PackagingError(
+    'CONFIG_INVALID',
+    `the environment variable ${name} is not set and has no default (set it where CLAT starts, or write \${${name}:-value} for a default)`,
+  );
+}
+
+/**
+ * Substitutes one value; throws `CONFIG_INVALID` naming an environment variable that is unset
+ * without a default.
+ */
 export function substituteLaunchValue(value: string, vars: LaunchVars): string {
-  return value.replace(VARIABLE, (whole, name: string) => {
+  return value.replace(VARIABLE, (whole, name: string, fallback: string | undefined) => {
+    const env = ENV_NAME.exec(name)?.[1];
+    if (env !== undefined)
+      return vars.env === undefined ? whole : envValue(vars.env, env, fallback);
+    // Only environment references take a default: any other stays as written, as before.
+    if (fallback !== undefined) return whole;
     if (name === 'CLAT_PLUGIN_DATA') return vars.data;
     if (name === 'CLAT_PLUGIN_ROOT') return vars.root;
     if (name.startsWith('config.')) return text(configValue(vars, name.slice('config.'.length)));

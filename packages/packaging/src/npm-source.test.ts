@@ -1,6 +1,11 @@
 import { MANIFEST_LIMITS } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { npmPackageId, parseNpmSpec, stageNpmPackage } from './npm-source.js';
+import {
+  environmentReferences,
+  npmPackageId,
+  parseNpmSpec,
+  stageNpmPackage,
+} from './npm-source.js';
 
 describe('npmPackageId', () => {
   it('is the unscoped name, lowercased, for a name that says which server it is', () => {
@@ -21,6 +26,21 @@ describe('npmPackageId', () => {
 
   it('falls back to a hash of the name when no id pattern fits', () => {
     expect(npmPackageId(`@acme/${'x'.repeat(200)}`)).toMatch(/^npm-[0-9a-f]{12}$/);
+  });
+});
+
+describe('environmentReferences', () => {
+  const v = (name: string) => `\u0024{${name}}`;
+
+  it('makes a typed ${NAME} an environment reference and keeps the store variables', () => {
+    expect(environmentReferences(v('NOTION_TOKEN'))).toBe(v('env.NOTION_TOKEN'));
+    expect(environmentReferences(`Bearer ${v('T:-none')} ${v('U')}`)).toBe(
+      `Bearer ${v('env.T:-none')} ${v('env.U')}`,
+    );
+    expect(environmentReferences(`${v('CLAT_PLUGIN_DATA')}/db ${v('config.key')}`)).toBe(
+      `${v('CLAT_PLUGIN_DATA')}/db ${v('config.key')}`,
+    );
+    expect(environmentReferences('plain $HOME value')).toBe('plain $HOME value');
   });
 });
 

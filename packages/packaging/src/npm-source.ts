@@ -85,6 +85,23 @@ export function npmPackageId(name: string): string {
     : `npm-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
 }
 
+/** A `${NAME}` or `${NAME:-default}` as mcp.json writes an environment reference. */
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
+
+/**
+ * The manifest form of what the person typed after `--env NAME=` or `--`: each `${NAME}` (but
+ * the store's own `${CLAT_PLUGIN_DATA}` and `${CLAT_PLUGIN_ROOT}`) becomes `${env.NAME}`, which
+ * the launch reads from CLAT's environment, so a key given as `'${TOKEN}'` is stored nowhere.
+ * The recorded source keeps the typed form.
+ */
+export function environmentReferences(value: string): string {
+  return value.replace(ENV_REFERENCE, (whole, name: string, fallback: string | undefined) =>
+    name === 'CLAT_PLUGIN_DATA' || name === 'CLAT_PLUGIN_ROOT'
+      ? whole
+      : `\${env.${name}${fallback ?? ''}}`,
+  );
+}
+
 export interface StageNpmOptions {
   spec: NpmSpec;
   /** Package id (default {@link npmPackageId}). */
@@ -95,7 +112,11 @@ export interface StageNpmOptions {
   chooseBin?: (bins: string[]) => Promise<string | undefined>;
   /** Runs dependency lifecycle scripts (off by default). */
   allowScripts?: boolean;
-  /** Environment written into the generated manifest (`${CLAT_PLUGIN_DATA}`, `${config.*}`). */
+  /**
+   * Environment written into the generated manifest (`${CLAT_PLUGIN_DATA}`, `${config.*}`; a
+   * `${NAME}` or `${NAME:-default}` is read from CLAT's environment at each launch, as mcp.json
+   * reads it: see {@link environmentReferences}).
+   */
   env?: Record<string, string>;
   /**
    * Arguments the server runs with, after its bin (`${CLAT_PLUGIN_DATA}`, `${config.*}` are
@@ -346,10 +367,14 @@ export async function stageNpmPackage(options: StageNpmOptions): Promise<StagedN
         entry,
         sha256: createHash('sha256').update(entryBytes).digest('hex'),
         interpreter: 'node',
-        ...(args.length === 0 ? {} : { args }),
+        ...(args.length === 0 ? {} : { args: args.map(environmentReferences) }),
         ...(options.env === undefined || Object.keys(options.env).length === 0
           ? {}
-          : { env: options.env }),
+          : {
+              env: Object.fromEntries(
+                Object.entries(options.env).map(([k, v]) => [k, environmentReferences(v)]),
+              ),
+            }),
       },
       capabilities: { tools: true },
     };

@@ -18,6 +18,8 @@ const WASM_KIND = 'wasm';
 export interface PackageStoreSourceOptions {
   /** The directory that holds the store (`plugin-store/`) and the packages' data and secrets. */
   clatHome: string;
+  /** What a server's `${env.NAME}` reads (default: this process's environment). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /** The prompt's registry name: unique per package and prompt, in the registry's alphabet. */
@@ -35,7 +37,7 @@ export function packageStoreSource(options: PackageStoreSourceOptions): MountSou
   return {
     label: 'installed package',
     async collect() {
-      const installed = await installedServerEntries(clatHome);
+      const installed = await installedServerEntries(clatHome, options.env ?? process.env);
       const issues: ConfigIssue[] = [];
       if (installed.registryError !== undefined) {
         issues.push({ file: registryFile, path: '(root)', message: installed.registryError });

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type JsonValue, sensitiveKeys } from '@clat/kernel';
-import { isPackagingError } from './errors.js';
+import { isPackagingError, PackagingError } from './errors.js';
 import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 import { ensurePluginDataDir } from './plugin-data.js';
 import { readSecrets } from './plugin-secrets.js';
@@ -62,12 +62,26 @@ export interface InstalledEntries {
   registryError?: string;
 }
 
+/** Runs one substitution; its error names the field (`env TOKEN: the environment variable …`). */
+function launchValue<T>(field: string, substitute: () => T): T {
+  try {
+    return substitute();
+  } catch (error) {
+    if (!isPackagingError(error)) throw error;
+    throw new PackagingError(error.code, `its ${field}: ${error.message}`, { cause: error });
+  }
+}
+
 /**
  * Reads the store under `clatHome` and verifies every enabled package's installed bytes before
  * returning its launch entry. A damaged package is reported in `issues` and skipped; a malformed
  * registry mounts nothing.
  */
-export async function installedServerEntries(clatHome: string): Promise<InstalledEntries> {
+export async function installedServerEntries(
+  clatHome: string,
+  /** What `${env.NAME}` in a server's env and args reads (default: this process's environment). */
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<InstalledEntries> {
   const store = new PluginStore({ clatHome });
   const out: InstalledEntries = {
     servers: [],
@@ -129,12 +143,22 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
     } else {
       // The data dir exists (0700) before the server starts, whatever the umask.
       const data = await ensurePluginDataDir(clatHome, id);
-      const vars = { data, root: verified.dir, config, manifest };
-      const env: Record<string, string> = {};
-      for (const [name, value] of Object.entries(manifest.runtime.env ?? {})) {
-        env[name] = substituteLaunchValue(value, vars);
+      const vars = { data, root: verified.dir, config, manifest, env };
+      const serverEnv: Record<string, string> = {};
+      let args: string[];
+      try {
+        for (const [name, value] of Object.entries(manifest.runtime.env ?? {})) {
+          serverEnv[name] = launchValue(`env ${name}`, () => substituteLaunchValue(value, vars));
+        }
+        args = launchValue('arguments', () =>
+          substituteLaunchArgs(manifest.runtime.args ?? [], vars),
+        );
+      } catch (error) {
+        // An environment variable its `${env.NAME}` needs is unset: this server is not started.
+        out.issues.push({ id, message: (error as Error).message });
+        continue;
       }
-      Object.assign(env, {
+      Object.assign(serverEnv, {
         CLAT_PLUGIN_ID: id,
         CLAT_PLUGIN_NAME: manifest.name,
         CLAT_PLUGIN_VERSION: manifest.version,
@@ -143,11 +167,10 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         // The artifact dir is immutable (digest-checked before launch); state goes here instead.
         CLAT_PLUGIN_DATA: data,
       });
-      if (config !== undefined) env.CLAT_PLUGIN_CONFIG = JSON.stringify(config);
+      if (config !== undefined) serverEnv.CLAT_PLUGIN_CONFIG = JSON.stringify(config);
       if (verified.record.publisher !== undefined) {
-        env.CLAT_PLUGIN_PUBLISHER = verified.record.publisher.publisher;
+        serverEnv.CLAT_PLUGIN_PUBLISHER = verified.record.publisher.publisher;
       }
-      const args = substituteLaunchArgs(manifest.runtime.args ?? [], vars);
       const node = manifest.runtime.interpreter === 'node';
       out.servers.push({
         transport: 'stdio',
@@ -156,7 +179,7 @@ export async function installedServerEntries(clatHome: string): Promise<Installe
         // `interpreter: node` runs the entry with the Node.js that runs CLAT.
         command: node ? process.execPath : entry,
         args: node ? [entry, ...args] : args,
-        env,
+        env: serverEnv,
         cwd: verified.dir,
         // Install asked consent for the declared capabilities only: no `tools`, no tools.
         ...(manifest.capabilities.tools

@@ -11,6 +11,7 @@ import {
   MANIFEST_FILE,
   PLUGIN_ID_PATTERN,
   type PluginUserConfigField,
+  redactSecrets,
   sanitizeTerminalLine,
   shellWord,
 } from '@clat/kernel';
@@ -204,6 +205,8 @@ async function activateNpm(
       ? store.install(staged.dir, { ...options, source: staged.source })
       : store.update(staged.dir, { ...options, source: staged.source }));
     if (given !== undefined && given.resolved.length > 0) result.resolvedPaths = given.resolved;
+    const notes = envNotes(env, io.env);
+    if (notes.length > 0) result.envNotes = notes;
     return result;
   } finally {
     await staged.cleanup();
@@ -214,7 +217,42 @@ type Activated = ActivationResult & {
   unchanged?: boolean;
   /** Relative paths among the server arguments, made absolute (`word → absolute`). */
   resolvedPaths?: string[];
+  /** What an npm server's `--env` values mean for where a key lives (see {@link envNotes}). */
+  envNotes?: string[];
 };
+
+/** A `${NAME}` (or `${NAME:-default}`) the launch reads from CLAT's environment. */
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
+
+/**
+ * Notes on an npm server's environment: a key typed as a value (kept in the plugin store's
+ * owner-only files) and how to keep it in the environment instead; a `${NAME}` it reads that is
+ * not set here (the server is not started until it is). Names only: values are never shown.
+ */
+function envNotes(env: Record<string, string>, here: NodeJS.ProcessEnv): string[] {
+  const typed: string[] = [];
+  const unset = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (!value.includes('${') && redactSecrets(value) !== value) typed.push(name);
+    for (const [, ref, fallback] of value.matchAll(ENV_REFERENCE)) {
+      if (ref === undefined || ref === 'CLAT_PLUGIN_DATA' || ref === 'CLAT_PLUGIN_ROOT') continue;
+      if (fallback === undefined && (here[ref] === undefined || here[ref] === '')) unset.add(ref);
+    }
+  }
+  const notes: string[] = [];
+  if (typed.length > 0) {
+    notes.push(
+      `Note: the value${typed.length === 1 ? '' : 's'} of --env ${typed.join(', ')} ${typed.length === 1 ? 'looks' : 'look'} like a key and ${typed.length === 1 ? 'is' : 'are'} kept in the plugin store (owner-only files); to read ${typed.length === 1 ? 'it' : 'them'} from the environment CLAT starts in instead, give --env '${typed[0]}=\${${typed[0]}}' (in single quotes, so the shell leaves it)`,
+    );
+  }
+  if (unset.size > 0) {
+    const names = [...unset].join(', ');
+    notes.push(
+      `Note: ${names} ${unset.size === 1 ? 'is' : 'are'} not set here; the server reads ${unset.size === 1 ? 'it' : 'them'} from the environment CLAT starts in, and is not started while ${unset.size === 1 ? 'it is' : 'one is'} unset`,
+    );
+  }
+  return notes;
+}
 
 /** Installs or updates from a local path: MCPB bundle, bare `.wasm`, directory or `.clatpkg`. */
 async function activatePath(

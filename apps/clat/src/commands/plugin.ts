@@ -78,7 +78,9 @@ Install and update options:
       --bin <name>            npm: the package's bin that runs the server (asked when several);
                               update keeps the installed one unless given
       --env <NAME=value>      npm: environment for the server; \${CLAT_PLUGIN_DATA} and
-                              \${config.KEY} are substituted at launch (repeatable); on
+                              \${config.KEY} are substituted at launch, and '\${VAR}' or
+                              '\${VAR:-default}' is read from the environment CLAT starts
+                              in, as in mcp.json, so a key is stored nowhere (repeatable); on
                               update, sets NAME and keeps the others (NAME= removes it)
       --allow-scripts         npm: run dependency install scripts (never run otherwise)
       -- <arg>...             npm: the server's own arguments, last (relative paths are made
@@ -438,6 +440,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       }
       const exposed = sensitiveArgKeys(result.manifest);
       if (exposed.length > 0) io.stdout.write(`Note: ${sensitiveArgsNote(exposed)}\n`);
+      for (const note of result.envNotes ?? []) io.stdout.write(`${sanitizeTerminalLine(note)}\n`);
       if (result.resolvedPaths !== undefined) {
         io.stdout.write(
           `Relative paths were made absolute, since its server runs in its package directory: ${result.resolvedPaths.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
@@ -447,7 +450,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (redactArgs(args).some((arg, index) => arg !== args[index])) {
         // Typed by the user, so not refused; but a key in argv is readable by everyone here.
         io.stdout.write(
-          'Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env NAME=value instead\n',
+          "Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env 'NAME=${NAME}' instead (read from the environment CLAT starts in)\n",
         );
       }
       const home = resolveClatHome(io.env, io.cwd);

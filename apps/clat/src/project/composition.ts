@@ -83,7 +83,7 @@ async function whenPresent(
 }
 
 /** plugins.json, then installed packages, then the GLM Coding Plan pack (it never shadows one). */
-async function sourcesFor({ home, user }: ServerSourceContext): Promise<MountSource[]> {
+async function sourcesFor({ home, user, env }: ServerSourceContext): Promise<MountSource[]> {
   const pluginsFile = join(home.dir, PLUGINS_JSON);
   const [plugins, packages] = await Promise.all([
     whenPresent(pluginsFile, async () =>
@@ -93,7 +93,7 @@ async function sourcesFor({ home, user }: ServerSourceContext): Promise<MountSou
       }),
     ),
     whenPresent(join(home.dir, ...STORE_REGISTRY), async () =>
-      (await import('@clat/packaging')).packageStoreSource({ clatHome: home.dir }),
+      (await import('@clat/packaging')).packageStoreSource({ clatHome: home.dir, env }),
     ),
   ]);
   return [...plugins, ...packages, glmPackSource({ provider: user.provider })];
