@@ -140,7 +140,7 @@ describe('mcp-notes as an installed package', () => {
     );
     // `clat mcp` sends the person to the repair, not to edit registry.json (which is fine).
     const status = await clat('mcp', '--trust');
-    expect(status.stdout).toContain('Config issues (1 entry skipped; each says what to run):');
+    expect(status.stdout).toContain('Config issues (1 entry skipped; each says what to do):');
     expect(status.stdout).toContain(hint);
     expect(status.stdout).not.toContain('fix ');
     const enable = await clat('plugin', 'enable', 'mcp-notes');

@@ -517,7 +517,7 @@ describe('clat plugin install npm:<name>', () => {
       configIssues: string[];
     };
     expect(status.configIssues).toContain(
-      `${join(home, 'plugin-store', 'registry.json')}: keyed-mcp: its env ACME_KEY: the environment variable ACME_KEY is not set and has no default (set it where CLAT starts, or write \${ACME_KEY:-value} for a default)`,
+      `${join(home, 'plugin-store', 'registry.json')}: keyed-mcp: its env ACME_KEY: the environment variable ACME_KEY is not set and has no default; set it where CLAT starts`,
     );
     expect(status.servers.map((server) => server.name)).not.toContain('keyed-mcp');
 

@@ -51,7 +51,7 @@ function envValue(
   if (fallback !== undefined) return fallback;
   throw new PackagingError(
     'CONFIG_INVALID',
-    `the environment variable ${name} is not set and has no default (set it where CLAT starts, or write \${${name}:-value} for a default)`,
+    `the environment variable ${name} is not set and has no default; set it where CLAT starts`,
   );
 }
 

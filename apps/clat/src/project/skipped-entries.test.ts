@@ -31,9 +31,19 @@ describe('skippedEntries', () => {
       path: 'notes',
       message: 'server.mjs of installed package notes was changed; run "clat plugin repair notes"',
     };
-    expect(skippedEntries([damaged])).toBe('1 entry skipped; each says what to run');
+    expect(skippedEntries([damaged])).toBe('1 entry skipped; each says what to do');
     expect(skippedEntries([damaged, { file: '/h/mcp.json', path: 'x.url', message: 'bad' }])).toBe(
       '2 entries skipped; fix /h/mcp.json',
     );
+  });
+
+  it('names no file to fix for an installed server whose environment variable is unset', () => {
+    const unset = {
+      file: '/h/plugin-store/registry.json',
+      path: 'notion',
+      message:
+        'its env NOTION_TOKEN: the environment variable NOTION_TOKEN is not set and has no default; set it where CLAT starts',
+    };
+    expect(skippedEntries([unset])).toBe('1 entry skipped; each says what to do');
   });
 });

@@ -9,8 +9,11 @@ import type { ConfigIssue } from '@clat/kernel';
 /** Issue paths that concern a whole file (mcp.json not JSON, not an object, bad wrapper). */
 const WHOLE_FILE = new Set(['(root)', 'mcpServers']);
 
-/** A message that ends in the command to run. */
-const REMEDY = /\brun "clat [^"]+"$/;
+/**
+ * A message that ends in its own remedy: the command to run, or the environment variable to set
+ * (an installed server's `${env.NAME}`); editing its file would not help.
+ */
+const REMEDY = /\brun "clat [^"]+"$|; set it where CLAT starts$/;
 
 /** The entry an issue path names: its first segment (`docs.url` → `docs`). */
 function entryOf(path: string): string {
@@ -27,8 +30,8 @@ export function skippedEntries(issues: readonly ConfigIssue[]): string | undefin
   const entries = new Set<string>();
   const files = new Set<string>();
   for (const issue of issues) {
-    // An issue that names its own remedy (`run "clat plugin repair x"` for a damaged package)
-    // is not fixed by editing its file: registry.json is fine then.
+    // An issue that names its own remedy (`run "clat plugin repair x"` for a damaged package, an
+    // unset environment variable) is not fixed by editing its file: registry.json is fine then.
     if (!REMEDY.test(issue.message)) files.add(issue.file);
     if (WHOLE_FILE.has(issue.path)) unreadable.add(issue.file);
     else entries.add(JSON.stringify([issue.file, entryOf(issue.path)]));
@@ -36,6 +39,6 @@ export function skippedEntries(issues: readonly ConfigIssue[]): string | undefin
   const parts = [...unreadable].map((file) => `${file} could not be read`);
   if (entries.size > 0)
     parts.push(`${entries.size} entr${entries.size === 1 ? 'y' : 'ies'} skipped`);
-  const fix = files.size > 0 ? `fix ${[...files].join(' and ')}` : 'each says what to run';
+  const fix = files.size > 0 ? `fix ${[...files].join(' and ')}` : 'each says what to do';
   return `${parts.join(', ')}; ${fix}`;
 }
