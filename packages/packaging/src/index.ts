@@ -47,6 +47,7 @@ export {
   type NpmSpec,
   npmPackageId,
   parseNpmSpec,
+  requiredEnvironment,
   type StagedNpmPackage,
   type StageNpmOptions,
   stageNpmPackage,

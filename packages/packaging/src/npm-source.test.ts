@@ -4,6 +4,7 @@ import {
   environmentReferences,
   npmPackageId,
   parseNpmSpec,
+  requiredEnvironment,
   stageNpmPackage,
 } from './npm-source.js';
 
@@ -41,6 +42,15 @@ describe('environmentReferences', () => {
       `${v('CLAT_PLUGIN_DATA')}/db ${v('config.key')}`,
     );
     expect(environmentReferences('plain $HOME value')).toBe('plain $HOME value');
+  });
+
+  it('names the variables a value needs: those without a default, not the store variables', () => {
+    expect(
+      requiredEnvironment(
+        `${v('A')} ${v('B:-x')} ${v('CLAT_PLUGIN_DATA')} ${v('config.k')} ${v('C')}`,
+      ),
+    ).toEqual(['A', 'C']);
+    expect(requiredEnvironment('plain')).toEqual([]);
   });
 });
 

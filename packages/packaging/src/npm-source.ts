@@ -88,6 +88,23 @@ export function npmPackageId(name: string): string {
 /** A `${NAME}` or `${NAME:-default}` as mcp.json writes an environment reference. */
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
 
+/** The store's own variables, which look like environment references but are not. */
+function storeVariable(name: string): boolean {
+  return name === 'CLAT_PLUGIN_DATA' || name === 'CLAT_PLUGIN_ROOT';
+}
+
+/**
+ * The environment variables a typed `--env` value reads without a default (`${TOKEN}`, not
+ * `${REGION:-eu}`): the launch does not start the server while one is unset.
+ */
+export function requiredEnvironment(value: string): string[] {
+  const names: string[] = [];
+  for (const [, name, fallback] of value.matchAll(ENV_REFERENCE)) {
+    if (name !== undefined && fallback === undefined && !storeVariable(name)) names.push(name);
+  }
+  return names;
+}
+
 /**
  * The manifest form of what the person typed after `--env NAME=` or `--`: each `${NAME}` (but
  * the store's own `${CLAT_PLUGIN_DATA}` and `${CLAT_PLUGIN_ROOT}`) becomes `${env.NAME}`, which
@@ -96,9 +113,7 @@ const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
  */
 export function environmentReferences(value: string): string {
   return value.replace(ENV_REFERENCE, (whole, name: string, fallback: string | undefined) =>
-    name === 'CLAT_PLUGIN_DATA' || name === 'CLAT_PLUGIN_ROOT'
-      ? whole
-      : `\${env.${name}${fallback ?? ''}}`,
+    storeVariable(name) ? whole : `\${env.${name}${fallback ?? ''}}`,
   );
 }
 

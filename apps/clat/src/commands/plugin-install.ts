@@ -29,6 +29,7 @@ import {
   parseNpmSpec,
   type Registry,
   readConfigFile,
+  requiredEnvironment,
   SIGNATURE_FILE,
   stageMcpbBundle,
   stageNpmPackage,
@@ -221,9 +222,6 @@ type Activated = ActivationResult & {
   envNotes?: string[];
 };
 
-/** A `${NAME}` (or `${NAME:-default}`) the launch reads from CLAT's environment. */
-const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
-
 /**
  * Notes on an npm server's environment: a key typed as a value (kept in the plugin store's
  * owner-only files) and how to keep it in the environment instead; a `${NAME}` it reads that is
@@ -234,9 +232,8 @@ function envNotes(env: Record<string, string>, here: NodeJS.ProcessEnv): string[
   const unset = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (!value.includes('${') && redactSecrets(value) !== value) typed.push(name);
-    for (const [, ref, fallback] of value.matchAll(ENV_REFERENCE)) {
-      if (ref === undefined || ref === 'CLAT_PLUGIN_DATA' || ref === 'CLAT_PLUGIN_ROOT') continue;
-      if (fallback === undefined && (here[ref] === undefined || here[ref] === '')) unset.add(ref);
+    for (const ref of requiredEnvironment(value)) {
+      if (here[ref] === undefined || here[ref] === '') unset.add(ref);
     }
   }
   const notes: string[] = [];
