@@ -3,6 +3,7 @@
  * for `clat mcp add` and `clat plugin install|update`.
  * @module
  */
+import { redactSecrets } from '@clat/kernel';
 import { CliError, CliErrorCode } from './errors.js';
 
 export interface FlagPairsOptions {
@@ -51,4 +52,15 @@ export function flagPairs(
 /** A CliError of `clat mcp add` and co.: the sentence as is. */
 export function plainUsage(message: string): CliError {
   return new CliError(CliErrorCode.CLI_USAGE, message);
+}
+
+/**
+ * The keys of `pairs` whose value looks like a key typed as is (the redactor would hide it),
+ * not a `${VAR}` that takes it from the environment: what a note about where keys live names.
+ */
+export function keysTypedAsValues(pairs: Record<string, string>): string[] {
+  return Object.keys(pairs).filter((key) => {
+    const value = pairs[key] as string;
+    return !value.includes('${') && redactSecrets(value) !== value;
+  });
 }

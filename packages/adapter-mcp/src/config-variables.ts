@@ -22,6 +22,21 @@ export interface VariableContext {
 const PROJECT_ROOT = 'projectRoot';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * A `${NAME}` or `${NAME:-default}`'s value in `env`, with shell semantics (`:-` also replaces an
+ * empty value; a bare reference keeps it); undefined when it is unset and has no default. Also
+ * what an installed server's `${env.NAME}` reads (`@clat/packaging`).
+ */
+export function environmentValue(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: string | undefined,
+): string | undefined {
+  const found = env[name];
+  if (found !== undefined && (found !== '' || fallback === undefined)) return found;
+  return fallback;
+}
+
 /** One bad reference; caught in `expandServerVariables` and turned into a ConfigIssue. */
 class VariableIssue extends Error {
   constructor(message: string) {
@@ -64,10 +79,8 @@ function expand(value: string, context: VariableContext, allowProjectRoot: boole
       }
       out += context.projectRoot;
     } else {
-      const found = context.env[name];
-      // Shell semantics: `:-` also replaces an empty value; a bare reference keeps it.
-      if (found !== undefined && (found !== '' || fallback === undefined)) out += found;
-      else if (fallback !== undefined) out += fallback;
+      const found = environmentValue(context.env, name, fallback);
+      if (found !== undefined) out += found;
       else {
         throw new VariableIssue(
           `the environment variable ${name} is not set and has no default (write \${${name}:-value} for one)`,

@@ -37,6 +37,7 @@ export {
   StdioServerConfigSchema,
 } from './config.js';
 export {
+  environmentValue,
   expandServerVariables,
   /** @public the context parameter of expandServerVariables */
   type VariableContext,

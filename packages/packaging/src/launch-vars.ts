@@ -8,6 +8,7 @@
  * a default is an error.
  * @module
  */
+import { environmentValue } from '@clat/adapter-mcp';
 import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
 import { PackagingError } from './errors.js';
 
@@ -40,15 +41,14 @@ function text(value: JsonValue | undefined): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** `${env.NAME}`'s value: shell semantics, as mcp.json (`:-` also replaces an empty value). */
+/** `${env.NAME}`'s value, as mcp.json reads `${NAME}` ({@link environmentValue}). */
 function envValue(
   env: Readonly<Record<string, string | undefined>>,
   name: string,
   fallback: string | undefined,
 ): string {
-  const found = env[name];
-  if (found !== undefined && (found !== '' || fallback === undefined)) return found;
-  if (fallback !== undefined) return fallback;
+  const found = environmentValue(env, name, fallback);
+  if (found !== undefined) return found;
   throw new PackagingError(
     'CONFIG_INVALID',
     `the environment variable ${name} is not set and has no default; set it where CLAT starts`,

@@ -37,7 +37,7 @@ export function packageStoreSource(options: PackageStoreSourceOptions): MountSou
   return {
     label: 'installed package',
     async collect() {
-      const installed = await installedServerEntries(clatHome, options.env ?? process.env);
+      const installed = await installedServerEntries(clatHome, options.env);
       const issues: ConfigIssue[] = [];
       if (installed.registryError !== undefined) {
         issues.push({ file: registryFile, path: '(root)', message: installed.registryError });

@@ -6,12 +6,12 @@
  */
 import { sep } from 'node:path';
 import { MCP_HEADER, type McpServerConfig } from '@clat/adapter-mcp';
-import { redactSecrets, sanitizeTerminalLine, shellWord } from '@clat/kernel';
+import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { parseFlags, unknownOptionOf } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { existingServerNames, putServerEntry } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { type FlagPairsOptions, flagPairs, plainUsage } from '../flag-pairs.js';
+import { type FlagPairsOptions, flagPairs, keysTypedAsValues, plainUsage } from '../flag-pairs.js';
 import { bearerHeader, OAUTH_FLAGS, type OAuthFlags, oauthFlags } from './mcp-add-auth.js';
 import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
 import { absolutePathWords, splitServerWords } from './server-args.js';
@@ -361,10 +361,7 @@ export function literalValues(
   headers: Record<string, string>,
   label: (kind: 'env' | 'header', key: string) => string,
 ): string[] {
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(env)) {
-    if (!value.includes('${') && redactSecrets(value) !== value) out.push(label('env', key));
-  }
+  const out = keysTypedAsValues(env).map((key) => label('env', key));
   for (const [key, value] of Object.entries(headers)) {
     if (!value.includes('${')) out.push(label('header', key));
   }

@@ -79,11 +79,10 @@ function expiryText(login: ListedLogin, now: number): string | undefined {
 
 /** The login part of the text line (issuer and scope come from the authorization server). */
 function loginText(login: ListedLogin): string {
-  const parts = [
-    `logged in${login.issuer === undefined ? '' : ` at ${login.issuer}`}`,
-    ...(login.scope === undefined || login.scope.trim() === '' ? [] : [`scope "${login.scope}"`]),
-    ...[expiryText(login, Date.now())].filter((text) => text !== undefined),
-  ];
+  const parts = [`logged in${login.issuer === undefined ? '' : ` at ${login.issuer}`}`];
+  if (login.scope !== undefined && login.scope.trim() !== '') parts.push(`scope "${login.scope}"`);
+  const expiry = expiryText(login, Date.now());
+  if (expiry !== undefined) parts.push(expiry);
   return parts.join(', ');
 }
 

@@ -11,7 +11,6 @@ import {
   MANIFEST_FILE,
   PLUGIN_ID_PATTERN,
   type PluginUserConfigField,
-  redactSecrets,
   sanitizeTerminalLine,
   shellWord,
 } from '@clat/kernel';
@@ -36,7 +35,7 @@ import {
 } from '@clat/packaging';
 import type { CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { flagPairs } from '../flag-pairs.js';
+import { flagPairs, keysTypedAsValues } from '../flag-pairs.js';
 import { askLine, askSecretLine, isTty, isYes } from '../ui/line-prompt.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { packageDirOf } from './plugin-project.js';
@@ -228,10 +227,9 @@ type Activated = ActivationResult & {
  * not set here (the server is not started until it is). Names only: values are never shown.
  */
 function envNotes(env: Record<string, string>, here: NodeJS.ProcessEnv): string[] {
-  const typed: string[] = [];
+  const typed = keysTypedAsValues(env);
   const unset = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (!value.includes('${') && redactSecrets(value) !== value) typed.push(name);
+  for (const value of Object.values(env)) {
     for (const ref of requiredEnvironment(value)) {
       if (here[ref] === undefined || here[ref] === '') unset.add(ref);
     }
