@@ -129,6 +129,65 @@ describe('clat mcp add in the forms of other clients', () => {
     expect(removed.stdout).toBe(`Removed server "notes" from ${projectFile}\n`);
   });
 
+  it("says when a server's arguments put a key on its command line, and the --env it suggests adds none", async () => {
+    const key = 'ghp_0123456789abcdefghijklmnopqrstuvwx';
+    const env = { NOTES_GH_TOKEN: key, MCP_NOTES_DIR: join(sandbox.root, 'notes') };
+    // As READMEs write it for mcp.json's ${NAME}: the value is read at each start and put in argv.
+    const added = await sandbox.run(
+      ['mcp', 'add', 'gh', '--', process.execPath, NOTES_SERVER, '--token', '${NOTES_GH_TOKEN}'],
+      { env },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(
+      "Note: the server's arguments read NOTES_GH_TOKEN from the environment CLAT starts in, so each start puts its value on the server's command line, where other users of this machine can read it (ps); if the server reads it from its environment, pass it with --env 'NOTES_GH_TOKEN=${NOTES_GH_TOKEN}' instead\n",
+    );
+    expect(added.stdout).not.toContain('looks like a key');
+    // It is a note: the entry is written, and its server starts with the variable set.
+    const tools = await sandbox.run(['tools', 'gh', '--trust'], { env });
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toContain('mcp_gh_add_note(');
+
+    // The suggested form: nothing on the command line, so nothing to say.
+    const advised = await sandbox.run(
+      [
+        'mcp',
+        'add',
+        'gh2',
+        '--env',
+        'NOTES_GH_TOKEN=${NOTES_GH_TOKEN}',
+        '--',
+        process.execPath,
+        NOTES_SERVER,
+      ],
+      { env },
+    );
+    expect(advised.code, advised.stderr).toBe(0);
+    expect(advised.stdout).not.toContain('Note:');
+    // A key typed as an argument: said, never shown; a variable not named like a secret is quiet.
+    const typed = await sandbox.run(
+      [
+        'mcp',
+        'add',
+        'gh3',
+        '--',
+        process.execPath,
+        NOTES_SERVER,
+        `--api-key=${key}`,
+        '--dir',
+        '${HOME}',
+      ],
+      { env },
+    );
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout).toContain(
+      "Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env 'NAME=${NAME}' instead (read from the environment CLAT starts in)\n",
+    );
+    expect(typed.stdout).not.toContain("the server's arguments read");
+    for (const output of [added, tools, advised, typed]) {
+      expect(`${output.stdout}${output.stderr}`).not.toContain(key);
+    }
+  });
+
   it('refuses what cannot be meant, naming the flag, and writes nothing', async () => {
     await writeFile(join(sandbox.home, 'mcp.json'), '{"mcpServers":{}}\n');
     const cases: [string[], string][] = [

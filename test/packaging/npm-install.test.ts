@@ -573,6 +573,26 @@ describe('clat plugin install npm:<name>', () => {
     const literal = await withKey('call', 'mcp_keyed_mcp_whoami', '{}');
     expect(literal.stdout).toContain('region=eu');
     expect(literal.stdout).not.toContain('alpha-from-env');
+
+    // A key read in the server's arguments is put on its command line at each start: said, with
+    // the --env that keeps it off; unset here, the install says the server waits for it too.
+    const inArgs = await clat(
+      'plugin',
+      'update',
+      'keyed-mcp',
+      '--env',
+      'ACME_KEY=${ACME_KEY}',
+      '--',
+      '--api-token=${ACME_ARG_TOKEN}',
+    );
+    expect(inArgs.code, inArgs.stderr).toBe(0);
+    expect(inArgs.stdout).toContain(
+      "Note: the server's arguments read ACME_ARG_TOKEN from the environment CLAT starts in, so each start puts its value on the server's command line, where other users of this machine can read it (ps); if the server reads it from its environment, pass it with --env 'ACME_ARG_TOKEN=${ACME_ARG_TOKEN}' instead\n",
+    );
+    expect(inArgs.stdout).toContain(
+      'Note: ACME_KEY, ACME_ARG_TOKEN are not set here; the server reads them from the environment CLAT starts in, and is not started while one is unset\n',
+    );
+    expect(inArgs.stdout).not.toContain('looks like a key');
   });
 
   it('refuses unknown packages and bad specs with npm’s reason', async () => {

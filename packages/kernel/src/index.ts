@@ -246,7 +246,7 @@ export type {
   UserQuestionOption,
 } from './ports.js';
 export { type PromptContribution, PromptRegistry } from './prompt-registry.js';
-export { LineTail, Redactor, redactArgs, redactSecrets } from './redact.js';
+export { isSecretName, LineTail, Redactor, redactArgs, redactSecrets } from './redact.js';
 export {
   createGlobalScope,
   type Lease,

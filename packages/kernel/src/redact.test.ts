@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineTail, Redactor, redactArgs, redactSecrets } from './redact.js';
+import { isSecretName, LineTail, Redactor, redactArgs, redactSecrets } from './redact.js';
 
 describe('redactSecrets', () => {
   it.each([
@@ -55,6 +55,34 @@ describe('redactArgs', () => {
     expect(
       redactArgs(['--api-key', 'k1', '--port', '8080', '--token=abcdefgh1', 'sk-abcdef0123456789']),
     ).toEqual(['--api-key', '[REDACTED]', '--port', '8080', '--token=[REDACTED]', '[REDACTED]']);
+  });
+});
+
+describe('isSecretName', () => {
+  it('knows names that end like a secret, not names that only contain a word of one', () => {
+    for (const name of [
+      'GITHUB_PERSONAL_ACCESS_TOKEN',
+      'NOTION_TOKEN',
+      'OPENAI_API_KEY',
+      'apiKey',
+      'DB_PASSWORD',
+      'CLIENT_SECRET',
+      'SLACK_AUTH_TOKEN',
+      'GOOGLE_CREDENTIALS',
+      'ACME_KEY',
+    ]) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+    for (const name of [
+      'HOME',
+      'KEY_FILE',
+      'TOKENIZER_MODEL',
+      'ACME_REGION',
+      'PORT',
+      'SECRETARY_ID',
+    ]) {
+      expect(isSecretName(name), name).toBe(false);
+    }
   });
 });
 

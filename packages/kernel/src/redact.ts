@@ -65,6 +65,17 @@ export function redactArgs(args: readonly string[]): string[] {
   );
 }
 
+const SECRET_NAME = new RegExp(String.raw`(?:${SECRET_WORD}|auth[_-]?token|key)s?$`, 'i');
+
+/**
+ * Whether a variable or setting name says its value is a secret (`GITHUB_TOKEN`, `ACME_API_KEY`,
+ * `DB_PASSWORD`): it ends in one of the words the `NAME=value` rule above redacts after. For
+ * notes that name a variable whose value would be exposed, never for redaction itself.
+ */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
 /** Keeps exact secret values (configured headers, API keys) and redacts them plus key shapes. */
 export class Redactor {
   readonly #secrets = new Set<string>();

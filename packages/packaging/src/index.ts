@@ -43,6 +43,7 @@ export {
   stageMcpbBundle,
 } from './mcpb-source.js';
 export {
+  environmentNames,
   NPM_SPEC_PREFIX,
   type NpmSpec,
   npmPackageId,

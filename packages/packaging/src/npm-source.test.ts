@@ -1,6 +1,7 @@
 import { MANIFEST_LIMITS } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import {
+  environmentNames,
   environmentReferences,
   npmPackageId,
   parseNpmSpec,
@@ -51,6 +52,10 @@ describe('environmentReferences', () => {
       ),
     ).toEqual(['A', 'C']);
     expect(requiredEnvironment('plain')).toEqual([]);
+    expect(
+      environmentNames(`--token=${v('A')} ${v('B:-x')} ${v('CLAT_PLUGIN_ROOT')} ${v('config.k')}`),
+    ).toEqual(['A', 'B']);
+    expect(environmentNames('plain $HOME')).toEqual([]);
   });
 });
 

@@ -94,6 +94,18 @@ function storeVariable(name: string): boolean {
 }
 
 /**
+ * Every environment variable a typed value reads, with a default or not (`TOKEN` of `${TOKEN}`,
+ * `REGION` of `${REGION:-eu}`), but the store's own variables.
+ */
+export function environmentNames(value: string): string[] {
+  const names: string[] = [];
+  for (const [, name] of value.matchAll(ENV_REFERENCE)) {
+    if (name !== undefined && !storeVariable(name)) names.push(name);
+  }
+  return names;
+}
+
+/**
  * The environment variables a typed `--env` value reads without a default (`${TOKEN}`, not
  * `${REGION:-eu}`): the launch does not start the server while one is unset.
  */

@@ -14,7 +14,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { type FlagPairsOptions, flagPairs, keysTypedAsValues, plainUsage } from '../flag-pairs.js';
 import { bearerHeader, OAUTH_FLAGS, type OAuthFlags, oauthFlags } from './mcp-add-auth.js';
 import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
-import { absolutePathWords, splitServerWords } from './server-args.js';
+import { absolutePathWords, exposedArgumentNotes, splitServerWords } from './server-args.js';
 
 const HEADER_PAIRS: FlagPairsOptions = {
   flag: '--header',
@@ -283,6 +283,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   if (oauth?.clientSecret !== undefined && !oauth.clientSecret.includes('${'))
     typed.push('--client-secret');
   await reportAdded(target, server, typed, io, [
+    ...(await argumentNotes(args)),
     ...(resolved.length === 0
       ? []
       : [
@@ -300,6 +301,17 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
         ]),
   ]);
   return 0;
+}
+
+/**
+ * What a stdio server's arguments expose on its command line ({@link exposedArgumentNotes});
+ * mcp.json's `${NAME}` is the form an installed package's arguments take, so packaging names the
+ * variables (loaded only when a word holds one).
+ */
+async function argumentNotes(args: readonly string[]): Promise<string[]> {
+  if (!args.some((word) => word.includes('${'))) return exposedArgumentNotes(args, () => []);
+  const { environmentNames } = await import('@clat/packaging');
+  return exposedArgumentNotes(args, environmentNames);
 }
 
 /** What `--transport` takes; `stdio` (a command, the default) as Claude Code's flag takes it. */

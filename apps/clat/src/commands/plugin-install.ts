@@ -205,7 +205,7 @@ async function activateNpm(
       ? store.install(staged.dir, { ...options, source: staged.source })
       : store.update(staged.dir, { ...options, source: staged.source }));
     if (given !== undefined && given.resolved.length > 0) result.resolvedPaths = given.resolved;
-    const notes = envNotes(env, io.env);
+    const notes = envNotes(env, args, io.env);
     if (notes.length > 0) result.envNotes = notes;
     return result;
   } finally {
@@ -223,13 +223,18 @@ type Activated = ActivationResult & {
 
 /**
  * Notes on an npm server's environment: a key typed as a value (kept in the plugin store's
- * owner-only files) and how to keep it in the environment instead; a `${NAME}` it reads that is
- * not set here (the server is not started until it is). Names only: values are never shown.
+ * owner-only files) and how to keep it in the environment instead; a `${NAME}` its env or
+ * arguments read that is not set here (the server is not started until it is). Names only:
+ * values are never shown.
  */
-function envNotes(env: Record<string, string>, here: NodeJS.ProcessEnv): string[] {
+function envNotes(
+  env: Record<string, string>,
+  args: readonly string[],
+  here: NodeJS.ProcessEnv,
+): string[] {
   const typed = keysTypedAsValues(env);
   const unset = new Set<string>();
-  for (const value of Object.values(env)) {
+  for (const value of [...Object.values(env), ...args]) {
     for (const ref of requiredEnvironment(value)) {
       if (here[ref] === undefined || here[ref] === '') unset.add(ref);
     }

@@ -2,14 +2,9 @@
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
 import {
-  MANIFEST_FILE,
-  redactArgs,
-  sanitizeTerminalLine,
-  sanitizeTerminalText,
-  shellWord,
-} from '@clat/kernel';
-import {
+  environmentNames,
   type InspectedPackage,
   inspectPackage,
   isMcpbSource,
@@ -40,7 +35,7 @@ import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/pac
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
-import { splitServerWords, withServerWordsMoved } from './server-args.js';
+import { exposedArgumentNotes, splitServerWords, withServerWordsMoved } from './server-args.js';
 
 const USAGE = `Usage: clat plugin <action> [options]
 
@@ -446,12 +441,8 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
           `Relative paths were made absolute, since its server runs in its package directory: ${result.resolvedPaths.map((pair) => sanitizeTerminalLine(pair)).join(', ')}\n`,
         );
       }
-      const args = flags.args ?? [];
-      if (redactArgs(args).some((arg, index) => arg !== args[index])) {
-        // Typed by the user, so not refused; but a key in argv is readable by everyone here.
-        io.stdout.write(
-          "Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env 'NAME=${NAME}' instead (read from the environment CLAT starts in)\n",
-        );
+      for (const note of exposedArgumentNotes(flags.args ?? [], environmentNames)) {
+        io.stdout.write(`${note}\n`);
       }
       const home = resolveClatHome(io.env, io.cwd);
       const entries = await existingServerNames(home.mcpFile).catch(() => new Set<string>());

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { absolutePathWords, splitServerWords, withServerWordsMoved } from './server-args.js';
+import {
+  absolutePathWords,
+  exposedArgumentNotes,
+  splitServerWords,
+  withServerWordsMoved,
+} from './server-args.js';
 
 describe('splitServerWords', () => {
   it('gives the words after the first -- to the server, [] for a bare --', () => {
@@ -64,5 +69,32 @@ describe('withServerWordsMoved', () => {
 
   it('is undefined when the option is not among the words', () => {
     expect(withServerWordsMoved('clat plugin install', ['npm:x'], '--nope')).toBeUndefined();
+  });
+});
+
+describe('exposedArgumentNotes', () => {
+  // What the word reads: the `${NAME}`s in it, as a test double of packaging's parser.
+  const reads = (word: string) =>
+    [...word.matchAll(/\$\{(\w+)/g)].map((match) => match[1] as string);
+
+  it('says nothing of arguments that expose no key', () => {
+    expect(exposedArgumentNotes(['--db', '${HOME}/db', '--region=${REGION}'], reads)).toEqual([]);
+  });
+
+  it('names each secret-named variable once, with --env for the first, never a value', () => {
+    const notes = exposedArgumentNotes(
+      ['--token', '${GITHUB_TOKEN}', '--key=${ACME_API_KEY}', '${GITHUB_TOKEN}', '${HOME}'],
+      reads,
+    );
+    expect(notes).toEqual([
+      "Note: the server's arguments read GITHUB_TOKEN, ACME_API_KEY from the environment CLAT starts in, so each start puts their values on the server's command line, where other users of this machine can read them (ps); if the server reads them from its environment, pass each with --env 'GITHUB_TOKEN=${GITHUB_TOKEN}' instead",
+    ]);
+  });
+
+  it('notes a key typed as an argument without showing it', () => {
+    const notes = exposedArgumentNotes(['--api-key', 'sk-live-0123456789abcdef'], reads);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain('a server argument looks like a key');
+    expect(notes.join('')).not.toContain('sk-live');
   });
 });

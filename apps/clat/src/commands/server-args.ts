@@ -5,7 +5,7 @@
  * @module
  */
 import { resolve } from 'node:path';
-import { shellWord } from '@clat/kernel';
+import { isSecretName, redactArgs, shellWord } from '@clat/kernel';
 
 /** CLAT's words and the server's (undefined when no `--` was typed; `[]` for a bare `--`). */
 export function splitServerWords(argv: readonly string[]): {
@@ -61,4 +61,37 @@ export function withServerWordsMoved(
   while (end < argv.length && isValue(argv[end] as string)) end++;
   const words = [...argv.slice(0, start), ...argv.slice(end), '--', ...argv.slice(start, end)];
   return `${prefix} ${words.map((word) => shellWord(word)).join(' ')}`;
+}
+
+/**
+ * What a person should know about a server's arguments, which every user of the machine can read
+ * (`ps`, `/proc/<pid>/cmdline`): a word that looks like a key typed as is, and a secret-named
+ * variable the start puts there (`--token '${GITHUB_TOKEN}'`); `reads(word)` lists the environment
+ * variables a word reads. Both suggest `--env`, which keeps the value off the command line.
+ * Names only: a value is never shown. For `clat mcp add` and `clat plugin install npm:`.
+ */
+export function exposedArgumentNotes(
+  words: readonly string[],
+  reads: (word: string) => string[],
+): string[] {
+  const notes: string[] = [];
+  // A `${NAME}` after `--token` is no key typed as is: the second note is about it.
+  const typed = redactArgs(words).some(
+    (word, index) => word !== words[index] && !(words[index] as string).includes('${'),
+  );
+  if (typed) {
+    // Typed by the person, so not refused.
+    notes.push(
+      "Note: a server argument looks like a key; other users of this machine can read server arguments (ps): if the server reads it from its environment, pass it with --env 'NAME=${NAME}' instead (read from the environment CLAT starts in)",
+    );
+  }
+  const secret = [...new Set(words.flatMap((word) => reads(word)))].filter(isSecretName);
+  const [first] = secret;
+  if (first !== undefined) {
+    const one = secret.length === 1;
+    notes.push(
+      `Note: the server's arguments read ${secret.join(', ')} from the environment CLAT starts in, so each start puts ${one ? 'its value' : 'their values'} on the server's command line, where other users of this machine can read ${one ? 'it' : 'them'} (ps); if the server reads ${one ? 'it' : 'them'} from its environment, pass ${one ? 'it' : 'each'} with --env '${first}=\${${first}}' instead`,
+    );
+  }
+  return notes;
 }
