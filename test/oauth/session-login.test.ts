@@ -2,7 +2,8 @@
  * `/login` in the interactive session, on a real terminal (tmux): a server that needs an OAuth
  * login is named at start with the session's own command, `/mcp` shows that command (not a shell
  * one), and `/login <name>` logs in through $BROWSER with a name that holds a space; before the
- * first run the server mounts again and its tools answer in the same session. The real
+ * first run the server mounts again and its tools answer in the same session; `--scopes` asks
+ * for the scopes given, as `clat mcp login` takes it. The real
  * OpenID provider and protected MCP server run on 127.0.0.1; the token never reaches the pane.
  */
 import { describe, expect, it } from 'vitest';
@@ -52,8 +53,15 @@ describe.skipIf(!hasTmux())('/login in the session (tmux)', () => {
     tmux.line('/call mcp_team_docs_whoami');
     await tmux.waitFor('hello, authorized caller', mark);
 
-    // After the first run the registries are frozen: a login asks for a restart instead.
-    tmux.line(`/login ${NAME}`);
+    // `--scopes` as `clat mcp login` takes it: an empty value is refused, naming the flag.
+    mark = tmux.capture().length;
+    tmux.line(`/login ${NAME} --scopes`);
+    await tmux.waitFor('--scopes needs at least one OAuth scope, comma-separated', mark);
+    // After the first run the registries are frozen: a login asks for a restart instead. With
+    // --scopes it asks for exactly those, here more than the server advertises (mcp:read).
+    mark = tmux.capture().length;
+    tmux.line(`/login ${NAME} --scopes mcp:read, mcp:admin`);
+    await tmux.waitFor(/with scope "[^"]*mcp:admin[^"]*"/, mark);
     await tmux.waitFor(
       'restart clat to mount its tools (the tool list froze at the first run)',
       mark,
@@ -67,5 +75,9 @@ describe.skipIf(!hasTmux())('/login in the session (tmux)', () => {
       await sandbox.run(['mcp', '--json', '--trust']),
     );
     expect(status.servers).toMatchObject([{ name: NAME, state: 'connected' }]);
+    // The token the session's --scopes login got carries mcp:admin: the admin tool answers.
+    const admin = await sandbox.run(['call', '--trust', 'mcp_team_docs_admin', '{}']);
+    expect(admin.code, admin.stderr).toBe(0);
+    expect(admin.stdout).toContain('admin done');
   });
 });

@@ -55,7 +55,9 @@ Commands inside the session:
   @<server>:<uri>      In a message: attach that resource to it (text as text, binary as a
                        placeholder; at most the 1 MiB result limit per message)
   /mode [mode]         Show or set the permission mode
-  /login <server>      OAuth login to an HTTP server; its tools join before the first run
+  /login <server> [--scopes a,b]
+                       OAuth login to an HTTP server; its tools join before the first run
+                       (--scopes: ask for exactly these scopes, as clat mcp login does)
   /help, /exit
   anything else        A prompt for the configured model (~/.clat/config.json)
 Esc or Ctrl-C cancels the running tool call or model turn (or the first call's wait for
@@ -65,6 +67,22 @@ and Ctrl-D, end the session.
 Options:
 ${PROJECT_USAGE}
 `;
+
+/** How `/login` takes a server and, as `clat mcp login` does, the scopes to ask for. */
+const LOGIN_USAGE = '/login <server> [--scopes a,b]';
+
+/**
+ * `/login`'s line: the server's name as typed, and the value of a `--scopes` word (the rest of
+ * the line, commas or spaces between scopes; `--scopes=a,b` too) when there is one.
+ */
+export function loginWords(line: string): { name: string; scopes: string | undefined } {
+  const flag = /(?:^|\s)--scopes(?:=|\s+|$)/.exec(line);
+  if (flag === null) return { name: line.trim(), scopes: undefined };
+  return {
+    name: line.slice(0, flag.index).trim(),
+    scopes: line.slice(flag.index + flag[0].length).trim(),
+  };
+}
 
 /** How `/call` takes its arguments, as `clat call` does. */
 const CALL_USAGE = "/call <tool> ['<json>' | key=value ...]";
@@ -81,7 +99,7 @@ const SESSION_COMMANDS = [
   '/resources',
   '/mode',
 ];
-const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts  /resources [server]  /login <server>  /mode [read-only|project-write|full-access]  /exit
+const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts  /resources [server]  /login <server> [--scopes a,b]  /mode [read-only|project-write|full-access]  /exit
 /mcp__<server>__<prompt> [args] runs a server prompt; @<server>:<uri> in a message attaches a resource.
 Esc or Ctrl-C cancels the running call.\n`;
 
@@ -228,13 +246,15 @@ class ChatSession {
   }
 
   /**
-   * Runs `clat mcp login <name>` in the session, then mounts the server again: before the first
-   * run its tools join the session; after it, the registries stay frozen until a restart. The
-   * rest of the line is the name, as typed: server names may hold spaces or start with "-".
+   * Runs `clat mcp login <name> [--scopes …]` in the session, then mounts the server again:
+   * before the first run its tools join the session; after it, the registries stay frozen until
+   * a restart. The rest of the line is the name, as typed (server names may hold spaces or start
+   * with "-"), up to a `--scopes` word, whose value is the rest of the line.
    */
-  async #login(name: string): Promise<void> {
+  async #login(line: string): Promise<void> {
+    const { name, scopes } = loginWords(line);
     if (name === '') {
-      this.#write('usage: /login <server>\n');
+      this.#write(`usage: ${LOGIN_USAGE}\n`);
       return;
     }
     // Ctrl-C reaches the session, not the process: it cancels the login, not the session.
@@ -242,7 +262,8 @@ class ChatSession {
     this.#waiting = waiting;
     try {
       const { login } = await import('./mcp-login.js');
-      await login(['--', name], this.#io, this.#project.session.projectRoot, waiting.signal);
+      const argv = scopes === undefined ? ['--', name] : ['--scopes', scopes, '--', name];
+      await login(argv, this.#io, this.#project.session.projectRoot, waiting.signal);
     } catch (error) {
       this.#write(`${errorMessage(error)}\n`);
       return;
