@@ -595,6 +595,38 @@ describe('clat plugin install npm:<name>', () => {
     expect(inArgs.stdout).not.toContain('looks like a key');
   });
 
+  it('answers an npm name typed without npm: with the line to run, which installs it', async () => {
+    const dir = await legacyServerDir('plain-mcp', [
+      "import { serveLegacy, text } from './lib.mjs';",
+      'const none = { type: "object", properties: {} };',
+      'const annotations = { readOnlyHint: true, openWorldHint: false };',
+      "serveLegacy({ name: 'plain', tools: [{ name: 'ping', inputSchema: none, annotations, handler: () => text('pong') }] });",
+    ]);
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: '@acme/plain-mcp',
+        version: '1.0.0',
+        type: 'module',
+        bin: { 'plain-mcp': 'server.mjs' },
+      }),
+    );
+    registry.publishDir(dir);
+    // As another client's README writes a package: no npm: in front.
+    const typed = await clat('plugin', 'install', '@acme/plain-mcp', '--yes');
+    expect(typed.code).toBe(2);
+    const line = /an npm package is named with npm: in front: (clat plugin install .*); see/.exec(
+      typed.stderr,
+    )?.[1];
+    expect(line).toBe('clat plugin install npm:@acme/plain-mcp --yes');
+    // The line as given installs it.
+    const installed = await clat(...(line as string).split(' ').slice(1));
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain('Installed plain-mcp 1.0.0');
+    expect((await clat('call', 'mcp_plain_mcp_ping', '{}')).stdout).toContain('pong');
+    expect((await clat('plugin', 'uninstall', 'plain-mcp')).code).toBe(0);
+  });
+
   it('refuses unknown packages and bad specs with npm’s reason', async () => {
     const missing = await clat('plugin', 'install', 'npm:@fixture/does-not-exist', '--yes');
     expect(missing.code).toBe(1);

@@ -96,6 +96,11 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   const entry = COMMAND_CATALOG.find((candidate) => candidate.name === first);
   if (entry === undefined) {
     const what = first.startsWith('-') ? 'option' : 'command';
+    const instead = (await import('./foreign-commands.js')).foreignCommand('clat', first);
+    if (instead !== undefined) {
+      full.stderr.write(`clat: clat ${first}: ${instead}\n`);
+      return 2;
+    }
     // Loaded only here: a start that finds its command never reads it.
     const meant = first.startsWith('-')
       ? ''

@@ -12,6 +12,7 @@ import {
 } from '../config/mcp-config-file.js';
 import { projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { foreignCommand } from '../foreign-commands.js';
 import { GET_STREAM_SETTLE_MS, waitForGetStreams } from '../project/get-streams.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { didYouMean } from '../ui/did-you-mean.js';
@@ -304,9 +305,12 @@ async function edit(sub: string | undefined, rest: string[], io: CommandIO): Pro
     }
     default:
       if (sub !== undefined && !sub.startsWith('-')) {
+        const instead = foreignCommand('clat mcp', sub);
         throw new CliError(
           CliErrorCode.CLI_USAGE,
-          `clat mcp: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, MCP_SUBCOMMANDS)}; see "clat mcp --help"`,
+          instead === undefined
+            ? `clat mcp: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, MCP_SUBCOMMANDS)}; see "clat mcp --help"`
+            : `clat mcp ${sub}: ${instead}`,
         );
       }
       return status(sub === undefined ? rest : [sub, ...rest], io);

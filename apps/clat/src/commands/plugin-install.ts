@@ -329,12 +329,45 @@ export async function installFrom(
   source: string,
   values: InstallFlags,
   io: CommandIO,
+  /** The command line as typed with another source in its place (for a hint that retypes it). */
+  retyped: (source: string) => string = (other) => `clat plugin install ${shellWord(other)}`,
 ): Promise<Activated> {
   const options = { ...(await installOptions(values, io)), sourceArgument: shellWord(source) };
   if (source.startsWith(NPM_SPEC_PREFIX)) {
     return activateNpm(store, 'install', parseNpmSpec(source), values, io, options);
   }
-  return activatePath(store, 'install', resolve(io.cwd, source), values, options);
+  const path = resolve(io.cwd, source);
+  if ((await lstat(path).catch(() => undefined)) === undefined) {
+    const instead = notAPathHint(source, retyped);
+    if (instead !== undefined) {
+      throw usage(`${JSON.stringify(source)} is no file or directory in ${io.cwd}; ${instead}`);
+    }
+  }
+  return activatePath(store, 'install', path, values, options);
+}
+
+/** Where a source ends that names a downloadable package file. */
+const PACKAGE_FILE = /\.(?:mcpb|dxt|clatpkg|wasm)$/i;
+
+/**
+ * What a source that is no local path most likely meant, as other clients take sources: an npm
+ * package written without `npm:` (`@modelcontextprotocol/server-memory`), or a URL (Gemini CLI's
+ * `extensions install https://github.com/…`, a bundle's download link). Undefined for anything
+ * else, which gets the store's own "does not exist".
+ */
+function notAPathHint(source: string, retyped: (source: string) => string): string | undefined {
+  if (/^(?:[a-z][a-z0-9+.-]*:\/\/|github:|gitlab:|git@)/i.test(source)) {
+    const file = PACKAGE_FILE.test(source) ? source.slice(source.lastIndexOf('/') + 1) : undefined;
+    return file === undefined
+      ? `CLAT installs from npm (npm:<name>) and from local files, not from URLs or git repositories: a server published to npm installs with clat plugin install npm:<its name>`
+      : `CLAT installs from local files, not URLs: download it, then clat plugin install ./${file}`;
+  }
+  try {
+    parseNpmSpec(source);
+  } catch {
+    return undefined;
+  }
+  return `an npm package is named with npm: in front: ${retyped(`${NPM_SPEC_PREFIX}${source}`)}`;
 }
 
 /**

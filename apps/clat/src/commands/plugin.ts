@@ -2,6 +2,7 @@
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
 import {
   environmentNames,
@@ -30,6 +31,7 @@ import { resolveClatHome } from '../config/clat-home.js';
 import { existingServerNames } from '../config/mcp-config-file.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { foreignCommand } from '../foreign-commands.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/package-screen.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
@@ -304,6 +306,25 @@ function parseAction(action: string | undefined, words: string[]) {
   }
 }
 
+/**
+ * `clat plugin <action>` as typed, its source (the first operand) replaced by `source`: the
+ * command a hint gives keeps every option the person typed (`--yes`, `--env`, the server's words).
+ */
+function withSourceReplaced(action: string, words: readonly string[], source: string): string {
+  const { own, server } = splitServerWords(words);
+  const { tokens } = parseArgs({
+    args: own,
+    options: PLUGIN_OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const at = tokens.find((token) => token.kind === 'positional')?.index;
+  const typed = own.map((word, index) => (index === at ? source : word));
+  const line = [...typed, ...(server === undefined ? [] : ['--', ...server])];
+  return `clat plugin ${action} ${line.map((word) => shellWord(word)).join(' ')}`;
+}
+
 async function runAction(argv: string[], io: CommandIO): Promise<number> {
   const [action, ...rest] = argv;
   const { values, positionals, server } = parseAction(action, rest);
@@ -374,7 +395,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (server !== undefined) flags.args = server;
       const result =
         action === 'install'
-          ? await installFrom(store, source, flags, io)
+          ? await installFrom(store, source, flags, io, (other) =>
+              withSourceReplaced(action, rest, other),
+            )
           : await updateFrom(store, source, flags, io);
       if (result.unchanged === true) {
         io.stdout.write(
@@ -540,6 +563,10 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     case undefined:
       throw usage('expected an action');
     default: {
+      const instead = foreignCommand('clat plugin', action);
+      if (instead !== undefined) {
+        throw new CliError(CliErrorCode.CLI_USAGE, `clat plugin ${action}: ${instead}`);
+      }
       const meant = Object.hasOwn(ACTION_ALIASES, action) ? ACTION_ALIASES[action] : undefined;
       throw usage(
         `unknown action ${JSON.stringify(action)}${meant === undefined ? '' : `; did you mean "${meant}"?`}`,
