@@ -66,6 +66,16 @@ async function legacyServerDir(name: string, lines: string[]): Promise<string> {
   return dir;
 }
 
+/** Publishes a {@link legacyServerDir} as `npmName` 1.0.0, whose one bin runs its server.mjs. */
+async function publishServer(dir: string, npmName: string): Promise<void> {
+  const bin = { [npmName.slice(npmName.indexOf('/') + 1)]: 'server.mjs' };
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: npmName, version: '1.0.0', type: 'module', bin }),
+  );
+  registry.publishDir(dir);
+}
+
 beforeAll(async () => {
   world = await openNpmWorld('clat-npm-install-');
   ({ work, home, registry } = world);
@@ -477,16 +487,7 @@ describe('clat plugin install npm:<name>', () => {
       'const annotations = { readOnlyHint: true, openWorldHint: false };',
       "serveLegacy({ name: 'keyed', tools: [{ name: 'whoami', inputSchema: none, annotations, handler }] });",
     ]);
-    await writeFile(
-      join(dir, 'package.json'),
-      JSON.stringify({
-        name: '@acme/keyed-mcp',
-        version: '1.0.0',
-        type: 'module',
-        bin: { 'keyed-mcp': 'server.mjs' },
-      }),
-    );
-    registry.publishDir(dir);
+    await publishServer(dir, '@acme/keyed-mcp');
     const withKey = (...args: string[]) =>
       execClat(args, {
         cwd: world.project,
@@ -602,16 +603,7 @@ describe('clat plugin install npm:<name>', () => {
       'const annotations = { readOnlyHint: true, openWorldHint: false };',
       "serveLegacy({ name: 'plain', tools: [{ name: 'ping', inputSchema: none, annotations, handler: () => text('pong') }] });",
     ]);
-    await writeFile(
-      join(dir, 'package.json'),
-      JSON.stringify({
-        name: '@acme/plain-mcp',
-        version: '1.0.0',
-        type: 'module',
-        bin: { 'plain-mcp': 'server.mjs' },
-      }),
-    );
-    registry.publishDir(dir);
+    await publishServer(dir, '@acme/plain-mcp');
     // As another client's README writes a package: no npm: in front.
     const typed = await clat('plugin', 'install', '@acme/plain-mcp', '--yes');
     expect(typed.code).toBe(2);
