@@ -6,7 +6,7 @@
  * CLAT home, call the tool through the real `clat` binary).
  */
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,14 +73,11 @@ describe('write your first plugin, outside the repository', () => {
     for (const [name, from] of THIRD_PARTY) {
       registry.publishClosure(resolveInstalledPackage(name, join(REPO, from)));
     }
-    // A user's machine: clat on PATH, npm talking only to the local registry, a scratch home.
+    // A user's machine: clat on PATH as the README links it, npm talking only to the local
+    // registry, a scratch home.
     const bin = join(work, 'bin');
     await mkdir(bin, { recursive: true });
-    await writeFile(
-      join(bin, 'clat'),
-      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLAT_BIN)} "$@"\n`,
-    );
-    await chmod(join(bin, 'clat'), 0o755);
+    await symlink(CLAT_BIN, join(bin, 'clat'));
     env = {
       PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
       HOME: join(work, 'user'),
@@ -149,4 +146,55 @@ describe('write your first plugin, outside the repository', () => {
       }
     }, 900_000);
   }
+
+  it("follows the dsh guide's steps for before the SDK is on npm: the tarballs of a checkout", async () => {
+    // The registry now answers 404 for the SDK, as the public one does today.
+    for (const pkg of SDK_PACKAGES) registry.unpublish(packed[pkg]?.name as string);
+    const guide = await readFile(join(REPO, 'docs/guides/first-plugin-dsh.md'), 'utf8');
+    const block = /\*\*Before the SDK is on npm\.\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(guide)?.[1];
+    if (block === undefined) throw new Error('first-plugin-dsh.md has no tarball steps');
+    const tarballSteps = block
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.replaceAll('<clat-checkout>', REPO.replace(/\/$/, '')));
+    // "in the plugin directory right after `cd`; then go on with `npm install` and the others".
+    const commands = await guideCommands('dsh');
+    const cd = commands.findIndex((line) => line.startsWith('cd '));
+    const script = [
+      'set -eu',
+      ...commands.slice(0, cd + 1),
+      ...tarballSteps,
+      ...commands.slice(cd + 1),
+    ].join('\n');
+    const projects = join(work, 'projects', 'dsh-tarballs');
+    await mkdir(projects, { recursive: true });
+    const home = join(work, 'user-tarballs');
+    await mkdir(home, { recursive: true });
+    const result = await run('bash', ['-c', script], {
+      cwd: projects,
+      env: { ...env, HOME: home, CLAT_HOME: join(work, 'clat-home-tarballs') },
+      timeout: 900_000,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(
+        `the dsh guide with tarballs failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`,
+      );
+    });
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1) as string)).toEqual({ words: 3 });
+    // The SDK came from the tarballs the steps packed, nothing of it from the registry.
+    const lock = JSON.parse(
+      await readFile(join(projects, 'hello-dsh', 'package-lock.json'), 'utf8'),
+    ) as { packages: Record<string, { resolved?: string }> };
+    const sdk = Object.entries(lock.packages).filter(([path]) =>
+      path.includes('node_modules/@clat/'),
+    );
+    expect(sdk.map(([path]) => path).sort()).toEqual(
+      ['adapter-dsh', 'adapter-mcp', 'kernel', 'node-files'].map(
+        (name) => `node_modules/@clat/${name}`,
+      ),
+    );
+    for (const [path, entry] of sdk) {
+      expect(entry.resolved, path).toMatch(/^file:.*clat-sdk-dsh\/clat-[a-z-]+-[0-9.]+\.tgz$/);
+    }
+  }, 900_000);
 });

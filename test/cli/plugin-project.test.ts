@@ -28,6 +28,22 @@ async function bumpVersion(version: string): Promise<void> {
   await writeFile(file, JSON.stringify({ ...manifest, version }, null, 2));
 }
 
+describe('clat plugin new', () => {
+  it('says where the steps start, and for an SDK kind what to do while npm cannot find the SDK', async () => {
+    const mcp = await sandbox.run(['plugin', 'new', 'mcp', 'next-mcp'], { cwd: sandbox.root });
+    expect(mcp.stdout).toContain(`Created an mcp plugin in ${join(sandbox.root, 'next-mcp')}`);
+    expect(mcp.stdout).toContain('the README has the rest.\n');
+    const dsh = await sandbox.run(['plugin', 'new', 'dsh', 'next-dsh'], { cwd: sandbox.root });
+    expect(dsh.stdout).toContain(
+      'the README has the rest, and what to do while npm cannot find the @clat/ packages (they are not on the public npm registry yet).\n',
+    );
+    // The README's steps pack the kind's own SDK packages into a directory of their own.
+    const readme = await readFile(join(sandbox.root, 'next-dsh', 'README.md'), 'utf8');
+    expect(readme).toContain('npx pnpm pack --pack-destination ~/clat-sdk-dsh');
+    expect(readme).toContain('npm install ~/clat-sdk-dsh/*.tgz');
+  });
+});
+
 describe('a built plugin project', () => {
   it('inspects and packs "." as its built package', async () => {
     const inspected = await sandbox.run(['plugin', 'inspect', '.', '--json'], { cwd: project });

@@ -65,6 +65,8 @@ export interface NpmRegistryFixture extends AsyncDisposable {
   tag(name: string, tag: string, version: string): void;
   /** Holds each later tarball response of package `name` `ms` before sending it: a slow download. */
   delayTarballs(name: string, ms: number): void;
+  /** Removes package `name`: from now on the registry answers 404 for it, as for an unpublished one. */
+  unpublish(name: string): void;
   /**
    * Writes `<dir>/npmrc` (registry, a dummy auth token for publish, cache `<dir>/npm-cache`) and
    * returns the environment that makes `npm` use it and nothing else.
@@ -267,6 +269,9 @@ export async function startNpmRegistry(): Promise<NpmRegistryFixture> {
     },
     delayTarballs(name, ms) {
       tarballDelays.set(name, ms);
+    },
+    unpublish(name) {
+      packages.delete(name);
     },
     npmEnv(dir) {
       mkdirSync(dir, { recursive: true });

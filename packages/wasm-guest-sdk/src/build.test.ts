@@ -1,4 +1,4 @@
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,28 @@ describe('buildGuest', () => {
     expect((failure as Error).message).toMatch(
       new RegExp(`^bundling ${entry} failed: broken\\.ts:3:2: Expected "\\)" but found ";"$`),
     );
+  });
+
+  it('names a manifest that is no JSON before building, and leaves the last build as it was', async () => {
+    // A guest that does not even bundle: the manifest's error comes first, so it was read before
+    // esbuild and componentize-js ran.
+    const entry = join(dir, 'unbundled.js');
+    await writeFile(entry, 'export const tools = {\n');
+    const manifest = join(dir, 'clat-plugin.json');
+    await writeFile(manifest, '{ "id": "fine", }\n');
+    const out = join(dir, 'dist');
+    await mkdir(out, { recursive: true });
+    await writeFile(join(out, 'plugin.wasm'), 'last build');
+    await writeFile(join(out, 'clat-plugin.json'), '{"last":"build"}');
+    const failure = await buildGuest({ entry, outFile: join(out, 'plugin.wasm'), manifest }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(GuestBuildError);
+    expect((failure as Error).message).toMatch(
+      new RegExp(`^the manifest ${manifest} cannot be read as JSON: `),
+    );
+    expect(await readFile(join(out, 'plugin.wasm'), 'utf8')).toBe('last build');
+    expect(await readFile(join(out, 'clat-plugin.json'), 'utf8')).toBe('{"last":"build"}');
   });
 
   it("fails a plain JavaScript guest with an effect outside the WIT enum, with definePlugin's sentence", async () => {

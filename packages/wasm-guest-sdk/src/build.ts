@@ -80,6 +80,12 @@ export interface BuildGuestResult {
 export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuestResult> {
   const entry = resolve(options.entry);
   const outFile = resolve(options.outFile);
+  // The manifest is read first: a mistake in it is named before the slow componentize step,
+  // and leaves the last build (component and manifest) as it was.
+  const source =
+    options.manifest === undefined
+      ? undefined
+      : await readSourceManifest(resolve(options.manifest), outFile);
   const work = await mkdtemp(join(tmpdir(), 'clat-wasm-build-'));
   try {
     const bundlePath = join(work, BUNDLE_FILE);
@@ -118,9 +124,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     await writeAtomically(outFile, result.component);
     const sha256 = createHash('sha256').update(result.component).digest('hex');
     const manifestFile =
-      options.manifest === undefined
-        ? undefined
-        : await writePackageManifest(resolve(options.manifest), outFile, sha256);
+      source === undefined ? undefined : await writePackageManifest(source, outFile, sha256);
     // Typed as [[iface, fn]][], but arrives as [iface, fn][]; accept either shape.
     const pairs = result.imports as unknown as ([string, string] | [[string, string]])[];
     const imports = [
@@ -144,13 +148,15 @@ async function writeAtomically(path: string, data: Uint8Array | string): Promise
   await rename(temp, path);
 }
 
-/** Writes `<dir of component>/clat-plugin.json`: the source manifest with entry and digest. */
-async function writePackageManifest(
-  source: string,
-  component: string,
-  sha256: string,
-): Promise<string> {
-  let manifest: { runtime?: Record<string, unknown> } & Record<string, unknown>;
+/** A source manifest as read, and where the package manifest goes. */
+interface SourceManifest {
+  manifest: { runtime?: Record<string, unknown> } & Record<string, unknown>;
+  target: string;
+}
+
+/** Reads and checks the source manifest before anything is built or written. */
+async function readSourceManifest(source: string, component: string): Promise<SourceManifest> {
+  let manifest: SourceManifest['manifest'];
   try {
     manifest = JSON.parse(await readFile(source, 'utf8'));
   } catch (error) {
@@ -162,12 +168,6 @@ async function writePackageManifest(
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
     throw new GuestBuildError(`the manifest ${source} must be a JSON object`, undefined);
   }
-  const runtime =
-    typeof manifest.runtime === 'object' && manifest.runtime !== null ? manifest.runtime : {};
-  const written = {
-    ...manifest,
-    runtime: { ...runtime, kind: 'wasm-component', entry: basename(component), sha256 },
-  };
   const target = join(dirname(component), 'clat-plugin.json');
   if (resolve(target) === source) {
     throw new GuestBuildError(
@@ -175,6 +175,21 @@ async function writePackageManifest(
       undefined,
     );
   }
+  return { manifest, target };
+}
+
+/** Writes `<dir of component>/clat-plugin.json`: the source manifest with entry and digest. */
+async function writePackageManifest(
+  { manifest, target }: SourceManifest,
+  component: string,
+  sha256: string,
+): Promise<string> {
+  const runtime =
+    typeof manifest.runtime === 'object' && manifest.runtime !== null ? manifest.runtime : {};
+  const written = {
+    ...manifest,
+    runtime: { ...runtime, kind: 'wasm-component', entry: basename(component), sha256 },
+  };
   await writeAtomically(target, `${JSON.stringify(written, null, 2)}\n`);
   return target;
 }

@@ -368,7 +368,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       if (extra.length > 0) throw usage(`unexpected argument ${JSON.stringify(extra[0])}`);
       const result = await writeScaffold(kind, name, resolve(io.cwd, target ?? name));
       io.stdout.write(
-        `Created a ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\n  clat plugin install . --accept-capabilities\nIts tool is ${result.tool}; the README has the rest.\n`,
+        `Created ${kind === 'mcp' ? 'an' : 'a'} ${kind} plugin in ${result.dir} (${result.files.length} files). Next:\n  cd ${result.dir}\n  npm install && npm run build && npm test\n  clat plugin install . --accept-capabilities\nIts tool is ${result.tool}; the README has the rest${kind === 'mcp' ? '' : ', and what to do while npm cannot find the @clat/ packages (they are not on the public npm registry yet)'}.\n`,
       );
       return 0;
     }

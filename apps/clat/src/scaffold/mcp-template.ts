@@ -14,13 +14,27 @@ const PACKAGE_SCRIPT = `#!/usr/bin/env node
 // clat-plugin.json with that file's computed SHA-256 (never edit the digest by hand).
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { build } from 'esbuild';
 
 const out = 'dist/package';
+// The manifest is checked before the last build is removed: a mistake keeps it, and is named.
+const fail = (why) => {
+  process.stderr.write(\`clat-plugin.json: \${why}\\n\`);
+  process.exit(1);
+};
+let manifest;
+try {
+  manifest = JSON.parse(await readFile('clat-plugin.json', 'utf8'));
+} catch (error) {
+  fail(\`cannot be read as JSON (\${error.message})\`);
+}
+const name = manifest?.runtime?.entry;
+if (typeof name !== 'string' || !/^[\\w.-]+$/.test(name) || name.startsWith('.')) {
+  fail('runtime.entry must be a file name in the package, such as "server.mjs"');
+}
 await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
-const manifest = JSON.parse(await readFile('clat-plugin.json', 'utf8'));
-const entry = \`\${out}/\${manifest.runtime.entry}\`;
+const entry = \`\${out}/\${name}\`;
+const { build } = await import('esbuild');
 await build({
   entryPoints: ['src/main.ts'],
   outfile: entry,

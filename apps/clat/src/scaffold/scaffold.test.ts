@@ -54,3 +54,38 @@ describe('clat plugin new', () => {
     });
   });
 });
+
+describe("the mcp scaffold's package script", () => {
+  it('names clat-plugin.json and keeps the last build when the manifest is wrong', async () => {
+    const { execFile } = await import('node:child_process');
+    const project = join(dir, 'package-script');
+    await writeScaffold('mcp', 'pkg-script', project);
+    const built = join(project, 'dist', 'package', 'server.mjs');
+    await mkdir(join(project, 'dist', 'package'), { recursive: true });
+    await writeFile(built, '// the last build\n');
+    const run = () =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = execFile(process.execPath, ['scripts/package.mjs'], { cwd: project });
+        let stderr = '';
+        child.stderr?.on('data', (chunk: string) => {
+          stderr += chunk;
+        });
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    const manifestFile = join(project, 'clat-plugin.json');
+    const manifest = await readFile(manifestFile, 'utf8');
+
+    await writeFile(manifestFile, manifest.replace('"id"', 'id'));
+    const broken = await run();
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^clat-plugin\.json: cannot be read as JSON \(.+\)\n$/);
+
+    await writeFile(manifestFile, manifest.replace('"server.mjs"', '"../server.mjs"'));
+    const outside = await run();
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toBe(
+      'clat-plugin.json: runtime.entry must be a file name in the package, such as "server.mjs"\n',
+    );
+    expect(await readFile(built, 'utf8')).toBe('// the last build\n');
+  });
+});

@@ -90,12 +90,13 @@ clat trust && clat call ${tool} '{"text":"hello plugin world"}'
 \`\`\`
 
 If \`npm install\` cannot find the \`@clat/\` packages (they are not on the public npm registry
-yet), pack them from a checkout of CLAT (after \`pnpm install && pnpm build\` there) and install
+yet), pack them from a checkout of CLAT (after its README's set-up there, \`npx -y pnpm@10.34.9 install --frozen-lockfile && npx pnpm build\`) and install
 the tarballs first:
 
 \`\`\`sh
-for p in wasm-guest-sdk; do (cd <clat-checkout>/packages/$p && pnpm pack --pack-destination ~/clat-sdk); done
-npm install ~/clat-sdk/*.tgz
+rm -rf ~/clat-sdk-wasm
+for p in wasm-guest-sdk; do (cd <clat-checkout>/packages/$p && npx pnpm pack --pack-destination ~/clat-sdk-wasm); done
+npm install ~/clat-sdk-wasm/*.tgz
 \`\`\`
 
 Declare every host capability the guest uses (\`host.callTool\`, \`sampling\`, ...) under
