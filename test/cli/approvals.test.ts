@@ -1,7 +1,8 @@
 /**
  * Approvals people keep, through the real binary: "s" (always this tool this session) and "p"
  * (always this tool in this project) in the interactive session under tmux, the saved answer
- * bound to the server's configuration digest, and `clat approvals list|reset`.
+ * bound to the server's configuration digest, not applied in read-only mode, and `clat approvals
+ * list|reset`.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -67,6 +68,18 @@ describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () =>
     await again.waitFor(PROMPT, mark);
     again.line('n');
     await again.waitFor('was not approved: denied by the user', mark);
+
+    // Read-only asks before every call that is not a read: the saved answer does not apply,
+    // and nothing is offered to remember.
+    again.line('/mode read-only');
+    mark = again.capture().length;
+    again.line('/call run_command {"command":"echo read-only-run"}');
+    await again.waitFor('Allow? [y/N]', mark);
+    expect(again.capture().slice(mark)).not.toContain('saved for this project');
+    expect(again.capture().slice(mark)).not.toContain('s = always this session');
+    again.line('n');
+    await again.waitFor('was not approved: denied by the user', mark);
+    expect(again.capture().slice(mark)).not.toContain('read-only-run\n');
     again.line('/exit');
     await again.waitFor('EXITED:0', mark);
 

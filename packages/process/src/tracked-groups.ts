@@ -6,8 +6,20 @@
  */
 import { signalGroup } from './process-group.js';
 
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
+/**
+ * One set per process even when this module is bundled more than once (`clat`'s early boot
+ * bundle prestarts servers, its main bundle starts the rest): the copies share it through a
+ * global symbol, so one hook kills every group and one signal handler decides.
+ */
+interface Tracked {
+  groups: Set<number>;
+  hooked: boolean;
+}
+const TRACKED = Symbol.for('@clat/process.trackedGroups');
+const shared = globalThis as { [TRACKED]?: Tracked };
+const tracked: Tracked = shared[TRACKED] ?? { groups: new Set(), hooked: false };
+shared[TRACKED] = tracked;
+const liveGroups = tracked.groups;
 
 /** SIGKILLs every tracked group and forgets them (what the exit hook does). */
 export function killTrackedGroups(): void {
@@ -15,12 +27,29 @@ export function killTrackedGroups(): void {
   liveGroups.clear();
 }
 
-/** Tracks a spawned group so an abrupt host exit still kills it. */
+/** Signals that end a process without its `exit` event (the groups' own session ignores them). */
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * A signal nobody else handles would end the host without `exit` (Ctrl-C during a `clat tools`):
+ * the groups, in sessions of their own, never see it, and a server that ignores its closed stdin
+ * would outlive the host. Kills them, then lets the signal end the host as it would have. A
+ * command that handles the signal itself (cancels its run, then tears down) is left to do so.
+ */
+function onEndingSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killTrackedGroups();
+  process.removeListener(signal, onEndingSignal);
+  process.kill(process.pid, signal);
+}
+
+/** Tracks a spawned group so an abrupt host exit (or an unhandled Ctrl-C) still kills it. */
 export function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
+  if (!tracked.hooked) {
+    tracked.hooked = true;
     process.once('exit', killTrackedGroups);
+    for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal);
   }
 }
 

@@ -86,7 +86,7 @@ export const callCommand: Command = {
           ...(model === undefined ? {} : { model }),
           ...(interactive
             ? {
-                approver: createLineApprover(io.stderr, ask, project.approvals),
+                approver: createLineApprover(io.stderr, ask, project.approvals, mode),
                 asker: createLineAsker(io.stderr, ask),
               }
             : {}),

@@ -207,7 +207,12 @@ class ChatSession {
     try {
       run = await this.#project.session.beginRun({
         mode: this.#mode,
-        approver: createLineApprover(this.#io.stdout, this.#ask, this.#project.approvals),
+        approver: createLineApprover(
+          this.#io.stdout,
+          this.#ask,
+          this.#project.approvals,
+          this.#mode,
+        ),
         asker: createLineAsker(this.#io.stdout, this.#ask),
         ...(this.#provider === undefined ? {} : { model: this.#provider }),
         signal: starting.signal,

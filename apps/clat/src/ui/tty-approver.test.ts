@@ -106,3 +106,52 @@ describe('createLineApprover with a failing approval store', () => {
     for (const raw of ['\u001b', '\u0007', '\u202e', '\u009b']) expect(shown()).not.toContain(raw);
   });
 });
+
+describe('createLineApprover in read-only mode', () => {
+  it('neither applies nor offers remembered answers: it asks every time', async () => {
+    const { output, shown } = captured();
+    const asked: string[] = [];
+    const saved: unknown[] = [];
+    const store = {
+      allows: async () => true,
+      save: async (_root: string, record: unknown) => {
+        saved.push(record);
+      },
+    } as unknown as ApprovalStore;
+    const memory = {
+      session: new Set<string>(),
+      store,
+      projectRoot: '/project',
+      digestOf: () => 'digest',
+      forgetCommand: (tool: string) => `clat approvals reset ${tool}`,
+    };
+    const request: ApprovalRequest = {
+      callId: 'c1',
+      tool: 'run_command',
+      effect: 'execute',
+      source: { kind: 'native', id: '' },
+      reason: 'runs a command',
+      arguments: {},
+    };
+    const ask = async (question: string) => {
+      asked.push(question);
+      return 'p';
+    };
+    const signal = new AbortController().signal;
+    // "p" is no answer here: only y allows.
+    const readOnly = createLineApprover(output, ask, memory, 'read-only');
+    expect(await readOnly.approve(request, signal)).toEqual({
+      outcome: 'deny',
+      reason: 'denied by the user',
+    });
+    expect(asked).toEqual(['Allow? [y/N] ']);
+    expect(saved).toEqual([]);
+    expect(memory.session.size).toBe(0);
+    expect(shown()).not.toContain('saved for this project');
+    // The same memory in project-write: the saved answer applies without a question.
+    const writing = createLineApprover(output, ask, memory, 'project-write');
+    expect(await writing.approve(request, signal)).toEqual({ outcome: 'allow' });
+    expect(asked).toHaveLength(1);
+    expect(shown()).toContain('Allowed run_command (execute): saved for this project');
+  });
+});

@@ -4,6 +4,7 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   Approver,
+  PermissionMode,
   ToolSourceRef,
   UserAnswer,
   UserAsker,
@@ -48,17 +49,25 @@ export interface ApprovalMemory {
   forgetCommand(tool: string): string;
 }
 
-/** An approver over any line-asking function (the REPL passes its readline). */
+/**
+ * An approver over any line-asking function (the REPL passes its readline). In `mode` read-only
+ * nothing remembered answers and nothing is offered to remember: that mode asks before every
+ * call that is not a read, as a person choosing it expects, whatever was allowed before.
+ */
 export function createLineApprover(
   output: Writable,
   ask: LineAsk,
   memory?: ApprovalMemory,
+  mode?: PermissionMode,
 ): Approver {
   return {
     async approve(request, signal): Promise<ApprovalDecision> {
       const digest = memory?.digestOf(request.source);
       const rememberable =
-        memory !== undefined && digest !== undefined && !request.tool.includes(':');
+        memory !== undefined &&
+        digest !== undefined &&
+        !request.tool.includes(':') &&
+        mode !== 'read-only';
       const key = `${request.tool}\u0000${request.effect}\u0000${digest}`;
       if (rememberable) {
         if (memory.session.has(key)) return { outcome: 'allow' };

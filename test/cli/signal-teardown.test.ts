@@ -1,0 +1,57 @@
+/**
+ * Ctrl-C (SIGINT), SIGTERM or SIGHUP reaching `clat` while a command that does not handle them
+ * waits for its servers (`clat tools` during a slow handshake): the servers run in sessions of
+ * their own, so the terminal's signal never reaches them, and one that ignores its closed stdin
+ * used to outlive clat. Now clat kills them and still ends by the signal.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLAT_BIN, useCliSandbox } from './support.js';
+
+const sandbox = useCliSandbox();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(test: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (test()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('a signal while clat waits for its servers', () => {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    it(`${signal}: the server that ignores its closed stdin is killed, and clat ends by the signal`, async () => {
+      const marker = join(sandbox.root, `stubborn-${signal}.pid`);
+      // Never answers the handshake, and outlives a closed stdin.
+      const script = `require('fs').writeFileSync(${JSON.stringify(marker)}, String(process.pid)); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000);`;
+      await sandbox.writeMcp({
+        mcpServers: { stubborn: { command: process.execPath, args: ['-e', script] } },
+      });
+      const clat = spawn(process.execPath, [CLAT_BIN, 'tools', '--trust'], {
+        cwd: sandbox.project,
+        env: sandbox.env(),
+        stdio: 'ignore',
+      });
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        clat.on('exit', (code, signal) => resolve({ code, signal })),
+      );
+      await until(() => existsSync(marker), 'the server to start');
+      const server = Number(readFileSync(marker, 'utf8'));
+      expect(alive(server)).toBe(true);
+      clat.kill(signal);
+      expect(await ended).toEqual({ code: null, signal });
+      await until(() => !alive(server), `the server (pid ${server}) to be gone`);
+    });
+  }
+});
