@@ -52,6 +52,9 @@ describe('clat chat with piped input', () => {
       '/call mcp_notes_add_note titel=x body=y',
       '/call mcp_notes_add_note title="open',
       '/tols',
+      '/call add_note title=x body=y',
+      '/call mcp__notes__add_note title=x body=y',
+      '/model',
       '',
     ].join('\n');
     const result = await sandbox.run(['chat', '--trust', '--mode', 'full-access'], {
@@ -65,6 +68,11 @@ describe('clat chat with piped input', () => {
       'error: /call: the tool has no argument "titel" (did you mean "title"?)',
       '/call: unterminated " quote in "title=\\"open"',
       'unknown command /tols (did you mean "/tools"?)',
+      // Gemini CLI's bare tool name and Claude Code's mcp__server__tool name CLAT's tool.
+      'tool "add_note" is not registered (did you mean "mcp_notes_add_note"?)',
+      'tool "mcp__notes__add_note" is not registered (did you mean "mcp_notes_add_note"? CLAT names a server\'s tools mcp_<server>_<tool>)',
+      // Other clients pick the model with /model: not "did you mean /mode".
+      `/model: the model is the provider's "model" in ${join(sandbox.home, 'config.json')} (restart clat after changing it); /mode is the permission mode`,
     ]);
     const notes = await readFile(join(sandbox.root, 'notes', 'notes.json'), 'utf8');
     expect(notes).toContain('two words');

@@ -91,6 +91,17 @@ describe('tool signatures and key=value calls', () => {
     expect(await exists(spawnedMarker)).toBe(false);
   });
 
+  it("names CLAT's tool for Claude Code's mcp__server__tool, starting only that server", async () => {
+    const result = await sandbox.run(['call', 'mcp__notes__list_notes', '{}', '--trust']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'is not registered (did you mean "mcp_notes_list_notes"? CLAT names a server\'s tools mcp_<server>_<tool>)',
+    );
+    expect(await exists(spawnedMarker)).toBe(false);
+    const called = await sandbox.run(['call', 'mcp_notes_list_notes', '{}', '--trust']);
+    expect(called.code, called.stderr).toBe(0);
+  });
+
   it('clat mcp starts everything and exits 1 when a configured server failed', async () => {
     const result = await sandbox.run(['mcp', '--trust']);
     expect(result.code).toBe(1);

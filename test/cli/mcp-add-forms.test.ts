@@ -6,7 +6,7 @@
  * ("--transport applies only to --url servers", unknown option "-s"), and for `-t http -H …` it
  * suggested a command that it then refused too.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDualEraServer, stopAllHttpFixtures } from '../fixtures/http-servers/spawn.js';
@@ -188,6 +188,37 @@ describe('clat mcp add in the forms of other clients', () => {
     }
   });
 
+  it('says that a server given a directory may use the project root instead, and --no-roots keeps it', async () => {
+    const dir = join(sandbox.project, 'data');
+    await mkdir(dir, { recursive: true });
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'fs',
+      '--',
+      process.execPath,
+      NOTES_SERVER,
+      './data',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(
+      `Note: CLAT offers the server the project root as an MCP root; a server that narrows itself to its roots (server-filesystem does) then uses it instead of ${dir}; --no-roots on the add keeps that directory\n`,
+    );
+    const kept = await sandbox.run([
+      'mcp',
+      'add',
+      'fs2',
+      '--no-roots',
+      '--',
+      process.execPath,
+      NOTES_SERVER,
+      './data',
+    ]);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stdout).not.toContain('MCP root');
+    expect(await sandbox.readMcp()).toMatchObject({ mcpServers: { fs2: { roots: false } } });
+  });
+
   it('refuses what cannot be meant, naming the flag, and writes nothing', async () => {
     await writeFile(join(sandbox.home, 'mcp.json'), '{"mcpServers":{}}\n');
     const cases: [string[], string][] = [
@@ -294,6 +325,13 @@ describe('clat mcp add in the forms of other clients', () => {
     expect(await sandbox.readMcp()).toEqual({
       mcpServers: { docs: { url: 'https://docs.example/mcp' } },
     });
+    // A name with a space, unquoted: refused, not a command that starts with its second word.
+    const spaced = await sandbox.run(['mcp', 'add', 'my', 'server', '--', 'npx', '-y', 'pkg']);
+    expect(spaced.code).toBe(2);
+    expect(spaced.stderr).toContain(
+      `clat mcp add: "server" comes between the name and --; a name with a space goes in quotes (clat mcp add 'my server' -- …), and the whole command after --`,
+    );
+    expect((await sandbox.readMcp()) as object).not.toHaveProperty('mcpServers.my');
     // After a command, an unknown option is the server's own: it goes after --, as before.
     const stdio = await sandbox.run(['mcp', 'add', 'mem', 'npx', '--timeout', '3', 'pkg']);
     expect(stdio.stderr).toContain(

@@ -594,7 +594,62 @@ describe('clat plugin install npm:<name>', () => {
       'Note: ACME_KEY, ACME_ARG_TOKEN are not set here; the server reads them from the environment CLAT starts in, and is not started while one is unset\n',
     );
     expect(inArgs.stdout).not.toContain('looks like a key');
-  });
+  }, 180_000);
+
+  it('keeps the directories server-filesystem was given once its roots are off, as clat mcp says', async () => {
+    registry.publishClosure(resolveInstalledPackage('@modelcontextprotocol/server-filesystem'));
+    const data = join(world.project, 'data');
+    await mkdir(data, { recursive: true });
+    const installed = await clat(
+      'plugin',
+      'install',
+      'npm:@modelcontextprotocol/server-filesystem',
+      '--yes',
+      '--',
+      './data',
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+    const note = `Note: CLAT offers the server the project root as an MCP root; a server that narrows itself to its roots (server-filesystem does) then uses it instead of ${data}; clat plugin roots server-filesystem off keeps that directory\n`;
+    expect(installed.stdout).toContain(note);
+    const allowed = async (): Promise<string> => {
+      const called = await clat('call', 'mcp_server_filesystem_list_allowed_directories', '{}');
+      expect(called.code, called.stderr).toBe(0);
+      return called.stdout;
+    };
+    // The server narrows itself to the roots CLAT offers: the project root, not ./data.
+    expect(await allowed()).toContain(world.project);
+    expect(await allowed()).not.toContain(data);
+    const status = await clat('mcp');
+    expect(status.stdout).toContain(
+      'to keep the directories its arguments name instead, run "clat plugin roots server-filesystem off"',
+    );
+    // The command clat mcp names works: the server keeps ./data, across an update too.
+    const off = await clat('plugin', 'roots', 'server-filesystem', 'off');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toBe(
+      "server-filesystem's server is no longer offered the project root as an MCP root; it keeps the directories its arguments name. Restart CLAT to apply.\n",
+    );
+    expect(await allowed()).toContain(data);
+    expect((await clat('mcp')).stdout).toContain('roots: not offered');
+    const updated = await clat('plugin', 'update', 'server-filesystem', '--env', 'FS_NOTE=kept');
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).not.toContain(note);
+    expect(await allowed()).toContain(data);
+    const list = JSON.parse((await clat('plugin', 'list', '--json')).stdout) as {
+      id: string;
+      roots?: boolean;
+    }[];
+    expect(list.find((row) => row.id === 'server-filesystem')?.roots).toBe(false);
+    expect((await clat('plugin', 'roots', 'server-filesystem', 'on')).code).toBe(0);
+    expect(await allowed()).not.toContain(data);
+    const bad = await clat('plugin', 'roots', 'server-filesystem', 'maybe');
+    expect(bad.stderr).toContain(
+      'roots takes a plugin id and on or off: clat plugin roots <id> on|off',
+    );
+    const missing = await clat('plugin', 'roots', 'nope', 'off');
+    expect(missing.stderr).toContain('nope is not installed');
+    expect((await clat('plugin', 'uninstall', 'server-filesystem')).code).toBe(0);
+  }, 300_000);
 
   it('answers an npm name typed without npm: with the line to run, which installs it', async () => {
     const dir = await legacyServerDir('plain-mcp', [
@@ -617,7 +672,7 @@ describe('clat plugin install npm:<name>', () => {
     expect(installed.stdout).toContain('Installed plain-mcp 1.0.0');
     expect((await clat('call', 'mcp_plain_mcp_ping', '{}')).stdout).toContain('pong');
     expect((await clat('plugin', 'uninstall', 'plain-mcp')).code).toBe(0);
-  });
+  }, 120_000);
 
   it('refuses unknown packages and bad specs with npm’s reason', async () => {
     const missing = await clat('plugin', 'install', 'npm:@fixture/does-not-exist', '--yes');

@@ -158,6 +158,20 @@ describe('PluginStore lifecycle', () => {
     ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
+  it('setRoots keeps a server from the project root across updates and rollbacks, until set back', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    await store.setRoots('fixture', false);
+    expect((await store.list())[0]).toMatchObject({ id: 'fixture', roots: false });
+    await store.update(await pkg({ version: '2' }), { acceptCapabilities: true });
+    expect((await store.list())[0]).toMatchObject({ version: '2', roots: false });
+    await store.rollback('fixture');
+    expect((await store.list())[0]).toMatchObject({ roots: false });
+    await store.setRoots('fixture', true);
+    expect((await store.list())[0]?.roots).toBeUndefined();
+    expect(JSON.parse(await registryText()).packages.fixture).not.toHaveProperty('roots');
+    await expect(store.setRoots('absent', false)).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
+  });
+
   it('disable skips verification, enable verifies, uninstall removes pointer then bytes', async () => {
     const { treeSha256 } = await store.install(await pkg(), { acceptCapabilities: true });
     const entry = join(store.artifactDir('fixture', treeSha256), 'bin', 'server.mjs');

@@ -383,6 +383,7 @@ export class PluginStore {
             ...registry.packages,
             [id]: {
               enabled: existing?.enabled ?? true,
+              ...(existing?.roots === false ? { roots: false as const } : {}),
               active: activation,
               ...(rollback === undefined ? {} : { rollback }),
               artifacts,
@@ -465,6 +466,23 @@ export class PluginStore {
     return this.#setEnabled(id, true);
   }
 
+  /**
+   * Whether the package's server is offered the project root as an MCP root (the default) or
+   * keeps the directories its arguments name; its bytes are not checked.
+   */
+  async setRoots(id: string, offered: boolean): Promise<void> {
+    await this.#withLease(async (registry) => {
+      const { roots: _roots, ...record } = this.#requireRecord(registry, id);
+      await this.#writeRegistry({
+        ...registry,
+        packages: {
+          ...registry.packages,
+          [id]: offered ? record : { ...record, roots: false },
+        },
+      });
+    });
+  }
+
   /** Swaps the active and rollback activations after verifying the rollback bytes. */
   async rollback(id: string): Promise<ActivationResult> {
     return this.#withLease(async (registry) => {
@@ -533,6 +551,7 @@ export class PluginStore {
         runtime: artifact.manifest.runtime.kind,
         treeSha256: artifact.treeSha256,
         enabled: record.enabled,
+        ...(record.roots === false ? { roots: false as const } : {}),
         trust: trustLabel(artifact.trust),
         health,
       };

@@ -76,6 +76,12 @@ export const ArtifactRecordSchema = z
 export const PackageRecordSchema = z
   .object({
     enabled: z.boolean(),
+    /**
+     * `false`: its server is not offered the project root as an MCP root, so a server that narrows
+     * itself to its roots (server-filesystem) keeps the directories its arguments name (`clat
+     * plugin roots <id> off`). Kept across updates and rollbacks.
+     */
+    roots: z.literal(false).optional(),
     active: ActivationSchema,
     rollback: ActivationSchema.optional(),
     artifacts: z.record(Sha256Schema, ArtifactRecordSchema),

@@ -181,6 +181,7 @@ export async function installedServerEntries(
         args: node ? [entry, ...args] : args,
         env: serverEnv,
         cwd: verified.dir,
+        ...(record.roots === false ? { roots: false } : {}),
         // Install asked consent for the declared capabilities only: no `tools`, no tools.
         ...(manifest.capabilities.tools
           ? {}

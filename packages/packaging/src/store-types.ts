@@ -80,6 +80,8 @@ export interface PluginListEntry {
   runtime: PluginManifest['runtime']['kind'];
   treeSha256: string;
   enabled: boolean;
+  /** `false` when its server is not offered the project root as an MCP root. */
+  roots?: false;
   rollbackVersion?: string;
   trust: 'local/unverified' | 'publisher/verified';
   publisher?: { publisher: string; publicKey: string };

@@ -19,7 +19,7 @@ import {
   parseKeyValueArguments,
 } from '../run/call-arguments.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
-import { didYouMean } from '../ui/did-you-mean.js';
+import { claudeToolName, didYouMeanTool } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { needsLoginLines, unavailableLine } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
@@ -56,14 +56,17 @@ export const callCommand: Command = {
     // JSON is checked before anything is mounted; key=value needs the tool's schema.
     const json = words.length === 0 || isJsonArgument(words);
     const jsonArgs = json ? parseJsonArguments(words[0]) : undefined;
+    const claude = claudeToolName(name);
     return withProject(
       io,
       {
         project: values.project,
         trust: values.trust,
         promptForTrust: true,
-        // Only the servers that can own this tool are started.
-        select: ownersOf(name),
+        // Only the servers that can own this tool are started (and, for Claude Code's
+        // `mcp__<server>__<tool>`, those that own CLAT's name of it, for "did you mean").
+        select: (entry) =>
+          ownersOf(name)(entry) || (claude !== undefined && ownersOf(claude)(entry)),
       },
       async (project) => {
         const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
@@ -132,7 +135,7 @@ export const callCommand: Command = {
                 `${error.message}: ${why.join('; ')}`,
               );
             }
-            const meant = didYouMean(
+            const meant = didYouMeanTool(
               name,
               project.session.registry.list().map((tool) => tool.name),
             );

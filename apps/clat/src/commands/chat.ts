@@ -30,7 +30,7 @@ import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
 import { parseKeyValueArguments } from '../run/call-arguments.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
-import { didYouMean } from '../ui/did-you-mean.js';
+import { didYouMean, didYouMeanTool } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
@@ -323,7 +323,7 @@ class ChatSession {
       const tool = registry.get(name);
       if (tool === undefined) {
         // After the wait for the surface: a tool of a server still connecting is there now.
-        const meant = didYouMean(
+        const meant = didYouMeanTool(
           name,
           registry.list().map((entry) => entry.name),
         );
@@ -491,6 +491,13 @@ class ChatSession {
       default:
         if (command.startsWith(`/${PROMPT_COMMAND_PREFIX}`)) {
           await this.#prompt(text, { name: command.slice(1), rest });
+          return true;
+        }
+        if (command === '/model') {
+          // Other clients pick the model here; "did you mean /mode" would name something else.
+          this.#write(
+            `/model: the model is the provider's "model" in ${this.#project.home.configFile} (restart clat after changing it); /mode is the permission mode\n`,
+          );
           return true;
         }
         this.#write(`unknown command ${command}${didYouMean(command, SESSION_COMMANDS)}; ${HELP}`);

@@ -14,7 +14,12 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { type FlagPairsOptions, flagPairs, keysTypedAsValues, plainUsage } from '../flag-pairs.js';
 import { bearerHeader, OAUTH_FLAGS, type OAuthFlags, oauthFlags } from './mcp-add-auth.js';
 import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
-import { absolutePathWords, exposedArgumentNotes, splitServerWords } from './server-args.js';
+import {
+  absolutePathWords,
+  exposedArgumentNotes,
+  rootsNote,
+  splitServerWords,
+} from './server-args.js';
 
 const HEADER_PAIRS: FlagPairsOptions = {
   flag: '--header',
@@ -180,6 +185,13 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     );
   }
   const url = urlOf(values.url, extra, serverWords, transport);
+  if (serverWords !== undefined && extra.length > 0 && !url.word) {
+    // `clat mcp add my server -- npx …`: "server" would silently start the command.
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp add: ${JSON.stringify(extra[0])} comes between the name and --; a name with a space goes in quotes (clat mcp add ${shellWord([name, ...extra].join(' '))} -- …), and the whole command after --`,
+    );
+  }
   const [cmd, ...args] = url.word ? [] : [...extra, ...command];
   const target = await editTarget('add', values, io);
   let entry: Record<string, unknown>;
@@ -284,6 +296,11 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     typed.push('--client-secret');
   await reportAdded(target, server, typed, io, [
     ...(await argumentNotes(args)),
+    ...(values['no-roots'] === true
+      ? []
+      : [await rootsNote(absolutePathWords(args, io.cwd).words, `--no-roots on the add`)].filter(
+          (note) => note !== undefined,
+        )),
     ...(resolved.length === 0
       ? []
       : [

@@ -39,7 +39,7 @@ import { flagPairs, keysTypedAsValues } from '../flag-pairs.js';
 import { askLine, askSecretLine, isTty, isYes } from '../ui/line-prompt.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
 import { packageDirOf } from './plugin-project.js';
-import { absolutePathWords } from './server-args.js';
+import { absolutePathWords, rootsNote } from './server-args.js';
 
 export interface InstallFlags {
   'accept-capabilities'?: boolean;
@@ -206,6 +206,9 @@ async function activateNpm(
       : store.update(staged.dir, { ...options, source: staged.source }));
     if (given !== undefined && given.resolved.length > 0) result.resolvedPaths = given.resolved;
     const notes = envNotes(env, args, io.env);
+    // A server given directories drops them for the project root it is offered, unless off.
+    const roots = await rootsNote(args, `clat plugin roots ${shellWord(result.id)} off`);
+    if (roots !== undefined && !(await rootsOff(store, result.id))) notes.push(roots);
     if (notes.length > 0) result.envNotes = notes;
     return result;
   } finally {
@@ -213,11 +216,20 @@ async function activateNpm(
   }
 }
 
+/** Whether the package's server is already kept from the project root as an MCP root. */
+async function rootsOff(store: PluginStore, id: string): Promise<boolean> {
+  const registry = await store.readRegistry().catch(() => undefined);
+  return registry?.packages[id]?.roots === false;
+}
+
 type Activated = ActivationResult & {
   unchanged?: boolean;
   /** Relative paths among the server arguments, made absolute (`word → absolute`). */
   resolvedPaths?: string[];
-  /** What an npm server's `--env` values mean for where a key lives (see {@link envNotes}). */
+  /**
+   * What an npm server's `--env` values mean for where a key lives (see {@link envNotes}), and
+   * whether the project root offered as a root replaces the directories its arguments name.
+   */
   envNotes?: string[];
 };
 

@@ -57,6 +57,10 @@ Actions:
                                         (removes files a server wrote into its directory)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
+  roots <id> on|off                     Offer its server the project root as an MCP root (on,
+                                        the default), or not (off): a server that narrows itself
+                                        to its roots (server-filesystem) then keeps the
+                                        directories its arguments name
   uninstall <id> [--purge]              Remove a package and its bytes; its data directory
                                         (plugin-data/<id>) stays for a reinstall unless --purge
   list [--json]                         Installed packages with version, trust and health
@@ -484,6 +488,19 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       await (action === 'enable' ? store.enable(id) : store.disable(id));
       io.stdout.write(
         `${action === 'enable' ? 'Enabled' : 'Disabled'} ${id}. Restart CLAT to apply.\n`,
+      );
+      return 0;
+    }
+    case 'roots': {
+      const [id, setting, ...extra] = positionals;
+      if (id === undefined || (setting !== 'on' && setting !== 'off') || extra.length > 0) {
+        throw usage('roots takes a plugin id and on or off: clat plugin roots <id> on|off');
+      }
+      await store.setRoots(id, setting === 'on');
+      io.stdout.write(
+        setting === 'on'
+          ? `${id}'s server is offered the project root as an MCP root again. Restart CLAT to apply.\n`
+          : `${id}'s server is no longer offered the project root as an MCP root; it keeps the directories its arguments name. Restart CLAT to apply.\n`,
       );
       return 0;
     }

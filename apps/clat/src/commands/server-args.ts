@@ -4,7 +4,8 @@
  * the server, so its options never collide with CLAT's.
  * @module
  */
-import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { isSecretName, redactArgs, shellWord } from '@clat/kernel';
 
 /** CLAT's words and the server's (undefined when no `--` was typed; `[]` for a bare `--`). */
@@ -94,4 +95,24 @@ export function exposedArgumentNotes(
     );
   }
   return notes;
+}
+
+/**
+ * The note for a server given directories (`server-filesystem ./data`) while CLAT offers it the
+ * project root as an MCP root: a server that narrows itself to its roots drops them. `keep` is
+ * what keeps them (`--no-roots`, `clat plugin roots <id> off`). Undefined when no argument is
+ * an existing directory.
+ */
+export async function rootsNote(
+  words: readonly string[],
+  keep: string,
+): Promise<string | undefined> {
+  const dirs: string[] = [];
+  for (const word of words) {
+    if (isAbsolute(word) && (await stat(word).catch(() => undefined))?.isDirectory()) {
+      dirs.push(word);
+    }
+  }
+  if (dirs.length === 0) return undefined;
+  return `Note: CLAT offers the server the project root as an MCP root; a server that narrows itself to its roots (server-filesystem does) then uses it instead of ${dirs.join(', ')}; ${keep} keeps ${dirs.length === 1 ? 'that directory' : 'those directories'}`;
 }

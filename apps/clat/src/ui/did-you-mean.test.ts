@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestName, didYouMean } from './did-you-mean.js';
+import { claudeToolName, closestName, didYouMean, didYouMeanTool } from './did-you-mean.js';
 
 describe('closestName', () => {
   const tools = [
@@ -32,5 +32,21 @@ describe('closestName', () => {
   it('words the hint for an error sentence', () => {
     expect(didYouMean('raed_file', tools)).toBe(' (did you mean "read_file"?)');
     expect(didYouMean('weather', tools)).toBe('');
+  });
+});
+
+describe('didYouMeanTool', () => {
+  const names = ['read_file', 'mcp_fs_read_text_file', 'mcp_fs_write_file', 'mcp_notes_add_note'];
+  it("names CLAT's form of Claude Code's mcp__server__tool", () => {
+    expect(didYouMeanTool('mcp__fs__read_text_file', names)).toBe(
+      ' (did you mean "mcp_fs_read_text_file"? CLAT names a server\'s tools mcp_<server>_<tool>)',
+    );
+    expect(claudeToolName('mcp__my server__go')).toBe('mcp_my_server_go');
+    expect(claudeToolName('mcp_fs_read')).toBeUndefined();
+  });
+  it('names the one server tool whose own name was typed, else the closest name', () => {
+    expect(didYouMeanTool('add_note', names)).toBe(' (did you mean "mcp_notes_add_note"?)');
+    expect(didYouMeanTool('mcp_fs_write_fil', names)).toBe(' (did you mean "mcp_fs_write_file"?)');
+    expect(didYouMeanTool('zzz', names)).toBe('');
   });
 });

@@ -4,6 +4,7 @@
  * Edit distance comes from fastest-levenshtein (see the README's libraries).
  * @module
  */
+import { qualifyToolName } from '@clat/kernel';
 import { distance } from 'fastest-levenshtein';
 
 /** Whether `a` becomes `b` by swapping two neighbouring characters (`lsit` → `list`). */
@@ -49,4 +50,35 @@ export function closestName(name: string, candidates: Iterable<string>): string 
 export function didYouMean(name: string, candidates: Iterable<string>): string {
   const closest = closestName(name, candidates);
   return closest === undefined ? '' : ` (did you mean ${JSON.stringify(closest)}?)`;
+}
+
+/**
+ * CLAT's name for a tool written as Claude Code names MCP tools, `mcp__<server>__<tool>`
+ * (`mcp__fs__read_text_file` → `mcp_fs_read_text_file`); undefined for any other form.
+ */
+export function claudeToolName(name: string): string | undefined {
+  const match = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (match === null) return undefined;
+  try {
+    return qualifyToolName('mcp', match[1] as string, match[2] as string);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * "did you mean" for a tool name: CLAT's name of Claude Code's `mcp__<server>__<tool>`, the one
+ * server tool whose own name this is (`read_text_file` → `mcp_fs_read_text_file`, as Gemini CLI
+ * names tools), else the closest name.
+ */
+export function didYouMeanTool(name: string, names: readonly string[]): string {
+  const claude = claudeToolName(name);
+  if (claude !== undefined && names.includes(claude)) {
+    return ` (did you mean ${JSON.stringify(claude)}? CLAT names a server's tools mcp_<server>_<tool>)`;
+  }
+  const own = names.filter(
+    (candidate) => /^(?:mcp|wasm)_/.test(candidate) && candidate.endsWith(`_${name}`),
+  );
+  if (own.length === 1) return ` (did you mean ${JSON.stringify(own[0])}?)`;
+  return didYouMean(name, names);
 }

@@ -3,6 +3,7 @@ import {
   sanitizeTerminalLine as line,
   type MountSummary as McpSummary,
   type MountStatus as ServerStatus,
+  shellWord,
 } from '@clat/kernel';
 
 export function summaryLine(summary: McpSummary): string {
@@ -30,10 +31,13 @@ function rootsText(server: ServerStatus): string | undefined {
   const asked = server.roots.requests;
   // A server that asked may narrow itself to the roots (server-filesystem drops the directories
   // its arguments name): say how to keep them.
+  // An installed package has no mcp.json entry to edit: its setting is the store's.
   const keep =
-    asked > 0
-      ? '; to keep the directories its arguments name instead, set "roots": false on its entry'
-      : '';
+    asked === 0
+      ? ''
+      : server.origin === 'package'
+        ? `; to keep the directories its arguments name instead, run "clat plugin roots ${shellWord(server.name)} off"`
+        : '; to keep the directories its arguments name instead, set "roots": false on its entry';
   return `project root offered; the server asked ${asked} time${asked === 1 ? '' : 's'}${keep}`;
 }
 
