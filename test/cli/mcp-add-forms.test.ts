@@ -6,7 +6,7 @@
  * ("--transport applies only to --url servers", unknown option "-s"), and for `-t http -H …` it
  * suggested a command that it then refused too.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDualEraServer, stopAllHttpFixtures } from '../fixtures/http-servers/spawn.js';
@@ -186,6 +186,25 @@ describe('clat mcp add in the forms of other clients', () => {
     for (const output of [added, tools, advised, typed]) {
       expect(`${output.stdout}${output.stderr}`).not.toContain(key);
     }
+  });
+
+  it('makes a bare script name that exists here absolute, as READMEs write node server.js', async () => {
+    await copyFile(NOTES_SERVER, join(sandbox.project, 'server.mjs'));
+    const added = await sandbox.run(['mcp', 'add', 'bare', '--', 'node', 'server.mjs'], {
+      env: { MCP_NOTES_DIR: join(sandbox.root, 'notes') },
+    });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(
+      `Relative paths were made absolute, since servers run in ${sandbox.home}: server.mjs → ${join(sandbox.project, 'server.mjs')}`,
+    );
+    expect(await sandbox.readMcp()).toMatchObject({
+      mcpServers: { bare: { command: 'node', args: [join(sandbox.project, 'server.mjs')] } },
+    });
+    const tools = await sandbox.run(['tools', 'bare', '--trust'], {
+      env: { MCP_NOTES_DIR: join(sandbox.root, 'notes') },
+    });
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toContain('mcp_bare_add_note(');
   });
 
   it('says that a server given a directory may use the project root instead, and --no-roots keeps it', async () => {

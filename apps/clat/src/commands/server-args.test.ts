@@ -21,6 +21,42 @@ describe('splitServerWords', () => {
 });
 
 describe('absolutePathWords', () => {
+  it('makes a bare file name absolute only when it exists (node server.js), never a package or a URL', () => {
+    const here = new Set(['/w/p/server.js', '/w/p/src/main.py', '/w/p/data', '/w/p/@scope/pkg']);
+    const exists = (path: string) => here.has(path);
+    expect(
+      absolutePathWords(
+        [
+          'server.js',
+          'src/main.py',
+          'missing.js',
+          '@scope/pkg',
+          'https://x/y.js',
+          'pkg-name',
+          '${HOME}/a.js',
+          '-c',
+          'data',
+        ],
+        '/w/p',
+        (path) => path,
+        exists,
+      ),
+    ).toEqual({
+      words: [
+        '/w/p/server.js',
+        '/w/p/src/main.py',
+        'missing.js',
+        '@scope/pkg',
+        'https://x/y.js',
+        'pkg-name',
+        '${HOME}/a.js',
+        '-c',
+        'data',
+      ],
+      resolved: ['server.js → /w/p/server.js', 'src/main.py → /w/p/src/main.py'],
+    });
+  });
+
   it('makes ., ./ and ../ words and option values absolute and lists each change', () => {
     expect(
       absolutePathWords(

@@ -4,6 +4,7 @@
  * the server, so its options never collide with CLAT's.
  * @module
  */
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { isSecretName, redactArgs, shellWord } from '@clat/kernel';
@@ -23,20 +24,38 @@ export function splitServerWords(argv: readonly string[]): {
 const RELATIVE_PATH = /^(-{1,2}[A-Za-z0-9][\w.-]*=)?(\.\.?(?:\/.*)?)$/s;
 
 /**
+ * A bare word that reads as a relative file path (`server.js`, `src/main.py`, `data/`): a name
+ * with an extension or a slash, not an option, a package (`@scope/x`), a URL or a reference.
+ */
+const BARE_PATH = /^(?![.@-])(?!.*\$\{)[\w.+-]+(?:\/[\w.+@-]*)*$/;
+
+/**
  * Words that are relative paths (`.`, `./data`, `../db.sqlite`, `--db=./data.sqlite`) made
  * absolute against `cwd`, since a server runs elsewhere (the CLAT home, its package directory);
- * `resolved` lists each change as `word → absolute` for the output to show.
+ * so is a bare file name that exists there (`node server.js`, as READMEs write it), and only
+ * then, since `pkg.name` or `a/b` may be no path at all. `resolved` lists each change as
+ * `word → absolute` for the output to show.
  */
 export function absolutePathWords(
   words: readonly string[],
   cwd: string,
   /** Rewrites each absolute path (a project's file writes it from `${projectRoot}`). */
   rewrite: (absolute: string) => string = (absolute) => absolute,
+  exists: (path: string) => boolean = existsSync,
 ): { words: string[]; resolved: string[] } {
   const resolved: string[] = [];
   const out = words.map((word) => {
     const match = RELATIVE_PATH.exec(word);
-    if (match === null) return word;
+    if (match === null) {
+      const bare =
+        BARE_PATH.test(word) &&
+        (word.includes('/') || /\.[A-Za-z0-9]+$/.test(word)) &&
+        exists(resolve(cwd, word));
+      if (!bare) return word;
+      const absolute = rewrite(resolve(cwd, word));
+      resolved.push(`${word} → ${absolute}`);
+      return absolute;
+    }
     const absolute = `${match[1] ?? ''}${rewrite(resolve(cwd, match[2] as string))}`;
     resolved.push(`${word} → ${absolute}`);
     return absolute;

@@ -72,7 +72,7 @@ export function sensitiveArgsNote(keys: readonly string[]): string {
 /** The `clat plugin list` table; every cell is one sanitised line. */
 export function formatPluginTable(rows: readonly PluginListEntry[]): string {
   if (rows.length === 0) {
-    return 'No plugins installed. Install one with "clat plugin install <dir>".\n';
+    return 'No plugins installed. Install one with "clat plugin install npm:<name>" (an MCP server from npm), or from a directory, .clatpkg, .mcpb or .wasm file: "clat plugin install <path>".\n';
   }
   const header = ['ID', 'NAME', 'VERSION', 'RUNTIME', 'TREE', 'ENABLED', 'ROLLBACK', 'TRUST'];
   const cells = rows.map((row) =>

@@ -51,7 +51,9 @@ describe('createLineAsker multi-select', () => {
     expect(await asker.ask(question, signal)).toEqual({ kind: 'answer', text: 'Red' });
     expect(shown()).toContain('  2. Light Blue');
     expect(shown()).not.toContain('\u001b[31m');
-    expect(prompts[0]).toBe('[numbers separated by commas, e.g. 1,3; empty picks none] (Red)> ');
+    expect(prompts[0]).toBe(
+      '[numbers separated by commas, e.g. 1,3; empty picks the default] (Red)> ',
+    );
   });
 });
 

@@ -157,12 +157,13 @@ export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
       });
       const multi = question.multiSelect === true && options.length > 0;
       const hint = multi
-        ? '[numbers separated by commas, e.g. 1,3; empty picks none]'
+        ? `[numbers separated by commas, e.g. 1,3; empty picks ${question.defaultAnswer === undefined ? 'none' : 'the default'}]`
         : options.length > 0
           ? `[1-${options.length}${question.allowCustom ? ' or text' : ''}]`
           : '';
       const answer = await ask(
-        `${hint}${question.defaultAnswer ? ` (${line(question.defaultAnswer)})` : ''}> `,
+        // A default already in parentheses (the form's "(skip)") is not wrapped again.
+        `${hint}${question.defaultAnswer ? ` ${/^\(.*\)$/.test(question.defaultAnswer) ? line(question.defaultAnswer) : `(${line(question.defaultAnswer)})`}` : ''}> `,
         signal,
       );
       if (answer === undefined) return { kind: 'cancelled' };
