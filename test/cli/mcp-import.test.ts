@@ -293,6 +293,18 @@ enabled = false
       'user_one',
     ]);
 
+    // A copy of ~/.claude.json under another name reads the same: its per-project entry is
+    // found (and named as the project's), not dropped without a word.
+    const copy = join(sandbox.root, 'claude-backup.json');
+    await writeFile(copy, await readFile(join(userHome, '.claude.json')));
+    const fromCopy = parseJsonOutput<ImportReport>(
+      await run(['mcp', 'import', '--from', 'claude-code', '--file', copy, '--dry-run', '--json']),
+    );
+    const local = fromCopy.servers.find((server) => server.name === 'local_one');
+    expect(local?.reason).toContain(
+      "a server of this project only (claude-code's per-project entry)",
+    );
+
     const badToml = join(sandbox.root, 'broken.toml');
     await writeFile(badToml, '[mcp_servers.x\ncommand = 1');
     const broken = await run(['mcp', 'import', '--from', 'codex', '--file', badToml]);

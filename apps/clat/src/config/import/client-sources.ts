@@ -105,6 +105,8 @@ export function sourceFiles(client: ImportClient, context: SourceContext): Sourc
 export function shapeOfFile(client: ImportClient, path: string): SourceShape {
   if (client === 'codex' || path.endsWith('.toml')) return 'codex-toml';
   if (client === 'vscode') return path.endsWith('settings.json') ? 'vscode-settings' : 'vscode-mcp';
-  if (client === 'claude-code' && path.endsWith('.claude.json')) return 'claude-json';
+  // Read as ~/.claude.json whatever its name (a copy, a backup): its per-project entries are
+  // found when it has them, and a project's .mcp.json reads the same ("mcpServers" only).
+  if (client === 'claude-code') return 'claude-json';
   return 'mcpServers';
 }
