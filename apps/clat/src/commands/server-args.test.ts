@@ -24,35 +24,20 @@ describe('absolutePathWords', () => {
   it('makes a bare file name absolute only when it exists (node server.js), never a package or a URL', () => {
     const here = new Set(['/w/p/server.js', '/w/p/src/main.py', '/w/p/data', '/w/p/@scope/pkg']);
     const exists = (path: string) => here.has(path);
+    // Not paths here: missing, a package, a URL, a bare name, a reference, an option, no extension.
+    const kept = [
+      'missing.js',
+      '@scope/pkg',
+      'https://x/y.js',
+      'pkg-name',
+      '${HOME}/a.js',
+      '-c',
+      'data',
+    ];
     expect(
-      absolutePathWords(
-        [
-          'server.js',
-          'src/main.py',
-          'missing.js',
-          '@scope/pkg',
-          'https://x/y.js',
-          'pkg-name',
-          '${HOME}/a.js',
-          '-c',
-          'data',
-        ],
-        '/w/p',
-        (path) => path,
-        exists,
-      ),
+      absolutePathWords(['server.js', 'src/main.py', ...kept], '/w/p', (path) => path, exists),
     ).toEqual({
-      words: [
-        '/w/p/server.js',
-        '/w/p/src/main.py',
-        'missing.js',
-        '@scope/pkg',
-        'https://x/y.js',
-        'pkg-name',
-        '${HOME}/a.js',
-        '-c',
-        'data',
-      ],
+      words: ['/w/p/server.js', '/w/p/src/main.py', ...kept],
       resolved: ['server.js → /w/p/server.js', 'src/main.py → /w/p/src/main.py'],
     });
   });
