@@ -75,6 +75,7 @@ describe('isSecretName', () => {
     }
     for (const name of [
       'HOME',
+      'PWD',
       'KEY_FILE',
       'TOKENIZER_MODEL',
       'ACME_REGION',

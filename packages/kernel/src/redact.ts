@@ -8,6 +8,11 @@ export const REDACTED = '[REDACTED]';
 
 const TOKEN = String.raw`[A-Za-z0-9_\-.=/+~]`;
 const SECRET_WORD = String.raw`api[_-]?key|apikey|access[_-]?token|token|secret|password|passwd|pwd|credential|private[_-]?key`;
+/**
+ * The words a `NAME=value` name ends in when its value is a secret: not `pwd`, which ends `PWD`,
+ * the working directory.
+ */
+const SECRET_NAME_WORD = String.raw`api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd|credential|private[_-]?key|key`;
 
 const PATTERNS: readonly RegExp[] = [
   // Authorization: Bearer <token>, token ≥ 8
@@ -20,7 +25,7 @@ const PATTERNS: readonly RegExp[] = [
   /()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16,})/g,
   // NAME=value / NAME: value / "NAME": "value" where NAME ends like a secret, value ≥ 8
   new RegExp(
-    String.raw`(\b[A-Za-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd|credential|private[_-]?key|key)["']?\s*[:=]\s*["']?)${TOKEN}{8,}`,
+    String.raw`(\b[A-Za-z0-9_.-]*(?:${SECRET_NAME_WORD})["']?\s*[:=]\s*["']?)${TOKEN}{8,}`,
     'gi',
   ),
   // URL userinfo: scheme://user:pass@host
@@ -65,7 +70,7 @@ export function redactArgs(args: readonly string[]): string[] {
   );
 }
 
-const SECRET_NAME = new RegExp(String.raw`(?:${SECRET_WORD}|auth[_-]?token|key)s?$`, 'i');
+const SECRET_NAME = new RegExp(String.raw`(?:${SECRET_NAME_WORD})s?$`, 'i');
 
 /**
  * Whether a variable or setting name says its value is a secret (`GITHUB_TOKEN`, `ACME_API_KEY`,
