@@ -93,16 +93,20 @@ function storeVariable(name: string): boolean {
   return name === 'CLAT_PLUGIN_DATA' || name === 'CLAT_PLUGIN_ROOT';
 }
 
+/** Each environment variable a typed value reads, and whether it has no default. */
+function* environmentReads(value: string): Generator<{ name: string; required: boolean }> {
+  for (const [, name, fallback] of value.matchAll(ENV_REFERENCE)) {
+    if (name !== undefined && !storeVariable(name))
+      yield { name, required: fallback === undefined };
+  }
+}
+
 /**
  * Every environment variable a typed value reads, with a default or not (`TOKEN` of `${TOKEN}`,
  * `REGION` of `${REGION:-eu}`), but the store's own variables.
  */
 export function environmentNames(value: string): string[] {
-  const names: string[] = [];
-  for (const [, name] of value.matchAll(ENV_REFERENCE)) {
-    if (name !== undefined && !storeVariable(name)) names.push(name);
-  }
-  return names;
+  return [...environmentReads(value)].map((read) => read.name);
 }
 
 /**
@@ -110,11 +114,7 @@ export function environmentNames(value: string): string[] {
  * `${REGION:-eu}`): the launch does not start the server while one is unset.
  */
 export function requiredEnvironment(value: string): string[] {
-  const names: string[] = [];
-  for (const [, name, fallback] of value.matchAll(ENV_REFERENCE)) {
-    if (name !== undefined && fallback === undefined && !storeVariable(name)) names.push(name);
-  }
-  return names;
+  return [...environmentReads(value)].filter((read) => read.required).map((read) => read.name);
 }
 
 /**
