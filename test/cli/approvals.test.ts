@@ -1,8 +1,8 @@
 /**
  * Approvals people keep, through the real binary: "s" (always this tool this session) and "p"
  * (always this tool in this project) in the interactive session under tmux, the saved answer
- * bound to the server's configuration digest, not applied in read-only mode, and `clat approvals
- * list|reset`.
+ * bound to the server's configuration digest, applied by `clat call` without a terminal too, not
+ * applied in read-only mode, and `clat approvals list|reset`.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -114,6 +114,35 @@ describe('saved approvals', () => {
     const forget = `clat approvals reset mcp_notes_delete_note -C ${sandbox.project}`;
     expect(quiet.stdout).toContain(`saved for this project; "${forget}" forgets it`);
     expect(quiet.stdout).not.toContain('Allow?');
+
+    // Without a terminal at all (clat call headless) the saved answer allows the tool too;
+    // another tool is denied, and the hint says how to save an answer for it.
+    const headless = await sandbox.run(['call', 'mcp_notes_delete_note', '{"id":"h"}', '--trust']);
+    expect(headless.code).toBe(0);
+    expect(headless.stderr).toContain(
+      'Allowed mcp_notes_delete_note (destructive): saved for this project',
+    );
+    const unsaved = await sandbox.run([
+      'call',
+      'run_command',
+      '{"command":"echo unsaved"}',
+      '--trust',
+    ]);
+    expect(unsaved.code).toBe(3);
+    expect(unsaved.stdout).toBe('');
+    expect(unsaved.stderr).toContain('where "p" allows it in this project from then on');
+    // Read-only applies nothing remembered, headless as at a prompt.
+    const readOnly = await sandbox.run([
+      'call',
+      'mcp_notes_delete_note',
+      '{"id":"r"}',
+      '--mode',
+      'read-only',
+      '--trust',
+    ]);
+    expect(readOnly.code).toBe(3);
+    expect(readOnly.stderr).not.toContain('saved for this project');
+    expect(readOnly.stderr).not.toContain('"p" allows it');
 
     // Another command line for the same server name is another server: it asks again.
     const changed = sandbox.notesServer() as { args: string[] };

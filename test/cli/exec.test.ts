@@ -83,6 +83,63 @@ describe('clat exec', () => {
     expect(`${result.stdout}${result.stderr}`).not.toContain(API_KEY);
   });
 
+  it('reads the prompt from stdin, and a saved approval of the project allows its tool headless', async () => {
+    await sandbox.writeMcp({ notes: sandbox.notesServer() });
+    // "p" at a prompt of a piped session saves run_command for this project.
+    const saved = await sandbox.run(['chat'], {
+      input: '/call run_command {"command":"echo first"}\np\n',
+    });
+    expect(saved.stdout).toContain(
+      'Allow? [y/N] (s = always this session, p = always in this project)',
+    );
+    const server = await withModel([
+      {
+        toolCalls: [
+          { name: 'run_command', arguments: { command: 'echo headless-saved' } },
+          { name: 'mcp_notes_delete_note', arguments: { id: 'x' } },
+        ],
+      },
+      { text: 'Ran it.' },
+    ]);
+    const result = await sandbox.run(['exec', '-'], {
+      input: 'Run the command\nthat was saved\n',
+      env: { E2E_PROVIDER_KEY: API_KEY },
+    });
+    expect(result.stdout).toBe('Ran it.\n');
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'Run the command\nthat was saved',
+    });
+    expect(result.stderr).toContain(
+      'Allowed run_command (execute): saved for this project; "clat approvals reset run_command" forgets it',
+    );
+    const [ran, denied] = toolMessages(server, 1);
+    expect(ran?.content).toContain('headless-saved');
+    expect(denied?.content).toContain(
+      'mcp_notes_delete_note was not approved: destructive needs approval, no approver is attached (headless) and no saved approval of this project allows it',
+    );
+
+    // In read-only mode nothing remembered applies, headless too.
+    const readOnly = await withModel([
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'echo read-only' } }] },
+      { text: 'Denied.' },
+    ]);
+    const asked = await sandbox.run(['exec', '--mode', 'read-only', 'Run it'], {
+      env: { E2E_PROVIDER_KEY: API_KEY },
+    });
+    expect(asked.code).toBe(0);
+    expect(asked.stderr).not.toContain('saved for this project');
+    expect(toolMessages(readOnly, 1)[0]?.content).toContain('run_command was not approved');
+
+    // No words and nothing on stdin: refused, naming both ways to give the prompt.
+    const empty = await sandbox.run(['exec']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain(
+      'clat exec: the prompt on stdin is empty; pipe the prompt in, or give it as words after exec',
+    );
+  });
+
   it('fails elicitation cleanly: no question frontend in exec', async () => {
     await sandbox.writeMcp({ ask: sandbox.node(join(CLI_FIXTURES, 'ask-server.mjs')) });
     const server = await withModel([

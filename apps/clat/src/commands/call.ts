@@ -23,14 +23,21 @@ import { claudeToolName, didYouMeanTool } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { needsLoginLines, unavailableLine } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
-import { createLineApprover, createLineAsker, ttyLineAsk } from '../ui/tty-approver.js';
+import {
+  createLineApprover,
+  createLineAsker,
+  createSavedApprover,
+  NO_SAVED_APPROVAL,
+  ttyLineAsk,
+} from '../ui/tty-approver.js';
 
 const USAGE = `Usage: clat call <tool> ['<json arguments>' | key=value ...] [--mode <mode>]
 
 Calls one registered tool through the permission pipeline. Arguments are one JSON object, or
 key=value pairs typed by the tool's input schema (limit=5, recursive=true, tags='["a"]'); see
 "clat tools <tool>" for its signature. Effects the mode asks about are
-prompted on a terminal; without a terminal (headless) they are denied with exit code 3.
+prompted on a terminal; without a terminal (headless) they are denied with exit code 3,
+unless "p" at an earlier prompt saved an approval of the tool for this project.
 The result goes to stdout as readable text: text blocks as they are, other content as one line
 each ([image image/png 1.2 KiB], [resource <uri> …] then its text, [link <uri> …]). Progress
 goes to stderr. A tool-level error exits 1; Ctrl-C cancels (exit 130).
@@ -87,12 +94,13 @@ export const callCommand: Command = {
         const run = await project.session.beginRun({
           mode,
           ...(model === undefined ? {} : { model }),
+          // Without a terminal only a saved answer of this project allows what the mode asks about.
           ...(interactive
             ? {
                 approver: createLineApprover(io.stderr, ask, project.approvals, mode),
                 asker: createLineAsker(io.stderr, ask),
               }
-            : {}),
+            : { approver: createSavedApprover(io.stderr, project.approvals, mode) }),
         });
         const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
         process.once('SIGINT', onSigint);
@@ -144,10 +152,16 @@ export const callCommand: Command = {
               `${error.message}${meant}; run "${projectCommand(['tools'], values)}" for the list`,
             );
           }
-          const hint =
-            isKernelError(error) && error.code === KernelErrorCode.PERMISSION_DENIED && !interactive
-              ? ` (no terminal to ask; rerun with a terminal or a mode that allows it, e.g. --mode full-access)`
-              : '';
+          let hint = '';
+          if (
+            isKernelError(error) &&
+            error.code === KernelErrorCode.PERMISSION_DENIED &&
+            !interactive
+          ) {
+            hint = error.message.endsWith(NO_SAVED_APPROVAL)
+              ? ` (no terminal to ask; rerun in a terminal, where "p" allows it in this project from then on, headless too, or with a mode that allows it, e.g. --mode full-access)`
+              : ` (no terminal to ask; rerun with a terminal or a mode that allows it, e.g. --mode full-access)`;
+          }
           io.stderr.write(errorLine(error, hint));
           return exitCodeFor(error);
         } finally {

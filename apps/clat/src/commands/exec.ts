@@ -1,4 +1,5 @@
-/** `clat exec "<prompt>"`: one headless agent run (no approver, no question frontend). @module */
+/** `clat exec "<prompt>"`: one headless agent run (saved approvals only, no question frontend). @module */
+import type { Readable } from 'node:stream';
 import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import { createOpenAiCompatibleProvider } from '@clat/provider-openai';
 import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
@@ -12,19 +13,56 @@ import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.j
 import { isTty } from '../ui/line-prompt.js';
 import { needsLoginLines } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
+import { createSavedApprover } from '../ui/tty-approver.js';
+
+/** The most a prompt on stdin may hold: enough for any diff or file a model is given, and a cap
+ * on what `cat` of something unintended (a binary, a log) holds in memory. */
+const STDIN_PROMPT_MIB = 1;
 
 const USAGE = `Usage: clat exec "<prompt>" [--mode <mode>] [--max-steps <n>]
+       clat exec [-] < prompt.txt
 
 Runs one headless agent turn with the provider from ~/.clat/config.json:
   { "provider": { "kind": "openai-compatible", "vendor": "glm", "model": "glm-4.6" } }
 Tool calls go through the permission pipeline; effects the mode would ask about are denied
-(there is no one to ask), and plugin elicitation fails cleanly. The answer goes to stdout,
+(there is no one to ask) unless "p" at an earlier prompt saved an approval of the tool for this
+project, and plugin elicitation fails cleanly. The answer goes to stdout,
 tool activity to stderr. Ctrl-C cancels (exit 130).
+
+The prompt is the words after exec; "-", or no words with stdin not a terminal, reads it from
+stdin instead (up to ${STDIN_PROMPT_MIB} MiB). With words stdin is not read, so pipe the whole
+prompt: { echo "Review this diff:"; git diff; } | clat exec -
 
 Options:
 ${PROJECT_USAGE}
       --max-steps <n>  Model round trips before giving up (default ${AGENT_MAX_STEPS})
 `;
+
+/** The prompt piped to `clat exec`: all of stdin as UTF-8, trimmed; refused when empty or too large. */
+export async function readStdinPrompt(stdin: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > STDIN_PROMPT_MIB * 1024 * 1024) {
+      stdin.destroy();
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat exec: the prompt on stdin is larger than ${STDIN_PROMPT_MIB} MiB; give the model a file's path instead and let it read what it needs`,
+      );
+    }
+    chunks.push(bytes);
+  }
+  const prompt = Buffer.concat(chunks).toString('utf8').trim();
+  if (prompt === '') {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      'clat exec: the prompt on stdin is empty; pipe the prompt in, or give it as words after exec',
+    );
+  }
+  return prompt;
+}
 
 export const execCommand: Command = {
   name: 'exec',
@@ -35,8 +73,14 @@ export const execCommand: Command = {
       ...PROJECT_OPTIONS,
       'max-steps': { type: 'string' },
     });
-    const prompt = positionals.join(' ').trim();
-    if (prompt === '') throw new CliError(CliErrorCode.CLI_USAGE, 'clat exec: missing "<prompt>"');
+    const words = positionals.join(' ').trim();
+    const fromStdin = words === '-' || (words === '' && !isTty(io.stdin));
+    if (words === '' && !fromStdin) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat exec: missing "<prompt>"; give it as words or on stdin (clat exec - < prompt.txt)',
+      );
+    }
     const maxSteps =
       values['max-steps'] === undefined ? AGENT_MAX_STEPS : Number(values['max-steps']);
     if (!Number.isInteger(maxSteps) || maxSteps < 1) {
@@ -45,6 +89,9 @@ export const execCommand: Command = {
         'clat exec: --max-steps must be a positive integer',
       );
     }
+    if (fromStdin && isTty(io.stdin))
+      io.stderr.write('clat: reading the prompt from stdin (Ctrl-D ends it)\n');
+    const prompt = fromStdin ? await readStdinPrompt(io.stdin) : words;
     return withProject(io, { project: values.project, trust: values.trust }, async (project) => {
       const config = project.user.provider;
       if (config === undefined) {
@@ -64,7 +111,13 @@ export const execCommand: Command = {
       // Headless: never a browser; name the command so a person (or script) can log in first.
       for (const line of needsLoginLines(project.session.mount.summary()))
         io.stderr.write(`clat: ${line}\n`);
-      const run = await project.session.beginRun({ mode, model: provider });
+      // No one to ask: only a saved answer of this project ("p" at an earlier prompt) allows what
+      // the mode asks about.
+      const run = await project.session.beginRun({
+        mode,
+        model: provider,
+        approver: createSavedApprover(io.stderr, project.approvals, mode),
+      });
       const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
       process.once('SIGINT', onSigint);
       const hideProgress = showToolProgress(project.session.events, run.context.runId, io.stderr, {

@@ -2,7 +2,13 @@ import { PassThrough } from 'node:stream';
 import type { ApprovalRequest } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalStore } from '../approvals/approval-store.js';
-import { createLineApprover, createLineAsker, pickedOptions } from './tty-approver.js';
+import {
+  createLineApprover,
+  createLineAsker,
+  createSavedApprover,
+  NO_SAVED_APPROVAL,
+  pickedOptions,
+} from './tty-approver.js';
 
 const LABELS = ['Red', 'Light Blue', 'Green'];
 
@@ -155,5 +161,60 @@ describe('createLineApprover in read-only mode', () => {
     expect(await writing.approve(request, signal)).toEqual({ outcome: 'allow' });
     expect(asked).toHaveLength(1);
     expect(shown()).toContain('Allowed run_command (execute): saved for this project');
+  });
+});
+
+describe('createSavedApprover (no one to ask)', () => {
+  const request = (tool: string, effect: ApprovalRequest['effect']): ApprovalRequest => ({
+    callId: 'c1',
+    tool,
+    effect,
+    source: { kind: 'mcp', id: 'notes' },
+    reason: 'a call',
+    arguments: {},
+  });
+  const memory = (saved: string[]) => ({
+    session: new Set<string>(),
+    store: {
+      allows: async (_root: string, tool: string) => saved.includes(tool),
+      save: async () => {
+        throw new Error('a headless approver saves nothing');
+      },
+    } as unknown as ApprovalStore,
+    projectRoot: '/project',
+    digestOf: () => 'digest',
+    forgetCommand: (tool: string) => `clat approvals reset ${tool}`,
+  });
+  const signal = new AbortController().signal;
+
+  it('allows what a saved answer allows, says so, and denies the rest naming why', async () => {
+    const { output, shown } = captured();
+    const approver = createSavedApprover(output, memory(['mcp_notes_delete']), 'project-write');
+    expect(await approver.approve(request('mcp_notes_delete', 'destructive'), signal)).toEqual({
+      outcome: 'allow',
+    });
+    expect(shown()).toBe(
+      'Allowed mcp_notes_delete (destructive): saved for this project; "clat approvals reset mcp_notes_delete" forgets it\n',
+    );
+    expect(await approver.approve(request('mcp_notes_wipe', 'destructive'), signal)).toEqual({
+      outcome: 'deny',
+      reason: `destructive needs approval, no approver is attached (headless) and ${NO_SAVED_APPROVAL}`,
+    });
+  });
+
+  it('applies nothing in read-only mode, and never remembers sampling or host requests', async () => {
+    const { output, shown } = captured();
+    const saved = memory(['mcp_notes_delete', 'mcp:notes:sampling']);
+    const readOnly = createSavedApprover(output, saved, 'read-only');
+    expect(await readOnly.approve(request('mcp_notes_delete', 'destructive'), signal)).toEqual({
+      outcome: 'deny',
+      reason: 'destructive needs approval and no approver is attached (headless)',
+    });
+    const writing = createSavedApprover(output, saved, 'project-write');
+    expect(await writing.approve(request('mcp:notes:sampling', 'execute'), signal)).toEqual({
+      outcome: 'deny',
+      reason: 'execute needs approval and no approver is attached (headless)',
+    });
+    expect(shown()).toBe('');
   });
 });

@@ -49,10 +49,54 @@ export interface ApprovalMemory {
   forgetCommand(tool: string): string;
 }
 
+/** How a request may be remembered: its memory key and server digest; undefined when it may not. */
+interface Remembered {
+  readonly memory: ApprovalMemory;
+  readonly key: string;
+  readonly digest: string;
+}
+
+/**
+ * Only registry tools of a configured server are remembered (sampling and host requests, named
+ * `<kind>:<id>:…`, always ask), and nothing in read-only mode: that mode asks before every call
+ * that is not a read, as a person choosing it expects, whatever was allowed before.
+ */
+function rememberedAs(
+  request: ApprovalRequest,
+  memory: ApprovalMemory | undefined,
+  mode: PermissionMode | undefined,
+): Remembered | undefined {
+  if (memory === undefined || mode === 'read-only' || request.tool.includes(':')) return undefined;
+  const digest = memory.digestOf(request.source);
+  if (digest === undefined) return undefined;
+  return { memory, digest, key: `${request.tool}\u0000${request.effect}\u0000${digest}` };
+}
+
+/** True when this session or a saved answer of the project allows the request (said on `output`). */
+async function rememberedAllows(
+  request: ApprovalRequest,
+  remembered: Remembered,
+  output: Writable,
+): Promise<boolean> {
+  const { memory, key, digest } = remembered;
+  if (memory.session.has(key)) return true;
+  const saved = await memory.store
+    .allows(memory.projectRoot, request.tool, request.effect, digest)
+    .catch((error: unknown) => {
+      output.write(`clat: saved approvals ignored: ${line(errorMessage(error))}\n`);
+      return false;
+    });
+  if (!saved) return false;
+  output.write(
+    `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "${line(memory.forgetCommand(request.tool))}" forgets it\n`,
+  );
+  memory.session.add(key);
+  return true;
+}
+
 /**
  * An approver over any line-asking function (the REPL passes its readline). In `mode` read-only
- * nothing remembered answers and nothing is offered to remember: that mode asks before every
- * call that is not a read, as a person choosing it expects, whatever was allowed before.
+ * nothing remembered answers and nothing is offered to remember.
  */
 export function createLineApprover(
   output: Writable,
@@ -62,46 +106,28 @@ export function createLineApprover(
 ): Approver {
   return {
     async approve(request, signal): Promise<ApprovalDecision> {
-      const digest = memory?.digestOf(request.source);
-      const rememberable =
-        memory !== undefined &&
-        digest !== undefined &&
-        !request.tool.includes(':') &&
-        mode !== 'read-only';
-      const key = `${request.tool}\u0000${request.effect}\u0000${digest}`;
-      if (rememberable) {
-        if (memory.session.has(key)) return { outcome: 'allow' };
-        const saved = await memory.store
-          .allows(memory.projectRoot, request.tool, request.effect, digest)
-          .catch((error: unknown) => {
-            output.write(`clat: saved approvals ignored: ${line(errorMessage(error))}\n`);
-            return false;
-          });
-        if (saved) {
-          output.write(
-            `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "${line(memory.forgetCommand(request.tool))}" forgets it\n`,
-          );
-          memory.session.add(key);
-          return { outcome: 'allow' };
-        }
+      const remembered = rememberedAs(request, memory, mode);
+      if (remembered !== undefined && (await rememberedAllows(request, remembered, output))) {
+        return { outcome: 'allow' };
       }
       output.write(`${describeApproval(request)}\n`);
       const answer = await ask(
-        rememberable
+        remembered !== undefined
           ? 'Allow? [y/N] (s = always this session, p = always in this project) '
           : 'Allow? [y/N] ',
         signal,
       );
       if (answer === undefined) return { outcome: 'deny', reason: 'cancelled' };
       const choice = answer.trim().toLowerCase();
-      if (rememberable && (choice === 's' || choice === 'session')) {
-        memory.session.add(key);
+      if (remembered !== undefined && (choice === 's' || choice === 'session')) {
+        remembered.memory.session.add(remembered.key);
         return { outcome: 'allow' };
       }
-      if (rememberable && (choice === 'p' || choice === 'project')) {
-        memory.session.add(key);
+      if (remembered !== undefined && (choice === 'p' || choice === 'project')) {
+        const { memory: kept, key, digest } = remembered;
+        kept.session.add(key);
         try {
-          await memory.store.save(memory.projectRoot, {
+          await kept.store.save(kept.projectRoot, {
             tool: request.tool,
             effect: request.effect,
             digest,
@@ -116,6 +142,38 @@ export function createLineApprover(
       return { outcome: 'deny', reason: 'denied by the user' };
     },
   };
+}
+
+/**
+ * The approver of a run with no one to ask (`clat call` and `clat exec` without a terminal): a
+ * project's saved answer ("p" at an earlier prompt) still allows its tool, as Claude Code's allow
+ * rules hold in `claude -p`, since that answer is the person's; everything else is denied as
+ * with no approver at all. Read-only mode applies nothing remembered here either.
+ */
+export function createSavedApprover(
+  output: Writable,
+  memory: ApprovalMemory,
+  mode: PermissionMode,
+): Approver {
+  return {
+    async approve(request): Promise<ApprovalDecision> {
+      const remembered = rememberedAs(request, memory, mode);
+      if (remembered !== undefined && (await rememberedAllows(request, remembered, output))) {
+        return { outcome: 'allow' };
+      }
+      return { outcome: 'deny', reason: headlessReason(request.effect, remembered !== undefined) };
+    },
+  };
+}
+
+/** The end of a headless denial a saved answer could have prevented (the caller's hint says how). */
+export const NO_SAVED_APPROVAL = 'no saved approval of this project allows it';
+
+/** Why a headless call was denied: as the kernel says with no approver, and whether a saved answer could allow it. */
+function headlessReason(effect: string, rememberable: boolean): string {
+  return rememberable
+    ? `${effect} needs approval, no approver is attached (headless) and ${NO_SAVED_APPROVAL}`
+    : `${effect} needs approval and no approver is attached (headless)`;
 }
 
 /**
