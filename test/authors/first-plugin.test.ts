@@ -22,10 +22,18 @@ import {
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The packages a plugin author installs from npm. */
-const SDK_PACKAGES = ['kernel', 'node-files', 'adapter-mcp', 'adapter-dsh', 'wasm-guest-sdk'];
+const SDK_PACKAGES = [
+  'kernel',
+  'node-files',
+  'json-schema',
+  'adapter-mcp',
+  'adapter-dsh',
+  'wasm-guest-sdk',
+];
 /** Third-party packages the SDK and the scaffolds depend on, and where pnpm installed them. */
 const THIRD_PARTY: [name: string, from: string][] = [
   ['zod', 'packages/adapter-dsh'],
+  ['ajv', 'packages/json-schema'],
   ['esbuild', 'packages/adapter-dsh'],
   ['@modelcontextprotocol/server', 'packages/adapter-dsh'],
   ['@modelcontextprotocol/core', 'packages/adapter-dsh'],
@@ -189,7 +197,7 @@ describe('write your first plugin, outside the repository', () => {
       path.includes('node_modules/@clat/'),
     );
     expect(sdk.map(([path]) => path).sort()).toEqual(
-      ['adapter-dsh', 'adapter-mcp', 'kernel', 'node-files'].map(
+      ['adapter-dsh', 'adapter-mcp', 'json-schema', 'kernel', 'node-files'].map(
         (name) => `node_modules/@clat/${name}`,
       ),
     );

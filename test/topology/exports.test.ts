@@ -23,6 +23,7 @@ const PINNED: Record<string, string[]> = {
   '@clat/native-tools': ['.', './package.json'],
   '@clat/packaging': ['.', './package.json'],
   '@clat/node-files': ['.', './package.json'],
+  '@clat/json-schema': ['.', './meta', './package.json'],
   '@clat/process': ['.', './package.json'],
   '@clat/provider-openai': ['.', './testing', './package.json'],
   '@clat/wasm-guest-sdk': ['.', './build', './wit/plugin.wit', './package.json'],

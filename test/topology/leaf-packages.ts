@@ -7,6 +7,8 @@
 export const LEAF_USERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   // Process groups: what spawns.
   ['@clat/process', new Set(['@clat/adapter-mcp-stdio', '@clat/native-tools'])],
+  // JSON Schema checks: what takes tool schemas from plugins.
+  ['@clat/json-schema', new Set(['@clat/adapter-mcp', '@clat/adapter-wasm'])],
   // Exclusive, atomic, fsynced file writes: what writes files whole.
   [
     '@clat/node-files',

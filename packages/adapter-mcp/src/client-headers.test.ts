@@ -63,7 +63,7 @@ describe('per-message headers (exchange-per-message transports)', () => {
     const client = await connect(factory, diagnostics);
     const tools = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['forecast']);
-    expect(diagnostics.join('\n')).toMatch(/dropped tool "bad_header" of MCP server "srv": list/);
+    expect(diagnostics.join('\n')).toMatch(/tool "bad_header" of MCP server "srv" skipped: list/);
     await client.callTool('forecast', { region: 'Köln', days: 2 });
     const recorder = factory.recorders[0];
     const heads = recorder?.sent.map((s) => s.options?.headers);

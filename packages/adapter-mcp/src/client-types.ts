@@ -50,6 +50,12 @@ export interface McpClientOptions {
   /** Aborts the connect attempt (not the connection once established). */
   signal?: AbortSignal | undefined;
   onDiagnostic?: ((message: string) => void) | undefined;
+  /**
+   * A listed tool left out, and why (`tool "x" of MCP server "y" skipped: …`: no name, a schema
+   * that cannot be offered, an invalid header declaration); the mount shows it as a warning of
+   * the server. Defaults to `onDiagnostic`.
+   */
+  onSkippedTool?: ((message: string) => void) | undefined;
   /** Shorter deadlines for tests; production uses LIMITS. */
   timeouts?: Partial<McpTimeouts> | undefined;
   /**

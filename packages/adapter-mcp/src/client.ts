@@ -87,6 +87,7 @@ export class McpClient {
   readonly #capabilities: Record<string, unknown>;
   readonly #timeouts: McpTimeouts;
   readonly #onDiagnostic: (message: string) => void;
+  readonly #onSkippedTool: (message: string) => void;
   readonly #cleanups: (() => void)[] = [];
   readonly #progress = new ProgressRouter();
   /** What settling a response needs of this connection, built once. */
@@ -132,6 +133,7 @@ export class McpClient {
     };
     this.#probeClosing = connection.probeClosing;
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
+    this.#onSkippedTool = options.onSkippedTool ?? this.#onDiagnostic;
     this.#progress.install(this.#session);
     this.#settle = {
       server: this.name,
@@ -298,12 +300,12 @@ export class McpClient {
     const headers = this.#session.headers;
     if (headers?.modern === true) {
       items = headers.learnTools(items, (tool, reason) =>
-        this.#onDiagnostic(
-          `dropped tool ${quoted(tool)} of MCP server ${quoted(this.name)}: ${reason}`,
+        this.#onSkippedTool(
+          `tool ${quoted(tool)} of MCP server ${quoted(this.name)} skipped: ${reason}`,
         ),
       );
     }
-    return readToolDescriptors(this.name, items, this.#onDiagnostic);
+    return readToolDescriptors(this.name, items, this.#onSkippedTool);
   }
 
   /** Lists every prompt (same paging limits as tools). */

@@ -3,7 +3,8 @@
  * normalization of listed tools and prompts.
  * @module
  */
-import { isJsonObject, jsonDepthExceeds, LIMITS } from '@clat/kernel';
+import { schemaProblem } from '@clat/json-schema/meta';
+import { isJsonObject, type JsonObject, jsonDepthExceeds, LIMITS } from '@clat/kernel';
 import { quoted } from './client-diagnostics.js';
 import type { McpPromptDescriptor, McpToolDescriptor } from './client-types.js';
 import { McpError, McpErrorCode } from './errors.js';
@@ -76,10 +77,37 @@ export async function listAllPages(
   }
 }
 
+/** The most of a schema problem a note quotes: property names in it are the server's. */
+const SCHEMA_PROBLEM_CHARS = 240;
+
 /**
- * Listed tools, normalized; a tool without a name, or with an output schema nested deeper than
- * the schema limit, is skipped with a diagnostic. (The kernel registry refuses a deep input
- * schema of any plugin; the output schema stays here, so it is checked here.)
+ * Why a listed input schema cannot be offered, or undefined. MCP tool arguments are one object,
+ * so a schema of another `type` is refused (one without `type` is read as an object schema, as
+ * the servers that omit it mean); then the schema must be valid JSON Schema of its dialect (its
+ * `$schema`, else 2020-12, MCP's default since 2025-11-25): a model API refuses every request
+ * whose tools include one broken schema, so one such tool would fail every turn of the session.
+ * A schema nested past the limit is left to the registry, which refuses it by that limit.
+ */
+function inputSchemaProblem(schema: unknown): string | undefined {
+  if (schema === undefined) return undefined;
+  if (!isJsonObject(schema)) return 'its input schema is not a JSON object';
+  if (schema.type !== undefined && schema.type !== 'object') {
+    const type = JSON.stringify(schema.type).slice(0, 40);
+    return `its input schema has "type": ${type}, and a tool's arguments are an object ("type": "object")`;
+  }
+  if (jsonDepthExceeds(schema, LIMITS.toolSchemaDepth)) return undefined;
+  const problem = schemaProblem(schema, '2020-12', 'inputSchema');
+  if (problem === undefined) return undefined;
+  const shown =
+    problem.length > SCHEMA_PROBLEM_CHARS ? `${problem.slice(0, SCHEMA_PROBLEM_CHARS)}…` : problem;
+  return `its input schema is not valid JSON Schema (${shown})`;
+}
+
+/**
+ * Listed tools, normalized; a tool without a name, with an input schema that cannot be offered
+ * (see {@link inputSchemaProblem}), or with an output schema nested deeper than the schema limit,
+ * is skipped with a diagnostic. (The kernel registry refuses a deep input schema of any plugin;
+ * the output schema stays here, so it is checked here.)
  */
 export function readToolDescriptors(
   server: string,
@@ -92,6 +120,13 @@ export function readToolDescriptors(
       onDiagnostic(`MCP server ${quoted(server)} listed a tool without a name; skipped`);
       continue;
     }
+    const inputProblem = inputSchemaProblem(item.inputSchema);
+    if (inputProblem !== undefined) {
+      onDiagnostic(
+        `tool ${quoted(item.name)} of MCP server ${quoted(server)} skipped: ${inputProblem}`,
+      );
+      continue;
+    }
     const tool: McpToolDescriptor = {
       name: item.name,
       description:
@@ -100,7 +135,7 @@ export function readToolDescriptors(
           : typeof item.title === 'string'
             ? item.title
             : '',
-      inputSchema: isJsonObject(item.inputSchema) ? item.inputSchema : { type: 'object' },
+      inputSchema: (item.inputSchema as JsonObject | undefined) ?? { type: 'object' },
     };
     if (typeof item.title === 'string') tool.title = item.title;
     if (isJsonObject(item.outputSchema)) {

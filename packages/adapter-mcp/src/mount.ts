@@ -207,6 +207,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       clientInfo: options.clientInfo,
       signal,
       onDiagnostic: diagnostic,
+      // Each list (the first, and each after a list_changed) says it again: noted once.
+      onSkippedTool: (message) => {
+        if (!status.warnings.includes(message)) note(message);
+      },
       timeouts: options.timeouts,
       eraHint,
     });

@@ -8,6 +8,7 @@
  * @module
  */
 import { resolve } from 'node:path';
+import { warmArgumentValidators } from '@clat/json-schema';
 import {
   type Approver,
   type Effect,
@@ -24,7 +25,6 @@ import {
   type ToolCallContext,
   type ToolRegistry,
 } from '@clat/kernel';
-import { warmArgumentValidators } from './argument-validator.js';
 import { type PreparedComponent, prepareComponent, wasmCacheDir } from './component-cache.js';
 import { startCompile } from './component-compile.js';
 import { isWasmError, WasmError, WasmErrorCode } from './errors.js';

@@ -6,6 +6,8 @@
  * unusable skipped again.
  * @module
  */
+
+import { type ArgumentValidator, compileArgumentValidator } from '@clat/json-schema';
 import {
   cancelledError,
   type Effect,
@@ -23,7 +25,6 @@ import {
   type ToolCallContext,
   type ToolResult,
 } from '@clat/kernel';
-import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
 import { isWasmError } from './errors.js';
 import type { GuestCallOutcome, GuestToolDefinition } from './guest-host-contract.js';
 import type { GuestCaller } from './lazy-start.js';

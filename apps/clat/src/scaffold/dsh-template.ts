@@ -84,7 +84,7 @@ the tarballs first:
 
 \`\`\`sh
 rm -rf ~/clat-sdk-dsh
-for p in kernel adapter-mcp node-files adapter-dsh; do (cd <clat-checkout>/packages/$p && npx pnpm pack --pack-destination ~/clat-sdk-dsh); done
+for p in kernel adapter-mcp json-schema node-files adapter-dsh; do (cd <clat-checkout>/packages/$p && npx pnpm pack --pack-destination ~/clat-sdk-dsh); done
 npm install ~/clat-sdk-dsh/*.tgz
 \`\`\`
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Generates src/gen/: one standalone validator per JSON Schema meta-schema that tool input
 // schemas are checked against (draft-07, 2019-09, 2020-12), compiled ahead of time by Ajv's own
-// standalone code generator with the options argument-validator.ts uses (src/ajv-options.mjs).
+// standalone code generator with the options argument-validator.ts and meta-schema.ts use (src/ajv-options.mjs).
 // At run time Ajv then skips compiling the meta-schema itself, which cost 25-60 ms of CPU at each
 // process's first tool schema (every WASM plugin load in a fresh `clat`). `--check` only compares
 // and exits 1 when the committed files are stale (src/meta-validators.test.ts runs the same check).
@@ -78,6 +78,6 @@ await runGenerator({
   dir: GEN_DIR,
   generate: generateMetaValidators,
   stale: (names) =>
-    `src/gen is out of date with Ajv ${ajvVersion} (${names.join(', ')}); run "pnpm meta-validators" in packages/adapter-wasm`,
+    `src/gen is out of date with Ajv ${ajvVersion} (${names.join(', ')}); run "pnpm meta-validators" in packages/json-schema`,
   wrote: `wrote ${relative(root, GEN_DIR)} from Ajv ${ajvVersion}`,
 });
