@@ -619,12 +619,14 @@ describe('clat mcp add-json', () => {
 });
 
 describe('mounting with bad entries', () => {
-  it('reports each bad entry by file and field and still mounts the good one', async () => {
+  it('reports each bad entry by file and field, with the field a typo meant, and still mounts the good one', async () => {
     await sandbox.writeMcp({
       mcpServers: {
         both: { command: 'node', url: 'https://example.com/mcp' },
         neither: { args: ['x'] },
         typo: { command: 'node', argz: ['x'] },
+        misspelt: { comand: 'node' },
+        gemini: { httpUrl: 'https://example.com/mcp' },
         notes: sandbox.notesServer(),
       },
     });
@@ -641,7 +643,9 @@ describe('mounting with bad entries', () => {
     expect(status.configIssues).toEqual([
       `${file}: both: entry has both "command" and "url"; choose exactly one transport`,
       `${file}: neither: entry needs either "command" (stdio) or "url" (Streamable HTTP)`,
-      `${file}: typo: unknown field(s) "argz"`,
+      `${file}: typo: unknown field(s) "argz" (did you mean "args"?)`,
+      `${file}: misspelt: entry needs either "command" (stdio) or "url" (Streamable HTTP) (did you mean "command"?)`,
+      `${file}: gemini: entry needs either "command" (stdio) or "url" (Streamable HTTP) ("httpUrl" is Gemini CLI's name for "url" in CLAT)`,
     ]);
     expect(status.configured).toBe(1);
     expect(status.connected).toBe(1);

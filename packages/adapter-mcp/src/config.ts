@@ -196,19 +196,54 @@ export function parseServerEntry(
     return issue(name, 'entry has both "command" and "url"; choose exactly one transport');
   }
   if (!hasCommand && !hasUrl) {
-    return issue(name, 'entry needs either "command" (stdio) or "url" (Streamable HTTP)');
+    // The fields it has instead (`"comand"`, Gemini CLI's `"httpUrl"`), for the host to name.
+    const known = entryFields();
+    const unknownKeys = Object.keys(entry).filter((key) => !known.includes(key));
+    const missing = {
+      file,
+      path: name,
+      message: 'entry needs either "command" (stdio) or "url" (Streamable HTTP)',
+    };
+    if (unknownKeys.length === 0) return { issues: [missing] };
+    return { issues: [{ ...missing, unknownKeys, knownKeys: known }] };
   }
   if (hasCommand) {
     // Most entries are plain: answered without building the schema (same result, see the module).
     const plain = plainStdioEntry(entry);
     if (plain !== undefined) return { server: { transport: 'stdio', name, origin, ...plain } };
     const parsed = StdioServerConfigSchema.safeParse(entry);
-    if (!parsed.success) return { issues: formatZodIssues(file, name, parsed.error) };
+    if (!parsed.success) return { issues: withKnownKeys(name, parsed.error, file) };
     return { server: { transport: 'stdio', name, origin, ...parsed.data } };
   }
   const parsed = HttpServerConfigSchema.safeParse(entry);
-  if (!parsed.success) return { issues: formatZodIssues(file, name, parsed.error) };
+  if (!parsed.success) return { issues: withKnownKeys(name, parsed.error, file) };
   return { server: { transport: 'http', name, origin, ...parsed.data } };
+}
+
+/** Every field an mcp.json entry may have, of either transport. */
+function entryFields(): string[] {
+  return [
+    ...new Set([
+      ...Object.keys(StdioServerConfigSchema.shape),
+      ...Object.keys(HttpServerConfigSchema.shape),
+    ]),
+  ];
+}
+
+/**
+ * The entry's issues, each unknown-field issue with the fields known where it is: the entry's
+ * own (of either transport: `"url"` in a stdio entry is one of two transports given, not a typo)
+ * or its `oauth` block's.
+ */
+function withKnownKeys(name: string, error: z.ZodError, file: string): ConfigIssue[] {
+  return formatZodIssues(file, name, error).map((issue) => {
+    if (issue.unknownKeys === undefined) return issue;
+    if (issue.path === name) return { ...issue, knownKeys: entryFields() };
+    if (issue.path === `${name}.oauth`) {
+      return { ...issue, knownKeys: Object.keys(OAuthConfigSchema.shape) };
+    }
+    return issue;
+  });
 }
 
 /**

@@ -11,6 +11,13 @@ export interface ConfigIssue {
   /** Dotted path, e.g. `memory.args[1]`. */
   path: string;
   message: string;
+  /** Fields the file has at `path` that its schema does not know (the message names them too). */
+  unknownKeys?: readonly string[];
+  /**
+   * The fields the schema knows at `path`, when the reader set them: a host can name the one an
+   * unknown field was likely meant to be (`"comand"`: did you mean `"command"`?).
+   */
+  knownKeys?: readonly string[];
 }
 
 function issuePath(base: string, path: readonly PropertyKey[]): string {
@@ -27,6 +34,7 @@ export function formatZodIssues(file: string, base: string, error: z.ZodError): 
         file,
         path: issuePath(base, issue.path),
         message: `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`,
+        unknownKeys: issue.keys,
       };
     }
     return { file, path: issuePath(base, issue.path), message: issue.message };

@@ -56,7 +56,12 @@ describe('resolveProviderConfig', () => {
           message: expect.stringContaining('must name the model'),
         },
         { file: 'config.json', path: 'provider.baseUrl', message: 'must use http or https' },
-        { file: 'config.json', path: 'provider', message: 'unknown field(s) "extra"' },
+        {
+          file: 'config.json',
+          path: 'provider',
+          message: 'unknown field(s) "extra"',
+          unknownKeys: ['extra'],
+        },
       ]),
     });
   });

@@ -15,6 +15,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { editConfigFile } from './config-lock.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
+import { fieldHints } from './field-hints.js';
 import { readSmallFile } from './read-small-file.js';
 
 export interface LoadedMcpConfig extends ParsedMcpConfig {
@@ -92,8 +93,9 @@ export function assertServerName(file: string, name: string): void {
   );
 }
 
+/** `<file>: <path>: <message>`, with what an unknown field was likely meant to be. */
 export function formatIssue(issue: ConfigIssue): string {
-  return `${issue.file}: ${issue.path}: ${issue.message}`;
+  return `${issue.file}: ${issue.path}: ${issue.message}${fieldHints(issue)}`;
 }
 
 type JsonMap = Record<string, unknown>;
