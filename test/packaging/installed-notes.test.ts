@@ -68,15 +68,34 @@ describe('mcp-notes as an installed package', () => {
     expect(installed.stdout).not.toContain('does not declare capability');
     const [row] = JSON.parse((await clat('plugin', 'list', '--json')).stdout);
     expect(row).toMatchObject({ id: 'mcp-notes', enabled: true, health: 'ok' });
+    const artifactDir = new PluginStore({ clatHome: home }).artifactDir(
+      'mcp-notes',
+      row.treeSha256,
+    );
+
+    // Inspecting the installed id (no such path in the working directory) shows its active
+    // version; a name that is neither says so, and an npm name gets its npm: form.
+    const byId = await clat('plugin', 'inspect', 'mcp-notes');
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toContain(
+      `Installed, its active version (${artifactDir}):\nPackage mcp-notes (checked by CLAT)`,
+    );
+    expect(byId.stdout).toContain(`tree          sha256 ${row.treeSha256}`);
+    const byIdJson = JSON.parse((await clat('plugin', 'inspect', 'mcp-notes', '--json')).stdout);
+    expect(byIdJson).toMatchObject({ id: 'mcp-notes', treeSha256: row.treeSha256 });
+    const missing = await clat('plugin', 'inspect', 'no-such-notes');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `"no-such-notes" is no file or directory in ${work}; an npm package is named with npm: in front: clat plugin inspect npm:no-such-notes`,
+    );
 
     const entries = await installedServerEntries(home);
     expect(entries.issues).toEqual([]);
     expect(entries.prompts.map((p) => p.name)).toEqual(['notes-usage']);
     const [server] = entries.servers;
     if (server?.transport !== 'stdio') throw new Error('expected one stdio server');
-    const artifact = new PluginStore({ clatHome: home }).artifactDir('mcp-notes', row.treeSha256);
-    expect(server.cwd).toBe(artifact);
-    expect(server.command).toBe(join(artifact, 'server.mjs'));
+    expect(server.cwd).toBe(artifactDir);
+    expect(server.command).toBe(join(artifactDir, 'server.mjs'));
 
     harness = new McpHarness();
     const { mounted } = await harness.mount(server.name, {

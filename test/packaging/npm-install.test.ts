@@ -112,6 +112,12 @@ describe('clat plugin install npm:<name>', () => {
     // --env values are often keys: listed by name only, like `clat mcp list` does.
     const list = await clat('plugin', 'list', '--json');
     expect(list.stdout).not.toContain(ENV_SECRET);
+    // The installed id inspects its active version (never the values of its settings).
+    const inspected = await clat('plugin', 'inspect', ID);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toContain(`Package ${ID} (checked by CLAT)`);
+    expect(inspected.stdout).toContain('runtime       mcp-stdio');
+    expect(inspected.stdout).not.toContain(ENV_SECRET);
     const [row] = JSON.parse(list.stdout) as Record<string, unknown>[];
     expect(row).toMatchObject({
       id: ID,

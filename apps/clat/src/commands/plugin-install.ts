@@ -367,7 +367,10 @@ const PACKAGE_FILE = /\.(?:mcpb|dxt|clatpkg|wasm)$/i;
  * `extensions install https://github.com/…`, a bundle's download link). Undefined for anything
  * else, which gets the store's own "does not exist".
  */
-function notAPathHint(source: string, retyped: (source: string) => string): string | undefined {
+export function notAPathHint(
+  source: string,
+  retyped: (source: string) => string,
+): string | undefined {
   if (/^(?:[a-z][a-z0-9+.-]*:\/\/|github:|gitlab:|git@)/i.test(source)) {
     const file = PACKAGE_FILE.test(source) ? source.slice(source.lastIndexOf('/') + 1) : undefined;
     return file === undefined

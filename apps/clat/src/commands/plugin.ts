@@ -35,7 +35,7 @@ import { foreignCommand } from '../foreign-commands.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/package-screen.js';
 import { isComponentFile, packageFromComponent } from './plugin-component.js';
-import { type InstallFlags, installFrom, updateFrom } from './plugin-install.js';
+import { type InstallFlags, installFrom, notAPathHint, updateFrom } from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
 import { exposedArgumentNotes, splitServerWords, withServerWordsMoved } from './server-args.js';
 
@@ -46,7 +46,8 @@ range|tag>], or an MCP Bundle (a .mcpb file or an unpacked directory with an MCP
 
 Actions:
   new <dsh|wasm|mcp> <name> [dir]       Create a plugin project (builds, tests and installs as is)
-  inspect <source> [--json]             Validate a package and show what it asks for (read-only)
+  inspect <source|id> [--json]          Validate a package and show what it asks for (read-only;
+                                        an installed id shows its active version)
   install <source>                      Install a package (a plugin project directory installs the
                                         build output its package.json names in "clat.package")
   update <id|source>                    Replace an installed package (the old one becomes the
@@ -160,10 +161,12 @@ async function isFile(path: string): Promise<boolean> {
  * directory, then removed).
  */
 async function inspectSource(
+  store: PluginStore,
   source: string,
   io: CommandIO,
   bin: string | undefined,
-): Promise<{ inspected: InspectedPackage; mcpb?: McpbInfo }> {
+  retyped: (source: string) => string,
+): Promise<{ inspected: InspectedPackage; mcpb?: McpbInfo; installed?: string }> {
   if (source.startsWith(NPM_SPEC_PREFIX)) {
     const staged = await stageNpmPackage({
       spec: parseNpmSpec(source),
@@ -176,8 +179,20 @@ async function inspectSource(
       await staged.cleanup();
     }
   }
+  const given = resolve(io.cwd, source);
+  if ((await stat(given).catch(() => undefined)) === undefined) {
+    // `clat plugin inspect <id>` of an installed package (no such path here): its active version.
+    const installed = await installedArtifactDir(store, source);
+    if (installed !== undefined) {
+      return { inspected: { ...(await inspectPackage(installed)), dir: installed }, installed };
+    }
+    const instead = notAPathHint(source, retyped);
+    if (instead !== undefined) {
+      throw usage(`${JSON.stringify(source)} is no file or directory in ${io.cwd}; ${instead}`);
+    }
+  }
   // A plugin project is inspected as its built package, as install does (never node_modules).
-  const path = await packageDirOf(resolve(io.cwd, source));
+  const path = await packageDirOf(given);
   if (isComponentFile(path)) {
     // A bare component: the package install would generate for it (manifest, capabilities).
     const staged = await packageFromComponent(path, {});
@@ -199,6 +214,15 @@ async function inspectSource(
     }
   }
   return { inspected: await inspectPackageOrContainer(path) };
+}
+
+/** The directory of installed package `id`'s active version; undefined when none is installed. */
+async function installedArtifactDir(store: PluginStore, id: string): Promise<string | undefined> {
+  const { packages } = await store.readRegistry();
+  if (!Object.hasOwn(packages, id)) return undefined;
+  const record = packages[id];
+  const artifact = record?.artifacts[record.active.artifact];
+  return artifact === undefined ? undefined : store.artifactDir(id, artifact.treeSha256);
 }
 
 /** Inspects a directory or a `.clatpkg` (unpacked into a temporary directory, then removed). */
@@ -377,14 +401,19 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       return 0;
     }
     case 'inspect': {
-      const { inspected, mcpb } = await inspectSource(
-        one(positionals, 'a package'),
+      const { inspected, mcpb, installed } = await inspectSource(
+        store,
+        one(positionals, 'a package, or an installed id'),
         io,
         values.bin,
+        (other) => withSourceReplaced(action, rest, other),
       );
       if (values.json === true) {
         io.stdout.write(`${JSON.stringify(describeInspected(inspected, mcpb), null, 2)}\n`);
         return 0;
+      }
+      if (installed !== undefined) {
+        io.stdout.write(`Installed, its active version (${installed}):\n`);
       }
       io.stdout.write(formatInspected(inspected) + formatBundleExtras(inspected, mcpb));
       return 0;
