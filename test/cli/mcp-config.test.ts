@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOTES_SERVER, parseJsonOutput, useCliSandbox } from './support.js';
+import { NOTES_SERVER, parseJsonOutput, shownCommandArgs, useCliSandbox } from './support.js';
 
 const sandbox = useCliSandbox();
 
@@ -291,6 +291,21 @@ describe('clat mcp add/remove/list/get', () => {
     );
     const fixed = await sandbox.run(['mcp', 'add', 'mem', '--', 'npx', '-y', 'pkg with space']);
     expect(fixed.code, fixed.stderr).toBe(0);
+    // The same with clat's own options before the name (as Claude Code's README orders them):
+    // they are kept where typed, and the line shown adds the server as it says.
+    const typed = ['--transport', 'stdio', '-e', 'A=1', 'mem2', 'npx', '-y', 'pkg'];
+    const optionsFirst = await sandbox.run(['mcp', 'add', ...typed]);
+    expect(optionsFirst.code).toBe(2);
+    const shown = 'clat mcp add --transport stdio -e A=1 mem2 -- npx -y pkg';
+    expect(optionsFirst.stderr).toContain(`a server command goes after --: ${shown}`);
+    const retyped = await sandbox.run(shownCommandArgs(shown));
+    expect(retyped.code, retyped.stderr).toBe(0);
+    const got2 = await sandbox.run(['mcp', 'get', 'mem2', '--json']);
+    expect(JSON.parse(got2.stdout)).toMatchObject({ command: 'npx', args: ['-y', 'pkg'] });
+    // An option clat does not know before the name stays the plain refusal: no line to retype.
+    const unknownFirst = await sandbox.run(['mcp', 'add', '-x', 'mem3', 'npx', '-y', 'pkg']);
+    expect(unknownFirst.code).toBe(2);
+    expect(unknownFirst.stderr).not.toContain('goes after --');
   });
 
   it('refuses to rewrite a file that is not valid JSON', async () => {

@@ -4,7 +4,9 @@
  * from.
  * @module
  */
+
 import { sep } from 'node:path';
+import { parseArgs } from 'node:util';
 import { MCP_HEADER, type McpServerConfig } from '@clat/adapter-mcp';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { parseFlags, unknownOptionOf } from '../cli-options.js';
@@ -154,23 +156,37 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   try {
     parsed = parseFlags('mcp add', flags, options);
   } catch (error) {
-    // `clat mcp add mem npx -y pkg`: the server's own option was taken for clat's. Say where
-    // the command goes, with the very words typed.
-    const [name, first] = flags;
-    // Only for `<name> <command> …` as typed: not when an option comes first (its value would
-    // be taken for the name) nor for a URL, which is no command.
+    // `clat mcp add mem npx -y pkg` (or `--transport stdio mem npx -y pkg`): the server's own
+    // option was taken for clat's. Say where the command goes, with the very words typed: the
+    // options before the name kept, `--` between the name and the command.
+    if (serverWords !== undefined) throw foreignFlagError(error) ?? error;
+    const { tokens } = parseArgs({
+      args: flags,
+      options,
+      allowPositionals: true,
+      strict: false,
+      tokens: true,
+    });
+    const [name, command] = tokens.filter((token) => token.kind === 'positional');
+    // Only for `<name> <command> …`: the command right after the name, no URL (no command), and
+    // every option clat did not know after it (one before would stay wrong in the line shown).
     if (
-      serverWords !== undefined ||
       name === undefined ||
-      name.startsWith('-') ||
-      first === undefined ||
-      first.startsWith('-') ||
-      isUrlWord(first)
+      command === undefined ||
+      command.index !== name.index + 1 ||
+      isUrlWord(command.value) ||
+      tokens.some(
+        (token) =>
+          token.kind === 'option' &&
+          !Object.hasOwn(options, token.name) &&
+          token.index < command.index,
+      )
     )
       throw foreignFlagError(error) ?? error;
+    const retyped = [...flags.slice(0, command.index), '--', ...flags.slice(command.index)];
     throw new CliError(
       CliErrorCode.CLI_USAGE,
-      `${(error as Error).message}; a server command goes after --: clat mcp add ${[name, '--', ...flags.slice(1)].map((word) => shellWord(word)).join(' ')}`,
+      `${(error as Error).message}; a server command goes after --: clat mcp add ${retyped.map((word) => shellWord(word)).join(' ')}`,
     );
   }
   const { values, positionals } = parsed;
