@@ -83,6 +83,23 @@ describe('mcp-notes as an installed package', () => {
     expect(byId.stdout).toContain(`tree          sha256 ${row.treeSha256}`);
     const byIdJson = JSON.parse((await clat('plugin', 'inspect', 'mcp-notes', '--json')).stdout);
     expect(byIdJson).toMatchObject({ id: 'mcp-notes', treeSha256: row.treeSha256 });
+    // A name of Object's prototype is no installed package, and nothing is written for it
+    // (`roots constructor off` wrote a broken record that disabled every plugin).
+    const registryFile = join(home, 'plugin-store', 'registry.json');
+    const registryBefore = await readFile(registryFile, 'utf8');
+    for (const args of [
+      ['roots', 'constructor', 'off'],
+      ['uninstall', '__proto__'],
+      ['update', 'constructor'],
+      ['repair', '__proto__'],
+    ]) {
+      const refused = await clat('plugin', ...args);
+      expect(refused.code, args.join(' ')).toBe(1);
+      expect(refused.stderr).toMatch(
+        /^clat: (constructor|__proto__) is (not installed|neither an installed package \(installed: mcp-notes\) nor a file or directory here) \[PACKAGE_STATE\]\n$/,
+      );
+    }
+    expect(await readFile(registryFile, 'utf8')).toBe(registryBefore);
     const missing = await clat('plugin', 'inspect', 'no-such-notes');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(

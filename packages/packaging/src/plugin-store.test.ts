@@ -172,6 +172,22 @@ describe('PluginStore lifecycle', () => {
     await expect(store.setRoots('absent', false)).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
   });
 
+  it("takes no name of Object's prototype for an installed package, and writes nothing for one", async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    const before = await registryText();
+    for (const id of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const notInstalled = { code: 'PACKAGE_STATE', message: `${id} is not installed` };
+      await expect(store.setRoots(id, false)).rejects.toMatchObject(notInstalled);
+      await expect(store.disable(id)).rejects.toMatchObject(notInstalled);
+      await expect(store.enable(id)).rejects.toMatchObject(notInstalled);
+      await expect(store.uninstall(id)).rejects.toMatchObject(notInstalled);
+      await expect(store.rollback(id)).rejects.toMatchObject(notInstalled);
+      await expect(store.repair(id)).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
+      expect((await store.readRegistry()).packages[id]).toBeUndefined();
+    }
+    expect(await registryText()).toBe(before);
+  });
+
   it('disable skips verification, enable verifies, uninstall removes pointer then bytes', async () => {
     const { treeSha256 } = await store.install(await pkg(), { acceptCapabilities: true });
     const entry = join(store.artifactDir('fixture', treeSha256), 'bin', 'server.mjs');

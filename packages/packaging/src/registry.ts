@@ -101,7 +101,18 @@ export type PackageRecord = z.infer<typeof PackageRecordSchema>;
 export type Registry = z.infer<typeof RegistrySchema>;
 
 export function emptyRegistry(): Registry {
-  return { unit: { ...REGISTRY_UNIT }, packages: {} };
+  return { unit: { ...REGISTRY_UNIT }, packages: Object.create(null) };
+}
+
+/**
+ * `packages` without a prototype: every lookup is by a name a person typed (`clat plugin update
+ * constructor`), and on a plain object `packages.constructor` is Object's, which a command then
+ * took for an installed package (and `roots … off` wrote a broken record for).
+ */
+function ownPackages(registry: Registry): Registry {
+  const packages: Registry['packages'] = Object.create(null);
+  for (const [id, record] of Object.entries(registry.packages)) packages[id] = record;
+  return { unit: registry.unit, packages };
 }
 
 function sameLabels(a: Activation['acceptedCapabilities'], b: Activation['acceptedCapabilities']) {
@@ -180,5 +191,5 @@ export function parseRegistry(file: string, text: string): Registry {
       { file },
     );
   }
-  return parsed.data;
+  return ownPackages(parsed.data);
 }
