@@ -139,10 +139,12 @@ export function clientFormAsker(
   ask: AskClient,
 ): (question: FormQuestion, signal: AbortSignal) => Promise<FormAnswer> {
   return async ({ form, rules, source }, signal) => {
-    const properties: Record<string, Property> = {};
+    // Keyed by a plugin's field names, without a prototype (a field named `__proto__` stays one).
+    const properties: Record<string, Property> = Object.create(null);
     const required: string[] = [];
     for (const field of form.fields) {
-      properties[field.name] = propertyOf(field, rules[field.name] ?? {});
+      const rule = Object.hasOwn(rules, field.name) ? rules[field.name] : undefined;
+      properties[field.name] = propertyOf(field, rule ?? {});
       if (field.required) required.push(field.name);
     }
     // Says who asks: the client shows one dialog for the whole chain of servers.

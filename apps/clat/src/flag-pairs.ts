@@ -38,6 +38,11 @@ export function flagPairs(
     }
     const rawKey = value.slice(0, at);
     const key = options.trim ? rawKey.trim() : rawKey;
+    if (key === '__proto__') {
+      // As a key of a JavaScript object or of JSON read back, it sets the prototype instead:
+      // the pair would vanish from the file while the command said it was written.
+      throw options.error(`${flag} name "__proto__" cannot be stored; use another name`);
+    }
     if (Object.hasOwn(out, key)) {
       throw options.error(
         `${flag} ${JSON.stringify(key)} is given twice (the second would replace the first); give it once`,

@@ -89,6 +89,27 @@ describe('expandServerVariables', () => {
     });
   });
 
+  it("reads only the environment's own variables, not its prototype's members", () => {
+    // `process.env` inherits Object's prototype: `${constructor}` read a function's text.
+    const result = expandServerVariables(
+      stdio({ args: ['${constructor}'], env: { A: '${toString:-fallback}' } }),
+      context,
+    );
+    expect(result).toEqual({
+      issues: [
+        {
+          file: context.file,
+          path: 'fs.args[0]',
+          message:
+            'the environment variable constructor is not set and has no default (write ${constructor:-value} for one)',
+        },
+      ],
+    });
+    expect(
+      expandServerVariables(stdio({ env: { A: '${toString:-fallback}' } }), context),
+    ).toMatchObject({ server: { env: { A: 'fallback' } } });
+  });
+
   it('allows ${projectRoot} only in args and env', () => {
     const http = expandServerVariables(
       { transport: 'http', name: 'h', origin: 'user', url: 'http://x/${projectRoot}' },

@@ -32,8 +32,10 @@ export function environmentValue(
   name: string,
   fallback: string | undefined,
 ): string | undefined {
-  const found = env[name];
-  if (found !== undefined && (found !== '' || fallback === undefined)) return found;
+  // Own variables only: `process.env` inherits Object's prototype, so `${constructor}` would
+  // read a function's text instead of being unset.
+  const found = Object.hasOwn(env, name) ? env[name] : undefined;
+  if (typeof found === 'string' && (found !== '' || fallback === undefined)) return found;
   return fallback;
 }
 

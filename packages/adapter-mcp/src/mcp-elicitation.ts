@@ -149,7 +149,9 @@ export function elicitationFromMcp(params: unknown): McpElicitationTranslation {
       : [],
   );
   const fields: ElicitationField[] = [];
-  const rules: Record<string, ElicitationFieldRule> = {};
+  // Maps keyed by a server's field names, without a prototype: a field named `__proto__` is an
+  // own entry like any other, not a change of the map's prototype that loses it.
+  const rules: Record<string, ElicitationFieldRule> = Object.create(null);
   const choiceValues = new Map<string, Map<string, string>>();
   const multiFields = new Set<string>();
   for (const [name, raw] of entries) {
@@ -234,7 +236,7 @@ export function elicitationFromMcp(params: unknown): McpElicitationTranslation {
     rules,
     toMcpResult(outcome) {
       if (outcome.tag !== 'accepted') return elicitationResultToMcp(outcome);
-      const content: Record<string, string | number | boolean | string[]> = {};
+      const content: Record<string, string | number | boolean | string[]> = Object.create(null);
       for (const [name, value] of outcome.val) {
         const mapped = choiceValues.get(name);
         if (multiFields.has(name) && value.tag === 'text') {
@@ -329,7 +331,7 @@ function multiSelectOf(
 export function elicitationResultToMcp(outcome: ElicitationOutcome): McpElicitResult {
   if (outcome.tag === 'declined') return { action: 'decline' };
   if (outcome.tag === 'cancelled') return { action: 'cancel' };
-  const content: Record<string, string | number | boolean | string[]> = {};
+  const content: Record<string, string | number | boolean | string[]> = Object.create(null);
   for (const [name, value] of outcome.val as [string, ElicitationValue][])
     content[name] = value.val;
   return { action: 'accept', content };

@@ -20,7 +20,9 @@ function given(field: PluginUserConfigField, raw: string): string {
 }
 
 function coerce(manifest: PluginManifest, key: string, raw: string): JsonValue {
-  const field = manifest.userConfig?.[key];
+  const fields = manifest.userConfig;
+  // Own settings only: `constructor` would read Object's.
+  const field = fields !== undefined && Object.hasOwn(fields, key) ? fields[key] : undefined;
   if (field === undefined) return raw;
   if (field.multiple === true) return raw.split(',').filter((part) => part !== '');
   if (field.type === 'number') {

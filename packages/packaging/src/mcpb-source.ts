@@ -216,7 +216,8 @@ function mapUserConfig(raw: unknown, where: string): Record<string, PluginUserCo
   }
   const out: Record<string, PluginUserConfigField> = {};
   for (const [key, value] of Object.entries(raw as Record<string, Record<string, unknown>>)) {
-    if (!USER_CONFIG_KEY_PATTERN.test(key))
+    // `__proto__` would set the map's prototype instead of adding a setting.
+    if (!USER_CONFIG_KEY_PATTERN.test(key) || key === '__proto__')
       throw invalid(where, `user_config key ${JSON.stringify(key)} is not supported`);
     const type = value?.type;
     if (!['string', 'number', 'boolean', 'directory', 'file'].includes(String(type))) {
@@ -393,6 +394,8 @@ export async function stageMcpbBundle(
       for (const [name, value] of Object.entries(config.env as Record<string, unknown>)) {
         if (typeof value !== 'string')
           throw invalid(where, `server.mcp_config.env.${name} must be a string`);
+        if (name === '__proto__')
+          throw invalid(where, 'server.mcp_config.env.__proto__ is not supported');
         env[name] = mapVariables(value);
       }
     }

@@ -97,6 +97,31 @@ describe('resolveProviderConfig', () => {
     });
   });
 
+  it('takes an apiKeyEnv named like an Object member for unset, not for a function', () => {
+    // `process.env` inherits Object's prototype: `env.constructor.trim` crashed every command.
+    for (const name of ['constructor', 'toString']) {
+      const result = resolveProviderConfig(
+        'c',
+        {
+          kind: 'openai-compatible',
+          baseUrl: 'http://127.0.0.1:1/v1',
+          model: 'm',
+          apiKeyEnv: name,
+        },
+        { HOME: '/h' },
+      );
+      expect(result).toEqual({
+        issues: [
+          {
+            file: 'c',
+            path: 'provider.apiKeyEnv',
+            message: `environment variable ${name} is not set or empty; export it or set "apiKey"`,
+          },
+        ],
+      });
+    }
+  });
+
   it('rejects apiKey together with apiKeyEnv', () => {
     const result = resolveProviderConfig(
       'c',

@@ -139,7 +139,8 @@ export function resolveProviderConfig(
   let apiKeySource = apiKey === undefined ? 'none' : 'config.json';
   const envName = config.apiKeyEnv ?? (apiKey === undefined ? preset?.apiKeyEnv : undefined);
   if (apiKey === undefined && envName !== undefined) {
-    const value = env[envName]?.trim();
+    // Own variables only: `process.env` inherits Object's prototype (`constructor`, `toString`).
+    const value = Object.hasOwn(env, envName) ? env[envName]?.trim() : undefined;
     if (value !== undefined && value !== '') {
       apiKey = value;
       apiKeySource = `env ${envName}`;

@@ -226,7 +226,10 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     return {
       text: response.text,
       model: response.model,
-      stopReason: FINISH_TO_STOP[response.finishReason] ?? response.finishReason,
+      // The server's word: an own entry only (a `"constructor"` would read Object's).
+      stopReason: Object.hasOwn(FINISH_TO_STOP, response.finishReason)
+        ? (FINISH_TO_STOP[response.finishReason] ?? response.finishReason)
+        : response.finishReason,
       usage: response.usage,
     };
   }

@@ -59,3 +59,14 @@ describe('bindPromptArguments', () => {
     );
   });
 });
+
+describe('bindPromptArguments with an argument named __proto__', () => {
+  it('binds it, named or by position, as any other argument', () => {
+    const odd: CatalogPrompt = { name: 'q', arguments: [{ name: '__proto__', required: true }] };
+    for (const words of [['__proto__=hello'], ['hello']]) {
+      const args = bindPromptArguments(odd, words);
+      expect(Object.keys(args)).toEqual(['__proto__']);
+      expect(JSON.stringify(args)).toBe('{"__proto__":"hello"}');
+    }
+  });
+});

@@ -51,7 +51,8 @@ export function bindPromptArguments(
 ): Record<string, string> {
   const label = JSON.stringify(prompt.name);
   const declared = prompt.arguments.map((argument) => argument.name);
-  const args: Record<string, string> = {};
+  // Without a prototype: an argument named `__proto__` is an own property like any other.
+  const args: Record<string, string> = Object.create(null);
   const positional: string[] = [];
   for (const word of words) {
     const equals = word.indexOf('=');

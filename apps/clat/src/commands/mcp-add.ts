@@ -327,7 +327,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       : [
           `Log in with: clat mcp login ${shellWord(name)}${target.root === undefined ? '' : ` -C ${shellWord(target.root)}`}`,
         ]),
-    ...(bearer === undefined || io.env[bearer] !== undefined
+    ...(bearer === undefined || (Object.hasOwn(io.env, bearer) && io.env[bearer] !== undefined)
       ? []
       : [
           `${bearer} is not set here: CLAT reads the token from it in the environment it starts in, and skips the server while it is unset`,

@@ -248,7 +248,8 @@ function envNotes(
   const unset = new Set<string>();
   for (const value of [...Object.values(env), ...args]) {
     for (const ref of requiredEnvironment(value)) {
-      if (here[ref] === undefined || here[ref] === '') unset.add(ref);
+      const value = Object.hasOwn(here, ref) ? here[ref] : undefined;
+      if (value === undefined || value === '') unset.add(ref);
     }
   }
   const notes: string[] = [];

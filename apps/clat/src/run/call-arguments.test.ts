@@ -77,3 +77,19 @@ describe('clat call key=value arguments', () => {
     expect(isJsonArgument(['{"a":1}', 'b=2'])).toBe(false);
   });
 });
+
+describe('key=value arguments named like Object members', () => {
+  it('keeps __proto__ and constructor as arguments of their own, sent as typed', () => {
+    const open = {
+      type: 'object',
+      additionalProperties: true,
+      properties: { n: { type: 'integer' } },
+    };
+    const args = parseKeyValueArguments(['__proto__=x', 'constructor=2', 'n=3'], open);
+    expect(Object.keys(args)).toEqual(['__proto__', 'constructor', 'n']);
+    // As sent on the wire: `constructor` is no schema property, so its text stays text.
+    expect(JSON.parse(JSON.stringify(args))).toEqual(
+      JSON.parse('{"__proto__":"x","constructor":"2","n":3}'),
+    );
+  });
+});

@@ -87,7 +87,9 @@ export function parseKeyValueArguments(
   const additional = isSchema(inputSchema) ? inputSchema.additionalProperties : undefined;
   const closed =
     Object.keys(properties).length > 0 && (additional === undefined || additional === false);
-  const out: Record<string, unknown> = {};
+  // Without a prototype: a key a person types (`__proto__`) is an own property like any other,
+  // not a change of the object's prototype that loses the argument.
+  const out: Record<string, unknown> = Object.create(null);
   for (const word of words) {
     const eq = word.indexOf('=');
     if (eq <= 0) {
@@ -107,7 +109,8 @@ export function parseKeyValueArguments(
         who,
       );
     }
-    out[key] = convert(key, word.slice(eq + 1), properties[key], who);
+    const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    out[key] = convert(key, word.slice(eq + 1), declared, who);
   }
   return out;
 }

@@ -32,7 +32,8 @@ function isMap(value: unknown): value is JsonMap {
 
 function stringMap(value: unknown): Record<string, string> | undefined {
   if (!isMap(value)) return undefined;
-  const out: Record<string, string> = {};
+  // Without a prototype: another client's `__proto__` variable is an own entry, not lost.
+  const out: Record<string, string> = Object.create(null);
   for (const [key, item] of Object.entries(value)) {
     if (typeof item === 'string') out[key] = item;
     else if (typeof item === 'number' || typeof item === 'boolean') out[key] = String(item);
