@@ -56,7 +56,8 @@ export interface InstallFlags {
   args?: string[];
 }
 
-function usage(message: string): CliError {
+/** A usage error of `clat plugin`, pointing at its help. */
+export function usage(message: string): CliError {
   return new CliError(CliErrorCode.CLI_USAGE, `clat plugin: ${message}; see "clat plugin --help"`);
 }
 

@@ -1,28 +1,19 @@
 /** `clat plugin`: inspect, install, update, enable/disable, roll back, uninstall, list and pack packages. @module */
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
 import {
   environmentNames,
-  type InspectedPackage,
   inspectPackage,
-  isMcpbSource,
   isPackagingError,
-  type McpbInfo,
   NPM_SPEC_PREFIX,
   PluginStore,
   packPackage,
-  parseNpmSpec,
   pluginDataDir,
   removePluginData,
   sensitiveArgKeys,
-  stageMcpbBundle,
-  stageNpmPackage,
   stampEntryDigest,
-  trustLabel,
-  unpackContainer,
   versionChange,
 } from '@clat/packaging';
 import { parseFlags, unknownOptionOf } from '../cli-options.js';
@@ -34,8 +25,8 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { foreignCommand } from '../foreign-commands.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/package-screen.js';
-import { isComponentFile, packageFromComponent } from './plugin-component.js';
-import { type InstallFlags, installFrom, notAPathHint, updateFrom } from './plugin-install.js';
+import { describeInspected, formatBundleExtras, inspectSource } from './plugin-inspect.js';
+import { type InstallFlags, installFrom, updateFrom, usage } from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
 import { exposedArgumentNotes, splitServerWords, withServerWordsMoved } from './server-args.js';
 
@@ -141,160 +132,11 @@ const ACTION_ALIASES: Record<string, string> = {
   init: 'new',
 };
 
-function usage(message: string): CliError {
-  return new CliError(CliErrorCode.CLI_USAGE, `clat plugin: ${message}; see "clat plugin --help"`);
-}
-
 function one(positionals: string[], what: string): string {
   const [value, ...rest] = positionals;
   if (value === undefined || value === '') throw usage(`expected ${what}`);
   if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}`);
   return value;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isFile() === true;
-}
-
-/**
- * Inspects a directory, a `.clatpkg`, an `npm:` spec or an MCPB bundle (staged in a temporary
- * directory, then removed).
- */
-async function inspectSource(
-  store: PluginStore,
-  source: string,
-  io: CommandIO,
-  bin: string | undefined,
-  retyped: (source: string) => string,
-): Promise<{ inspected: InspectedPackage; mcpb?: McpbInfo; installed?: string }> {
-  if (source.startsWith(NPM_SPEC_PREFIX)) {
-    const staged = await stageNpmPackage({
-      spec: parseNpmSpec(source),
-      ...(bin === undefined ? {} : { bin }),
-      processEnv: io.env,
-    });
-    try {
-      return { inspected: { ...(await inspectPackage(staged.dir)), dir: source } };
-    } finally {
-      await staged.cleanup();
-    }
-  }
-  const given = resolve(io.cwd, source);
-  if ((await stat(given).catch(() => undefined)) === undefined) {
-    // `clat plugin inspect <id>` of an installed package (no such path here): its active version.
-    const installed = await installedArtifactDir(store, source);
-    if (installed !== undefined) {
-      return { inspected: { ...(await inspectPackage(installed)), dir: installed }, installed };
-    }
-    const instead = notAPathHint(source, retyped);
-    if (instead !== undefined) {
-      throw usage(`${JSON.stringify(source)} is no file or directory in ${io.cwd}; ${instead}`);
-    }
-  }
-  // A plugin project is inspected as its built package, as install does (never node_modules).
-  const path = await packageDirOf(given);
-  if (isComponentFile(path)) {
-    // A bare component: the package install would generate for it (manifest, capabilities).
-    const staged = await packageFromComponent(path, {});
-    try {
-      return { inspected: { ...(await inspectPackage(staged.dir)), dir: path } };
-    } finally {
-      await staged.cleanup();
-    }
-  }
-  if (await isMcpbSource(path)) {
-    const staged = await stageMcpbBundle(path);
-    try {
-      return {
-        inspected: { ...(await inspectPackage(staged.dir)), dir: path },
-        mcpb: staged.info,
-      };
-    } finally {
-      await staged.cleanup();
-    }
-  }
-  return { inspected: await inspectPackageOrContainer(path) };
-}
-
-/** The directory of installed package `id`'s active version; undefined when none is installed. */
-async function installedArtifactDir(store: PluginStore, id: string): Promise<string | undefined> {
-  const { packages } = await store.readRegistry();
-  if (!Object.hasOwn(packages, id)) return undefined;
-  const record = packages[id];
-  const artifact = record?.artifacts[record.active.artifact];
-  return artifact === undefined ? undefined : store.artifactDir(id, artifact.treeSha256);
-}
-
-/** Inspects a directory or a `.clatpkg` (unpacked into a temporary directory, then removed). */
-async function inspectPackageOrContainer(source: string): Promise<InspectedPackage> {
-  if (!(await isFile(source))) return inspectPackage(source);
-  const temp = await mkdtemp(join(tmpdir(), 'clat-inspect-'));
-  try {
-    const dir = join(temp, 'package');
-    await unpackContainer(source, dir);
-    const inspected = await inspectPackage(dir);
-    return { ...inspected, dir: source };
-  } finally {
-    await rm(temp, { recursive: true, force: true });
-  }
-}
-
-/** MCPB declarations and settings under the inspect screen (author-written, sanitised). */
-function formatBundleExtras(inspected: InspectedPackage, mcpb: McpbInfo | undefined): string {
-  const lines: string[] = [];
-  const settings = describeSettings(inspected);
-  if (settings.length > 0)
-    lines.push(`  settings      ${settings.map(sanitizeTerminalLine).join(', ')}`);
-  if (mcpb !== undefined) {
-    const names = (list: { name: string }[]) =>
-      list.length === 0 ? 'none' : list.map((item) => sanitizeTerminalLine(item.name)).join(', ');
-    lines.push(
-      `MCP Bundle (manifest ${sanitizeTerminalLine(mcpb.manifestVersion)}, server ${mcpb.serverType}, ${mcpb.signed ? 'signed; signature not verified' : 'unsigned'}):`,
-      `  tools         ${names(mcpb.tools)}${mcpb.toolsGenerated ? ' (more at run time)' : ''}`,
-      `  prompts       ${names(mcpb.prompts)}`,
-    );
-    if (mcpb.compatibility !== undefined) {
-      lines.push(`  compatibility ${sanitizeTerminalLine(JSON.stringify(mcpb.compatibility))}`);
-    }
-  }
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-}
-
-function describeSettings(inspected: InspectedPackage): string[] {
-  return Object.entries(inspected.manifest.userConfig ?? {}).map(
-    ([key, field]) =>
-      `${key} (${field.type}${field.required ? ', required' : ''}${field.sensitive ? ', sensitive' : ''})`,
-  );
-}
-
-function describeInspected(inspected: InspectedPackage, mcpb?: McpbInfo): Record<string, unknown> {
-  const { manifest, tree } = inspected;
-  return {
-    id: manifest.id,
-    name: manifest.name,
-    version: manifest.version,
-    ...(manifest.description === undefined ? {} : { description: manifest.description }),
-    runtime: manifest.runtime.kind,
-    entry: manifest.runtime.entry,
-    entrySha256: manifest.runtime.sha256,
-    treeSha256: tree.treeSha256,
-    files: tree.files.length,
-    bytes: tree.totalBytes,
-    capabilities: inspected.capabilities,
-    prompts: (manifest.prompts ?? []).map((prompt) => prompt.name),
-    configSchema: manifest.configSchema !== undefined,
-    settings: describeSettings(inspected),
-    trust: trustLabel(inspected.trust),
-    ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher.publisher }),
-    ...(mcpb === undefined
-      ? {}
-      : {
-          mcpb: `manifest ${mcpb.manifestVersion}, server ${mcpb.serverType}, ${mcpb.signed ? 'signed (signature not verified)' : 'unsigned'}`,
-          declaredTools: mcpb.tools.map((tool) => tool.name),
-          declaredPrompts: mcpb.prompts.map((prompt) => prompt.name),
-          ...(mcpb.compatibility === undefined ? {} : { compatibility: mcpb.compatibility }),
-        }),
-  };
 }
 
 const PLUGIN_OPTIONS = {
