@@ -61,6 +61,7 @@ export {
   type Activation,
   type ArtifactRecord,
   type ArtifactSource,
+  activeArtifact,
   type PackageRecord,
   parseRegistry,
   REGISTRY_FILE,

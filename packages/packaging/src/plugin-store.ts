@@ -28,6 +28,7 @@ import { readSecrets, splitSensitiveConfig, writeSecrets } from './plugin-secret
 import {
   type Activation,
   type ArtifactRecord,
+  activeArtifact,
   type PackageRecord,
   REGISTRY_FILE,
   type Registry,
@@ -259,7 +260,7 @@ export class PluginStore {
         repaired.push(`${slot}: ${done.join('; ')}`);
       }
       await recoverStore(this.root, registry);
-      const version = record.artifacts[record.active.artifact]?.manifest.version ?? '';
+      const version = activeArtifact(record).manifest.version;
       return { id, version, repaired };
     });
   }
@@ -292,7 +293,7 @@ export class PluginStore {
         const reinstall = existing !== undefined && existing.active.artifact === treeSha;
         // The advice names the same source: `clat plugin update` alone is a usage error.
         const sourceArgument = options.sourceArgument ?? '<source>';
-        const installed = existing?.artifacts[existing.active.artifact]?.manifest;
+        const installed = existing === undefined ? undefined : activeArtifact(existing).manifest;
         // Another package that took the same id (its name and runtime differ) is not a newer
         // version of this one: say so before pointing to `update`, which would swap it in.
         const other =
@@ -404,8 +405,7 @@ export class PluginStore {
           rollback === undefined ? undefined : artifacts[rollback.artifact]?.manifest.version;
         if (rollbackVersion !== undefined) result.rollbackVersion = rollbackVersion;
         if (existing !== undefined && existing.active.artifact !== treeSha) {
-          const previous = existing.artifacts[existing.active.artifact]?.manifest.version;
-          if (previous !== undefined) result.previousVersion = previous;
+          result.previousVersion = activeArtifact(existing).manifest.version;
         }
         if (other && installed !== undefined) {
           result.replaced = { name: installed.name, runtime: installed.runtime.kind };
@@ -504,7 +504,7 @@ export class PluginStore {
         treeSha256: verified.record.treeSha256,
         granted: [],
         manifest: verified.record.manifest,
-        rollbackVersion: record.artifacts[record.active.artifact]?.manifest.version ?? '',
+        rollbackVersion: activeArtifact(record).manifest.version,
       };
     });
   }
@@ -534,7 +534,7 @@ export class PluginStore {
     for (const [id, record] of Object.entries(registry.packages).sort(([a], [b]) =>
       a < b ? -1 : 1,
     )) {
-      const artifact = record.artifacts[record.active.artifact] as ArtifactRecord;
+      const artifact = activeArtifact(record);
       let health = 'ok';
       try {
         const { added } = await this.verifyActivation(id, record);

@@ -115,6 +115,15 @@ function ownPackages(registry: Registry): Registry {
   return { unit: registry.unit, packages };
 }
 
+/**
+ * The artifact of a record's active version. Every registry is read through
+ * `registryInvariantProblems`, which refuses one whose activation points to a missing artifact,
+ * so this never returns undefined for a read registry.
+ */
+export function activeArtifact(record: PackageRecord): ArtifactRecord {
+  return record.artifacts[record.active.artifact] as ArtifactRecord;
+}
+
 function sameLabels(a: Activation['acceptedCapabilities'], b: Activation['acceptedCapabilities']) {
   return capabilityLabels(a).join(',') === capabilityLabels(b).join(',');
 }

@@ -91,11 +91,9 @@ export async function inspectSource(
 
 /** The directory of installed package `id`'s active version; undefined when none is installed. */
 async function installedArtifactDir(store: PluginStore, id: string): Promise<string | undefined> {
-  const { packages } = await store.readRegistry();
-  if (!Object.hasOwn(packages, id)) return undefined;
-  const record = packages[id];
-  const artifact = record?.artifacts[record.active.artifact];
-  return artifact === undefined ? undefined : store.artifactDir(id, artifact.treeSha256);
+  // The registry's packages have no prototype: an id such as `constructor` finds nothing.
+  const record = (await store.readRegistry()).packages[id];
+  return record === undefined ? undefined : store.artifactDir(id, record.active.artifact);
 }
 
 /** Inspects a directory or a `.clatpkg` (unpacked into a temporary directory, then removed). */
