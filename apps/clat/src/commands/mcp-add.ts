@@ -7,7 +7,7 @@
 
 import { sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MCP_HEADER, type McpServerConfig } from '@clat/adapter-mcp';
+import { environmentValue, MCP_HEADER, type McpServerConfig } from '@clat/adapter-mcp';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { parseFlags, unknownOptionOf } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
@@ -327,7 +327,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       : [
           `Log in with: clat mcp login ${shellWord(name)}${target.root === undefined ? '' : ` -C ${shellWord(target.root)}`}`,
         ]),
-    ...(bearer === undefined || (Object.hasOwn(io.env, bearer) && io.env[bearer] !== undefined)
+    ...(bearer === undefined || environmentValue(io.env, bearer, undefined) !== undefined
       ? []
       : [
           `${bearer} is not set here: CLAT reads the token from it in the environment it starts in, and skips the server while it is unset`,

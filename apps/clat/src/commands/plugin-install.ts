@@ -6,6 +6,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { environmentValue } from '@clat/adapter-mcp';
 import {
   type JsonValue,
   MANIFEST_FILE,
@@ -17,6 +18,7 @@ import {
 import {
   type ActivationResult,
   type ArtifactSource,
+  activeArtifact,
   type InstallOptions,
   isMcpbSource,
   isPackagingError,
@@ -90,7 +92,7 @@ function updatedEnv(
 
 /** Where the active version of an installed package came from (npm only; local ones have none). */
 function activeSource(record: PackageRecord): ArtifactSource | undefined {
-  return record.artifacts[record.active.artifact]?.source;
+  return activeArtifact(record).source;
 }
 
 function interactive(io: CommandIO): boolean {
@@ -249,8 +251,8 @@ function envNotes(
   const unset = new Set<string>();
   for (const value of [...Object.values(env), ...args]) {
     for (const ref of requiredEnvironment(value)) {
-      const value = Object.hasOwn(here, ref) ? here[ref] : undefined;
-      if (value === undefined || value === '') unset.add(ref);
+      // The launch's own rule: it refuses only an unset variable, an empty one is a value.
+      if (environmentValue(here, ref, undefined) === undefined) unset.add(ref);
     }
   }
   const notes: string[] = [];
