@@ -27,7 +27,6 @@ import {
   createLineApprover,
   createLineAsker,
   createSavedApprover,
-  NO_SAVED_APPROVAL,
   ttyLineAsk,
 } from '../ui/tty-approver.js';
 
@@ -91,16 +90,19 @@ export const callCommand: Command = {
           config === undefined
             ? undefined
             : (await import('@clat/provider-openai')).createOpenAiCompatibleProvider(config);
+        const savedApprover = interactive
+          ? undefined
+          : createSavedApprover(io.stderr, project.approvals, mode);
         const run = await project.session.beginRun({
           mode,
           ...(model === undefined ? {} : { model }),
           // Without a terminal only a saved answer of this project allows what the mode asks about.
-          ...(interactive
+          ...(savedApprover === undefined
             ? {
                 approver: createLineApprover(io.stderr, ask, project.approvals, mode),
                 asker: createLineAsker(io.stderr, ask),
               }
-            : { approver: createSavedApprover(io.stderr, project.approvals, mode) }),
+            : { approver: savedApprover }),
         });
         const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
         process.once('SIGINT', onSigint);
@@ -158,7 +160,7 @@ export const callCommand: Command = {
             error.code === KernelErrorCode.PERMISSION_DENIED &&
             !interactive
           ) {
-            hint = error.message.endsWith(NO_SAVED_APPROVAL)
+            hint = savedApprover?.deniedSavable
               ? ` (no terminal to ask; rerun in a terminal, where "p" allows it in this project from then on, headless too, or with a mode that allows it, e.g. --mode full-access)`
               : ` (no terminal to ask; rerun with a terminal or a mode that allows it, e.g. --mode full-access)`;
           }

@@ -6,7 +6,6 @@ import {
   createLineApprover,
   createLineAsker,
   createSavedApprover,
-  NO_SAVED_APPROVAL,
   pickedOptions,
 } from './tty-approver.js';
 
@@ -196,10 +195,13 @@ describe('createSavedApprover (no one to ask)', () => {
     expect(shown()).toBe(
       'Allowed mcp_notes_delete (destructive): saved for this project; "clat approvals reset mcp_notes_delete" forgets it\n',
     );
+    expect(approver.deniedSavable).toBe(false);
     expect(await approver.approve(request('mcp_notes_wipe', 'destructive'), signal)).toEqual({
       outcome: 'deny',
-      reason: `destructive needs approval, no approver is attached (headless) and ${NO_SAVED_APPROVAL}`,
+      reason:
+        'destructive needs approval, no approver is attached (headless) and no saved approval of this project allows it',
     });
+    expect(approver.deniedSavable).toBe(true);
   });
 
   it('applies nothing in read-only mode, and never remembers sampling or host requests', async () => {
@@ -215,6 +217,7 @@ describe('createSavedApprover (no one to ask)', () => {
       outcome: 'deny',
       reason: 'execute needs approval and no approver is attached (headless)',
     });
+    expect([readOnly.deniedSavable, writing.deniedSavable]).toEqual([false, false]);
     expect(shown()).toBe('');
   });
 });

@@ -154,20 +154,32 @@ export function createSavedApprover(
   output: Writable,
   memory: ApprovalMemory,
   mode: PermissionMode,
-): Approver {
-  return {
-    async approve(request): Promise<ApprovalDecision> {
+): SavedApprover {
+  const approver = {
+    deniedSavable: false,
+    async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
       const remembered = rememberedAs(request, memory, mode);
       if (remembered !== undefined && (await rememberedAllows(request, remembered, output))) {
         return { outcome: 'allow' };
       }
+      if (remembered !== undefined) approver.deniedSavable = true;
       return { outcome: 'deny', reason: headlessReason(request.effect, remembered !== undefined) };
     },
   };
+  return approver;
 }
 
-/** The end of a headless denial a saved answer could have prevented (the caller's hint says how). */
-export const NO_SAVED_APPROVAL = 'no saved approval of this project allows it';
+/** {@link createSavedApprover}'s approver, which also tells its caller what kind of denial it gave. */
+export interface SavedApprover extends Approver {
+  /**
+   * True once it denied a request a saved answer could allow ("p" at a prompt in a terminal),
+   * so the caller's hint can say so; false for read-only mode and requests never remembered.
+   */
+  readonly deniedSavable: boolean;
+}
+
+/** The end of a headless denial a saved answer could have prevented. */
+const NO_SAVED_APPROVAL = 'no saved approval of this project allows it';
 
 /** Why a headless call was denied: as the kernel says with no approver, and whether a saved answer could allow it. */
 function headlessReason(effect: string, rememberable: boolean): string {
