@@ -4,7 +4,8 @@
  * tarball slow, so npx is still installing when the handshake times out, and every attempt is
  * cut short before npm finishes. `clat mcp` says so and names the command that installs the
  * package once; that command, run as shown, makes the next start connect with the tarball still
- * slow (npx then runs from its cache).
+ * slow (npx then runs from its cache). Without a terminal, `clat mcp add` installs nothing and
+ * names that command too (on a terminal it installs: `npx-add-install.test.ts`).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -28,8 +29,16 @@ afterAll(async () => {
 describe('an npx server on a cold cache', () => {
   it('says npx was still installing and names the command that fixes it, which does', async () => {
     const { clat, registry, env, home } = world;
+    // Without a terminal the add fetches nothing (the registry is asked for nothing) and names
+    // the command that installs the package, the same one the failed start names below.
+    const asked = registry.requests.length;
     const added = await clat('mcp', 'add', 'memory', '--', 'npx', '-y', PACKAGE);
     expect(added.code, added.stderr).toBe(0);
+    const install = `npm exec --yes --package=${PACKAGE} -- node -e 0`;
+    expect(added.stdout).toContain(
+      `Note: npx downloads ${PACKAGE} at the server's first start, which often takes longer than the handshake allows (10 s); install it once now with "${install}", so that start runs from npx's cache\n`,
+    );
+    expect(registry.requests.length).toBe(asked);
     // Longer than the 3 s probe and the 10 s initialize together.
     registry.delayTarballs(PACKAGE, 15_000);
 
@@ -37,7 +46,6 @@ describe('an npx server on a cold cache', () => {
     expect(cold.code).toBe(1);
     expect(cold.stdout).toContain('memory  stdio  failed');
     expect(cold.stdout).toContain('legacy initialize: did not answer initialize within 10000 ms');
-    const install = `npm exec --yes --package=${PACKAGE} -- node -e 0`;
     expect(cold.stdout).toContain(
       `npx may still have been installing ${PACKAGE} (a first start downloads it, and each attempt is stopped at the handshake timeout before npm finishes); install it once with "${install}" (it may first wait up to a minute for the lock a stopped attempt left), then start CLAT again`,
     );

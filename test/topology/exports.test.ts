@@ -16,7 +16,7 @@ const PINNED: Record<string, string[]> = {
   '@clat/adapter-dsh': ['.', './package.json'],
   '@clat/adapter-glm': ['.', './package.json'],
   '@clat/adapter-mcp-http': ['.', './package.json'],
-  '@clat/adapter-mcp-stdio': ['.', './eras', './prestart', './package.json'],
+  '@clat/adapter-mcp-stdio': ['.', './eras', './npx', './prestart', './package.json'],
   '@clat/adapter-mcp': ['.', './plain-stdio-entry', './testing', './package.json'],
   '@clat/adapter-wasm': ['.', './package.json'],
   '@clat/kernel': ['.', './testing', './wit/plugin.wit', './schemas/*.json', './package.json'],

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { npxPackages, slowStartHint } from './launcher-hint.js';
+import {
+  type NpxInstall,
+  npxInstall,
+  npxInstallCommand,
+  npxPackages,
+  slowStartHint,
+} from './launcher-hint.js';
 
 describe('npxPackages', () => {
   it('reads the package an npx command line runs', () => {
@@ -32,5 +38,41 @@ describe('slowStartHint', () => {
       `"npm exec --yes --package='srv@>=1 <2' -- node -e 0"`,
     );
     expect(slowStartHint('node', ['server.js'])).toBeUndefined();
+  });
+});
+
+describe('npxInstall', () => {
+  it("keeps the npx line's npm settings and replaces what npx itself decides", () => {
+    const install = npxInstall('npx', [
+      '--registry=http://127.0.0.1:4873/',
+      '--cache',
+      '/tmp/c',
+      '-y',
+      '-p',
+      'a@1',
+      '--package=b',
+      'a-bin',
+      '--stdio',
+    ]);
+    expect(install).toEqual({
+      packages: ['a@1', 'b'],
+      args: [
+        'exec',
+        '--registry=http://127.0.0.1:4873/',
+        '--cache',
+        '/tmp/c',
+        '--yes',
+        '--package=a@1',
+        '--package=b',
+        '--',
+        'node',
+        '-e',
+        '0',
+      ],
+    });
+    expect(npxInstallCommand(install as NpxInstall)).toBe(
+      'npm exec --registry=http://127.0.0.1:4873/ --cache /tmp/c --yes --package=a@1 --package=b -- node -e 0',
+    );
+    expect(npxInstall('node', ['server.js'])).toBeUndefined();
   });
 });

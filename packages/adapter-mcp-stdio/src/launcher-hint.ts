@@ -56,14 +56,86 @@ function shellWord(spec: string): string {
   return /^[\w@./:~^=+-]+$/.test(spec) ? spec : `'${spec.replaceAll("'", `'\\''`)}'`;
 }
 
+/** What installs an `npx` server's packages ahead of its start: npm's arguments, and the list. */
+export interface NpxInstall {
+  /** The packages npx runs ({@link npxPackages}). */
+  packages: string[];
+  /**
+   * npm's arguments: `exec --yes --package=… -- node -e 0`, with the npm settings the npx line
+   * gives (`--registry=…`, `--cache <dir>`) kept, so the install fills the same cache entry
+   * (npx keys it by the package list) from the same registry, and exits without running them.
+   */
+  args: string[];
+}
+
+/** npm options that take a value and name where or how npm installs (kept in the install). */
+const KEPT_VALUE_OPTIONS = new Set(['--cache', '--userconfig']);
+/** npx's own options the install replaces (which packages, what runs, whether to ask). */
+const REPLACED_OPTIONS = new Set([
+  '-y',
+  '--yes',
+  '--no',
+  '--no-yes',
+  '-p',
+  '--package',
+  '-c',
+  '--call',
+]);
+
+/** How to install what an `npx` command line runs; undefined for another command. */
+export function npxInstall(command: string, args: readonly string[]): NpxInstall | undefined {
+  const packages = npxPackages(command, args);
+  if (packages === undefined) return undefined;
+  const kept: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === '--' || !arg.startsWith('-')) break;
+    if (REPLACED_OPTIONS.has(arg) || arg.startsWith('--package=') || arg.startsWith('--call=')) {
+      if (arg === '-p' || arg === '--package' || arg === '-c' || arg === '--call') index++;
+      continue;
+    }
+    if (VALUE_OPTIONS.has(arg)) {
+      const value = args[++index];
+      if (KEPT_VALUE_OPTIONS.has(arg) && value !== undefined) kept.push(arg, value);
+      continue;
+    }
+    // `--registry=…`, `--prefer-offline` and the like are npm settings: the install takes them.
+    kept.push(arg);
+  }
+  return {
+    packages,
+    args: [
+      'exec',
+      ...kept,
+      '--yes',
+      ...packages.map((spec) => `--package=${spec}`),
+      '--',
+      'node',
+      '-e',
+      '0',
+    ],
+  };
+}
+
+/** {@link npxInstall}'s npm arguments as one line for a POSIX shell: what a person runs. */
+export function npxInstallCommand(install: NpxInstall): string {
+  // `--package='srv@>=1 <2'`: the value quoted, the option name left as typed.
+  const word = (arg: string) => {
+    const option = /^(--[\w-]+=)(.*)$/s.exec(arg);
+    return option === null ? shellWord(arg) : `${option[1]}${shellWord(option[2] as string)}`;
+  };
+  return `npm ${install.args.map(word).join(' ')}`;
+}
+
 /**
  * For a server that did not answer the handshake in time: the sentence that says npx may still
  * have been installing its package, with the command that installs it once. Undefined for any
  * other command.
  */
 export function slowStartHint(command: string, args: readonly string[]): string | undefined {
-  const packages = npxPackages(command, args);
-  if (packages === undefined) return undefined;
-  const install = `npm exec --yes ${packages.map((spec) => `--package=${shellWord(spec)}`).join(' ')} -- node -e 0`;
-  return `npx may still have been installing ${packages.join(', ')} (a first start downloads it, and each attempt is stopped at the handshake timeout before npm finishes); install it once with "${install}" (it may first wait up to a minute for the lock a stopped attempt left), then start CLAT again`;
+  const install = npxInstall(command, args);
+  if (install === undefined) return undefined;
+  const { packages } = install;
+  const line = npxInstallCommand(install);
+  return `npx may still have been installing ${packages.join(', ')} (a first start downloads it, and each attempt is stopped at the handshake timeout before npm finishes); install it once with "${line}" (it may first wait up to a minute for the lock a stopped attempt left), then start CLAT again`;
 }

@@ -15,6 +15,7 @@ import { existingServerNames, putServerEntry } from '../config/mcp-config-file.j
 import { CliError, CliErrorCode } from '../errors.js';
 import { type FlagPairsOptions, flagPairs, keysTypedAsValues, plainUsage } from '../flag-pairs.js';
 import { bearerHeader, OAUTH_FLAGS, type OAuthFlags, oauthFlags } from './mcp-add-auth.js';
+import { installNpxServer } from './mcp-add-npx.js';
 import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
 import {
   absolutePathWords,
@@ -416,7 +417,8 @@ export function literalValues(
 /**
  * What an add says after the write: what was added where, the caller's own `lines`, then in a
  * project's file keys typed as values (`literal`), a user entry that wins the name and an
- * untrusted project; in either, an installed plugin whose place the entry takes.
+ * untrusted project; in either, an installed plugin whose place the entry takes. Last, an `npx`
+ * entry's package is installed into npx's cache (on a terminal; a note otherwise).
  */
 export async function reportAdded(
   target: EditTarget,
@@ -439,6 +441,7 @@ export async function reportAdded(
       `It takes the place of the installed plugin ${JSON.stringify(name)}, which CLAT no longer starts while this entry exists; "clat mcp remove ${shellWord(name)}" brings the plugin back\n`,
     );
   }
+  await installNpxServer(server, target, io);
 }
 
 /** Whether an installed plugin (enabled or not) has id `name`; an unreadable store counts as no. */
