@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   lstat,
   mkdir,
@@ -111,5 +112,18 @@ describe('writeFileAtomic', () => {
     expect(content.length).toBe(size);
     expect(content.every((byte) => byte === content[0])).toBe(true);
     expect(await readdir(dir)).toEqual(['shared.bin']);
+  });
+
+  it('removes the temporary copies killed writers left, and only those', async () => {
+    const path = join(dir, 'mcp.json');
+    // A process that has exited: its pid runs nothing now.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const left = `.mcp.json.${dead}.0123456789abcdef.tmp`;
+    const live = `.mcp.json.${process.ppid}.0123456789abcdef.tmp`;
+    const own = `.mcp.json.${process.pid}.0123456789abcdef.tmp`;
+    const other = `.trust.json.${dead}.0123456789abcdef.tmp`;
+    for (const name of [left, live, own, other]) await writeFile(join(dir, name), '{"key":"x"}');
+    await writeFileAtomic(path, '{}', { mode: 0o600 });
+    expect((await readdir(dir)).sort()).toEqual([live, own, other, 'mcp.json'].sort());
   });
 });

@@ -4,9 +4,11 @@
  * last rename wins with one whole file.
  * @module
  */
-import { rename, unlink } from 'node:fs/promises';
+import { readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { createAndWrite, type FileData, type NewFileOptions } from './new-file.js';
-import { tempPathFor } from './temp-name.js';
+import { processAlive } from './process-alive.js';
+import { isTempFileOf, tempFileWriter, tempPathFor } from './temp-name.js';
 
 export interface AtomicWriteOptions extends NewFileOptions {
   /** `mode` as given, past the umask (fchmod): for keeping the exact mode of a replaced file. */
@@ -17,7 +19,8 @@ export interface AtomicWriteOptions extends NewFileOptions {
  * Replaces (or creates) `path` with `data`: a new temporary sibling under an unpredictable name
  * (created exclusively, `mode`, fsynced unless `sync: false`) renamed over it. A link at `path` is
  * replaced, never followed. On failure the temporary file is removed, `path` is as it was and the
- * error is thrown as Node gave it. The directory is not fsynced: see {@link fsyncDirectory}.
+ * error is thrown as Node gave it; after success, temporary siblings that killed writers left are
+ * removed. The directory is not fsynced: see {@link fsyncDirectory}.
  */
 export async function writeFileAtomic(
   path: string,
@@ -31,5 +34,29 @@ export async function writeFileAtomic(
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw error;
+  }
+  await removeLeftovers(path);
+}
+
+/**
+ * Removes the temporary siblings of `path` that writers killed between creating and renaming
+ * them left (a SIGKILL, a closed terminal): they hold what the file held, keys included, and
+ * nothing else ever removes them. Only those whose writer (the pid in the name) no longer runs:
+ * a live one may be renaming its own. Best effort: a failure here never fails the write.
+ */
+async function removeLeftovers(path: string): Promise<void> {
+  const name = basename(path);
+  const dir = dirname(path);
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!isTempFileOf(entry, name)) continue;
+    const writer = tempFileWriter(entry, name);
+    if (writer === undefined || writer === process.pid || processAlive(writer)) continue;
+    await unlink(join(dir, entry)).catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isTempFileOf, tempPathFor } from './temp-name.js';
+import { isTempFileOf, tempFileWriter, tempPathFor } from './temp-name.js';
 
 describe('tempPathFor', () => {
   it('names a hidden sibling that differs on every call', () => {
@@ -24,5 +24,14 @@ describe('isTempFileOf', () => {
     expect(isTempFileOf('.registry.json.bak', 'registry.json')).toBe(false);
     expect(isTempFileOf('.lock.1.tmp', 'registry.json')).toBe(false);
     expect(isTempFileOf('registry.json.1.tmp', 'registry.json')).toBe(false);
+  });
+});
+
+describe('tempFileWriter', () => {
+  it("reads the writer's pid from a temporary sibling's name, also of a dotted name", () => {
+    expect(tempFileWriter('.mcp.json.4242.0123456789abcdef.tmp', 'mcp.json')).toBe(4242);
+    expect(tempFileWriter(basename(tempPathFor('/d/a.b.json')), 'a.b.json')).toBe(process.pid);
+    expect(tempFileWriter('.mcp.json.x.0123.tmp', 'mcp.json')).toBeUndefined();
+    expect(tempFileWriter('.mcp.json.0.0123.tmp', 'mcp.json')).toBeUndefined();
   });
 });

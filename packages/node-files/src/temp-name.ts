@@ -21,3 +21,9 @@ export function tempPathFor(path: string): string {
 export function isTempFileOf(entry: string, name: string): boolean {
   return entry.startsWith(`.${name}.`) && entry.endsWith('.tmp');
 }
+
+/** The pid in a temporary sibling's name ({@link tempPathFor}); undefined when it has none. */
+export function tempFileWriter(entry: string, name: string): number | undefined {
+  const digits = entry.slice(name.length + 2).split('.')[0] ?? '';
+  return /^[1-9]\d{0,9}$/.test(digits) ? Number(digits) : undefined;
+}
