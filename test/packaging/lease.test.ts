@@ -9,7 +9,6 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STORE_BUSY_MESSAGE } from '@clat/packaging';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ClatExit, execClat } from '../support/clat-bin.js';
 
@@ -72,7 +71,9 @@ describe('storage-root lease', () => {
     ]) {
       const busy = await clat('plugin', ...args);
       expect(busy.code, args.join(' ')).toBe(1);
-      expect(busy.stderr).toBe(`clat: ${STORE_BUSY_MESSAGE} [STORE_BUSY]\n`);
+      expect(busy.stderr).toBe(
+        `clat: CLAT storage is busy: process ${child.pid} holds ${join(home, 'plugin-store', 'lock')}; close that CLAT process and retry [STORE_BUSY]\n`,
+      );
     }
     expect(await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8')).toBe(before);
     // Reading is not a mutation: list still works.

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, lstat, open, rename, unlink } from 'node:fs/promises';
 import { createFileAtomic } from './atomic-create.js';
-import { processAlive } from './process-alive.js';
+import { lockHolderAlive } from './process-alive.js';
 
 export interface FileLockOptions {
   /** How long to wait for a live holder, in ms, before giving up. */
@@ -58,10 +58,10 @@ function holderPid(content: string | undefined): number | undefined {
 }
 
 async function isStale(path: string, content: string | undefined, staleMs: number) {
-  const pid = holderPid(content);
-  if (pid !== undefined && !processAlive(pid)) return true;
-  // A live holder, or content that names none (being judged too early): only age frees it.
   const stat = await lstat(path).catch(() => undefined);
+  const pid = holderPid(content);
+  if (pid !== undefined && !lockHolderAlive(pid, stat?.mtimeMs ?? Date.now())) return true;
+  // A live holder, or content that names none (being judged too early): only age frees it.
   return stat !== undefined && Date.now() - stat.mtimeMs > staleMs;
 }
 

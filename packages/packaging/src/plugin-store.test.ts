@@ -393,6 +393,17 @@ describe('PluginStore failure handling', () => {
     await writeFile(lock, String(process.pid));
     await expect(store.disable('fixture')).rejects.toMatchObject({
       code: 'STORE_BUSY',
+      message: `CLAT storage is busy: process ${process.pid} holds ${lock}; close that CLAT process and retry`,
+    });
+    // The same pid in a lock written before that process started is another process's (a
+    // container restarted, pids wrapped around): reclaimed, or nothing would ever free it.
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    await utimes(lock, twoDaysAgo, twoDaysAgo);
+    await store.disable('fixture');
+    await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+    await writeFile(lock, 'not a lock');
+    await expect(store.disable('fixture')).rejects.toMatchObject({
+      code: 'STORE_BUSY',
       message: STORE_BUSY_MESSAGE,
     });
     await writeFile(lock, '999999999');

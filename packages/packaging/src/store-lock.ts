@@ -8,11 +8,19 @@ import { link, mkdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
-import { lockIsStale, publishLock } from './store-fs.js';
+import { lockHolder, lockIsStale, publishLock } from './store-fs.js';
 import type { StoreLease } from './store-types.js';
 
 export const LOCK_FILE = 'lock';
 export const STORE_BUSY_MESSAGE = 'CLAT storage is busy; close the running CLAT process and retry';
+
+/** Why the lease is busy: the holder's pid and the lock file, when the lock names one. */
+export function storeBusyMessage(lock: string, holder: string | undefined): string {
+  const pid = holder === undefined ? undefined : lockHolder(holder);
+  return pid === undefined
+    ? STORE_BUSY_MESSAGE
+    : `CLAT storage is busy: process ${pid} holds ${lock}; close that CLAT process and retry`;
+}
 
 /** The lease on one store root; a process holds at most one token at a time. */
 export class StoreLock {
@@ -36,13 +44,14 @@ export class StoreLock {
     await mkdir(join(this.root, 'staging'), { recursive: true, mode: 0o700 });
     const lock = join(this.root, LOCK_FILE);
     const token = `${process.pid}:${randomUUID()}`;
+    let seen: string | undefined;
     const busy = (cause?: unknown) =>
-      new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, {
+      new PackagingError('STORE_BUSY', storeBusyMessage(lock, seen), {
         file: lock,
         ...(cause === undefined ? {} : { cause }),
       });
     if (!(await publishLock(lock, token))) {
-      const seen = await readBoundedFile(lock, 256)
+      seen = await readBoundedFile(lock, 256)
         .then((b) => b.toString('utf8'))
         .catch(() => undefined);
       if (seen === undefined || !(await lockIsStale(lock, seen))) throw busy();
@@ -60,10 +69,17 @@ export class StoreLock {
       if (moved !== seen) {
         await link(aside, lock).catch(() => undefined);
         await unlink(aside).catch(() => undefined);
+        seen = moved;
         throw busy();
       }
       await unlink(aside).catch(() => undefined);
-      if (!(await publishLock(lock, token))) throw busy();
+      if (!(await publishLock(lock, token))) {
+        // Another process took it in the meantime: a live holder by now.
+        seen = await readBoundedFile(lock, 256)
+          .then((b) => b.toString('utf8'))
+          .catch(() => undefined);
+        throw busy();
+      }
     }
     this.#token = token;
     let released = false;
@@ -88,8 +104,9 @@ export class StoreLock {
       .then((b) => b.toString('utf8'))
       .catch(() => '');
     if (this.#token === undefined || holder !== this.#token) {
-      throw new PackagingError('STORE_BUSY', STORE_BUSY_MESSAGE, {
-        file: join(this.root, LOCK_FILE),
+      const lock = join(this.root, LOCK_FILE);
+      throw new PackagingError('STORE_BUSY', storeBusyMessage(lock, holder || undefined), {
+        file: lock,
       });
     }
   }
