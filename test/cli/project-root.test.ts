@@ -59,8 +59,11 @@ describe('the project of a subdirectory', () => {
     const refused = await sandbox.run(['tools'], { cwd: sub });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(
-      `project ${root} is not trusted, so no MCP server was started; run "clat trust" in it, or pass --trust`,
+      `project ${root} is not trusted, so no MCP server was started; run "clat trust ${root}", or pass --trust`,
     );
+    // From elsewhere with -C: the command named trusts that project, wherever it is typed.
+    const named = await sandbox.run(['tools', '-C', sub], { cwd: sandbox.root });
+    expect(named.stderr).toContain(`run "clat trust ${root}"`);
     expect(await spawnedTags(spawnLog)).toEqual([]);
 
     const trusted = await sandbox.run(['trust'], { cwd: sub });

@@ -2,13 +2,15 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '@clat/kernel';
 import { CliError, CliErrorCode } from './errors.js';
-import { PROJECT_OPTIONS } from './project-options.js';
+import { JSON_OPTION, MODE_OPTION, PROJECT_OPTIONS } from './project-options.js';
 
-export { PROJECT_OPTIONS };
+export { JSON_OPTION, MODE_OPTION, PROJECT_OPTIONS };
 
 export const PROJECT_USAGE = `  -C, --project <dir>  Project root (default: the current directory)
-      --trust          Trust the project for this invocation (automation)
-      --mode <mode>    read-only | project-write | full-access`;
+      --trust          Trust the project for this invocation (automation)`;
+
+/** The usage line of {@link MODE_OPTION}. */
+export const MODE_USAGE = `      --mode <mode>    read-only | project-write | full-access`;
 
 export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
   command: string,

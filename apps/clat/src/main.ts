@@ -75,6 +75,10 @@ export async function main(argv: string[], io?: Partial<CommandIO>): Promise<num
 async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-V' || first === 'version') {
+    if (rest.length > 0) {
+      full.stderr.write(`clat: clat ${first} takes no arguments; run "clat ${first}" alone\n`);
+      return 2;
+    }
     full.stdout.write(`${CLAT_VERSION}\n`);
     return 0;
   }
@@ -88,6 +92,16 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
     const entry = COMMAND_CATALOG.find((candidate) => candidate.name === topic);
+    if (topic !== undefined && entry === undefined) {
+      const meant = (await import('./ui/did-you-mean.js')).didYouMean(
+        topic,
+        COMMAND_CATALOG.map((candidate) => candidate.name),
+      );
+      full.stderr.write(
+        `clat: no command ${JSON.stringify(topic)} to help with${meant}; run "clat --help" for the list\n`,
+      );
+      return 2;
+    }
     full.stdout.write(
       entry ? `${(await entry.load()).usage.trimEnd()}\n` : helpText(COMMAND_CATALOG),
     );
@@ -95,6 +109,13 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   }
   const entry = COMMAND_CATALOG.find((candidate) => candidate.name === first);
   if (entry === undefined) {
+    // `clat --mode read-only` from a script: a session flag where no terminal runs the session.
+    if (/^(-C|--project|--trust|--mode)(=|$)/.test(first)) {
+      full.stderr.write(
+        `clat: ${first.split('=')[0]} is an option of the interactive session, which needs a terminal (stdin is not one); without one, "clat chat ${first.split('=')[0]} …" reads its lines from stdin and "clat exec ${first.split('=')[0]} … <prompt>" runs one prompt\n`,
+      );
+      return 2;
+    }
     const what = first.startsWith('-') ? 'option' : 'command';
     const instead = (await import('./foreign-commands.js')).foreignCommand('clat', first);
     if (instead !== undefined) {

@@ -9,6 +9,17 @@ import type { ParseArgsConfig } from 'node:util';
 export const PROJECT_OPTIONS = {
   project: { type: 'string', short: 'C' },
   trust: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** `--json`, of the commands that print JSON (not `exec` or the session: refused there). */
+export const JSON_OPTION = {
   json: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/**
+ * `--mode`, of the commands that run tools (`call`, `exec`, the session); the listing commands
+ * run none, so they refuse it rather than take a mode they never check.
+ */
+export const MODE_OPTION = {
   mode: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];

@@ -6,7 +6,15 @@ import {
   LIMITS,
   sanitizeTerminalText,
 } from '@clat/kernel';
-import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
+import {
+  JSON_OPTION,
+  MODE_OPTION,
+  MODE_USAGE,
+  PROJECT_OPTIONS,
+  PROJECT_USAGE,
+  parseFlags,
+  parseMode,
+} from '../cli-options.js';
 import type { Command } from '../command.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -20,7 +28,7 @@ import {
 } from '../run/call-arguments.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { claudeToolName, didYouMeanTool } from '../ui/did-you-mean.js';
-import { isTty } from '../ui/line-prompt.js';
+import { isTty, redrawsInPlace } from '../ui/line-prompt.js';
 import { needsLoginLines, unavailableLine } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
 import {
@@ -43,6 +51,7 @@ goes to stderr. A tool-level error exits 1; Ctrl-C cancels (exit 130).
 
 Options:
 ${PROJECT_USAGE}
+${MODE_USAGE}
       --json           Print the full result object (every content block, exactly)
 `;
 
@@ -51,7 +60,11 @@ export const callCommand: Command = {
   summary: 'Call one tool through the permission pipeline',
   usage: USAGE,
   async run(argv, io) {
-    const { values, positionals } = parseFlags('call', argv, PROJECT_OPTIONS);
+    const { values, positionals } = parseFlags('call', argv, {
+      ...PROJECT_OPTIONS,
+      ...JSON_OPTION,
+      ...MODE_OPTION,
+    });
     const [name, ...words] = positionals;
     if (name === undefined) {
       throw new CliError(
@@ -110,7 +123,7 @@ export const callCommand: Command = {
           project.session.events,
           run.context.runId,
           io.stderr,
-          { tty: isTty(io.stderr), prefix: 'clat: ' },
+          { tty: redrawsInPlace(io.stderr), prefix: 'clat: ' },
         );
         try {
           const result = await project.session.pipeline.call(name, args, run.context);

@@ -21,7 +21,14 @@ import {
 } from '@clat/provider-openai';
 import { splitWords } from '../catalog/prompt-arguments.js';
 import { PROMPT_COMMAND_PREFIX, SessionCatalog } from '../catalog/session-catalog.js';
-import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
+import {
+  MODE_OPTION,
+  MODE_USAGE,
+  PROJECT_OPTIONS,
+  PROJECT_USAGE,
+  parseFlags,
+  parseMode,
+} from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForGetStreams } from '../project/get-streams.js';
@@ -66,6 +73,7 @@ and Ctrl-D, end the session.
 
 Options:
 ${PROJECT_USAGE}
+${MODE_USAGE}
 `;
 
 /** How `/login` takes a server and, as `clat mcp login` does, the scopes to ask for. */
@@ -117,6 +125,8 @@ class ChatSession {
   #question: AbortController | undefined;
   #busy = false;
   #closed = false;
+  /** Set once the session closes its project: nothing about servers is reported after it. */
+  #ending = false;
   #stopped = false;
   /** Lines read but not run yet (typed ahead, or piped input read in one go). */
   readonly #pending: string[] = [];
@@ -571,6 +581,9 @@ class ChatSession {
     const { session } = this.#project;
     this.#write(`clat — project ${session.projectRoot} (mode ${this.#mode}); /help for commands\n`);
     void session.mount.start().then(() => {
+      // Ended while servers still connected (input closed, /exit): closing stopped them, so a
+      // summary now would call healthy servers failed.
+      if (this.#ending) return;
       this.#write(`\n${summaryLine(session.mount.summary())}\n`);
       for (const server of session.mount.summary().servers) {
         if (server.state === 'needs-login')
@@ -608,6 +621,7 @@ class ChatSession {
     }
     // Ctrl-D or Ctrl-C at the prompt leaves the cursor after it; /exit ended its own line.
     if (isTty(this.#io.stdin) && !this.#stopped) this.#io.stdout.write('\n');
+    this.#ending = true;
     this.#write('closing the project…\n');
     return 0;
   }
@@ -618,7 +632,10 @@ export const chatCommand: Command = {
   summary: 'Interactive session (the default when clat runs on a terminal)',
   usage: USAGE,
   async run(argv, io) {
-    const { values, positionals } = parseFlags('chat', argv, PROJECT_OPTIONS);
+    const { values, positionals } = parseFlags('chat', argv, {
+      ...PROJECT_OPTIONS,
+      ...MODE_OPTION,
+    });
     if (positionals.length > 0) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,

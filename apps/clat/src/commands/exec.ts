@@ -2,7 +2,14 @@
 import type { Readable } from 'node:stream';
 import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
 import { createOpenAiCompatibleProvider } from '@clat/provider-openai';
-import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags, parseMode } from '../cli-options.js';
+import {
+  MODE_OPTION,
+  MODE_USAGE,
+  PROJECT_OPTIONS,
+  PROJECT_USAGE,
+  parseFlags,
+  parseMode,
+} from '../cli-options.js';
 import type { Command } from '../command.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -10,7 +17,7 @@ import { waitForSurface, withProject } from '../project/with-project.js';
 import { AGENT_MAX_STEPS, runAgentTurn } from '../run/agent-loop.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
-import { isTty } from '../ui/line-prompt.js';
+import { isTty, redrawsInPlace } from '../ui/line-prompt.js';
 import { needsLoginLines } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
 import { createSavedApprover } from '../ui/tty-approver.js';
@@ -35,6 +42,7 @@ prompt: { echo "Review this diff:"; git diff; } | clat exec -
 
 Options:
 ${PROJECT_USAGE}
+${MODE_USAGE}
       --max-steps <n>  Model round trips before giving up (default ${AGENT_MAX_STEPS})
 `;
 
@@ -71,6 +79,7 @@ export const execCommand: Command = {
   async run(argv, io) {
     const { values, positionals } = parseFlags('exec', argv, {
       ...PROJECT_OPTIONS,
+      ...MODE_OPTION,
       'max-steps': { type: 'string' },
     });
     const words = positionals.join(' ').trim();
@@ -89,6 +98,8 @@ export const execCommand: Command = {
         'clat exec: --max-steps must be a positive integer',
       );
     }
+    // A typo in --mode is a usage error before anything else is checked or read.
+    if (values.mode !== undefined) parseMode(values.mode, 'project-write');
     if (fromStdin && isTty(io.stdin))
       io.stderr.write('clat: reading the prompt from stdin (Ctrl-D ends it)\n');
     const prompt = fromStdin ? await readStdinPrompt(io.stdin) : words;
@@ -121,7 +132,7 @@ export const execCommand: Command = {
       const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
       process.once('SIGINT', onSigint);
       const hideProgress = showToolProgress(project.session.events, run.context.runId, io.stderr, {
-        tty: isTty(io.stderr),
+        tty: redrawsInPlace(io.stderr),
         prefix: '  … ',
       });
       try {

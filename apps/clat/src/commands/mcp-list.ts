@@ -200,11 +200,19 @@ function line(io: CommandIO, server: ListedServer, home: ClatHome, debug: boolea
 
 /** `clat mcp list` (`one` undefined) or `clat mcp get <one>`. */
 export async function list(argv: string[], io: CommandIO, one?: string): Promise<number> {
-  const { values } = parseFlags(one === undefined ? 'mcp list' : 'mcp get', argv, {
+  const { values, positionals } = parseFlags(one === undefined ? 'mcp list' : 'mcp get', argv, {
     json: { type: 'boolean' },
     project: PROJECT_OPTIONS.project,
     trust: PROJECT_OPTIONS.trust,
   });
+  if (positionals.length > 0) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      one === undefined
+        ? `clat mcp list takes no arguments, not ${JSON.stringify(positionals[0])}; "clat mcp get <name>" shows one server`
+        : `clat mcp get takes one name; a name with a space goes in quotes: clat mcp get ${shellWord([one, ...positionals].join(' '))}`,
+    );
+  }
   const home = resolveClatHome(io.env, io.cwd);
   const config = await loadMcpConfig(home.mcpFile);
   const project = await projectConfig(home, io, values);
@@ -287,7 +295,15 @@ function get(
   // The user's entry first: the mount uses it over a same-named project entry.
   const server = servers.find((entry) => entry.name === one);
   if (server === undefined) {
-    const bad = issues.filter((issue) => issue.path === one || issue.path.startsWith(`${one}.`));
+    // Its own entry's problems, or a whole file that could not be read (not JSON, no
+    // "mcpServers" object): the name may be in it, so "no server named" would mislead.
+    const bad = issues.filter(
+      (issue) =>
+        issue.path === one ||
+        issue.path.startsWith(`${one}.`) ||
+        issue.path === '(root)' ||
+        issue.path === 'mcpServers',
+    );
     if (bad.length > 0) {
       throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, bad.map(formatIssue).join('\n'));
     }

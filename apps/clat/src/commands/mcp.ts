@@ -1,7 +1,7 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of the user's and the project's mcp.json. @module */
 
 import { shellWord } from '@clat/kernel';
-import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
+import { JSON_OPTION, PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import {
@@ -107,7 +107,13 @@ function writeJson(io: CommandIO, value: unknown): void {
 }
 
 async function status(argv: string[], io: CommandIO): Promise<number> {
-  const { values } = parseFlags('mcp', argv, PROJECT_OPTIONS);
+  const { values, positionals } = parseFlags('mcp', argv, { ...PROJECT_OPTIONS, ...JSON_OPTION });
+  if (positionals.length > 0) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `clat mcp status takes no arguments, not ${JSON.stringify(positionals[0])}; "clat mcp get <name>" shows one server's entry`,
+    );
+  }
   return withProject(
     io,
     { project: values.project, trust: values.trust, promptForTrust: true },

@@ -7,14 +7,15 @@
  */
 import { parseArgs } from 'node:util';
 import type { PrestartOptions } from '../project/prestart.js';
-import { PROJECT_OPTIONS } from '../project-options.js';
+import { JSON_OPTION, PROJECT_OPTIONS } from '../project-options.js';
 
 /** The project flags when `argv` holds nothing else (no name, no other flag), else undefined. */
 function wholeProject(argv: string[]): PrestartOptions | undefined {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: PROJECT_OPTIONS,
+      // What `clat tools` takes besides a name or --server.
+      options: { ...PROJECT_OPTIONS, ...JSON_OPTION },
       allowPositionals: true,
       strict: true,
     });

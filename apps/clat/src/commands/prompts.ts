@@ -4,7 +4,7 @@ import { formatPromptTable, formatRenderedPrompt } from '../catalog/catalog-text
 import { catalogOf, loadPrompts, serversOffering } from '../catalog/load-catalog.js';
 import { bindPromptArguments } from '../catalog/prompt-arguments.js';
 import { buildPromptCommands } from '../catalog/prompt-commands.js';
-import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
+import { JSON_OPTION, PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { projectCommand } from '../project/project-command.js';
@@ -34,7 +34,10 @@ export const promptsCommand: Command = {
   summary: 'List server prompts (session slash commands) or render one',
   usage: USAGE,
   async run(argv, io) {
-    const { values, positionals } = parseFlags('prompts', argv, PROJECT_OPTIONS);
+    const { values, positionals } = parseFlags('prompts', argv, {
+      ...PROJECT_OPTIONS,
+      ...JSON_OPTION,
+    });
     if (positionals[0] === 'get') return getPrompt(positionals.slice(1), values, io);
     const target = listTarget('prompts', 'get', positionals);
     return withCatalogServers(io, values, 'prompts', target, async (mount) => {

@@ -3,7 +3,7 @@
 import { sanitizeTerminalLine } from '@clat/kernel';
 import { formatResourceRead, formatResources } from '../catalog/catalog-text.js';
 import { catalogOf, loadResources, serversOffering } from '../catalog/load-catalog.js';
-import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
+import { JSON_OPTION, PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { projectCommand } from '../project/project-command.js';
@@ -32,7 +32,10 @@ export const resourcesCommand: Command = {
   summary: 'List server resources and templates, or read one',
   usage: USAGE,
   async run(argv, io) {
-    const { values, positionals } = parseFlags('resources', argv, PROJECT_OPTIONS);
+    const { values, positionals } = parseFlags('resources', argv, {
+      ...PROJECT_OPTIONS,
+      ...JSON_OPTION,
+    });
     if (positionals[0] === 'read') return readResource(positionals.slice(1), values, io);
     const target = listTarget('resources', 'read', positionals);
     return withCatalogServers(io, values, 'resources', target, async (mount) => {

@@ -1,6 +1,6 @@
 /** `clat tools`: the frozen tool surface of the trusted project (native and plugin tools). @module */
 import { type MountSummary, sanitizeTerminalLine } from '@clat/kernel';
-import { PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
+import { JSON_OPTION, PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { existingServerNames } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -34,6 +34,7 @@ export const toolsCommand: Command = {
   async run(argv, io) {
     const { values, positionals } = parseFlags('tools', argv, {
       ...PROJECT_OPTIONS,
+      ...JSON_OPTION,
       server: { type: 'string' },
     });
     if (positionals.length > 1 || (positionals.length === 1 && values.server !== undefined)) {

@@ -54,6 +54,12 @@ export const trustCommand: Command = {
     if (positionals.length > 1) {
       throw new CliError(CliErrorCode.CLI_USAGE, 'clat trust: expected at most one directory');
     }
+    if (values.list === true && (values.remove === true || positionals.length > 0)) {
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        'clat trust --list takes no directory and no --remove; run "clat trust --list" alone',
+      );
+    }
     const home = resolveClatHome(io.env, io.cwd);
     if (values.list === true) {
       for (const root of await listTrusted(home.trustFile)) io.stdout.write(`${root}\n`);

@@ -7,7 +7,13 @@
 import { stat } from 'node:fs/promises';
 import { expandServerVariables, type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
 import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
-import { collectMountSources, createHost, type Host, type MountEntry } from '@clat/kernel';
+import {
+  collectMountSources,
+  createHost,
+  type Host,
+  type MountEntry,
+  shellWord,
+} from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
@@ -79,7 +85,9 @@ export async function requireTrust(
   }
   throw new CliError(
     CliErrorCode.CLI_PROJECT_UNTRUSTED,
-    `project ${projectRoot} is not trusted, so no MCP server was started; run "clat trust" in it, or pass --trust`,
+    // The path in the command: typed in the shell the person is in, a bare "clat trust" would
+    // trust the directory there, not the project -C named.
+    `project ${projectRoot} is not trusted, so no MCP server was started; run "clat trust ${shellWord(projectRoot)}", or pass --trust`,
   );
 }
 

@@ -6,6 +6,15 @@ export function isTty(stream: Readable | Writable): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
+/**
+ * Whether a status line may be redrawn in place on `stream` (`\r`, erase-line, a spinner): a
+ * terminal that is not `TERM=dumb`, which has no cursor control (Emacs' shell, some CI
+ * terminals); there each update is a line of its own, or none.
+ */
+export function redrawsInPlace(stream: Readable | Writable, env = process.env): boolean {
+  return isTty(stream) && env.TERM !== 'dumb';
+}
+
 /** Asks one question; resolves the trimmed answer, or '' when input ends or `signal` aborts. */
 export async function askLine(
   input: Readable,

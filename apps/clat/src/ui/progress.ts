@@ -1,13 +1,17 @@
 /** A one-line "connecting…" indicator on stderr, shown only on a TTY and erased when done. @module */
 import type { Writable } from 'node:stream';
 import { type PluginMount, sanitizeTerminalLine } from '@clat/kernel';
+import { redrawsInPlace } from './line-prompt.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const FRAME_MS = 80;
 
-/** Starts the indicator when `stream` is a TTY; the returned function stops and erases it. */
+/**
+ * Starts the indicator when `stream` is a terminal that redraws in place (not `TERM=dumb`); the
+ * returned function stops and erases it.
+ */
 export function showMountProgress(mount: PluginMount, stream: Writable): () => void {
-  if ((stream as { isTTY?: boolean }).isTTY !== true) return () => {};
+  if (!redrawsInPlace(stream)) return () => {};
   let frame = 0;
   const draw = () => {
     const summary = mount.summary();
