@@ -62,8 +62,8 @@ describe('the project of a subdirectory', () => {
       `project ${root} is not trusted, so no MCP server was started; run "clat trust ${root}", or pass --trust`,
     );
     // From elsewhere with -C: the command named trusts that project, wherever it is typed.
-    const named = await sandbox.run(['tools', '-C', sub], { cwd: sandbox.root });
-    expect(named.stderr).toContain(`run "clat trust ${root}"`);
+    const fromElsewhere = await sandbox.run(['tools', '-C', sub], { cwd: sandbox.root });
+    expect(fromElsewhere.stderr).toContain(`run "clat trust ${root}"`);
     expect(await spawnedTags(spawnLog)).toEqual([]);
 
     const trusted = await sandbox.run(['trust'], { cwd: sub });
