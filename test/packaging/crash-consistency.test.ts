@@ -4,6 +4,9 @@
  * registry.json must parse and hold exactly the activation from before or after the operation in
  * flight, never a mix; a package still in the registry always has intact bytes (uninstall drops
  * the pointer first); the next store operation must recover (stale lease, staging, orphans).
+ * Each version has its own value of a sensitive setting: an activation always reads its own
+ * version's (never the value an interrupted update was writing), and once recovered no secrets
+ * file is left that no activation reads.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,7 +14,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PluginStore, parseRegistry } from '@clat/packaging';
+import { PluginStore, parseRegistry, SECRETS_DIR } from '@clat/packaging';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const CHILD = fileURLToPath(new URL('./fixtures/installer-child.mjs', import.meta.url));
@@ -21,6 +24,31 @@ interface State {
   active: string;
   rollback: string | null;
   enabled: boolean;
+}
+
+/** The sensitive setting each version is given (installer-child.mjs gives the same). */
+const A = { token: 'secret-1.0.0' };
+const B = { token: 'secret-2.0.0' };
+
+/**
+ * The token each activation of the package reads (`version=token`), and the secrets files no
+ * activation reads.
+ */
+async function readSecretsState(): Promise<{ read: string[]; unread: string[] }> {
+  const registry = parseRegistry(store.registryFile, await readFile(store.registryFile, 'utf8'));
+  const record = registry.packages.crashy;
+  const dir = join(home, SECRETS_DIR);
+  const files = await readdir(dir).catch(() => [] as string[]);
+  const read: string[] = [];
+  const names = new Set<string>();
+  for (const activation of [record?.active, record?.rollback]) {
+    if (activation === undefined || record === undefined) continue;
+    const name = `crashy.${activation.secrets}.json`;
+    names.add(name);
+    const { token } = JSON.parse(await readFile(join(dir, name), 'utf8')) as { token: string };
+    read.push(`${record.artifacts[activation.artifact]?.manifest.version}=${token}`);
+  }
+  return { read, unread: files.filter((name) => !names.has(name)) };
 }
 
 let work: string;
@@ -49,6 +77,7 @@ async function writePackage(dir: string, version: string): Promise<void> {
       sha256: createHash('sha256').update(entry).digest('hex'),
     },
     capabilities: { tools: true },
+    userConfig: { token: { type: 'string', title: 'Token', sensitive: true, required: true } },
   };
   await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(manifest));
 }
@@ -166,8 +195,8 @@ describe('plugin store crash consistency', () => {
     const dirB = join(work, 'b');
     await writePackage(dirA, '1.0.0');
     await writePackage(dirB, '2.0.0');
-    const a = await store.install(dirA, { acceptCapabilities: true });
-    const b = await store.update(dirB);
+    const a = await store.install(dirA, { acceptCapabilities: true, configValues: A });
+    const b = await store.update(dirB, { configValues: B });
     const shas = { A: a.treeSha256, B: b.treeSha256 };
 
     let killsMidOperation = 0;
@@ -200,17 +229,24 @@ describe('plugin store crash consistency', () => {
         `iteration ${iteration}, killed during ${inFlight ?? 'no operation'}`,
       ).toContainEqual(onDisk);
 
-      // Before any recovery: whatever the registry points to is intact on disk.
+      // Before any recovery: whatever the registry points to is intact on disk, and each
+      // activation reads its own version's token.
       if (onDisk !== null) expect((await store.list())[0]?.health).toBe('ok');
+      for (const pair of (await readSecretsState()).read) {
+        expect(['1.0.0=secret-1.0.0', '2.0.0=secret-2.0.0'], `iteration ${iteration}`).toContain(
+          pair,
+        );
+      }
 
       // The next operation reclaims the dead installer's lease and cleans up after it. Killed
       // after uninstall's pointer write, the bytes may linger until then; never the reverse.
       if (onDisk === null) {
-        await store.install(dirA, { acceptCapabilities: true });
+        await store.install(dirA, { acceptCapabilities: true, configValues: A });
         await store.uninstall('crashy');
         expect(await readdir(join(store.root, 'artifacts'))).toEqual([]);
+        expect(await readdir(join(home, SECRETS_DIR))).toEqual([]);
         uninstalledSeen++;
-        await store.install(dirA, { acceptCapabilities: true });
+        await store.install(dirA, { acceptCapabilities: true, configValues: A });
       } else {
         await store.disable('crashy');
         await store.enable('crashy');
@@ -219,6 +255,8 @@ describe('plugin store crash consistency', () => {
       }
       expect(await readdir(join(store.root, 'staging'))).toEqual([]);
       expect((await readdir(store.root)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+      // Recovered: no secrets file is left that no activation reads (nor a temporary one).
+      expect((await readSecretsState()).unread).toEqual([]);
       const [row] = await store.list();
       expect(row?.health).toBe('ok');
     }

@@ -111,8 +111,9 @@ describe.skipIf(!hasTmux())('install consent on a terminal', () => {
       region: 'eu-west',
     });
     expect(registry).not.toContain('tok-Secret-42');
+    const token = JSON.parse(registry).packages['settings-demo'].active.secrets;
     const secrets = await readFile(
-      join(sandbox.home, 'plugin-secrets', 'settings-demo.json'),
+      join(sandbox.home, 'plugin-secrets', `settings-demo.${token}.json`),
       'utf8',
     );
     expect(secrets).toContain('tok-Secret-42');

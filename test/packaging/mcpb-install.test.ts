@@ -140,12 +140,12 @@ describe('MCPB bundles', () => {
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain('Installed weather 1.2.0');
 
-    const secrets = join(home, 'plugin-secrets', 'weather.json');
+    const registry = await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8');
+    expect(registry).not.toContain(SECRET);
+    const token = JSON.parse(registry).packages.weather.active.secrets;
+    const secrets = join(home, 'plugin-secrets', `weather.${token}.json`);
     expect((await stat(secrets)).mode & 0o777).toBe(0o600);
     expect(await readFile(secrets, 'utf8')).toContain(SECRET);
-    expect(await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8')).not.toContain(
-      SECRET,
-    );
 
     const call = await clat('call', 'mcp_weather_whoami', '{}');
     expect(call.code, call.stderr).toBe(0);

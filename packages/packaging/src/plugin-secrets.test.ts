@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SECRETS_DIR, writeSecrets } from './plugin-secrets.js';
+import { readSecrets, SECRETS_DIR, sweepSecrets, writeSecrets } from './plugin-secrets.js';
+import { emptyRegistry, type PackageRecord, type Registry } from './registry.js';
 
 let home = '';
 beforeEach(async () => {
@@ -10,13 +11,79 @@ beforeEach(async () => {
 });
 afterEach(() => rm(home, { recursive: true, force: true }));
 
-describe('writeSecrets', () => {
-  it('leaves no temporary copy of the secrets when the replacement fails', async () => {
-    // A non-empty directory where the secrets file goes: the write works, the rename fails.
-    const blocked = join(home, SECRETS_DIR, 'vault.json');
-    await mkdir(blocked, { recursive: true });
-    await writeFile(join(blocked, 'inside'), 'kept');
-    await expect(writeSecrets(home, 'vault', { pin: 'sk-proj-0123456789' })).rejects.toThrow();
-    expect(await readdir(join(home, SECRETS_DIR))).toEqual(['vault.json']);
+const dir = () => join(home, SECRETS_DIR);
+const SHA = 'a'.repeat(64);
+
+/** A registry whose package `id` has these activations' secrets tokens (undefined: legacy). */
+function registryWith(id: string, active: string | undefined, rollback?: string): Registry {
+  const activation = (secrets: string | undefined) => ({
+    artifact: SHA,
+    acceptedCapabilities: { tools: true },
+    ...(secrets === undefined ? {} : { secrets }),
+  });
+  const registry = emptyRegistry();
+  registry.packages[id] = {
+    enabled: true,
+    active: activation(active),
+    ...(rollback === undefined ? {} : { rollback: activation(rollback) }),
+    artifacts: {},
+  } as unknown as PackageRecord;
+  return registry;
+}
+
+describe('plugin secrets, one file per activation', () => {
+  it('writes a new owner-only file under a fresh token and never touches the active one', async () => {
+    const first = await writeSecrets(home, 'vault', { pin: 'old-0123456789' });
+    // An update's write, then no registry write (the process was stopped in between): the
+    // active activation still reads its own value.
+    const second = await writeSecrets(home, 'vault', { pin: 'new-0123456789' });
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^[0-9a-f]{16}$/);
+    expect(await readSecrets(home, 'vault', { secrets: first })).toEqual({ pin: 'old-0123456789' });
+    expect(await readSecrets(home, 'vault', { secrets: second })).toEqual({
+      pin: 'new-0123456789',
+    });
+    expect((await stat(join(dir(), `vault.${second}.json`))).mode & 0o777).toBe(0o600);
+    expect((await stat(dir())).mode & 0o777).toBe(0o700);
+    // No sensitive settings: a token, and no file.
+    const none = await writeSecrets(home, 'vault', {});
+    expect(await readSecrets(home, 'vault', { secrets: none })).toEqual({});
+    expect((await readdir(dir())).sort()).toEqual(
+      [`vault.${first}.json`, `vault.${second}.json`].sort(),
+    );
+  });
+
+  it("reads an older registry's activation (no token) from the one file per id", async () => {
+    await mkdir(dir(), { recursive: true });
+    await writeFile(join(dir(), 'vault.json'), JSON.stringify({ pin: 'legacy' }));
+    expect(await readSecrets(home, 'vault', {})).toEqual({ pin: 'legacy' });
+    await writeFile(join(dir(), 'vault.json'), '[1]');
+    await expect(readSecrets(home, 'vault', {})).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: `${join(dir(), 'vault.json')} is not a JSON object; reinstall vault`,
+    });
+  });
+
+  it('sweeps what no activation reads: replaced, orphaned, uninstalled and temporary files', async () => {
+    const active = await writeSecrets(home, 'vault', { pin: 'active' });
+    const rollback = await writeSecrets(home, 'vault', { pin: 'rollback' });
+    const orphan = await writeSecrets(home, 'vault', { pin: 'orphan' });
+    await writeSecrets(home, 'gone', { pin: 'uninstalled' });
+    await writeFile(join(dir(), 'vault.json'), '{"pin":"legacy, replaced"}');
+    // What a write killed between creating and renaming its temporary file leaves.
+    await writeFile(join(dir(), `.vault.${orphan}.json.4242.0123456789abcdef.tmp`), '{"pin":"x"}');
+    await sweepSecrets(home, registryWith('vault', active, rollback));
+    expect((await readdir(dir())).sort()).toEqual(
+      [`vault.${active}.json`, `vault.${rollback}.json`].sort(),
+    );
+    // A legacy activation keeps the one file per id.
+    await writeFile(join(dir(), 'vault.json'), '{"pin":"legacy"}');
+    await sweepSecrets(home, registryWith('vault', undefined, active));
+    expect((await readdir(dir())).sort()).toEqual([`vault.${active}.json`, 'vault.json'].sort());
+    expect(JSON.parse(await readFile(join(dir(), 'vault.json'), 'utf8'))).toEqual({
+      pin: 'legacy',
+    });
+    await sweepSecrets(home, emptyRegistry());
+    expect(await readdir(dir())).toEqual([]);
   });
 });

@@ -1,21 +1,36 @@
 /**
  * Sensitive plugin settings (manifest `userConfig` fields marked `sensitive`): kept out of
- * registry.json and mcp.json in `<CLAT_HOME>/plugin-secrets/<id>.json` (dir 0700, file 0600),
- * merged into the config only when a server is launched.
+ * registry.json and mcp.json in `<CLAT_HOME>/plugin-secrets/<id>.<token>.json` (dir 0700, file
+ * 0600), one file per activation (the registry's `secrets` token names it), merged into the config
+ * only when a server is launched. A new activation's file is written before the registry that
+ * points to it, and files no activation points to are removed after (and at every store lease),
+ * so an interrupted update leaves the active version's settings as they were.
  * @module
  */
-import { chmod, mkdir, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
 import { writeFileAtomic } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
+import type { Activation, Registry } from './registry.js';
 
 export const SECRETS_DIR = 'plugin-secrets';
 
-function secretsFile(clatHome: string, id: string): string {
-  return join(clatHome, SECRETS_DIR, `${id}.json`);
+/** The file of an activation's secrets: its token's, or the one per id of older registries. */
+function secretsFileName(id: string, activation: Pick<Activation, 'secrets'>): string {
+  return activation.secrets === undefined ? `${id}.json` : `${id}.${activation.secrets}.json`;
+}
+
+/** Where an activation's sensitive settings are (the file may not exist: then it has none). */
+export function secretsFile(
+  clatHome: string,
+  id: string,
+  activation: Pick<Activation, 'secrets'>,
+): string {
+  return join(clatHome, SECRETS_DIR, secretsFileName(id, activation));
 }
 
 /** Splits a config into what the registry stores and the sensitive values. */
@@ -36,12 +51,15 @@ export function splitSensitiveConfig(
   return { stored: Object.keys(stored).length === 0 ? undefined : stored, secrets };
 }
 
-/** The sensitive values stored for `id` (none: `{}`). A corrupt file is an error naming it. */
+/**
+ * The sensitive values of `id`'s `activation` (none: `{}`). A corrupt file is an error naming it.
+ */
 export async function readSecrets(
   clatHome: string,
   id: string,
+  activation: Pick<Activation, 'secrets'>,
 ): Promise<Record<string, JsonValue>> {
-  const file = secretsFile(clatHome, id);
+  const file = secretsFile(clatHome, id, activation);
   let text: string;
   try {
     text = (await readBoundedFile(file, PACKAGE_LIMITS.configBytes, file)).toString('utf8');
@@ -62,20 +80,49 @@ export async function readSecrets(
   });
 }
 
-/** Replaces the sensitive values of `id` (0600, atomic); an empty set removes the file. */
+/**
+ * Writes the sensitive values of a new activation of `id` (0600, atomic) under a new token, and
+ * returns the token for the activation to carry; an empty set writes nothing. No file an existing
+ * activation reads is touched: only the registry's rename makes the new one active.
+ */
 export async function writeSecrets(
   clatHome: string,
   id: string,
   secrets: Record<string, JsonValue>,
-): Promise<void> {
-  const file = secretsFile(clatHome, id);
-  if (Object.keys(secrets).length === 0) {
-    await unlink(file).catch(() => undefined);
-    return;
-  }
+): Promise<string> {
+  const token = randomBytes(8).toString('hex');
+  if (Object.keys(secrets).length === 0) return token;
   const dir = join(clatHome, SECRETS_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  // The temporary file holds the secrets: it never outlives a failed replacement.
-  await writeFileAtomic(file, JSON.stringify(secrets), { mode: 0o600 });
+  // The temporary file holds the secrets: it never outlives a failed replacement, and one a
+  // killed process left is removed by the next sweep.
+  await writeFileAtomic(secretsFile(clatHome, id, { secrets: token }), JSON.stringify(secrets), {
+    mode: 0o600,
+  });
+  return token;
+}
+
+/**
+ * Removes every file of the secrets directory no activation of `registry` reads: those of
+ * replaced or uninstalled versions, of an update interrupted before its registry was written,
+ * and temporary files a killed write left (they hold secrets too). Run under the store lease,
+ * after each registry write and at each lease, so nothing of a removed plugin's keys stays.
+ */
+export async function sweepSecrets(clatHome: string, registry: Registry): Promise<void> {
+  const dir = join(clatHome, SECRETS_DIR);
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return;
+  }
+  const read = new Set<string>();
+  for (const [id, record] of Object.entries(registry.packages)) {
+    read.add(secretsFileName(id, record.active));
+    if (record.rollback !== undefined) read.add(secretsFileName(id, record.rollback));
+  }
+  for (const entry of entries) {
+    if (!read.has(entry)) await unlink(join(dir, entry)).catch(() => undefined);
+  }
 }

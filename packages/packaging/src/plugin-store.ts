@@ -24,7 +24,7 @@ import {
 } from './inspect.js';
 import { listedSource } from './listed-source.js';
 import { keepAddedFiles } from './plugin-data.js';
-import { readSecrets, splitSensitiveConfig, writeSecrets } from './plugin-secrets.js';
+import { readSecrets, splitSensitiveConfig, sweepSecrets, writeSecrets } from './plugin-secrets.js';
 import {
   type Activation,
   type ArtifactRecord,
@@ -113,6 +113,7 @@ export class PluginStore {
     try {
       const registry = await this.readRegistry();
       await recoverStore(this.root, registry);
+      await sweepSecrets(this.clatHome, registry);
       return await task(registry);
     } finally {
       await lease.release();
@@ -332,7 +333,8 @@ export class PluginStore {
         if (expansion.length > 0 && options.acceptCapabilities !== true) {
           await confirmCapabilities(mode, manifest, expansion, options);
         }
-        const secretsBefore = existing === undefined ? {} : await readSecrets(this.clatHome, id);
+        const secretsBefore =
+          existing === undefined ? {} : await readSecrets(this.clatHome, id, existing.active);
         let config =
           options.config !== undefined
             ? options.config
@@ -355,10 +357,13 @@ export class PluginStore {
         const published = await this.#publishArtifact(id, treeSha, inspected, false, 'reinstall');
         await this.#storeContainer(id, treeSha);
 
+        // The new settings go to a file of their own: until the registry below is written,
+        // the active version reads its own, whatever stops this update.
         const activation: Activation = {
           artifact: treeSha,
           acceptedCapabilities: manifest.capabilities,
           ...(stored === undefined ? {} : { config: stored }),
+          secrets: await writeSecrets(this.clatHome, id, secrets),
         };
         const source = options.source ?? existing?.artifacts[treeSha]?.source;
         const artifacts: Record<string, ArtifactRecord> = {
@@ -391,9 +396,9 @@ export class PluginStore {
             },
           },
         };
-        await writeSecrets(this.clatHome, id, secrets);
         await this.#writeRegistry(next);
         await recoverStore(this.root, next);
+        await sweepSecrets(this.clatHome, next);
         const result: ActivationResult = {
           id,
           version: manifest.version,
@@ -515,11 +520,12 @@ export class PluginStore {
       this.#requireRecord(registry, id);
       const packages = { ...registry.packages };
       delete packages[id];
-      await this.#writeRegistry({ ...registry, packages });
+      const next = { ...registry, packages };
+      await this.#writeRegistry(next);
       try {
         await removeTree(join(this.root, 'artifacts', id));
         await removeTree(join(this.root, 'containers', id));
-        await writeSecrets(this.clatHome, id, {});
+        await sweepSecrets(this.clatHome, next);
         return {};
       } catch (error) {
         return { cleanupError: (error as Error).message };

@@ -35,6 +35,16 @@ export const ActivationSchema = z
     artifact: Sha256Schema,
     config: JsonValueSchema.optional(),
     acceptedCapabilities: PluginCapabilitiesSchema,
+    /**
+     * Names this activation's sensitive settings, `plugin-secrets/<id>.<secrets>.json` (no file:
+     * none). Each activation has its own file, written before the registry that points to it, so
+     * the registry's one rename switches settings and version together, and a rollback gets its
+     * own back. Absent in registries written before it: those read `plugin-secrets/<id>.json`.
+     */
+    secrets: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/, 'must be 16 lowercase hex digits')
+      .optional(),
   })
   .strict();
 

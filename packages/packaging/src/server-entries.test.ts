@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -80,22 +80,25 @@ describe('installedServerEntries', () => {
     const store = new PluginStore({ clatHome: home });
     const entryText =
       'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), token: process.env.TOKEN, store: process.env.STORE_PATH }));\n';
-    await writeFixturePackage(join(work, 'n'), {
-      id: 'noded',
-      entryText,
-      entry: 'server.mjs',
-      executable: false,
-      interpreter: 'node',
-      args: ['--depth', '${config.depth}', '${config.dirs}'],
-      env: { TOKEN: '${config.token}', STORE_PATH: '${CLAT_PLUGIN_DATA}/memory.jsonl' },
-      manifest: {
-        userConfig: {
-          token: { type: 'string', title: 'Token', sensitive: true, required: true },
-          depth: { type: 'number', title: 'Depth', default: 2 },
-          dirs: { type: 'directory', title: 'Dirs', multiple: true, default: ['/a', '/b'] },
+    const noded = (version: string) =>
+      writeFixturePackage(join(work, 'n'), {
+        id: 'noded',
+        version,
+        entryText,
+        entry: 'server.mjs',
+        executable: false,
+        interpreter: 'node',
+        args: ['--depth', '${config.depth}', '${config.dirs}'],
+        env: { TOKEN: '${config.token}', STORE_PATH: '${CLAT_PLUGIN_DATA}/memory.jsonl' },
+        manifest: {
+          userConfig: {
+            token: { type: 'string', title: 'Token', sensitive: true, required: true },
+            depth: { type: 'number', title: 'Depth', default: 2 },
+            dirs: { type: 'directory', title: 'Dirs', multiple: true, default: ['/a', '/b'] },
+          },
         },
-      },
-    });
+      });
+    await noded('1.0.0');
     await expect(
       store.install(join(work, 'n'), { yes: true, configValues: {} }),
     ).rejects.toMatchObject({
@@ -107,7 +110,8 @@ describe('installedServerEntries', () => {
       configValues: { token: 's3cret-value', depth: '4' },
     });
     expect(await readFile(store.registryFile, 'utf8')).not.toContain('s3cret-value');
-    const secrets = join(home, 'plugin-secrets', 'noded.json');
+    const token = (await store.readRegistry()).packages.noded?.active.secrets;
+    const secrets = join(home, 'plugin-secrets', `noded.${token}.json`);
     expect((await stat(secrets)).mode & 0o777).toBe(0o600);
     expect((await stat(join(home, 'plugin-secrets'))).mode & 0o777).toBe(0o700);
 
@@ -128,7 +132,35 @@ describe('installedServerEntries', () => {
     });
     // An update without config keeps both the stored and the sensitive values.
     await store.update(join(work, 'n'));
-    expect(JSON.parse(await readFile(secrets, 'utf8'))).toEqual({ token: 's3cret-value' });
+    const kept = (await store.readRegistry()).packages.noded?.active.secrets;
+    expect(kept).not.toBe(token);
+    expect(
+      JSON.parse(await readFile(join(home, 'plugin-secrets', `noded.${kept}.json`), 'utf8')),
+    ).toEqual({ token: 's3cret-value' });
+
+    // Each activation keeps its own sensitive values: a rollback launches with the old token.
+    const tokenOf = async () => {
+      const launched = (await installedServerEntries(home)).servers[0];
+      if (launched?.transport !== 'stdio') throw new Error('expected stdio');
+      return JSON.parse(
+        execFileSync(launched.command, launched.args ?? [], {
+          env: { ...launched.env },
+        }).toString(),
+      ).token;
+    };
+    await noded('2.0.0');
+    await store.update(join(work, 'n'), { configValues: { token: 'n3w-value' } });
+    expect(await tokenOf()).toBe('n3w-value');
+    await store.rollback('noded');
+    expect(await tokenOf()).toBe('s3cret-value');
+    // A file no activation reads (an update stopped before its registry write) goes at the next
+    // change; so do an uninstalled package's.
+    const orphan = join(home, 'plugin-secrets', 'noded.0123456789abcdef.json');
+    await writeFile(orphan, '{"token":"never-active"}');
+    await store.disable('noded');
+    expect((await readdir(join(home, 'plugin-secrets'))).length).toBe(2);
+    await store.uninstall('noded');
+    expect(await readdir(join(home, 'plugin-secrets'))).toEqual([]);
   });
 
   it('skips disabled packages, reports tampered ones, and mounts nothing on a bad registry', async () => {

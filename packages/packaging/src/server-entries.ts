@@ -121,7 +121,7 @@ export async function installedServerEntries(
     let config: JsonValue | undefined = verified.activation.config;
     let secrets: Record<string, JsonValue>;
     try {
-      secrets = await readSecrets(clatHome, id);
+      secrets = await readSecrets(clatHome, id, verified.activation);
     } catch (error) {
       out.issues.push({ id, message: (error as Error).message });
       continue;
