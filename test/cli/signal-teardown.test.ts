@@ -2,13 +2,14 @@
  * Ctrl-C (SIGINT), SIGTERM or SIGHUP reaching `clat` while a command that does not handle them
  * waits for its servers (`clat tools` during a slow handshake): the servers run in sessions of
  * their own, so the terminal's signal never reaches them, and one that ignores its closed stdin
- * used to outlive clat. Now clat kills them and still ends by the signal.
+ * used to outlive clat. Now clat kills them and still ends by the signal; a server's setsid()
+ * daemon, out of reach of a group kill, is found by its tag and killed too.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAT_BIN, useCliSandbox } from './support.js';
+import { CLAT_BIN, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
 const sandbox = useCliSandbox();
 
@@ -54,4 +55,39 @@ describe('a signal while clat waits for its servers', () => {
       await until(() => !alive(server), `the server (pid ${server}) to be gone`);
     });
   }
+
+  it("SIGTERM: a connected server's setsid() daemon goes with it", async () => {
+    const marker = join(sandbox.root, 'stubborn.pid');
+    const script = `require('fs').writeFileSync(${JSON.stringify(marker)}, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000);`;
+    // "family" connects and has started its grandchildren and daemon (each carries the sandbox
+    // marker in its argv); "stubborn" keeps clat waiting.
+    await sandbox.writeMcp({
+      mcpServers: {
+        // The marker as a bare word: the grandchildren are `node -e … <marker>`, where a word
+        // starting with "--" would be taken for a Node option.
+        family: {
+          command: process.execPath,
+          args: [join(STDIO_FIXTURES, 'grandchildren.mjs'), sandbox.marker],
+        },
+        stubborn: { command: process.execPath, args: ['-e', script] },
+      },
+    });
+    const clat = spawn(process.execPath, [CLAT_BIN, 'tools', '--trust'], {
+      cwd: sandbox.project,
+      env: sandbox.env(),
+      stdio: 'ignore',
+    });
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      clat.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    // The server, its two grandchildren and the daemon.
+    await until(
+      () => existsSync(marker) && sandbox.survivors().length >= 4,
+      'the servers to start',
+    );
+    clat.kill('SIGTERM');
+    expect(await ended).toEqual({ code: null, signal: 'SIGTERM' });
+    // The daemon included: it left the server's group, so only the tag sweep reaches it.
+    await until(() => sandbox.survivors().length === 0, 'every server process to be gone');
+  });
 });

@@ -14,7 +14,7 @@ import {
   type TransportDiagnostics,
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
-import { killGroup, signalGroup, trackGroup, untrackGroup } from '@clat/process';
+import { killGroup, onHostEnding, signalGroup, trackGroup, untrackGroup } from '@clat/process';
 import { sweepDetached } from './detached-sweep.js';
 import { secretEnvValues } from './env-secrets.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
@@ -74,6 +74,8 @@ export class StdioTransport implements Transport {
   #decoder: LineDecoder | undefined;
   #pid: number | undefined;
   #cwd: string | undefined;
+  /** Removes this server's sweep from those an ending signal runs (its teardown sweeps). */
+  #endingSweep: (() => void) | undefined;
   #exit: ExitInfo | undefined;
   readonly #exitWaiters = new Set<() => void>();
   #failure: StdioTransportError | undefined;
@@ -328,6 +330,8 @@ export class StdioTransport implements Transport {
     child.on('error', (error) => this.#report(error));
     this.#pid = child.pid as number;
     trackGroup(this.#pid);
+    // A signal that ends the host before this teardown: its setsid() daemons are swept too.
+    this.#endingSweep = onHostEnding(() => sweepDetached(this.#tag));
     this.#options.onSpawn?.(this.#pid);
   }
 
@@ -459,6 +463,8 @@ export class StdioTransport implements Transport {
       await killGroup(pgid, this.#grace);
       untrackGroup(pgid);
       // Daemons that left the group (setsid) still carry the server's tag.
+      this.#endingSweep?.();
+      this.#endingSweep = undefined;
       const swept = await sweepDetached(this.#tag);
       if (swept.killed.length > 0) this.#detachedKilled = swept.killed;
       if (swept.left.length > 0) {

@@ -16,6 +16,7 @@ export {
 } from './process-group.js';
 export {
   killTrackedGroups,
+  onHostEnding,
   trackedGroupCount,
   trackGroup,
   untrackGroup,

@@ -14,12 +14,20 @@ import { signalGroup } from './process-group.js';
 interface Tracked {
   groups: Set<number>;
   hooked: boolean;
+  /** Sweeps an ending signal waits for (bounded): processes that left their groups. */
+  endings?: Set<() => Promise<unknown>>;
 }
 const TRACKED = Symbol.for('@clat/process.trackedGroups');
 const shared = globalThis as { [TRACKED]?: Tracked };
 const tracked: Tracked = shared[TRACKED] ?? { groups: new Set(), hooked: false };
 shared[TRACKED] = tracked;
+// A copy bundled before `endings` existed shares the object: add the set to it.
+tracked.endings ??= new Set();
 const liveGroups = tracked.groups;
+const endings = tracked.endings;
+
+/** How long an ending signal waits for the sweeps before the host ends by it. */
+const ENDING_SWEEPS_MS = 1_500;
 
 /** SIGKILLs every tracked group and forgets them (what the exit hook does). */
 export function killTrackedGroups(): void {
@@ -40,17 +48,47 @@ function onEndingSignal(signal: NodeJS.Signals): void {
   if (process.listenerCount(signal) > 1) return;
   killTrackedGroups();
   process.removeListener(signal, onEndingSignal);
-  process.kill(process.pid, signal);
+  const end = () => process.kill(process.pid, signal);
+  const sweeps = [...endings];
+  endings.clear();
+  if (sweeps.length === 0) {
+    end();
+    return;
+  }
+  // Daemons that left their group (setsid) are only found by a sweep, which reads /proc: wait
+  // for it, bounded, then end by the signal as before. A second signal ends the host at once.
+  const timer = setTimeout(end, ENDING_SWEEPS_MS);
+  void Promise.allSettled(sweeps.map((sweep) => sweep())).then(() => {
+    clearTimeout(timer);
+    end();
+  });
+}
+
+function hook(): void {
+  if (tracked.hooked) return;
+  tracked.hooked = true;
+  process.once('exit', killTrackedGroups);
+  for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal);
 }
 
 /** Tracks a spawned group so an abrupt host exit (or an unhandled Ctrl-C) still kills it. */
 export function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
-  if (!tracked.hooked) {
-    tracked.hooked = true;
-    process.once('exit', killTrackedGroups);
-    for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal);
-  }
+  hook();
+}
+
+/**
+ * Runs `sweep` when a signal nobody handles ends the host, after the tracked groups are killed
+ * and before the host ends (at most {@link ENDING_SWEEPS_MS}): for what a group kill cannot
+ * reach, such as a server's `setsid()` daemons, found by their environment tag. The returned
+ * function removes it (at the owner's own teardown, which sweeps itself).
+ */
+export function onHostEnding(sweep: () => Promise<unknown>): () => void {
+  endings.add(sweep);
+  hook();
+  return () => {
+    endings.delete(sweep);
+  };
 }
 
 /** Forgets a group its owner has emptied. */
