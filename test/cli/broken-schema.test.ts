@@ -40,6 +40,11 @@ describe('tools whose input schema cannot be offered', () => {
     const call = await sandbox.run(['call', 'mcp_shapes_good', 'text=hello', '--trust']);
     expect(call.stdout).toBe('good: hello\n');
     expect(call.code).toBe(0);
+
+    // A call of a skipped tool says why it is not there, not only "not registered".
+    const skipped = await sandbox.run(['call', 'mcp_shapes_scalar', '{}', '--trust']);
+    expect(skipped.code).toBe(1);
+    expect(skipped.stderr).toContain(`: ${SKIPPED[0]} [CLI_SERVER_NOT_FOUND]\n`);
   });
 
   it('are not offered to the model by clat exec', async () => {

@@ -29,7 +29,7 @@ import {
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { claudeToolName, didYouMeanTool } from '../ui/did-you-mean.js';
 import { isTty, redrawsInPlace } from '../ui/line-prompt.js';
-import { needsLoginLines, unavailableLine } from '../ui/mcp-status.js';
+import { needsLoginLines, skippedToolWarning, unavailableLine } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
 import {
   createLineApprover,
@@ -156,6 +156,13 @@ export const callCommand: Command = {
               throw new CliError(
                 CliErrorCode.CLI_SERVER_NOT_FOUND,
                 `${error.message}: ${why.join('; ')}`,
+              );
+            }
+            const skipped = skippedToolWarning(project.session.mount.summary(), name);
+            if (skipped !== undefined) {
+              throw new CliError(
+                CliErrorCode.CLI_SERVER_NOT_FOUND,
+                `${error.message}: ${skipped}`,
               );
             }
             const meant = didYouMeanTool(

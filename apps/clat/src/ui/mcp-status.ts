@@ -2,6 +2,7 @@
 import {
   sanitizeTerminalLine as line,
   type MountSummary as McpSummary,
+  qualifyToolName,
   type MountStatus as ServerStatus,
   shellWord,
 } from '@clat/kernel';
@@ -163,6 +164,31 @@ export function skippedToolLines(summary: McpSummary, statusCommand: string): st
     );
   }
   return lines;
+}
+
+/**
+ * The warning of a connected server that skipped the tool registered as `name` (its input
+ * schema is no object schema, or invalid), shown as it is in `clat mcp`; undefined when no
+ * server skipped it. `clat call` says this instead of "not registered".
+ */
+export function skippedToolWarning(summary: McpSummary, name: string): string | undefined {
+  for (const server of summary.servers) {
+    if (server.state !== 'connected') continue;
+    for (const warning of server.warnings) {
+      const match = /^tool ("(?:[^"\\]|\\.)*") of MCP server "(?:[^"\\]|\\.)*" skipped: /.exec(
+        warning,
+      );
+      if (match === null) continue;
+      let qualified: string | undefined;
+      try {
+        qualified = qualifyToolName('mcp', server.name, JSON.parse(match[1] as string) as string);
+      } catch {
+        continue;
+      }
+      if (qualified === name) return line(warning);
+    }
+  }
+  return undefined;
 }
 
 /**
