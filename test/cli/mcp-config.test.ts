@@ -659,7 +659,7 @@ describe('mounting with bad entries', () => {
       `${file}: both: entry has both "command" and "url"; choose exactly one transport`,
       `${file}: neither: entry needs either "command" (stdio) or "url" (Streamable HTTP)`,
       `${file}: typo: unknown field(s) "argz" (did you mean "args"?)`,
-      `${file}: misspelt: entry needs either "command" (stdio) or "url" (Streamable HTTP) (did you mean "command"?)`,
+      `${file}: misspelt: entry needs either "command" (stdio) or "url" (Streamable HTTP) ("comand": did you mean "command"?)`,
       `${file}: gemini: entry needs either "command" (stdio) or "url" (Streamable HTTP) ("httpUrl" is Gemini CLI's name for "url" in CLAT)`,
     ]);
     expect(status.configured).toBe(1);

@@ -4,11 +4,15 @@ import { fieldHints } from './field-hints.js';
 
 const KNOWN = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'oauth', 'disabled'];
 
-function issue(unknownKeys: string[], knownKeys: string[] | null = KNOWN): ConfigIssue {
+function issue(
+  unknownKeys: string[],
+  knownKeys: string[] | null = KNOWN,
+  message = `unknown field(s) ${unknownKeys.map((key) => JSON.stringify(key)).join(', ')}`,
+): ConfigIssue {
   return {
     file: 'mcp.json',
     path: 'docs',
-    message: 'unknown field(s)',
+    message,
     unknownKeys,
     ...(knownKeys === null ? {} : { knownKeys }),
   };
@@ -19,6 +23,11 @@ describe('fieldHints', () => {
     expect(fieldHints(issue(['comand']))).toBe(' (did you mean "command"?)');
     expect(fieldHints(issue(['header']))).toBe(' (did you mean "headers"?)');
     expect(fieldHints(issue(['timeout']))).toBe('');
+    // A message that does not name the field itself: the hint does.
+    const needs = 'entry needs either "command" (stdio) or "url" (Streamable HTTP)';
+    expect(fieldHints(issue(['comand'], KNOWN, needs))).toBe(
+      ' ("comand": did you mean "command"?)',
+    );
     expect(fieldHints(issue(['arg', 'enviroment', 'header']))).toBe(
       ' ("arg": did you mean "args"?; "header": did you mean "headers"?)',
     );

@@ -17,8 +17,12 @@ const OTHER_NAMES: Readonly<Record<string, { field: string; whose: string }>> = 
   transport: { field: 'type', whose: 'a name some clients use' },
 };
 
-/** One hint per unknown field that has one; empty when none does. */
-function hints(unknown: readonly string[], known: readonly string[]): string[] {
+/**
+ * One hint per unknown field that has one; empty when none does. A field the issue's message
+ * does not name itself is named in its hint (`entry needs either "command" … ("comand": did you
+ * mean "command"?)`).
+ */
+function hints(unknown: readonly string[], known: readonly string[], message: string): string[] {
   const out: string[] = [];
   for (const key of unknown) {
     const other = OTHER_NAMES[key];
@@ -31,7 +35,7 @@ function hints(unknown: readonly string[], known: readonly string[]): string[] {
     const meant = closestName(key, known);
     if (meant === undefined) continue;
     out.push(
-      unknown.length === 1
+      unknown.length === 1 && message.includes(JSON.stringify(key))
         ? `did you mean ${JSON.stringify(meant)}?`
         : `${JSON.stringify(key)}: did you mean ${JSON.stringify(meant)}?`,
     );
@@ -42,6 +46,6 @@ function hints(unknown: readonly string[], known: readonly string[]): string[] {
 /** ` (did you mean "command"?)` and the like for `issue`'s unknown fields, or ''. */
 export function fieldHints(issue: ConfigIssue): string {
   if (issue.unknownKeys === undefined || issue.knownKeys === undefined) return '';
-  const found = hints(issue.unknownKeys, issue.knownKeys);
+  const found = hints(issue.unknownKeys, issue.knownKeys, issue.message);
   return found.length === 0 ? '' : ` (${found.join('; ')})`;
 }
