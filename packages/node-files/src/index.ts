@@ -25,5 +25,5 @@ export {
   type NewFileOptions,
   writeNewFile,
 } from './new-file.js';
-export { lockHolderAlive, processAlive } from './process-alive.js';
+export { lockHolderAlive } from './process-alive.js';
 export { isTempFileOf } from './temp-name.js';

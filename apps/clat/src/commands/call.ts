@@ -160,10 +160,7 @@ export const callCommand: Command = {
             }
             const skipped = skippedToolWarning(project.session.mount.summary(), name);
             if (skipped !== undefined) {
-              throw new CliError(
-                CliErrorCode.CLI_SERVER_NOT_FOUND,
-                `${error.message}: ${skipped}`,
-              );
+              throw new CliError(CliErrorCode.CLI_SERVER_NOT_FOUND, `${error.message}: ${skipped}`);
             }
             const meant = didYouMeanTool(
               name,
