@@ -210,6 +210,10 @@ enabled = false
     const forced = await run(['mcp', 'import', '--from', 'claude-desktop', '--force']);
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('~ memory  stdio  npx -y @modelcontextprotocol/server-memory');
+    // As `clat mcp add`: without a terminal nothing is fetched, the npm command is named.
+    expect(forced.stdout).toContain(
+      `Note: npx downloads @modelcontextprotocol/server-memory at the server's first start, which often takes longer than the handshake allows (10 s); install it once now with "npm exec --yes --package=@modelcontextprotocol/server-memory -- node -e 0"`,
+    );
     const after = (await sandbox.readMcp()) as { mcpServers: Record<string, unknown> };
     expect(after.mcpServers.memory).toEqual({
       command: 'npx',

@@ -20,7 +20,7 @@ const SHOWN_LINES = 3;
 /** The environment the server will start with: CLAT's, with the entry's `env` expanded. */
 function serverEnv(
   server: McpServerConfig & { transport: 'stdio' },
-  target: EditTarget,
+  target: NpxTarget,
   io: CommandIO,
 ): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...io.env };
@@ -48,38 +48,44 @@ function npmLines(output: readonly string[]): string {
   return shown.map((line) => sanitizeTerminalLine(redactSecrets(line.trim()))).join(' | ');
 }
 
+/** Where the entry was written: its file, the CLAT home (servers' default cwd), its project. */
+type NpxTarget = Pick<EditTarget, 'file' | 'home' | 'root'>;
+
 /**
  * Installs the packages of a just-added `npx` stdio entry (see the module); does nothing for any
- * other entry. Never fails the add: the entry is written before this runs.
+ * other entry. Never fails the add: the entry is written before this runs. `cancelled` when the
+ * person pressed Ctrl-C (an import of several stops offering the rest).
  */
 export async function installNpxServer(
   server: McpServerConfig,
-  target: EditTarget,
+  target: NpxTarget,
   io: CommandIO,
-): Promise<void> {
-  if (server.transport !== 'stdio') return;
-  // Loaded only for an npx entry: most adds never need it.
+): Promise<'cancelled' | undefined> {
+  if (server.transport !== 'stdio') return undefined;
+  // Loaded only here, at the add of a stdio entry: no other command needs it.
   const { installNpxPackages, npxInstall, npxInstallCommand, resolveServerCwd } = await import(
     '@clat/adapter-mcp-stdio/npx'
   );
   const install = npxInstall(server.command, server.args ?? []);
   // A package named by a reference is only known at the server's start.
-  if (install === undefined || install.packages.some((spec) => spec.includes('${'))) return;
+  if (install === undefined || install.packages.some((spec) => spec.includes('${'))) {
+    return undefined;
+  }
   const names = sanitizeTerminalLine(install.packages.join(', '));
   const line = sanitizeTerminalLine(npxInstallCommand(install));
   if (!isTty(io.stdin) || !isTty(io.stdout)) {
     io.stdout.write(
       `Note: npx downloads ${names} at the server's first start, which often takes longer than the handshake allows (10 s); install it once now with "${line}", so that start runs from npx's cache\n`,
     );
-    return;
+    return undefined;
   }
   let cwd: string;
   try {
     cwd = resolveServerCwd(server.cwd, target.home.dir);
-    if (!(await stat(cwd)).isDirectory()) return;
+    if (!(await stat(cwd)).isDirectory()) return undefined;
   } catch {
     // A cwd the server cannot use fails its start with its own message; npm would only blur it.
-    return;
+    return undefined;
   }
   io.stdout.write(
     `Installing ${names} into npx's cache, so the server's first start does not wait for the download (Ctrl-C skips it; the entry is saved)…\n`,
@@ -95,7 +101,7 @@ export async function installNpxServer(
       env: serverEnv(server, target, io),
       signal: controller.signal,
     });
-    if (result === undefined) return;
+    if (result === undefined) return undefined;
     if (result.outcome === 'installed') {
       io.stdout.write(
         `Installed ${names} in ${(result.ms / 1000).toFixed(1)} s; the server starts from npx's cache\n`,
@@ -104,6 +110,7 @@ export async function installNpxServer(
       io.stdout.write(
         `Skipped the install; before the server's first start, install it with "${line}"\n`,
       );
+      return 'cancelled';
     } else {
       const said = npmLines(result.output);
       io.stdout.write(
@@ -113,4 +120,5 @@ export async function installNpxServer(
   } finally {
     process.removeListener('SIGINT', onSigint);
   }
+  return undefined;
 }

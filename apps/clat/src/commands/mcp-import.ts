@@ -4,7 +4,7 @@
  * @module
  */
 import { homedir } from 'node:os';
-import { describeServerConfig, parseServerEntry } from '@clat/adapter-mcp';
+import { describeServerConfig, type McpServerConfig, parseServerEntry } from '@clat/adapter-mcp';
 import {
   hideCredentialSegments,
   redactSecrets,
@@ -31,6 +31,7 @@ import {
 } from '../config/mcp-config-file.js';
 import { projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { installNpxServer } from './mcp-add-npx.js';
 
 /** Names CLAT refuses as mcp.json keys: path-like, prototype keys, control characters. */
 interface Planned {
@@ -177,8 +178,9 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
   }
   const writes = [...planned.values()].filter((plan) => plan.action !== 'skip');
   const dryRun = values['dry-run'] === true;
+  let written: McpServerConfig[] = [];
   if (!dryRun && writes.length > 0) {
-    await putServerEntries(
+    written = await putServerEntries(
       target,
       writes.map((plan) => ({ name: plan.name, entry: plan.entry ?? {} })),
       { replace: values.force === true },
@@ -218,5 +220,11 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       ? `Nothing to write to ${target}\n`
       : `${verb} ${writes.length} server${writes.length === 1 ? '' : 's'} to ${target}${dryRun ? ' (dry run: nothing changed)' : '; restart CLAT to mount them'}\n`,
   );
+  // As `clat mcp add`: each npx server's package goes into npx's cache now (a note without a
+  // terminal), or its first start would download it inside the handshake; Ctrl-C skips the rest.
+  const where = { file: target, home, ...(scope === 'project' ? { root: projectRoot } : {}) };
+  for (const server of written) {
+    if ((await installNpxServer(server, where, io)) === 'cancelled') break;
+  }
   return 0;
 }

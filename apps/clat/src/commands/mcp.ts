@@ -61,9 +61,9 @@ add, remove       Edit mcp.json atomically; other entries and unknown keys are k
                   or repeated) set "includeTools"/"excludeTools": only those tools, or all
                   but those, are registered.
                   An npx server (npx -y <package>) has its package installed into npx's
-                  cache right after the add, on a terminal (Ctrl-C skips it), so its first
-                  start does not download inside the 10 s handshake; without a terminal a
-                  note gives the npm command that does it.
+                  cache right after the add (add-json, import too), on a terminal (Ctrl-C
+                  skips it), so its first start does not download inside the 10 s handshake;
+                  without a terminal a note gives the npm command that does it.
                   Removing an HTTP server also logs out of it (see logout) unless another
                   entry connects to the same URL. --scope user (the default) edits
                   ~/.clat/mcp.json, whose servers start in every trusted project; --scope
