@@ -65,7 +65,7 @@ describe.skipIf(!hasTmux())('clat mcp add of an npx server, on a terminal', () =
   it('Ctrl-C skips the install: the entry stays, npm is stopped, the command is named', async () => {
     await addOnTerminal(['slow', '--', 'npx', '-y', SLOW], /Installing .*Ctrl-C skips it/);
     // "Installing" is said just before npm starts; Ctrl-C once it runs.
-    for (let i = 0; i < 100 && npmInstalling(SLOW) === ''; i++) {
+    for (let i = 0; i < 600 && npmInstalling(SLOW) === ''; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(npmInstalling(SLOW)).not.toBe('');

@@ -23,7 +23,7 @@ function alive(pid: number): boolean {
 }
 
 async function until(test: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     if (test()) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -16,6 +16,8 @@ interface Tracked {
   hooked: boolean;
   /** Sweeps an ending signal waits for (bounded): processes that left their groups. */
   endings?: Set<() => Promise<unknown>>;
+  /** Set once an ending signal is being handled: the host is going, nothing new may start. */
+  ending?: boolean;
 }
 const TRACKED = Symbol.for('@clat/process.trackedGroups');
 const shared = globalThis as { [TRACKED]?: Tracked };
@@ -46,9 +48,15 @@ const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  */
 function onEndingSignal(signal: NodeJS.Signals): void {
   if (process.listenerCount(signal) > 1) return;
+  tracked.ending = true;
   killTrackedGroups();
   process.removeListener(signal, onEndingSignal);
-  const end = () => process.kill(process.pid, signal);
+  // While the sweeps run the host's code goes on (a connect whose server just died may start
+  // another): whatever it tracked meanwhile goes too.
+  const end = () => {
+    killTrackedGroups();
+    process.kill(process.pid, signal);
+  };
   const sweeps = [...endings];
   endings.clear();
   if (sweeps.length === 0) {
@@ -73,6 +81,12 @@ function hook(): void {
 
 /** Tracks a spawned group so an abrupt host exit (or an unhandled Ctrl-C) still kills it. */
 export function trackGroup(pgid: number): void {
+  // Started after an ending signal (a fallback spawn while the sweeps run): killed at once,
+  // before it can start anything the sweeps would have to find.
+  if (tracked.ending === true) {
+    signalGroup(pgid, 'SIGKILL');
+    return;
+  }
   liveGroups.add(pgid);
   hook();
 }
