@@ -5,7 +5,7 @@
  * entry stays, no npm is left running); a misspelt package says npm's 404 and how to retry.
  * Without a terminal the add fetches nothing and names the command (`npx-first-start.test.ts`).
  */
-import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,30 +52,42 @@ async function addOnTerminal(args: string[], until: RegExp): Promise<string> {
   return tmux.waitFor(until, 0, 90_000);
 }
 
-/** npm processes still installing `spec` (none may outlive the add). */
-function npmInstalling(spec: string): string {
-  try {
-    return execFileSync('pgrep', ['-af', '--', `--package=${spec}`], { encoding: 'utf8' });
-  } catch {
-    return '';
+/**
+ * The npm processes of this world (its HOME) still installing (none may outlive the add). Found
+ * by environment, not command line: npm sets its process title to `npm exec node -e 0`, which no
+ * longer names the package.
+ */
+function npmInstalling(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (!command.includes('npm exec')) continue;
+      const env = readFileSync(`/proc/${entry}/environ`, 'utf8');
+      if (env.includes(`HOME=${world.work}\0`)) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
   }
+  return found;
 }
 
 describe.skipIf(!hasTmux())('clat mcp add of an npx server, on a terminal', () => {
   it('Ctrl-C skips the install: the entry stays, npm is stopped, the command is named', async () => {
     await addOnTerminal(['slow', '--', 'npx', '-y', SLOW], /Installing .*Ctrl-C skips it/);
     // "Installing" is said just before npm starts; Ctrl-C once it runs.
-    for (let i = 0; i < 600 && npmInstalling(SLOW) === ''; i++) {
+    for (let i = 0; i < 600 && npmInstalling().length === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(npmInstalling(SLOW)).not.toBe('');
+    expect(npmInstalling(), tmux.capture()).not.toEqual([]);
     tmux.key('C-c');
     const pane = await tmux.waitFor('EXITED:', 0, 30_000);
     expect(pane).toContain(
       `Skipped the install; before the server's first start, install it with "npm exec --yes --package=${SLOW} -- node -e 0"`,
     );
     expect(pane).toContain('EXITED:0');
-    expect(npmInstalling(SLOW)).toBe('');
+    expect(npmInstalling()).toEqual([]);
     const file = JSON.parse(await readFile(join(world.home, 'mcp.json'), 'utf8'));
     expect(file.mcpServers.slow).toEqual({ command: 'npx', args: ['-y', SLOW] });
     expect((await world.clat('mcp', 'remove', 'slow')).code).toBe(0);
