@@ -30,6 +30,19 @@ async function until(test: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** `clat tools --trust` in the sandbox, and how it ended (exit code or signal). */
+function startTools() {
+  const clat = spawn(process.execPath, [CLAT_BIN, 'tools', '--trust'], {
+    cwd: sandbox.project,
+    env: sandbox.env(),
+    stdio: 'ignore',
+  });
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    clat.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { clat, ended };
+}
+
 describe('a signal while clat waits for its servers', () => {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     it(`${signal}: the server that ignores its closed stdin is killed, and clat ends by the signal`, async () => {
@@ -39,14 +52,7 @@ describe('a signal while clat waits for its servers', () => {
       await sandbox.writeMcp({
         mcpServers: { stubborn: { command: process.execPath, args: ['-e', script] } },
       });
-      const clat = spawn(process.execPath, [CLAT_BIN, 'tools', '--trust'], {
-        cwd: sandbox.project,
-        env: sandbox.env(),
-        stdio: 'ignore',
-      });
-      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-        clat.on('exit', (code, signal) => resolve({ code, signal })),
-      );
+      const { clat, ended } = startTools();
       await until(() => existsSync(marker), 'the server to start');
       const server = Number(readFileSync(marker, 'utf8'));
       expect(alive(server)).toBe(true);
@@ -72,14 +78,7 @@ describe('a signal while clat waits for its servers', () => {
         stubborn: { command: process.execPath, args: ['-e', script] },
       },
     });
-    const clat = spawn(process.execPath, [CLAT_BIN, 'tools', '--trust'], {
-      cwd: sandbox.project,
-      env: sandbox.env(),
-      stdio: 'ignore',
-    });
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      clat.on('exit', (code, signal) => resolve({ code, signal })),
-    );
+    const { clat, ended } = startTools();
     // The server, its two grandchildren and the daemon.
     await until(
       () => existsSync(marker) && sandbox.survivors().length >= 4,
