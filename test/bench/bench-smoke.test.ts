@@ -42,6 +42,8 @@ const FIGURES = [
   '8b',
   '9a',
   '9b',
+  '10a',
+  '10b',
 ];
 
 interface Figure {
@@ -65,8 +67,10 @@ describe('pnpm bench --quick', () => {
     expect(figures.map((figure) => String(figure.id))).toEqual(FIGURES);
     for (const figure of figures) {
       expect(figure.errors ?? {}, `figure ${figure.id}: a peer failed`).toEqual({});
+      // A lag (figure 10) can be 0: a tick on time. Every other figure is a time or a size.
+      const least = String(figure.id).startsWith('10') ? 0 : Number.MIN_VALUE;
       for (const [column, value] of Object.entries(figure.values)) {
-        expect(Number.isFinite(value) && (value as number) > 0, `${figure.id} ${column}`).toBe(
+        expect(Number.isFinite(value) && (value as number) >= least, `${figure.id} ${column}`).toBe(
           true,
         );
       }

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runFaultLag } from './fault-lag.mjs';
 import {
   BENCH_SERVER,
   bareClient,
@@ -649,6 +650,13 @@ function allocations() {
   });
 }
 
+// 10. The host's event-loop lag beside a faulty server (the fault zoos' bound, wall clock).
+async function faultLag(home) {
+  for (const figure of await runFaultLag({ rounds: ROUNDS, home, median })) {
+    record({ ...figure, format: ms });
+  }
+}
+
 // 9. `clat --version` cold start (floor: `node -e 0`): 9a with the code cache, 9b a first start.
 function coldStart() {
   const bin = join(dirname(require.resolve('@clat/cli/package.json')), 'bin', 'clat.js');
@@ -757,6 +765,7 @@ try {
   await wasm();
   allocations();
   coldStart();
+  await faultLag(home.dir);
 } finally {
   home.cleanup();
 }

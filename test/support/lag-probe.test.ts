@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { attributableLagMs, attributeTick, LagProbe, type LagReport } from './lag-probe.js';
+import { attributeTick, LagProbe } from './lag-probe.js';
 
 const onLinux = process.platform === 'linux';
 const hasPressure = existsSync('/proc/pressure/cpu');
@@ -80,21 +80,5 @@ describe('LagProbe', () => {
       ownMs: 58,
       excusedMs: 2,
     });
-  });
-
-  it('answers for the lag less the wait for a CPU, else the wall clock on a machine not oversubscribed', () => {
-    const report: LagReport = {
-      maxMs: 58,
-      p99Ms: 9,
-      onCpuMs: 12,
-      oversubscribed: false,
-      ownMs: 14,
-      contendedMs: 0,
-    };
-    expect(attributableLagMs(report)).toBe(14);
-    expect(attributableLagMs({ ...report, ownMs: undefined })).toBe(58);
-    expect(
-      attributableLagMs({ ...report, ownMs: undefined, oversubscribed: true }),
-    ).toBeUndefined();
   });
 });

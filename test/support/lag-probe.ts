@@ -166,16 +166,6 @@ export class LagProbe {
   }
 }
 
-/**
- * The wall-clock lag this process answers for: `ownMs` where schedstat tells it; elsewhere the
- * wall-clock lag unless other processes oversubscribed the cores (undefined then: it cannot be
- * told from waiting for a CPU).
- */
-export function attributableLagMs(report: LagReport): number | undefined {
-  if (report.ownMs !== undefined) return report.ownMs;
-  return report.oversubscribed ? undefined : report.maxMs;
-}
-
 /** One line of a fault zoo's lag report, its name padded to `width`. */
 export function lagReportLine(name: string, width: number, report: LagReport): string {
   const own = report.ownMs === undefined ? '' : `  own ${report.ownMs.toFixed(1)} ms`;
