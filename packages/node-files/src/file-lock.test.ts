@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withFileLock } from './file-lock.js';
+import { lockHolderPid, withFileLock } from './file-lock.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -122,5 +122,16 @@ describe('withFileLock', () => {
     release();
     await Promise.all([first, second]);
     expect(order).toEqual(['first', 'first done', 'second']);
+  });
+});
+
+describe('lockHolderPid', () => {
+  it('reads the pid of pid:token and of a bare pid, nothing else', () => {
+    expect(lockHolderPid('4242:0f3c')).toBe(4242);
+    expect(lockHolderPid('4242')).toBe(4242);
+    expect(lockHolderPid('4242x:0f3c')).toBeUndefined();
+    expect(lockHolderPid('not a lock')).toBeUndefined();
+    expect(lockHolderPid('')).toBeUndefined();
+    expect(lockHolderPid(undefined)).toBeUndefined();
   });
 });

@@ -52,14 +52,18 @@ async function readLock(path: string): Promise<string | undefined> {
 }
 
 /** The pid a lock names: `pid:token`, or a bare pid (older OAuth locks). */
-function holderPid(content: string | undefined): number | undefined {
+/**
+ * The pid a `pid:token` lock file names (the content `withFileLock` writes, and the plugin
+ * store's); undefined for any other content.
+ */
+export function lockHolderPid(content: string | undefined): number | undefined {
   const pid = content === undefined ? undefined : /^(\d+)(?::|$)/.exec(content)?.[1];
   return pid === undefined ? undefined : Number(pid);
 }
 
 async function isStale(path: string, content: string | undefined, staleMs: number) {
   const stat = await lstat(path).catch(() => undefined);
-  const pid = holderPid(content);
+  const pid = lockHolderPid(content);
   if (pid !== undefined && !lockHolderAlive(pid, stat?.mtimeMs ?? Date.now())) return true;
   // A live holder, or content that names none (being judged too early): only age frees it.
   return stat !== undefined && Date.now() - stat.mtimeMs > staleMs;
@@ -112,7 +116,7 @@ async function acquireFileLock(
       // (its directory turned read-only) ends at the deadline like a live holder's.
       if (Date.now() < deadline) continue;
     }
-    if (Date.now() >= deadline) return { busy: { path, pid: holderPid(seen) } };
+    if (Date.now() >= deadline) return { busy: { path, pid: lockHolderPid(seen) } };
     await new Promise((resolve) => setTimeout(resolve, poll));
   }
   const held = async () => (await readLock(path)) === token;

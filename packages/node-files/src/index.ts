@@ -16,6 +16,7 @@ export {
   type FileLockBusy,
   /** @public the options parameter of withFileLock (README "Exports") */
   type FileLockOptions,
+  lockHolderPid,
   withFileLock,
 } from './file-lock.js';
 export {

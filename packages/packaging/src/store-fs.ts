@@ -6,7 +6,7 @@
 import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createFileAtomic, fsyncDirectory, lockHolderAlive } from '@clat/node-files';
+import { createFileAtomic, fsyncDirectory, lockHolderAlive, lockHolderPid } from '@clat/node-files';
 import type { InspectedPackage } from './inspect.js';
 
 /** Age after which a lock file without a `pid:token` is considered abandoned. */
@@ -29,19 +29,13 @@ export async function publishLock(lock: string, token: string): Promise<boolean>
 /** A lock left by a process that is gone; an unreadable one only once it is old. */
 export async function lockIsStale(lock: string, content: string): Promise<boolean> {
   const stat = await lstat(lock).catch(() => undefined);
-  const owner = lockHolder(content);
+  const owner = lockHolderPid(content);
   // Its holder is gone, or the pid now runs a process started after the lock was written (a
   // container restarted, pids wrapped around): nothing would ever free it otherwise.
   if (owner !== undefined) return !lockHolderAlive(owner, stat?.mtimeMs ?? Date.now());
   // Not `pid:token`: written by something else or by an older CLAT; judge it by age, never as
   // stale the moment it is seen.
   return stat !== undefined && Date.now() - stat.mtimeMs > LOCK_UNREADABLE_STALE_MS;
-}
-
-/** The pid a `pid:token` lock names; undefined for any other content. */
-export function lockHolder(content: string): number | undefined {
-  const owner = /^(\d+)(?::|$)/.exec(content)?.[1];
-  return owner === undefined ? undefined : Number(owner);
 }
 
 /** Copies an inspected tree file by file (0400, 0500 when executable), fsyncing files and dirs. */

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lockHolderPid } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
-import { lockHolder, lockIsStale, publishLock } from './store-fs.js';
+import { lockIsStale, publishLock } from './store-fs.js';
 import type { StoreLease } from './store-types.js';
 
 export const LOCK_FILE = 'lock';
@@ -16,7 +17,7 @@ export const STORE_BUSY_MESSAGE = 'CLAT storage is busy; close the running CLAT 
 
 /** Why the lease is busy: the holder's pid and the lock file, when the lock names one. */
 export function storeBusyMessage(lock: string, holder: string | undefined): string {
-  const pid = holder === undefined ? undefined : lockHolder(holder);
+  const pid = lockHolderPid(holder);
   return pid === undefined
     ? STORE_BUSY_MESSAGE
     : `CLAT storage is busy: process ${pid} holds ${lock}; close that CLAT process and retry`;
