@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
 import { killGroup, trackGroup, untrackGroup } from '@clat/process';
-import { type NpxInstall, npxInstall } from './launcher-hint.js';
+import type { NpxInstall } from './launcher-hint.js';
 
 export { type NpxInstall, npxInstall, npxInstallCommand } from './launcher-hint.js';
 /** Where the server, and so the install, runs (`server-cwd.ts` has no transport code). */
@@ -24,7 +24,6 @@ const LINE_CHARS = 400;
 export interface NpxInstallOptions {
   /** The server's command (`npx`, or a path to it: npm is taken from the same directory). */
   command: string;
-  args: readonly string[];
   /** The server's working directory: npm reads the `.npmrc` there, as npx would. */
   cwd: string;
   /** The server's environment (the host's, with the entry's `env`). */
@@ -35,10 +34,10 @@ export interface NpxInstallOptions {
 }
 
 export type NpxInstallResult =
-  | { outcome: 'installed'; install: NpxInstall; ms: number }
-  | { outcome: 'cancelled'; install: NpxInstall }
+  | { outcome: 'installed'; ms: number }
+  | { outcome: 'cancelled' }
   /** `reason` is one clause; `output` npm's last lines (untrusted: sanitise before showing). */
-  | { outcome: 'failed'; install: NpxInstall; reason: string; output: string[] };
+  | { outcome: 'failed'; reason: string; output: string[] };
 
 /** The npm beside an npx given as a path, else the one on PATH. */
 function npmFor(command: string): string {
@@ -48,16 +47,15 @@ function npmFor(command: string): string {
 }
 
 /**
- * Runs `npm exec --yes --package=… -- node -e 0` for an `npx` command line ({@link npxInstall});
- * undefined when the command is not npx. Never throws for npm's own failures: they come back as
- * `failed` with npm's last lines.
+ * Runs npm with `install`'s arguments (`npxInstall(command, args)` of the server's npx line: the
+ * caller has it already, to say what it installs). Never throws for npm's own failures: they come
+ * back as `failed` with npm's last lines.
  */
 export async function installNpxPackages(
+  install: NpxInstall,
   options: NpxInstallOptions,
-): Promise<NpxInstallResult | undefined> {
-  const install = npxInstall(options.command, options.args);
-  if (install === undefined) return undefined;
-  if (options.signal?.aborted === true) return { outcome: 'cancelled', install };
+): Promise<NpxInstallResult> {
+  if (options.signal?.aborted === true) return { outcome: 'cancelled' };
   const started = performance.now();
   const lines: string[] = [];
   let partial = '';
@@ -102,20 +100,20 @@ export async function installNpxPackages(
       child.once('close', (code) => resolve({ code }));
     });
     if (partial.trim() !== '') lines.push(partial);
-    if (stopped === 'cancelled') return { outcome: 'cancelled', install };
+    if (stopped === 'cancelled') return { outcome: 'cancelled' };
     const output = lines.slice(-KEPT_LINES);
     if (stopped === 'timeout') {
       const reason = `npm did not finish within ${Math.round(timeoutMs / 1000)} s`;
-      return { outcome: 'failed', install, reason, output };
+      return { outcome: 'failed', reason, output };
     }
     if (ended.error !== undefined) {
       const reason = `cannot run ${npmFor(options.command)}: ${ended.error.message}`;
-      return { outcome: 'failed', install, reason, output };
+      return { outcome: 'failed', reason, output };
     }
     if (ended.code !== 0) {
-      return { outcome: 'failed', install, reason: `npm exited with code ${ended.code}`, output };
+      return { outcome: 'failed', reason: `npm exited with code ${ended.code}`, output };
     }
-    return { outcome: 'installed', install, ms: performance.now() - started };
+    return { outcome: 'installed', ms: performance.now() - started };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);

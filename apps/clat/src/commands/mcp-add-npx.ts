@@ -94,14 +94,12 @@ export async function installNpxServer(
   const onSigint = () => controller.abort();
   process.on('SIGINT', onSigint);
   try {
-    const result = await installNpxPackages({
+    const result = await installNpxPackages(install, {
       command: server.command,
-      args: server.args ?? [],
       cwd,
       env: serverEnv(server, target, io),
       signal: controller.signal,
     });
-    if (result === undefined) return undefined;
     if (result.outcome === 'installed') {
       io.stdout.write(
         `Installed ${names} in ${(result.ms / 1000).toFixed(1)} s; the server starts from npx's cache\n`,
