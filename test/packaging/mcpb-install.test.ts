@@ -168,6 +168,93 @@ describe('MCPB bundles', () => {
     for (const output of outputs) expect(output.stdout + output.stderr).not.toContain(SECRET);
   }, 180_000);
 
+  it('configure shows the installed settings and changes them without the bundle', async () => {
+    // Installed by the test before; its .mcpb is gone, as a downloaded bundle often is.
+    await rm(join(work, 'weather.mcpb'));
+    const whoami = async () => {
+      const call = await clat('call', 'mcp_weather_whoami', '{}');
+      expect(call.code, call.stderr).toBe(0);
+      return JSON.parse(JSON.parse(call.stdout).content?.[0]?.text ?? call.stdout) as Record<
+        string,
+        string
+      >;
+    };
+    const shown = await clat('plugin', 'configure', 'weather');
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toBe(
+      'weather 1.2.0 settings:\n' +
+        '  api_key   set (sensitive, not shown)  API key\n' +
+        '  greeting  not set (default "hello")  Greeting\n' +
+        'Change one with: clat plugin configure weather --config <key>=<value>\n',
+    );
+    const listed = await clat('plugin', 'configure', 'weather', '--json');
+    expect(JSON.parse(listed.stdout)).toEqual({
+      id: 'weather',
+      version: '1.2.0',
+      settings: [
+        {
+          key: 'api_key',
+          type: 'string',
+          title: 'API key',
+          required: true,
+          sensitive: true,
+          set: true,
+        },
+        { key: 'greeting', type: 'string', title: 'Greeting', default: 'hello', set: false },
+      ],
+    });
+
+    // `update <id>` of a bundle installed from a file cannot find it again: the message says
+    // configure changes settings alone, and configure does.
+    const update = await clat('plugin', 'update', 'weather', '--config', 'greeting=howdy');
+    expect(update.code).toBe(1);
+    expect(update.stderr).toContain(
+      'or, to change only its settings, "clat plugin configure weather" with the same --config flags',
+    );
+    const NEW_SECRET = 'sk-mcpb-e2e-rotated-91be';
+    const changed = await clat(
+      'plugin',
+      'configure',
+      'weather',
+      '--config',
+      'greeting=howdy',
+      '--config',
+      `api_key=${NEW_SECRET}`,
+    );
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toBe(
+      'Configured weather 1.2.0: its new settings are saved. Restart CLAT to apply.\n',
+    );
+    const result = await whoami();
+    expect(result.greeting).toBe('howdy');
+    expect(result.keyDigest).toBe(
+      createHash('sha256').update(NEW_SECRET).digest('hex').slice(0, 16),
+    );
+    const again = await clat('plugin', 'configure', 'weather', '--config', 'greeting=howdy');
+    expect(again.stdout).toBe('weather 1.2.0 already has these settings; nothing changed\n');
+
+    // A setting it does not have is refused and changes nothing; so is --json with new values.
+    const registry = join(home, 'plugin-store', 'registry.json');
+    const before = await readFile(registry, 'utf8');
+    const typo = await clat('plugin', 'configure', 'weather', '--config', 'greting=hi');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe(
+      'clat: weather has no setting "greting" (it has api_key, greeting) [CONFIG_INVALID]\n',
+    );
+    const mixed = await clat('plugin', 'configure', 'weather', '--json', '--config', 'greeting=x');
+    expect(mixed.code).toBe(2);
+    expect(await readFile(registry, 'utf8')).toBe(before);
+    const missing = await clat('plugin', 'configure', 'nope');
+    expect(missing.stderr).toBe('clat: nope is not installed [PACKAGE_STATE]\n');
+
+    const outputs = [shown, listed, update, changed, again, typo];
+    for (const output of outputs) {
+      expect(output.stdout + output.stderr).not.toContain(SECRET);
+      expect(output.stdout + output.stderr).not.toContain(NEW_SECRET);
+    }
+    expect(await readFile(registry, 'utf8')).not.toContain(NEW_SECRET);
+  }, 180_000);
+
   it('refuses hostile zips and python servers with one clear line', async () => {
     const good = await goodEntries();
     const cases: [string, ZipEntry[], string][] = [

@@ -56,7 +56,7 @@ export {
 export { type PackageStoreSourceOptions, packageStoreSource } from './package-store-source.js';
 export { removePluginData } from './plugin-data.js';
 export { SECRETS_DIR } from './plugin-secrets.js';
-export { PluginStore, STORE_DIR, trustLabel } from './plugin-store.js';
+export { PluginStore, STORE_DIR } from './plugin-store.js';
 export {
   type Activation,
   type ArtifactRecord,
@@ -87,12 +87,14 @@ export {
   verifyMinisign,
 } from './signature.js';
 export { type StampResult, stampEntryDigest } from './stamp.js';
+export { trustLabel } from './store-list.js';
 export { STORE_BUSY_MESSAGE } from './store-lock.js';
 export type {
   ActivationResult,
   CapabilityRequest,
   InstallOptions,
   PluginListEntry,
+  PluginSettings,
   PluginStoreOptions,
   RepairResult,
   StoreLease,

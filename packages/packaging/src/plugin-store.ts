@@ -11,20 +11,13 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonValue } from '@clat/kernel';
 import { fsyncDirectory } from '@clat/node-files';
+import { mergeConfig, resolveActivationConfig } from './activation-config.js';
 import { confirmCapabilities } from './capability-consent.js';
 import { packPackage, unpackContainer } from './clatpkg.js';
-import { userConfigProblem } from './config-schema.js';
-import { applyConfigValues } from './config-values.js';
 import { PackagingError } from './errors.js';
-import {
-  capabilityExpansion,
-  type InspectedPackage,
-  inspectPackage,
-  validateConfig,
-} from './inspect.js';
-import { listedSource } from './listed-source.js';
+import { capabilityExpansion, type InspectedPackage, inspectPackage } from './inspect.js';
 import { keepAddedFiles } from './plugin-data.js';
-import { readSecrets, splitSensitiveConfig, sweepSecrets, writeSecrets } from './plugin-secrets.js';
+import { readSecrets, sweepSecrets, writeSecrets } from './plugin-secrets.js';
 import {
   type Activation,
   type ArtifactRecord,
@@ -35,12 +28,14 @@ import {
 } from './registry.js';
 import { readRegistryFile, writeRegistryFile } from './registry-file.js';
 import { copyTree, removeTree } from './store-fs.js';
+import { listPackages } from './store-list.js';
 import { StoreLock } from './store-lock.js';
 import { recoverStore } from './store-recovery.js';
 import type {
   ActivationResult,
   InstallOptions,
   PluginListEntry,
+  PluginSettings,
   PluginStoreOptions,
   RepairResult,
   StoreLease,
@@ -50,21 +45,6 @@ import { readPackageTree } from './tree.js';
 import { verifyInstalledArtifact } from './verify-artifact.js';
 
 export const STORE_DIR = 'plugin-store';
-
-export function trustLabel(trust: ArtifactRecord['trust']): PluginListEntry['trust'] {
-  return trust === 'publisher-verified' ? 'publisher/verified' : 'local/unverified';
-}
-
-/** The stored (non-sensitive) config with the sensitive values from the secrets file. */
-function mergeConfig(
-  stored: JsonValue | undefined,
-  secrets: Record<string, JsonValue>,
-): JsonValue | undefined {
-  if (Object.keys(secrets).length === 0) return stored;
-  const base =
-    typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? stored : {};
-  return { ...base, ...secrets };
-}
 
 /** One plugin store. Every mutation holds the storage-root lease and reads the registry fresh. */
 export class PluginStore {
@@ -335,24 +315,11 @@ export class PluginStore {
         }
         const secretsBefore =
           existing === undefined ? {} : await readSecrets(this.clatHome, id, existing.active);
-        let config =
-          options.config !== undefined
-            ? options.config
-            : mergeConfig(existing?.active.config, secretsBefore);
-        if (options.configValues !== undefined || options.askConfig !== undefined) {
-          config = await applyConfigValues(
-            manifest,
-            config,
-            options.configValues ?? {},
-            options.askConfig,
-          );
-        }
-        validateConfig(manifest, config);
-        const userProblem = userConfigProblem(manifest, config);
-        if (userProblem !== undefined) {
-          throw new PackagingError('CONFIG_INVALID', `config for ${id}: ${userProblem}`);
-        }
-        const { stored, secrets } = splitSensitiveConfig(manifest, config);
+        const { stored, secrets } = await resolveActivationConfig(
+          manifest,
+          mergeConfig(existing?.active.config, secretsBefore),
+          options,
+        );
 
         const published = await this.#publishArtifact(id, treeSha, inspected, false, 'reinstall');
         await this.#storeContainer(id, treeSha);
@@ -488,6 +455,62 @@ export class PluginStore {
     });
   }
 
+  /**
+   * The active version's settings: the stored config and which sensitive settings have a value
+   * (their values stay in the secrets file). Read-only: no lease.
+   */
+  async settings(id: string): Promise<PluginSettings> {
+    const record = this.#requireRecord(await this.readRegistry(), id);
+    const { manifest } = activeArtifact(record);
+    const secrets = await readSecrets(this.clatHome, id, record.active);
+    return {
+      id,
+      version: manifest.version,
+      manifest,
+      ...(record.active.config === undefined ? {} : { config: record.active.config }),
+      sensitiveSet: Object.keys(secrets),
+    };
+  }
+
+  /**
+   * Gives the active version new settings (`config`, `--config` values, terminal answers) as
+   * install and update would, without fetching or touching its bytes: a new activation of the
+   * same artifact whose secrets file is written before the registry points to it. The rollback
+   * slot stays as it was. `changed` is false, and nothing is written, when the settings are equal.
+   */
+  async configure(
+    id: string,
+    options: Pick<InstallOptions, 'config' | 'configValues' | 'askConfig'>,
+  ): Promise<{ id: string; version: string; changed: boolean }> {
+    return this.#withLease(async (registry) => {
+      const record = this.#requireRecord(registry, id);
+      const { manifest } = activeArtifact(record);
+      const secretsBefore = await readSecrets(this.clatHome, id, record.active);
+      const { stored, secrets } = await resolveActivationConfig(
+        manifest,
+        mergeConfig(record.active.config, secretsBefore),
+        options,
+      );
+      const changed =
+        !isDeepStrictEqual(record.active.config, stored) ||
+        !isDeepStrictEqual(secretsBefore, secrets);
+      if (!changed) return { id, version: manifest.version, changed };
+      const active: Activation = {
+        artifact: record.active.artifact,
+        acceptedCapabilities: record.active.acceptedCapabilities,
+        ...(stored === undefined ? {} : { config: stored }),
+        secrets: await writeSecrets(this.clatHome, id, secrets),
+      };
+      const next: Registry = {
+        ...registry,
+        packages: { ...registry.packages, [id]: { ...record, active } },
+      };
+      await this.#writeRegistry(next);
+      await sweepSecrets(this.clatHome, next);
+      return { id, version: manifest.version, changed };
+    });
+  }
+
   /** Swaps the active and rollback activations after verifying the rollback bytes. */
   async rollback(id: string): Promise<ActivationResult> {
     return this.#withLease(async (registry) => {
@@ -534,42 +557,7 @@ export class PluginStore {
   }
 
   /** Every installed package with a health column; a bad artifact only marks its own row. */
-  async list(): Promise<PluginListEntry[]> {
-    const registry = await this.readRegistry();
-    const rows: PluginListEntry[] = [];
-    for (const [id, record] of Object.entries(registry.packages).sort(([a], [b]) =>
-      a < b ? -1 : 1,
-    )) {
-      const artifact = activeArtifact(record);
-      let health = 'ok';
-      try {
-        const { added } = await this.verifyActivation(id, record);
-        if (added.length > 0) {
-          health = `ok, but ${added.length} file(s) were added to its directory (${added.slice(0, 3).join(', ')}); "clat plugin repair ${id}" moves them to its data directory`;
-        }
-      } catch (error) {
-        health = (error as Error).message;
-      }
-      const row: PluginListEntry = {
-        id,
-        name: artifact.manifest.name,
-        version: artifact.manifest.version,
-        runtime: artifact.manifest.runtime.kind,
-        treeSha256: artifact.treeSha256,
-        enabled: record.enabled,
-        ...(record.roots === false ? { roots: false as const } : {}),
-        trust: trustLabel(artifact.trust),
-        health,
-      };
-      const rollbackVersion =
-        record.rollback === undefined
-          ? undefined
-          : record.artifacts[record.rollback.artifact]?.manifest.version;
-      if (rollbackVersion !== undefined) row.rollbackVersion = rollbackVersion;
-      if (artifact.publisher !== undefined) row.publisher = artifact.publisher;
-      if (artifact.source !== undefined) row.source = listedSource(artifact.source);
-      rows.push(row);
-    }
-    return rows;
+  list(): Promise<PluginListEntry[]> {
+    return listPackages(this);
   }
 }

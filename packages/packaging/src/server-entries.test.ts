@@ -153,6 +153,35 @@ describe('installedServerEntries', () => {
     expect(await tokenOf()).toBe('n3w-value');
     await store.rollback('noded');
     expect(await tokenOf()).toBe('s3cret-value');
+
+    // configure: new settings for the same bytes, no source needed; the rollback slot stays.
+    const before = (await store.readRegistry()).packages.noded;
+    const configured = await store.configure('noded', { configValues: { token: 'c0nf-value' } });
+    expect(configured).toEqual({ id: 'noded', version: '1.0.0', changed: true });
+    const after = (await store.readRegistry()).packages.noded;
+    expect(after?.active.artifact).toBe(before?.active.artifact);
+    expect(after?.active.config).toEqual({ depth: 4 });
+    expect(after?.rollback).toEqual(before?.rollback);
+    expect(after?.active.secrets).not.toBe(before?.active.secrets);
+    expect(await tokenOf()).toBe('c0nf-value');
+    expect(await store.settings('noded')).toMatchObject({
+      version: '1.0.0',
+      config: { depth: 4 },
+      sensitiveSet: ['token'],
+    });
+    // The same values again write nothing; a bad value is refused and changes nothing.
+    expect(await store.configure('noded', { configValues: { depth: '4' } })).toMatchObject({
+      changed: false,
+    });
+    await expect(
+      store.configure('noded', { configValues: { depth: 'deep' } }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('depth') });
+    expect((await store.readRegistry()).packages.noded).toEqual(after);
+    await expect(store.configure('absent', { configValues: {} })).rejects.toMatchObject({
+      code: 'PACKAGE_STATE',
+    });
+    await store.rollback('noded');
+    expect(await tokenOf()).toBe('n3w-value');
     // A file no activation reads (an update stopped before its registry write) goes at the next
     // change; so do an uninstalled package's.
     const orphan = join(home, 'plugin-secrets', 'noded.0123456789abcdef.json');

@@ -10,7 +10,8 @@ import { isPackagingError, PackagingError } from './errors.js';
 import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 import { ensurePluginDataDir } from './plugin-data.js';
 import { readSecrets } from './plugin-secrets.js';
-import { PluginStore, trustLabel } from './plugin-store.js';
+import { PluginStore } from './plugin-store.js';
+import { trustLabel } from './store-list.js';
 
 /** `<clatHome>/plugin-data/<id>`: where an installed server keeps its state. */
 export { pluginDataDir } from './plugin-data.js';

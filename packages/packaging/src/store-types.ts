@@ -73,6 +73,17 @@ export interface ActivationResult {
   replaced?: { name: string; runtime: PluginManifest['runtime']['kind'] };
 }
 
+/** What `PluginStore.settings` reads: never a sensitive value, only whether one is set. */
+export interface PluginSettings {
+  id: string;
+  version: string;
+  manifest: PluginManifest;
+  /** The stored config (its non-sensitive settings); absent when it has none. */
+  config?: JsonValue;
+  /** The sensitive settings that have a value (in the activation's secrets file). */
+  sensitiveSet: string[];
+}
+
 export interface PluginListEntry {
   id: string;
   name: string;

@@ -58,6 +58,21 @@ export interface InstallFlags {
   args?: string[];
 }
 
+/** Whether the flags give settings and nothing else an update would change. */
+function settingsOnly(values: InstallFlags): boolean {
+  const settings =
+    values.config !== undefined ||
+    values['config-file'] !== undefined ||
+    values['config-json'] !== undefined;
+  const other =
+    values.bin !== undefined ||
+    values.env !== undefined ||
+    values.args !== undefined ||
+    values['host-tools'] !== undefined ||
+    values['allow-scripts'] !== undefined;
+  return settings && !other;
+}
+
 /** A usage error of `clat plugin`, pointing at its help. */
 export function usage(message: string): CliError {
   return new CliError(CliErrorCode.CLI_USAGE, `clat plugin: ${message}; see "clat plugin --help"`);
@@ -432,7 +447,7 @@ export async function updateFrom(
     if (source === undefined) {
       throw new PackagingError(
         'PACKAGE_STATE',
-        `${target} was installed from a local directory or file, whose path CLAT does not record; run "clat plugin update <path>" with that directory, .clatpkg, .mcpb or .wasm file (in a plugin project: "clat plugin update .")`,
+        `${target} was installed from a local directory or file, whose path CLAT does not record; run "clat plugin update <path>" with that directory, .clatpkg, .mcpb or .wasm file (in a plugin project: "clat plugin update .")${settingsOnly(values) ? `, or, to change only its settings, "clat plugin configure ${shellWord(target)}" with the same --config flags` : ''}`,
       );
     }
     return updateRecorded(

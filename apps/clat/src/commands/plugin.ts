@@ -25,6 +25,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { foreignCommand } from '../foreign-commands.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
 import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/package-screen.js';
+import { configurePlugin } from './plugin-configure.js';
 import { describeInspected, formatBundleExtras, inspectSource } from './plugin-inspect.js';
 import { type InstallFlags, installFrom, updateFrom, usage } from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
@@ -47,6 +48,9 @@ Actions:
   rollback <id>                         Swap the active and the rollback version
   repair <id>                           Restore the installed bytes from the stored copy
                                         (removes files a server wrote into its directory)
+  configure <id> [--json]               Show an installed package's settings (sensitive ones
+                                        only as set); with --config, --config-file or
+                                        --config-json change them (no fetch, same bytes)
   disable <id>                          Stop launching a package
   enable <id>                           Launch a package again (verifies its installed bytes)
   roots <id> on|off                     Offer its server the project root as an MCP root (on,
@@ -130,6 +134,8 @@ const ACTION_ALIASES: Record<string, string> = {
   ls: 'list',
   create: 'new',
   init: 'new',
+  config: 'configure',
+  settings: 'configure',
 };
 
 function one(positionals: string[], what: string): string {
@@ -213,11 +219,23 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     'env',
     'allow-scripts',
   ] as const;
+  // configure takes the settings flags of install and update, and none of the others.
+  const settingsFlags: readonly string[] = ['config', 'config-file', 'config-json'];
   if (action !== 'install' && action !== 'update') {
     const stray = installFlags.find(
-      (flag) => values[flag] !== undefined && !(action === 'inspect' && flag === 'bin'),
+      (flag) =>
+        values[flag] !== undefined &&
+        !(action === 'inspect' && flag === 'bin') &&
+        !(action === 'configure' && settingsFlags.includes(flag)),
     );
-    if (stray !== undefined) throw usage(`--${stray} only applies to install and update`);
+    if (stray !== undefined) {
+      throw usage(
+        `--${stray} only applies to install and update${settingsFlags.includes(stray) ? ' (and configure)' : ''}`,
+      );
+    }
+  }
+  if (values.json === true && action !== 'list' && action !== 'inspect' && action !== 'configure') {
+    throw usage('--json only applies to list, inspect and configure');
   }
   if (action !== 'pack' && values.output !== undefined) {
     throw usage('--output only applies to pack');
@@ -352,6 +370,18 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       }
       io.stdout.write('Restart CLAT to apply.\n');
       return 0;
+    }
+    case 'configure': {
+      const id = one(positionals, 'a plugin id');
+      const flags: InstallFlags & { json?: boolean } = { ...values };
+      const given =
+        values.config !== undefined ||
+        values['config-file'] !== undefined ||
+        values['config-json'] !== undefined;
+      if (values.json === true && given) {
+        throw usage('--json only applies to configure without new settings (it lists them)');
+      }
+      return configurePlugin(store, id, flags, io);
     }
     case 'disable':
     case 'enable': {
