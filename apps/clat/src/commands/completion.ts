@@ -29,7 +29,16 @@ export interface CompletionModel {
 /** `clat mcp` subcommands that take a configured server name. */
 const SERVER_ARGUMENT = ['get', 'remove', 'rm', 'enable', 'disable', 'login', 'logout'];
 /** `clat plugin` actions that take an installed package id. */
-const PLUGIN_ARGUMENT = ['update', 'rollback', 'repair', 'disable', 'enable', 'roots', 'uninstall'];
+const PLUGIN_ARGUMENT = [
+  'update',
+  'configure',
+  'rollback',
+  'repair',
+  'disable',
+  'enable',
+  'roots',
+  'uninstall',
+];
 
 /** Reads subcommands and flags out of the usage texts. */
 export function completionModel(commands: readonly Command[]): CompletionModel {
