@@ -24,7 +24,8 @@ const sandbox = useCliSandbox(
   },
 );
 
-const PROMPT = 'Allow? [y/N] (s = always this session, p = always in this project)';
+/** The question of an approval that may be remembered; it names the tool. */
+const PROMPT = '? [y/N] (s = always this session, p = always in this project)';
 
 describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () => {
   it('keeps "s" for the session and "p" across sessions in this project', async () => {
@@ -42,7 +43,7 @@ describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () =>
     mark = session.capture().length;
     session.line('/call mcp_notes_delete_note {"id":"b"}');
     await session.waitFor('"deleted": false', mark);
-    expect(session.capture().slice(mark)).not.toContain('Allow?');
+    expect(session.capture().slice(mark)).not.toContain('[y/N]');
 
     // Another tool still asks; "p" saves it for this project.
     mark = session.capture().length;
@@ -74,7 +75,7 @@ describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () =>
     again.line('/mode read-only');
     mark = again.capture().length;
     again.line('/call run_command {"command":"echo read-only-run"}');
-    await again.waitFor('Allow? [y/N]', mark);
+    await again.waitFor('Allow run_command? [y/N]', mark);
     expect(again.capture().slice(mark)).not.toContain('saved for this project');
     expect(again.capture().slice(mark)).not.toContain('s = always this session');
     again.line('n');
@@ -94,7 +95,7 @@ describe('saved approvals', () => {
       input: '/call mcp_notes_delete_note {"id":"a"}\np\n/call mcp_notes_delete_note {"id":"b"}\n',
     });
     expect(saved.code).toBe(0);
-    expect(saved.stdout.match(/Allow\? \[y\/N\]/g)).toHaveLength(1);
+    expect(saved.stdout.match(/Allow \S+\? \[y\/N\]/g)).toHaveLength(1);
 
     const listed = parseJsonOutput<{
       approvals: { tool: string; effect: string; digest: string }[];
@@ -113,7 +114,7 @@ describe('saved approvals', () => {
     });
     const forget = `clat approvals reset mcp_notes_delete_note -C ${sandbox.project}`;
     expect(quiet.stdout).toContain(`saved for this project; "${forget}" forgets it`);
-    expect(quiet.stdout).not.toContain('Allow?');
+    expect(quiet.stdout).not.toContain('[y/N]');
 
     // Without a terminal at all (clat call headless) the saved answer allows the tool too;
     // another tool is denied, and the hint says how to save an answer for it.
@@ -150,7 +151,7 @@ describe('saved approvals', () => {
     const asks = await sandbox.run(['chat', '--trust'], {
       input: '/call mcp_notes_delete_note {"id":"d"}\nn\n',
     });
-    expect(asks.stdout).toContain('Allow? [y/N]');
+    expect(asks.stdout).toContain('Allow mcp_notes_delete_note? [y/N]');
 
     const text = await sandbox.run(['approvals']);
     expect(text.stdout).toMatch(/mcp_notes_delete_note {2}destructive/);

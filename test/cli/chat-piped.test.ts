@@ -30,7 +30,7 @@ describe('clat chat with piped input', () => {
     expectInOrder(out, [
       'running mcp_notes_add_note',
       '"title": "piped"',
-      'Allow? [y/N] (s = always this session, p = always in this project) n',
+      'Allow mcp_notes_delete_note? [y/N] (s = always this session, p = always in this project) n',
       'mcp_notes_delete_note was not approved: denied by the user',
       'mode: read-only',
       'mcp_notes_add_note was not approved: denied by the user',

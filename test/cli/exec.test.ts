@@ -90,7 +90,7 @@ describe('clat exec', () => {
       input: '/call run_command {"command":"echo first"}\np\n',
     });
     expect(saved.stdout).toContain(
-      'Allow? [y/N] (s = always this session, p = always in this project)',
+      'Allow run_command? [y/N] (s = always this session, p = always in this project)',
     );
     const server = await withModel([
       {

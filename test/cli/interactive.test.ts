@@ -54,7 +54,7 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     // Destructive effect in project-write: the mode table asks; the user says no.
     mark = tmux.capture().length;
     tmux.line('/call mcp_notes_delete_note {"id":"nope"}');
-    await tmux.waitFor('Allow? [y/N]', mark);
+    await tmux.waitFor('Allow mcp_notes_delete_note? [y/N]', mark);
     tmux.line('n');
     await tmux.waitFor('mcp_notes_delete_note was not approved: denied by the user', mark);
 
@@ -170,7 +170,7 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     let mark = tmux.capture().length;
     tmux.line('run echo for me');
     await tmux.waitFor('Approve run_command? effect: execute', mark);
-    await tmux.waitFor('Allow? [y/N]', mark);
+    await tmux.waitFor('Allow run_command? [y/N]', mark);
     tmux.line('y');
     await tmux.waitFor('Done: the command printed hi-from-model.', mark);
     const toolMessage = chat.requests[1]?.body.messages.find((m) => m.role === 'tool');

@@ -28,9 +28,30 @@ export function describeApproval(request: ApprovalRequest): string {
   const args = JSON.stringify(request.arguments, null, 2) ?? 'undefined';
   return [
     `Approve ${line(request.tool)}? effect: ${request.effect}, source: ${line(source)}`,
-    `  reason: ${line(request.reason.split('\n')[0] ?? '')}`,
+    `  reason: ${approvalReason(request.reason)}`,
     `  arguments: ${sanitizeTerminalText(args).replace(/\n/g, '\n  ')}`,
   ].join('\n');
+}
+
+/** The most of a reason (a tool's description: the server's text) an approval shows. */
+const REASON_CHARS = 160;
+
+/**
+ * A reason's first line, its runs of white space collapsed and cut to {@link REASON_CHARS}: a
+ * description padded with spaces would otherwise fill the screen with a fake "Approve …" header
+ * of its own and scroll the real one out of sight.
+ */
+export function approvalReason(reason: string): string {
+  const first = (reason.split('\n')[0] ?? '').replace(/\s+/g, ' ').trim();
+  const points = [...first];
+  if (points.length <= REASON_CHARS) return line(first);
+  return `${line(points.slice(0, REASON_CHARS).join(''))}…`;
+}
+
+/** The question itself names the tool again, right where the answer is typed. */
+function allowQuestion(request: ApprovalRequest, rememberable: boolean): string {
+  const choices = rememberable ? ' (s = always this session, p = always in this project)' : '';
+  return `Allow ${line(request.tool)}? [y/N]${choices} `;
 }
 
 export type LineAsk = (question: string, signal: AbortSignal) => Promise<string | undefined>;
@@ -111,12 +132,7 @@ export function createLineApprover(
         return { outcome: 'allow' };
       }
       output.write(`${describeApproval(request)}\n`);
-      const answer = await ask(
-        remembered !== undefined
-          ? 'Allow? [y/N] (s = always this session, p = always in this project) '
-          : 'Allow? [y/N] ',
-        signal,
-      );
+      const answer = await ask(allowQuestion(request, remembered !== undefined), signal);
       if (answer === undefined) return { outcome: 'deny', reason: 'cancelled' };
       const choice = answer.trim().toLowerCase();
       if (remembered !== undefined && (choice === 's' || choice === 'session')) {
