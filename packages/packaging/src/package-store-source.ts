@@ -43,7 +43,7 @@ export function packageStoreSource(options: PackageStoreSourceOptions): MountSou
         issues.push({ file: registryFile, path: '(root)', message: installed.registryError });
       }
       for (const issue of installed.issues) {
-        issues.push({ file: registryFile, path: issue.id, message: issue.message });
+        issues.push({ file: issue.file ?? registryFile, path: issue.id, message: issue.message });
       }
       const entries: MountEntry[] = installed.servers.map(mcpEntry);
       for (const component of installed.components) {

@@ -27,9 +27,14 @@ export async function removePluginData(clatHome: string, id: string): Promise<bo
   return true;
 }
 
-/** Creates the data directory owner-only, whatever the umask. */
+/**
+ * Creates the data directory owner-only, whatever the umask. One that is already an owner-only
+ * directory is left alone, so a CLAT home on a read-only file system still launches.
+ */
 export async function ensurePluginDataDir(clatHome: string, id: string): Promise<string> {
   const data = pluginDataDir(clatHome, id);
+  const found = await lstat(data).catch(() => undefined);
+  if (found?.isDirectory() && (found.mode & 0o777) === 0o700) return data;
   await mkdir(data, { recursive: true, mode: 0o700 });
   await chmod(data, 0o700);
   return data;

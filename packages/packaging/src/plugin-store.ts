@@ -134,13 +134,21 @@ export class PluginStore {
     label: string,
   ): Promise<{ replaced: boolean; added: string[]; kept?: string }> {
     const staging = join(this.root, 'staging', randomUUID());
-    await copyTree(inspected, staging);
-    const restaged = await inspectPackage(staging);
+    let restaged: InspectedPackage;
+    try {
+      await copyTree(inspected, staging);
+      restaged = await inspectPackage(staging);
+    } catch (error) {
+      // A full disk or a refused write: no partial copy is left for the next lease to sweep.
+      await removeTree(staging);
+      throw error;
+    }
     if (
       restaged.tree.treeSha256 !== treeSha ||
       !isDeepStrictEqual(restaged.manifest, inspected.manifest) ||
       !isDeepStrictEqual(restaged.publisher, inspected.publisher)
     ) {
+      await removeTree(staging);
       throw new PackagingError(
         'IDENTITY_MISMATCH',
         `${inspected.dir} changed while it was being installed (tree ${treeSha} became ${restaged.tree.treeSha256})`,

@@ -3,12 +3,13 @@
  * `McpServerConfig` entries, `wasm-component` packages, and their static system prompts.
  * @module
  */
+import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type JsonValue, sensitiveKeys } from '@clat/kernel';
 import { isPackagingError, PackagingError } from './errors.js';
 import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
-import { ensurePluginDataDir } from './plugin-data.js';
+import { ensurePluginDataDir, pluginDataDir } from './plugin-data.js';
 import { readSecrets } from './plugin-secrets.js';
 import { PluginStore } from './plugin-store.js';
 import { trustLabel } from './store-list.js';
@@ -38,6 +39,8 @@ export interface InstalledComponent {
 export interface InstalledPackageIssue {
   id: string;
   message: string;
+  /** The file or directory to fix, when it is not the registry (a data directory it cannot make). */
+  file?: string;
 }
 
 /** A mounted package whose directory holds files it did not ship (reported, not fatal). */
@@ -61,6 +64,20 @@ export interface InstalledEntries {
   notes: InstalledPackageNote[];
   /** Set when registry.json is malformed: nothing is mounted (fail closed). */
   registryError?: string;
+}
+
+/**
+ * Why a directory under `clatHome` could not be made: the home's own refusal when it takes no
+ * writes (a read-only file system answers a recursive mkdir with ENOENT), else the error.
+ */
+async function unwritableReason(clatHome: string, error: unknown): Promise<string> {
+  const refused = await access(clatHome, constants.W_OK).then(
+    () => undefined,
+    (denied: NodeJS.ErrnoException) => denied.code,
+  );
+  if (refused === 'EROFS') return `${clatHome} is on a read-only file system`;
+  if (refused === 'EACCES' || refused === 'EPERM') return `${clatHome} is not writable`;
+  return (error as Error).message;
 }
 
 /** Runs one substitution; its error names the field (`env TOKEN: the environment variable …`). */
@@ -142,8 +159,20 @@ export async function installedServerEntries(
         ...(config === undefined ? {} : { config }),
       });
     } else {
-      // The data dir exists (0700) before the server starts, whatever the umask.
-      const data = await ensurePluginDataDir(clatHome, id);
+      // The data dir exists (0700) before the server starts, whatever the umask. A home that
+      // cannot hold it (read-only, not writable) stops this server only, with the reason.
+      let data: string;
+      try {
+        data = await ensurePluginDataDir(clatHome, id);
+      } catch (error) {
+        const dir = pluginDataDir(clatHome, id);
+        out.issues.push({
+          id,
+          file: dir,
+          message: `cannot create its data directory ${dir}: ${await unwritableReason(clatHome, error)}`,
+        });
+        continue;
+      }
       const vars = { data, root: verified.dir, config, manifest, env };
       const serverEnv: Record<string, string> = {};
       let args: string[];

@@ -61,7 +61,18 @@ export async function copyTree(inspected: InspectedPackage, dest: string): Promi
         for (;;) {
           const { bytesRead } = await source.read(buffer, 0, buffer.length, position);
           if (bytesRead === 0) break;
-          await out.write(buffer, 0, bytesRead, position);
+          // A write may take fewer bytes than given (a disk filling up): write the rest, so the
+          // next write fails with ENOSPC instead of the copy ending short without an error.
+          let written = 0;
+          while (written < bytesRead) {
+            const { bytesWritten } = await out.write(
+              buffer,
+              written,
+              bytesRead - written,
+              position + written,
+            );
+            written += bytesWritten;
+          }
           position += bytesRead;
         }
         await out.chmod(file.executable ? 0o500 : 0o400);

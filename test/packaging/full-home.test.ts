@@ -1,0 +1,99 @@
+/**
+ * A CLAT home that cannot take writes, through the `clat` binary: on a full file system an
+ * install fails with the disk's own error (before, a short write left a truncated copy in
+ * staging and the install blamed the package's digest, with a `clat plugin pack` hint that
+ * changed nothing), leaving no staging copy behind; on a read-only home an installed plugin
+ * whose data directory cannot be made stops that plugin only, and every other server still
+ * starts (before, every command that starts servers failed with EROFS).
+ * Needs a tmpfs mount (root, as in CI); skipped where mounting is not allowed.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execClat } from '../support/clat-bin.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NOTES = join(REPO_ROOT, 'plugins/mcp-notes/dist/package');
+const LEGACY = join(REPO_ROOT, 'test/fixtures/mcp-servers/legacy.mjs');
+
+let work = '';
+const mounted: string[] = [];
+
+/** Mounts a tmpfs of `size` at `dir`; false where this process may not mount. */
+function mountTmpfs(dir: string, size: string): boolean {
+  const result = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]);
+  if (result.status !== 0) return false;
+  mounted.push(dir);
+  return true;
+}
+
+const canMount = await (async () => {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const probe = await mkdtemp(join(tmpdir(), 'clat-mount-probe-'));
+  const ok = mountTmpfs(probe, '64k');
+  if (ok) execFileSync('umount', [mounted.pop() as string]);
+  await rm(probe, { recursive: true, force: true });
+  return ok;
+})();
+
+beforeAll(async () => {
+  if (!existsSync(NOTES)) throw new Error(`${NOTES} is missing; run "pnpm build" first`);
+  work = await mkdtemp(join(tmpdir(), 'clat-full-home-'));
+});
+
+afterAll(async () => {
+  for (const dir of mounted.reverse()) spawnSync('umount', ['-l', dir]);
+  if (work !== '') await rm(work, { recursive: true, force: true });
+});
+
+describe.skipIf(!canMount)('a CLAT home that cannot take writes', () => {
+  it('a full disk fails the install with its own error and leaves no staging copy', async () => {
+    const home = join(work, 'full');
+    await mkdir(home);
+    // Room for the store's directories and lock, not for the 760 KB server.
+    expect(mountTmpfs(home, '64k')).toBe(true);
+    const result = await execClat(['plugin', 'install', NOTES, '--accept-capabilities'], {
+      cwd: work,
+      home,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^clat: plugin install: ENOSPC: no space left on device/);
+    expect(result.stderr).not.toContain('runtime.sha256');
+    const staging = join(home, 'plugin-store', 'staging');
+    expect(await readdir(staging).catch(() => [])).toEqual([]);
+    expect(existsSync(join(home, 'plugin-store', 'registry.json'))).toBe(false);
+  }, 60_000);
+
+  it('on a read-only home a plugin without its data directory stops alone', async () => {
+    const home = join(work, 'readonly');
+    const project = join(work, 'project');
+    await mkdir(home);
+    await mkdir(project);
+    expect(mountTmpfs(home, '16m')).toBe(true);
+    const clat = (...args: string[]) => execClat(args, { cwd: project, home });
+    await writeFile(
+      join(home, 'mcp.json'),
+      JSON.stringify({ mcpServers: { legacy: { command: process.execPath, args: [LEGACY] } } }),
+    );
+    expect((await clat('trust')).code).toBe(0);
+    const installed = await clat('plugin', 'install', NOTES, '--accept-capabilities');
+    expect(installed.code, installed.stderr).toBe(0);
+    execFileSync('mount', ['-o', 'remount,ro', home]);
+
+    const call = await clat('call', 'mcp_legacy_echo', '{"text":"still here"}');
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('still here');
+    // `clat mcp` exits 1 for a config issue; the issue names the directory and why.
+    const status = await clat('mcp');
+    expect(status.code).toBe(1);
+    const data = join(home, 'plugin-data', 'mcp-notes');
+    expect(status.stdout).toContain(
+      `${data}: mcp-notes: cannot create its data directory ${data}: ${home} is on a read-only file system`,
+    );
+    expect(status.stdout).toMatch(/legacy\s+stdio\s+connected/);
+  }, 60_000);
+});
