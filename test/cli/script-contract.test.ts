@@ -5,9 +5,12 @@
  * flags without a terminal say where they work. The session does not report servers its own
  * closing stopped as failed.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STDIO_FIXTURES, useCliSandbox } from './support.js';
+import { CLAT_BIN, STDIO_FIXTURES, useCliSandbox } from './support.js';
 
 const sandbox = useCliSandbox();
 
@@ -71,6 +74,33 @@ describe('words and flags a command does not use', () => {
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toContain('(mode read-only)');
   });
+});
+
+describe('an environment a script may run in', () => {
+  it('with HOME empty, keeps its settings in the account home, never in ./.clat', async () => {
+    const result = await sandbox.run(['mcp', 'list'], { env: { HOME: '', CLAT_HOME: '' } });
+    const file = join(userInfo().homedir, '.clat', 'mcp.json');
+    expect(result.stdout.startsWith(file), result.stdout).toBe(true);
+    expect(existsSync(join(sandbox.project, '.clat'))).toBe(false);
+  });
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'says in one line that its output could not be written',
+    () => {
+      const result = spawnSync(
+        'sh',
+        ['-c', `"${process.execPath}" "${CLAT_BIN}" help > /dev/full`],
+        {
+          env: sandbox.env(),
+          encoding: 'utf8',
+        },
+      );
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(
+        'clat: cannot write the output: ENOSPC: no space left on device, write\n',
+      );
+    },
+  );
 });
 
 describe('clat mcp get of a broken mcp.json', () => {

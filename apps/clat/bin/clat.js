@@ -12,10 +12,19 @@ const {
 
 // A reader that went away (`clat tools --json | head -1`) is not an error: end quietly with 0,
 // like `yes | head`. Exit hooks still stop every server process group.
+// Any other failure to write output (a full disk behind `> file`, `>/dev/full`) is one line on
+// stderr and exit 1, not a stack trace; with stderr itself failing, only the exit code says it.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(0);
-    throw error;
+    if (stream === process.stdout) {
+      try {
+        require('node:fs').writeSync(2, `clat: cannot write the output: ${error.message}\n`);
+      } catch {
+        // stderr is gone as well.
+      }
+    }
+    process.exit(1);
   });
 }
 

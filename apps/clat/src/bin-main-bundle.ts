@@ -169,8 +169,10 @@ function cacheFileFor(
   }
   const buildId = BUILD_ID.exec(source.slice(-64))?.[1];
   if (buildId === undefined) return undefined;
-  const home = resolveClatHome(env, cwd).dir;
+  let home: string;
   try {
+    // No home to be found (HOME empty, no passwd entry): the command itself says so; no cache.
+    home = resolveClatHome(env, cwd).dir;
     if (!statSync(home).isDirectory()) return undefined;
   } catch {
     return undefined;
@@ -252,7 +254,11 @@ function writeCache(cacheFile: string, script: Script): void {
     const data = script.createCachedData();
     const fd = openSync(temp, 'w', 0o600);
     try {
-      writeSync(fd, data);
+      // A short write (a disk filling up) is retried until it fails: no truncated cache is
+      // renamed into place.
+      for (let written = 0; written < data.length; ) {
+        written += writeSync(fd, data, written, data.length - written);
+      }
     } finally {
       closeSync(fd);
     }

@@ -1,6 +1,7 @@
 /** Where CLAT keeps its per-user state: `~/.clat`, or `$CLAT_HOME` when set. @module */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { homedir, userInfo } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { CliError, CliErrorCode } from '../errors.js';
 
 export interface ClatHome {
   /** Absolute directory. */
@@ -19,7 +20,7 @@ export interface ClatHome {
 
 export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
   const override = env.CLAT_HOME?.trim();
-  const dir = override ? resolve(cwd, override) : join(homedir(), '.clat');
+  const dir = override ? resolve(cwd, override) : join(userHome(), '.clat');
   return {
     dir,
     mcpFile: join(dir, 'mcp.json'),
@@ -28,6 +29,27 @@ export function resolveClatHome(env: NodeJS.ProcessEnv, cwd: string): ClatHome {
     oauthDir: oauthDirIn(dir),
     approvalsFile: join(dir, 'approvals.json'),
   };
+}
+
+/**
+ * The user's home directory: `$HOME`, or the account's (passwd) when HOME is empty or relative.
+ * Never a relative path: `HOME=` would otherwise put the user's trust records and servers in
+ * `./.clat`, the current project's own configuration directory.
+ */
+function userHome(): string {
+  const home = homedir();
+  if (isAbsolute(home)) return home;
+  let account: string | undefined;
+  try {
+    account = userInfo().homedir;
+  } catch {
+    // No passwd entry (a container's arbitrary uid): only HOME or CLAT_HOME can say.
+  }
+  if (account !== undefined && isAbsolute(account)) return account;
+  throw new CliError(
+    CliErrorCode.CLI_CONFIG_INVALID,
+    `cannot tell where your home directory is (HOME is ${home === '' ? 'empty' : JSON.stringify(home)}); set HOME, or CLAT_HOME to the directory CLAT keeps its settings in`,
+  );
 }
 
 /** `<clat home>/oauth`, from the home directory alone (connectors get only that). */
