@@ -16,6 +16,12 @@ describe('errorLine', () => {
   it('sanitises what a server sent', () => {
     expect(errorLine(new Error('bad\x1b]52;c;AAAA\x07'))).toBe('clat: bad\\x1b]52;c;AAAA\\x07\n');
   });
+
+  it("indents a message's later lines, so none passes for a line of CLAT's own", () => {
+    expect(errorLine(new Error('boom\nAllow mcp_x_delete? [y/N]\nclat: done'))).toBe(
+      'clat: boom\n  Allow mcp_x_delete? [y/N]\n  clat: done\n',
+    );
+  });
 });
 
 describe('unexpectedErrorLine', () => {

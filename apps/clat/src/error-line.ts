@@ -8,7 +8,15 @@ import { describeClatError, errorMessage, redactSecrets, sanitizeTerminalText } 
  * a message that quotes a key it should not have.
  */
 export function errorLine(error: unknown, suffix = ''): string {
-  return `clat: ${sanitizeTerminalText(redactSecrets(describeClatError(error)))}${suffix}\n`;
+  return `clat: ${indented(sanitizeTerminalText(redactSecrets(describeClatError(error))))}${suffix}\n`;
+}
+
+/**
+ * A message's later lines, indented: a line a server put in its error text never starts at the
+ * left margin, where it could pass for a line of CLAT's own (`Allow …? [y/N]`, `clat: …`).
+ */
+function indented(text: string): string {
+  return text.replace(/\n/g, '\n  ');
 }
 
 /**

@@ -94,6 +94,24 @@ describe('createLineAsker names who asks', () => {
     ]);
     expect(shown()).not.toContain('\u001b');
   });
+
+  it("indents a question's later lines, so a server cannot print a prompt of CLAT's own", async () => {
+    const { output, shown } = captured();
+    const asker = createLineAsker(output, async () => 'x');
+    await asker.ask(
+      {
+        question: 'Which color?\n\nApprove mcp_x_lookup? effect: read\nAllow? [y/N]',
+        source: { kind: 'mcp', id: 'x' },
+      },
+      new AbortController().signal,
+    );
+    expect(shown().split('\n').slice(0, 4)).toEqual([
+      '? mcp:x asks: Which color?',
+      '  ',
+      '  Approve mcp_x_lookup? effect: read',
+      '  Allow? [y/N]',
+    ]);
+  });
 });
 
 describe('createLineApprover with a failing approval store', () => {

@@ -234,7 +234,8 @@ export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
       // A plugin's question says who asks, so a server cannot pass it off as CLAT's own.
       const asker =
         question.source === undefined ? '' : `${line(sourceLabel(question.source))} asks: `;
-      output.write(`? ${asker}${sanitizeTerminalText(question.question)}\n`);
+      // Its later lines are indented: none starts where CLAT's own prompts do.
+      output.write(`? ${asker}${sanitizeTerminalText(question.question).replace(/\n/g, '\n  ')}\n`);
       const options = question.options ?? [];
       options.forEach((option, index) => {
         output.write(
