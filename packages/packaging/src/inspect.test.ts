@@ -58,7 +58,16 @@ describe('inspectPackage', () => {
     await writeFixturePackage(dir, { executable: false });
     await expect(inspectPackage(dir)).rejects.toMatchObject({
       code: 'ENTRY_INVALID',
-      message: 'bin/server.mjs must be executable (chmod +x) for an mcp-stdio package',
+      message:
+        'bin/server.mjs must be executable (chmod +x) for an mcp-stdio package, or name its interpreter: "runtime": {"interpreter": "node", …} in clat-plugin.json',
+    });
+    // Executable JavaScript without "#!" would go to /bin/sh at launch: refused, with the fix.
+    await writeFixturePackage(dir, { entryText: "import 'node:fs';\n" });
+    await expect(inspectPackage(dir)).rejects.toMatchObject({
+      code: 'ENTRY_INVALID',
+      message: expect.stringContaining(
+        'bin/server.mjs is JavaScript without a "#!" line, so it cannot run as a program: set "runtime": {"interpreter": "node", …}',
+      ),
     });
     await chmod(join(dir, 'bin', 'server.mjs'), 0o755);
     const { manifest } = await writeFixturePackage(dir);

@@ -31,6 +31,14 @@ import {
 } from './signature.js';
 import { type PackageTree, readPackageTree, type TreeFile } from './tree.js';
 
+/** The start of a script a program loader runs by its interpreter line. */
+const SHEBANG = Buffer.from('#!');
+
+/** Whether an entry is a JavaScript file by its name (`.js`, `.mjs`, `.cjs`). */
+function isJavaScript(path: string): boolean {
+  return /\.[mc]?js$/i.test(path);
+}
+
 const WASM_MAGIC = Buffer.from([0x00, 0x61, 0x73, 0x6d]);
 /** Version and layer of the component binary format (core modules carry 01 00 00 00). */
 const COMPONENT_LAYER = Buffer.from([0x0d, 0x00, 0x01, 0x00]);
@@ -164,7 +172,21 @@ export async function inspectPackage(
   ) {
     throw new PackagingError(
       'ENTRY_INVALID',
-      `${entryPath} must be executable (chmod +x) for an mcp-stdio package`,
+      `${entryPath} must be executable (chmod +x) for an mcp-stdio package${isJavaScript(entryPath) ? `, or name its interpreter: "runtime": {"interpreter": "node", …} in ${MANIFEST_FILE}` : ''}`,
+      { file: entryPath },
+    );
+  }
+  if (
+    manifest.runtime.kind === 'mcp-stdio' &&
+    manifest.runtime.interpreter === undefined &&
+    isJavaScript(entryPath) &&
+    !(await readPrefix(join(dir, entryPath), 2)).equals(SHEBANG)
+  ) {
+    // Run as a program, a JavaScript file without "#!" goes to /bin/sh ("import: not found"):
+    // every check passed and the server could never start.
+    throw new PackagingError(
+      'ENTRY_INVALID',
+      `${entryPath} is JavaScript without a "#!" line, so it cannot run as a program: set "runtime": {"interpreter": "node", …} in ${MANIFEST_FILE} (CLAT runs it with its own Node.js), or start the file with "#!/usr/bin/env node"`,
       { file: entryPath },
     );
   }
