@@ -201,6 +201,7 @@ describe('clat completion', () => {
       (await sandbox.run(['plugin', 'install', packageDir, '--accept-capabilities'])).code,
     ).toBe(0);
     expect(complete('clat', 'plugin', 'uninstall', '')).toEqual(['mcp-notes']);
+    expect(complete('clat', 'plugin', 'configure', '')).toEqual(['mcp-notes']);
     expect(complete('clat', 'plugin', 'install', 'mcp-')).toEqual([]);
     expect(complete('clat', 'tools', '--')).toEqual(
       expect.arrayContaining(['--json', '--server', '--trust']),

@@ -155,3 +155,33 @@ describe('clat plugin new and its mistakes', () => {
     expect(proto.stderr).toContain('unknown action "constructor"; see "clat plugin --help"');
   });
 });
+
+describe('a hand-written package whose server is JavaScript', () => {
+  it('is refused by pack without "#!" or an interpreter, and packs with the setting it names', async () => {
+    const dir = join(sandbox.root, 'hand-written');
+    await mkdir(dir, { recursive: true });
+    // Executable, but no "#!": run as a program it would go to /bin/sh ("import: not found").
+    await writeFile(join(dir, 'server.mjs'), "import { stdin } from 'node:process';\n");
+    await chmod(join(dir, 'server.mjs'), 0o755);
+    const manifest = {
+      manifestVersion: 1,
+      id: 'hand-written',
+      name: 'Hand written',
+      version: '0.1.0',
+      runtime: { kind: 'mcp-stdio', entry: 'server.mjs' },
+      capabilities: { tools: true },
+    };
+    await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(manifest, null, 2));
+    const refused = await sandbox.run(['plugin', 'pack', dir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'server.mjs is JavaScript without a "#!" line, so it cannot run as a program: set "runtime": {"interpreter": "node", …} in clat-plugin.json',
+    );
+    // The setting it names: pack then writes the digest and says the package is ready.
+    const fixed = { ...manifest, runtime: { ...manifest.runtime, interpreter: 'node' } };
+    await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(fixed, null, 2));
+    const packed = await sandbox.run(['plugin', 'pack', dir]);
+    expect(packed.code, packed.stderr).toBe(0);
+    expect(packed.stdout).toContain('hand-written 0.1.0 is ready');
+  });
+});
