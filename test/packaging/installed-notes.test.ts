@@ -379,6 +379,14 @@ describe('mcp-notes as an installed package', () => {
         '--mode',
         'full-access',
       );
+    // A server that never wrote its data directory leaves nothing behind at uninstall.
+    expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
+    expect((await clat('tools', '--trust')).code).toBe(0);
+    expect(existsSync(data)).toBe(true);
+    const unused = await clat('plugin', 'uninstall', 'mcp-notes');
+    expect(unused.stdout).toBe('Uninstalled mcp-notes. Restart CLAT to apply.\n');
+    expect(existsSync(data)).toBe(false);
+
     expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
     const added = await addNote();
     expect(added.code, added.stderr).toBe(0);

@@ -1,5 +1,5 @@
 /** `clat plugin`: inspect, install, update, enable/disable, roll back, uninstall, list and pack packages. @module */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
@@ -449,6 +449,9 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
         io.stdout.write(
           `Its data in ${data} is kept for a reinstall; "clat plugin uninstall ${shellWord(id)} --purge" removes it\n`,
         );
+      } else {
+        // An empty one (its server never wrote there) holds nothing to keep: not left behind.
+        await rmdir(data).catch(() => undefined);
       }
       return 0;
     }
