@@ -183,5 +183,9 @@ describe('a hand-written package whose server is JavaScript', () => {
     const packed = await sandbox.run(['plugin', 'pack', dir]);
     expect(packed.code, packed.stderr).toBe(0);
     expect(packed.stdout).toContain('hand-written 0.1.0 is ready');
+    // Its manifest named instead of its directory is the same package.
+    const inspected = await sandbox.run(['plugin', 'inspect', join(dir, 'clat-plugin.json')]);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toMatch(/hand-written/);
   });
 });

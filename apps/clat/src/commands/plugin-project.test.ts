@@ -33,6 +33,9 @@ describe('packageDirOf', () => {
     await writeFile(join(plain, 'package.json'), '{"name":"x"}');
     expect(await packageDirOf(plain)).toBe(plain);
     expect(await packageDirOf(join(dir, 'x.clatpkg'))).toBe(join(dir, 'x.clatpkg'));
+    // A package's manifest given for the package: its directory.
+    await writeFile(join(plain, 'clat-plugin.json'), '{}');
+    expect(await packageDirOf(join(plain, 'clat-plugin.json'))).toBe(plain);
     await writeFile(join(plain, 'package.json'), '{"clat":{"package":"../elsewhere"}}');
     await expect(packageDirOf(plain)).rejects.toMatchObject({
       message: expect.stringContaining('clat.package must be a directory inside the project'),

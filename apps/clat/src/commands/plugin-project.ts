@@ -5,13 +5,19 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { MANIFEST_FILE } from '@clat/kernel';
 import { PackagingError } from '@clat/packaging';
 
-/** The directory to install for `source`: its `clat.package` when it is a plugin project. */
+/**
+ * The directory to install for `source`: its `clat.package` when it is a plugin project, and the
+ * package directory when `source` is its manifest (`clat plugin install dist/package/clat-plugin.json`
+ * means that package; read as a `.clatpkg` it was "not a CLATPKG1 container").
+ */
 export async function packageDirOf(source: string): Promise<string> {
-  if (!(await stat(source).catch(() => undefined))?.isDirectory()) return source;
+  const found = await stat(source).catch(() => undefined);
+  if (found?.isFile() && basename(source) === MANIFEST_FILE) return dirname(source);
+  if (!found?.isDirectory()) return source;
   const text = await readFile(join(source, 'package.json'), 'utf8').catch(() => undefined);
   if (text === undefined) return source;
   let declared: unknown;
