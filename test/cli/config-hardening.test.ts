@@ -3,7 +3,8 @@
  * credentials in URLs and args are shown redacted by `clat mcp list/get`, the file is always
  * written 0600, unusable server names are refused, duplicate keys are reported.
  */
-import { chmod, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonOutput, useCliSandbox } from './support.js';
@@ -248,5 +249,35 @@ describe('files that are not valid JSON', () => {
         expect(result.stdout).toContain('(no usable servers; see below)');
       await rm(join(sandbox.home, file));
     }
+  });
+});
+
+describe('a settings file that is no regular file, or too big', () => {
+  it('is named at once: a FIFO never blocks a command, a huge file is not read', async () => {
+    const file = join(sandbox.home, 'mcp.json');
+    const fifo = spawnSync('mkfifo', [file]);
+    if (fifo.status === 0) {
+      for (const args of [
+        ['mcp', 'list'],
+        ['tools', '--trust'],
+        ['mcp', 'add', 'x', '--', 'node'],
+      ]) {
+        const result = await sandbox.run(args, { timeoutMs: 15_000 });
+        expect(result.signal, args.join(' ')).toBeNull();
+        expect(result.code, args.join(' ')).toBe(1);
+        expect(result.stdout + result.stderr).toContain(
+          `${file}: cannot be read: it is a FIFO, not a regular file`,
+        );
+      }
+      await rm(file);
+    }
+    await writeFile(file, '');
+    await truncate(file, 8 * 1024 * 1024 + 1);
+    const big = await sandbox.run(['mcp', 'list']);
+    expect(big.code).toBe(1);
+    expect(big.stdout + big.stderr).toContain(
+      `${file}: cannot be read: it holds 8.0 MiB, over the 8 MiB CLAT reads from a settings file`,
+    );
+    await rm(file);
   });
 });

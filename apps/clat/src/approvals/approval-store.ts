@@ -6,10 +6,10 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { describeJsonSyntaxError } from '@clat/kernel';
 import { writeFileAtomic } from '../config/atomic-write.js';
 import { editConfigFile } from '../config/config-lock.js';
+import { readSmallFile } from '../config/read-small-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 export interface SavedApproval {
@@ -39,16 +39,16 @@ export class ApprovalStore {
 
   /** Reads the file; missing is empty. Throws CLI_CONFIG_INVALID naming the file when corrupt. */
   async read(): Promise<ApprovalFile> {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(this.file, 'utf8');
+      text = readSmallFile(this.file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, projects: {} };
       throw new CliError(
         CliErrorCode.CLI_CONFIG_INVALID,
         `${this.file}: cannot be read: ${(error as Error).message}`,
       );
     }
+    if (text === undefined) return { version: 1, projects: {} };
     let root: unknown;
     try {
       root = JSON.parse(text);

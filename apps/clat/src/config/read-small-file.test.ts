@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMcpConfig } from './mcp-config-file.js';
-import { readSmallFile } from './read-small-file.js';
+import { readSmallFile, SMALL_FILE_MAX_BYTES } from './read-small-file.js';
 import { loadUserConfig } from './user-config.js';
 
 let dir = '';
@@ -26,6 +27,20 @@ describe('readSmallFile', () => {
     mkdirSync(join(root, 'dir.json'));
     expect(() => readSmallFile(join(root, 'dir.json'))).toThrow(
       expect.objectContaining({ code: 'EISDIR' }),
+    );
+  });
+
+  it('refuses a FIFO without waiting for a writer, and a file over the limit', () => {
+    const root = tempDir();
+    const fifo = join(root, 'mcp.json');
+    if (spawnSync('mkfifo', [fifo]).status === 0) {
+      expect(() => readSmallFile(fifo)).toThrow('it is a FIFO, not a regular file');
+    }
+    const big = join(root, 'big.json');
+    writeFileSync(big, '');
+    truncateSync(big, SMALL_FILE_MAX_BYTES + 1);
+    expect(() => readSmallFile(big)).toThrow(
+      'it holds 8.0 MiB, over the 8 MiB CLAT reads from a settings file',
     );
   });
 

@@ -11,13 +11,14 @@
  * load then starts and reports everything as it always did.
  * @module
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { plainStdioEntry } from '@clat/adapter-mcp/plain-stdio-entry';
 import { PrestartedServers, type PrestartSpec } from '@clat/adapter-mcp-stdio/prestart';
 import type { CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import { findProjectRoot } from '../config/project-root.js';
+import { readSmallFile } from '../config/read-small-file.js';
 
 /** What a prestart reads of the command's environment. */
 export type PrestartIO = Pick<CommandIO, 'env' | 'cwd'>;
@@ -49,19 +50,20 @@ function serverMap(text: string): Record<string, unknown> | undefined {
 // Synchronous reads: nothing else runs yet, and each asynchronous one would cost a thread-pool
 // round trip before the spawn this module exists to bring forward.
 function readServers(file: string): Record<string, unknown> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    // Never a FIFO or an oversized file: those are the command's to report, not the boot's.
+    text = readSmallFile(file);
   } catch {
     return {};
   }
-  return serverMap(text) ?? {};
+  return text === undefined ? {} : (serverMap(text) ?? {});
 }
 
 /** The roots trust.json lists; an unreadable or odd file lists none (openProject reports it). */
 function trustedRoots(trustFile: string): (root: string) => boolean {
   try {
-    const projects = (JSON.parse(readFileSync(trustFile, 'utf8')) as { projects?: unknown })
+    const projects = (JSON.parse(readSmallFile(trustFile) ?? '{}') as { projects?: unknown })
       ?.projects;
     if (typeof projects !== 'object' || projects === null) return () => false;
     return (root) => Object.hasOwn(projects, root);
