@@ -4,7 +4,8 @@
  * staging and the install blamed the package's digest, with a `clat plugin pack` hint that
  * changed nothing), leaving no staging copy behind; on a read-only home an installed plugin
  * whose data directory cannot be made stops that plugin only, and every other server still
- * starts (before, every command that starts servers failed with EROFS).
+ * starts (before, every command that starts servers failed with EROFS), and an edit names the
+ * file it could not write, not its temporary sibling.
  * Needs a tmpfs mount (root, as in CI); skipped where mounting is not allowed.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -61,7 +62,9 @@ describe.skipIf(!canMount)('a CLAT home that cannot take writes', () => {
       home,
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^clat: plugin install: ENOSPC: no space left on device/);
+    expect(result.stderr).toBe(
+      'clat: plugin install: cannot write: the disk is full (ENOSPC); free some space and retry\n',
+    );
     expect(result.stderr).not.toContain('runtime.sha256');
     const staging = join(home, 'plugin-store', 'staging');
     expect(await readdir(staging).catch(() => [])).toEqual([]);
@@ -95,5 +98,11 @@ describe.skipIf(!canMount)('a CLAT home that cannot take writes', () => {
       `${data}: mcp-notes: cannot create its data directory ${data}: ${home} is on a read-only file system`,
     );
     expect(status.stdout).toMatch(/legacy\s+stdio\s+connected/);
+    // An edit says which file it could not write and why, not a temporary file's raw EROFS.
+    const add = await clat('mcp', 'add', 'other', '--', 'node', 'server.js');
+    expect(add.code).toBe(1);
+    expect(add.stderr).toBe(
+      `clat: cannot write ${join(home, 'mcp.json')}: its file system is read-only (EROFS)\n`,
+    );
   }, 60_000);
 });

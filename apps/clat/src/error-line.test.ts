@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorLine, unexpectedErrorLine } from './error-line.js';
+import { errorLine, fileErrorText, unexpectedErrorLine } from './error-line.js';
 import { CliError, CliErrorCode } from './errors.js';
 
 const KEY = 'sk-proj-AbCdEfGh0123456789';
@@ -36,5 +36,39 @@ describe('unexpectedErrorLine', () => {
     const line = unexpectedErrorLine(bug, { CLAT_DEBUG: '1' });
     expect(line).toContain('TypeError: cannot read Authorization: Bearer [REDACTED]\n    at ');
     expect(line).not.toContain('AbCdEfGh');
+  });
+});
+
+/** An error as node:fs raises it. */
+function fsError(code: string, syscall: string, path?: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${code}: ${syscall}`);
+  error.code = code;
+  error.syscall = syscall;
+  if (path !== undefined) error.path = path;
+  return error;
+}
+
+describe('fileErrorText', () => {
+  it('names the file a person knows, why, and what to check', () => {
+    expect(
+      fileErrorText(
+        fsError('EACCES', 'open', '/h/.clat/.mcp.json.lock.26655.98ef0123456789ab.tmp'),
+      ),
+    ).toBe(
+      'cannot write /h/.clat/mcp.json: permission denied (EACCES); check the owner and mode of /h/.clat',
+    );
+    expect(
+      fileErrorText(fsError('EPERM', 'rename', '/h/.clat/.mcp.json.27007.0123456789abcdef.tmp')),
+    ).toBe(
+      'cannot replace /h/.clat/mcp.json: operation not permitted (EPERM); check the owner, mode and attributes of /h/.clat',
+    );
+    expect(fileErrorText(fsError('EROFS', 'mkdir', '/h/.clat/plugin-store'))).toBe(
+      'cannot create /h/.clat/plugin-store: its file system is read-only (EROFS)',
+    );
+    expect(fileErrorText(fsError('ENOSPC', 'write'))).toBe(
+      'cannot write: the disk is full (ENOSPC); free some space and retry',
+    );
+    expect(fileErrorText(fsError('ECONNRESET', 'read'))).toBeUndefined();
+    expect(fileErrorText(new Error('plain'))).toBeUndefined();
   });
 });

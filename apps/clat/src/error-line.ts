@@ -1,4 +1,5 @@
 /** The one line the CLI prints for a failure a command reports. @module */
+import { basename, dirname, join } from 'node:path';
 import { describeClatError, errorMessage, redactSecrets, sanitizeTerminalText } from '@clat/kernel';
 
 /**
@@ -28,4 +29,63 @@ export function unexpectedErrorLine(error: unknown, env: NodeJS.ProcessEnv): str
     env.CLAT_DEBUG === undefined ? '' : `\n${(error as Error)?.stack ?? String(error)}`;
   const text = redactSecrets(`unexpected error: ${errorMessage(error)}${detail}`);
   return `clat: ${sanitizeTerminalText(text)}\n`;
+}
+
+/** What a refused file operation means, and what a person can do about it (given its directory). */
+const FILE_ERRORS: Record<string, { reason: string; hint?: (dir: string | undefined) => string }> =
+  {
+    EACCES: {
+      reason: 'permission denied',
+      hint: (dir) => (dir === undefined ? '' : `check the owner and mode of ${dir}`),
+    },
+    EPERM: {
+      reason: 'operation not permitted',
+      hint: (dir) => (dir === undefined ? '' : `check the owner, mode and attributes of ${dir}`),
+    },
+    EROFS: { reason: 'its file system is read-only' },
+    ENOSPC: { reason: 'the disk is full', hint: () => 'free some space and retry' },
+    EDQUOT: { reason: 'your disk quota is used up', hint: () => 'free some space and retry' },
+    ENOTDIR: { reason: 'a part of its path is a file, not a directory' },
+  };
+
+/** What a system call did, as a verb a person reads (anything else: "write"). */
+const ACTIONS: Record<string, string> = {
+  mkdir: 'create',
+  rename: 'replace',
+  unlink: 'remove',
+  rmdir: 'remove',
+  rm: 'remove',
+  chmod: 'set the mode of',
+  lstat: 'read',
+  stat: 'read',
+  scandir: 'read',
+  opendir: 'read',
+};
+
+/**
+ * The file a person knows for a path CLAT wrote through: a temporary sibling
+ * (`.<name>.<pid>.<random>.tmp`) stands for `<name>`, and a lock (`<name>.lock`) for `<name>`.
+ */
+function knownFile(path: string): string {
+  const temp = /^\.(.+)\.\d+\.[0-9a-f]{16}\.tmp$/.exec(basename(path));
+  const named = temp === null ? path : join(dirname(path), temp[1] as string);
+  return named.endsWith('.lock') ? named.slice(0, -'.lock'.length) : named;
+}
+
+/**
+ * One sentence for a file operation the system refused (a read-only or foreign-owned CLAT home, a
+ * full disk): what could not be done to which file, why, and what to check; undefined for any
+ * other error. Replaces the raw `EACCES: permission denied, open '<temp file>'`.
+ */
+export function fileErrorText(error: unknown): string | undefined {
+  const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
+  const known = code === undefined ? undefined : FILE_ERRORS[code];
+  if (known === undefined) return undefined;
+  const action = (syscall !== undefined && ACTIONS[syscall]) || 'write';
+  const file = path === undefined ? undefined : knownFile(path);
+  const hint = known.hint?.(file === undefined ? undefined : dirname(file)) ?? '';
+  const what = file === undefined ? action : `${action} ${file}`;
+  return sanitizeTerminalText(
+    `cannot ${what}: ${known.reason} (${code})${hint === '' ? '' : `; ${hint}`}`,
+  );
 }

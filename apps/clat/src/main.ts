@@ -13,15 +13,18 @@ function isTtyStream(stream: unknown): boolean {
 /** Reports a failure: one line (no stack) mapped to an exit code. */
 async function reportFailure(error: unknown, io: CommandIO): Promise<number> {
   // Loaded only on failure: the command alone decides what a successful run evaluates.
-  const [{ isClatError }, { isCliError }, { errorLine, unexpectedErrorLine }] = await Promise.all([
-    import('@clat/kernel'),
-    import('./errors.js'),
-    import('./error-line.js'),
-  ]);
+  const [{ isClatError }, { isCliError }, { errorLine, fileErrorText, unexpectedErrorLine }] =
+    await Promise.all([import('@clat/kernel'), import('./errors.js'), import('./error-line.js')]);
   // Any package's ClatError is an expected failure: one line with its code (sanitised there).
   if (isClatError(error)) {
     io.stderr.write(errorLine(error));
     return isCliError(error) ? error.exitCode : 1;
+  }
+  // A file operation the system refused (read-only home, full disk): what, which file, why.
+  const refused = fileErrorText(error);
+  if (refused !== undefined) {
+    io.stderr.write(`clat: ${refused}\n`);
+    return 1;
   }
   // Anything else is a bug: one redacted line, the stack only on request.
   io.stderr.write(unexpectedErrorLine(error, io.env));

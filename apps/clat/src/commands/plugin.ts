@@ -20,7 +20,7 @@ import { parseFlags, unknownOptionOf } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { existingServerNames } from '../config/mcp-config-file.js';
-import { errorLine } from '../error-line.js';
+import { errorLine, fileErrorText } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { foreignCommand } from '../foreign-commands.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
@@ -512,9 +512,8 @@ export const pluginCommand: Command = {
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
       if (error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
-        io.stderr.write(
-          `clat: plugin ${sanitizeTerminalLine(argv[0] ?? '')}: ${sanitizeTerminalText(error.message)}\n`,
-        );
+        const said = fileErrorText(error) ?? sanitizeTerminalText(error.message);
+        io.stderr.write(`clat: plugin ${sanitizeTerminalLine(argv[0] ?? '')}: ${said}\n`);
         return 1;
       }
       throw error;
