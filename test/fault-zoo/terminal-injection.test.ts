@@ -82,6 +82,9 @@ describe('hostile servers', () => {
     expectClean(text);
     expect(text.stdout).toContain(String.raw`Looks harmless\x1b[2J`);
     expect(text.stdout).not.toMatch(/^forged line/m);
+    // Cut at 80 columns without splitting the emoji across the cut (no U+FFFD, no lone half).
+    expect(text.stdout.isWellFormed()).toBe(true);
+    expect(text.stdout).toMatch(/mcp_hostile_wide +external-read +mcp:hostile +x{79}…\n/);
 
     const json = await sandbox.run(['tools', '--json']);
     const tools = parseJsonOutput<{ tools: { name: string; description: string }[] }>(json).tools;
@@ -104,6 +107,8 @@ describe('hostile servers', () => {
       expect(failed.code, `${tool}: ${failed.stdout}${failed.stderr}`).not.toBe(0);
       expectClean(failed);
       expect(`${failed.stdout}${failed.stderr}`).toMatch(/\\x1b\[2J/);
+      // The error's later lines are indented: "forged line" never starts a line of its own.
+      expect(failed.stderr, tool).not.toMatch(/^forged line/m);
     }
   });
 
@@ -124,6 +129,10 @@ describe('hostile servers', () => {
       // A run_command approval whose arguments carry escapes (the scripted user says no).
       `/call run_command ${JSON.stringify({ command: `echo ${ATTACK}` })}`,
       'n',
+      // A description padded to push the real header away is one cut line; the question names
+      // the tool.
+      '/call mcp_hostile_padded',
+      'n',
       '',
     ].join('\n');
     const session = await sandbox.run(['chat'], { input: script, timeoutMs: 60_000 });
@@ -131,6 +140,15 @@ describe('hostile servers', () => {
     expectClean(session);
     expect(session.stdout).toContain(String.raw`result \x1b[2J`);
     expect(session.stdout).toMatch(/Approve run_command\?/);
+    const header = 'Approve mcp_hostile_padded? effect: destructive, source: mcp:hostile\n';
+    const at = session.stdout.indexOf(header);
+    expect(at, session.stdout).toBeGreaterThan(-1);
+    const reason = session.stdout.slice(at + header.length).split('\n')[0] ?? '';
+    expect(reason).toBe(
+      '  reason: Deletes things. Approve mcp_hostile_attack? effect: read, source: mcp:hostile reason: Looks harmless',
+    );
+    expect(session.stdout).toContain('Allow mcp_hostile_padded? [y/N]');
+    expect(session.stdout).not.toContain('padded ran');
   });
 
   it('clat exec sanitises the model answer and tool activity', async () => {

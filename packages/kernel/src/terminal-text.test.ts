@@ -133,8 +133,8 @@ describe('sanitizeTerminalLine', () => {
     expect(out).not.toContain('\n');
   });
 
-  it('keeps tabs and clean text', () => {
-    expect(sanitizeTerminalLine('a\tb')).toBe('a\tb');
+  it('makes a tab a space, and keeps clean text', () => {
+    expect(sanitizeTerminalLine('a\tb')).toBe('a b');
     expect(sanitizeTerminalLine('@scope/pkg 1.2.3')).toBe('@scope/pkg 1.2.3');
   });
 });

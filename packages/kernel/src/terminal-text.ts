@@ -40,6 +40,8 @@ function sanitize(text: string, keepNewlines: boolean): string {
   return text.replace(UNSAFE_ALL, (match) => {
     if (match === '\r\n') return keepNewlines ? '\n' : '\\r\\n';
     const code = match.codePointAt(0) ?? 0;
+    // In a one-line field a tab would jump to the next tab stop and break a table's columns.
+    if (code === 0x09 && !keepNewlines) return ' ';
     if (kept(code)) return match;
     if (code === 0x0a) return keepNewlines ? match : '\\n';
     if (code === 0x0d) return '\\r';
@@ -58,7 +60,8 @@ export function sanitizeTerminalText(text: string): string {
 
 /**
  * Like {@link sanitizeTerminalText} for a one-line field (a name, a version, a description in a
- * table): newlines are escaped too, so the value cannot start a line of its own.
+ * table): newlines are escaped too, so the value cannot start a line of its own, and a tab is a
+ * space.
  */
 export function sanitizeTerminalLine(text: string): string {
   return sanitize(text, false);

@@ -88,6 +88,15 @@ describe('ToolRegistry', () => {
     const description = registry.get('long')?.definition.description ?? '';
     expect(description).toHaveLength(LIMITS.toolDescriptionChars);
     expect(description.endsWith('[truncated by host]')).toBe(true);
+    // A cut that would fall inside an emoji's surrogate pair keeps the pair whole, or drops it.
+    const keep = LIMITS.toolDescriptionChars - '… [truncated by host]'.length;
+    registry.register(
+      tool('emoji', 'mcp', 's', `${'E'.repeat(keep - 1)}${'😀'.repeat(40)}`),
+      scope,
+    );
+    const cut = registry.get('emoji')?.definition.description ?? '';
+    expect(cut.isWellFormed()).toBe(true);
+    expect(cut).toBe(`${'E'.repeat(keep - 1)}… [truncated by host]`);
     expect(registry.diagnostics()[0]?.code).toBe(KernelErrorCode.LIMIT_EXCEEDED);
     const signal = new AbortController().signal;
     await expect(

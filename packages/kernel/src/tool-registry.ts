@@ -204,7 +204,10 @@ export class ToolRegistry {
       });
     }
     if (definition.description.length > LIMITS.toolDescriptionChars) {
-      const cut = LIMITS.toolDescriptionChars - TRUNCATED_SUFFIX.length;
+      let cut = LIMITS.toolDescriptionChars - TRUNCATED_SUFFIX.length;
+      // Never half of a surrogate pair: JSON output would carry a lone surrogate.
+      const last = definition.description.charCodeAt(cut - 1);
+      if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
       entry.tool = {
         definition: {
           ...definition,

@@ -15,6 +15,7 @@ import {
   sanitizeTerminalText,
 } from '@clat/kernel';
 import type { ChatMessage } from '@clat/provider-openai';
+import { columnsOf, fitLine, padColumns } from '../ui/columns.js';
 import { mentionName } from './mentions.js';
 import type { PromptCommandTable } from './prompt-commands.js';
 
@@ -80,7 +81,7 @@ function argumentsLabel(prompt: CatalogPrompt): string {
 }
 
 function describe(item: { title?: string; description?: string }): string {
-  return line(item.description ?? item.title ?? '').slice(0, 100);
+  return fitLine(item.description ?? item.title ?? '', 100);
 }
 
 /** `/prompts` and `clat prompts`: the slash commands, then what was skipped and why. */
@@ -91,10 +92,10 @@ export function formatPromptTable(table: PromptCommandTable): string {
     const heads = table.commands.map((entry) =>
       line(`/${entry.command} ${argumentsLabel(entry.prompt)}`.trimEnd()),
     );
-    const width = Math.max(...heads.map((head) => head.length));
+    const width = Math.max(...heads.map(columnsOf));
     out.push(`${table.commands.length} prompt${table.commands.length === 1 ? '' : 's'}:\n`);
     table.commands.forEach((entry, index) => {
-      out.push(`  ${(heads[index] ?? '').padEnd(width)}  ${describe(entry.prompt)}\n`);
+      out.push(`  ${padColumns(heads[index] ?? '', width)}  ${describe(entry.prompt)}\n`);
     });
   }
   for (const skipped of table.skipped) {

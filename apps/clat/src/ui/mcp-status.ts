@@ -6,6 +6,7 @@ import {
   type MountStatus as ServerStatus,
   shellWord,
 } from '@clat/kernel';
+import { columnsOf, padColumns } from './columns.js';
 
 export function summaryLine(summary: McpSummary): string {
   const parts = [
@@ -86,7 +87,7 @@ export function formatMcpStatus(
     return `${lines.join('\n')}\n`;
   }
   const names = summary.servers.map((s) => line(s.name));
-  const width = Math.max(...names.map((name) => name.length));
+  const width = Math.max(...names.map(columnsOf));
   summary.servers.forEach((server, index) => {
     const state =
       server.state === 'connecting' && server.phase !== undefined && server.phase !== 'connecting'
@@ -99,7 +100,7 @@ export function formatMcpStatus(
     const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}${getStreamText(server)}`;
     const timing = server.durationMs === undefined ? '' : `  ${server.durationMs} ms`;
     lines.push(
-      `  ${(names[index] ?? '').padEnd(width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${line(server.origin)}] ${line(server.target)}${timing}`,
+      `  ${padColumns(names[index] ?? '', width)}  ${server.transport.padEnd(5)}  ${state.padEnd(10)}  ${versionText(server)}  ${tools}  [${line(server.origin)}] ${line(server.target)}${timing}`,
     );
     if (server.tasks !== undefined) lines.push(`      tasks: ${line(server.tasks)}`);
     for (const warning of server.warnings) lines.push(`      warning: ${line(warning)}`);

@@ -6,6 +6,7 @@ import {
   sensitiveArgKeys,
   trustLabel,
 } from '@clat/packaging';
+import { columnsOf, fitLine, padColumns } from './columns.js';
 
 /** Author-written fields are cut here on screen (the full value is in `--json`). */
 const FIELD_CHARS = 200;
@@ -14,8 +15,7 @@ const FLAGS = ['tools', 'prompts', 'sampling', 'elicitation', 'hostContext'] as 
 
 /** One sanitised line of an author-written value, quoted so its start and end are visible. */
 function authorField(value: string): string {
-  const line = sanitizeTerminalLine(value);
-  return JSON.stringify(line.length > FIELD_CHARS ? `${line.slice(0, FIELD_CHARS)}…` : line);
+  return JSON.stringify(fitLine(value, FIELD_CHARS));
 }
 
 /**
@@ -88,17 +88,14 @@ export function formatPluginTable(rows: readonly PluginListEntry[]): string {
       row.publisher === undefined
         ? '-'
         : `${row.publisher.publisher} (${row.publisher.publicKey.slice(0, 12)}…)`,
-    ].map((cell) => {
-      const line = sanitizeTerminalLine(cell);
-      return line.length > 40 ? `${line.slice(0, 40)}…` : line;
-    }),
+    ].map((cell) => fitLine(cell, 41)),
   );
   const titles = [...header, 'PUBLISHER'];
   const widths = titles.map((title, i) =>
-    Math.max(title.length, ...cells.map((line) => (line[i] ?? '').length)),
+    Math.max(title.length, ...cells.map((line) => columnsOf(line[i] ?? ''))),
   );
   const format = (line: string[]) =>
-    `${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  `;
+    `${line.map((cell, i) => padColumns(cell, widths[i] ?? 0)).join('  ')}  `;
   const out = [`${format(titles)}HEALTH`];
   rows.forEach((row, index) => {
     out.push(`${format(cells[index] ?? [])}${sanitizeTerminalLine(row.health)}`);

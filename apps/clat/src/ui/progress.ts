@@ -1,6 +1,7 @@
 /** A one-line "connecting…" indicator on stderr, shown only on a TTY and erased when done. @module */
 import type { Writable } from 'node:stream';
 import { type PluginMount, sanitizeTerminalLine } from '@clat/kernel';
+import { statusLine } from './columns.js';
 import { redrawsInPlace } from './line-prompt.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -21,7 +22,7 @@ export function showMountProgress(mount: PluginMount, stream: Writable): () => v
       .map((s) => sanitizeTerminalLine(s.name))
       .join(', ');
     const text = `${FRAMES[frame++ % FRAMES.length]} connecting MCP servers: ${summary.connected}/${summary.configured} connected, waiting for ${pending}`;
-    stream.write(`\r\x1b[2K${text.slice(0, 200)}`);
+    stream.write(`\r\x1b[2K${statusLine(text, stream)}`);
   };
   const timer = setInterval(draw, FRAME_MS);
   draw();

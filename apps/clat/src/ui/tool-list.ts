@@ -1,5 +1,6 @@
 /** `/tools` and `clat tools` text view. @module */
 import { sanitizeTerminalLine, type ToolDefinition } from '@clat/kernel';
+import { columnsOf, fitLine, padColumns } from './columns.js';
 
 function sourceOf(tool: ToolDefinition): string {
   return sanitizeTerminalLine(
@@ -10,12 +11,15 @@ function sourceOf(tool: ToolDefinition): string {
 export function formatTools(tools: readonly ToolDefinition[]): string {
   if (tools.length === 0) return '(no tools registered)\n';
   // Names, sources and descriptions come from servers and packages: one sanitised line each.
+  // Widths in terminal columns (a server name may be CJK); the description cut at 80 columns
+  // without splitting a character or an escape.
   const names = tools.map((tool) => sanitizeTerminalLine(tool.name));
-  const nameWidth = Math.max(...names.map((name) => name.length));
-  const sourceWidth = Math.max(...tools.map((tool) => sourceOf(tool).length));
+  const sources = tools.map(sourceOf);
+  const nameWidth = Math.max(...names.map(columnsOf));
+  const sourceWidth = Math.max(...sources.map(columnsOf));
   const lines = tools.map((tool, index) => {
-    const first = sanitizeTerminalLine(tool.description.split('\n')[0] ?? '');
-    return `  ${(names[index] ?? '').padEnd(nameWidth)}  ${tool.effect.padEnd(13)}  ${sourceOf(tool).padEnd(sourceWidth)}  ${first.slice(0, 80)}`;
+    const first = fitLine(tool.description.split('\n')[0] ?? '', 80);
+    return `  ${padColumns(names[index] ?? '', nameWidth)}  ${tool.effect.padEnd(13)}  ${padColumns(sources[index] ?? '', sourceWidth)}  ${first}`;
   });
   return `${tools.length} tool${tools.length === 1 ? '' : 's'}:\n${lines.join('\n')}\n`;
 }

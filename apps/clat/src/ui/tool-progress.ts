@@ -6,9 +6,8 @@
  */
 import type { Writable } from 'node:stream';
 import { type RunEventOf, type RunEventStream, sanitizeTerminalLine } from '@clat/kernel';
-
-/** Longest progress line drawn on a TTY (longer ones are cut so they never wrap). */
-const TTY_LINE_CHARS = 200;
+// A line drawn on a TTY is cut to the terminal's width, so it never wraps (columns.ts).
+import { statusLine } from './columns.js';
 
 /** `mcp_x_op: 40% (2/5) fetching` or `mcp_x_op: task 7f3a working: Gathering sources`. */
 export function formatToolProgress(event: RunEventOf<'tool.progress'>): string {
@@ -48,7 +47,7 @@ export function showToolProgress(
     if (event.type === 'tool.progress') {
       const text = formatToolProgress(event);
       if (options.tty) {
-        stream.write(`\r\x1b[2K${text.slice(0, TTY_LINE_CHARS)}`);
+        stream.write(`\r\x1b[2K${statusLine(text, stream)}`);
         drawn = true;
       } else {
         stream.write(`${options.prefix ?? ''}${text}\n`);
