@@ -69,9 +69,23 @@ describe('a built plugin project', () => {
     expect(again.stderr).toContain(
       'mcp-notes is already installed (version 0.1.0); to replace it, run "clat plugin update ."',
     );
+    // pack names the next command for an installed id: update, then nothing once it is in.
+    const built = join(project, 'dist', 'package');
+    expect((await run(['pack', '.'])).stdout).toContain(
+      `mcp-notes 0.2.0 is ready; mcp-notes is installed, so: clat plugin update ${built}\n`,
+    );
     const updated = await run(['update', '.']);
     expect(updated.stderr).toBe('');
     expect(updated.stdout).toContain('Updated mcp-notes 0.2.0');
+    expect((await run(['pack', '.'])).stdout).toContain(
+      'mcp-notes 0.2.0 is ready, and installed with this content\n',
+    );
+    // Rebuilt without a version bump: said as new content under the same version.
+    await writeFile(join(project, 'dist', 'package', 'README.md'), 'rebuilt\n');
+    const rebuilt = await run(['update', '.']);
+    expect(rebuilt.stdout).toMatch(
+      /^Updated mcp-notes 0\.2\.0 to new content under the same version \(tree [0-9a-f]{12}\); the rollback is the content before it\. Raising "version" in clat-plugin\.json tells them apart\n/,
+    );
 
     // The same build again changes nothing and says so; a file the server wrote beside it stays.
     const [row] = parseJsonOutput<{ treeSha256: string }[]>(

@@ -314,6 +314,11 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
           io.stdout.write(
             `Downgraded ${result.id} to ${sanitizeTerminalLine(result.version)} from ${sanitizeTerminalLine(previous)} (${tree})\n`,
           );
+        } else if (previous === result.version) {
+          // Rebuilt without a version bump: "Updated 0.1.0 … Rollback: 0.1.0" read as no change.
+          io.stdout.write(
+            `Updated ${named} to new content under the same version (${tree}); the rollback is the content before it. Raising "version" in clat-plugin.json tells them apart\n`,
+          );
         } else {
           io.stdout.write(`${action === 'install' ? 'Installed' : 'Updated'} ${named} (${tree})\n`);
         }
@@ -470,8 +475,16 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       );
       const inspected = await inspectPackage(dir);
       if (values.output === undefined) {
+        // The next command for this id: install, or update when a version of it is installed.
+        const { id, version } = inspected.manifest;
+        const installed = (await store.readRegistry().catch(() => undefined))?.packages[id];
+        const named = `${id} ${sanitizeTerminalLine(version)}`;
         io.stdout.write(
-          `${inspected.manifest.id} ${inspected.manifest.version} is ready: clat plugin install ${shellWord(dir)}\n`,
+          installed === undefined
+            ? `${named} is ready: clat plugin install ${shellWord(dir)}\n`
+            : installed.active.artifact === inspected.tree.treeSha256
+              ? `${named} is ready, and installed with this content\n`
+              : `${named} is ready; ${id} is installed, so: clat plugin update ${shellWord(dir)}\n`,
         );
         return 0;
       }
