@@ -334,14 +334,14 @@ describe('capability ceiling of a manifest-backed package', () => {
     const approver = new ScriptedApprover({ outcome: 'allow' });
     const result = await world.pipeline.call('wasm_ceiling_host_all', {}, world.run({ approver }));
     const report = result.structured as Record<string, { err?: string }>;
-    for (const [key, capability] of [
-      ['context', 'hostContext'],
-      ['readFile', 'hostTools.read_file'],
-      ['sampling', 'sampling'],
-      ['elicit', 'elicitation'],
+    for (const [key, capability, declaration] of [
+      ['context', 'hostContext', '"hostContext": true'],
+      ['readFile', 'hostTools.read_file', '"hostTools": ["read_file"]'],
+      ['sampling', 'sampling', '"sampling": true'],
+      ['elicit', 'elicitation', '"elicitation": true'],
     ] as const) {
       expect(report[key]?.err).toBe(
-        `WASM_CAPABILITY_NOT_DECLARED: plugin "ceiling" does not declare capability \`${capability}\``,
+        `WASM_CAPABILITY_NOT_DECLARED: plugin "ceiling" does not declare capability \`${capability}\`; its clat-plugin.json needs "capabilities": {${declaration}} (an installed plugin then takes it with clat plugin update --accept-capabilities)`,
       );
     }
     expect(approver.requests).toEqual([]);

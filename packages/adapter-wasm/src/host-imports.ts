@@ -12,8 +12,16 @@ import {
 import { WasmErrorCode } from './errors.js';
 import type { MountWasmPluginOptions } from './mount.js';
 
+/**
+ * The refusal a guest gets for an import its manifest did not declare, with the declaration that
+ * grants it: found only at the call (every guest imports the whole host interface), so the
+ * message is where its author learns what to write.
+ */
 function denyCapability(plugin: string, capability: string): never {
-  throw `${WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED}: plugin ${JSON.stringify(plugin)} does not declare capability \`${capability}\``;
+  const tool = capability.startsWith('hostTools.') ? capability.slice('hostTools.'.length) : '';
+  const declaration =
+    tool === '' ? `"${capability}": true` : `"hostTools": [${JSON.stringify(tool)}]`;
+  throw `${WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED}: plugin ${JSON.stringify(plugin)} does not declare capability \`${capability}\`; its clat-plugin.json needs "capabilities": {${declaration}} (an installed plugin then takes it with clat plugin update --accept-capabilities)`;
 }
 
 function toSamplingRequest(raw: unknown): SamplingRequest {
