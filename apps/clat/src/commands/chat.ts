@@ -37,6 +37,7 @@ import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
 import { parseKeyValueArguments } from '../run/call-arguments.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
+import { detailsWidth } from '../ui/columns.js';
 import { didYouMean, didYouMeanTool } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
@@ -459,7 +460,7 @@ class ChatSession {
             .servers.find((entry) => entry.name === operand);
           this.#write(
             picked.length > 0
-              ? formatToolDetails(picked)
+              ? formatToolDetails(picked, detailsWidth(this.#io.stdout))
               : server !== undefined
                 ? `server ${JSON.stringify(operand)} has no tools (${server.state}); /mcp shows it\n`
                 : `no tool or server named ${JSON.stringify(operand)}${didYouMean(operand, [

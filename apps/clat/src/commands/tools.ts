@@ -7,6 +7,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { mcpStatusCommand, projectCommand } from '../project/project-command.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
+import { detailsWidth } from '../ui/columns.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 import { jsonOutput } from '../ui/json-output.js';
 import { skippedToolLines, unavailableLine } from '../ui/mcp-status.js';
@@ -112,7 +113,7 @@ export const toolsCommand: Command = {
             io.stdout.write(`  ${sanitizeTerminalLine(warning)}\n`);
           }
         } else if (target !== undefined) {
-          io.stdout.write(formatToolDetails(tools, terminalWidth(io.stdout)));
+          io.stdout.write(formatToolDetails(tools, detailsWidth(io.stdout)));
         } else {
           io.stdout.write(formatTools(tools));
           // The list shows what connected: say which servers and tools are missing, and why.
@@ -123,11 +124,6 @@ export const toolsCommand: Command = {
     );
   },
 };
-
-function terminalWidth(stream: unknown): number {
-  const columns = (stream as { columns?: number }).columns;
-  return typeof columns === 'number' && columns >= 40 ? Math.min(columns, 120) : 100;
-}
 
 function reportMissing(
   io: CommandIO,

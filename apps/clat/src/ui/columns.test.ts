@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { columnsOf, fitLine, padColumns, statusLine } from './columns.js';
 
+/** Half of a surrogate pair on its own (`String#isWellFormed` is ES2024, past this lib). */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 describe('columns', () => {
   it('counts terminal columns: wide CJK and emoji two, marks and joiners none', () => {
     expect(columnsOf('plain text')).toBe(10);
@@ -20,7 +23,7 @@ describe('columns', () => {
     // Terminal audit: `slice(0, 80)` left half an emoji (U+FFFD on screen) or `\u202`.
     const emoji = fitLine(`${'x'.repeat(79)}😀 tail`, 80);
     expect(emoji).toBe(`${'x'.repeat(79)}…`);
-    expect(emoji.isWellFormed()).toBe(true);
+    expect(emoji).not.toMatch(LONE_SURROGATE);
     expect(fitLine(`${'y'.repeat(75)}\u202etail`, 80)).toBe(`${'y'.repeat(75)}…`);
     expect(fitLine(`${'y'.repeat(70)}\u202etail`, 80)).toBe(`${'y'.repeat(70)}\\u202etail`);
     expect(columnsOf(fitLine('漢'.repeat(100), 80))).toBeLessThanOrEqual(80);

@@ -77,6 +77,15 @@ export function statusLine(text: string, stream: unknown): string {
   return `${out}…`;
 }
 
+/**
+ * The width tool details wrap at on `stream`: its terminal's columns between 40 and 120, else 100
+ * (not a terminal: a file, a pipe).
+ */
+export function detailsWidth(stream: unknown): number {
+  const columns = (stream as { columns?: number }).columns;
+  return typeof columns === 'number' && columns >= 40 ? Math.min(columns, 120) : 100;
+}
+
 /** `text` padded with spaces to `width` columns (as `padEnd`, counting columns). */
 export function padColumns(text: string, width: number): string {
   const columns = columnsOf(text);

@@ -58,4 +58,18 @@ describe('tool signatures', () => {
     expect(text).toContain('\\x1b');
     expect(wrap('a\u202eb', 80, '')).toEqual(['a\\u202eb']);
   });
+
+  it('wraps by terminal columns and breaks a word longer than a line', () => {
+    // 20 CJK characters take 40 columns: at 24 columns with a 4-space indent, two lines.
+    expect(wrap('漢'.repeat(20), 24, '    ')).toEqual([
+      `    ${'漢'.repeat(10)}`,
+      `    ${'漢'.repeat(10)}`,
+    ]);
+    expect(wrap(`see https://example.test/${'p'.repeat(40)} now`, 30, '  ')).toEqual([
+      '  see',
+      `  https://example.test/${'p'.repeat(7)}`,
+      `  ${'p'.repeat(28)}`,
+      `  ${'p'.repeat(5)} now`,
+    ]);
+  });
 });

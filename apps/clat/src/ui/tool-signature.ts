@@ -6,6 +6,7 @@
  * @module
  */
 import { sanitizeTerminalLine, sanitizeTerminalText, type ToolDefinition } from '@clat/kernel';
+import { columnsOf } from './columns.js';
 
 type Schema = Record<string, unknown>;
 
@@ -67,21 +68,53 @@ export function signatureOf(tool: ToolDefinition): string {
   return sanitizeTerminalLine(`${tool.name}(${params.join(', ')})`);
 }
 
-/** Greedy word wrap of sanitised text at `width` columns, each line prefixed by `indent`. */
+/**
+ * Greedy word wrap of sanitised text at `width` terminal columns, each line prefixed by `indent`;
+ * a word longer than a line (a URL, CJK text without spaces) is broken across lines.
+ */
 export function wrap(text: string, width: number, indent: string): string[] {
   const out: string[] = [];
+  const room = Math.max(10, width - indent.length);
   for (const paragraph of sanitizeTerminalText(text).split('\n')) {
     let line = '';
-    for (const word of paragraph.split(/\s+/).filter((part) => part !== '')) {
-      if (line !== '' && indent.length + line.length + 1 + word.length > width) {
-        out.push(`${indent}${line}`);
-        line = word;
-      } else line = line === '' ? word : `${line} ${word}`;
+    let used = 0;
+    for (const whole of paragraph.split(/\s+/).filter((part) => part !== '')) {
+      for (const word of brokenWord(whole, room)) {
+        const columns = columnsOf(word);
+        if (line !== '' && used + 1 + columns > room) {
+          out.push(`${indent}${line}`);
+          line = word;
+          used = columns;
+        } else {
+          line = line === '' ? word : `${line} ${word}`;
+          used = line === word ? columns : used + 1 + columns;
+        }
+      }
     }
     out.push(`${indent}${line}`);
   }
   while (out.length > 0 && out[out.length - 1]?.trim() === '') out.pop();
   return out;
+}
+
+/** `word` in pieces of at most `room` columns (one piece when it fits). */
+function brokenWord(word: string, room: number): string[] {
+  if (columnsOf(word) <= room) return [word];
+  const pieces: string[] = [];
+  let piece = '';
+  let used = 0;
+  for (const char of word) {
+    const columns = columnsOf(char);
+    if (used + columns > room) {
+      pieces.push(piece);
+      piece = '';
+      used = 0;
+    }
+    piece += char;
+    used += columns;
+  }
+  if (piece !== '') pieces.push(piece);
+  return pieces;
 }
 
 function sourceOf(tool: ToolDefinition): string {
