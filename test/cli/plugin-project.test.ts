@@ -185,6 +185,16 @@ describe('a hand-written package whose server is JavaScript', () => {
       runtime: { kind: 'mcp-stdio', entry: 'server.mjs' },
       capabilities: { tools: true },
     };
+    // A misspelt field is named with the one meant.
+    const { capabilities, ...rest } = manifest;
+    await writeFile(
+      join(dir, 'clat-plugin.json'),
+      JSON.stringify({ ...rest, capabilites: capabilities }, null, 2),
+    );
+    const typo = await sandbox.run(['plugin', 'pack', dir]);
+    expect(typo.stderr).toContain(
+      `${join(dir, 'clat-plugin.json')}: (root): unknown field(s) "capabilites" (did you mean "capabilities"?) [MANIFEST_INVALID]`,
+    );
     await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(manifest, null, 2));
     const refused = await sandbox.run(['plugin', 'pack', dir]);
     expect(refused.code).toBe(1);

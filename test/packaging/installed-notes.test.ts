@@ -383,6 +383,10 @@ describe('mcp-notes as an installed package', () => {
     expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);
     expect((await clat('tools', '--trust')).code).toBe(0);
     expect(existsSync(data)).toBe(true);
+    // The list says what its HEALTH covers, and where a server's start shows.
+    expect((await clat('plugin', 'list')).stdout).toMatch(
+      /mcp-notes .* ok\nHEALTH checks the installed files; "clat mcp" shows whether each server starts\n$/,
+    );
     const unused = await clat('plugin', 'uninstall', 'mcp-notes');
     expect(unused.stdout).toBe('Uninstalled mcp-notes. Restart CLAT to apply.\n');
     expect(existsSync(data)).toBe(false);

@@ -26,17 +26,73 @@ function issuePath(base: string, path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Turns zod issues into one line each, naming the file and field. */
-export function formatZodIssues(file: string, base: string, error: z.ZodError): ConfigIssue[] {
+/**
+ * Turns zod issues into one line each, naming the file and field. With the `schema` that was
+ * parsed, an unknown field's issue also carries the fields the schema knows there.
+ */
+export function formatZodIssues(
+  file: string,
+  base: string,
+  error: z.ZodError,
+  schema?: z.ZodType,
+): ConfigIssue[] {
   return error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
+      const known = schema === undefined ? undefined : knownFieldsAt(schema, issue.path);
       return {
         file,
         path: issuePath(base, issue.path),
         message: `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`,
         unknownKeys: issue.keys,
+        ...(known === undefined ? {} : { knownKeys: known }),
       };
     }
     return { file, path: issuePath(base, issue.path), message: issue.message };
   });
+}
+
+/** The definition zod 4 keeps on every schema, as far as this walk reads it. */
+interface SchemaDef {
+  type?: string;
+  innerType?: unknown;
+  element?: unknown;
+  valueType?: unknown;
+  in?: unknown;
+  getter?: () => unknown;
+}
+
+/** `schema` without the wrappers that do not change its fields (default, optional, lazy, …). */
+function unwrapped(schema: unknown): { def?: SchemaDef; shape?: Record<string, unknown> } {
+  let node = schema as { def?: SchemaDef; shape?: Record<string, unknown> };
+  for (let depth = 0; depth < 16; depth++) {
+    const def = node?.def;
+    const inner = def?.innerType ?? (def?.type === 'pipe' ? def.in : undefined) ?? def?.getter?.();
+    if (inner === undefined) return node;
+    node = inner as typeof node;
+  }
+  return node;
+}
+
+/**
+ * The field names the object schema at `path` of `schema` knows (through objects, arrays and
+ * records); undefined where the path reaches no object schema.
+ */
+function knownFieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let node = unwrapped(schema);
+  for (const key of path) {
+    const def = node.def;
+    const next =
+      def?.type === 'object'
+        ? node.shape?.[String(key)]
+        : def?.type === 'array'
+          ? def.element
+          : def?.type === 'record'
+            ? def.valueType
+            : undefined;
+    if (next === undefined) return undefined;
+    node = unwrapped(next);
+  }
+  return node.def?.type === 'object' && node.shape !== undefined
+    ? Object.keys(node.shape)
+    : undefined;
 }

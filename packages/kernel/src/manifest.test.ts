@@ -73,6 +73,24 @@ describe('parseManifest', () => {
     expect(issuesOf(caps)).toEqual(['capabilities: unknown field(s) "network"']);
   });
 
+  it('names the fields it knows where a field is unknown, for a did-you-mean', () => {
+    const known = (value: unknown) => {
+      const result = parseManifest('clat-plugin.json', value);
+      return result.ok ? [] : result.issues.map((issue) => issue.knownKeys);
+    };
+    const { capabilities, ...rest } = base();
+    expect(known({ ...rest, capabilites: capabilities })[0]).toContain('capabilities');
+    const runtime = base();
+    (runtime.runtime as Record<string, unknown>).interpeter = 'node';
+    expect(known(runtime)[0]).toEqual(['kind', 'entry', 'sha256', 'args', 'env', 'interpreter']);
+    const caps = base();
+    (caps.capabilities as Record<string, unknown>).tool = true;
+    expect(known(caps)[0]).toContain('tools');
+    const field = base();
+    field.userConfig = { key: { type: 'string', title: 'Key', secret: true } as never };
+    expect(known(field)[0]).toContain('sensitive');
+  });
+
   it('rejects bad identity fields', () => {
     expect(issuesOf({ ...base(), id: 'Notes' })[0]).toMatch(/^id: must match/);
     expect(issuesOf({ ...base(), manifestVersion: 2 })[0]).toMatch(/^manifestVersion/);

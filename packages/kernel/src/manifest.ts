@@ -282,7 +282,7 @@ export function parseManifest(file: string, input: string | unknown): ManifestPa
   if (!parsed.success) {
     return {
       ok: false,
-      issues: formatZodIssues(file, '', parsed.error).map((issue) => ({
+      issues: formatZodIssues(file, '', parsed.error, PluginManifestSchema).map((issue) => ({
         ...issue,
         path: issue.path.replace(/^\./, '') || '(root)',
       })),

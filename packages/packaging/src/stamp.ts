@@ -61,7 +61,12 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
     runtime: { ...record, sha256: '0'.repeat(64) },
   });
   if (!probe.ok) {
-    throw invalid(probe.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '));
+    // The issues go along, as inspect's do: the CLI names the field a misspelt one meant.
+    throw new PackagingError(
+      'MANIFEST_INVALID',
+      `${manifestPath}: ${probe.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+      { file: MANIFEST_FILE, data: { issues: probe.issues } },
+    );
   }
   const { sha256 } = await hashRegularFile(join(root, entry), entry).catch((error: unknown) => {
     const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;

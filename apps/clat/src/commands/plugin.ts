@@ -2,12 +2,19 @@
 import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MANIFEST_FILE, sanitizeTerminalLine, sanitizeTerminalText, shellWord } from '@clat/kernel';
+import {
+  type ConfigIssue,
+  MANIFEST_FILE,
+  sanitizeTerminalLine,
+  sanitizeTerminalText,
+  shellWord,
+} from '@clat/kernel';
 import {
   environmentNames,
   inspectPackage,
   isPackagingError,
   NPM_SPEC_PREFIX,
+  PackagingError,
   PluginStore,
   packPackage,
   pluginDataDir,
@@ -19,6 +26,7 @@ import {
 import { parseFlags, unknownOptionOf } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
+import { fieldHints } from '../config/field-hints.js';
 import { existingServerNames } from '../config/mcp-config-file.js';
 import { errorLine, fileErrorText } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -509,6 +517,22 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
   }
 }
 
+/**
+ * A manifest error with a did-you-mean for each unknown field the schema has a close name for
+ * (`"capabilites"`: did you mean `"capabilities"`?), as mcp.json's errors have.
+ */
+function withFieldHints(error: PackagingError): PackagingError {
+  const issues = (error.data as { issues?: ConfigIssue[] } | undefined)?.issues;
+  if (error.code !== 'MANIFEST_INVALID' || issues === undefined) return error;
+  const hints = issues.map(fieldHints).join('');
+  if (hints === '') return error;
+  return new PackagingError(error.code, `${error.message}${hints}`, {
+    data: { issues },
+    cause: error,
+    ...(error.file === undefined ? {} : { file: error.file }),
+  });
+}
+
 export const pluginCommand: Command = {
   name: 'plugin',
   summary: 'Manage installed plugin packages (inspect, install, update, list, pack, ...)',
@@ -519,7 +543,7 @@ export const pluginCommand: Command = {
     } catch (error) {
       // Packaging failures are expected user-facing outcomes: one line, the code, no stack.
       if (isPackagingError(error)) {
-        io.stderr.write(errorLine(error));
+        io.stderr.write(errorLine(withFieldHints(error)));
         return error.code === 'CAPABILITY_EXPANSION' ? EXIT_CAPABILITIES : 1;
       }
       // So are file-system refusals (read-only or foreign-owned CLAT home, full disk).

@@ -100,5 +100,7 @@ export function formatPluginTable(rows: readonly PluginListEntry[]): string {
   rows.forEach((row, index) => {
     out.push(`${format(cells[index] ?? [])}${sanitizeTerminalLine(row.health)}`);
   });
+  // "ok" is about the installed bytes: a server that crashes at start is listed ok too.
+  out.push('HEALTH checks the installed files; "clat mcp" shows whether each server starts');
   return `${out.join('\n')}\n`;
 }
