@@ -45,13 +45,22 @@ export function columnsOf(text: string): number {
 export function fitLine(raw: string, columns: number): string {
   const whole = sanitizeTerminalLine(raw);
   if (columnsOf(whole) <= columns) return whole;
+  return cutWithEllipsis(shownCodePoints(raw), columns);
+}
+
+/** Each code point of `raw` as the sanitiser shows it on its own. */
+function* shownCodePoints(raw: string): Generator<string> {
+  for (const char of raw) yield sanitizeTerminalLine(char);
+}
+
+/** As many whole `pieces` as fit in `columns` less one, then `…`. */
+function cutWithEllipsis(pieces: Iterable<string>, columns: number): string {
   let out = '';
   let used = 0;
-  for (const char of raw) {
-    const shown = sanitizeTerminalLine(char);
-    const width = columnsOf(shown);
+  for (const piece of pieces) {
+    const width = columnsOf(piece);
     if (used + width > columns - 1) break;
-    out += shown;
+    out += piece;
     used += width;
   }
   return `${out}…`;
@@ -65,16 +74,7 @@ export function fitLine(raw: string, columns: number): string {
 export function statusLine(text: string, stream: unknown): string {
   const width = (stream as { columns?: number }).columns;
   const columns = (typeof width === 'number' && width > 1 ? width : 80) - 1;
-  if (columnsOf(text) <= columns) return text;
-  let out = '';
-  let used = 0;
-  for (const char of text) {
-    const add = columnsOf(char);
-    if (used + add > columns - 1) break;
-    out += char;
-    used += add;
-  }
-  return `${out}…`;
+  return columnsOf(text) <= columns ? text : cutWithEllipsis(text, columns);
 }
 
 /**
