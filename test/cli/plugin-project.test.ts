@@ -195,6 +195,15 @@ describe('a hand-written package whose server is JavaScript', () => {
     expect(typo.stderr).toContain(
       `${join(dir, 'clat-plugin.json')}: (root): unknown field(s) "capabilites" (did you mean "capabilities"?) [MANIFEST_INVALID]`,
     );
+    // A misnamed entry is told apart from an unbuilt one by the files the package has.
+    await writeFile(
+      join(dir, 'clat-plugin.json'),
+      JSON.stringify({ ...manifest, runtime: { ...manifest.runtime, entry: 'index.mjs' } }),
+    );
+    const misnamed = await sandbox.run(['plugin', 'pack', dir]);
+    expect(misnamed.stderr).toContain(
+      'runtime.entry "index.mjs" does not exist (the package has "server.mjs"); build the plugin first, or correct the name',
+    );
     await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(manifest, null, 2));
     const refused = await sandbox.run(['plugin', 'pack', dir]);
     expect(refused.code).toBe(1);

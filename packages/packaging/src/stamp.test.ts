@@ -67,8 +67,9 @@ describe('stampEntryDigest', () => {
     );
     await expect(stampEntryDigest(dir)).rejects.toMatchObject({
       code: 'ENTRY_INVALID',
+      // The package's top-level candidates are named: the entry may be misnamed, not unbuilt.
       message: expect.stringContaining(
-        'runtime.entry "dist/x.wasm" does not exist; build the plugin first',
+        'runtime.entry "dist/x.wasm" does not exist (the package has "plugin.wasm"); build the plugin first, or correct the name',
       ),
     });
     await writeFile(

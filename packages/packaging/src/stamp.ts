@@ -3,7 +3,7 @@
  * written into its manifest, so authors never copy a sha256 by hand after a build.
  * @module
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   describeJsonSyntaxError,
@@ -68,17 +68,13 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
       { file: MANIFEST_FILE, data: { issues: probe.issues } },
     );
   }
-  const { sha256 } = await hashRegularFile(join(root, entry), entry).catch((error: unknown) => {
-    const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
-    if (code === 'ENOENT') {
-      throw new PackagingError(
-        'ENTRY_INVALID',
-        `${manifestPath}: runtime.entry ${JSON.stringify(entry)} does not exist; build the plugin first`,
-        { file: entry },
-      );
-    }
-    throw error;
-  });
+  const { sha256 } = await hashRegularFile(join(root, entry), entry).catch(
+    async (error: unknown) => {
+      const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
+      if (code === 'ENOENT') throw await missingEntry(manifestPath, root, entry);
+      throw error;
+    },
+  );
   const current = typeof record.sha256 === 'string' ? record.sha256.toLowerCase() : undefined;
   if (current === sha256 || current === `sha256:${sha256}`) {
     return { manifestPath, entry, sha256, changed: false };
@@ -103,4 +99,28 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
     sync: false,
   });
   return { manifestPath, entry, sha256, changed: true };
+}
+
+/** Files a package's entry could be: programs and components at its top level. */
+const ENTRY_LIKE = /\.(?:[mc]?js|wasm)$/i;
+
+/**
+ * An entry that is not there: either not built yet or misnamed, so the error names the files at
+ * the package's top level that could be the one meant (`index.mjs` written for `server.mjs`).
+ */
+async function missingEntry(manifestPath: string, root: string, entry: string): Promise<Error> {
+  const present = (await readdir(root, { withFileTypes: true }).catch(() => []))
+    .filter((item) => item.isFile() && ENTRY_LIKE.test(item.name))
+    .map((item) => item.name)
+    .sort()
+    .slice(0, 5);
+  const there =
+    present.length === 0
+      ? ''
+      : ` (the package has ${present.map((name) => JSON.stringify(name)).join(', ')})`;
+  return new PackagingError(
+    'ENTRY_INVALID',
+    `${manifestPath}: runtime.entry ${JSON.stringify(entry)} does not exist${there}; build the plugin first${present.length === 0 ? '' : ', or correct the name'}`,
+    { file: entry },
+  );
 }
