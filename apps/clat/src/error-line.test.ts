@@ -68,6 +68,9 @@ describe('fileErrorText', () => {
     expect(fileErrorText(fsError('ENOSPC', 'write'))).toBe(
       'cannot write: the disk is full (ENOSPC); free some space and retry',
     );
+    expect(fileErrorText(fsError('EACCES', 'spawn /opt/server', '/opt/server'))).toBe(
+      'cannot run /opt/server: permission denied (EACCES); check the owner and mode of /opt',
+    );
     expect(fileErrorText(fsError('ECONNRESET', 'read'))).toBeUndefined();
     expect(fileErrorText(new Error('plain'))).toBeUndefined();
   });

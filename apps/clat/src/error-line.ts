@@ -81,7 +81,9 @@ export function fileErrorText(error: unknown): string | undefined {
   const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
   const known = code === undefined ? undefined : FILE_ERRORS[code];
   if (known === undefined) return undefined;
-  const action = (syscall !== undefined && ACTIONS[syscall]) || 'write';
+  const action = syscall?.startsWith('spawn')
+    ? 'run'
+    : (syscall !== undefined && ACTIONS[syscall]) || 'write';
   const file = path === undefined ? undefined : knownFile(path);
   const hint = known.hint?.(file === undefined ? undefined : dirname(file)) ?? '';
   const what = file === undefined ? action : `${action} ${file}`;
