@@ -225,6 +225,11 @@ describe('hostile package', () => {
     const listed = await sandbox.run(['plugin', 'list']);
     expect(listed.code, listed.stderr).toBe(0);
     expectClean(listed);
-    expect(listed.stdout.split('\n').filter((line) => line.trim() !== '')).toHaveLength(2);
+    // The header, the package's row, and the line on what HEALTH covers.
+    const rows = listed.stdout.split('\n').filter((line) => line.trim() !== '');
+    expect(rows).toHaveLength(3);
+    expect(rows[2]).toBe(
+      'HEALTH checks the installed files; "clat mcp" shows whether each server starts',
+    );
   });
 });

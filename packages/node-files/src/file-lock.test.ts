@@ -113,10 +113,14 @@ describe('withFileLock', () => {
       });
       order.push('first done');
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Until the first holds it (a fixed wait failed in CI, the machine busy with other suites).
+    for (let i = 0; i < 500 && order.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const second = withFileLock(lock, quick, async () => {
       order.push('second');
     });
+    // The second polls meanwhile: it must not get a lock the first still holds.
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(order).toEqual(['first']);
     release();
