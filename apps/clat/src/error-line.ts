@@ -1,6 +1,8 @@
 /** The one line the CLI prints for a failure a command reports. @module */
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { describeClatError, errorMessage, redactSecrets, sanitizeTerminalText } from '@clat/kernel';
+import { tempFileTarget } from '@clat/node-files';
+import { indentLaterLines } from './ui/indent.js';
 
 /**
  * `clat: <message> [CODE]` for any ClatError (of any package), `clat: <message>` otherwise; every
@@ -9,15 +11,8 @@ import { describeClatError, errorMessage, redactSecrets, sanitizeTerminalText } 
  * a message that quotes a key it should not have.
  */
 export function errorLine(error: unknown, suffix = ''): string {
-  return `clat: ${indented(sanitizeTerminalText(redactSecrets(describeClatError(error))))}${suffix}\n`;
-}
-
-/**
- * A message's later lines, indented: a line a server put in its error text never starts at the
- * left margin, where it could pass for a line of CLAT's own (`Allow …? [y/N]`, `clat: …`).
- */
-function indented(text: string): string {
-  return text.replace(/\n/g, '\n  ');
+  // Its later lines are indented: one a server put in its error text never passes for CLAT's.
+  return `clat: ${indentLaterLines(sanitizeTerminalText(redactSecrets(describeClatError(error))))}${suffix}\n`;
 }
 
 /**
@@ -67,8 +62,7 @@ const ACTIONS: Record<string, string> = {
  * (`.<name>.<pid>.<random>.tmp`) stands for `<name>`, and a lock (`<name>.lock`) for `<name>`.
  */
 function knownFile(path: string): string {
-  const temp = /^\.(.+)\.\d+\.[0-9a-f]{16}\.tmp$/.exec(basename(path));
-  const named = temp === null ? path : join(dirname(path), temp[1] as string);
+  const named = tempFileTarget(path) ?? path;
   return named.endsWith('.lock') ? named.slice(0, -'.lock'.length) : named;
 }
 

@@ -51,10 +51,9 @@ async function readLock(path: string): Promise<string | undefined> {
   }
 }
 
-/** The pid a lock names: `pid:token`, or a bare pid (older OAuth locks). */
 /**
- * The pid a `pid:token` lock file names (the content `withFileLock` writes, and the plugin
- * store's); undefined for any other content.
+ * The pid a lock file names: `pid:token` (what `withFileLock` and the plugin store write), or a
+ * bare pid (older OAuth locks); undefined for any other content.
  */
 export function lockHolderPid(content: string | undefined): number | undefined {
   const pid = content === undefined ? undefined : /^(\d+)(?::|$)/.exec(content)?.[1];

@@ -1,6 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isTempFileOf, tempFileWriter, tempPathFor } from './temp-name.js';
+import { isTempFileOf, tempFileTarget, tempFileWriter, tempPathFor } from './temp-name.js';
 
 describe('tempPathFor', () => {
   it('names a hidden sibling that differs on every call', () => {
@@ -24,6 +24,15 @@ describe('isTempFileOf', () => {
     expect(isTempFileOf('.registry.json.bak', 'registry.json')).toBe(false);
     expect(isTempFileOf('.lock.1.tmp', 'registry.json')).toBe(false);
     expect(isTempFileOf('registry.json.1.tmp', 'registry.json')).toBe(false);
+  });
+});
+
+describe('tempFileTarget', () => {
+  it('names the file a temporary sibling stands for, and nothing for other paths', () => {
+    expect(tempFileTarget(tempPathFor('/d/.clat/mcp.json'))).toBe('/d/.clat/mcp.json');
+    expect(tempFileTarget('/d/.mcp.json.lock.26655.98ef0123456789ab.tmp')).toBe('/d/mcp.json.lock');
+    expect(tempFileTarget('/d/mcp.json')).toBeUndefined();
+    expect(tempFileTarget('/d/.mcp.json.0a1b.tmp')).toBeUndefined();
   });
 });
 

@@ -22,6 +22,15 @@ export function isTempFileOf(entry: string, name: string): boolean {
   return entry.startsWith(`.${name}.`) && entry.endsWith('.tmp');
 }
 
+/**
+ * The file a temporary sibling made by {@link tempPathFor} stands for (`<dir>/<name>`), so an
+ * error about the sibling can name the file a person knows; undefined for any other path.
+ */
+export function tempFileTarget(path: string): string | undefined {
+  const name = /^\.(.+)\.\d+\.[0-9a-f]{16}\.tmp$/.exec(basename(path))?.[1];
+  return name === undefined ? undefined : join(dirname(path), name);
+}
+
 /** The pid in a temporary sibling's name ({@link tempPathFor}); undefined when it has none. */
 export function tempFileWriter(entry: string, name: string): number | undefined {
   const digits = entry.slice(name.length + 2).split('.')[0] ?? '';
