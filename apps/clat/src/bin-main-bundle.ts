@@ -33,7 +33,7 @@ import {
   rmSync,
   type Stats,
   statSync,
-  writeSync,
+  writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -254,11 +254,9 @@ function writeCache(cacheFile: string, script: Script): void {
     const data = script.createCachedData();
     const fd = openSync(temp, 'w', 0o600);
     try {
-      // A short write (a disk filling up) is retried until it fails: no truncated cache is
-      // renamed into place.
-      for (let written = 0; written < data.length; ) {
-        written += writeSync(fd, data, written, data.length - written);
-      }
+      // writeFileSync retries a short write (a disk filling up) until it fails: no truncated
+      // cache is renamed into place, as after a single writeSync.
+      writeFileSync(fd, data);
     } finally {
       closeSync(fd);
     }

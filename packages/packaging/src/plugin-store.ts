@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonValue } from '@clat/kernel';
 import { fsyncDirectory } from '@clat/node-files';
 import { mergeConfig, resolveActivationConfig } from './activation-config.js';
 import { confirmCapabilities } from './capability-consent.js';

@@ -32,8 +32,11 @@ export interface StampResult {
 export async function stampEntryDigest(dir: string): Promise<StampResult> {
   const root = resolve(dir);
   const manifestPath = join(root, MANIFEST_FILE);
-  const invalid = (message: string) =>
-    new PackagingError('MANIFEST_INVALID', `${manifestPath}: ${message}`, { file: MANIFEST_FILE });
+  const invalid = (message: string, data?: Record<string, unknown>) =>
+    new PackagingError('MANIFEST_INVALID', `${manifestPath}: ${message}`, {
+      file: MANIFEST_FILE,
+      ...(data === undefined ? {} : { data }),
+    });
   let text: string;
   try {
     text = await readFile(manifestPath, 'utf8');
@@ -62,11 +65,9 @@ export async function stampEntryDigest(dir: string): Promise<StampResult> {
   });
   if (!probe.ok) {
     // The issues go along, as inspect's do: the CLI names the field a misspelt one meant.
-    throw new PackagingError(
-      'MANIFEST_INVALID',
-      `${manifestPath}: ${probe.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
-      { file: MANIFEST_FILE, data: { issues: probe.issues } },
-    );
+    throw invalid(probe.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '), {
+      issues: probe.issues,
+    });
   }
   const { sha256 } = await hashRegularFile(join(root, entry), entry).catch(
     async (error: unknown) => {

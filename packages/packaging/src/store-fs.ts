@@ -61,18 +61,9 @@ export async function copyTree(inspected: InspectedPackage, dest: string): Promi
         for (;;) {
           const { bytesRead } = await source.read(buffer, 0, buffer.length, position);
           if (bytesRead === 0) break;
-          // A write may take fewer bytes than given (a disk filling up): write the rest, so the
-          // next write fails with ENOSPC instead of the copy ending short without an error.
-          let written = 0;
-          while (written < bytesRead) {
-            const { bytesWritten } = await out.write(
-              buffer,
-              written,
-              bytesRead - written,
-              position + written,
-            );
-            written += bytesWritten;
-          }
+          // writeFile writes all it is given from the file's position, retrying a short write
+          // (a disk filling up) until the disk's own error: `write` took a short one as whole.
+          await out.writeFile(buffer.subarray(0, bytesRead));
           position += bytesRead;
         }
         await out.chmod(file.executable ? 0o500 : 0o400);
