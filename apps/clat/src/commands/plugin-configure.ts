@@ -10,7 +10,8 @@ import type { JsonValue } from '@clat/kernel';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import type { PluginSettings, PluginStore } from '@clat/packaging';
 import type { CommandIO } from '../command.js';
-import { type InstallFlags, installOptions } from './plugin-install.js';
+import { columnsOf, padColumns } from '../ui/columns.js';
+import { givesSettings, type InstallFlags, installOptions } from './plugin-install.js';
 
 /** One setting as `--json` gives it: a sensitive one's value never, only whether it is set. */
 interface SettingRow {
@@ -77,21 +78,13 @@ export function formatSettings(settings: PluginSettings): string {
       ? `${named} declares no settings\n`
       : `${named} has no config; its package takes one matching its configSchema: clat plugin configure ${shellWord(settings.id)} --config-json '{…}'\n`;
   }
-  const width = Math.min(24, Math.max(...rows.map((row) => row.key.length)));
-  const lines = rows.map((row) => {
+  const keys = rows.map((row) => sanitizeTerminalLine(row.key));
+  const width = Math.min(24, Math.max(...keys.map(columnsOf)));
+  const lines = rows.map((row, index) => {
     const title = row.title === undefined ? '' : `  ${row.title}`;
-    return `  ${sanitizeTerminalLine(row.key.padEnd(width))}  ${sanitizeTerminalLine(describeRow(row))}${sanitizeTerminalLine(title)}`;
+    return `  ${padColumns(keys[index] ?? '', width)}  ${sanitizeTerminalLine(describeRow(row))}${sanitizeTerminalLine(title)}`;
   });
   return `${named} settings:\n${lines.join('\n')}\nChange one with: clat plugin configure ${shellWord(settings.id)} --config <key>=<value>\n`;
-}
-
-/** Whether any flag that gives settings was typed. */
-function givesSettings(flags: InstallFlags): boolean {
-  return (
-    (flags.config !== undefined && flags.config.length > 0) ||
-    flags['config-file'] !== undefined ||
-    flags['config-json'] !== undefined
-  );
 }
 
 /** Runs `clat plugin configure <id>` with `flags`; returns the exit code. */
@@ -111,12 +104,8 @@ export async function configurePlugin(
     }
     return 0;
   }
-  const options = await installOptions(flags, io);
-  const result = await store.configure(id, {
-    ...(options.config === undefined ? {} : { config: options.config }),
-    ...(options.configValues === undefined ? {} : { configValues: options.configValues }),
-    ...(options.askConfig === undefined ? {} : { askConfig: options.askConfig }),
-  });
+  // configure reads the settings of install's options (config, values, terminal answers).
+  const result = await store.configure(id, await installOptions(flags, io));
   const named = `${result.id} ${sanitizeTerminalLine(result.version)}`;
   io.stdout.write(
     result.changed

@@ -58,19 +58,23 @@ export interface InstallFlags {
   args?: string[];
 }
 
+/** The flags that give a package's settings: install's, update's and configure's. */
+export const SETTINGS_FLAGS = ['config', 'config-file', 'config-json'] as const;
+
+/** Whether any flag that gives settings was typed. */
+export function givesSettings(values: InstallFlags): boolean {
+  return SETTINGS_FLAGS.some((flag) => values[flag] !== undefined);
+}
+
 /** Whether the flags give settings and nothing else an update would change. */
 function settingsOnly(values: InstallFlags): boolean {
-  const settings =
-    values.config !== undefined ||
-    values['config-file'] !== undefined ||
-    values['config-json'] !== undefined;
   const other =
     values.bin !== undefined ||
     values.env !== undefined ||
     values.args !== undefined ||
     values['host-tools'] !== undefined ||
     values['allow-scripts'] !== undefined;
-  return settings && !other;
+  return givesSettings(values) && !other;
 }
 
 /** A usage error of `clat plugin`, pointing at its help. */

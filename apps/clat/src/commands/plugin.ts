@@ -35,7 +35,14 @@ import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaff
 import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/package-screen.js';
 import { configurePlugin } from './plugin-configure.js';
 import { describeInspected, formatBundleExtras, inspectSource } from './plugin-inspect.js';
-import { type InstallFlags, installFrom, updateFrom, usage } from './plugin-install.js';
+import {
+  givesSettings,
+  type InstallFlags,
+  installFrom,
+  SETTINGS_FLAGS,
+  updateFrom,
+  usage,
+} from './plugin-install.js';
 import { packageDirOf } from './plugin-project.js';
 import { exposedArgumentNotes, splitServerWords, withServerWordsMoved } from './server-args.js';
 
@@ -228,17 +235,17 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     'allow-scripts',
   ] as const;
   // configure takes the settings flags of install and update, and none of the others.
-  const settingsFlags: readonly string[] = ['config', 'config-file', 'config-json'];
+  const isSettingsFlag = (flag: string) => (SETTINGS_FLAGS as readonly string[]).includes(flag);
   if (action !== 'install' && action !== 'update') {
     const stray = installFlags.find(
       (flag) =>
         values[flag] !== undefined &&
         !(action === 'inspect' && flag === 'bin') &&
-        !(action === 'configure' && settingsFlags.includes(flag)),
+        !(action === 'configure' && isSettingsFlag(flag)),
     );
     if (stray !== undefined) {
       throw usage(
-        `--${stray} only applies to install and update${settingsFlags.includes(stray) ? ' (and configure)' : ''}`,
+        `--${stray} only applies to install and update${isSettingsFlag(stray) ? ' (and configure)' : ''}`,
       );
     }
   }
@@ -387,11 +394,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     case 'configure': {
       const id = one(positionals, 'a plugin id');
       const flags: InstallFlags & { json?: boolean } = { ...values };
-      const given =
-        values.config !== undefined ||
-        values['config-file'] !== undefined ||
-        values['config-json'] !== undefined;
-      if (values.json === true && given) {
+      if (values.json === true && givesSettings(flags)) {
         throw usage('--json only applies to configure without new settings (it lists them)');
       }
       return configurePlugin(store, id, flags, io);

@@ -12,6 +12,7 @@ import type {
 } from '@clat/kernel';
 import { errorMessage, sanitizeTerminalLine as line, sanitizeTerminalText } from '@clat/kernel';
 import type { ApprovalStore } from '../approvals/approval-store.js';
+import { indentLaterLines } from './indent.js';
 import { askLine, isYes } from './line-prompt.js';
 
 /** `mcp:docs`, `wasm:hello`, or the bare kind for a source without an id (native tools). */
@@ -29,7 +30,7 @@ export function describeApproval(request: ApprovalRequest): string {
   return [
     `Approve ${line(request.tool)}? effect: ${request.effect}, source: ${line(source)}`,
     `  reason: ${approvalReason(request.reason)}`,
-    `  arguments: ${sanitizeTerminalText(args).replace(/\n/g, '\n  ')}`,
+    `  arguments: ${indentLaterLines(sanitizeTerminalText(args))}`,
   ].join('\n');
 }
 
@@ -235,7 +236,7 @@ export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
       const asker =
         question.source === undefined ? '' : `${line(sourceLabel(question.source))} asks: `;
       // Its later lines are indented: none starts where CLAT's own prompts do.
-      output.write(`? ${asker}${sanitizeTerminalText(question.question).replace(/\n/g, '\n  ')}\n`);
+      output.write(`? ${asker}${indentLaterLines(sanitizeTerminalText(question.question))}\n`);
       const options = question.options ?? [];
       options.forEach((option, index) => {
         output.write(
