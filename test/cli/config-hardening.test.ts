@@ -4,7 +4,18 @@
  * written 0600, unusable server names are refused, duplicate keys are reported.
  */
 import { spawnSync } from 'node:child_process';
-import { chmod, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonOutput, useCliSandbox } from './support.js';
@@ -279,5 +290,76 @@ describe('a settings file that is no regular file, or too big', () => {
       `${file}: cannot be read: it holds 8.0 MiB, over the 8 MiB CLAT reads from a settings file`,
     );
     await rm(file);
+  });
+});
+
+describe('a settings file kept elsewhere or in its own layout', () => {
+  it('is edited through its link, keeps its tabs and CRLF line ends, and may start with a BOM', async () => {
+    // A dotfiles repository holds the real file, written by Windows Notepad: BOM, tabs, CRLF.
+    const dotfiles = join(sandbox.root, 'dotfiles');
+    await mkdir(dotfiles);
+    const real = join(dotfiles, 'clat-mcp.json');
+    await writeFile(
+      real,
+      '\ufeff{\r\n\t"mcpServers": {\r\n\t\t"keep": {\r\n\t\t\t"command": "keep-me"\r\n\t\t}\r\n\t}\r\n}\r\n',
+    );
+    const link = join(sandbox.home, 'mcp.json');
+    await symlink(real, link);
+
+    const listed = await sandbox.run(['mcp', 'list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(
+      parseJsonOutput<{ servers: { name: string }[] }>(listed).servers.map((server) => server.name),
+    ).toEqual(['keep']);
+    for (const args of [
+      ['mcp', 'add', 'docs', '--', 'node', 'docs.mjs'],
+      ['mcp', 'disable', 'docs'],
+      ['mcp', 'add', 'gone', '--', 'node', 'gone.mjs'],
+      ['mcp', 'remove', 'gone'],
+    ]) {
+      const result = await sandbox.run(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readFile(real, 'utf8')).toBe(
+      [
+        '{',
+        '\t"mcpServers": {',
+        '\t\t"keep": {',
+        '\t\t\t"command": "keep-me"',
+        '\t\t},',
+        '\t\t"docs": {',
+        '\t\t\t"command": "node",',
+        '\t\t\t"args": [',
+        '\t\t\t\t"docs.mjs"',
+        '\t\t\t],',
+        '\t\t\t"disabled": true',
+        '\t\t}',
+        '\t}',
+        '}',
+        '',
+      ].join('\r\n'),
+    );
+    expect(await readdir(dotfiles)).toEqual(['clat-mcp.json']);
+    expect((await stat(real)).mode & 0o777).toBe(0o600);
+
+    // A project's .clat/mcp.json checked out with CRLF and four spaces keeps both.
+    const projectFile = join(sandbox.project, '.clat', 'mcp.json');
+    await mkdir(join(sandbox.project, '.clat'));
+    await writeFile(projectFile, '{\r\n    "mcpServers": {}\r\n}\r\n');
+    const added = await sandbox.run([
+      'mcp',
+      'add',
+      'team',
+      '--scope',
+      'project',
+      '--',
+      'node',
+      't.mjs',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(await readFile(projectFile, 'utf8')).toBe(
+      '{\r\n    "mcpServers": {\r\n        "team": {\r\n            "command": "node",\r\n            "args": [\r\n                "t.mjs"\r\n            ]\r\n        }\r\n    }\r\n}\r\n',
+    );
   });
 });

@@ -78,6 +78,12 @@ describe('parseMcpConfig', () => {
     });
     expect(parseMcpConfig(FILE, '[]').issues[0]?.message).toMatch(/JSON object/);
   });
+
+  it('ignores a byte order mark, as RFC 8259 lets a parser do', () => {
+    const parsed = parseMcpConfig(FILE, '\ufeff{"mcpServers":{"a":{"command":"x"}}}');
+    expect(parsed.issues).toEqual([]);
+    expect(parsed.servers.map((server) => server.name)).toEqual(['a']);
+  });
 });
 
 describe('describeServerConfig', () => {

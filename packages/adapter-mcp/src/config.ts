@@ -257,13 +257,16 @@ export function parseMcpConfig(
   origin: ServerOrigin = 'user',
 ): ParsedMcpConfig {
   let root: unknown;
+  // A byte order mark (Windows Notepad writes one) may be ignored by a JSON parser (RFC 8259,
+  // 8.1); JSON.parse reports it as an unexpected character at line 1, column 1.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    root = JSON.parse(text);
+    root = JSON.parse(json);
   } catch {
     return {
       servers: [],
       issues: [
-        { file, path: '(root)', message: `not valid JSON: ${describeJsonSyntaxError(text)}` },
+        { file, path: '(root)', message: `not valid JSON: ${describeJsonSyntaxError(json)}` },
       ],
     };
   }

@@ -43,8 +43,9 @@ list, get         Show mcp.json entries with their tool filters, OAuth client an
                   tokens are never printed; nothing is started or contacted):
                   ~/.clat/mcp.json's, then those of the project's own .clat/mcp.json once
                   the project is trusted (or with --trust), as the mount merges them.
-add, remove       Edit mcp.json atomically; other entries and unknown keys are kept. A URL
-                  (after the name, or as --url <url>) is a server that speaks Streamable HTTP,
+add, remove       Edit mcp.json atomically; other entries, unknown keys, the file's indentation
+                  and line ends are kept, and a linked mcp.json is written through its link. A
+                  URL (after the name, or as --url <url>) is a server that speaks Streamable HTTP,
                   and HTTP+SSE (2024-11-05) when it refuses that; --transport sse skips
                   straight to HTTP+SSE ("type": "sse"). Other clients' forms work as typed:
                   -t/--transport stdio|http|sse, -e (--env), -H (--header), -s (--scope), and

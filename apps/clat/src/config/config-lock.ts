@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type FileLockBusy, withFileLock } from '@clat/node-files';
 import { CliError, CliErrorCode } from '../errors.js';
+import { linkTarget } from './link-target.js';
 
 /**
  * An edit takes milliseconds: a lock older than 10 s belongs to a process that is stopped or
@@ -27,12 +28,14 @@ function busyError(file: string, busy: FileLockBusy): never {
 
 /**
  * Runs `edit` (read, change, write `file`) while holding `<file>.lock`, so a concurrent edit by
- * another clat process reads the result of this one instead of the file before it.
+ * another clat process reads the result of this one instead of the file before it. For a linked
+ * file the lock sits beside the file it points to, which every link to it shares.
  */
 export async function editConfigFile<T>(file: string, edit: () => Promise<T>): Promise<T> {
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const target = await linkTarget(file);
+  await mkdir(dirname(target), { recursive: true, mode: 0o700 });
   return withFileLock(
-    `${file}.lock`,
+    `${target}.lock`,
     { waitMs: WAIT_MS, staleMs: STALE_MS, onBusy: (busy) => busyError(file, busy) },
     edit,
   );

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,55 @@ describe('mcp.json edits', () => {
       c: { url: 'http://127.0.0.1:1/mcp' },
     });
     expect((await readdir(dir)).sort()).toEqual(['mcp.json']);
+  });
+
+  it("keeps a file's tabs, CRLF line ends and its link; accepts a byte order mark", async () => {
+    await writeFile(
+      file,
+      '\ufeff{\r\n\t"mcpServers": {\r\n\t\t"a": {"command": "x"}\r\n\t}\r\n}\r\n',
+    );
+    expect((await loadMcpConfig(file)).servers.map((server) => server.name)).toEqual(['a']);
+    await putServerEntry(file, 'b', { command: 'y' });
+    expect(await readFile(file, 'utf8')).toBe(
+      '{\r\n\t"mcpServers": {\r\n\t\t"a": {\r\n\t\t\t"command": "x"\r\n\t\t},\r\n\t\t"b": {\r\n\t\t\t"command": "y"\r\n\t\t}\r\n\t}\r\n}\r\n',
+    );
+
+    // A link (to a link) into a dotfiles directory: the file at its end changes, the links stay.
+    const dotfiles = join(dir, 'dotfiles');
+    await mkdir(dotfiles);
+    const real = join(dotfiles, 'mcp.json');
+    await writeFile(real, '{\n    "mcpServers": {}\n}\n');
+    const middle = join(dir, 'middle.json');
+    await symlink(real, middle);
+    const linked = join(dir, 'linked.json');
+    await symlink('middle.json', linked);
+    await putServerEntry(linked, 'c', { command: 'z' });
+    await removeServerEntry(linked, 'c');
+    await putServerEntry(linked, 'd', { command: 'w' });
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+    expect((await lstat(middle)).isSymbolicLink()).toBe(true);
+    expect(await readFile(real, 'utf8')).toBe(
+      '{\n    "mcpServers": {\n        "d": {\n            "command": "w"\n        }\n    }\n}\n',
+    );
+    expect((await readdir(dotfiles)).sort()).toEqual(['mcp.json']);
+
+    // A link to a file not yet made is written through, as a shell's `>` does.
+    const dangling = join(dir, 'dangling.json');
+    await symlink(join(dotfiles, 'new.json'), dangling);
+    await putServerEntry(dangling, 'e', { command: 'v' });
+    expect((await lstat(dangling)).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(await readFile(join(dotfiles, 'new.json'), 'utf8'))).toEqual({
+      mcpServers: { e: { command: 'v' } },
+    });
+  });
+
+  it('names a loop of links', async () => {
+    const a = join(dir, 'a.json');
+    await symlink('b.json', a);
+    await symlink('a.json', join(dir, 'b.json'));
+    await expect(putServerEntry(a, 'x', { command: 'x' })).rejects.toThrow(
+      `${a}: more than 40 symbolic links in a row (a loop?); point it at a file`,
+    );
   });
 
   it('validates before writing and names the field', async () => {

@@ -16,6 +16,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { editConfigFile } from './config-lock.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { fieldHints } from './field-hints.js';
+import { DEFAULT_JSON_STYLE, formatJson, type JsonStyle, jsonStyleOf } from './json-style.js';
 import { readSmallFile } from './read-small-file.js';
 
 export interface LoadedMcpConfig extends ParsedMcpConfig {
@@ -100,12 +101,20 @@ export function formatIssue(issue: ConfigIssue): string {
 
 type JsonMap = Record<string, unknown>;
 
-/** The editable document: the root object and the map that holds the entries (root or wrapper). */
-async function openDocument(file: string): Promise<{ root: JsonMap; servers: JsonMap }> {
+interface EditableDocument {
+  root: JsonMap;
+  /** The map that holds the entries: the root or its `mcpServers` wrapper. */
+  servers: JsonMap;
+  /** The file's own layout, kept when it is written back. */
+  style: JsonStyle;
+}
+
+/** The editable document of `file`, an empty wrapper when it does not exist or is blank. */
+async function openDocument(file: string): Promise<EditableDocument> {
   const text = await readText(file);
   if (text === undefined || text.trim() === '') {
     const root: JsonMap = { mcpServers: {} };
-    return { root, servers: root.mcpServers as JsonMap };
+    return { root, servers: root.mcpServers as JsonMap, style: DEFAULT_JSON_STYLE };
   }
   let root: unknown;
   try {
@@ -127,6 +136,7 @@ async function openDocument(file: string): Promise<{ root: JsonMap; servers: Jso
     );
   }
   const map = root as JsonMap;
+  const style = jsonStyleOf(text);
   if (Object.hasOwn(map, 'mcpServers')) {
     const inner = map.mcpServers;
     if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
@@ -135,13 +145,14 @@ async function openDocument(file: string): Promise<{ root: JsonMap; servers: Jso
         `${file}: mcpServers: must be an object of servers`,
       );
     }
-    return { root: map, servers: inner as JsonMap };
+    return { root: map, servers: inner as JsonMap, style };
   }
-  return { root: map, servers: map };
+  return { root: map, servers: map, style };
 }
 
-async function saveDocument(file: string, root: JsonMap): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(root, null, 2)}\n`);
+/** Writes the document back in the file's own layout (a linked file through its link). */
+async function saveDocument(file: string, document: EditableDocument): Promise<void> {
+  await writeFileAtomic(file, formatJson(document.root, document.style));
 }
 
 /**
@@ -170,7 +181,8 @@ export async function putServerEntry(
     );
   }
   await editConfigFile(file, async () => {
-    const { root, servers } = await openDocument(file);
+    const document = await openDocument(file);
+    const { servers } = document;
     if (Object.hasOwn(servers, name) && options.replace !== true) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,
@@ -189,7 +201,7 @@ export async function putServerEntry(
       );
     }
     servers[name] = entry;
-    await saveDocument(file, root);
+    await saveDocument(file, document);
   });
   return checked.server;
 }
@@ -197,7 +209,8 @@ export async function putServerEntry(
 /** Removes one entry; throws CLI_SERVER_NOT_FOUND when it is absent. */
 export async function removeServerEntry(file: string, name: string): Promise<void> {
   await editConfigFile(file, async () => {
-    const { root, servers } = await openDocument(file);
+    const document = await openDocument(file);
+    const { servers } = document;
     if (!Object.hasOwn(servers, name)) {
       throw new CliError(
         CliErrorCode.CLI_SERVER_NOT_FOUND,
@@ -205,7 +218,7 @@ export async function removeServerEntry(file: string, name: string): Promise<voi
       );
     }
     delete servers[name];
-    await saveDocument(file, root);
+    await saveDocument(file, document);
   });
 }
 
@@ -231,7 +244,8 @@ export async function putServerEntries(
     checked.push(result.server);
   }
   await editConfigFile(file, async () => {
-    const { root, servers } = await openDocument(file);
+    const document = await openDocument(file);
+    const { servers } = document;
     for (const { name } of entries) {
       if (Object.hasOwn(servers, name) && options.replace !== true) {
         throw new CliError(
@@ -241,7 +255,7 @@ export async function putServerEntries(
       }
     }
     for (const { name, entry } of entries) servers[name] = entry;
-    await saveDocument(file, root);
+    await saveDocument(file, document);
   });
   return checked;
 }
@@ -259,7 +273,8 @@ export async function setServerDisabled(
   disabled: boolean,
 ): Promise<boolean> {
   return editConfigFile(file, async () => {
-    const { root, servers } = await openDocument(file);
+    const document = await openDocument(file);
+    const { servers } = document;
     const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       throw new CliError(
@@ -271,7 +286,7 @@ export async function setServerDisabled(
     const was = map.disabled === true;
     if (disabled) map.disabled = true;
     else delete map.disabled;
-    await saveDocument(file, root);
+    await saveDocument(file, document);
     return was !== disabled;
   });
 }

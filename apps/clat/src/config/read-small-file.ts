@@ -22,7 +22,11 @@ function refused(code: string, message: string): NodeJS.ErrnoException {
   return error;
 }
 
-/** The file's text, or undefined when it does not exist; any other error is thrown as it is. */
+/**
+ * The file's text, or undefined when it does not exist; any other error is thrown as it is. A
+ * leading byte order mark (Windows Notepad writes one) is dropped: every caller parses the text as
+ * JSON, whose parsers may ignore it (RFC 8259, 8.1) and whose `JSON.parse` does not.
+ */
 export function readSmallFile(file: string): string | undefined {
   let fd: number;
   try {
@@ -45,7 +49,8 @@ export function readSmallFile(file: string): string | undefined {
         `it holds ${(stat.size / 2 ** 20).toFixed(1)} MiB, over the ${SMALL_FILE_MAX_BYTES / 2 ** 20} MiB CLAT reads from a settings file`,
       );
     }
-    return readFileSync(fd, 'utf8');
+    const text = readFileSync(fd, 'utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } finally {
     closeSync(fd);
   }

@@ -1,0 +1,36 @@
+/**
+ * Where a write to one of CLAT's settings files lands. People keep `~/.clat/mcp.json` in a
+ * dotfiles repository and link it into place; replacing the link with a new file (what a rename
+ * over the path does) silently forked their settings: the next `clat mcp add` went into a file the
+ * repository no longer saw.
+ * @module
+ */
+import { lstat, readlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { CliError, CliErrorCode } from '../errors.js';
+
+/** As many links as Linux follows before ELOOP. */
+const MAX_LINKS = 40;
+
+/**
+ * `file` itself, or, when it is a symbolic link, the file at the end of its chain of links (which
+ * need not exist yet: a link to a file not yet created is written through, as a shell's `>` does).
+ */
+export async function linkTarget(file: string): Promise<string> {
+  let path = file;
+  for (let hops = 0; hops < MAX_LINKS; hops += 1) {
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(path)).isSymbolicLink();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return path;
+      throw error;
+    }
+    if (!isLink) return path;
+    path = resolve(dirname(path), await readlink(path));
+  }
+  throw new CliError(
+    CliErrorCode.CLI_CONFIG_INVALID,
+    `${file}: more than ${MAX_LINKS} symbolic links in a row (a loop?); point it at a file`,
+  );
+}
