@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAT_BIN } from '../cli/support.js';
+import { hasTmux, TmuxSession } from '../cli/tmux.js';
 import { execClat } from '../support/clat-bin.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -104,5 +106,44 @@ describe.skipIf(!canMount)('a CLAT home that cannot take writes', () => {
     expect(add.stderr).toBe(
       `clat: cannot write ${join(home, 'mcp.json')}: its file system is read-only (EROFS)\n`,
     );
-  }, 60_000);
+
+    // An untrusted project: `clat trust` could not record trust here, so the advice is --trust,
+    // which works (before: "run clat trust <dir>", which failed with EROFS).
+    const other = join(work, 'other-project');
+    await mkdir(join(other, '.clat'), { recursive: true });
+    await writeFile(
+      join(other, '.clat', 'mcp.json'),
+      JSON.stringify({ mcpServers: { team: { command: process.execPath, args: [LEGACY] } } }),
+    );
+    const inOther = (...args: string[]) => execClat(args, { cwd: other, home });
+    const refused = await inOther('tools');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `project ${other} is not trusted, so no MCP server was started; pass --trust: trust cannot be recorded, as ${home} is on a read-only file system`,
+    );
+    expect(refused.stderr).not.toContain('clat trust');
+    const listed = await inOther('mcp', 'list');
+    expect(listed.stdout).toContain(
+      `${join(other, '.clat', 'mcp.json')} is not read because the project is not trusted (pass --trust: trust cannot be recorded, as ${home} is on a read-only file system)`,
+    );
+    const trusted = await inOther('tools', '--trust');
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stdout).toContain('mcp_team_echo');
+
+    // On a terminal the session asks for this run only, and a yes starts the servers.
+    if (hasTmux()) {
+      const tmux = new TmuxSession(`clat-ro-${process.pid}-${Date.now()}`);
+      try {
+        tmux.start([process.execPath, CLAT_BIN], other, { CLAT_HOME: home });
+        await tmux.waitFor(`CLAT cannot record trust (${home} is on a read-only file system).`);
+        await tmux.waitFor('Trust it for this run? [y/N]');
+        tmux.line('y');
+        await tmux.waitFor(/MCP servers: 2 configured · 0 connecting · 2 connected/);
+        tmux.line('/exit');
+        await tmux.waitFor('EXITED:0');
+      } finally {
+        tmux.kill();
+      }
+    }
+  }, 90_000);
 });

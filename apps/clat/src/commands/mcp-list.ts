@@ -272,7 +272,7 @@ export async function list(argv: string[], io: CommandIO, one?: string): Promise
   for (const server of userServers) line(io, server, home, false);
   if (project !== undefined) {
     if (project.config === undefined) {
-      io.stdout.write(`${untrustedProjectNote(project.root)}\n`);
+      io.stdout.write(`${untrustedProjectNote(home, project.root)}\n`);
     } else {
       io.stdout.write(`${project.file} (the project's own)\n`);
       if (projectServers.length === 0) io.stdout.write('  (no usable servers)\n');

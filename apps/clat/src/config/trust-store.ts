@@ -4,9 +4,9 @@
  * @module
  */
 
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { describeJsonSyntaxError } from '@clat/kernel';
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { describeJsonSyntaxError, shellWord } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { ClatHome } from './clat-home.js';
@@ -86,6 +86,37 @@ export async function untrustProject(file: string, root: string): Promise<boolea
     await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
     return true;
   });
+}
+
+/**
+ * Why `clat trust` cannot record trust in `trustFile` (its directory, or the nearest one that
+ * exists, is on a read-only file system or not writable), or undefined when it can.
+ */
+export function trustNotRecordable(trustFile: string): string | undefined {
+  let dir = dirname(trustFile);
+  for (;;) {
+    try {
+      accessSync(dir, constants.W_OK);
+      return undefined;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && dirname(dir) !== dir) dir = dirname(dir);
+      else if (code === 'EROFS') return `${dir} is on a read-only file system`;
+      else if (code === 'EACCES' || code === 'EPERM') return `${dir} is not writable`;
+      else return undefined;
+    }
+  }
+}
+
+/**
+ * How to trust the project at `projectRoot`: `clat trust <root>` (the path typed in the shell the
+ * person is in: a bare "clat trust" would trust the directory there, not the project -C named),
+ * or, when that command could not record it (a read-only CLAT home), --trust for each run.
+ */
+export function trustAdvice(trustFile: string, projectRoot: string): string {
+  const why = trustNotRecordable(trustFile);
+  if (why !== undefined) return `pass --trust: trust cannot be recorded, as ${why}`;
+  return `run "clat trust ${shellWord(projectRoot)}", or pass --trust`;
 }
 
 export async function listTrusted(file: string): Promise<string[]> {

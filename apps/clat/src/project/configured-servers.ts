@@ -7,9 +7,10 @@
 
 import { existsSync } from 'node:fs';
 import type { McpServerConfig } from '@clat/adapter-mcp';
-import { type ConfigIssue, shellWord } from '@clat/kernel';
+import type { ConfigIssue } from '@clat/kernel';
 import { type ClatHome, projectMcpFile } from '../config/clat-home.js';
 import { loadMcpConfig } from '../config/mcp-config-file.js';
+import { trustAdvice } from '../config/trust-store.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 
 export interface ConfiguredServer {
@@ -55,9 +56,9 @@ export async function loadConfiguredServers(
   return { configured, issues, notes };
 }
 
-/** Why a project's own mcp.json was not read: names the command that trusts it. */
-export function untrustedProjectNote(projectRoot: string): string {
-  return `${projectMcpFile(projectRoot)} is not read because the project is not trusted (run "clat trust ${shellWord(projectRoot)}", or pass --trust)`;
+/** Why a project's own mcp.json was not read: names how to trust it. */
+export function untrustedProjectNote(home: ClatHome, projectRoot: string): string {
+  return `${projectMcpFile(projectRoot)} is not read because the project is not trusted (${trustAdvice(home.trustFile, projectRoot)})`;
 }
 
 /**
@@ -75,6 +76,6 @@ export function serverNotFoundMessage(
   const meant = didYouMean(name, known);
   if (trusted)
     return `no server named ${JSON.stringify(name)} in ${home.mcpFile} or ${projectFile}${meant}`;
-  const untrusted = existsSync(projectFile) ? `; ${untrustedProjectNote(projectRoot)}` : '';
+  const untrusted = existsSync(projectFile) ? `; ${untrustedProjectNote(home, projectRoot)}` : '';
   return `${home.mcpFile}: no server named ${JSON.stringify(name)}${meant}${untrusted}`;
 }

@@ -7,19 +7,19 @@
 import { stat } from 'node:fs/promises';
 import { expandServerVariables, type McpServerConfig, mcpEntry } from '@clat/adapter-mcp';
 import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
-import {
-  collectMountSources,
-  createHost,
-  type Host,
-  type MountEntry,
-  shellWord,
-} from '@clat/kernel';
+import { collectMountSources, createHost, type Host, type MountEntry } from '@clat/kernel';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { createDigestLookup } from '../approvals/entry-digest.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import { formatIssue } from '../config/mcp-config-file.js';
-import { isTrusted, projectRootOf, trustProject } from '../config/trust-store.js';
+import {
+  isTrusted,
+  projectRootOf,
+  trustAdvice,
+  trustNotRecordable,
+  trustProject,
+} from '../config/trust-store.js';
 import { loadUserConfig, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
@@ -77,17 +77,22 @@ export async function requireTrust(
     io.stderr.write(
       `The project ${projectRoot} is not trusted.\nTrusting it lets CLAT start the MCP servers configured in ${home.mcpFile}${(await hasFile(projectMcpFile(projectRoot))) ? ` and in the project's own ${projectMcpFile(projectRoot)}` : ''}.\n`,
     );
-    const answer = await askLine(io.stdin, io.stderr, 'Trust this project? [y/N] ');
+    // A read-only CLAT home cannot record trust: it is asked for this run only.
+    const unrecordable = trustNotRecordable(home.trustFile);
+    if (unrecordable !== undefined) {
+      io.stderr.write(`CLAT cannot record trust (${unrecordable}).\n`);
+    }
+    const question =
+      unrecordable === undefined ? 'Trust this project? [y/N] ' : 'Trust it for this run? [y/N] ';
+    const answer = await askLine(io.stdin, io.stderr, question);
     if (isYes(answer)) {
-      await trustProject(home.trustFile, projectRoot);
+      if (unrecordable === undefined) await trustProject(home.trustFile, projectRoot);
       return { home, projectRoot };
     }
   }
   throw new CliError(
     CliErrorCode.CLI_PROJECT_UNTRUSTED,
-    // The path in the command: typed in the shell the person is in, a bare "clat trust" would
-    // trust the directory there, not the project -C named.
-    `project ${projectRoot} is not trusted, so no MCP server was started; run "clat trust ${shellWord(projectRoot)}", or pass --trust`,
+    `project ${projectRoot} is not trusted, so no MCP server was started; ${trustAdvice(home.trustFile, projectRoot)}`,
   );
 }
 
