@@ -5,6 +5,7 @@
  * paste, where it used to loop between "use clat plugin update" and a usage error.
  * The build is stood in for: the notes plugin's built package is copied to `dist/package`.
  */
+import { existsSync } from 'node:fs';
 import { chmod, cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -212,6 +213,18 @@ describe('a hand-written package whose server is JavaScript', () => {
     );
     // The setting it names: pack then writes the digest and says the package is ready.
     const fixed = { ...manifest, runtime: { ...manifest.runtime, interpreter: 'node' } };
+    await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(fixed, null, 2));
+    // A version that is no semantic version is named with the one meant, and nothing is packed.
+    await writeFile(
+      join(dir, 'clat-plugin.json'),
+      JSON.stringify({ ...fixed, version: '1.0' }, null, 2),
+    );
+    const loose = await sandbox.run(['plugin', 'pack', dir, '--output', join(dir, 'x.clatpkg')]);
+    expect(loose.code).toBe(1);
+    expect(loose.stderr).toContain(
+      `${join(dir, 'clat-plugin.json')}: version: "1.0" is not a semantic version (MAJOR.MINOR.PATCH, as npm and MCP Bundles take it), which tells an update from a downgrade; did you mean "1.0.0"?`,
+    );
+    expect(existsSync(join(dir, 'x.clatpkg'))).toBe(false);
     await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(fixed, null, 2));
     const packed = await sandbox.run(['plugin', 'pack', dir]);
     expect(packed.code, packed.stderr).toBe(0);

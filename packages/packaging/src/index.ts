@@ -109,4 +109,4 @@ export {
   type TreeFile,
   treeDigest,
 } from './tree.js';
-export { type VersionChange, versionChange } from './version-change.js';
+export { semverProblem, type VersionChange, versionChange } from './version-change.js';

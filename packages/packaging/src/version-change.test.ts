@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { versionChange } from './version-change.js';
+import { semverProblem, versionChange } from './version-change.js';
 
 describe('versionChange', () => {
   it('orders semantic versions as npm does', () => {
@@ -14,5 +14,15 @@ describe('versionChange', () => {
     expect(versionChange('nightly', '2024-05-01')).toBe('unknown');
     expect(versionChange('1.0.0', 'latest')).toBe('unknown');
     expect(versionChange('nightly', 'nightly')).toBe('same');
+  });
+});
+
+describe('semverProblem', () => {
+  it('accepts what npm takes and names the version meant', () => {
+    expect(semverProblem('0.1.0')).toBeUndefined();
+    expect(semverProblem('1.0.0-beta.2')).toBeUndefined();
+    expect(semverProblem('1.0')).toMatch(/is not a semantic version .*; did you mean "1\.0\.0"\?$/);
+    expect(semverProblem('version 2')).toMatch(/did you mean "2\.0\.0"\?$/);
+    expect(semverProblem('first')).toMatch(/; for example "0\.1\.0"$/);
   });
 });

@@ -15,3 +15,15 @@ export function versionChange(from: string, to: string): VersionChange {
   const order = semver.compare(after, before);
   return order > 0 ? 'upgrade' : order < 0 ? 'downgrade' : 'same';
 }
+
+/**
+ * Why `version` is no semantic version (what npm and MCP Bundles take, and what tells an update
+ * from a downgrade), with the version it was likely meant to be; undefined for a valid one. For
+ * the author's `clat plugin pack`: installed packages keep free-text versions.
+ */
+export function semverProblem(version: string): string | undefined {
+  if (semver.valid(version) !== null) return undefined;
+  const meant = semver.coerce(version)?.version;
+  const hint = meant === undefined ? 'for example "0.1.0"' : `did you mean "${meant}"?`;
+  return `is not a semantic version (MAJOR.MINOR.PATCH, as npm and MCP Bundles take it), which tells an update from a downgrade; ${hint}`;
+}

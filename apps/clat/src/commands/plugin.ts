@@ -19,6 +19,7 @@ import {
   packPackage,
   pluginDataDir,
   removePluginData,
+  semverProblem,
   sensitiveArgKeys,
   stampEntryDigest,
   versionChange,
@@ -485,6 +486,15 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
         `${stamp.changed ? 'Wrote' : 'Checked'} runtime.sha256 ${stamp.sha256} (${stamp.entry}) in ${stamp.manifestPath}\n`,
       );
       const inspected = await inspectPackage(dir);
+      // Packing is where an author's version is checked: installed packages keep free text.
+      const versionIssue = semverProblem(inspected.manifest.version);
+      if (versionIssue !== undefined) {
+        throw new PackagingError(
+          'MANIFEST_INVALID',
+          `${stamp.manifestPath}: version: ${sanitizeTerminalLine(JSON.stringify(inspected.manifest.version))} ${versionIssue}`,
+          { file: stamp.manifestPath },
+        );
+      }
       if (values.output === undefined) {
         // The next command for this id: install, or update when a version of it is installed.
         const { id, version } = inspected.manifest;
