@@ -102,11 +102,18 @@ export async function runAuthorizationCode(
     if (scope !== undefined) params.set('scope', scope);
     // OpenID providers issue a refresh token for offline_access only after explicit consent.
     if (options.scopes.includes('offline_access')) params.set('prompt', 'consent');
-    await browser.open(url.href);
     const timeout = AbortSignal.timeout(browser.timeoutMs);
+    // Waiting before the browser opens: a fast browser's redirect must not find no one waiting.
+    // Only this login's `state` is taken; a stray request to the port cannot end the login.
+    const waiting = listener.callback(
+      AbortSignal.any([browser.signal, timeout]),
+      (params) => params.get('state') === state,
+    );
+    waiting.catch(() => undefined);
+    await browser.open(url.href);
     let callback: URLSearchParams;
     try {
-      callback = await listener.callback(AbortSignal.any([browser.signal, timeout]));
+      callback = await waiting;
     } catch {
       throw new HttpTransportError(
         'OAUTH_AUTHORIZATION',
@@ -118,16 +125,16 @@ export async function runAuthorizationCode(
     }
     let validated: URLSearchParams;
     try {
-      // Checks `state`, then `iss` (RFC 9207) before the error or code is looked at.
+      // Checks `iss` (RFC 9207) and `state` before the error or code is looked at.
       validated = validateAuthResponse(as, oauthClientOf(client), callback, state);
     } catch (error) {
-      const iss = /issuer|"iss"/.test((error as Error).message);
+      const iss = callback.get('iss');
       throw new HttpTransportError(
         'OAUTH_AUTHORIZATION',
         origin,
-        iss
-          ? `the authorization response for MCP server at ${origin} came from the wrong issuer; nothing was redeemed`
-          : `the authorization response for MCP server at ${origin} was refused (${oauthFailureText(error)})`,
+        iss !== null && iss !== as.issuer
+          ? `the authorization response for MCP server at ${origin} came from the wrong issuer (${JSON.stringify(iss.slice(0, 200))}, not ${JSON.stringify(as.issuer)}); nothing was redeemed`
+          : `the authorization response for MCP server at ${origin} was refused (${oauthFailureText(error)}); nothing was redeemed`,
         { cause: error },
       );
     }

@@ -49,6 +49,21 @@ describe('startLoopbackListener', () => {
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
   });
 
+  it('ignores a request its predicate does not take, and keeps waiting for the one it does', async () => {
+    const listener = await startLoopbackListener();
+    open.push(listener);
+    const received = listener.callback(
+      AbortSignal.timeout(5_000),
+      (params) => params.get('state') === 'ours',
+    );
+    const stray = await fetch(`${listener.redirectUri}?code=x&state=theirs`);
+    expect(stray.status).toBe(400);
+    expect(await stray.text()).toContain('not the authorization response CLAT is waiting for');
+    const ours = await fetch(`${listener.redirectUri}?code=c2&state=ours`);
+    expect(ours.status).toBe(200);
+    expect((await received).get('code')).toBe('c2');
+  });
+
   it('refuses a fixed port that another process holds instead of moving elsewhere', async () => {
     const taken = await busyPort();
     await expect(startLoopbackListener({ fixed: taken })).rejects.toMatchObject({

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 const CALLBACK_PATH = '/callback';
 const DONE_PAGE =
   '<!doctype html><meta charset="utf-8"><title>CLAT</title><p>CLAT received the authorization response. You can close this window and return to the terminal.</p>';
+const FOREIGN_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>CLAT</title><p>This is not the authorization response CLAT is waiting for (an older login, or another program); CLAT is still waiting. Return to the terminal.</p>';
 
 export interface LoopbackListener {
   /**
@@ -16,8 +18,15 @@ export interface LoopbackListener {
    * legs of the flow.
    */
   readonly redirectUri: string;
-  /** The query of the first request to the callback path; rejects on abort. */
-  callback(signal: AbortSignal): Promise<URLSearchParams>;
+  /**
+   * The query of the first request to the callback path that `accept` takes (the login's own
+   * `state`); any other is answered with a page that says so and ignored, so a stray request
+   * (an old tab, another local program) cannot end the login (RFC 9700 §4.7). Rejects on abort.
+   */
+  callback(
+    signal: AbortSignal,
+    accept?: (params: URLSearchParams) => boolean,
+  ): Promise<URLSearchParams>;
   close(): Promise<void>;
 }
 
@@ -50,21 +59,25 @@ export interface LoopbackPort {
  * browser may resolve `localhost` to either), rejecting with the listen error when it is taken.
  */
 export async function startLoopbackListener(at: LoopbackPort = {}): Promise<LoopbackListener> {
-  let deliver: ((params: URLSearchParams) => void) | undefined;
-  const received = new Promise<URLSearchParams>((resolve) => {
-    deliver = resolve;
-  });
+  let waiter:
+    | { accept: (params: URLSearchParams) => boolean; deliver: (params: URLSearchParams) => void }
+    | undefined;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
+    const taken = waiter !== undefined && waiter.accept(url.searchParams) ? waiter : undefined;
     res
-      .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-      .end(DONE_PAGE);
-    deliver?.(url.searchParams);
-    deliver = undefined;
+      .writeHead(taken === undefined ? 400 : 200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+      })
+      .end(taken === undefined ? FOREIGN_PAGE : DONE_PAGE);
+    if (taken === undefined) return;
+    waiter = undefined;
+    taken.deliver(url.searchParams);
   };
   const server: Server = createServer(handle);
   const servers = [server];
@@ -96,15 +109,21 @@ export async function startLoopbackListener(at: LoopbackPort = {}): Promise<Loop
   const { port } = server.address() as AddressInfo;
   return {
     redirectUri: `http://${at.fixed === undefined ? '127.0.0.1' : 'localhost'}:${port}${CALLBACK_PATH}`,
-    callback(signal) {
+    callback(signal, accept = () => true) {
       return new Promise<URLSearchParams>((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
+        const onAbort = () => {
+          waiter = undefined;
+          reject(signal.reason);
+        };
         if (signal.aborted) return onAbort();
         signal.addEventListener('abort', onAbort, { once: true });
-        received.then((params) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(params);
-        });
+        waiter = {
+          accept,
+          deliver: (params) => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(params);
+          },
+        };
       });
     },
     async close() {

@@ -26,6 +26,7 @@ import { scopeUnion, selectScopes, splitScope, withOfflineAccess } from './scope
 import {
   clientCredentialsTokens,
   type GrantContext,
+  clientRefused,
   grantRefused,
   refreshTokens,
   revokeToken,
@@ -248,10 +249,22 @@ export class OAuthClient implements HttpAuth {
       origin: this.origin,
       http,
       browser,
-    }).catch((error: unknown) => {
+    }).catch(async (error: unknown) => {
       // The assumed default endpoints failed: say why a login made no sense, when the probe knows.
       if (probed && isHttpTransportError(error) && error.code === 'OAUTH_NO_METADATA')
         this.#refuseNeedlessLogin();
+      // The code exchange refused the registered client this login reused: forgotten, so the
+      // next login registers anew.
+      if (clientRefused(error) && record?.client?.source === 'registration') {
+        const { client: _forgotten, ...rest } = record;
+        await this.#save(rest);
+        throw new HttpTransportError(
+          'OAUTH_CLIENT',
+          this.origin,
+          `authorization server ${as.issuer} no longer accepts the client CLAT registered there (${errorMessage(error)}); it is forgotten, and the next login registers a new one`,
+          { cause: error },
+        );
+      }
       throw error;
     });
     await this.#save({
@@ -389,7 +402,9 @@ export class OAuthClient implements HttpAuth {
     } catch (error) {
       // A changed issuer (`#grant`) binds the old credentials nowhere: a login it is, too.
       if (grantRefused(error) || isLoginRequired(error)) {
-        await this.#dropTokens();
+        // A registered client the server no longer knows is dropped with the tokens, so the
+        // login this sends the person to registers anew instead of reusing it.
+        await this.#dropTokens(clientRefused(error) && record.client.source === 'registration');
         return undefined;
       }
       throw new HttpTransportError(
@@ -576,10 +591,10 @@ export class OAuthClient implements HttpAuth {
     await this.#options.store.write(record);
   }
 
-  async #dropTokens(): Promise<void> {
+  async #dropTokens(withClient = false): Promise<void> {
     const record = this.#record;
     if (record === undefined) return;
-    const { tokens: _dropped, ...rest } = record;
-    await this.#save(rest);
+    const { tokens: _dropped, client, ...rest } = record;
+    await this.#save(withClient || client === undefined ? rest : { ...rest, client });
   }
 }

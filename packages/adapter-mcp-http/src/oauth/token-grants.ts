@@ -133,6 +133,23 @@ export function grantRefused(error: unknown): boolean {
   return false;
 }
 
+/** OAuth error codes that say the authorization server does not accept the client itself. */
+const CLIENT_ERRORS: ReadonlySet<string> = new Set(['invalid_client', 'unauthorized_client']);
+
+/**
+ * True when the token endpoint refused the client, not only the grant (RFC 6749 §5.2:
+ * `invalid_client`, `unauthorized_client`): a registered client the server expired or purged.
+ * Reusing it would send every later login to an authorization page that refuses it.
+ */
+export function clientRefused(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current instanceof ResponseBodyError) return CLIENT_ERRORS.has(current.error);
+    current = current.cause;
+  }
+  return false;
+}
+
 export async function clientCredentialsTokens(
   ctx: GrantContext,
   scopes: string[],
