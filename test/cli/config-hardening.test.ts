@@ -100,6 +100,43 @@ describe('clat mcp add', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
+  it('--force names what of the replaced entry was not given again, never its values', async () => {
+    await sandbox.writeMcp({
+      mcpServers: {
+        remote: {
+          url: 'http://127.0.0.1:1/mcp',
+          headers: { 'X-Team': 'blue-team-value', Authorization: 'Bearer keep-me-0123456789' },
+          disabled: true,
+        },
+      },
+    });
+    const replaced = await sandbox.run([
+      'mcp',
+      'add',
+      'remote',
+      'http://127.0.0.1:2/mcp',
+      '--header',
+      'Authorization: Bearer new-token-0123456789',
+      '--force',
+    ]);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stdout).toContain(
+      '--force replaced the whole entry: its header "X-Team", "disabled" were not given again and are gone; add them again if the server needs them',
+    );
+    expect(replaced.stdout).not.toContain('blue-team-value');
+    // An add that replaces nothing, or gives everything again, says nothing of the kind.
+    const again = await sandbox.run([
+      'mcp',
+      'add',
+      'remote',
+      'http://127.0.0.1:2/mcp',
+      '--header',
+      'Authorization: Bearer new-token-0123456789',
+      '--force',
+    ]);
+    expect(again.stdout).not.toContain('replaced the whole entry');
+  });
+
   it.each([
     ['__proto__', /reserved word/],
     ['../x', /must not contain "\/"/],

@@ -242,6 +242,12 @@ describe('clat mcp login against an OpenID provider', () => {
     // A second entry of the same URL shares its tokens: removing it leaves them alone.
     expect((await clat(['mcp', 'add', 'mirror', '--url', mcp.url])).code).toBe(0);
     expect((await clat(['mcp', 'login', 'remote'])).code).toBe(0);
+    // Logging out of one of them logs out of both, and says so.
+    const shared = await clat(['mcp', 'logout', 'mirror']);
+    expect(shared.stdout).toBe(
+      `Logged out of mirror (and of remote, which connects to the same URL); ${revoked}\n`,
+    );
+    expect((await clat(['mcp', 'login', 'remote'])).code).toBe(0);
     const second = (await tokenFile()).record;
     const mirror = await clat(['mcp', 'remove', 'mirror']);
     expect(mirror.stdout).toBe(`Removed server "mirror" from ${join(sandbox.home, 'mcp.json')}\n`);

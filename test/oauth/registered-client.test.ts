@@ -87,14 +87,21 @@ afterEach(async () => {
 
 describe('an OAuth client registered by hand', () => {
   it('is named by the failed login, added with --client-id/--client-secret/--callback-port, and logs in', async () => {
+    // The entry has a header of its own: the command named keeps it (--force replaces the entry).
+    await sandbox.writeMcp({
+      mcpServers: { remote: { url: world.mcp.url, headers: { 'X-Team': 'blue' } } },
+    });
     const failed = await clat(['mcp', 'login', 'remote']);
     expect(failed.code).not.toBe(0);
-    const hint = `authorization server ${world.as.issuer} offers no client registration: register CLAT there as an OAuth client with the redirect URI http://localhost:<port>/callback (a free port of your choosing), then run: clat mcp add 'remote' --url '${world.mcp.url}' --client-id <id> --callback-port <port> --force (when the client has a secret, add --client-secret), and log in again`;
+    const hint = `authorization server ${world.as.issuer} offers no client registration: register CLAT there as an OAuth client with the redirect URI http://localhost:<port>/callback (a free port of your choosing), then run: clat mcp add 'remote' --url '${world.mcp.url}' --client-id <id> --callback-port <port> --header 'X-Team: <value>' --force (when the client has a secret, add --client-secret), and log in again`;
     expect(failed.stderr).toContain(hint);
+    expect(failed.stderr).not.toContain('blue');
 
-    // The command as named, with the client's id and port, and its secret from the environment.
+    // The command as named, with the client's id, port and header, and its secret from the environment.
     const named = /then run: (clat mcp add .*? --force)/.exec(failed.stderr)?.[1] ?? '';
-    const args = shownCommandArgs(named.replace('<id>', CLIENT_ID).replace('<port>', String(port)));
+    const args = shownCommandArgs(
+      named.replace('<id>', CLIENT_ID).replace('<port>', String(port)).replace('<value>', 'blue'),
+    );
     const refused = await clat([...args, '--client-secret']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
@@ -113,6 +120,7 @@ describe('an OAuth client registered by hand', () => {
       mcpServers: {
         remote: {
           url: world.mcp.url,
+          headers: { 'X-Team': 'blue' },
           oauth: { clientId: CLIENT_ID, clientSecret: SECRET, callbackPort: port },
         },
       },
@@ -123,7 +131,7 @@ describe('an OAuth client registered by hand', () => {
     );
     expect(JSON.stringify(shown)).toContain('"clientSecret":"(set)"');
     expect((await clat(['mcp', 'get', 'remote'])).stdout).toBe(
-      `  remote  http  ${world.mcp.url}  (OAuth client "${CLIENT_ID}", secret set, callback port ${port})\n`,
+      `  remote  http  ${world.mcp.url} headers: X-Team  (OAuth client "${CLIENT_ID}", secret set, callback port ${port})\n`,
     );
 
     // The port of the registered redirect URI is busy: said, nothing sent elsewhere.

@@ -294,8 +294,12 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   if (include !== undefined) entry.includeTools = include;
   if (exclude !== undefined) entry.excludeTools = exclude;
   const { home, file } = target;
+  let dropped: string[] = [];
   const server = await putServerEntry(file, name, entry, {
     replace: values.force === true,
+    replaced: (previous) => {
+      dropped = droppedSettings(previous, entry);
+    },
     invalid: (issues) =>
       new CliError(
         CliErrorCode.CLI_USAGE,
@@ -312,6 +316,11 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   if (oauth?.clientSecret !== undefined && !oauth.clientSecret.includes('${'))
     typed.push('--client-secret');
   await reportAdded(target, server, typed, io, [
+    ...(dropped.length === 0
+      ? []
+      : [
+          `--force replaced the whole entry: its ${dropped.join(', ')} ${dropped.length === 1 ? 'was' : 'were'} not given again and ${dropped.length === 1 ? 'is' : 'are'} gone; add ${dropped.length === 1 ? 'it' : 'them'} again if the server needs ${dropped.length === 1 ? 'it' : 'them'}`,
+        ]),
     ...(await argumentNotes(args)),
     ...(values['no-roots'] === true
       ? []
@@ -420,6 +429,36 @@ export function literalValues(
  * untrusted project; in either, an installed plugin whose place the entry takes. Last, an `npx`
  * entry's package is installed into npx's cache (on a terminal; a note otherwise).
  */
+/**
+ * What of the `previous` entry a replacing `--force` add did not carry over, by name only (a
+ * header's or variable's value may be a key): `header "X-Team"`, `env CONFIG_DIR`, `"cwd"`.
+ */
+export function droppedSettings(previous: unknown, entry: Record<string, unknown>): string[] {
+  if (typeof previous !== 'object' || previous === null || Array.isArray(previous)) return [];
+  const old = previous as Record<string, unknown>;
+  const dropped: string[] = [];
+  for (const [field, label] of [
+    ['headers', 'header'],
+    ['env', 'env'],
+  ] as const) {
+    const before = old[field];
+    if (typeof before !== 'object' || before === null) continue;
+    const now = (entry[field] ?? {}) as Record<string, unknown>;
+    for (const key of Object.keys(before)) {
+      if (!Object.hasOwn(now, key))
+        dropped.push(`${label} ${JSON.stringify(sanitizeTerminalLine(key))}`);
+    }
+  }
+  // The fields that say how to reach the server are the ones the add gave anew.
+  const REACH = new Set(['command', 'args', 'url', 'type', 'transport', 'headers', 'env', 'oauth']);
+  for (const field of Object.keys(old)) {
+    if (!REACH.has(field) && !Object.hasOwn(entry, field)) {
+      dropped.push(JSON.stringify(sanitizeTerminalLine(field)));
+    }
+  }
+  return dropped;
+}
+
 export async function reportAdded(
   target: EditTarget,
   server: McpServerConfig,

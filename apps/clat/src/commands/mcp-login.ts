@@ -29,6 +29,8 @@ interface LoginTarget {
   file: string;
   /** The url as written in mcp.json (references unexpanded: they may hide a token). */
   writtenUrl: string;
+  /** The other configured entries that connect to the same URL, and so share its login. */
+  sharing: string[];
 }
 
 /** `clat mcp logout`'s flags: the project's, as `clat mcp` takes them (no `--json`). */
@@ -120,15 +122,32 @@ async function httpEntry(
       expanded.issues.map(formatIssue).join('; '),
     );
   }
-  return { server: expanded.server as HttpEntry, file, writtenUrl: server.url };
+  const url = (expanded.server as HttpEntry).url;
+  const sharing = configured
+    .filter((other) => {
+      if (other === found || other.server.transport !== 'http') return false;
+      const same = expandServerVariables(other.server, {
+        file: other.file,
+        env: io.env,
+        projectRoot,
+      });
+      return !('issues' in same) && (same.server as HttpEntry).url === url;
+    })
+    .map((other) => other.server.name);
+  return { server: expanded.server as HttpEntry, file, writtenUrl: server.url, sharing };
 }
 
 /** For a server that is no OAuth server: the `clat mcp add` that gives it a static token. */
-function staticTokenHint(error: unknown, name: string, writtenUrl: string): string {
+function staticTokenHint(
+  error: unknown,
+  name: string,
+  writtenUrl: string,
+  headers: readonly string[],
+): string {
   if (!isHttpTransportError(error) || error.code !== HttpTransportErrorCode.OAUTH_NO_METADATA) {
     return '';
   }
-  return `; if it takes a token, run: ${staticTokenCommand(name, writtenUrl)}`;
+  return `; if it takes a token, run: ${staticTokenCommand(name, writtenUrl, headers)}`;
 }
 
 /** `signal` cancels the login as Ctrl-C does (the session's Esc and Ctrl-C). */
@@ -205,7 +224,7 @@ export async function login(
       CliErrorCode.CLI_LOGIN_FAILED,
       cancelled
         ? `login to ${server.name} was cancelled; nothing was stored`
-        : `login to ${server.name} failed: ${sanitizeTerminalLine((error as Error).message)}${staticTokenHint(error, server.name, writtenUrl)}`,
+        : `login to ${server.name} failed: ${sanitizeTerminalLine((error as Error).message)}${staticTokenHint(error, server.name, writtenUrl, Object.keys(server.headers ?? {}))}`,
       { exitCode: cancelled ? 130 : 1, cause: error },
     );
   } finally {
@@ -227,7 +246,7 @@ function notGranted(requested: readonly string[] | undefined, granted: string): 
 
 export async function logout(argv: string[], io: CommandIO): Promise<number> {
   const { positionals, values } = parseFlags('mcp logout', argv, LOGOUT_OPTIONS);
-  const { server } = await httpEntry(io, 'logout', positionals, values);
+  const { server, sharing } = await httpEntry(io, 'logout', positionals, values);
   // A project's mcp.json names its servers: shown like any text from outside.
   const name = sanitizeTerminalLine(server.name);
   const home = resolveClatHome(io.env, io.cwd);
@@ -237,7 +256,12 @@ export async function logout(argv: string[], io: CommandIO): Promise<number> {
     io.stdout.write(`No stored login for ${name}\n`);
     return 0;
   }
-  io.stdout.write(`Logged out of ${name}; ${forgotten.done}\n`);
+  // Tokens are kept per URL: every entry of that URL is logged out with this one.
+  const also =
+    sharing.length === 0
+      ? ''
+      : ` (and of ${sharing.map((other) => sanitizeTerminalLine(other)).join(', ')}, which ${sharing.length === 1 ? 'connects' : 'connect'} to the same URL)`;
+  io.stdout.write(`Logged out of ${name}${also}; ${forgotten.done}\n`);
   if (forgotten.warning !== undefined) io.stderr.write(`warning: ${forgotten.warning}\n`);
   return 0;
 }

@@ -167,6 +167,8 @@ export async function putServerEntry(
     replace?: boolean;
     /** The error for an invalid entry, when its fields came from elsewhere (command-line flags). */
     invalid?: (issues: readonly ConfigIssue[]) => Error;
+    /** Told the entry `replace` replaced, as the file held it. */
+    replaced?: (previous: unknown) => void;
   } = {},
 ): Promise<McpServerConfig> {
   assertServerName(file, name);
@@ -200,8 +202,10 @@ export async function putServerEntry(
         `${file}: server name ${JSON.stringify(name)} gives the same tool names as ${JSON.stringify(twin)} (mcp_${segment}_…); choose another name`,
       );
     }
+    const previous = Object.hasOwn(servers, name) ? servers[name] : undefined;
     servers[name] = entry;
     await saveDocument(file, document);
+    if (previous !== undefined) options.replaced?.(previous);
   });
   return checked.server;
 }

@@ -16,16 +16,35 @@ export function loginCommand(name: string, flags: ProjectFlagsShown = {}): strin
  * answers 401 and publishes no OAuth metadata. It edits the user's mcp.json, so it needs no
  * project flags. Quoted for a POSIX shell; the URL's secret-looking parts are redacted.
  */
-export function staticTokenCommand(name: string, url: string): string {
-  return `clat mcp add ${quote(name)} --url ${shownUrl(url)} --header "Authorization: Bearer <token>" --force`;
+export function staticTokenCommand(
+  name: string,
+  url: string,
+  headers: readonly string[] = [],
+): string {
+  const others = headers.filter((header) => header.toLowerCase() !== 'authorization');
+  return `clat mcp add ${quote(name)} --url ${shownUrl(url)} --header "Authorization: Bearer <token>"${keptHeaders(others)} --force`;
 }
 
 /**
  * What to do for a server whose authorization server offers no client registration: register a
  * client there by hand, then the `clat mcp add` that configures it (user scope, as above).
  */
-export function registeredClientHint(name: string, url: string): string {
-  return `register CLAT there as an OAuth client with the redirect URI http://localhost:<port>/callback (a free port of your choosing), then run: clat mcp add ${quote(name)} --url ${shownUrl(url)} --client-id <id> --callback-port <port> --force (when the client has a secret, add --client-secret), and log in again`;
+export function registeredClientHint(
+  name: string,
+  url: string,
+  headers: readonly string[] = [],
+): string {
+  return `register CLAT there as an OAuth client with the redirect URI http://localhost:<port>/callback (a free port of your choosing), then run: clat mcp add ${quote(name)} --url ${shownUrl(url)} --client-id <id> --callback-port <port>${keptHeaders(headers)} --force (when the client has a secret, add --client-secret), and log in again`;
+}
+
+/**
+ * The entry's other headers as `--header` flags with a placeholder for each value (which may be
+ * a key, so never shown): `--force` replaces the whole entry, and would drop them otherwise.
+ */
+function keptHeaders(headers: readonly string[]): string {
+  return headers
+    .map((header) => ` --header ${quote(`${sanitizeTerminalLine(header)}: <value>`)}`)
+    .join('');
 }
 
 function quote(text: string): string {

@@ -22,7 +22,9 @@ export function oauthClientFor(
     dir: oauthDirIn(clatHome),
     clientName: 'CLAT',
     loginHint: (entry) => `run \`${login(entry.name)}\``,
-    headerHint: (entry) => `if it takes a token, run: ${staticTokenCommand(entry.name, entry.url)}`,
-    clientHint: (entry) => registeredClientHint(entry.name, entry.url),
+    headerHint: (entry) =>
+      `if it takes a token, run: ${staticTokenCommand(entry.name, entry.url, Object.keys(entry.headers ?? {}))}`,
+    clientHint: (entry) =>
+      registeredClientHint(entry.name, entry.url, Object.keys(entry.headers ?? {})),
   })(server);
 }
