@@ -1,7 +1,8 @@
 /**
- * The storage-root lease across real processes: while another live process holds it, every
- * `clat plugin` mutation reports the busy message and changes nothing; once the holder is
- * SIGKILLed, the next mutation reclaims the stale lease.
+ * The storage-root lease across real processes: a `clat plugin` mutation waits for another
+ * process's lease and runs once it is released (two commands at once take turns; before, the
+ * second failed at once); a holder that keeps it past the wait (20 s) gets the busy message and
+ * nothing changes; once the holder is SIGKILLed, the next mutation reclaims the stale lease.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -53,28 +54,38 @@ afterAll(async () => {
 });
 
 describe('storage-root lease', () => {
-  it('reports busy while a live process holds it and reclaims it after that process dies', async () => {
+  it('waits for a live holder, reports busy past the wait, and reclaims it after the holder dies', async () => {
     expect((await clat('plugin', 'install', 'pkg')).code).toBe(0);
+
+    const hold = async () => {
+      const child = spawn(process.execPath, [HOLDER, home], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      holder = child;
+      await new Promise<void>((resolve, reject) => {
+        child.stdout?.once('data', () => resolve());
+        child.once('exit', (code) => reject(new Error(`lease holder exited with ${code}`)));
+      });
+      return child;
+    };
+
+    // Released while the command waits: it runs then.
+    const brief = await hold();
+    const waiting = clat('plugin', 'disable', 'leased');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    brief.stdin?.write('release\n');
+    const turn = await waiting;
+    expect(turn.code, turn.stderr).toBe(0);
+    expect((await clat('plugin', 'enable', 'leased')).code).toBe(0);
     const before = await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8');
 
-    const child = spawn(process.execPath, [HOLDER, home], { stdio: ['ignore', 'pipe', 'inherit'] });
-    holder = child;
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`lease holder exited with ${code}`)));
-    });
-
-    for (const args of [
-      ['disable', 'leased'],
-      ['uninstall', 'leased'],
-      ['update', 'pkg'],
-    ]) {
-      const busy = await clat('plugin', ...args);
-      expect(busy.code, args.join(' ')).toBe(1);
-      expect(busy.stderr).toBe(
-        `clat: CLAT storage is busy: process ${child.pid} holds ${join(home, 'plugin-store', 'lock')}; close that CLAT process and retry [STORE_BUSY]\n`,
-      );
-    }
+    // Held past the wait: busy, naming the holder, and nothing changes.
+    const child = await hold();
+    const busy = await clat('plugin', 'disable', 'leased');
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toBe(
+      `clat: CLAT storage is busy: process ${child.pid} holds ${join(home, 'plugin-store', 'lock')} (another clat command changing the installed plugins, or one waiting at a question); retry once it has finished [STORE_BUSY]\n`,
+    );
     expect(await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8')).toBe(before);
     // Reading is not a mutation: list still works.
     expect((await clat('plugin', 'list')).code).toBe(0);
@@ -85,5 +96,5 @@ describe('storage-root lease', () => {
     holder = undefined;
     const disabled = await clat('plugin', 'disable', 'leased');
     expect(disabled.code, disabled.stderr).toBe(0);
-  });
+  }, 90_000);
 });

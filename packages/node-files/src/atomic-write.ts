@@ -7,8 +7,7 @@
 import { readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createAndWrite, type FileData, type NewFileOptions } from './new-file.js';
-import { processAlive } from './process-alive.js';
-import { isTempFileOf, tempFileWriter, tempPathFor } from './temp-name.js';
+import { isAbandonedTempFileOf, tempPathFor } from './temp-name.js';
 
 export interface AtomicWriteOptions extends NewFileOptions {
   /** `mode` as given, past the umask (fchmod): for keeping the exact mode of a replaced file. */
@@ -54,9 +53,6 @@ async function removeLeftovers(path: string): Promise<void> {
     return;
   }
   for (const entry of entries) {
-    if (!isTempFileOf(entry, name)) continue;
-    const writer = tempFileWriter(entry, name);
-    if (writer === undefined || writer === process.pid || processAlive(writer)) continue;
-    await unlink(join(dir, entry)).catch(() => undefined);
+    if (isAbandonedTempFileOf(entry, name)) await unlink(join(dir, entry)).catch(() => undefined);
   }
 }

@@ -27,4 +27,4 @@ export {
   writeNewFile,
 } from './new-file.js';
 export { lockHolderAlive } from './process-alive.js';
-export { isTempFileOf, tempFileTarget } from './temp-name.js';
+export { isAbandonedTempFileOf, isTempFileOf, tempFileTarget } from './temp-name.js';

@@ -1,6 +1,12 @@
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isTempFileOf, tempFileTarget, tempFileWriter, tempPathFor } from './temp-name.js';
+import {
+  isAbandonedTempFileOf,
+  isTempFileOf,
+  tempFileTarget,
+  tempFileWriter,
+  tempPathFor,
+} from './temp-name.js';
 
 describe('tempPathFor', () => {
   it('names a hidden sibling that differs on every call', () => {
@@ -42,5 +48,18 @@ describe('tempFileWriter', () => {
     expect(tempFileWriter(basename(tempPathFor('/d/a.b.json')), 'a.b.json')).toBe(process.pid);
     expect(tempFileWriter('.mcp.json.x.0123.tmp', 'mcp.json')).toBeUndefined();
     expect(tempFileWriter('.mcp.json.0.0123.tmp', 'mcp.json')).toBeUndefined();
+  });
+});
+
+describe('isAbandonedTempFileOf', () => {
+  it('is true only for a temporary sibling whose writer no longer runs', async () => {
+    const { spawnSync } = await import('node:child_process');
+    // A pid that ran and ended: the child's, once it has exited.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const random = '0123456789abcdef';
+    expect(isAbandonedTempFileOf(`.lock.${gone}.${random}.tmp`, 'lock')).toBe(true);
+    expect(isAbandonedTempFileOf(`.lock.${process.pid}.${random}.tmp`, 'lock')).toBe(false);
+    expect(isAbandonedTempFileOf(`.lock.${process.ppid}.${random}.tmp`, 'lock')).toBe(false);
+    expect(isAbandonedTempFileOf(`.other.${gone}.${random}.tmp`, 'lock')).toBe(false);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { processAlive } from './process-alive.js';
 
 /** `<dir>/.<name>.<pid>.<16 random hex digits>.tmp`; the pid tells whose leftover it is. */
 export function tempPathFor(path: string): string {
@@ -35,4 +36,15 @@ export function tempFileTarget(path: string): string | undefined {
 export function tempFileWriter(entry: string, name: string): number | undefined {
   const digits = entry.slice(name.length + 2).split('.')[0] ?? '';
   return /^[1-9]\d{0,9}$/.test(digits) ? Number(digits) : undefined;
+}
+
+/**
+ * True when `entry` is a temporary sibling of `name` whose writer (the pid in its name) no longer
+ * runs: a leftover a sweep may remove. A live writer's is not, even another process's: it may be
+ * between writing it and renaming or linking it into place.
+ */
+export function isAbandonedTempFileOf(entry: string, name: string): boolean {
+  if (!isTempFileOf(entry, name)) return false;
+  const writer = tempFileWriter(entry, name);
+  return writer !== undefined && writer !== process.pid && !processAlive(writer);
 }

@@ -59,12 +59,26 @@ export async function readSecrets(
   id: string,
   activation: Pick<Activation, 'secrets'>,
 ): Promise<Record<string, JsonValue>> {
+  return (await readSecretsFile(clatHome, id, activation)) ?? {};
+}
+
+/**
+ * As {@link readSecrets}, but undefined when the file does not exist: an activation without
+ * sensitive values has none, and so has one whose file a concurrent `configure` or `update`
+ * swept after pointing the registry elsewhere (the caller that read the registry without the
+ * lease tells them apart by reading it again).
+ */
+export async function readSecretsFile(
+  clatHome: string,
+  id: string,
+  activation: Pick<Activation, 'secrets'>,
+): Promise<Record<string, JsonValue> | undefined> {
   const file = secretsFile(clatHome, id, activation);
   let text: string;
   try {
     text = (await readBoundedFile(file, PACKAGE_LIMITS.configBytes, file)).toString('utf8');
   } catch (error) {
-    if (/does not exist$/.test((error as Error).message)) return {};
+    if (/does not exist$/.test((error as Error).message)) return undefined;
     throw new PackagingError('CONFIG_INVALID', (error as Error).message, { file, cause: error });
   }
   try {

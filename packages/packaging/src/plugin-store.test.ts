@@ -387,13 +387,25 @@ describe('PluginStore failure handling', () => {
     expect(rows.find((r) => r.id === 'alpha')?.health).toContain('alpha');
   });
 
+  it('waits for a lease another process holds, and takes it once released', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    const held = await new PluginStore({ clatHome: store.clatHome }).acquireLease();
+    const waiting = store.disable('fixture');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await held.release();
+    await waiting;
+    expect((await store.readRegistry()).packages.fixture?.enabled).toBe(false);
+  });
+
   it('reports a live lease holder as busy and reclaims a dead one', async () => {
     await store.install(await pkg(), { acceptCapabilities: true });
+    // No wait: the holder here never releases.
+    const store0 = new PluginStore({ clatHome: store.clatHome, waitMs: 0 });
     const lock = join(store.root, 'lock');
     await writeFile(lock, String(process.pid));
-    await expect(store.disable('fixture')).rejects.toMatchObject({
+    await expect(store0.disable('fixture')).rejects.toMatchObject({
       code: 'STORE_BUSY',
-      message: `CLAT storage is busy: process ${process.pid} holds ${lock}; close that CLAT process and retry`,
+      message: `CLAT storage is busy: process ${process.pid} holds ${lock} (another clat command changing the installed plugins, or one waiting at a question); retry once it has finished`,
     });
     // The same pid in a lock written before that process started is another process's (a
     // container restarted, pids wrapped around): reclaimed, or nothing would ever free it.
@@ -402,7 +414,7 @@ describe('PluginStore failure handling', () => {
     await store.disable('fixture');
     await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
     await writeFile(lock, 'not a lock');
-    await expect(store.disable('fixture')).rejects.toMatchObject({
+    await expect(store0.disable('fixture')).rejects.toMatchObject({
       code: 'STORE_BUSY',
       message: STORE_BUSY_MESSAGE,
     });

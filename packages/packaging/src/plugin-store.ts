@@ -13,7 +13,7 @@ import { fsyncDirectory } from '@clat/node-files';
 import { mergeConfig, resolveActivationConfig } from './activation-config.js';
 import { confirmCapabilities } from './capability-consent.js';
 import { packPackage, unpackContainer } from './clatpkg.js';
-import { PackagingError } from './errors.js';
+import { isPackagingError, PackagingError } from './errors.js';
 import { capabilityExpansion, type InspectedPackage, inspectPackage } from './inspect.js';
 import { keepAddedFiles } from './plugin-data.js';
 import { readSecrets, sweepSecrets, writeSecrets } from './plugin-secrets.js';
@@ -46,17 +46,23 @@ import { verifyInstalledArtifact } from './verify-artifact.js';
 export const STORE_DIR = 'plugin-store';
 
 /** One plugin store. Every mutation holds the storage-root lease and reads the registry fresh. */
+/** A store change waits this long for another process's lease (see {@link PluginStoreOptions}). */
+const LEASE_WAIT_MS = 20_000;
+const LEASE_POLL_MS = 100;
+
 export class PluginStore {
   readonly clatHome: string;
   readonly root: string;
   readonly registryFile: string;
   readonly #lock: StoreLock;
+  readonly #waitMs: number;
 
   constructor(options: PluginStoreOptions) {
     this.clatHome = options.clatHome;
     this.root = join(this.clatHome, STORE_DIR);
     this.registryFile = join(this.root, REGISTRY_FILE);
     this.#lock = new StoreLock(this.root);
+    this.#waitMs = options.waitMs ?? LEASE_WAIT_MS;
   }
 
   artifactDir(id: string, treeSha256: string): string {
@@ -86,9 +92,27 @@ export class PluginStore {
     return this.#lock.acquire();
   }
 
+  /**
+   * The lease, waiting up to `waitMs` for another process's: two `clat plugin` commands run at
+   * once (a script, two terminals) take their turns instead of the second failing at once.
+   */
+  async #waitForLease(): Promise<StoreLease> {
+    const deadline = Date.now() + this.#waitMs;
+    for (;;) {
+      try {
+        return await this.acquireLease();
+      } catch (error) {
+        if (!isPackagingError(error) || error.code !== 'STORE_BUSY' || Date.now() >= deadline) {
+          throw error;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+    }
+  }
+
   /** Runs `task` holding the storage-root lease, after crash recovery of staging and orphans. */
   async #withLease<T>(task: (registry: Registry) => Promise<T>): Promise<T> {
-    const lease = await this.acquireLease();
+    const lease = await this.#waitForLease();
     try {
       const registry = await this.readRegistry();
       await recoverStore(this.root, registry);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PluginStore } from './plugin-store.js';
 import { installedServerEntries } from './server-entries.js';
 import { writeFixturePackage } from './test-fixtures.js';
@@ -190,6 +190,42 @@ describe('installedServerEntries', () => {
     expect((await readdir(join(home, 'plugin-secrets'))).length).toBe(2);
     await store.uninstall('noded');
     expect(await readdir(join(home, 'plugin-secrets'))).toEqual([]);
+  });
+
+  it('never launches without the secrets a configure in another process swapped meanwhile', async () => {
+    const store = new PluginStore({ clatHome: home });
+    await writeFixturePackage(join(work, 's'), {
+      id: 'secretive',
+      entryText: 'process.stdout.write(process.env.TOKEN ?? "none");\n',
+      entry: 'server.mjs',
+      executable: false,
+      interpreter: 'node',
+      env: { TOKEN: '${config.token}' },
+      manifest: {
+        userConfig: { token: { type: 'string', title: 'Token', sensitive: true, required: true } },
+      },
+    });
+    await store.install(join(work, 's'), { yes: true, configValues: { token: 'first-value' } });
+    // The start has read the registry; before it reads the secrets, another process configures
+    // the package, whose lease sweeps the secrets file the start was about to read.
+    const verify = PluginStore.prototype.verifyActivation;
+    const spy = vi
+      .spyOn(PluginStore.prototype, 'verifyActivation')
+      .mockImplementationOnce(async function (this: PluginStore, id, record) {
+        const verified = await verify.call(this, id, record);
+        await new PluginStore({ clatHome: home }).configure('secretive', {
+          configValues: { token: 'second-value' },
+        });
+        return verified;
+      });
+    try {
+      const [server] = (await installedServerEntries(home)).servers;
+      if (server?.transport !== 'stdio') throw new Error('expected stdio');
+      expect(server.env?.TOKEN).toBe('second-value');
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('skips disabled packages, reports tampered ones, and mounts nothing on a bad registry', async () => {

@@ -10,8 +10,9 @@ import { type JsonValue, sensitiveKeys } from '@clat/kernel';
 import { isPackagingError, PackagingError } from './errors.js';
 import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 import { ensurePluginDataDir, pluginDataDir } from './plugin-data.js';
-import { readSecrets } from './plugin-secrets.js';
+import { readSecretsFile } from './plugin-secrets.js';
 import { PluginStore } from './plugin-store.js';
+import type { PackageRecord } from './registry.js';
 import { trustLabel } from './store-list.js';
 
 /** `<clatHome>/plugin-data/<id>`: where an installed server keeps its state. */
@@ -90,6 +91,59 @@ function launchValue<T>(field: string, substitute: () => T): T {
   }
 }
 
+type Verified = Awaited<ReturnType<PluginStore['verifyActivation']>>;
+
+/** How often a package changed by another process meanwhile is read again before giving up. */
+const REREADS = 3;
+
+/**
+ * Verifies `record`'s active version and reads its sensitive settings; undefined when the
+ * package was uninstalled or disabled meanwhile. The registry is read without the store lease,
+ * so a `configure` or `update` in another process may point the package at new secrets and sweep
+ * the file of those read here: a missing secrets file is then no "no secrets". The registry is
+ * read again, and the package started from what it now says, so a server never starts without
+ * its settings (it did, with none, when `clat plugin configure` ran beside a start).
+ */
+async function verifiedWithSecrets(
+  store: PluginStore,
+  clatHome: string,
+  id: string,
+  record: PackageRecord,
+): Promise<
+  | { record: PackageRecord; verified: Verified; secrets: Record<string, JsonValue> }
+  | { issue: string }
+  | undefined
+> {
+  let current = record;
+  for (let read = 0; ; read += 1) {
+    let verified: Verified;
+    try {
+      verified = await store.verifyActivation(id, current);
+    } catch (error) {
+      return { issue: (error as Error).message };
+    }
+    let secrets: Record<string, JsonValue> | undefined;
+    try {
+      secrets = await readSecretsFile(clatHome, id, verified.activation);
+    } catch (error) {
+      return { issue: (error as Error).message };
+    }
+    if (secrets !== undefined) return { record: current, verified, secrets };
+    const now = (await store.readRegistry().catch(() => undefined))?.packages[id];
+    if (now === undefined || !now.enabled) return undefined;
+    // Still the same activation: it has no sensitive values.
+    if (now.active.secrets === verified.activation.secrets) {
+      return { record: current, verified, secrets: {} };
+    }
+    if (read === REREADS) {
+      return {
+        issue: `${id} kept changing while CLAT started (another clat process is configuring or updating it); retry`,
+      };
+    }
+    current = now;
+  }
+}
+
 /**
  * Reads the store under `clatHome` and verifies every enabled package's installed bytes before
  * returning its launch entry. A damaged package is reported in `issues` and skipped; a malformed
@@ -116,15 +170,15 @@ export async function installedServerEntries(
     out.registryError = error.message;
     return out;
   }
-  for (const [id, record] of Object.entries(registry.packages)) {
-    if (!record.enabled) continue;
-    let verified: Awaited<ReturnType<PluginStore['verifyActivation']>>;
-    try {
-      verified = await store.verifyActivation(id, record);
-    } catch (error) {
-      out.issues.push({ id, message: (error as Error).message });
+  for (const [id, listed] of Object.entries(registry.packages)) {
+    if (!listed.enabled) continue;
+    const read = await verifiedWithSecrets(store, clatHome, id, listed);
+    if (read === undefined) continue;
+    if ('issue' in read) {
+      out.issues.push({ id, message: read.issue });
       continue;
     }
+    const { record, verified, secrets } = read;
     const { manifest } = verified.record;
     const entry = join(verified.dir, ...manifest.runtime.entry.split('/'));
     if (verified.added.length > 0) {
@@ -137,13 +191,6 @@ export async function installedServerEntries(
     // Sensitive values live in the secrets file (0600), not the registry: both kinds of server
     // get them back at launch.
     let config: JsonValue | undefined = verified.activation.config;
-    let secrets: Record<string, JsonValue>;
-    try {
-      secrets = await readSecrets(clatHome, id, verified.activation);
-    } catch (error) {
-      out.issues.push({ id, message: (error as Error).message });
-      continue;
-    }
     if (Object.keys(secrets).length > 0) {
       const base =
         typeof config === 'object' && config !== null && !Array.isArray(config) ? config : {};

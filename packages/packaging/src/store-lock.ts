@@ -13,14 +13,15 @@ import { lockIsStale, publishLock } from './store-fs.js';
 import type { StoreLease } from './store-types.js';
 
 export const LOCK_FILE = 'lock';
-export const STORE_BUSY_MESSAGE = 'CLAT storage is busy; close the running CLAT process and retry';
+export const STORE_BUSY_MESSAGE =
+  'CLAT storage is busy: another clat command is changing the installed plugins; retry once it has finished';
 
 /** Why the lease is busy: the holder's pid and the lock file, when the lock names one. */
 export function storeBusyMessage(lock: string, holder: string | undefined): string {
   const pid = lockHolderPid(holder);
   return pid === undefined
     ? STORE_BUSY_MESSAGE
-    : `CLAT storage is busy: process ${pid} holds ${lock}; close that CLAT process and retry`;
+    : `CLAT storage is busy: process ${pid} holds ${lock} (another clat command changing the installed plugins, or one waiting at a question); retry once it has finished`;
 }
 
 /** The lease on one store root; a process holds at most one token at a time. */

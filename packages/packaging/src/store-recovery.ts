@@ -4,7 +4,7 @@
  */
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isTempFileOf } from '@clat/node-files';
+import { isAbandonedTempFileOf, isTempFileOf } from '@clat/node-files';
 import { REGISTRY_FILE, type Registry } from './registry.js';
 import { removeTree } from './store-fs.js';
 import { LOCK_FILE } from './store-lock.js';
@@ -14,10 +14,12 @@ export async function recoverStore(root: string, registry: Registry): Promise<vo
   const staging = join(root, 'staging');
   for (const name of await readdir(staging)) await removeTree(join(staging, name));
   for (const name of await readdir(root)) {
+    // Another process writes its lock's temp file outside the lease, and links it into place:
+    // only a dead writer's is a leftover (removing a live one's failed its link with ENOENT).
     // `lock.*.tmp`: the lock's temp files as CLAT named them before @clat/node-files (hidden now);
     // `lock.*.stale`: a stale lock moved aside by StoreLock.
     const lockLeftover =
-      isTempFileOf(name, LOCK_FILE) ||
+      isAbandonedTempFileOf(name, LOCK_FILE) ||
       (name.startsWith(`${LOCK_FILE}.`) && (name.endsWith('.tmp') || name.endsWith('.stale')));
     if (isTempFileOf(name, REGISTRY_FILE) || lockLeftover) {
       await unlink(join(root, name)).catch(() => undefined);

@@ -123,4 +123,9 @@ export interface PluginStoreOptions {
    * and data directories). Required: the library does not guess a home; the app resolves it.
    */
   clatHome: string;
+  /**
+   * How long a change waits for another process's lease (another `clat plugin` command, which
+   * takes seconds) before it fails with STORE_BUSY; default 20 s, as CLAT's config edits wait.
+   */
+  waitMs?: number;
 }
