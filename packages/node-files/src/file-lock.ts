@@ -23,9 +23,17 @@ export interface FileLockOptions {
   pollMs?: number;
 }
 
-interface HeldFileLock {
-  /** Whether this process still holds it (another may have taken it over as stale). */
+/** What `work` gets: whether the lock is still its own, to check just before it writes. */
+export interface FileLockHold {
+  /**
+   * Whether this process still holds it: another takes over a lock older than `staleMs` even
+   * from a live holder (a process stopped with Ctrl-Z, a hung one), whose later write would then
+   * drop that process's change. True when `work` runs unlocked (`onBusy` returned).
+   */
   held(): Promise<boolean>;
+}
+
+interface HeldFileLock extends FileLockHold {
   /** Removes the lock if this process still holds it; safe to call more than once. */
   release(): Promise<void>;
 }
@@ -136,15 +144,15 @@ async function acquireFileLock(
 export async function withFileLock<T>(
   path: string,
   options: FileLockOptions & { onBusy: (busy: FileLockBusy) => void },
-  work: () => Promise<T>,
+  work: (hold: FileLockHold) => Promise<T>,
 ): Promise<T> {
   const taken = await acquireFileLock(path, options);
   if ('busy' in taken) {
     options.onBusy(taken.busy);
-    return work();
+    return work({ held: async () => true });
   }
   try {
-    return await work();
+    return await work(taken.lock);
   } finally {
     await taken.lock.release();
   }

@@ -14,6 +14,8 @@ export { fsyncDirectory } from './directory-sync.js';
 export {
   /** @public the holder withFileLock reports when a wait gives up (README "Exports") */
   type FileLockBusy,
+  /** @public what withFileLock's work gets (README "Exports") */
+  type FileLockHold,
   /** @public the options parameter of withFileLock (README "Exports") */
   type FileLockOptions,
   lockHolderPid,

@@ -7,8 +7,7 @@
  */
 
 import { describeJsonSyntaxError } from '@clat/kernel';
-import { writeFileAtomic } from '../config/atomic-write.js';
-import { editConfigFile } from '../config/config-lock.js';
+import { type CommitEdit, editConfigFile } from '../config/config-lock.js';
 import { readSmallFile } from '../config/read-small-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -98,21 +97,25 @@ export class ApprovalStore {
   }
 
   async save(project: string, approval: SavedApproval): Promise<void> {
-    await editConfigFile(this.file, async () => {
+    await editConfigFile(this.file, async (commit) => {
       const file = await this.read();
       const tools = file.projects[project] ?? Object.create(null);
       tools[approval.tool] = { effect: approval.effect, digest: approval.digest, at: approval.at };
       file.projects[project] = tools;
-      await writeFileAtomic(this.file, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+      await commit(`${JSON.stringify(file, null, 2)}\n`, 0o600);
     });
   }
 
   /** Forgets one tool, a whole project, or (project undefined) everything; returns the count. */
   async reset(project: string | undefined, tool?: string): Promise<number> {
-    return editConfigFile(this.file, () => this.#reset(project, tool));
+    return editConfigFile(this.file, (commit) => this.#reset(commit, project, tool));
   }
 
-  async #reset(project: string | undefined, tool: string | undefined): Promise<number> {
+  async #reset(
+    commit: CommitEdit,
+    project: string | undefined,
+    tool: string | undefined,
+  ): Promise<number> {
     const file = await this.read();
     let removed = 0;
     for (const [root, tools] of Object.entries(file.projects)) {
@@ -124,7 +127,7 @@ export class ApprovalStore {
       }
       if (Object.keys(tools).length === 0) delete file.projects[root];
     }
-    if (removed > 0) await writeFileAtomic(this.file, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+    if (removed > 0) await commit(`${JSON.stringify(file, null, 2)}\n`, 0o600);
     return removed;
   }
 }

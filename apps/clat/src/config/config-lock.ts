@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type FileLockBusy, withFileLock } from '@clat/node-files';
 import { CliError, CliErrorCode } from '../errors.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { linkTarget } from './link-target.js';
 
 /**
@@ -26,17 +27,35 @@ function busyError(file: string, busy: FileLockBusy): never {
   );
 }
 
+/** Writes the edited file's new text (mode 0600 unless given), if the lock is still held. */
+export type CommitEdit = (text: string, mode?: number) => Promise<void>;
+
 /**
- * Runs `edit` (read, change, write `file`) while holding `<file>.lock`, so a concurrent edit by
- * another clat process reads the result of this one instead of the file before it. For a linked
- * file the lock sits beside the file it points to, which every link to it shares.
+ * Runs `edit` (read, change, then `commit` the new text of `file`) while holding `<file>.lock`,
+ * so a concurrent edit by another clat process reads the result of this one instead of the file
+ * before it. For a linked file the lock sits beside the file it points to, which every link to it
+ * shares. `commit` writes nothing when another process took the lock over meanwhile (this one
+ * was stopped past {@link STALE_MS}): its edit read the file before that process's change, and
+ * writing it would drop that change while both commands said they succeeded.
  */
-export async function editConfigFile<T>(file: string, edit: () => Promise<T>): Promise<T> {
+export async function editConfigFile<T>(
+  file: string,
+  edit: (commit: CommitEdit) => Promise<T>,
+): Promise<T> {
   const target = await linkTarget(file);
   await mkdir(dirname(target), { recursive: true, mode: 0o700 });
   return withFileLock(
     `${target}.lock`,
     { waitMs: WAIT_MS, staleMs: STALE_MS, onBusy: (busy) => busyError(file, busy) },
-    edit,
+    (hold) =>
+      edit(async (text, mode) => {
+        if (!(await hold.held())) {
+          throw new CliError(
+            CliErrorCode.CLI_CONFIG_BUSY,
+            `${file}: another clat process took over its lock while this one was stopped for over ${STALE_MS / 1000} s, and may have changed it; nothing was written, run the command again`,
+          );
+        }
+        await writeFileAtomic(file, text, mode);
+      }),
   );
 }

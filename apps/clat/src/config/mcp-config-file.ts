@@ -12,8 +12,7 @@ import {
 } from '@clat/adapter-mcp';
 import { type ConfigIssue, describeJsonSyntaxError, normalizeNameSegment } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { editConfigFile } from './config-lock.js';
+import { type CommitEdit, editConfigFile } from './config-lock.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { fieldHints } from './field-hints.js';
 import { DEFAULT_JSON_STYLE, formatJson, type JsonStyle, jsonStyleOf } from './json-style.js';
@@ -151,8 +150,8 @@ async function openDocument(file: string): Promise<EditableDocument> {
 }
 
 /** Writes the document back in the file's own layout (a linked file through its link). */
-async function saveDocument(file: string, document: EditableDocument): Promise<void> {
-  await writeFileAtomic(file, formatJson(document.root, document.style));
+async function saveDocument(commit: CommitEdit, document: EditableDocument): Promise<void> {
+  await commit(formatJson(document.root, document.style));
 }
 
 /**
@@ -182,7 +181,7 @@ export async function putServerEntry(
       )
     );
   }
-  await editConfigFile(file, async () => {
+  await editConfigFile(file, async (commit) => {
     const document = await openDocument(file);
     const { servers } = document;
     if (Object.hasOwn(servers, name) && options.replace !== true) {
@@ -204,7 +203,7 @@ export async function putServerEntry(
     }
     const previous = Object.hasOwn(servers, name) ? servers[name] : undefined;
     servers[name] = entry;
-    await saveDocument(file, document);
+    await saveDocument(commit, document);
     if (previous !== undefined) options.replaced?.(previous);
   });
   return checked.server;
@@ -212,7 +211,7 @@ export async function putServerEntry(
 
 /** Removes one entry; throws CLI_SERVER_NOT_FOUND when it is absent. */
 export async function removeServerEntry(file: string, name: string): Promise<void> {
-  await editConfigFile(file, async () => {
+  await editConfigFile(file, async (commit) => {
     const document = await openDocument(file);
     const { servers } = document;
     if (!Object.hasOwn(servers, name)) {
@@ -222,7 +221,7 @@ export async function removeServerEntry(file: string, name: string): Promise<voi
       );
     }
     delete servers[name];
-    await saveDocument(file, document);
+    await saveDocument(commit, document);
   });
 }
 
@@ -247,7 +246,7 @@ export async function putServerEntries(
     }
     checked.push(result.server);
   }
-  await editConfigFile(file, async () => {
+  await editConfigFile(file, async (commit) => {
     const document = await openDocument(file);
     const { servers } = document;
     for (const { name } of entries) {
@@ -259,7 +258,7 @@ export async function putServerEntries(
       }
     }
     for (const { name, entry } of entries) servers[name] = entry;
-    await saveDocument(file, document);
+    await saveDocument(commit, document);
   });
   return checked;
 }
@@ -276,7 +275,7 @@ export async function setServerDisabled(
   name: string,
   disabled: boolean,
 ): Promise<boolean> {
-  return editConfigFile(file, async () => {
+  return editConfigFile(file, async (commit) => {
     const document = await openDocument(file);
     const { servers } = document;
     const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
@@ -290,7 +289,7 @@ export async function setServerDisabled(
     const was = map.disabled === true;
     if (disabled) map.disabled = true;
     else delete map.disabled;
-    await saveDocument(file, document);
+    await saveDocument(commit, document);
     return was !== disabled;
   });
 }

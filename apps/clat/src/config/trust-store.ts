@@ -8,7 +8,6 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { describeJsonSyntaxError, shellWord } from '@clat/kernel';
 import { CliError, CliErrorCode } from '../errors.js';
-import { writeFileAtomic } from './atomic-write.js';
 import type { ClatHome } from './clat-home.js';
 import { editConfigFile } from './config-lock.js';
 import { findProjectRoot } from './project-root.js';
@@ -71,19 +70,19 @@ export async function isTrusted(file: string, root: string): Promise<boolean> {
 }
 
 export async function trustProject(file: string, root: string): Promise<void> {
-  await editConfigFile(file, async () => {
+  await editConfigFile(file, async (commit) => {
     const trust = await readTrust(file);
     trust.projects[root] = { trustedAt: new Date().toISOString() };
-    await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
+    await commit(`${JSON.stringify(trust, null, 2)}\n`);
   });
 }
 
 export async function untrustProject(file: string, root: string): Promise<boolean> {
-  return editConfigFile(file, async () => {
+  return editConfigFile(file, async (commit) => {
     const trust = await readTrust(file);
     if (!Object.hasOwn(trust.projects, root)) return false;
     delete trust.projects[root];
-    await writeFileAtomic(file, `${JSON.stringify(trust, null, 2)}\n`);
+    await commit(`${JSON.stringify(trust, null, 2)}\n`);
     return true;
   });
 }

@@ -1,0 +1,40 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { editConfigFile } from './config-lock.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'clat-config-lock-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('editConfigFile', () => {
+  it('writes nothing when another process took the lock over while the edit was stopped', async () => {
+    const file = join(dir, 'mcp.json');
+    await writeFile(file, '{"mcpServers":{"base":{}}}\n');
+    await expect(
+      editConfigFile(file, async (commit) => {
+        // What a takeover of a lock older than 10 s leaves: another process's lock in its place,
+        // and that process's change in the file.
+        await writeFile(`${file}.lock`, `999999:${'0'.repeat(36)}`);
+        await writeFile(file, '{"mcpServers":{"base":{},"second":{}}}\n');
+        await commit('{"mcpServers":{"base":{},"first":{}}}\n');
+      }),
+    ).rejects.toMatchObject({
+      code: 'CLI_CONFIG_BUSY',
+      message: `${file}: another clat process took over its lock while this one was stopped for over 10 s, and may have changed it; nothing was written, run the command again`,
+    });
+    expect(await readFile(file, 'utf8')).toBe('{"mcpServers":{"base":{},"second":{}}}\n');
+  });
+
+  it('commits while it holds the lock, and releases it', async () => {
+    const file = join(dir, 'trust.json');
+    await editConfigFile(file, (commit) => commit('{}\n'));
+    expect(await readFile(file, 'utf8')).toBe('{}\n');
+    await expect(readFile(`${file}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
