@@ -48,6 +48,25 @@ describe('FileEraMemory', () => {
     expect(await fresh.hint({ name: 'b' })).toBeUndefined();
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ version: 1, servers: {} });
   });
+
+  it('keeps the records other processes wrote since it read the file', async () => {
+    const file = join(tempDir(), 'mcp-eras.json');
+    // Two processes start, each reading the (empty) file, then each records its own server.
+    const first = new FileEraMemory(file);
+    const second = new FileEraMemory(file);
+    await first.hint({ name: 'a' });
+    await second.hint({ name: 'b' });
+    await first.record({ name: 'a' }, 'legacy', '1.0.0', false);
+    await second.record({ name: 'b' }, 'legacy', '1.0.0', false);
+    await first.record({ name: 'c' }, 'legacy', '1.0.0', false);
+    const fresh = new FileEraMemory(file);
+    for (const name of ['a', 'b', 'c']) expect(await fresh.hint({ name })).toBe('legacy');
+    // A forget removes only its own record.
+    await second.record({ name: 'b' }, '2026-07-28', '1.1.0', false);
+    const after = new FileEraMemory(file);
+    expect(await after.hint({ name: 'a' })).toBe('legacy');
+    expect(await after.hint({ name: 'b' })).toBeUndefined();
+  });
 });
 
 describe('configDigest', () => {

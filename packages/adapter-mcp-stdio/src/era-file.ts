@@ -8,7 +8,9 @@
  *
  * Keyed by the configuration digest (a changed command, args, URL or package is another key); a
  * record is dropped when the server reports another version or turns out modern, so the next
- * start probes again. A cache: unreadable content is ignored and rewritten.
+ * start probes again. A cache: unreadable content is ignored and rewritten. Each write applies
+ * its one change to the file as it is then, under `mcp-eras.json.lock`, so processes sharing it
+ * keep each other's records.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -16,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { McpEraMemory, McpServerConfig } from '@clat/adapter-mcp';
-import { writeFileAtomic } from '@clat/node-files';
+import { withFileLock, writeFileAtomic } from '@clat/node-files';
 
 /** The file name under a CLAT home. */
 export const ERA_FILE = 'mcp-eras.json';
@@ -78,6 +80,12 @@ function parse(file: string): Record<string, EraRecord> {
   }
 }
 
+/**
+ * A write takes milliseconds: a lock held longer belongs to a stopped process. Past the wait the
+ * write goes ahead unlocked, as a cache may (the worst is one more probe at a later start).
+ */
+const LOCK_OPTIONS = { waitMs: 2_000, staleMs: 5_000, onBusy: () => undefined };
+
 /** An {@link McpEraMemory} in `file` (0600; a missing directory is created 0700). */
 export class FileEraMemory implements McpEraMemory {
   readonly file: string;
@@ -110,20 +118,29 @@ export class FileEraMemory implements McpEraMemory {
     const records = await this.#load();
     const digest = configDigest(server);
     const known = records[digest];
+    let change: EraRecord | undefined;
     if (era === 'legacy' && serverVersion !== undefined) {
       // A hinted connect that meets another version re-probes next time.
       if (hinted && known !== undefined && known.serverVersion !== serverVersion)
-        delete records[digest];
+        change = undefined;
       else if (known?.serverVersion === serverVersion) return;
-      else records[digest] = { era: 'legacy', serverVersion, at: new Date().toISOString() };
-    } else if (known !== undefined) {
-      delete records[digest];
-    } else return;
-    const text = `${JSON.stringify({ version: 1, servers: records }, null, 2)}\n`;
+      else change = { era: 'legacy', serverVersion, at: new Date().toISOString() };
+    } else if (known === undefined) return;
+    if (change === undefined) delete records[digest];
+    else records[digest] = change;
     this.#writing = this.#writing
       .then(async () => {
+        // The file as it is now, with this one change: another clat process (a parallel
+        // `clat tools`, the gateway) records its servers in the same file, and writing the
+        // snapshot this process read at its start dropped every record they added meanwhile.
         await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-        await writeFileAtomic(this.file, text, { mode: 0o600 });
+        await withFileLock(`${this.file}.lock`, LOCK_OPTIONS, async () => {
+          const current = parse(this.file);
+          if (change === undefined) delete current[digest];
+          else current[digest] = change;
+          const text = `${JSON.stringify({ version: 1, servers: current }, null, 2)}\n`;
+          await writeFileAtomic(this.file, text, { mode: 0o600 });
+        });
       })
       .catch(() => {
         // A cache that cannot be written only costs the next start a probe.
