@@ -46,6 +46,16 @@ describe('NotesStore', () => {
     expect(onDisk.notes).toHaveLength(25);
   });
 
+  it('keeps every note when two servers (two CLAT processes) add to one directory at once', async () => {
+    // Two stores on one directory stand for two processes: neither orders the other's writes.
+    const stores = [new NotesStore(dir), new NotesStore(dir)];
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => stores[i % 2]?.add({ title: `n${i}`, body: String(i) })),
+    );
+    expect(await new NotesStore(dir).list()).toHaveLength(30);
+    expect(await readdir(dir)).toEqual([NOTES_FILE]);
+  });
+
   it('removes a note and reports a missing id', async () => {
     const store = new NotesStore(dir);
     const note = await store.add({ title: 't', body: 'b' });

@@ -1,7 +1,14 @@
-/** Notes kept in one JSON file, rewritten atomically (temp + fsync + rename) on every change. @module */
+/**
+ * Notes kept in one JSON file, rewritten atomically (temp + fsync + rename) on every change. Each
+ * CLAT process starts its own copy of this server on the same data directory (two terminals, a
+ * script running `clat call` in parallel), so a change is made under a lock file as well as in
+ * turn within the process: read-change-write by two processes at once kept only one's note.
+ * @module
+ */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lock } from 'proper-lockfile';
 
 export const NOTES_FILE = 'notes.json';
 
@@ -41,7 +48,20 @@ function snippetAround(text: string, index: number, length: number): string {
   return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
 
-/** A notes file under `dir`. Writes are serialized so concurrent tool calls never lose a note. */
+/**
+ * How long a change waits for another process's, and when a lock counts as abandoned: a change
+ * takes milliseconds, and proper-lockfile refreshes a held lock's age while its holder lives.
+ */
+const LOCK_OPTIONS = {
+  stale: 10_000,
+  realpath: false,
+  retries: { retries: 100, minTimeout: 10, maxTimeout: 100 },
+};
+
+/**
+ * A notes file under `dir`. Changes are serialized within the process and locked across
+ * processes, so concurrent tool calls, in one server or in several, never lose a note.
+ */
 export class NotesStore {
   readonly dir: string;
   readonly file: string;
@@ -94,7 +114,17 @@ export class NotesStore {
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(task, task);
+    const locked = async () => {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      // `<dir>/notes.json.lock` (a directory): the file itself need not exist yet.
+      const release = await lock(this.file, { ...LOCK_OPTIONS, lockfilePath: `${this.file}.lock` });
+      try {
+        return await task();
+      } finally {
+        await release();
+      }
+    };
+    const next = this.#queue.then(locked, locked);
     this.#queue = next.catch(() => undefined);
     return next;
   }
