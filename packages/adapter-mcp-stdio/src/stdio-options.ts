@@ -20,6 +20,12 @@ export interface StdioTransportOptions {
    * 0700 when missing. Never the project directory (`clat` passes its CLAT home).
    */
   defaultCwd: string;
+  /**
+   * Said instead of the bare ENOENT when the configured `cwd` no longer exists: an installed
+   * package's directory, which another process's `clat plugin update` or `uninstall` removes
+   * while this process still runs its server.
+   */
+  cwdGone?: string | undefined;
   /** Exact secrets to redact from stderr and errors, on top of key-shaped values. */
   redactor?: Redactor | undefined;
   /** Grace before each teardown escalation. Default: {@link LIMITS.shutdownGraceMs}. */

@@ -60,6 +60,12 @@ export function stdioTransport(options: StdioTransportProviderOptions): StdioTra
           env: entry.env,
           cwd: entry.cwd,
           defaultCwd: options.defaultCwd,
+          // An installed package runs in its verified artifact directory (`@clat/packaging`).
+          ...(entry.origin === 'package'
+            ? {
+                cwdGone: `its installed files are gone: another clat process updated or uninstalled plugin ${JSON.stringify(entry.name)}; restart CLAT to start what is installed now`,
+              }
+            : {}),
           redactor: context.redactor,
           ...(options.shutdownGraceMs === undefined
             ? {}

@@ -162,6 +162,12 @@ describe('cwd and environment', () => {
       StdioTransportErrorCode.STDIO_CWD_INVALID,
     );
     expect(String(error)).toContain('/nonexistent-clat');
+    // An installed package's removed directory says why it is gone instead.
+    const gone = await peer('echo', { cwd: '/nonexistent-clat/dir', cwdGone: 'its files are gone' })
+      .transport.start()
+      .catch((e: unknown) => e);
+    expect(String(gone)).toContain('its files are gone');
+    expect(String(gone)).not.toContain('ENOENT');
   });
 
   it('rejects a cwd that is a file', async () => {

@@ -281,14 +281,20 @@ export class StdioTransport implements Transport {
   }
 
   async #prepareCwd(): Promise<string> {
-    const { cwd: configured, defaultCwd } = this.#options;
+    const { cwd: configured, defaultCwd, cwdGone } = this.#options;
     let cwd = configured ?? defaultCwd;
     try {
       cwd = await prepareServerCwd(configured, defaultCwd);
     } catch (error) {
+      const gone =
+        cwdGone !== undefined &&
+        configured !== undefined &&
+        (error as NodeJS.ErrnoException).code === 'ENOENT';
       throw this.#error(
         StdioTransportErrorCode.STDIO_CWD_INVALID,
-        `cannot use working directory ${configured ?? cwd}: ${errorMessage(error)}`,
+        gone
+          ? cwdGone
+          : `cannot use working directory ${configured ?? cwd}: ${errorMessage(error)}`,
         { cause: error },
       );
     }

@@ -228,6 +228,26 @@ describe('installedServerEntries', () => {
     }
   });
 
+  it('does not call a package damaged whose files another process uninstalled meanwhile', async () => {
+    const store = new PluginStore({ clatHome: home });
+    await writeFixturePackage(join(work, 'u'), { id: 'leaving' });
+    await store.install(join(work, 'u'), { yes: true });
+    const verify = PluginStore.prototype.verifyActivation;
+    const spy = vi
+      .spyOn(PluginStore.prototype, 'verifyActivation')
+      .mockImplementationOnce(async function (this: PluginStore, id, record) {
+        await new PluginStore({ clatHome: home }).uninstall('leaving');
+        return verify.call(this, id, record);
+      });
+    try {
+      const entries = await installedServerEntries(home);
+      expect(entries.issues).toEqual([]);
+      expect(entries.servers).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('skips disabled packages, reports tampered ones, and mounts nothing on a bad registry', async () => {
     const store = new PluginStore({ clatHome: home });
     await writeFixturePackage(join(work, 'a'), { id: 'alpha' });

@@ -102,7 +102,9 @@ const REREADS = 3;
  * so a `configure` or `update` in another process may point the package at new secrets and sweep
  * the file of those read here: a missing secrets file is then no "no secrets". The registry is
  * read again, and the package started from what it now says, so a server never starts without
- * its settings (it did, with none, when `clat plugin configure` ran beside a start).
+ * its settings (it did, with none, when `clat plugin configure` ran beside a start). So with files
+ * that failed their check: an `uninstall` or `update` in another process removes them, and the
+ * package is then not started, or started as it now is, instead of called damaged.
  */
 async function verifiedWithSecrets(
   store: PluginStore,
@@ -120,7 +122,15 @@ async function verifiedWithSecrets(
     try {
       verified = await store.verifyActivation(id, current);
     } catch (error) {
-      return { issue: (error as Error).message };
+      // Removed or replaced by another process's uninstall or update while it was checked:
+      // start what is installed now, or nothing, instead of calling it damaged.
+      const now = (await store.readRegistry().catch(() => undefined))?.packages[id];
+      if (now === undefined || !now.enabled) return undefined;
+      if (now.active.artifact === current.active.artifact || read === REREADS) {
+        return { issue: (error as Error).message };
+      }
+      current = now;
+      continue;
     }
     let secrets: Record<string, JsonValue> | undefined;
     try {
