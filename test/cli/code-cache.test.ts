@@ -4,9 +4,10 @@
  * one private cache file of its own, the next runs take it as it is, a damaged or foreign cache
  * costs nothing but a rewrite, an old build's cache is removed, and the cache can be switched off.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCliSandbox } from './support.js';
 
@@ -112,11 +113,21 @@ describe('the code cache of the clat binary', () => {
     const mine = await theCacheFile('version');
     const stale = join(cacheDir(), '0123456789abcdef-v20.0.0-x64-0-version.bin');
     await writeFile(stale, 'the cache of an older build');
+    // What a `clat` killed between writing and renaming left (its pid no longer runs), and what
+    // one running now is writing (this test's own pid stands for it): only the first goes.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const killed = join(cacheDir(), `${basename(mine)}.${gone}.tmp`);
+    const writing = join(cacheDir(), `${basename(mine)}.${process.pid}.tmp`);
+    await writeFile(killed, 'half a cache');
+    await writeFile(writing, 'a cache being written');
     // A refused cache is written again, and the write clears out other builds' files.
     await writeFile(mine, 'refused');
     const run = await sandbox.run(['--version']);
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(killed)).toBe(false);
+    expect(existsSync(writing)).toBe(true);
+    await rm(writing);
     expect(await theCacheFile('version')).toBe(mine);
     expect((await stat(mine)).size).toBeGreaterThan(10_000);
   });

@@ -229,6 +229,16 @@ function readPrivateFile(file: string): Buffer | undefined {
   }
 }
 
+/** Whether process `pid` runs (EPERM: it does, as another user's). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A short, cheap string hash for a file name (node:crypto alone would cost a start ~2 ms). */
 function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
@@ -265,6 +275,14 @@ function writeCache(cacheFile: string, script: Script): void {
     const buildPrefix = `${mine.split('-')[0]}-`;
     const kept: { name: string; mtimeMs: number }[] = [];
     for (const name of readdirSync(dir)) {
+      if (name.endsWith('.tmp')) {
+        // A cache half-written by a `clat` killed before its rename (SIGKILL, a closed terminal).
+        const writer = Number(/\.bin\.(\d+)\.tmp$/.exec(name)?.[1] ?? 0);
+        if (writer > 0 && writer !== process.pid && !processRuns(writer)) {
+          rmSync(join(dir, name), { force: true });
+        }
+        continue;
+      }
       if (!name.endsWith('.bin')) continue;
       if (!name.startsWith(buildPrefix)) rmSync(join(dir, name), { force: true });
       else if (name !== mine) {
