@@ -1,6 +1,6 @@
 /**
  * `clat plugin install` on a terminal (tmux): a tools-only package asks y/N (no flag needed),
- * "n" installs nothing, "y" installs; an MCPB bundle asks for its missing required settings
+ * "n" installs nothing, "y" installs, and while it asks another command changes the store; an MCPB bundle asks for its missing required settings
  * (a sensitive one without echo).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -68,6 +68,15 @@ describe.skipIf(!hasTmux())('install consent on a terminal', () => {
 
     install(dir);
     await tmux.waitFor('Install and let it provide tools? [y/N]');
+    // While the question waits for the person, another terminal changes the store at once
+    // (before, the question held the store's lease, and this failed with STORE_BUSY).
+    const meanwhile = await sandbox.run([
+      'plugin',
+      'install',
+      join(REPO_ROOT, 'plugins/mcp-notes/dist/package'),
+      '--accept-capabilities',
+    ]);
+    expect(meanwhile.code, meanwhile.stderr).toBe(0);
     tmux.line('y');
     await tmux.waitFor('Installed tools-only 1.0.0');
     await tmux.waitFor('EXITED:0');

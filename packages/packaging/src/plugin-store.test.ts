@@ -387,6 +387,41 @@ describe('PluginStore failure handling', () => {
     expect(rows.find((r) => r.id === 'alpha')?.health).toContain('alpha');
   });
 
+  it('asks its questions before taking the lease, so another command can change the store meanwhile', async () => {
+    await store.install(await pkg({ id: 'other' }), { acceptCapabilities: true });
+    const source = await pkg({
+      id: 'asking',
+      manifest: {
+        userConfig: { key: { type: 'string', title: 'Key', sensitive: true, required: true } },
+      },
+    });
+    // While the person reads each question, another process disables a package at once.
+    const meanwhile = () =>
+      new PluginStore({ clatHome: store.clatHome, waitMs: 0 }).disable('other');
+    const asked: string[] = [];
+    await store.install(source, {
+      confirm: async (request) => {
+        asked.push(`tools of ${request.id}`);
+        await meanwhile();
+        return true;
+      },
+      askConfig: async (key) => {
+        asked.push(key);
+        await new PluginStore({ clatHome: store.clatHome, waitMs: 0 }).enable('other');
+        return 'k3y-value';
+      },
+    });
+    expect(asked).toEqual(['tools of asking', 'key']);
+    const registry = await store.readRegistry();
+    expect(registry.packages.asking?.active.acceptedCapabilities.tools).toBe(true);
+    expect(await store.settings('asking')).toMatchObject({ sensitiveSet: ['key'] });
+    // A refused grant installs nothing, as under the lease.
+    await expect(
+      store.install(await pkg({ id: 'refused' }), { confirm: async () => false }),
+    ).rejects.toMatchObject({ code: 'CAPABILITY_EXPANSION' });
+    expect((await store.readRegistry()).packages.refused).toBeUndefined();
+  });
+
   it('waits for a lease another process holds, and takes it once released', async () => {
     await store.install(await pkg(), { acceptCapabilities: true });
     const held = await new PluginStore({ clatHome: store.clatHome }).acquireLease();

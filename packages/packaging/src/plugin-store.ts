@@ -6,11 +6,13 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { lstat, mkdir, rename } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { fsyncDirectory } from '@clat/node-files';
 import { mergeConfig, resolveActivationConfig } from './activation-config.js';
+import { type AskFirstContext, answerFirst } from './ask-first.js';
 import { confirmCapabilities } from './capability-consent.js';
 import { packPackage, unpackContainer } from './clatpkg.js';
 import { isPackagingError, PackagingError } from './errors.js';
@@ -288,11 +290,49 @@ export class PluginStore {
     return { dir: source, cleanup: async () => undefined };
   }
 
-  async #activate(
+  /**
+   * The questions of an interactive install or update, asked before the lease (see
+   * ask-first.ts) against the package and the registry as they are then. A package that cannot
+   * be read here is left for the change under the lease to report, as before.
+   */
+  async #askFirst(
     source: string,
     mode: 'install' | 'update',
     options: InstallOptions,
+  ): Promise<InstallOptions> {
+    if (options.confirm === undefined && options.askConfig === undefined) return options;
+    let temp: string | undefined;
+    let context: AskFirstContext;
+    try {
+      let dir = source;
+      if ((await lstat(source)).isFile()) {
+        // Not the store's staging directory: the lease holder's recovery wipes that.
+        temp = await mkdtemp(join(tmpdir(), 'clat-ask-'));
+        dir = join(temp, 'package');
+        await unpackContainer(source, dir);
+      }
+      const { manifest } = await inspectPackage(dir);
+      const registry = await this.readRegistry();
+      context = {
+        clatHome: this.clatHome,
+        manifest,
+        existing: registry.packages[manifest.id],
+        mode,
+      };
+    } catch {
+      return options;
+    } finally {
+      if (temp !== undefined) await removeTree(temp).catch(() => undefined);
+    }
+    return answerFirst(context, options);
+  }
+
+  async #activate(
+    source: string,
+    mode: 'install' | 'update',
+    given: InstallOptions,
   ): Promise<ActivationResult> {
+    const options = await this.#askFirst(source, mode, given);
     return this.#withLease(async (registry) => {
       const staged = await this.#stageSource(source);
       try {
@@ -513,6 +553,13 @@ export class PluginStore {
     id: string,
     options: Pick<InstallOptions, 'config' | 'configValues' | 'askConfig'>,
   ): Promise<{ id: string; version: string; changed: boolean }> {
+    // Its questions before the lease (ask-first.ts); the change below checks the answers again.
+    const before = (await this.readRegistry().catch(() => undefined))?.packages[id];
+    if (options.askConfig !== undefined && before !== undefined) {
+      const { manifest } = activeArtifact(before);
+      const context = { clatHome: this.clatHome, manifest, existing: before };
+      options = await answerFirst({ ...context, mode: 'configure' }, options);
+    }
     return this.#withLease(async (registry) => {
       const record = this.#requireRecord(registry, id);
       const { manifest } = activeArtifact(record);
