@@ -145,6 +145,10 @@ describe('clat mcp login against an OpenID provider', () => {
       state: 'needs-login',
       login: 'clat mcp login remote',
     });
+    // Why, in the run that found out: the provider refused the stored login.
+    expect(revoked.servers[0]?.failure).toContain(
+      'needs login (its stored login was refused at the refresh: invalid_grant, revoked or expired)',
+    );
 
     const logout = await clat(['mcp', 'logout', 'remote']);
     expect(logout.stdout).toContain('Logged out of remote');

@@ -5,7 +5,14 @@ import { HttpFailures, networkReason } from './http-failures.js';
 describe('networkReason', () => {
   it('prefers an error code anywhere in the cause chain', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    expect(networkReason(new TypeError('fetch failed', { cause: refused }))).toBe('ECONNREFUSED');
+    expect(networkReason(new TypeError('fetch failed', { cause: refused }))).toBe(
+      'nothing is listening there (ECONNREFUSED)',
+    );
+    const closed = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    expect(networkReason(new TypeError('fetch failed', { cause: closed }))).toBe(
+      'the server closed the connection (UND_ERR_SOCKET)',
+    );
+    expect(networkReason(Object.assign(new Error('x'), { code: 'EWHATEVER' }))).toBe('EWHATEVER');
   });
 
   it("keeps fetch's inner reason when no cause has a code", () => {
@@ -85,8 +92,17 @@ describe('HttpFailures.redirect', () => {
 
   it('names where it points, origin and path only, so the person can update the URL', () => {
     expect(redirect('/v2/mcp?token=abc123')).toBe(
-      'MCP server at http://127.0.0.1:9 redirected initialize (id 1) (HTTP 307) to http://127.0.0.1:9/v2/mcp; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json',
+      "MCP server at http://127.0.0.1:9 redirected initialize (id 1) (HTTP 307) to http://127.0.0.1:9/v2/mcp; redirects are not followed so configured headers stay with the configured URL: if http://127.0.0.1:9/v2/mcp is the server's MCP endpoint, update the URL in mcp.json",
     );
+    // A sign-in page is no MCP endpoint: pointing mcp.json at it would not help.
+    for (const page of [
+      'https://sso.example.com/login?next=x',
+      'https://id.example/oauth2/authorize',
+    ]) {
+      expect(redirect(page)).toContain(
+        'that looks like a sign-in page for a browser (single sign-on in front of the server), which an MCP client cannot use',
+      );
+    }
     expect(redirect('https://new.example/mcp#x')).toContain('to https://new.example/mcp;');
     expect(redirect(undefined)).toContain('to (no location);');
     expect(redirect('http://[bad')).toContain('to (an invalid location);');
@@ -109,7 +125,7 @@ describe('HttpFailures.fetch', () => {
       'connection to MCP server at https://127.0.0.1:9 failed during server/discover (id 1): ERR_SSL_WRONG_VERSION_NUMBER; the server answered the TLS handshake with plain HTTP, so it likely speaks http: use http://127.0.0.1:9/mcp in the URL',
     );
     expect(failed('https://127.0.0.1:9/mcp', 'ECONNREFUSED')).toBe(
-      'connection to MCP server at https://127.0.0.1:9 failed during server/discover (id 1): ECONNREFUSED',
+      'connection to MCP server at https://127.0.0.1:9 failed during server/discover (id 1): nothing is listening there (ECONNREFUSED)',
     );
   });
 });

@@ -41,20 +41,61 @@ function whatOf(message: JsonRpcMessage | string): string {
   return typeof message === 'string' ? message : describe(message);
 }
 
+/** A path that looks like a sign-in page: single sign-on, a login form, an authorize endpoint. */
+const SIGN_IN_PATH =
+  /(?:^|[/._-])(?:login|log-in|signin|sign-in|sso|saml|authorize|oauth2?|auth)(?:$|[/._-])/i;
+
+/**
+ * What to do about a redirect to `target`: a sign-in page is for a browser (a proxy or single
+ * sign-on in front of the server), which no MCP client follows, so "update the URL" would only
+ * point mcp.json at the sign-in page.
+ */
+function redirectAdvice(target: URL): string {
+  if (SIGN_IN_PATH.test(target.pathname)) {
+    return 'that looks like a sign-in page for a browser (single sign-on in front of the server), which an MCP client cannot use: ask for the server\'s MCP URL that takes a token or an OAuth login, and give the token with --header "Authorization: Bearer <token>"';
+  }
+  return `if ${shownUrl(target.href)} is the server's MCP endpoint, update the URL in mcp.json`;
+}
+
 export function isRedirect(status: number): boolean {
   return status >= 300 && status < 400;
 }
 
+/** The network error codes a person meets, in words; the code follows for a search. */
+const NETWORK_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'nothing is listening there',
+  ECONNRESET: 'the connection was reset',
+  UND_ERR_SOCKET: 'the server closed the connection',
+  UND_ERR_CLOSED: 'the server closed the connection',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now (DNS)',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'the server sent no response in time',
+  UND_ERR_BODY_TIMEOUT: 'the server stopped sending its response',
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate chain is self-signed",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate cannot be verified",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name",
+};
+
 /**
- * The error code of a failed fetch (ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET…), else the
- * innermost cause's text: undici's own `fetch failed` says nothing, its cause (`bad port`) does.
+ * The error code of a failed fetch, in words when it is a common one (`the server closed the
+ * connection (UND_ERR_SOCKET)`), else the innermost cause's text: undici's own `fetch failed`
+ * says nothing, its cause (`bad port`) does.
  */
 export function networkReason(error: unknown): string {
   let current: unknown = error;
   let innermost: unknown = error;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string') {
+      const words = Object.hasOwn(NETWORK_WORDS, code) ? NETWORK_WORDS[code] : undefined;
+      return words === undefined ? code : `${words} (${code})`;
+    }
     if (current.name === 'TimeoutError') return 'timed out';
     innermost = current;
     current = current.cause;
@@ -151,18 +192,21 @@ export class HttpFailures {
   /** `message`: the message the exchange carried, or a description of an exchange of its own. */
   redirect(response: Response, message: JsonRpcMessage | string): HttpTransportError {
     let target = '(no location)';
+    let advice = 'update the URL in mcp.json';
     const location = response.headers.get('location');
     if (location !== null) {
       try {
+        const url = new URL(location, this.#url);
         // Origin and path only (shownUrl): a redirect's query may carry a token.
-        target = shownUrl(new URL(location, this.#url).href);
+        target = shownUrl(url.href);
+        advice = redirectAdvice(url);
       } catch {
         target = '(an invalid location)';
       }
     }
     return this.error(
       'HTTP_STATUS',
-      `MCP server at ${this.#origin} redirected ${whatOf(message)} (HTTP ${response.status}) to ${target}; redirects are not followed so configured headers stay with the configured URL: update the URL in mcp.json`,
+      `MCP server at ${this.#origin} redirected ${whatOf(message)} (HTTP ${response.status}) to ${target}; redirects are not followed so configured headers stay with the configured URL: ${advice}`,
       response.status,
     );
   }

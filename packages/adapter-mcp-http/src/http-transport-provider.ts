@@ -15,7 +15,11 @@ import { SseTransportFactory } from './sse-transport-factory.js';
 export type HttpServerEntry = Extract<McpServerConfig, { transport: 'http' }>;
 
 /** Credentials of one entry; `loginRequired` says a person must log in before it connects. */
-export type HttpEntryAuth = HttpAuth & { readonly loginRequired?: boolean };
+export type HttpEntryAuth = HttpAuth & {
+  readonly loginRequired?: boolean;
+  /** Why a stored login stopped working in this process (its refresh was refused). */
+  readonly loginLost?: string | undefined;
+};
 
 export interface HttpTransportProviderOptions {
   /** Replaces the global fetch (tests only). */
@@ -36,6 +40,8 @@ export interface HttpTransportProvider {
   factory(server: McpServerConfig): HttpTransportFactory | SseTransportFactory;
   /** True when the entry's last connect failed for want of a login (its auth says so). */
   loginRequired(server: McpServerConfig): boolean;
+  /** Why the entry's stored login stopped working, when its auth saw it (a refused refresh). */
+  loginLost(server: McpServerConfig): string | undefined;
 }
 
 function http(server: McpServerConfig): HttpServerEntry {
@@ -79,6 +85,9 @@ export function httpTransport(options: HttpTransportProviderOptions = {}): HttpT
     },
     loginRequired(server) {
       return auths.get(server)?.loginRequired === true;
+    },
+    loginLost(server) {
+      return auths.get(server)?.loginLost;
     },
   };
 }

@@ -42,6 +42,8 @@ export interface McpTransportProvider {
   factory(server: McpServerConfig, context: { redactor: Redactor }): TransportFactory;
   /** True when the entry's last connect failed only for want of a login (e.g. OAuth). */
   loginRequired?(server: McpServerConfig): boolean;
+  /** Why a login that worked no longer does (a refused refresh), when this process saw it. */
+  loginLost?(server: McpServerConfig): string | undefined;
 }
 
 /** Remembers which configurations spoke the legacy era, so their next start skips the probe. */
@@ -192,7 +194,9 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
           : undefined;
       if (login !== undefined) {
         const then = options.afterLogin === undefined ? '' : `, ${options.afterLogin}`;
-        throw new MountError(`needs login: run \`${login}\`${then}`, [], undefined, login);
+        const lost = provider.loginLost?.(server);
+        const why = lost === undefined ? '' : ` (${lost})`;
+        throw new MountError(`needs login${why}: run \`${login}\`${then}`, [], undefined, login);
       }
       if (status.state !== 'connected') {
         throw new MountError(

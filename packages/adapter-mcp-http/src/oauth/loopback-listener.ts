@@ -68,7 +68,7 @@ export async function startLoopbackListener(at: LoopbackPort = {}): Promise<Loop
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    const taken = waiter !== undefined && waiter.accept(url.searchParams) ? waiter : undefined;
+    const taken = waiter?.accept(url.searchParams) ? waiter : undefined;
     res
       .writeHead(taken === undefined ? 400 : 200, {
         'content-type': 'text/html; charset=utf-8',

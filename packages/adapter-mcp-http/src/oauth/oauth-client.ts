@@ -25,10 +25,11 @@ import { discoverProtectedResource, type ProtectedResource } from './protected-r
 import { scopeUnion, selectScopes, splitScope, withOfflineAccess } from './scope-selection.js';
 import {
   clientCredentialsTokens,
-  type GrantContext,
   clientRefused,
+  type GrantContext,
   grantRefused,
   refreshTokens,
+  refusalReason,
   revokeToken,
 } from './token-grants.js';
 import type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './token-store.js';
@@ -117,6 +118,8 @@ export class OAuthClient implements HttpAuth {
   #pending: Promise<unknown> | undefined;
   #stepUps = 0;
   #loginRequired = false;
+  /** Why the stored login stopped working in this process (a refused refresh), for `needs login`. */
+  #lost: string | undefined;
   /** The HTTP status of the last unauthenticated probe (`#probe`). */
   #probeStatus: number | undefined;
 
@@ -133,6 +136,11 @@ export class OAuthClient implements HttpAuth {
   /** True once the server refused us and only a (browser) login can help. */
   get loginRequired(): boolean {
     return this.#loginRequired;
+  }
+
+  /** Why the stored login stopped working in this process (its refresh was refused), if it did. */
+  get loginLost(): string | undefined {
+    return this.#lost;
   }
 
   get #clientCredentials(): boolean {
@@ -181,7 +189,9 @@ export class OAuthClient implements HttpAuth {
         `MCP server at ${this.origin} answered HTTP 401 and ${NO_METADATA}, so it probably expects a static Authorization header instead of a login${hint}`,
       );
     }
-    return this.#needLogin('needs login');
+    return this.#needLogin(
+      this.#lost === undefined ? 'needs login' : `needs login (${this.#lost})`,
+    );
   }
 
   /**
@@ -277,6 +287,7 @@ export class OAuthClient implements HttpAuth {
       scopes: scopes.filter((s) => s !== 'offline_access'),
     });
     this.#loginRequired = false;
+    this.#lost = undefined;
     return {
       issuer: as.issuer,
       scope: result.tokens.scope,
@@ -405,6 +416,7 @@ export class OAuthClient implements HttpAuth {
         // A registered client the server no longer knows is dropped with the tokens, so the
         // login this sends the person to registers anew instead of reusing it.
         await this.#dropTokens(clientRefused(error) && record.client.source === 'registration');
+        this.#lost = `its stored login was refused at the refresh: ${refusalReason(error)}`;
         return undefined;
       }
       throw new HttpTransportError(

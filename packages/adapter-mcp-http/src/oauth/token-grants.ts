@@ -133,6 +133,23 @@ export function grantRefused(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Why the token endpoint refused a grant, for the person: its OAuth error code (`invalid_grant`:
+ * the refresh token was revoked or expired) when it is a plain code, else its HTTP status.
+ */
+export function refusalReason(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current instanceof ResponseBodyError) {
+      const code = /^[A-Za-z0-9_.-]{1,64}$/.test(current.error) ? current.error : 'an error';
+      return code === 'invalid_grant' ? 'invalid_grant, revoked or expired' : code;
+    }
+    if (current instanceof WWWAuthenticateChallengeError) return `HTTP ${current.status}`;
+    current = current.cause;
+  }
+  return 'refused';
+}
+
 /** OAuth error codes that say the authorization server does not accept the client itself. */
 const CLIENT_ERRORS: ReadonlySet<string> = new Set(['invalid_client', 'unauthorized_client']);
 
