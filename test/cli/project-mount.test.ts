@@ -90,7 +90,11 @@ describe('clat mcp status', () => {
         everything: sandbox.node(EVERYTHING_SERVER, 'stdio'),
         broken: {
           ...sandbox.node(join(CLI_FIXTURES, 'leaky-crash.mjs')),
-          env: { LEAKY_TOKEN: 'tok-0123456789abcdef' },
+          env: {
+            LEAKY_TOKEN: 'tok-0123456789abcdef',
+            LOG_LEVEL: 'info',
+            DATA_FILE: '/srv/leaky/data.json',
+          },
         },
       },
     });
@@ -111,6 +115,7 @@ describe('clat mcp status', () => {
       expect.arrayContaining([
         'leaky-crash: using api_key=[REDACTED]',
         'leaky-crash: token [REDACTED]',
+        'leaky-crash: log level info, data in /srv/leaky/data.json',
         'leaky-crash: cannot start: missing database',
       ]),
     );

@@ -20,7 +20,8 @@ describe('stdioTransport().describe', () => {
         CLAT_PLUGIN_CONFIG: '{"key":"v-secret"}',
       },
     });
-    expect(described.secrets).toEqual(['/srv/notes', 'k-123456789', '{"key":"v-secret"}']);
+    // A path of a plainly named variable is no secret: a server names it in its errors.
+    expect(described.secrets).toEqual(['k-123456789', '{"key":"v-secret"}']);
     expect(described.target).toBe('/usr/bin/node server.mjs --token [REDACTED]');
   });
 });

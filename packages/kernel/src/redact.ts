@@ -75,7 +75,8 @@ const SECRET_NAME = new RegExp(String.raw`(?:${SECRET_NAME_WORD})s?$`, 'i');
 /**
  * Whether a variable or setting name says its value is a secret (`GITHUB_TOKEN`, `ACME_API_KEY`,
  * `DB_PASSWORD`): it ends in one of the words the `NAME=value` rule above redacts after. For
- * notes that name a variable whose value would be exposed, never for redaction itself.
+ * notes that name a variable whose value would be exposed, and to keep such a variable's value
+ * redacted whatever it looks like; never to decide that a value is safe to show by its name alone.
  */
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
