@@ -341,7 +341,7 @@ describe('capability ceiling of a manifest-backed package', () => {
       ['elicit', 'elicitation', '"elicitation": true'],
     ] as const) {
       expect(report[key]?.err).toBe(
-        `WASM_CAPABILITY_NOT_DECLARED: plugin "ceiling" does not declare capability \`${capability}\`; its clat-plugin.json needs "capabilities": {${declaration}} (an installed plugin then takes it with clat plugin update --accept-capabilities)`,
+        `WASM_CAPABILITY_NOT_DECLARED: plugin "ceiling" does not declare capability \`${capability}\`; its clat-plugin.json needs "capabilities": {${declaration}} (an installed plugin then takes it with clat plugin update <its package> --accept-capabilities)`,
       );
     }
     expect(approver.requests).toEqual([]);

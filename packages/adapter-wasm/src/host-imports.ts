@@ -21,7 +21,7 @@ function denyCapability(plugin: string, capability: string): never {
   const tool = capability.startsWith('hostTools.') ? capability.slice('hostTools.'.length) : '';
   const declaration =
     tool === '' ? `"${capability}": true` : `"hostTools": [${JSON.stringify(tool)}]`;
-  throw `${WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED}: plugin ${JSON.stringify(plugin)} does not declare capability \`${capability}\`; its clat-plugin.json needs "capabilities": {${declaration}} (an installed plugin then takes it with clat plugin update --accept-capabilities)`;
+  throw `${WasmErrorCode.WASM_CAPABILITY_NOT_DECLARED}: plugin ${JSON.stringify(plugin)} does not declare capability \`${capability}\`; its clat-plugin.json needs "capabilities": {${declaration}} (an installed plugin then takes it with clat plugin update <its package> --accept-capabilities)`;
 }
 
 function toSamplingRequest(raw: unknown): SamplingRequest {
