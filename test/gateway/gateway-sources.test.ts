@@ -173,11 +173,22 @@ describe('clat-gateway mounts every source kind', () => {
             STDERR_LINE: `starting with ${secret} and Authorization: Bearer sk-live-abcdef0123456789abcdef`,
           },
         },
+        // Fails to start: said on the gateway's stderr too (what a client logs), redacted.
+        broken: { command: join(w.home, 'no-such-server'), env: { LEAK: secret } },
       }),
     );
     const client = new ClientV1({ name: 'gateway-redaction', version: '0.0.0' });
-    await client.connect(new StdioV1(gatewayStdio(w)));
+    const transport = new StdioV1(gatewayStdio(w));
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await client.connect(transport);
     clients.push(client);
+    await expect
+      .poll(() => stderr, { timeout: 20_000 })
+      .toMatch(/clat-gateway: server broken failed: .*no-such-server/);
+    expect(stderr).not.toContain(secret);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain(
       'mcp_leaky_late_echo',
     );

@@ -174,6 +174,8 @@ describe('clat-gateway over stdio', () => {
     });
     expect(echo.isError).toBe(true);
     expect(textOf(echo)).toContain('offers no elicitation');
+    // The narrowest mode that allows it, not full-access.
+    expect(textOf(echo)).toContain('restart clat-gateway with --mode project-write to allow it');
 
     const write = await client.callTool({
       name: 'write_file',
@@ -181,7 +183,7 @@ describe('clat-gateway over stdio', () => {
     });
     expect(write.isError).toBe(true);
     expect(textOf(write)).toContain('PERMISSION_DENIED');
-    expect(textOf(write)).toContain('--mode full-access');
+    expect(textOf(write)).toContain('--mode project-write');
     await expect(stat(join(world.project, 'out.txt'))).rejects.toThrow();
 
     // Strict: both stages arrive, in order, before the result (the closing ping makes the v1
@@ -445,7 +447,16 @@ describe('clat-gateway over stdio', () => {
       );
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`project ${w.project} is not trusted`);
+    // The CLAT home it read, and two ways on: the record (clat may not be installed beside the
+    // gateway), or --trust for this run, which serves the project.
+    expect(result.stderr).toContain(
+      `project ${w.project} is not trusted in ${join(w.env.CLAT_HOME ?? '', 'trust.json')}, so no MCP server was started; record it with "clat trust ${w.project}" (package @clat/cli, the same CLAT home), or add --trust to the gateway's arguments to serve it for this run`,
+    );
     expect(result.stderr).toContain('GATEWAY_PROJECT_UNTRUSTED');
+    const client = new ClientV1({ name: 'gateway-e2e-trust', version: '0.0.0' });
+    await client.connect(new StdioV1(gatewayStdio(w, ['--trust'])));
+    clients.push(client);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('read_file');
   });
 });

@@ -21,13 +21,15 @@ export interface GatewayArgs {
   allowRemote: boolean;
   /** `--wait <seconds>`: how long the first listing and call wait for slow plugins. */
   waitMs: number;
+  /** `--trust`: serve the project for this run though `trust.json` does not list it. */
+  trust: boolean;
 }
 
 /** `--wait` accepts whole seconds up to this (the kernel's default is 20). */
 const MAX_WAIT_SECONDS = 600;
 
 export const USAGE = `Usage: clat-gateway --project <dir> [--mode ${PERMISSION_MODES.join('|')}]
-                    [--http 127.0.0.1:<port> [--allow-remote]] [--wait <seconds>]
+                    [--http 127.0.0.1:<port> [--allow-remote]] [--wait <seconds>] [--trust]
        clat-gateway --help | --version
 
 Serves the trusted project's CLAT tools (native tools, the MCP servers of ~/.clat/mcp.json and
@@ -35,6 +37,8 @@ Serves the trusted project's CLAT tools (native tools, the MCP servers of ~/.cla
 server over stdio, or with --http over Streamable HTTP at /mcp behind a bearer token printed once
 on stderr (loopback only unless --allow-remote). The first listing and the first call wait up to
 --wait seconds (default ${LIMITS.initialSurfaceWaitMs / 1000}) for slow plugins; the first call then freezes the tool set.
+The project must be trusted (\`clat trust <dir>\` records it in the CLAT home's trust.json);
+--trust serves it for this run without a record, for a machine without the clat CLI.
 `;
 
 export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
@@ -46,6 +50,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
     http: undefined,
     allowRemote: false,
     waitMs: LIMITS.initialSurfaceWaitMs,
+    trust: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -63,6 +68,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs {
     else if (flag === '--project') out.project = value();
     else if (flag === '--http') out.http = value();
     else if (flag === '--allow-remote') out.allowRemote = true;
+    else if (flag === '--trust') out.trust = true;
     else if (flag === '--wait') {
       const seconds = value();
       if (!/^\d+$/.test(seconds) || Number(seconds) > MAX_WAIT_SECONDS) {

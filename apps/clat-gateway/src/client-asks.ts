@@ -6,7 +6,14 @@
  * Every answer is untrusted and read defensively.
  * @module
  */
-import type { Approver, ModelRequest, ModelResponse, PermissionMode } from '@clat/kernel';
+import {
+  type Approver,
+  decide,
+  type ModelRequest,
+  type ModelResponse,
+  PERMISSION_MODES,
+  type PermissionMode,
+} from '@clat/kernel';
 import type { InputRequest, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientSampler } from './call-router.js';
 
@@ -64,7 +71,8 @@ export function refusingApprover(mode: PermissionMode): Approver {
     async approve(request) {
       return {
         outcome: 'deny',
-        reason: `the ${mode} mode asks before ${request.effect} effects and this MCP client offers no elicitation; restart clat-gateway with --mode full-access to allow it`,
+        // The narrowest mode that allows the effect: full-access for a read would allow far more.
+        reason: `the ${mode} mode asks before ${request.effect} effects and this MCP client offers no elicitation; restart clat-gateway with --mode ${PERMISSION_MODES.find((wider) => decide(wider, request.effect) === 'allow') ?? 'full-access'} to allow it`,
       };
     },
   };

@@ -31,6 +31,8 @@ export interface GatewayHostOptions {
   env: NodeJS.ProcessEnv;
   /** The CLAT home to read (`gatewayClatHome(env, cwd)` in the binary). */
   clatHome: string;
+  /** `--trust`: serve the project for this run without a trust record. */
+  trust?: boolean;
 }
 
 export interface GatewayHost {
@@ -72,7 +74,7 @@ function clatStaticToken(name: string, url: string): string {
 export async function openGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
   const home = options.clatHome;
   const projectRoot = await canonicalProjectRoot(options.project, options.cwd);
-  await requireTrusted(home, projectRoot);
+  if (options.trust !== true) await requireTrusted(home, projectRoot);
   const sources = await readGatewaySources(home, projectRoot, options.env);
   const host = createHost({
     projectRoot,

@@ -48,6 +48,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       cwd: process.cwd(),
       env: process.env,
       clatHome: gatewayClatHome(process.env, process.cwd()),
+      trust: args.trust,
     });
   } catch (error) {
     return fail(error);
@@ -58,6 +59,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   const shutdown = new AbortController();
   const runtime = new GatewayRuntime(gateway, args.mode, shutdown.signal, args.waitMs);
   gateway.host.start();
+  // A server that failed to start is said on stderr too, not only in clat://status: an MCP client
+  // shows the gateway's stderr in its log, and a shorter tool list says nothing of why.
+  void gateway.host.mount.start().then(() => {
+    for (const server of gateway.host.mount.summary().servers) {
+      if (server.failure === undefined) continue;
+      process.stderr.write(
+        `clat-gateway: server ${sanitizeTerminalLine(server.name)} failed: ${sanitizeTerminalLine(server.failure)}\n`,
+      );
+    }
+  });
   const onerror = (error: Error) =>
     process.stderr.write(`clat-gateway: ${sanitizeTerminalLine(error.message)}\n`);
   const closed = new Promise<void>((resolve) => {

@@ -6,7 +6,7 @@
 
 import { readFile, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { describeJsonSyntaxError } from '@clat/kernel';
+import { describeJsonSyntaxError, shellWord } from '@clat/kernel';
 import { GatewayError, GatewayErrorCode } from './errors.js';
 
 /** Reads a file, or `undefined` when it does not exist. */
@@ -57,7 +57,9 @@ export async function requireTrusted(home: string, root: string): Promise<void> 
   if (projects === undefined || !Object.hasOwn(projects as object, root)) {
     throw new GatewayError(
       GatewayErrorCode.PROJECT_UNTRUSTED,
-      `project ${root} is not trusted, so no MCP server was started; run "clat trust" in it first`,
+      // The CLAT home named: an MCP client may start the gateway with another environment than
+      // the shell where `clat trust` ran. The CLI may not be installed beside the gateway.
+      `project ${root} is not trusted in ${trustFile}, so no MCP server was started; record it with "clat trust ${shellWord(root)}" (package @clat/cli, the same CLAT home), or add --trust to the gateway's arguments to serve it for this run`,
     );
   }
 }

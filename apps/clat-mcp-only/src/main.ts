@@ -65,12 +65,18 @@ export async function main(
   host.start();
   try {
     const run = await host.beginRun({ mode: mode as PermissionMode });
+    let failed = false;
     for (const server of host.mount.summary().servers) {
       if (server.failure === undefined) continue;
+      failed = true;
       io.stderr.write(`clat-mcp-only: ${server.name}: ${sanitizeTerminalLine(server.failure)}\n`);
     }
     try {
-      if (command === 'tools') return listTools(host.registry.list(), values.json === true, io);
+      if (command === 'tools') {
+        // The list of what did start, and exit 1 for a server that did not (as `clat mcp`).
+        const listed = listTools(host.registry.list(), values.json === true, io);
+        return failed ? 1 : listed;
+      }
       const result = await host.pipeline.call(toolName as string, args, run.context);
       const shown =
         values.json === true ? JSON.stringify(result) : sanitizeTerminalText(result.content);

@@ -38,6 +38,10 @@ describe('slowStartHint', () => {
       `"npm exec --yes --package='srv@>=1 <2' -- node -e 0"`,
     );
     expect(slowStartHint('node', ['server.js'])).toBeUndefined();
+    // A distribution's own name: the program the person starts again.
+    expect(slowStartHint('npx', ['-y', 'srv'], 'acme-agent')).toMatch(
+      /then start acme-agent again$/,
+    );
   });
 });
 

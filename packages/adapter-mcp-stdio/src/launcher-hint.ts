@@ -132,10 +132,14 @@ export function npxInstallCommand(install: NpxInstall): string {
  * have been installing its package, with the command that installs it once. Undefined for any
  * other command.
  */
-export function slowStartHint(command: string, args: readonly string[]): string | undefined {
+export function slowStartHint(
+  command: string,
+  args: readonly string[],
+  hostName = 'CLAT',
+): string | undefined {
   const install = npxInstall(command, args);
   if (install === undefined) return undefined;
   const { packages } = install;
   const line = npxInstallCommand(install);
-  return `npx may still have been installing ${packages.join(', ')} (a first start downloads it, and each attempt is stopped at the handshake timeout before npm finishes); install it once with "${line}" (it may first wait up to a minute for the lock a stopped attempt left), then start CLAT again`;
+  return `npx may still have been installing ${packages.join(', ')} (a first start downloads it, and each attempt is stopped at the handshake timeout before npm finishes); install it once with "${line}" (it may first wait up to a minute for the lock a stopped attempt left), then start ${hostName} again`;
 }

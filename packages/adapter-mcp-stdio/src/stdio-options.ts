@@ -26,6 +26,8 @@ export interface StdioTransportOptions {
    * while this process still runs its server.
    */
   cwdGone?: string | undefined;
+  /** What messages call the program to restart or start again (default `CLAT`). */
+  hostName?: string | undefined;
   /** Exact secrets to redact from stderr and errors, on top of key-shaped values. */
   redactor?: Redactor | undefined;
   /** Grace before each teardown escalation. Default: {@link LIMITS.shutdownGraceMs}. */

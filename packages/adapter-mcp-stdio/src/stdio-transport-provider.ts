@@ -27,7 +27,10 @@ export interface StdioTransportProviderOptions {
 export interface StdioTransportProvider {
   readonly transport: 'stdio';
   describe(server: McpServerConfig): { target: string; secrets: readonly string[] };
-  factory(server: McpServerConfig, context: { redactor: Redactor }): StdioTransportFactory;
+  factory(
+    server: McpServerConfig,
+    context: { redactor: Redactor; hostName?: string | undefined },
+  ): StdioTransportFactory;
 }
 
 function stdio(server: McpServerConfig) {
@@ -51,6 +54,7 @@ export function stdioTransport(options: StdioTransportProviderOptions): StdioTra
     },
     factory(server, context) {
       const entry = stdio(server);
+      const hostName = context.hostName ?? 'CLAT';
       const { prestarted } = options;
       return new StdioTransportFactory(
         {
@@ -63,10 +67,11 @@ export function stdioTransport(options: StdioTransportProviderOptions): StdioTra
           // An installed package runs in its verified artifact directory (`@clat/packaging`).
           ...(entry.origin === 'package'
             ? {
-                cwdGone: `its installed files are gone: another clat process updated or uninstalled plugin ${JSON.stringify(entry.name)}; restart CLAT to start what is installed now`,
+                cwdGone: `its installed files are gone: another process updated or uninstalled plugin ${JSON.stringify(entry.name)}; restart ${hostName} to start what is installed now`,
               }
             : {}),
           redactor: context.redactor,
+          hostName,
           ...(options.shutdownGraceMs === undefined
             ? {}
             : { shutdownGraceMs: options.shutdownGraceMs }),

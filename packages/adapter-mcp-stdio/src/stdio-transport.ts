@@ -108,7 +108,7 @@ export class StdioTransport implements Transport {
     for (const value of secretEnvValues(options.env)) this.#redactor.add(value);
     this.#grace = options.shutdownGraceMs ?? LIMITS.shutdownGraceMs;
     this.#tag = options.prestarted?.tag ?? randomUUID();
-    this.#slowStartHint = slowStartHint(options.command, options.args ?? []);
+    this.#slowStartHint = slowStartHint(options.command, options.args ?? [], options.hostName);
   }
 
   /** The server pid (also its process-group id) once started. */

@@ -38,8 +38,14 @@ export interface McpTransportProvider {
     secrets: readonly string[];
     transport?: string | undefined;
   };
-  /** A factory for one entry's connections (probe, then legacy); throws on a bad entry. */
-  factory(server: McpServerConfig, context: { redactor: Redactor }): TransportFactory;
+  /**
+   * A factory for one entry's connections (probe, then legacy); throws on a bad entry.
+   * `hostName`: what its messages call the program to restart (the host's; default `CLAT`).
+   */
+  factory(
+    server: McpServerConfig,
+    context: { redactor: Redactor; hostName?: string | undefined },
+  ): TransportFactory;
   /** True when the entry's last connect failed only for want of a login (e.g. OAuth). */
   loginRequired?(server: McpServerConfig): boolean;
   /** Why a login that worked no longer does (a refused refresh), when this process saw it. */
@@ -151,7 +157,7 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
       }
       let factory: TailKeepingFactory;
       try {
-        factory = new TailKeepingFactory(provider.factory(server, { redactor: ctx.redactor }));
+        factory = new TailKeepingFactory(provider.factory(server, { redactor: ctx.redactor, hostName: ctx.hostName }));
       } catch (error) {
         throw new MountError(errorMessage(error), [], error);
       }

@@ -231,7 +231,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   if (client.transportKind !== options.factory.kind) status.transport = client.transportKind;
   /** The live connection: replaced when a server that closed is restarted (see server-restarts.ts). */
   let connected = client;
-  const restarts = new ServerRestarts(name, restart);
+  const restarts = new ServerRestarts(name, restart, options.hostName);
   watch(connected);
 
   /** How each listed tool counts in the task support `/mcp` shows; the counts derive from it. */

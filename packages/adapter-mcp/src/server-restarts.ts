@@ -19,9 +19,13 @@ export class ServerRestarts {
   #pending: Promise<McpClient> | undefined;
 
   /** `connect` opens, lists and installs a new connection; it runs once per restart. */
-  constructor(name: string, connect: () => Promise<McpClient>) {
+  /** What messages call the program to restart (the host's `hostName`). */
+  readonly #hostName: string;
+
+  constructor(name: string, connect: () => Promise<McpClient>, hostName = 'CLAT') {
     this.#name = name;
     this.#connect = connect;
+    this.#hostName = hostName;
   }
 
   /** Restarts made so far. */
@@ -40,7 +44,7 @@ export class ServerRestarts {
       return Promise.reject(
         new McpError(
           McpErrorCode.MCP_CONNECTION_CLOSED,
-          `${closed.message}; CLAT restarted MCP server ${server} ${this.#count} times already and does not start it again until CLAT restarts`,
+          `${closed.message}; ${this.#hostName} restarted MCP server ${server} ${this.#count} times already and does not start it again until ${this.#hostName} restarts`,
           { server: this.#name, stderrTail: [...closed.stderrTail] },
         ),
       );

@@ -31,23 +31,40 @@ describe('README example', () => {
       origin: 'example',
       config: { prefix: '> ' },
     };
-    await using host = createHost({
+    const host = createHost({
       projectRoot: '/srv/project',
       connectors: [echoConnector],
       entries: [entry],
     });
     const seen: string[] = [];
     host.events.on((event) => seen.push(event.type)); // run.started, tool.requested, …
-    host.start(); // mounts in the background
-    await using run = await host.beginRun({ mode: 'read-only' }); // waits, then freezes
-    const result = await host.pipeline.call('echo_demo', { text: 'hi' }, run.context);
-    // result.content === '> hi'; host.mount.summary().servers[0].state === 'connected'
+    let result: Awaited<ReturnType<typeof host.pipeline.call>>;
+    let cancelled: unknown;
+    try {
+      host.start(); // mounts in the background
+      const run = await host.beginRun({ mode: 'read-only' }); // waits, then freezes
+      try {
+        result = await host.pipeline.call('echo_demo', { text: 'hi' }, run.context); // '> hi'
+        // One call cancelled on its own (a person's Esc): a signal of its own beside the run's.
+        const one = new AbortController();
+        const signal = AbortSignal.any([run.context.signal, one.signal]);
+        one.abort();
+        cancelled = await host.pipeline
+          .call('echo_demo', { text: 'no' }, { ...run.context, signal })
+          .catch((error: unknown) => error); // KernelError CANCELLED: tool echo_demo was cancelled
+      } finally {
+        await run.end(); // cancels what still runs, and every call of a context derived from it
+      }
+    } finally {
+      await host.close();
+    }
+    // result.content === '> hi'
     // README:end
     expect(result.content).toBe('> hi');
+    expect(cancelled).toMatchObject({ code: 'CANCELLED' });
     expect(seen).toEqual(
       expect.arrayContaining(['run.started', 'tool.requested', 'tool.finished']),
     );
-    expect(host.mount.summary().servers[0]?.state).toBe('connected');
-    expect(host.registry.list().map((t) => t.name)).toEqual(['echo_demo']);
+    expect(seen).toContain('run.ended');
   });
 });
