@@ -667,6 +667,23 @@ describe('mounting with bad entries', () => {
     expect(status.servers[0]).toMatchObject({ name: 'notes', state: 'connected', tools: 5 });
   });
 
+  it("notes a project entry's relative path, which names nothing where its server runs", async () => {
+    // A Claude Code project .mcp.json copied as it is: "./server.mjs" relative to the project.
+    await writeFile(join(sandbox.project, 'server.mjs'), 'process.exit(1);\n');
+    await mkdir(join(sandbox.project, '.clat'), { recursive: true });
+    await writeFile(
+      join(sandbox.project, '.clat', 'mcp.json'),
+      JSON.stringify({ mcpServers: { local: { command: 'node', args: ['./server.mjs'] } } }),
+    );
+    const note = `${join(sandbox.project, '.clat', 'mcp.json')} entry "local" names "./server.mjs" relative to where its server runs (${sandbox.home}), not to the project: write "\${projectRoot}/server.mjs", or set "cwd"`;
+    const text = await sandbox.run(['mcp', '--trust']);
+    expect(text.stdout).toContain(note);
+    const status = parseJsonOutput<Record<string, unknown>>(
+      await sandbox.run(['mcp', '--json', '--trust']),
+    );
+    expect(JSON.stringify(status)).toContain(JSON.stringify(note).slice(1, -1));
+  });
+
   it('never suggests `clat mcp add` when entries were skipped or mcp.json is unreadable', async () => {
     const file = join(sandbox.home, 'mcp.json');
     await writeFile(file, '{ "docs": { "url": "https://example.com/mcp" }, }\n');

@@ -8,7 +8,12 @@
  */
 import { join } from 'node:path';
 import { type GlmProviderDescriptor, glmPackSource } from '@clat/adapter-glm';
-import { expandServerVariables, mcpEntry, parseMcpConfig } from '@clat/adapter-mcp';
+import {
+  expandServerVariables,
+  mcpEntry,
+  parseMcpConfig,
+  relativePathNote,
+} from '@clat/adapter-mcp';
 import { PLUGINS_FILE, pluginsJsonSource } from '@clat/adapter-wasm';
 import {
   type ConfigIssue,
@@ -85,6 +90,10 @@ export async function readGatewaySources(
         out.notes.push(`${JSON.stringify(server.name)} is disabled in ${file}`);
         continue;
       }
+      // Servers run in the CLAT home, as under `clat`: a project file's relative path names
+      // nothing there.
+      const relative = origin === 'project' ? relativePathNote(server, file, home) : undefined;
+      if (relative !== undefined) out.notes.push(relative);
       const expanded = expandServerVariables(server, { file, env, projectRoot });
       if ('server' in expanded) out.entries.push(mcpEntry(expanded.server));
       else out.issues.push(...expanded.issues);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { describeServerConfig, parseMcpConfig, toolAllowedByEntry } from './config.js';
+import {
+  describeServerConfig,
+  parseMcpConfig,
+  relativePathNote,
+  toolAllowedByEntry,
+} from './config.js';
 
 const FILE = '/home/u/.clat/mcp.json';
 
@@ -186,5 +191,31 @@ describe('entry controls', () => {
     expect(toolAllowedByEntry(entry, 'listing')).toBe(false);
     expect(toolAllowedByEntry({}, 'anything')).toBe(true);
     expect(toolAllowedByEntry({ includeTools: ['a.b'] }, 'aXb')).toBe(false);
+  });
+});
+
+describe('relativePathNote', () => {
+  const stdio = (fields: Record<string, unknown>) =>
+    ({ transport: 'stdio', name: 'local', origin: 'project', command: 'node', ...fields }) as never;
+
+  it('names relative paths of a project entry and the rooted path to write instead', () => {
+    expect(
+      relativePathNote(stdio({ args: ['./server.js', '--db=../data.db'] }), FILE, '/home/u/.clat'),
+    ).toBe(
+      `${FILE} entry "local" names "./server.js", "../data.db" relative to where its server runs (/home/u/.clat), not to the project: write "\${projectRoot}/server.js", or set "cwd"`,
+    );
+  });
+
+  it('says nothing of absolute or rooted paths, package names, or an entry with a cwd', () => {
+    expect(
+      relativePathNote(
+        stdio({ args: ['/srv/server.js', '${projectRoot}/x.js', 'pkg'] }),
+        FILE,
+        '/h',
+      ),
+    ).toBeUndefined();
+    expect(
+      relativePathNote(stdio({ args: ['./server.js'], cwd: '/srv' }), FILE, '/h'),
+    ).toBeUndefined();
   });
 });

@@ -297,6 +297,32 @@ export function parseMcpConfig(
   return { servers, issues };
 }
 
+/** A relative path word (`./server.js`, `../bin/x`), also as an option's value (`--db=./x`). */
+const RELATIVE_WORD = /^(?:--?[^=\s]+=)?(\.\.?\/\S*)$/;
+
+/**
+ * A note for an entry of a project's file whose command or arguments are relative paths: they
+ * resolve against the directory its server runs in (its `cwd`, else the host's default, `runsIn`:
+ * the CLAT home), not against the project that holds the file, so they name nothing there (a
+ * Claude Code project `.mcp.json` copied as it is). Undefined when there is none or `cwd` is set.
+ */
+export function relativePathNote(
+  server: McpServerConfig,
+  file: string,
+  runsIn: string,
+): string | undefined {
+  if (server.transport !== 'stdio' || server.cwd !== undefined) return undefined;
+  const words: string[] = [];
+  for (const word of [server.command, ...(server.args ?? [])]) {
+    const path = RELATIVE_WORD.exec(word)?.[1];
+    if (path !== undefined) words.push(path);
+  }
+  const [first] = words;
+  if (first === undefined) return undefined;
+  const rooted = `\${projectRoot}/${first.replace(/^\.\//, '')}`;
+  return `${file} entry ${JSON.stringify(server.name)} names ${words.map((word) => JSON.stringify(word)).join(', ')} relative to where its server runs (${runsIn}), not to the project: write ${JSON.stringify(rooted)}, or set "cwd"`;
+}
+
 /** Redacts configured secrets for display: header values and env values are never shown. */
 export function describeServerConfig(server: McpServerConfig): Record<string, unknown> {
   if (server.transport === 'http') {

@@ -30,6 +30,7 @@ export {
   type ParsedMcpConfig,
   parseMcpConfig,
   parseServerEntry,
+  relativePathNote,
   type ServerOrigin,
   /** @public an mcp.json stdio entry (McpServerConfig) */
   type StdioServerConfig,

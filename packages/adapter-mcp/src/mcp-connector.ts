@@ -157,7 +157,9 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
       }
       let factory: TailKeepingFactory;
       try {
-        factory = new TailKeepingFactory(provider.factory(server, { redactor: ctx.redactor, hostName: ctx.hostName }));
+        factory = new TailKeepingFactory(
+          provider.factory(server, { redactor: ctx.redactor, hostName: ctx.hostName }),
+        );
       } catch (error) {
         throw new MountError(errorMessage(error), [], error);
       }

@@ -6,7 +6,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import type { McpServerConfig } from '@clat/adapter-mcp';
+import { type McpServerConfig, relativePathNote } from '@clat/adapter-mcp';
 import type { ConfigIssue } from '@clat/kernel';
 import { type ClatHome, projectMcpFile } from '../config/clat-home.js';
 import { loadMcpConfig } from '../config/mcp-config-file.js';
@@ -50,7 +50,11 @@ export async function loadConfiguredServers(
       notes.push(
         `${projectFile} entry ${JSON.stringify(server.name)} is replaced by the same-named entry in ${home.mcpFile}`,
       );
-    } else configured.push({ server, file: projectFile });
+    } else {
+      configured.push({ server, file: projectFile });
+      const relative = relativePathNote(server, projectFile, home.dir);
+      if (relative !== undefined) notes.push(relative);
+    }
   }
   issues.push(...local.issues);
   return { configured, issues, notes };
