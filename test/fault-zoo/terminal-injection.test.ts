@@ -88,11 +88,17 @@ describe('hostile servers', () => {
     // Cut at 80 columns without splitting the emoji across the cut (no U+FFFD, no lone half).
     expect(text.stdout).not.toMatch(LONE_SURROGATE);
     expect(text.stdout).toMatch(/mcp_hostile_wide +external-read +mcp:hostile +x{79}…\n/);
+    // Stacked combining marks: at most six on a letter.
+    expect(text.stdout).toContain(`Z${'\u0336\u0301'.repeat(3)}algo`);
+    expect(text.stdout).not.toMatch(/\p{M}{7}/u);
 
     const json = await sandbox.run(['tools', '--json']);
     const tools = parseJsonOutput<{ tools: { name: string; description: string }[] }>(json).tools;
     expect(tools.find((tool) => tool.name === 'mcp_hostile_attack')?.description).toBe(
       `Looks harmless${ATTACK}`,
+    );
+    expect(tools.find((tool) => tool.name === 'mcp_hostile_zalgo')?.description).toBe(
+      `Z${'\u0336\u0301'.repeat(150)}algo`,
     );
   });
 

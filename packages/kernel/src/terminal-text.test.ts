@@ -89,6 +89,16 @@ describe('sanitizeTerminalText', () => {
     expect(sanitizeTerminalText(clean)).toBe(clean);
   });
 
+  it('keeps at most six combining marks on a letter, so stacked marks cannot paint over lines', () => {
+    const zalgo = `Z${'\u0336\u0301'.repeat(150)}ok`;
+    expect(sanitizeTerminalText(zalgo)).toBe(`Z${'\u0336\u0301'.repeat(3)}ok`);
+    expect(sanitizeTerminalLine(`a${'\u0300'.repeat(7)}\nb`)).toBe(`a${'\u0300'.repeat(6)}\\nb`);
+    // Real text is kept as it is: Vietnamese, Hebrew with points and cantillation, Devanagari.
+    for (const text of ['Tiếng Việt', 'בְּרֵאשִׁ֖ית', 'हिन्दी']) {
+      expect(sanitizeTerminalText(text)).toBe(text);
+    }
+  });
+
   it('keeps the Mongolian variation selectors, which only pick a glyph', () => {
     const selectors = 'ᠠ\u180bᠠ\u180cᠠ\u180dᠠ\u180f';
     expect(sanitizeTerminalText(selectors)).toBe(selectors);

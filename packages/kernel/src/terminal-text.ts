@@ -35,8 +35,20 @@ function visible(code: number): string {
   return `\\u{${code.toString(16)}}`;
 }
 
+// Combining marks stack above and below their letter, and a few hundred of them ("zalgo" text)
+// paint over the lines around it, where they can hide or fake what CLAT printed there. Real
+// scripts stack a handful (Vietnamese two, Hebrew with cantillation or Tibetan four or five).
+const MAX_MARKS = 6;
+const MARK_RUN = new RegExp(String.raw`(\p{M}{${MAX_MARKS}})\p{M}+`, 'gu');
+
 function sanitize(text: string, keepNewlines: boolean): string {
-  if (!UNSAFE.test(text)) return text;
+  const stacked = MARK_RUN.test(text);
+  MARK_RUN.lastIndex = 0;
+  const bounded = stacked ? text.replace(MARK_RUN, '$1') : text;
+  return UNSAFE.test(bounded) ? escapeUnsafe(bounded, keepNewlines) : bounded;
+}
+
+function escapeUnsafe(text: string, keepNewlines: boolean): string {
   return text.replace(UNSAFE_ALL, (match) => {
     if (match === '\r\n') return keepNewlines ? '\n' : '\\r\\n';
     const code = match.codePointAt(0) ?? 0;
@@ -52,7 +64,8 @@ function sanitize(text: string, keepNewlines: boolean): string {
 /**
  * Makes a block of untrusted text safe to print: every control character, escape sequence
  * introducer, bidi override/isolate and other invisible format character is shown as an escape
- * (`\x1b`, `\u202e`); newlines and tabs are kept, `\r\n` becomes `\n`.
+ * (`\x1b`, `\u202e`); newlines and tabs are kept, `\r\n` becomes `\n`; a letter keeps at most six
+ * combining marks.
  */
 export function sanitizeTerminalText(text: string): string {
   return sanitize(text, true);
