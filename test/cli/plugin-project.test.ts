@@ -215,16 +215,17 @@ describe('a hand-written package whose server is JavaScript', () => {
     const fixed = { ...manifest, runtime: { ...manifest.runtime, interpreter: 'node' } };
     await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(fixed, null, 2));
     // A version that is no semantic version is named with the one meant, and nothing is packed.
-    await writeFile(
-      join(dir, 'clat-plugin.json'),
-      JSON.stringify({ ...fixed, version: '1.0' }, null, 2),
-    );
+    const looseManifest = JSON.stringify({ ...fixed, version: '1.0' }, null, 2);
+    await writeFile(join(dir, 'clat-plugin.json'), looseManifest);
     const loose = await sandbox.run(['plugin', 'pack', dir, '--output', join(dir, 'x.clatpkg')]);
     expect(loose.code).toBe(1);
     expect(loose.stderr).toContain(
       `${join(dir, 'clat-plugin.json')}: version: "1.0" is not a semantic version (MAJOR.MINOR.PATCH, as npm and MCP Bundles take it), which tells an update from a downgrade; did you mean "1.0.0"?`,
     );
     expect(existsSync(join(dir, 'x.clatpkg'))).toBe(false);
+    // Refused before the digest was written: the manifest is as the author left it.
+    expect(await readFile(join(dir, 'clat-plugin.json'), 'utf8')).toBe(looseManifest);
+    expect(loose.stdout).toBe('');
     await writeFile(join(dir, 'clat-plugin.json'), JSON.stringify(fixed, null, 2));
     const packed = await sandbox.run(['plugin', 'pack', dir]);
     expect(packed.code, packed.stderr).toBe(0);

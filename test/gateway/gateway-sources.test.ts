@@ -30,6 +30,7 @@ import {
   WASM_MANIFEST,
 } from './support.js';
 
+const LEAKY_CRASH = join(REPO, 'test/cli/fixtures/leaky-crash.mjs');
 const SLOW_LIST = join(REPO, 'test/fixtures/mcp-servers/slow-list.mjs');
 
 const NATIVE = 'read_file';
@@ -173,8 +174,9 @@ describe('clat-gateway mounts every source kind', () => {
             STDERR_LINE: `starting with ${secret} and Authorization: Bearer sk-live-abcdef0123456789abcdef`,
           },
         },
-        // Fails to start: said on the gateway's stderr too (what a client logs), redacted.
-        broken: { command: join(w.home, 'no-such-server'), env: { LEAK: secret } },
+        // Prints its configured secret and exits: the failure is said on the gateway's stderr too
+        // (what a client logs), redacted.
+        broken: { command: process.execPath, args: [LEAKY_CRASH], env: { LEAKY_TOKEN: secret } },
       }),
     );
     const client = new ClientV1({ name: 'gateway-redaction', version: '0.0.0' });
@@ -187,7 +189,7 @@ describe('clat-gateway mounts every source kind', () => {
     clients.push(client);
     await expect
       .poll(() => stderr, { timeout: 20_000 })
-      .toMatch(/clat-gateway: server broken failed: .*no-such-server/);
+      .toMatch(/clat-gateway: server broken failed: .*leaky-crash/);
     expect(stderr).not.toContain(secret);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain(
       'mcp_leaky_late_echo',

@@ -84,7 +84,7 @@ describe('storage-root lease', () => {
     const busy = await clat('plugin', 'disable', 'leased');
     expect(busy.code).toBe(1);
     expect(busy.stderr).toBe(
-      `clat: CLAT storage is busy: process ${child.pid} holds ${join(home, 'plugin-store', 'lock')} (another clat command changing the installed plugins, or one waiting at a question); retry once it has finished [STORE_BUSY]\n`,
+      `clat: CLAT storage is busy: process ${child.pid} holds ${join(home, 'plugin-store', 'lock')} (another clat command changing the installed plugins); retry once it has finished [STORE_BUSY]\n`,
     );
     expect(await readFile(join(home, 'plugin-store', 'registry.json'), 'utf8')).toBe(before);
     // Reading is not a mutation: list still works.

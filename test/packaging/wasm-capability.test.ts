@@ -5,7 +5,7 @@
  * works, and the import answers afterwards.
  */
 
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,5 @@ describe('an undeclared host import of an installed WASM plugin', () => {
     expect(updated.code, updated.stderr).toBe(0);
     const granted = await report();
     expect(granted.context).toEqual({ ok: project });
-    expect(JSON.parse(await readFile(join(pkg, 'clat-plugin.json'), 'utf8')).version).toBe('0.2.0');
   }, 120_000);
 });

@@ -229,7 +229,10 @@ function readPrivateFile(file: string): Buffer | undefined {
   }
 }
 
-/** Whether process `pid` runs (EPERM: it does, as another user's). */
+/**
+ * Whether process `pid` runs (EPERM: it does, as another user's). `@clat/node-files` has the same
+ * check, but this file is the binary's boot path, which imports nothing of the workspace.
+ */
 function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -15,12 +15,25 @@ describe('secretEnvValues', () => {
       API_TOKEN: 'true',
       DB_PASSWORD: '3000',
       PIN: '1234',
+      ADMIN: '482913',
+      PASSPORT: '7788',
+      SLASHED_KEY_LIKE: '/AbCdEf0123+xyz=',
       DB_PASS: 'hunter',
       DATABASE_URL: 'postgres://u:pw@db/x',
       CUSTOM: 'abc123xyz',
     };
     expect(secretEnvValues(env).sort()).toEqual(
-      ['true', '3000', '1234', 'hunter', 'postgres://u:pw@db/x', 'abc123xyz'].sort(),
+      [
+        'true',
+        '3000',
+        '1234',
+        '482913',
+        '7788',
+        '/AbCdEf0123+xyz=',
+        'hunter',
+        'postgres://u:pw@db/x',
+        'abc123xyz',
+      ].sort(),
     );
   });
 });

@@ -20,9 +20,12 @@ const PLAIN_WORD =
   /^(?:true|false|yes|no|on|off|enabled?|disabled?|trace|debug|info|warn(?:ing)?|error|fatal|silent|verbose|quiet|production|development|dev|prod|staging|test|none|auto|stdio|https?|sse|json|text|utf-?8)$/i;
 /** Names whose numeric value is a setting, not a PIN: a port, a timeout, a size or count. */
 const NUMERIC_SETTING =
-  /(?:PORT|TIMEOUT|_MS|_SECONDS|LIMIT|SIZE|MAX|MIN|COUNT|DEPTH|WORKERS|THREADS|RETRIES|CONCURRENCY|LEVEL)$/i;
-/** A file-system path (no scheme, no userinfo): a server names it in every error about it. */
-const PATH = /^(?:\/|~\/)[^\s:@]*$/;
+  /(?:^|_)(?:PORT|TIMEOUT|MS|SECONDS|LIMIT|SIZE|MAX|MIN|COUNT|DEPTH|WORKERS|THREADS|RETRIES|CONCURRENCY|LEVEL)$/i;
+/**
+ * A file-system path of two parts or more (no scheme, no userinfo, none of base64's `+` and `=`):
+ * a server names it in every error about it. A one-part `/xyz` may be a key that starts with `/`.
+ */
+const PATH = /^(?:\/|~\/)[^\s:@+=/]+\/[^\s:@+=]*$/;
 
 /**
  * Whether the value of variable `name` is one no one keeps secret, so redacting it would only

@@ -415,6 +415,13 @@ describe('PluginStore failure handling', () => {
     const registry = await store.readRegistry();
     expect(registry.packages.asking?.active.acceptedCapabilities.tools).toBe(true);
     expect(await store.settings('asking')).toMatchObject({ sensitiveSet: ['key'] });
+    // A change refused anyway is refused before any question.
+    const never = async () => {
+      throw new Error('asked before a refusal');
+    };
+    await expect(
+      store.update(await pkg({ id: 'absent' }), { confirm: never, askConfig: never }),
+    ).rejects.toMatchObject({ code: 'PACKAGE_STATE' });
     // A refused grant installs nothing, as under the lease.
     await expect(
       store.install(await pkg({ id: 'refused' }), { confirm: async () => false }),
@@ -440,7 +447,7 @@ describe('PluginStore failure handling', () => {
     await writeFile(lock, String(process.pid));
     await expect(store0.disable('fixture')).rejects.toMatchObject({
       code: 'STORE_BUSY',
-      message: `CLAT storage is busy: process ${process.pid} holds ${lock} (another clat command changing the installed plugins, or one waiting at a question); retry once it has finished`,
+      message: `CLAT storage is busy: process ${process.pid} holds ${lock} (another clat command changing the installed plugins); retry once it has finished`,
     });
     // The same pid in a lock written before that process started is another process's (a
     // container restarted, pids wrapped around): reclaimed, or nothing would ever free it.

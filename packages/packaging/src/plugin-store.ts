@@ -47,11 +47,11 @@ import { verifyInstalledArtifact } from './verify-artifact.js';
 
 export const STORE_DIR = 'plugin-store';
 
-/** One plugin store. Every mutation holds the storage-root lease and reads the registry fresh. */
 /** A store change waits this long for another process's lease (see {@link PluginStoreOptions}). */
 const LEASE_WAIT_MS = 20_000;
 const LEASE_POLL_MS = 100;
 
+/** One plugin store. Every mutation holds the storage-root lease and reads the registry fresh. */
 export class PluginStore {
   readonly clatHome: string;
   readonly root: string;
@@ -87,8 +87,8 @@ export class PluginStore {
   }
 
   /**
-   * Takes the storage-root lease (see {@link StoreLock}). A running CLAT session may hold it so
-   * that `clat plugin` mutations wait for a restart.
+   * Takes the storage-root lease (see {@link StoreLock}): what every change holds while it
+   * runs, and what another process's change waits for.
    */
   acquireLease(): Promise<StoreLease> {
     return this.#lock.acquire();
@@ -311,14 +311,23 @@ export class PluginStore {
         dir = join(temp, 'package');
         await unpackContainer(source, dir);
       }
-      const { manifest } = await inspectPackage(dir);
-      const registry = await this.readRegistry();
-      context = {
-        clatHome: this.clatHome,
-        manifest,
-        existing: registry.packages[manifest.id],
-        mode,
-      };
+      const inspected = await inspectPackage(dir);
+      const { manifest } = inspected;
+      const existing = (await this.readRegistry()).packages[manifest.id];
+      // What the change refuses before it would ask, it refuses before the questions too: no
+      // API key typed for an update of a package that is not installed.
+      const installedAs = existing?.artifacts[existing.active.artifact];
+      if (
+        (mode === 'update' && existing === undefined) ||
+        (mode === 'install' &&
+          existing !== undefined &&
+          existing.active.artifact !== inspected.tree.treeSha256) ||
+        (installedAs !== undefined &&
+          !isDeepStrictEqual(installedAs.publisher, inspected.publisher))
+      ) {
+        return options;
+      }
+      context = { clatHome: this.clatHome, manifest, existing, mode };
     } catch {
       return options;
     } finally {

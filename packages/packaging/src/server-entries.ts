@@ -124,7 +124,10 @@ async function verifiedWithSecrets(
     } catch (error) {
       // Removed or replaced by another process's uninstall or update while it was checked:
       // start what is installed now, or nothing, instead of calling it damaged.
-      const now = (await store.readRegistry().catch(() => undefined))?.packages[id];
+      // A registry that cannot be read now says nothing of a change: the check's own failure.
+      const registry = await store.readRegistry().catch(() => undefined);
+      if (registry === undefined) return { issue: (error as Error).message };
+      const now = registry.packages[id];
       if (now === undefined || !now.enabled) return undefined;
       if (now.active.artifact === current.active.artifact || read === REREADS) {
         return { issue: (error as Error).message };
@@ -139,7 +142,13 @@ async function verifiedWithSecrets(
       return { issue: (error as Error).message };
     }
     if (secrets !== undefined) return { record: current, verified, secrets };
-    const now = (await store.readRegistry().catch(() => undefined))?.packages[id];
+    const registry = await store.readRegistry().catch(() => undefined);
+    if (registry === undefined) {
+      return {
+        issue: `${id}: its settings could not be read, nor the plugin store's registry; retry`,
+      };
+    }
+    const now = registry.packages[id];
     if (now === undefined || !now.enabled) return undefined;
     // Still the same activation: it has no sensitive values.
     if (now.active.secrets === verified.activation.secrets) {

@@ -21,7 +21,7 @@ export function storeBusyMessage(lock: string, holder: string | undefined): stri
   const pid = lockHolderPid(holder);
   return pid === undefined
     ? STORE_BUSY_MESSAGE
-    : `CLAT storage is busy: process ${pid} holds ${lock} (another clat command changing the installed plugins, or one waiting at a question); retry once it has finished`;
+    : `CLAT storage is busy: process ${pid} holds ${lock} (another clat command changing the installed plugins); retry once it has finished`;
 }
 
 /** The lease on one store root; a process holds at most one token at a time. */
@@ -37,8 +37,8 @@ export class StoreLock {
    * Takes the storage-root lease (a `lock` file holding `pid:token`). The lock is published
    * complete: the token is written to a temp file first and hard-linked into place, so a live
    * holder's lock is never empty. A lease whose holder process is gone is reclaimed; a live holder
-   * (or a lock too fresh to judge) means {@link STORE_BUSY_MESSAGE}. A running CLAT session may
-   * hold it so that `clat plugin` mutations wait for a restart.
+   * (or a lock too fresh to judge) means {@link STORE_BUSY_MESSAGE}; the store's changes wait for
+   * it (`PluginStoreOptions.waitMs`).
    */
   async acquire(): Promise<StoreLease> {
     await mkdir(join(this.root, 'artifacts'), { recursive: true, mode: 0o700 });

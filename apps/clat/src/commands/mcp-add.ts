@@ -424,16 +424,10 @@ export function literalValues(
 }
 
 /**
- * What an add says after the write: what was added where, the caller's own `lines`, then in a
- * project's file keys typed as values (`literal`), a user entry that wins the name and an
- * untrusted project; in either, an installed plugin whose place the entry takes. Last, an `npx`
- * entry's package is installed into npx's cache (on a terminal; a note otherwise).
- */
-/**
  * What of the `previous` entry a replacing `--force` add did not carry over, by name only (a
  * header's or variable's value may be a key): `header "X-Team"`, `env CONFIG_DIR`, `"cwd"`.
  */
-export function droppedSettings(previous: unknown, entry: Record<string, unknown>): string[] {
+function droppedSettings(previous: unknown, entry: Record<string, unknown>): string[] {
   if (typeof previous !== 'object' || previous === null || Array.isArray(previous)) return [];
   const old = previous as Record<string, unknown>;
   const dropped: string[] = [];
@@ -443,9 +437,14 @@ export function droppedSettings(previous: unknown, entry: Record<string, unknown
   ] as const) {
     const before = old[field];
     if (typeof before !== 'object' || before === null) continue;
-    const now = (entry[field] ?? {}) as Record<string, unknown>;
+    // Header names are case-insensitive: `x-team` given again keeps `X-Team`.
+    const given = new Set(
+      Object.keys((entry[field] ?? {}) as object).map((key) =>
+        field === 'headers' ? key.toLowerCase() : key,
+      ),
+    );
     for (const key of Object.keys(before)) {
-      if (!Object.hasOwn(now, key))
+      if (!given.has(field === 'headers' ? key.toLowerCase() : key))
         dropped.push(`${label} ${JSON.stringify(sanitizeTerminalLine(key))}`);
     }
   }
@@ -459,6 +458,12 @@ export function droppedSettings(previous: unknown, entry: Record<string, unknown
   return dropped;
 }
 
+/**
+ * What an add says after the write: what was added where, the caller's own `lines`, then in a
+ * project's file keys typed as values (`literal`), a user entry that wins the name and an
+ * untrusted project; in either, an installed plugin whose place the entry takes. Last, an `npx`
+ * entry's package is installed into npx's cache (on a terminal; a note otherwise).
+ */
 export async function reportAdded(
   target: EditTarget,
   server: McpServerConfig,

@@ -481,20 +481,14 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     }
     case 'pack': {
       const dir = await packageDirOf(resolve(io.cwd, one(positionals, 'a package directory')));
+      // Packing is where an author's version is checked (installed packages keep free text), and
+      // before the digest is written: a refused pack leaves the manifest as it was.
+      await assertSemverVersion(join(dir, MANIFEST_FILE));
       const stamp = await stampEntryDigest(dir);
       io.stdout.write(
         `${stamp.changed ? 'Wrote' : 'Checked'} runtime.sha256 ${stamp.sha256} (${stamp.entry}) in ${stamp.manifestPath}\n`,
       );
       const inspected = await inspectPackage(dir);
-      // Packing is where an author's version is checked: installed packages keep free text.
-      const versionIssue = semverProblem(inspected.manifest.version);
-      if (versionIssue !== undefined) {
-        throw new PackagingError(
-          'MANIFEST_INVALID',
-          `${stamp.manifestPath}: version: ${sanitizeTerminalLine(JSON.stringify(inspected.manifest.version))} ${versionIssue}`,
-          { file: stamp.manifestPath },
-        );
-      }
       if (values.output === undefined) {
         // The next command for this id: install, or update when a version of it is installed.
         const { id, version } = inspected.manifest;
@@ -528,6 +522,28 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
       );
     }
   }
+}
+
+/**
+ * Throws MANIFEST_INVALID naming `manifestPath` when its `version` is a string that is no semantic
+ * version; anything else about the manifest is left for the inspection to name.
+ */
+async function assertSemverVersion(manifestPath: string): Promise<void> {
+  let version: unknown;
+  try {
+    version = (JSON.parse(await readFile(manifestPath, 'utf8')) as { version?: unknown } | null)
+      ?.version;
+  } catch {
+    return;
+  }
+  if (typeof version !== 'string') return;
+  const problem = semverProblem(version);
+  if (problem === undefined) return;
+  throw new PackagingError(
+    'MANIFEST_INVALID',
+    `${manifestPath}: version: ${sanitizeTerminalLine(JSON.stringify(version))} ${problem}`,
+    { file: manifestPath },
+  );
 }
 
 /**

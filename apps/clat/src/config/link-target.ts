@@ -5,7 +5,7 @@
  * repository no longer saw.
  * @module
  */
-import { lstat, readlink } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -27,7 +27,9 @@ export async function linkTarget(file: string): Promise<string> {
       throw error;
     }
     if (!isLink) return path;
-    path = resolve(dirname(path), await readlink(path));
+    // Against the link's real directory, as the kernel resolves it: `../x` from a directory
+    // reached through a link is not `../x` of the path as written.
+    path = resolve(await realpath(dirname(path)), await readlink(path));
   }
   throw new CliError(
     CliErrorCode.CLI_CONFIG_INVALID,

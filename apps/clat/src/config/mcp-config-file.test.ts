@@ -76,6 +76,22 @@ describe('mcp.json edits', () => {
     });
   });
 
+  it('resolves a relative link from the real directory, as the kernel does', async () => {
+    // ~/.clat is a link to dotfiles/clat, whose mcp.json links to ../shared/mcp.json.
+    const dotfiles = join(dir, 'dotfiles');
+    await mkdir(join(dotfiles, 'clat'), { recursive: true });
+    await mkdir(join(dotfiles, 'shared'));
+    await writeFile(join(dotfiles, 'shared', 'mcp.json'), '{"mcpServers":{}}\n');
+    await symlink('../shared/mcp.json', join(dotfiles, 'clat', 'mcp.json'));
+    const home = join(dir, 'home-clat');
+    await symlink(join(dotfiles, 'clat'), home);
+    await putServerEntry(join(home, 'mcp.json'), 'a', { command: 'x' });
+    expect(JSON.parse(await readFile(join(dotfiles, 'shared', 'mcp.json'), 'utf8'))).toEqual({
+      mcpServers: { a: { command: 'x' } },
+    });
+    expect((await readdir(dir)).sort()).toEqual(['dotfiles', 'home-clat']);
+  });
+
   it('names a loop of links', async () => {
     const a = join(dir, 'a.json');
     await symlink('b.json', a);

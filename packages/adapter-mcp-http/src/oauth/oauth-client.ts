@@ -265,7 +265,14 @@ export class OAuthClient implements HttpAuth {
         this.#refuseNeedlessLogin();
       // The code exchange refused the registered client this login reused: forgotten, so the
       // next login registers anew.
-      if (clientRefused(error) && record?.client?.source === 'registration') {
+      // Only the registered client this login reused: a client of mcp.json ("oauth.clientId")
+      // or a metadata document comes first, and another issuer's client was not offered.
+      const reused =
+        sameIssuer &&
+        record?.client?.source === 'registration' &&
+        this.#options.config?.clientId === undefined &&
+        this.#options.config?.clientMetadataUrl === undefined;
+      if (clientRefused(error) && reused && record?.client !== undefined) {
         const { client: _forgotten, ...rest } = record;
         await this.#save(rest);
         throw new HttpTransportError(
