@@ -110,7 +110,8 @@ describe('clat mcp add', () => {
         },
       },
     });
-    const replaced = await sandbox.run([
+    // The same add twice: the first replaces the entry above, the second its own result.
+    const add = [
       'mcp',
       'add',
       'remote',
@@ -118,22 +119,15 @@ describe('clat mcp add', () => {
       '--header',
       'Authorization: Bearer new-token-0123456789',
       '--force',
-    ]);
+    ];
+    const replaced = await sandbox.run(add);
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(replaced.stdout).toContain(
       '--force replaced the whole entry: its header "X-Team", "disabled" were not given again and are gone; add them again if the server needs them',
     );
     expect(replaced.stdout).not.toContain('blue-team-value');
     // An add that replaces nothing, or gives everything again, says nothing of the kind.
-    const again = await sandbox.run([
-      'mcp',
-      'add',
-      'remote',
-      'http://127.0.0.1:2/mcp',
-      '--header',
-      'Authorization: Bearer new-token-0123456789',
-      '--force',
-    ]);
+    const again = await sandbox.run(add);
     expect(again.stdout).not.toContain('replaced the whole entry');
   });
 
