@@ -307,9 +307,12 @@ describe('OAuth client against an injectable authorization server', () => {
 
     as?.revokeRefreshTokens();
     expect(await codeOf(raw.request('server/discover', meta))).toMatch(
-      /^OAUTH_LOGIN_REQUIRED: MCP server at http:\/\/127\.0\.0\.1:\d+ needs login: run `clat mcp login remote`/,
+      /^OAUTH_LOGIN_REQUIRED: MCP server at http:\/\/127\.0\.0\.1:\d+ needs login \(its stored login was refused at the refresh: invalid_grant, revoked or expired\): run `clat mcp login remote`/,
     );
     expect(oauth.loginRequired).toBe(true);
+    expect(oauth.loginLost).toBe(
+      'its stored login was refused at the refresh: invalid_grant, revoked or expired',
+    );
     expect(records.get(mcp?.url ?? '')?.tokens).toBeUndefined();
   });
 
