@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,5 +36,22 @@ describe('editConfigFile', () => {
     await editConfigFile(file, (commit) => commit('{}\n'));
     expect(await readFile(file, 'utf8')).toBe('{}\n');
     await expect(readFile(`${file}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('writes the linked file it locked, even when the link is re-pointed during the edit', async () => {
+    const first = join(dir, 'first.json');
+    const second = join(dir, 'second.json');
+    const link = join(dir, 'mcp.json');
+    await writeFile(first, '{}\n');
+    await writeFile(second, '{}\n');
+    await symlink(first, link);
+    await editConfigFile(link, async (commit) => {
+      // Another program re-points the link; the lock this edit holds is first.json's.
+      await unlink(link);
+      await symlink(second, link);
+      await commit('{"edited":true}\n');
+    });
+    expect(await readFile(first, 'utf8')).toBe('{"edited":true}\n');
+    expect(await readFile(second, 'utf8')).toBe('{}\n');
   });
 });

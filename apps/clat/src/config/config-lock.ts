@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type FileLockBusy, withFileLock } from '@clat/node-files';
 import { CliError, CliErrorCode } from '../errors.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { replaceResolvedFile } from './atomic-write.js';
 import { linkTarget } from './link-target.js';
 
 /**
@@ -55,7 +55,9 @@ export async function editConfigFile<T>(
             `${file}: another clat process took over its lock while this one was stopped for over ${STALE_MS / 1000} s, and may have changed it; nothing was written, run the command again`,
           );
         }
-        await writeFileAtomic(file, text, mode);
+        // The file that was locked, not the link resolved again: a re-pointed link would
+        // otherwise be written without its lock.
+        await replaceResolvedFile(target, text, mode);
       }),
   );
 }
