@@ -30,3 +30,4 @@ export {
 } from './new-file.js';
 export { lockHolderAlive } from './process-alive.js';
 export { isAbandonedTempFileOf, isTempFileOf, tempFileTarget } from './temp-name.js';
+export { whyNotWritable } from './writable.js';

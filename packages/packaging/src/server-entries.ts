@@ -3,10 +3,10 @@
  * `McpServerConfig` entries, `wasm-component` packages, and their static system prompts.
  * @module
  */
-import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { McpServerConfig } from '@clat/adapter-mcp';
 import { type JsonValue, sensitiveKeys } from '@clat/kernel';
+import { whyNotWritable } from '@clat/node-files';
 import { isPackagingError, PackagingError } from './errors.js';
 import { substituteLaunchArgs, substituteLaunchValue } from './launch-vars.js';
 import { ensurePluginDataDir, pluginDataDir } from './plugin-data.js';
@@ -71,14 +71,8 @@ export interface InstalledEntries {
  * Why a directory under `clatHome` could not be made: the home's own refusal when it takes no
  * writes (a read-only file system answers a recursive mkdir with ENOENT), else the error.
  */
-async function unwritableReason(clatHome: string, error: unknown): Promise<string> {
-  const refused = await access(clatHome, constants.W_OK).then(
-    () => undefined,
-    (denied: NodeJS.ErrnoException) => denied.code,
-  );
-  if (refused === 'EROFS') return `${clatHome} is on a read-only file system`;
-  if (refused === 'EACCES' || refused === 'EPERM') return `${clatHome} is not writable`;
-  return (error as Error).message;
+function unwritableReason(clatHome: string, error: unknown): string {
+  return whyNotWritable(clatHome) ?? (error as Error).message;
 }
 
 /** Runs one substitution; its error names the field (`env TOKEN: the environment variable …`). */
@@ -235,7 +229,7 @@ export async function installedServerEntries(
         out.issues.push({
           id,
           file: dir,
-          message: `cannot create its data directory ${dir}: ${await unwritableReason(clatHome, error)}`,
+          message: `cannot create its data directory ${dir}: ${unwritableReason(clatHome, error)}`,
         });
         continue;
       }

@@ -4,9 +4,10 @@
  * @module
  */
 
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { describeJsonSyntaxError, shellWord } from '@clat/kernel';
+import { whyNotWritable } from '@clat/node-files';
 import { CliError, CliErrorCode } from '../errors.js';
 import type { ClatHome } from './clat-home.js';
 import { editConfigFile } from './config-lock.js';
@@ -92,19 +93,7 @@ export async function untrustProject(file: string, root: string): Promise<boolea
  * exists, is on a read-only file system or not writable), or undefined when it can.
  */
 export function trustNotRecordable(trustFile: string): string | undefined {
-  let dir = dirname(trustFile);
-  for (;;) {
-    try {
-      accessSync(dir, constants.W_OK);
-      return undefined;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && dirname(dir) !== dir) dir = dirname(dir);
-      else if (code === 'EROFS') return `${dir} is on a read-only file system`;
-      else if (code === 'EACCES' || code === 'EPERM') return `${dir} is not writable`;
-      else return undefined;
-    }
-  }
+  return whyNotWritable(dirname(trustFile));
 }
 
 /**
