@@ -3,6 +3,7 @@ import {
   describeServerConfig,
   parseMcpConfig,
   relativePathNote,
+  relativePathWord,
   toolAllowedByEntry,
 } from './config.js';
 
@@ -206,6 +207,12 @@ describe('relativePathNote', () => {
     );
   });
 
+  it('roots a bare "." at the project itself', () => {
+    expect(relativePathNote(stdio({ command: 'npx', args: ['serve', '.'] }), FILE, '/h')).toBe(
+      `${FILE} entry "local" names "." relative to where its server runs (/h), not to the project: write "\${projectRoot}", or set "cwd"`,
+    );
+  });
+
   it('says nothing of absolute or rooted paths, package names, or an entry with a cwd', () => {
     expect(
       relativePathNote(
@@ -217,5 +224,32 @@ describe('relativePathNote', () => {
     expect(
       relativePathNote(stdio({ args: ['./server.js'], cwd: '/srv' }), FILE, '/h'),
     ).toBeUndefined();
+  });
+});
+
+describe('relativePathWord', () => {
+  it('reads a relative path, alone or as an option value', () => {
+    expect(relativePathWord('.')).toEqual({ option: '', path: '.' });
+    expect(relativePathWord('../db.sqlite')).toEqual({ option: '', path: '../db.sqlite' });
+    expect(relativePathWord('--db=./data dir/x')).toEqual({
+      option: '--db=',
+      path: './data dir/x',
+    });
+    expect(relativePathWord('-d=..')).toEqual({ option: '-d=', path: '..' });
+  });
+
+  it('leaves other words alone', () => {
+    for (const word of [
+      'server.js',
+      '.env',
+      '...',
+      '/abs',
+      '${projectRoot}/x',
+      '--flag',
+      '--=./x',
+      '@scope/pkg',
+    ]) {
+      expect(relativePathWord(word)).toBeUndefined();
+    }
   });
 });

@@ -297,8 +297,19 @@ export function parseMcpConfig(
   return { servers, issues };
 }
 
-/** A relative path word (`./server.js`, `../bin/x`), also as an option's value (`--db=./x`). */
-const RELATIVE_WORD = /^(?:--?[^=\s]+=)?(\.\.?\/\S*)$/;
+/** A relative path word, or an option's `=` value that is one. */
+const RELATIVE_WORD = /^(-{1,2}[A-Za-z0-9][\w.-]*=)?(\.\.?(?:\/.*)?)$/s;
+
+/**
+ * The relative path in a command-line word (`.`, `./server.js`, `../bin/x`, or an option's value,
+ * `--db=./data.sqlite`) and the option before it (`--db=`, else `''`); undefined for any other
+ * word. The one reading of "relative path" for the hosts that rewrite such words (`clat mcp add`)
+ * and those that warn about them ({@link relativePathNote}).
+ */
+export function relativePathWord(word: string): { option: string; path: string } | undefined {
+  const match = RELATIVE_WORD.exec(word);
+  return match === null ? undefined : { option: match[1] ?? '', path: match[2] as string };
+}
 
 /**
  * A note for an entry of a project's file whose command or arguments are relative paths: they
@@ -314,12 +325,12 @@ export function relativePathNote(
   if (server.transport !== 'stdio' || server.cwd !== undefined) return undefined;
   const words: string[] = [];
   for (const word of [server.command, ...(server.args ?? [])]) {
-    const path = RELATIVE_WORD.exec(word)?.[1];
-    if (path !== undefined) words.push(path);
+    const relative = relativePathWord(word);
+    if (relative !== undefined) words.push(relative.path);
   }
   const [first] = words;
   if (first === undefined) return undefined;
-  const rooted = `\${projectRoot}/${first.replace(/^\.\//, '')}`;
+  const rooted = first === '.' ? '${projectRoot}' : `\${projectRoot}/${first.replace(/^\.\//, '')}`;
   return `${file} entry ${JSON.stringify(server.name)} names ${words.map((word) => JSON.stringify(word)).join(', ')} relative to where its server runs (${runsIn}), not to the project: write ${JSON.stringify(rooted)}, or set "cwd"`;
 }
 

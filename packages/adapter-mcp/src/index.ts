@@ -31,6 +31,7 @@ export {
   parseMcpConfig,
   parseServerEntry,
   relativePathNote,
+  relativePathWord,
   type ServerOrigin,
   /** @public an mcp.json stdio entry (McpServerConfig) */
   type StdioServerConfig,

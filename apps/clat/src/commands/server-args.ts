@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import { relativePathWord } from '@clat/adapter-mcp';
 import { isSecretName, redactArgs, shellWord } from '@clat/kernel';
 
 /** CLAT's words and the server's (undefined when no `--` was typed; `[]` for a bare `--`). */
@@ -19,9 +20,6 @@ export function splitServerWords(argv: readonly string[]): {
     ? { own: [...argv], server: undefined }
     : { own: argv.slice(0, dash), server: argv.slice(dash + 1) };
 }
-
-/** A relative path word, or an option's `=` value that is one (`--db=./data.sqlite`). */
-const RELATIVE_PATH = /^(-{1,2}[A-Za-z0-9][\w.-]*=)?(\.\.?(?:\/.*)?)$/s;
 
 /**
  * A bare word that reads as a relative file path (`server.js`, `src/main.py`, `data/`): a name
@@ -45,8 +43,8 @@ export function absolutePathWords(
 ): { words: string[]; resolved: string[] } {
   const resolved: string[] = [];
   const out = words.map((word) => {
-    const match = RELATIVE_PATH.exec(word);
-    if (match === null) {
+    const relative = relativePathWord(word);
+    if (relative === undefined) {
       const bare =
         BARE_PATH.test(word) &&
         (word.includes('/') || /\.[A-Za-z0-9]+$/.test(word)) &&
@@ -56,7 +54,7 @@ export function absolutePathWords(
       resolved.push(`${word} → ${absolute}`);
       return absolute;
     }
-    const absolute = `${match[1] ?? ''}${rewrite(resolve(cwd, match[2] as string))}`;
+    const absolute = `${relative.option}${rewrite(resolve(cwd, relative.path))}`;
     resolved.push(`${word} → ${absolute}`);
     return absolute;
   });
