@@ -91,6 +91,21 @@ type Verified = Awaited<ReturnType<PluginStore['verifyActivation']>>;
 const REREADS = 3;
 
 /**
+ * The registry's record of `id` now, read again after one of its files was not found: `gone`
+ * when another process uninstalled or disabled it meanwhile, `unreadable` when the registry
+ * cannot be read either.
+ */
+async function recordNow(
+  store: PluginStore,
+  id: string,
+): Promise<PackageRecord | 'gone' | 'unreadable'> {
+  const registry = await store.readRegistry().catch(() => undefined);
+  if (registry === undefined) return 'unreadable';
+  const now = registry.packages[id];
+  return now === undefined || !now.enabled ? 'gone' : now;
+}
+
+/**
  * Verifies `record`'s active version and reads its sensitive settings; undefined when the
  * package was uninstalled or disabled meanwhile. The registry is read without the store lease,
  * so a `configure` or `update` in another process may point the package at new secrets and sweep
@@ -119,11 +134,13 @@ async function verifiedWithSecrets(
       // Removed or replaced by another process's uninstall or update while it was checked:
       // start what is installed now, or nothing, instead of calling it damaged.
       // A registry that cannot be read now says nothing of a change: the check's own failure.
-      const registry = await store.readRegistry().catch(() => undefined);
-      if (registry === undefined) return { issue: (error as Error).message };
-      const now = registry.packages[id];
-      if (now === undefined || !now.enabled) return undefined;
-      if (now.active.artifact === current.active.artifact || read === REREADS) {
+      const now = await recordNow(store, id);
+      if (now === 'gone') return undefined;
+      if (
+        now === 'unreadable' ||
+        now.active.artifact === current.active.artifact ||
+        read === REREADS
+      ) {
         return { issue: (error as Error).message };
       }
       current = now;
@@ -136,14 +153,13 @@ async function verifiedWithSecrets(
       return { issue: (error as Error).message };
     }
     if (secrets !== undefined) return { record: current, verified, secrets };
-    const registry = await store.readRegistry().catch(() => undefined);
-    if (registry === undefined) {
+    const now = await recordNow(store, id);
+    if (now === 'unreadable') {
       return {
         issue: `${id}: its settings could not be read, nor the plugin store's registry; retry`,
       };
     }
-    const now = registry.packages[id];
-    if (now === undefined || !now.enabled) return undefined;
+    if (now === 'gone') return undefined;
     // Still the same activation: it has no sensitive values.
     if (now.active.secrets === verified.activation.secrets) {
       return { record: current, verified, secrets: {} };
