@@ -293,7 +293,9 @@ export class PluginStore {
   /**
    * The questions of an interactive install or update, asked before the lease (see
    * ask-first.ts) against the package and the registry as they are then. A package that cannot
-   * be read here is left for the change under the lease to report, as before.
+   * be read here is left for the change under the lease to report, as before. The change hashes
+   * the package again under the lease, on purpose: what it installs is what it checked there,
+   * whatever happened to the source while the person answered (one more hash, interactive only).
    */
   async #askFirst(
     source: string,
