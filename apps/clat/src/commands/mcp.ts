@@ -1,12 +1,12 @@
 /** `clat mcp`: status of the project's MCP surface, and safe edits of the user's and the project's mcp.json. @module */
 
+import { parseServerEntry } from '@clat/adapter-mcp';
 import { shellWord } from '@clat/kernel';
 import { JSON_OPTION, PROJECT_OPTIONS, PROJECT_USAGE, parseFlags } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import {
   existingServerNames,
-  loadMcpConfig,
   removeServerEntry,
   setServerDisabled,
 } from '../config/mcp-config-file.js';
@@ -146,11 +146,12 @@ async function remove(argv: string[], io: CommandIO): Promise<number> {
     throw new CliError(CliErrorCode.CLI_USAGE, 'clat mcp remove: expected exactly one <name>');
   }
   const target = await editTarget('remove', values, io);
-  // The entry as it was, for its stored login (an invalid entry never had one).
-  const entry = (await loadMcpConfig(target.file)).servers.find((server) => server.name === name);
-  await removeServerEntry(target.file, name).catch(async (error: unknown) => {
+  const removed = await removeServerEntry(target.file, name).catch(async (error: unknown) => {
     throw await notFoundHint(error, target, 'remove', name, io);
   });
+  // The entry as it was, for its stored login (an invalid entry never had one).
+  const parsed = parseServerEntry(target.file, name, removed, 'user');
+  const entry = 'server' in parsed ? parsed.server : undefined;
   const login =
     entry?.transport === 'http'
       ? await (await import('./mcp-login.js')).forgetRemovedLogin(entry, io, target.root)

@@ -28,7 +28,8 @@ describe('mcp.json edits', () => {
   it('keeps a bare map bare and unknown top-level keys in place', async () => {
     await writeFile(file, JSON.stringify({ a: { command: 'x' }, b: { url: 'https://e.com' } }));
     await putServerEntry(file, 'c', { url: 'http://127.0.0.1:1/mcp' });
-    await removeServerEntry(file, 'a');
+    // The entry as the file held it under the lock, for the login it may leave behind.
+    expect(await removeServerEntry(file, 'a')).toEqual({ command: 'x' });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
       b: { url: 'https://e.com' },
       c: { url: 'http://127.0.0.1:1/mcp' },

@@ -209,9 +209,12 @@ export async function putServerEntry(
   return checked.server;
 }
 
-/** Removes one entry; throws CLI_SERVER_NOT_FOUND when it is absent. */
-export async function removeServerEntry(file: string, name: string): Promise<void> {
-  await editConfigFile(file, async (commit) => {
+/**
+ * Removes one entry and returns it as the file held it, read under the same lock (so a racing
+ * `add --force` cannot change what it was); throws CLI_SERVER_NOT_FOUND when it is absent.
+ */
+export async function removeServerEntry(file: string, name: string): Promise<unknown> {
+  return editConfigFile(file, async (commit) => {
     const document = await openDocument(file);
     const { servers } = document;
     if (!Object.hasOwn(servers, name)) {
@@ -220,8 +223,10 @@ export async function removeServerEntry(file: string, name: string): Promise<voi
         `${file}: no server named ${JSON.stringify(name)}`,
       );
     }
+    const removed = servers[name];
     delete servers[name];
     await saveDocument(commit, document);
+    return removed;
   });
 }
 
