@@ -373,6 +373,41 @@ describe('clat plugin install npm:<name>', () => {
     expect((await clat('plugin', 'uninstall', 'acme-broken')).code).toBe(0);
   }, 180_000);
 
+  it('refuses an --env update that another update overtook while npm fetched, instead of undoing it', async () => {
+    const dir = await legacyServerDir('race-mcp', [
+      "import { BASIC_TOOLS, serveLegacy } from './lib.mjs';",
+      "serveLegacy({ name: 'race', tools: BASIC_TOOLS });",
+    ]);
+    await publishServer(dir, '@acme/race');
+    expect((await clat('plugin', 'install', 'npm:@acme/race', '--yes', '--id', 'race')).code).toBe(
+      0,
+    );
+    registry.publishDir(dir, { packageJson: { version: '1.0.1' } });
+    // Both updates read the installed environment, then wait on npm; the first lands first.
+    registry.delayTarballs('@acme/race', 5_000);
+    const fetched = registry.requests.length;
+    const first = clat('plugin', 'update', 'race', '--env', 'FIRST=1');
+    await expect
+      .poll(
+        () => registry.requests.slice(fetched).some((path) => path.endsWith('race-1.0.1.tgz')),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toBe(true);
+    const second = await clat('plugin', 'update', 'race', '--env', 'SECOND=2');
+    expect((await first).code).toBe(0);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(
+      'clat: race was changed by another clat process while this update was prepared (it is now version 1.0.1); nothing was changed, run the command again to update from what is installed now [STORE_BUSY]\n',
+    );
+    expect(await envNamesOf('race')).toEqual(['FIRST']);
+    // The command again, as the message says: from what is installed now, both are kept.
+    const again = await clat('plugin', 'update', 'race', '--env', 'SECOND=2');
+    expect(again.code, again.stderr).toBe(0);
+    expect(await envNamesOf('race')).toEqual(['FIRST', 'SECOND']);
+  }, 300_000);
+
   it('passes the server its own arguments after --, keeps them on update, replaces and removes them', async () => {
     // A dependency-free server whose one tool answers with the arguments it was started with.
     const dir = await legacyServerDir('args-mcp', [

@@ -134,6 +134,25 @@ describe('PluginStore lifecycle', () => {
     expect((await store.list())[0]).toMatchObject({ version: '2.0.0', rollbackVersion: '3.0.0' });
   });
 
+  it('refuses an update prepared from a version another process replaced meanwhile', async () => {
+    const v1 = await store.install(await pkg({ version: '1.0.0' }), { acceptCapabilities: true });
+    // Another process's update lands while this one is prepared from v1 (npm fetching).
+    await store.update(await pkg({ version: '2.0.0' }));
+    const before = await registryText();
+    await expect(
+      store.update(await pkg({ version: '3.0.0' }), { basedOn: v1.treeSha256 }),
+    ).rejects.toMatchObject({
+      code: 'STORE_BUSY',
+      message:
+        'fixture was changed by another clat process while this update was prepared (it is now version 2.0.0); nothing was changed, run the command again to update from what is installed now',
+    });
+    expect(await registryText()).toBe(before);
+    const current = JSON.parse(before).packages.fixture.active.artifact;
+    expect(await store.update(await pkg({ version: '3.0.0' }), { basedOn: current })).toMatchObject(
+      { version: '3.0.0' },
+    );
+  });
+
   it('stores config only in the registry and carries it forward on update', async () => {
     const schema = { type: 'object', required: ['token'] };
     await expect(

@@ -376,6 +376,16 @@ export class PluginStore {
             `${id} is not installed; to install it, run "clat plugin install ${sourceArgument}"`,
           );
         }
+        if (
+          options.basedOn !== undefined &&
+          existing !== undefined &&
+          existing.active.artifact !== options.basedOn
+        ) {
+          throw new PackagingError(
+            'STORE_BUSY',
+            `${id} was changed by another clat process while this update was prepared (it is now version ${activeArtifact(existing).manifest.version}); nothing was changed, run the command again to update from what is installed now`,
+          );
+        }
         if (existing !== undefined && !reinstall) {
           const current = await this.verifyActivation(id, existing);
           const before = current.record.publisher;

@@ -36,6 +36,13 @@ export interface InstallOptions {
   configValues?: Record<string, string>;
   /** Asks for required userConfig settings that are still missing (a terminal). */
   askConfig?: AskConfigValue;
+  /**
+   * The active artifact (tree digest) this update was prepared from, outside the lease: an npm
+   * update carries the installed version's environment, arguments and bin into the package it
+   * builds. Another active artifact under the lease means another process changed the package
+   * meanwhile, and the update is refused instead of silently undoing that change.
+   */
+  basedOn?: string;
 }
 
 export interface RepairResult {

@@ -496,7 +496,9 @@ async function updateRecorded(
     { name: source.name, range },
     { ...values, id },
     io,
-    options,
+    // Its env, args and bin are the installed version's, read before npm ran: a change another
+    // process made meanwhile is refused under the lease, not silently undone.
+    { ...options, basedOn: active },
     source,
   );
   return { ...result, unchanged: result.treeSha256 === active };
