@@ -4,7 +4,7 @@
  * on), while the first call waits for servers to connect (nothing may run, nothing may freeze),
  * at the prompt with a half-typed line, and after Ctrl-D while a call still runs.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,28 @@ function startSession(...flags: string[]): void {
     MCP_NOTES_DIR: join(sandbox.root, 'notes'),
     NO_COLOR: '1',
   });
+}
+
+/** The pid of the `clat` running with CLAT home `home` (from /proc: its argv names no home). */
+function clatPid(home: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // `node <clat.js> …`, not a shell that names it.
+      const [program, script] = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (
+        program === process.execPath &&
+        script === CLAT_BIN &&
+        environ.includes(`CLAT_HOME=${home}`)
+      ) {
+        return Number(entry);
+      }
+    } catch {
+      // Gone meanwhile, or another user's.
+    }
+  }
+  return undefined;
 }
 
 describe.skipIf(!hasTmux())('interrupting the session (tmux)', () => {
@@ -142,6 +164,59 @@ describe.skipIf(!hasTmux())('interrupting the session (tmux)', () => {
     tmux.key('C-c');
     await tmux.waitFor(/cancelled: .*cancelled by Ctrl-C/, mark);
     await tmux.waitFor(/\nclosing the project…\nEXITED:0/, mark);
+  });
+
+  it('Ctrl-D at a question cancels only the question; a line typed ahead during a call keeps its order', async () => {
+    await sandbox.writeMcp({});
+    startSession();
+    await tmux.waitFor('MCP servers: 0 configured');
+
+    // Ctrl-D at the approval: the call is not approved, and the session (its conversation) goes on.
+    let mark = tmux.capture().length;
+    tmux.line('/call run_command {"command":"true"}');
+    await tmux.waitFor('Allow run_command? [y/N]', mark);
+    tmux.key('C-d');
+    await tmux.waitFor('run_command was not approved: cancelled', mark);
+    tmux.line('/mode full-access');
+    await tmux.waitFor(/^mode: full-access$/m, mark);
+
+    // Typed while a call runs, then cleared with Ctrl-U: the cursor stayed at the end of what
+    // was typed, so the next line is read as typed (it used to be inserted before it).
+    mark = tmux.capture().length;
+    tmux.line('/call run_command {"command":"sleep 2; echo slept"}');
+    await tmux.waitFor('running run_command… (Esc cancels)', mark);
+    tmux.type('ab');
+    await tmux.waitFor('"stdout":"slept', mark);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    tmux.key('C-u');
+    tmux.line('/mode');
+    await tmux.waitFor(/^clat> \/mode\nmode: full-access$/m, mark);
+    expect(tmux.capture().slice(mark)).not.toContain('unknown command');
+    tmux.line('/exit');
+    await tmux.waitFor('EXITED:0', mark);
+  });
+
+  it('SIGTERM ends the session with the terminal as it was: echo and line editing on', async () => {
+    await sandbox.writeMcp({});
+    // The shell around clat prints the terminal's settings once it has ended.
+    tmux.start(
+      ['sh', '-c', '"$0" "$1" --trust; code=$?; stty -a; exit $code', process.execPath, CLAT_BIN],
+      sandbox.project,
+      { CLAT_HOME: sandbox.home, NO_COLOR: '1' },
+    );
+    await tmux.waitFor('MCP servers: 0 configured');
+    // With a call running (its process group swept before the signal ends clat).
+    tmux.line('/mode full-access');
+    const mark = tmux.capture().length;
+    tmux.line('/call run_command {"command":"sleep 30"}');
+    await tmux.waitFor('running run_command… (Esc cancels)', mark);
+    const pid = clatPid(sandbox.home);
+    expect(pid).toBeDefined();
+    process.kill(pid as number, 'SIGTERM');
+    await tmux.waitFor('EXITED:143', mark);
+    const settings = tmux.capture().slice(mark);
+    expect(settings).toMatch(/\secho\s/);
+    expect(settings).not.toMatch(/\s-(echo|icanon)\s/);
   });
 
   it('Ctrl-C on an empty prompt ends the session on a line of its own', async () => {

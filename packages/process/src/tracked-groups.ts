@@ -41,6 +41,20 @@ export function killTrackedGroups(): void {
 const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
+ * Takes a terminal out of raw mode: a line editor (the interactive session) puts it there, and a
+ * signal's default action ends the process before the editor is closed, leaving the person's
+ * shell with no echo (`kill <clat>`, a closing IDE terminal).
+ */
+function restoreTerminal(): void {
+  const stdin = process.stdin as {
+    isTTY?: boolean;
+    isRaw?: boolean;
+    setRawMode?: (raw: boolean) => void;
+  };
+  if (stdin.isTTY === true && stdin.isRaw === true) stdin.setRawMode?.(false);
+}
+
+/**
  * A signal nobody else handles would end the host without `exit` (Ctrl-C during a `clat tools`):
  * the groups, in sessions of their own, never see it, and a server that ignores its closed stdin
  * would outlive the host. Kills them, then lets the signal end the host as it would have. A
@@ -55,6 +69,7 @@ function onEndingSignal(signal: NodeJS.Signals): void {
   // another): whatever it tracked meanwhile goes too.
   const end = () => {
     killTrackedGroups();
+    restoreTerminal();
     process.kill(process.pid, signal);
   };
   const sweeps = [...endings];

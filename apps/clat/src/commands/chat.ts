@@ -37,7 +37,7 @@ import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
 import { parseKeyValueArguments } from '../run/call-arguments.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
-import { detailsWidth } from '../ui/columns.js';
+import { detailsWidth, terminalColumns } from '../ui/columns.js';
 import { didYouMean, didYouMeanTool } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
@@ -66,11 +66,11 @@ Commands inside the session:
   /login <server> [--scopes a,b]
                        OAuth login to an HTTP server; its tools join before the first run
                        (--scopes: ask for exactly these scopes, as clat mcp login does)
-  /help, /exit
+  /help, /exit (or /quit)
   anything else        A prompt for the configured model (~/.clat/config.json)
 Esc or Ctrl-C cancels the running tool call or model turn (or the first call's wait for
-servers); Esc at a question cancels it. Ctrl-C at the prompt clears the line; on an empty line,
-and Ctrl-D, end the session.
+servers); Esc or Ctrl-D at a question cancels the question. Ctrl-C at the prompt clears the
+line; on an empty line, and Ctrl-D, end the session.
 
 Options:
 ${PROJECT_USAGE}
@@ -108,9 +108,20 @@ const SESSION_COMMANDS = [
   '/resources',
   '/mode',
 ];
-const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts  /resources [server]  /login <server> [--scopes a,b]  /mode [read-only|project-write|full-access]  /exit
+const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts  /resources [server]
+/login <server> [--scopes a,b]  /mode [read-only|project-write|full-access]  /help  /exit (or /quit)
 /mcp__<server>__<prompt> [args] runs a server prompt; @<server>:<uri> in a message attaches a resource.
-Esc or Ctrl-C cancels the running call.\n`;
+Esc or Ctrl-C cancels the running call; Esc or Ctrl-D at a question cancels the question.
+Ctrl-D at the prompt (or Ctrl-C on an empty line) ends the session.\n`;
+
+/** What readline's keypress events carry about a key. */
+interface KeyInfo {
+  name?: string;
+  ctrl?: boolean;
+}
+
+/** The session's prompt; none while a line runs (see #pump). */
+const PROMPT = 'clat> ';
 
 class ChatSession {
   readonly #io: CommandIO;
@@ -150,8 +161,30 @@ class ChatSession {
       input: io.stdin,
       output: io.stdout,
       terminal: isTty(io.stdin),
-      prompt: 'clat> ',
+      prompt: PROMPT,
     });
+    // Ctrl-D at a question cancels the question, as Esc does: readline takes it as the end of
+    // input and closes, which ended the session and lost its conversation. The keypress is seen
+    // first (a listener put before readline's own), and the close it then asks for is skipped.
+    const close = this.#rl.close.bind(this.#rl);
+    let endOfInputAtQuestion = false;
+    if (isTty(io.stdin)) {
+      io.stdin.prependListener('keypress', (_text: unknown, key: KeyInfo | undefined) => {
+        endOfInputAtQuestion =
+          key?.ctrl === true &&
+          key.name === 'd' &&
+          this.#question !== undefined &&
+          this.#rl.line === '';
+      });
+    }
+    this.#rl.close = () => {
+      if (endOfInputAtQuestion) {
+        endOfInputAtQuestion = false;
+        this.#question?.abort();
+        return;
+      }
+      close();
+    };
     this.#rl.once('close', () => {
       this.#closed = true;
       this.#question?.abort();
@@ -470,7 +503,7 @@ class ChatSession {
           );
           return true;
         }
-        this.#write(formatTools(all));
+        this.#write(formatTools(all, terminalColumns(this.#io.stdout)));
         if (this.#project.session.mount.summary().connecting > 0) {
           this.#write('(servers are still connecting; the list freezes at the first run)\n');
         }
@@ -511,12 +544,14 @@ class ChatSession {
           );
           return true;
         }
-        this.#write(`unknown command ${command}${didYouMean(command, SESSION_COMMANDS)}; ${HELP}`);
+        this.#write(
+          `unknown command ${oneLine(command)}${didYouMean(command, SESSION_COMMANDS)}; /help lists the commands\n`,
+        );
         return true;
     }
   }
 
-  #onKeypress = (_text: string | undefined, key: { name?: string } | undefined): void => {
+  #onKeypress = (_text: string | undefined, key: KeyInfo | undefined): void => {
     if (key?.name !== 'escape') return;
     if (this.#question !== undefined) {
       this.#question.abort();
@@ -558,10 +593,17 @@ class ChatSession {
     const line = this.#stopped ? undefined : this.#pending.shift();
     if (line === undefined) {
       if (this.#closed || this.#stopped) this.#drained?.();
-      else this.#rl.prompt();
+      else {
+        // The cursor stays where it is in a line typed ahead while the last one ran: reset to
+        // the start, what was typed next got inserted before it ("hello" became "heoll").
+        this.#rl.setPrompt(PROMPT);
+        this.#rl.prompt(true);
+      }
       return;
     }
     this.#busy = true;
+    // No prompt while the line runs: readline redraws it on a resize, into the line's output.
+    this.#rl.setPrompt('');
     this.#handle(line)
       .then((keepGoing) => {
         if (!keepGoing) {

@@ -7,7 +7,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { mcpStatusCommand, projectCommand } from '../project/project-command.js';
 import { ownersOf } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
-import { detailsWidth } from '../ui/columns.js';
+import { detailsWidth, terminalColumns } from '../ui/columns.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 import { jsonOutput } from '../ui/json-output.js';
 import { skippedToolLines, unavailableLine } from '../ui/mcp-status.js';
@@ -115,7 +115,7 @@ export const toolsCommand: Command = {
         } else if (target !== undefined) {
           io.stdout.write(formatToolDetails(tools, detailsWidth(io.stdout)));
         } else {
-          io.stdout.write(formatTools(tools));
+          io.stdout.write(formatTools(tools, terminalColumns(io.stdout)));
           // The list shows what connected: say which servers and tools are missing, and why.
           reportMissing(io, summary, values);
         }

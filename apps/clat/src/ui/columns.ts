@@ -77,6 +77,12 @@ export function statusLine(text: string, stream: unknown): string {
   return columnsOf(text) <= columns ? text : cutWithEllipsis(text, columns);
 }
 
+/** The width of the terminal `stream` writes to; undefined for a file or a pipe. */
+export function terminalColumns(stream: unknown): number | undefined {
+  const columns = (stream as { columns?: number }).columns;
+  return typeof columns === 'number' && columns > 0 ? columns : undefined;
+}
+
 /**
  * The width tool details wrap at on `stream`: its terminal's columns between 40 and 120, else 100
  * (not a terminal: a file, a pipe).
