@@ -79,6 +79,36 @@ describe('clat chat with piped input', () => {
     expect(notes).not.toContain('"x"');
   });
 
+  it('shows a flood of progress as a few lines and a long result folded, naming what prints it all', async () => {
+    await sandbox.writeMcp({
+      notes: sandbox.notesServer(),
+      rich: sandbox.node(join(STDIO_FIXTURES, 'rich-content.mjs')),
+    });
+    const script = [
+      '/call mcp_rich_steps {"steps":300,"ms":1}',
+      '/call run_command {"command":"seq 1 3000"}',
+      '',
+    ].join('\n');
+    const result = await sandbox.run(['chat', '--trust', '--mode', 'full-access'], {
+      input: script,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.stdout;
+    // 300 progress notifications in well under a second or two: the first, at most one a
+    // second after it, and the one that completes.
+    const lines = out.split('\n').filter((line) => line.startsWith('  … mcp_rich_steps: '));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.length).toBeLessThanOrEqual(5);
+    expect(lines[0]).toContain('0% (1/300) - step 1\\x1b[31m red');
+    expect(lines.at(-1)).toContain('100% (300/300) - step 300');
+    expectInOrder(out, [
+      '300 steps done',
+      '"stdout":"1\\n2\\n3\\n',
+      'more characters not shown; "clat call run_command" with the same arguments prints the whole result',
+    ]);
+    expect(out).not.toContain('\\n2999\\n');
+  });
+
   it('stops at /exit', async () => {
     const result = await sandbox.run(['chat', '--trust'], {
       input: '/exit\n/call mcp_notes_add_note {"title":"never","body":"x"}\n',

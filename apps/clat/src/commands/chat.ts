@@ -13,6 +13,7 @@ import {
   sanitizeTerminalLine as oneLine,
   type PermissionMode,
   sanitizeTerminalText,
+  shellWord,
 } from '@clat/kernel';
 import {
   type ChatMessage,
@@ -37,12 +38,13 @@ import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
 import { parseKeyValueArguments } from '../run/call-arguments.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
-import { detailsWidth, terminalColumns } from '../ui/columns.js';
+import { detailsWidth, statusLine, terminalColumns } from '../ui/columns.js';
 import { didYouMean, didYouMeanTool } from '../ui/did-you-mean.js';
+import { foldResult } from '../ui/fold-result.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { formatTools } from '../ui/tool-list.js';
-import { formatToolProgress } from '../ui/tool-progress.js';
+import { formatToolProgress, progressLineGate } from '../ui/tool-progress.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
 
@@ -269,13 +271,17 @@ class ChatSession {
       this.#waiting = undefined;
     }
     this.#run = run;
+    const progressLine = progressLineGate();
+    const stdout = this.#io.stdout;
     const unsubscribe = this.#project.session.events.on((event) => {
       if (event.runId !== run.context.runId) return;
       if (event.type === 'tool.started') {
         this.#write(`running ${oneLine(event.tool)}… (Esc cancels)\n`);
-      } else if (event.type === 'tool.progress') {
-        // Plain lines: a line redrawn in place would fight the prompt for the cursor.
-        this.#write(`  … ${formatToolProgress(event)}\n`);
+      } else if (event.type === 'tool.progress' && progressLine(event)) {
+        // Plain lines, one row each: a line redrawn in place would fight the prompt for the
+        // cursor, and a message of 300 characters took four rows.
+        const text = `  … ${formatToolProgress(event)}`;
+        this.#write(`${isTty(stdout) ? statusLine(text, stdout) : text}\n`);
       }
     });
     try {
@@ -377,7 +383,11 @@ class ChatSession {
       const args =
         jsonArgs ?? parseKeyValueArguments(argWords, tool.definition.inputSchema, '/call');
       const result = await this.#project.session.pipeline.call(name, args, run.context);
-      this.#write(`${result.isError ? 'tool error: ' : ''}${result.content}\n`);
+      const shown = foldResult(
+        result.content,
+        `"clat call ${shellWord(name)}" with the same arguments`,
+      );
+      this.#write(`${result.isError ? 'tool error: ' : ''}${shown}\n`);
     });
   }
 

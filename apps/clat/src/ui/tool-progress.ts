@@ -31,6 +31,34 @@ export function formatToolProgress(event: RunEventOf<'tool.progress'>): string {
   return `${sanitizeTerminalLine(event.tool)}: ${parts.join(' ')}`;
 }
 
+/** At most one progress line per call in this long, in the session's scrolling output. */
+const PROGRESS_LINE_MS = 1_000;
+
+/**
+ * Whether a progress event deserves a line of its own where lines scroll (the session): the
+ * first of each call, then at most one a second, and always one that completes the total or
+ * changes a task's status. A server may send hundreds a second; each became a line, and the
+ * call's output scrolled away under them.
+ */
+export function progressLineGate(
+  intervalMs = PROGRESS_LINE_MS,
+  now: () => number = Date.now,
+): (event: RunEventOf<'tool.progress'>) => boolean {
+  const shown = new Map<string, { at: number; task: string | undefined }>();
+  return (event) => {
+    const last = shown.get(event.callId);
+    const at = now();
+    const task = event.task?.status;
+    const done =
+      event.progress !== undefined && event.total !== undefined && event.progress >= event.total;
+    if (last !== undefined && at - last.at < intervalMs && !done && task === last.task) {
+      return false;
+    }
+    shown.set(event.callId, { at, task });
+    return true;
+  };
+}
+
 /**
  * Shows the progress of `runId`'s tool calls on `stream` until the returned function is called
  * (which erases a TTY line). `prefix` starts each plain line.
