@@ -138,6 +138,17 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('says the refusal on a line of its own when the trust question gets Ctrl-C', async () => {
+    await sandbox.writeMcp({});
+    tmux.start([process.execPath, CLAT_BIN, 'tools'], sandbox.project, { CLAT_HOME: sandbox.home });
+    await tmux.waitFor('Trust this project? [y/N]');
+    tmux.key('C-c');
+    await tmux.waitFor('EXITED:1');
+    expect(tmux.capture()).toMatch(
+      /Trust this project\? \[y\/N\] \nclat: project .* is not trusted/,
+    );
+  });
+
   it('shows a progress line on the terminal while servers connect', async () => {
     const gate = join(sandbox.root, 'go');
     await sandbox.writeMcp({

@@ -289,6 +289,9 @@ class ChatSession {
     } catch (error) {
       if (isKernelError(error) && error.code === KernelErrorCode.CANCELLED) {
         this.#write(`cancelled: ${error.message}\n`);
+      } else if (isKernelError(error) && error.code === KernelErrorCode.PERMISSION_DENIED) {
+        // The person's own answer (n, Esc, Ctrl-D), or the mode's: no error of anything.
+        this.#write(`not run: ${error.message}\n`);
       } else {
         this.#write(`error: ${errorMessage(error)}\n`);
       }

@@ -22,17 +22,34 @@ export async function askLine(
   question: string,
   signal?: AbortSignal,
 ): Promise<string> {
-  return answerOnce(createInterface({ input, output, terminal: isTty(input) }), question, signal);
+  const terminal = isTty(input);
+  const { text, ended } = await answerOnce(
+    createInterface({ input, output, terminal }),
+    question,
+    signal,
+  );
+  // Ctrl-C or Ctrl-D leaves the cursor after the question: what is said next (the refusal) starts
+  // on a line of its own, not after "[y/N] ".
+  if (ended && terminal) output.write('\n');
+  return text;
 }
 
-/** One question on `rl`, then closes it; '' when input ends or `signal` aborts. */
-async function answerOnce(rl: Interface, question: string, signal?: AbortSignal): Promise<string> {
+/**
+ * One question on `rl`, then closes it; '' when input ends or `signal` aborts, with `ended` set
+ * when no answer was given (Ctrl-C, Ctrl-D, end of input, the abort).
+ */
+async function answerOnce(
+  rl: Interface,
+  question: string,
+  signal?: AbortSignal,
+): Promise<{ text: string; ended: boolean }> {
   try {
-    const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
+    const closed = new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
     const answer = rl.question(question, signal === undefined ? {} : { signal });
-    return (await Promise.race([answer, closed])).trim();
+    const text = await Promise.race([answer, closed]);
+    return text === undefined ? { text: '', ended: true } : { text: text.trim(), ended: false };
   } catch {
-    return '';
+    return { text: '', ended: true };
   } finally {
     rl.close();
   }
@@ -53,7 +70,8 @@ export async function askSecretLine(
   output.write(question);
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
   try {
-    return await answerOnce(createInterface({ input, output: sink, terminal: true }), '', signal);
+    return (await answerOnce(createInterface({ input, output: sink, terminal: true }), '', signal))
+      .text;
   } finally {
     output.write('\n');
   }
