@@ -36,7 +36,7 @@ describe('clat call', () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(
-      'mcp_notes_delete_note was not approved: destructive needs approval, no approver is attached (headless) and no saved approval of this project allows it [PERMISSION_DENIED] (no terminal to ask; rerun in a terminal, where "p" allows it in this project from then on, headless too, or with a mode that allows it, e.g. --mode full-access)',
+      'mcp_notes_delete_note was not approved: destructive needs approval, no approver is attached (headless) and no saved approval of this project allows it (no terminal to ask; rerun in a terminal, where "p" allows it in this project from then on, headless too, or with a mode that allows it, e.g. --mode full-access) [PERMISSION_DENIED]',
     );
 
     const readOnly = await sandbox.run([
@@ -83,7 +83,7 @@ describe('clat call', () => {
     const command = await sandbox.run(['toosl']);
     expect(command.code).toBe(2);
     expect(command.stderr).toBe(
-      'clat: unknown command "toosl" (did you mean "tools"?); run "clat --help" for the list\n',
+      'clat: unknown command "toosl" (did you mean "tools"?); run "clat --help" for the list [CLI_USAGE]\n',
     );
     const sub = await sandbox.run(['mcp', 'lsit']);
     expect(sub.stderr).toContain('unknown subcommand "lsit" (did you mean "list"?)');

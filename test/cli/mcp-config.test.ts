@@ -280,7 +280,9 @@ describe('clat mcp add/remove/list/get', () => {
     const help = await sandbox.run(['mcp', 'add', '-h', '--', 'x']);
     expect(help.stdout).toContain('Usage: clat mcp');
     const bogus = await sandbox.run(['--bogus']);
-    expect(bogus.stderr).toBe('clat: unknown option "--bogus"; run "clat --help" for the list\n');
+    expect(bogus.stderr).toBe(
+      'clat: unknown option "--bogus"; run "clat --help" for the list [CLI_USAGE]\n',
+    );
     expect(bogus.code).toBe(2);
     // The command without --: its own option is taken for clat's, and the refusal shows where
     // the command goes, as a command that works.

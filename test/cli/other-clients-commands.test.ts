@@ -73,7 +73,7 @@ describe("other clients' commands", () => {
     const extensions = await sandbox.run(['extensions', 'install', 'https://github.com/acme/ext']);
     expect(extensions.code).toBe(2);
     expect(extensions.stderr).toBe(
-      "clat: clat extensions: Gemini CLI's extensions are CLAT's plugins: clat plugin install <source> (npm:<name>, a directory, a .clatpkg, an MCPB bundle or a .wasm component), clat plugin list\n",
+      "clat: clat extensions: Gemini CLI's extensions are CLAT's plugins: clat plugin install <source> (npm:<name>, a directory, a .clatpkg, an MCPB bundle or a .wasm component), clat plugin list [CLI_USAGE]\n",
     );
     const list = await sandbox.run(['plugin', 'list']);
     expect(list.code, list.stderr).toBe(0);

@@ -21,6 +21,8 @@ async function refused(args: string[], said: string): Promise<void> {
   expect(result.stdout).toBe('');
   expect(result.stderr).toContain(said);
   expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  // Scripts find the code at the end of the line, as for every other failure.
+  expect(result.stderr.trimEnd()).toMatch(/ \[CLI_USAGE\]$/);
 }
 
 describe('words and flags a command does not use', () => {
@@ -30,6 +32,10 @@ describe('words and flags a command does not use', () => {
       'clat version takes no arguments; run "clat version" alone',
     );
     await refused(['help', 'tols'], 'no command "tols" to help with (did you mean "tools"?)');
+    await refused(
+      ['completion', 'bash', '--json'],
+      'clat completion bash takes nothing after the shell, not "--json"',
+    );
     await refused(
       ['trust', '--list', '--remove'],
       'clat trust --list takes no directory and no --remove',

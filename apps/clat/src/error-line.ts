@@ -5,14 +5,17 @@ import { tempFileTarget } from '@clat/node-files';
 import { indentLaterLines } from './ui/indent.js';
 
 /**
- * `clat: <message> [CODE]` for any ClatError (of any package), `clat: <message>` otherwise; every
- * command prints failures through here so the format has one owner. Error text carries what
- * servers and packages sent: it reaches the terminal sanitised, and redacted as a safety net for
- * a message that quotes a key it should not have.
+ * `clat: <message><hint> [CODE]` for any ClatError (of any package), `clat: <message><hint>`
+ * otherwise; every command prints failures through here so the format has one owner. Error text
+ * carries what servers and packages sent: it reaches the terminal sanitised, and redacted as a
+ * safety net for a message that quotes a key it should not have.
  */
-export function errorLine(error: unknown, suffix = ''): string {
+export function errorLine(error: unknown, hint = ''): string {
+  // The hint goes before the code: scripts find a failure's code at the end of its line.
+  const described = describeClatError(error);
+  const text = hint === '' ? described : described.replace(/( \[[A-Z0-9_]+\])?$/, `${hint}$1`);
   // Its later lines are indented: one a server put in its error text never passes for CLAT's.
-  return `clat: ${indentLaterLines(sanitizeTerminalText(redactSecrets(describeClatError(error))))}${suffix}\n`;
+  return `clat: ${indentLaterLines(sanitizeTerminalText(redactSecrets(text)))}\n`;
 }
 
 /**

@@ -79,7 +79,9 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-V' || first === 'version') {
     if (rest.length > 0) {
-      full.stderr.write(`clat: clat ${first} takes no arguments; run "clat ${first}" alone\n`);
+      full.stderr.write(
+        `clat: clat ${first} takes no arguments; run "clat ${first}" alone [CLI_USAGE]\n`,
+      );
       return 2;
     }
     full.stdout.write(`${CLAT_VERSION}\n`);
@@ -101,7 +103,7 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
         COMMAND_CATALOG.map((candidate) => candidate.name),
       );
       full.stderr.write(
-        `clat: no command ${JSON.stringify(topic)} to help with${meant}; run "clat --help" for the list\n`,
+        `clat: no command ${JSON.stringify(topic)} to help with${meant}; run "clat --help" for the list [CLI_USAGE]\n`,
       );
       return 2;
     }
@@ -115,14 +117,14 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
     // `clat --mode read-only` from a script: a session flag where no terminal runs the session.
     if (/^(-C|--project|--trust|--mode)(=|$)/.test(first)) {
       full.stderr.write(
-        `clat: ${first.split('=')[0]} is an option of the interactive session, which needs a terminal (stdin is not one); without one, "clat chat ${first.split('=')[0]} …" reads its lines from stdin and "clat exec ${first.split('=')[0]} … <prompt>" runs one prompt\n`,
+        `clat: ${first.split('=')[0]} is an option of the interactive session, which needs a terminal (stdin is not one); without one, "clat chat ${first.split('=')[0]} …" reads its lines from stdin and "clat exec ${first.split('=')[0]} … <prompt>" runs one prompt [CLI_USAGE]\n`,
       );
       return 2;
     }
     const what = first.startsWith('-') ? 'option' : 'command';
     const instead = (await import('./foreign-commands.js')).foreignCommand('clat', first);
     if (instead !== undefined) {
-      full.stderr.write(`clat: clat ${first}: ${instead}\n`);
+      full.stderr.write(`clat: clat ${first}: ${instead} [CLI_USAGE]\n`);
       return 2;
     }
     // Loaded only here: a start that finds its command never reads it.
@@ -133,7 +135,7 @@ async function dispatch(argv: string[], full: CommandIO): Promise<number> {
           COMMAND_CATALOG.map((candidate) => candidate.name),
         );
     full.stderr.write(
-      `clat: unknown ${what} ${JSON.stringify(first)}${meant}; run "clat --help" for the list\n`,
+      `clat: unknown ${what} ${JSON.stringify(first)}${meant}; run "clat --help" for the list [CLI_USAGE]\n`,
     );
     return 2;
   }

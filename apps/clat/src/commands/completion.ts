@@ -158,7 +158,15 @@ export const completionCommand: Command = {
     const [shell, ...rest] = argv;
     if (shell === '--servers' && rest.length === 0) return servers(io);
     if (shell === '--plugins' && rest.length === 0) return plugins(io);
-    if (rest.length > 0 || (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish')) {
+    const known = shell === 'bash' || shell === 'zsh' || shell === 'fish';
+    if (known && rest.length > 0) {
+      // The shell was right: name the word that was not (`clat completion bash --json`).
+      throw new CliError(
+        CliErrorCode.CLI_USAGE,
+        `clat completion ${shell} takes nothing after the shell, not ${JSON.stringify(rest[0])}`,
+      );
+    }
+    if (!known) {
       throw new CliError(
         CliErrorCode.CLI_USAGE,
         `clat completion: name one shell: bash, zsh or fish${shell === undefined ? '' : ` (got ${JSON.stringify(shell)})`}`,
