@@ -346,6 +346,34 @@ describe('mcp-notes as an installed package', () => {
     expect((await clat('plugin', 'inspect', packageDir)).stdout).not.toContain('Note:');
   });
 
+  it('names the --config flag for a required config key, and that flag installs it', async () => {
+    home = join(work, 'home-config-schema');
+    const copy = join(work, 'schema-config');
+    await cp(packageDir, copy, { recursive: true });
+    const manifestFile = join(copy, 'clat-plugin.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    manifest.configSchema = {
+      type: 'object',
+      properties: { region: { type: 'string' } },
+      required: ['region'],
+    };
+    await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+    const refused = await clat('plugin', 'install', copy, '--accept-capabilities');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'mcp-notes needs a config with "region": give --config region=<value>, or the whole config with --config-json or --config-file [CONFIG_INVALID]',
+    );
+    const installed = await clat(
+      'plugin',
+      'install',
+      copy,
+      '--accept-capabilities',
+      '--config',
+      'region=eu',
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+  });
+
   it('calls an update to an older version a downgrade', async () => {
     home = join(work, 'home-downgrade');
     expect((await clat('plugin', 'install', packageDir, '--accept-capabilities')).code).toBe(0);

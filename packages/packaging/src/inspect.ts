@@ -326,7 +326,7 @@ export function validateConfig(manifest: PluginManifest, config: JsonValue | und
     if (required.length === 0) return;
     throw new PackagingError(
       'CONFIG_INVALID',
-      `${manifest.id} needs a config with ${required.map((k) => JSON.stringify(k)).join(', ')} (use --config-json or --config-file)`,
+      `${manifest.id} needs a config with ${required.map((k) => JSON.stringify(k)).join(', ')}: give ${required.map((k) => `--config ${k}=<value>`).join(' ')}, or the whole config with --config-json or --config-file`,
     );
   }
   const problem = configSchemaProblem(schema, config, `${MANIFEST_FILE} configSchema`);
