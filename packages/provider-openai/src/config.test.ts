@@ -37,6 +37,38 @@ describe('resolveProviderConfig', () => {
     });
   });
 
+  it('names the missing key of a vendor at its own endpoint, and needs none behind another baseUrl', () => {
+    expect(
+      resolveProviderConfig(
+        'config.json',
+        { kind: 'openai-compatible', vendor: 'glm', model: 'glm-4.6' },
+        {},
+      ),
+    ).toEqual({
+      issues: [
+        {
+          file: 'config.json',
+          path: 'provider.apiKeyEnv',
+          message:
+            'environment variable Z_AI_API_KEY is not set or empty; export it or set "apiKey"',
+        },
+      ],
+    });
+    const proxied = resolveProviderConfig(
+      'config.json',
+      {
+        kind: 'openai-compatible',
+        vendor: 'glm',
+        model: 'glm-4.6',
+        baseUrl: 'http://127.0.0.1:9/v1',
+      },
+      {},
+    );
+    expect(proxied).toEqual({
+      config: expect.objectContaining({ apiKey: undefined, apiKeySource: 'none' }),
+    });
+  });
+
   it('names the file and field of each problem', () => {
     const result = resolveProviderConfig(
       'config.json',

@@ -110,7 +110,8 @@ function presetOf(vendor: string | undefined) {
 
 /**
  * Validates a `provider` object and resolves its key from `env`. Returns issues naming the file
- * and field instead of throwing; a missing key is an issue only when `requireKey` is set.
+ * and field instead of throwing; a missing key is an issue when `requireKey` is set, when
+ * `apiKeyEnv` names the variable, and for a known vendor at its own endpoint (no `baseUrl`).
  */
 export function resolveProviderConfig(
   file: string,
@@ -144,7 +145,13 @@ export function resolveProviderConfig(
     if (value !== undefined && value !== '') {
       apiKey = value;
       apiKeySource = `env ${envName}`;
-    } else if (options.requireKey === true || config.apiKeyEnv !== undefined) {
+    } else if (
+      options.requireKey === true ||
+      config.apiKeyEnv !== undefined ||
+      // A vendor's own endpoint always wants its key: sent without one, every request came
+      // back 401 (or was retried offline) without saying which variable was missing.
+      (preset !== undefined && config.baseUrl === undefined)
+    ) {
       return {
         issues: [
           {
