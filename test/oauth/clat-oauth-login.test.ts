@@ -150,6 +150,12 @@ describe('clat mcp login against an OpenID provider', () => {
       'needs login (its stored login was refused at the refresh: invalid_grant, revoked or expired)',
     );
 
+    // A login file damaged meanwhile (cut short by a full disk): the logout deletes it, and
+    // says so rather than "no stored login".
+    const [stored] = (await readdir(join(sandbox.home, 'oauth'))).filter((name) =>
+      name.endsWith('.json'),
+    );
+    await writeFile(join(sandbox.home, 'oauth', stored as string), '{"version":1,"serverUrl":');
     const logout = await clat(['mcp', 'logout', 'remote']);
     expect(logout.stdout).toContain('Logged out of remote');
     expect(await readdir(join(sandbox.home, 'oauth'))).toEqual([]);

@@ -64,6 +64,11 @@ describe('FileTokenStore', () => {
     expect(await store.remove(URL_A)).toBe(true);
     expect(await store.remove(URL_A)).toBe(false);
     await expect(readFile(oauthFileFor(dir, URL_A))).rejects.toThrow();
+    // A damaged file is removed too, and said to have been there.
+    await writeFile(oauthFileFor(dir, URL_A), '{"version":1,"serverUrl":');
+    expect(await store.read(URL_A)).toBeUndefined();
+    expect(await store.remove(URL_A)).toBe(true);
+    await expect(readFile(oauthFileFor(dir, URL_A))).rejects.toThrow();
   });
 
   it('exclusive runs one piece of work per server at a time and frees a lock whose process is gone', async () => {

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withFileLock, writeFileAtomic } from '@clat/node-files';
 import type { OAuthRecord, TokenStore } from './token-store.js';
@@ -80,9 +80,17 @@ export class FileTokenStore implements TokenStore {
     return withFileLock(`${oauthFileFor(this.dir, serverUrl)}.lock`, LOCK_OPTIONS, work);
   }
 
+  /**
+   * Removes the server's file, also one that cannot be read (damaged, from another version):
+   * true when there was a file, so a logout of such a login does not say there was none while it
+   * deletes it.
+   */
   async remove(serverUrl: string): Promise<boolean> {
     const file = oauthFileFor(this.dir, serverUrl);
-    const existed = (await this.read(serverUrl)) !== undefined;
+    const existed = await lstat(file).then(
+      () => true,
+      () => false,
+    );
     await rm(file, { force: true });
     return existed;
   }
