@@ -83,6 +83,55 @@ describe('clat exec', () => {
     expect(`${result.stdout}${result.stderr}`).not.toContain(API_KEY);
   });
 
+  it('prints the run as one JSON document with --json: the exact answer, each call, the usage', async () => {
+    await sandbox.writeMcp({ notes: sandbox.notesServer() });
+    await withModel([
+      {
+        toolCalls: [
+          { name: 'mcp_notes_add_note', arguments: { title: 'json', body: 'b' } },
+          { name: 'run_command', arguments: { command: 'echo no' } },
+        ],
+      },
+      // Text a terminal would act on stays exact in JSON (escaped), not sanitised.
+      { text: 'Done \u001b[31mred\u001b[0m.' },
+    ]);
+    const result = await sandbox.run(['exec', 'Save a note', '--json'], {
+      env: { E2E_PROVIDER_KEY: API_KEY },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const run = JSON.parse(result.stdout) as Record<string, unknown> & {
+      toolCalls: Record<string, unknown>[];
+    };
+    expect(run).toMatchObject({
+      answer: 'Done \u001b[31mred\u001b[0m.',
+      exhausted: false,
+      steps: 2,
+      model: 'fake-model',
+      usage: { inputTokens: 20, outputTokens: 10 },
+    });
+    expect(run.toolCalls).toHaveLength(2);
+    expect(run.toolCalls[0]).toMatchObject({
+      id: 'call_1_0',
+      name: 'mcp_notes_add_note',
+      arguments: '{"title":"json","body":"b"}',
+      isError: false,
+    });
+    expect(run.toolCalls[0]?.result).toContain('"id": ');
+    expect(run.toolCalls[1]).toMatchObject({ name: 'run_command' });
+    expect(run.toolCalls[1]?.error).toContain('run_command was not approved');
+    // Activity still goes to stderr; stdout is only the document.
+    expect(result.stderr).toContain('→ mcp_notes_add_note');
+
+    // Stopped at the step limit: the document says so, and the exit is 1.
+    await withModel([{ toolCalls: [{ name: 'list_files', arguments: { path: '.' } }] }]);
+    const stopped = await sandbox.run(['exec', 'loop', '--json', '--max-steps', '1'], {
+      env: { E2E_PROVIDER_KEY: API_KEY },
+    });
+    expect(stopped.code).toBe(1);
+    expect(JSON.parse(stopped.stdout)).toMatchObject({ answer: null, exhausted: true, steps: 1 });
+    expect(stopped.stderr).toContain('stopped after 1 model steps without a final answer');
+  });
+
   it('reads the prompt from stdin, and a saved approval of the project allows its tool headless', async () => {
     await sandbox.writeMcp({ notes: sandbox.notesServer() });
     // "p" at a prompt of a piped session saves run_command for this project.

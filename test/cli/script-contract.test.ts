@@ -60,7 +60,6 @@ describe('words and flags a command does not use', () => {
       );
     }
     await refused(['chat', '--json'], 'unknown option "--json" for clat chat');
-    await refused(['exec', 'hi', '--json'], 'unknown option "--json" for clat exec');
     // A bad mode is the usage error, before exec finds that no model provider is configured.
     await refused(['exec', 'hi', '--mode', 'bogus'], '--mode "bogus" is not a permission mode');
     const help = await sandbox.run(['tools', '--help']);

@@ -1,8 +1,9 @@
 /** `clat exec "<prompt>"`: one headless agent run (saved approvals only, no question frontend). @module */
 import type { Readable } from 'node:stream';
-import { sanitizeTerminalLine, sanitizeTerminalText } from '@clat/kernel';
-import { createOpenAiCompatibleProvider } from '@clat/provider-openai';
+import { sanitizeTerminalLine, sanitizeTerminalText, type ToolResult } from '@clat/kernel';
+import { type ChatToolCall, createOpenAiCompatibleProvider } from '@clat/provider-openai';
 import {
+  JSON_OPTION,
   MODE_OPTION,
   MODE_USAGE,
   PROJECT_OPTIONS,
@@ -17,6 +18,7 @@ import { waitForSurface, withProject } from '../project/with-project.js';
 import { AGENT_MAX_STEPS, runAgentTurn } from '../run/agent-loop.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
+import { jsonOutput } from '../ui/json-output.js';
 import { isTty, redrawsInPlace } from '../ui/line-prompt.js';
 import { needsLoginLines } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
@@ -26,7 +28,7 @@ import { createSavedApprover } from '../ui/tty-approver.js';
  * on what `cat` of something unintended (a binary, a log) holds in memory. */
 const STDIN_PROMPT_MIB = 1;
 
-const USAGE = `Usage: clat exec "<prompt>" [--mode <mode>] [--max-steps <n>]
+const USAGE = `Usage: clat exec "<prompt>" [--mode <mode>] [--max-steps <n>] [--json]
        clat exec [-] < prompt.txt
 
 Runs one headless agent turn with the provider from ~/.clat/config.json:
@@ -44,7 +46,36 @@ Options:
 ${PROJECT_USAGE}
 ${MODE_USAGE}
       --max-steps <n>  Model round trips before giving up (default ${AGENT_MAX_STEPS})
+      --json           The run as one JSON document on stdout: answer (exact, null when the
+                       step limit stopped it), exhausted, steps, model, toolCalls (each with
+                       its arguments as the model sent them and its result or error), usage
 `;
+
+/** One tool call of the run, as `--json` reports it. */
+interface ExecToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model sent them (a JSON text, possibly invalid). */
+  arguments: string;
+  /** The tool's result text, when it ran (its error result too, with `isError`). */
+  result?: string;
+  isError?: boolean;
+  /** Why it did not run: denied, unknown, invalid arguments, a host failure. */
+  error?: string;
+}
+
+function execToolCall(
+  call: ChatToolCall,
+  outcome: { result?: ToolResult; error?: string },
+): ExecToolCall {
+  const out: ExecToolCall = { id: call.id, name: call.name, arguments: call.arguments };
+  if (outcome.result !== undefined) {
+    out.result = outcome.result.content;
+    out.isError = outcome.result.isError === true;
+  }
+  if (outcome.error !== undefined) out.error = outcome.error;
+  return out;
+}
 
 /** The prompt piped to `clat exec`: all of stdin as UTF-8, trimmed; refused when empty or too large. */
 export async function readStdinPrompt(stdin: Readable): Promise<string> {
@@ -80,6 +111,7 @@ export const execCommand: Command = {
     const { values, positionals } = parseFlags('exec', argv, {
       ...PROJECT_OPTIONS,
       ...MODE_OPTION,
+      ...JSON_OPTION,
       'max-steps': { type: 'string' },
     });
     const words = positionals.join(' ').trim();
@@ -135,6 +167,7 @@ export const execCommand: Command = {
         tty: redrawsInPlace(io.stderr),
         prefix: '  … ',
       });
+      const calls: ExecToolCall[] = [];
       try {
         const result = await runAgentTurn({
           provider,
@@ -144,14 +177,31 @@ export const execCommand: Command = {
           prompt,
           maxSteps,
           onToolCall: (call) => io.stderr.write(toolCallLine(call)),
-          onToolResult: (call, outcome) => io.stderr.write(toolResultLine(call, outcome)),
+          onToolResult: (call, outcome) => {
+            io.stderr.write(toolResultLine(call, outcome));
+            calls.push(execToolCall(call, outcome));
+          },
         });
-        if (result.exhausted) {
-          io.stderr.write(`clat: ${exhaustedLine(maxSteps)}`);
-          return EXIT.failed;
+        if (result.exhausted) io.stderr.write(`clat: ${exhaustedLine(maxSteps)}`);
+        if (values.json === true) {
+          // Exact, as the model and the tools sent it: JSON escapes what a terminal would act on.
+          io.stdout.write(
+            jsonOutput(
+              {
+                answer: result.exhausted ? null : result.text,
+                exhausted: result.exhausted,
+                steps: result.steps,
+                model: result.model ?? null,
+                toolCalls: calls,
+                usage: result.usage ?? null,
+              },
+              'clat exec',
+            ),
+          );
+        } else if (!result.exhausted) {
+          io.stdout.write(`${sanitizeTerminalText(result.text.trimEnd())}\n`);
         }
-        io.stdout.write(`${sanitizeTerminalText(result.text.trimEnd())}\n`);
-        return EXIT.ok;
+        return result.exhausted ? EXIT.failed : EXIT.ok;
       } catch (error) {
         io.stderr.write(errorLine(error));
         return exitCodeFor(error);

@@ -16,6 +16,7 @@ import type {
   ChatMessage,
   ChatTool,
   ChatToolCall,
+  ChatUsage,
   OpenAiCompatibleProvider,
 } from '@clat/provider-openai';
 import { toolImageParts, toolImagesMessage } from './tool-images.js';
@@ -51,6 +52,10 @@ export interface AgentTurnResult {
   toolCalls: number;
   /** True when the loop stopped at the step limit rather than at a final answer. */
   exhausted: boolean;
+  /** The model that answered the last step, as the server named it. */
+  model: string | undefined;
+  /** Tokens over every step; undefined when the server reported none. */
+  usage: ChatUsage | undefined;
 }
 
 export function systemPrompt(session: Host): string {
@@ -99,6 +104,8 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
   else history.push(...options.messages);
   const tools = chatTools(session);
   let toolCalls = 0;
+  let model: string | undefined;
+  let usage: ChatUsage | undefined;
   for (let step = 1; step <= maxSteps; step++) {
     run.token.throwIfCancelled('the model call');
     const response = await provider.chat(
@@ -109,13 +116,20 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
       },
       run.context.signal,
     );
+    model = response.model;
+    if (response.usage !== null) {
+      usage = {
+        inputTokens: (usage?.inputTokens ?? 0) + response.usage.inputTokens,
+        outputTokens: (usage?.outputTokens ?? 0) + response.usage.outputTokens,
+      };
+    }
     history.push({
       role: 'assistant',
       content: response.text,
       ...(response.toolCalls.length === 0 ? {} : { toolCalls: response.toolCalls }),
     });
     if (response.toolCalls.length === 0) {
-      return { text: response.text, steps: step, toolCalls, exhausted: false };
+      return { text: response.text, steps: step, toolCalls, exhausted: false, model, usage };
     }
     const images: ChatContentPart[] = [];
     let answered = 0;
@@ -150,5 +164,5 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
     const imageMessage = toolImagesMessage(images);
     if (imageMessage !== undefined) history.push(imageMessage);
   }
-  return { text: '', steps: maxSteps, toolCalls, exhausted: true };
+  return { text: '', steps: maxSteps, toolCalls, exhausted: true, model, usage };
 }
