@@ -62,7 +62,9 @@ describe.skipIf(!hasTmux())('interactive clat (tmux)', () => {
     mark = tmux.capture().length;
     tmux.line('/call mcp_ask_ask_name');
     await tmux.waitFor('What is your name?', mark);
-    await tmux.waitFor('Name', mark);
+    // A required field says what an empty answer does.
+    await tmux.waitFor('— Name (required; an empty answer declines the form)', mark);
+    expect(tmux.capture().slice(mark)).toContain('What is your name?\n\n  — Name');
     tmux.line('Ada');
     await tmux.waitFor(/"action":"accept".*"name":"Ada"/, mark);
 

@@ -9,5 +9,6 @@
  * starts at the left margin, where it could pass for a line of CLAT's own (`Allow …? [y/N]`).
  */
 export function indentLaterLines(text: string): string {
-  return text.replace(/\n/g, '\n  ');
+  // An empty line stays empty: indented, it was two stray spaces (a form's blank line).
+  return text.replace(/\n(?!\n|$)/g, '\n  ');
 }

@@ -107,7 +107,7 @@ describe('createLineAsker names who asks', () => {
     );
     expect(shown().split('\n').slice(0, 4)).toEqual([
       '? mcp:x asks: Which color?',
-      '  ',
+      '',
       '  Approve mcp_x_lookup? effect: read',
       '  Allow? [y/N]',
     ]);

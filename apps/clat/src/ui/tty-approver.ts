@@ -249,9 +249,14 @@ export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
         : options.length > 0
           ? `[1-${options.length}${question.allowCustom ? ' or text' : ''}]`
           : '';
+      // A default already in parentheses (the form's "(skip)") is not wrapped again.
+      const prefilled = question.defaultAnswer
+        ? /^\(.*\)$/.test(question.defaultAnswer)
+          ? line(question.defaultAnswer)
+          : `(${line(question.defaultAnswer)})`
+        : '';
       const answer = await ask(
-        // A default already in parentheses (the form's "(skip)") is not wrapped again.
-        `${hint}${question.defaultAnswer ? ` ${/^\(.*\)$/.test(question.defaultAnswer) ? line(question.defaultAnswer) : `(${line(question.defaultAnswer)})`}` : ''}> `,
+        `${[hint, prefilled].filter((part) => part !== '').join(' ')}> `,
         signal,
       );
       if (answer === undefined) return { kind: 'cancelled' };

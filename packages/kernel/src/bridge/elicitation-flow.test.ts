@@ -56,7 +56,9 @@ describe('askElicitationForm', () => {
       ],
     });
     const [first, second, third, fourth] = asker.questions;
-    expect(first?.question).toBe('Set up the project\n\n— Name: project name');
+    expect(first?.question).toBe(
+      'Set up the project\n\n— Name: project name (required; an empty answer declines the form)',
+    );
     expect(first?.options).toBeUndefined();
     expect(second?.question).toBe('— size');
     expect(second?.defaultAnswer).toBe('3');

@@ -284,7 +284,11 @@ function questionFor(
   let text = index === 0 && form.message !== '' ? `${form.message}\n\n` : '';
   text += `— ${field.title ?? field.name}`;
   if (field.description !== undefined && field.description !== '') text += `: ${field.description}`;
+  const prefill = defaultAnswer(field, rule);
   if (!field.required) text += ' (optional)';
+  // A frontend takes an empty answer to a question without a default as a refusal of the whole
+  // form: said here, since it declined the form without a word.
+  else if (prefill === undefined) text += ' (required; an empty answer declines the form)';
   if (hint !== undefined) text += ` [${hint}]`;
   const question: UserQuestion = { question: text };
   if (source !== undefined) question.source = source;
@@ -299,7 +303,6 @@ function questionFor(
     question.allowCustom = false;
     if (multiple) question.multiSelect = true;
   }
-  const prefill = defaultAnswer(field, rule);
   if (prefill !== undefined) question.defaultAnswer = prefill;
   // An optional field without a default: an empty answer (Enter) leaves it empty. A frontend
   // takes an empty answer to a question without a default as a refusal of the whole form, which

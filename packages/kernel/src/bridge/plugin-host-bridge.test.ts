@@ -490,7 +490,9 @@ describe('elicit', () => {
       tag: 'accepted',
       val: [['color', { tag: 'text', val: 'blue' }]],
     });
-    expect(asker.questions[0]?.question).toBe('Pick\n\n— color');
+    expect(asker.questions[0]?.question).toBe(
+      'Pick\n\n— color (required; an empty answer declines the form)',
+    );
     expect(asker.questions[0]?.source).toEqual(MCP);
     expect(
       events.map((event) => (event.type === 'elicitation.completed' ? event.action : event.type)),
