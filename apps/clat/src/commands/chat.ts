@@ -43,6 +43,7 @@ import { didYouMean, didYouMeanTool } from '../ui/did-you-mean.js';
 import { foldResult } from '../ui/fold-result.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
+import { cancelQuestionOnEndOfInput, type KeyInfo } from '../ui/question-eof.js';
 import { formatTools } from '../ui/tool-list.js';
 import { formatToolProgress, progressLineGate } from '../ui/tool-progress.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
@@ -116,12 +117,6 @@ const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts
 Esc or Ctrl-C cancels the running call; Esc or Ctrl-D at a question cancels the question.
 Ctrl-D at the prompt (or Ctrl-C on an empty line) ends the session.\n`;
 
-/** What readline's keypress events carry about a key. */
-interface KeyInfo {
-  name?: string;
-  ctrl?: boolean;
-}
-
 /** The session's prompt; none while a line runs (see #pump). */
 const PROMPT = 'clat> ';
 
@@ -137,6 +132,8 @@ class ChatSession {
   /** Aborts a wait that is not a run: the first run's wait for servers, a `/login`. */
   #waiting: AbortController | undefined;
   #question: AbortController | undefined;
+  /** Takes Ctrl-D at a question back to ending the session (when the session ends). */
+  #undoEndOfInput: (() => void) | undefined;
   #busy = false;
   #closed = false;
   /** Set once the session closes its project: nothing about servers is reported after it. */
@@ -165,28 +162,14 @@ class ChatSession {
       terminal: isTty(io.stdin),
       prompt: PROMPT,
     });
-    // Ctrl-D at a question cancels the question, as Esc does: readline takes it as the end of
-    // input and closes, which ended the session and lost its conversation. The keypress is seen
-    // first (a listener put before readline's own), and the close it then asks for is skipped.
-    const close = this.#rl.close.bind(this.#rl);
-    let endOfInputAtQuestion = false;
     if (isTty(io.stdin)) {
-      io.stdin.prependListener('keypress', (_text: unknown, key: KeyInfo | undefined) => {
-        endOfInputAtQuestion =
-          key?.ctrl === true &&
-          key.name === 'd' &&
-          this.#question !== undefined &&
-          this.#rl.line === '';
-      });
+      this.#undoEndOfInput = cancelQuestionOnEndOfInput(
+        this.#rl,
+        io.stdin,
+        () => this.#question !== undefined,
+        () => this.#question?.abort(),
+      );
     }
-    this.#rl.close = () => {
-      if (endOfInputAtQuestion) {
-        endOfInputAtQuestion = false;
-        this.#question?.abort();
-        return;
-      }
-      close();
-    };
     this.#rl.once('close', () => {
       this.#closed = true;
       this.#question?.abort();
@@ -672,6 +655,7 @@ class ChatSession {
       });
     } finally {
       this.#io.stdin.removeListener('keypress', this.#onKeypress);
+      this.#undoEndOfInput?.();
       process.removeListener('SIGINT', this.#onInterrupt);
       this.#run?.token.cancel('session closed');
     }
