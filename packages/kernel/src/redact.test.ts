@@ -39,6 +39,17 @@ describe('redactSecrets', () => {
       'https://h.example/s3?X-Amz-Signature=[REDACTED]&page=2',
     ],
     ['https://h.example/mcp?page=2&limit=5', 'https://h.example/mcp?page=2&limit=5'],
+    // zod's message for an unknown field names the field: a schema error must show it.
+    [
+      'registry.json: (root): Unrecognized key: "futureField"',
+      'registry.json: (root): Unrecognized key: "futureField"',
+    ],
+    // Only that exact form: a secret after another word, or a key shape, is still redacted.
+    ['Unrecognized token: abcdefgh12345', 'Unrecognized token: [REDACTED]'],
+    ['Unrecognized api_key: "abcdefgh12345"', 'Unrecognized api_key: "[REDACTED]"'],
+    ['Unrecognized key: "sk-abcdef0123456789"', 'Unrecognized key: "[REDACTED]"'],
+    ['recognized key: "abcdefgh12345"', 'recognized key: "[REDACTED]"'],
+    ['API_KEY: "abcdefgh12345"', 'API_KEY: "[REDACTED]"'],
   ])('%j', (input, expected) => {
     expect(redactSecrets(input)).toBe(expected);
   });

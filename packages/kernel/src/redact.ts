@@ -23,9 +23,11 @@ const PATTERNS: readonly RegExp[] = [
   new RegExp(String.raw`()\bsk-${TOKEN}{12,}`, 'g'),
   // GitHub, Slack, Google, AWS key shapes
   /()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16,})/g,
-  // NAME=value / NAME: value / "NAME": "value" where NAME ends like a secret, value ≥ 8
+  // NAME=value / NAME: value / "NAME": "value" where NAME ends like a secret, value ≥ 8. Not
+  // zod's `Unrecognized key: "<field>"` (that exact form), whose value is a field name a
+  // schema error must show: `Unrecognized token: <value>` is still redacted.
   new RegExp(
-    String.raw`(\b[A-Za-z0-9_.-]*(?:${SECRET_NAME_WORD})["']?\s*[:=]\s*["']?)${TOKEN}{8,}`,
+    String.raw`(?!(?<=\bunrecognized )key: ")(\b[A-Za-z0-9_.-]*(?:${SECRET_NAME_WORD})["']?\s*[:=]\s*["']?)${TOKEN}{8,}`,
     'gi',
   ),
   // URL userinfo: scheme://user:pass@host
