@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -58,14 +58,32 @@ describe('pluginsJsonSource', () => {
     expect(out.prompts).toEqual([]);
   });
 
-  it('contributes nothing when the file is missing and throws when it is not JSON', async () => {
+  it('contributes nothing when the file is missing', async () => {
     dir = mkdtempSync(join(tmpdir(), 'clat-plugins-source-'));
     const file = join(dir, 'plugins.json');
     const empty = await pluginsJsonSource({ file, clatHome: dir }).collect({ taken: new Set() });
     expect(empty).toEqual({ entries: [], issues: [], notes: [], prompts: [] });
-    writeFileSync(file, '{ not json');
-    await expect(
-      pluginsJsonSource({ file, clatHome: dir }).collect({ taken: new Set() }),
-    ).rejects.toThrow(`${file} is not valid JSON`);
+  });
+
+  it('reports an empty, truncated or directory plugins.json as an issue instead of failing', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clat-plugins-source-'));
+    const file = join(dir, 'plugins.json');
+    const collect = () => pluginsJsonSource({ file, clatHome: dir }).collect({ taken: new Set() });
+    for (const text of ['', '{"echo": {"path": "e', '[]']) {
+      writeFileSync(file, text);
+      const out = await collect();
+      expect(out.entries).toEqual([]);
+      expect(out.issues).toEqual([
+        expect.objectContaining({
+          file,
+          path: '(root)',
+          message: expect.stringMatching(/; its plugins are skipped until it is fixed by hand$/),
+        }),
+      ]);
+    }
+    rmSync(file);
+    mkdirSync(file);
+    const out = await collect();
+    expect(out.issues[0]?.message).toMatch(/^cannot be read: EISDIR; its plugins are skipped/);
   });
 });

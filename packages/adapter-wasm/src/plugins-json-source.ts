@@ -4,7 +4,8 @@
  * @module
  */
 import type { MountEntry, MountSource } from '@clat/kernel';
-import { loadPluginsJson } from './plugins-json.js';
+import { isWasmError, WasmErrorCode } from './errors.js';
+import { loadPluginsJson, type ParsedPluginsJson } from './plugins-json.js';
 import { WASM_KIND, type WasmEntryConfig } from './wasm-connector.js';
 
 export interface PluginsJsonSourceOptions {
@@ -20,7 +21,28 @@ export function pluginsJsonSource(options: PluginsJsonSourceOptions): MountSourc
   return {
     label: 'plugins.json entry',
     async collect() {
-      const parsed = await loadPluginsJson(file, { clatHome });
+      let parsed: ParsedPluginsJson;
+      try {
+        parsed = await loadPluginsJson(file, { clatHome });
+      } catch (error) {
+        if (!isWasmError(error) || error.code !== WasmErrorCode.WASM_CONFIG_INVALID) throw error;
+        // As for a broken mcp.json: this file's plugins are skipped, every other source mounts.
+        const problem = error.message.startsWith(`${file} `)
+          ? error.message.slice(file.length + 1)
+          : error.message;
+        return {
+          entries: [],
+          issues: [
+            {
+              file,
+              path: '(root)',
+              message: `${problem}; its plugins are skipped until it is fixed by hand`,
+            },
+          ],
+          notes: [],
+          prompts: [],
+        };
+      }
       const entries = parsed.entries.map((entry): MountEntry<WasmEntryConfig> => {
         const config: WasmEntryConfig = { dirs: entry.dirs, validateConfig: true };
         if (entry.path !== undefined) config.path = entry.path;
