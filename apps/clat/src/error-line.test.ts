@@ -74,4 +74,18 @@ describe('fileErrorText', () => {
     expect(fileErrorText(fsError('ECONNRESET', 'read'))).toBeUndefined();
     expect(fileErrorText(new Error('plain'))).toBeUndefined();
   });
+
+  it('reports an unreadable file as a failed read, naming the file whose mode to check', () => {
+    expect(fileErrorText(fsError('EACCES', 'open', '/h/.clat/trust.json'))).toBe(
+      'cannot read /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of /h/.clat/trust.json',
+    );
+    expect(fileErrorText(fsError('EACCES', 'read', '/h/.clat/trust.json'))).toBe(
+      'cannot read /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of /h/.clat',
+    );
+    // Opening a temporary sibling or a lock is part of a write.
+    expect(fileErrorText(fsError('EACCES', 'open', '/h/.clat/trust.json.lock'))).toBe(
+      'cannot write /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of /h/.clat',
+    );
+    expect(fileErrorText(new Error('plain'))).toBeUndefined();
+  });
 });

@@ -58,6 +58,10 @@ const ACTIONS: Record<string, string> = {
   stat: 'read',
   scandir: 'read',
   opendir: 'read',
+  read: 'read',
+  // CLAT writes through a temporary sibling or a lock (see knownFile), so an `open` of the file
+  // itself is a read: an unreadable trust.json was reported as a failed write.
+  open: 'read',
 };
 
 /**
@@ -78,11 +82,15 @@ export function fileErrorText(error: unknown): string | undefined {
   const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
   const known = code === undefined ? undefined : FILE_ERRORS[code];
   if (known === undefined) return undefined;
+  const written = path !== undefined && (knownFile(path) !== path || path.endsWith('.tmp'));
   const action = syscall?.startsWith('spawn')
     ? 'run'
-    : (syscall !== undefined && ACTIONS[syscall]) || 'write';
+    : (!(written && syscall === 'open') && syscall !== undefined && ACTIONS[syscall]) || 'write';
   const file = path === undefined ? undefined : knownFile(path);
-  const hint = known.hint?.(file === undefined ? undefined : dirname(file)) ?? '';
+  // A file that cannot be read is its own owner and mode's doing; one not written, its directory's.
+  const checked =
+    file === undefined ? undefined : action === 'read' && syscall === 'open' ? file : dirname(file);
+  const hint = known.hint?.(checked) ?? '';
   const what = file === undefined ? action : `${action} ${file}`;
   return sanitizeTerminalText(
     `cannot ${what}: ${known.reason} (${code})${hint === '' ? '' : `; ${hint}`}`,

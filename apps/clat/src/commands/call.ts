@@ -82,13 +82,22 @@ export const callCommand: Command = {
         project: values.project,
         trust: values.trust,
         promptForTrust: true,
+        modelOptional: true,
         // Only the servers that can own this tool are started (and, for Claude Code's
         // `mcp__<server>__<tool>`, those that own CLAT's name of it, for "did you mean").
         select: (entry) =>
           ownersOf(name)(entry) || (claude !== undefined && ownersOf(claude)(entry)),
       },
       async (project) => {
-        const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
+        // A config.json whose mode cannot be read may have asked for read-only: the call does
+        // not assume more than that unless --mode says so.
+        const fallback = project.user.modeUnknown ? 'read-only' : 'project-write';
+        if (project.user.modeUnknown && values.mode === undefined) {
+          io.stderr.write(
+            `clat: config: the mode of ${project.user.file} is unknown, so this call runs read-only; pass --mode to choose\n`,
+          );
+        }
+        const mode = parseMode(values.mode, project.user.mode ?? fallback);
         await waitForSurface(io, project);
         for (const line of needsLoginLines(project.session.mount.summary()))
           io.stderr.write(`clat: ${line}\n`);

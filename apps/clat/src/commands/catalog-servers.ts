@@ -52,6 +52,7 @@ export function withCatalogServers(
       project: flags.project,
       trust: flags.trust,
       promptForTrust: true,
+      modelOptional: true,
       ...(server === undefined ? {} : { select: (entry) => entry.name === server }),
     },
     async (project) => {

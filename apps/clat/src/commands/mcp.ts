@@ -117,7 +117,7 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
   }
   return withProject(
     io,
-    { project: values.project, trust: values.trust, promptForTrust: true },
+    { project: values.project, trust: values.trust, promptForTrust: true, modelOptional: true },
     async (project) => {
       await waitForSurface(io, project);
       await waitForGetStreams(project.session.mount);

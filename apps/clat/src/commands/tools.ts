@@ -52,6 +52,7 @@ export const toolsCommand: Command = {
         project: values.project,
         trust: values.trust,
         promptForTrust: true,
+        modelOptional: true,
         // A name is a server's (any source) or a tool's: start the server of that name and the
         // servers that could own such a tool, nothing else.
         ...(target === undefined

@@ -50,6 +50,8 @@ describe('readSmallFile', () => {
       file: join(root, 'config.json'),
       provider: undefined,
       mode: undefined,
+      issues: [],
+      modeUnknown: false,
     });
     mkdirSync(join(root, 'config.json'));
     await expect(loadUserConfig(join(root, 'config.json'), {})).rejects.toThrow(

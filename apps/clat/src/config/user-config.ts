@@ -6,57 +6,88 @@
 import { describeJsonSyntaxError, isPermissionMode, type PermissionMode } from '@clat/kernel';
 import { type ResolvedProviderConfig, resolveProviderConfig } from '@clat/provider-openai';
 import { CliError, CliErrorCode } from '../errors.js';
+import { cannotReadError } from './cannot-read.js';
 import { readSmallFile } from './read-small-file.js';
 
 export interface UserConfig {
   file: string;
-  /** Absent when config.json has no `provider` section. */
+  /** Absent when config.json has no `provider` section, or a usable one (see `issues`). */
   provider: ResolvedProviderConfig | undefined;
   /** Default permission mode of new runs. */
   mode: PermissionMode | undefined;
+  /**
+   * What kept config.json from being used, one `<file>: <field>: <problem>` line each: a file
+   * that cannot be read or parsed, a bad `mode`, a bad `provider` (a field a newer CLAT writes,
+   * a key variable not exported in this shell). Only what talks to the model refuses over them.
+   */
+  issues: string[];
+  /** The file could not be read or parsed, or its `mode` is invalid: the mode it sets is unknown. */
+  modeUnknown: boolean;
 }
 
-export async function loadUserConfig(file: string, env: NodeJS.ProcessEnv): Promise<UserConfig> {
+/** config.json as far as it can be used; its problems are returned in `issues`, never thrown. */
+export async function readUserConfig(file: string, env: NodeJS.ProcessEnv): Promise<UserConfig> {
+  const unusable = (issue: string): UserConfig => ({
+    file,
+    provider: undefined,
+    mode: undefined,
+    issues: [issue],
+    modeUnknown: true,
+  });
   let text: string | undefined;
   try {
     text = readSmallFile(file);
   } catch (error) {
-    throw new CliError(
-      CliErrorCode.CLI_CONFIG_INVALID,
-      `${file}: cannot be read: ${(error as Error).message}`,
-    );
+    return unusable(cannotReadError(file, error).message);
   }
-  if (text === undefined) return { file, provider: undefined, mode: undefined };
+  if (text === undefined) {
+    return { file, provider: undefined, mode: undefined, issues: [], modeUnknown: false };
+  }
   let root: unknown;
   try {
     root = JSON.parse(text);
   } catch {
-    throw new CliError(
-      CliErrorCode.CLI_CONFIG_INVALID,
-      `${file}: not valid JSON (${describeJsonSyntaxError(text)})`,
-    );
+    return unusable(`${file}: not valid JSON (${describeJsonSyntaxError(text)})`);
   }
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
-    throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, `${file}: (root): must be a JSON object`);
+    return unusable(`${file}: (root): must be a JSON object`);
   }
   const map = root as Record<string, unknown>;
+  const issues: string[] = [];
   let mode: PermissionMode | undefined;
+  let modeUnknown = false;
   if (map.mode !== undefined) {
-    if (!isPermissionMode(map.mode)) {
-      throw new CliError(
-        CliErrorCode.CLI_CONFIG_INVALID,
-        `${file}: mode: must be one of read-only, project-write, full-access`,
-      );
+    if (isPermissionMode(map.mode)) mode = map.mode;
+    else {
+      issues.push(`${file}: mode: must be one of read-only, project-write, full-access`);
+      modeUnknown = true;
     }
-    mode = map.mode;
   }
-  if (map.provider === undefined) return { file, provider: undefined, mode };
-  const resolved = resolveProviderConfig(file, map.provider, env);
-  if ('issues' in resolved) {
-    throw new CliError(
-      CliErrorCode.CLI_CONFIG_INVALID,
-      resolved.issues.map((issue) => `${issue.file}: ${issue.path}: ${issue.message}`).join('\n'),
-    );
+  let provider: ResolvedProviderConfig | undefined;
+  if (map.provider !== undefined) {
+    const resolved = resolveProviderConfig(file, map.provider, env);
+    if ('issues' in resolved) {
+      issues.push(
+        ...resolved.issues.map((issue) => `${issue.file}: ${issue.path}: ${issue.message}`),
+      );
+    } else provider = resolved.config;
   }
-  return { file, provider: resolved.config, mode };
+  return { file, provider, mode, issues, modeUnknown };
+}
+
+/**
+ * config.json for a command that talks to the model: any problem in it is a CLI_CONFIG_INVALID
+ * error (unknown provider fields included, so a typo in one is named, not silently ignored).
+ */
+export async function loadUserConfig(file: string, env: NodeJS.ProcessEnv): Promise<UserConfig> {
+  const config = await readUserConfig(file, env);
+  throwUserConfigIssues(config);
+  return config;
+}
+
+/** Throws the problems of `config`, if any, as one CLI_CONFIG_INVALID error. */
+export function throwUserConfigIssues(config: UserConfig): void {
+  if (config.issues.length > 0) {
+    throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, config.issues.join('\n'));
+  }
 }

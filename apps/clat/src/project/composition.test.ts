@@ -43,7 +43,13 @@ describe('defaultComposition', () => {
   it('loads the plugins.json and package-store sources only when their files exist', async () => {
     dir = mkdtempSync(join(tmpdir(), 'clat-composition-'));
     const home = resolveClatHome({ CLAT_HOME: dir }, dir);
-    const user = { file: home.configFile, provider: undefined, mode: undefined };
+    const user = {
+      file: home.configFile,
+      provider: undefined,
+      mode: undefined,
+      issues: [],
+      modeUnknown: false,
+    };
     const composition = defaultComposition();
     const labels = async () =>
       (await composition.sources({ home, env: {}, user })).map((source) => source.label);

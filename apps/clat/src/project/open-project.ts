@@ -17,10 +17,11 @@ import {
   isTrusted,
   projectRootOf,
   trustAdvice,
+  trustEntryIssue,
   trustNotRecordable,
   trustProject,
 } from '../config/trust-store.js';
-import { loadUserConfig, type UserConfig } from '../config/user-config.js';
+import { readUserConfig, throwUserConfigIssues, type UserConfig } from '../config/user-config.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { askLine, isTty, isYes } from '../ui/line-prompt.js';
 import type { ApprovalMemory } from '../ui/tty-approver.js';
@@ -44,6 +45,12 @@ export interface OpenProjectOptions {
    * interactive sessions mount everything.
    */
   select?: (entry: MountEntry) => boolean;
+  /**
+   * The command works without the model (`clat tools`, `clat mcp`, `clat call`): a config.json
+   * problem is a warning (`userConfigIssues`) instead of an error. Otherwise (chat, exec) any
+   * problem in it stops the command, naming the file and field.
+   */
+  modelOptional?: boolean;
   /** Stdio servers spawned ahead of the host (main's prestart); their transports adopt them. */
   prestarted?: PrestartedServers | undefined;
 }
@@ -52,6 +59,11 @@ export interface OpenedProject {
   session: Host;
   home: ClatHome;
   user: UserConfig;
+  /**
+   * config.json problems a `modelOptional` command goes on with (its provider, or the whole file,
+   * unused), one line each naming file and field.
+   */
+  userConfigIssues: string[];
   /** mcp.json problems, one line each, naming file and field. */
   configIssues: string[];
   /** What those problems cost (entries skipped, files to fix), for `clat mcp`; none: undefined. */
@@ -90,9 +102,12 @@ export async function requireTrust(
       return { home, projectRoot };
     }
   }
+  // An entry the store does not count (`false`, no `trustedAt`) is named: the person may think
+  // the project trusted, or untrusted by it.
+  const entry = await trustEntryIssue(home.trustFile, projectRoot);
   throw new CliError(
     CliErrorCode.CLI_PROJECT_UNTRUSTED,
-    `project ${projectRoot} is not trusted, so no MCP server was started; ${trustAdvice(home.trustFile, projectRoot)}`,
+    `project ${projectRoot} is not trusted, so no MCP server was started; ${trustAdvice(home.trustFile, projectRoot)}${entry === undefined ? '' : ` (${entry})`}`,
   );
 }
 
@@ -118,7 +133,8 @@ export async function openProject(
   options: OpenProjectOptions,
 ): Promise<OpenedProject> {
   const { home, projectRoot } = await requireTrust(io, options);
-  const user = await loadUserConfig(home.configFile, io.env);
+  const user = await readUserConfig(home.configFile, io.env);
+  if (options.modelOptional !== true) throwUserConfigIssues(user);
   // The project's own `.clat/mcp.json` is read only now that the project is trusted.
   const mcp = await loadConfiguredServers(home, projectRoot);
   const { configured } = mcp;
@@ -177,6 +193,9 @@ export async function openProject(
     session,
     home,
     user,
+    userConfigIssues: user.issues.map(
+      (issue) => `${issue}; commands that use the model refuse to run until it is fixed`,
+    ),
     configIssues,
     skippedEntries: skippedEntries(issues),
     sourceNotes: [...notes, ...extra.notes],

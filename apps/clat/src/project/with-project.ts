@@ -20,7 +20,7 @@ export async function withProject<T>(
     io,
     prestarted === undefined ? options : { ...options, prestarted },
   );
-  for (const issue of project.configIssues) {
+  for (const issue of [...project.userConfigIssues, ...project.configIssues]) {
     io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
   }
   project.session.start();
