@@ -1,6 +1,7 @@
 /** `clat trust`: record (or revoke) trust in a project so its MCP servers may start. @module */
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { sanitizeTerminalLine } from '@clat/kernel';
 import { parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -62,7 +63,10 @@ export const trustCommand: Command = {
     }
     const home = resolveClatHome(io.env, io.cwd);
     if (values.list === true) {
-      for (const root of await listTrusted(home.trustFile)) io.stdout.write(`${root}\n`);
+      const { roots, issues } = await listTrusted(home.trustFile);
+      for (const root of roots) io.stdout.write(`${root}\n`);
+      // An entry that trusts nothing is not listed as trusted, and said so where it is not listed.
+      for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
       return 0;
     }
     if (values.remove === true) {

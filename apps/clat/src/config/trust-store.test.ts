@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -30,10 +30,25 @@ describe('trust store', () => {
     expect(await isTrusted(file, root)).toBe(false);
     await trustProject(file, root);
     expect(await isTrusted(file, root)).toBe(true);
-    expect(await listTrusted(file)).toEqual([root]);
+    expect(await listTrusted(file)).toEqual({ roots: [root], issues: [] });
     expect(await untrustProject(file, root)).toBe(true);
     expect(await untrustProject(file, root)).toBe(false);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 1, projects: {} });
+  });
+
+  it('trusts only absolute keys holding what "clat trust" records', async () => {
+    const file = join(dir, 'trust.json');
+    const entries = { '/a': false, '/b': null, '/c': {}, d: { trustedAt: 'x' } };
+    await writeFile(file, JSON.stringify({ version: 1, projects: entries }));
+    for (const root of ['/a', '/b', '/c', 'd']) expect(await isTrusted(file, root)).toBe(false);
+    const { roots, issues } = await listTrusted(file);
+    expect(roots).toEqual([]);
+    expect(issues).toHaveLength(4);
+    expect(issues[0]).toBe(
+      `${file}: projects: "/a" is not trusted, as its value is not what "clat trust" records; run "clat trust --remove /a" to drop it`,
+    );
+    await trustProject(file, '/a');
+    expect(await isTrusted(file, '/a')).toBe(true);
   });
 
   it('names a missing project directory', async () => {

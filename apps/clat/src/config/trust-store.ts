@@ -5,38 +5,75 @@
  */
 
 import { realpathSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { describeJsonSyntaxError, shellWord } from '@clat/kernel';
 import { whyNotWritable } from '@clat/node-files';
 import { CliError, CliErrorCode } from '../errors.js';
+import { cannotReadError } from './cannot-read.js';
 import type { ClatHome } from './clat-home.js';
 import { editConfigFile } from './config-lock.js';
 import { findProjectRoot } from './project-root.js';
 import { readSmallFile } from './read-small-file.js';
+import { isTrustEntry } from './trust-entry.js';
 
 interface TrustFile {
   version: 1;
-  projects: Record<string, { trustedAt: string }>;
+  projects: Record<string, unknown>;
   [key: string]: unknown;
 }
 
-async function readTrust(file: string): Promise<TrustFile> {
-  const text = readSmallFile(file);
-  if (text === undefined) return { version: 1, projects: {} };
+interface TrustState {
+  /** The file as read, rewritten by edits with only their change. */
+  file: TrustFile;
+  /** The roots trusted: absolute keys whose value is what `clat trust` records. */
+  trusted: Set<string>;
+  /** Entries that are not trusted though present, one line each naming the key. */
+  issues: string[];
+}
+
+async function readTrust(file: string): Promise<TrustState> {
+  let text: string | undefined;
+  try {
+    text = readSmallFile(file);
+  } catch (error) {
+    throw cannotReadError(file, error);
+  }
+  if (text === undefined)
+    return { file: { version: 1, projects: {} }, trusted: new Set(), issues: [] };
+  // Deleting the file only forgets trust: the fail-safe way out of a file CLAT cannot read.
+  const remedy = 'fix it by hand, or delete it to forget every trusted project';
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw new CliError(
       CliErrorCode.CLI_CONFIG_INVALID,
-      `${file}: not valid JSON (${describeJsonSyntaxError(text)})`,
+      `${file}: not valid JSON (${describeJsonSyntaxError(text)}); ${remedy}`,
     );
   }
   const projects = (parsed as { projects?: unknown } | null)?.projects;
   if (typeof projects !== 'object' || projects === null || Array.isArray(projects)) {
-    throw new CliError(CliErrorCode.CLI_CONFIG_INVALID, `${file}: projects: must be an object`);
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `${file}: projects: must be an object; ${remedy}`,
+    );
   }
-  return parsed as TrustFile;
+  const trusted = new Set<string>();
+  const issues: string[] = [];
+  for (const [root, value] of Object.entries(projects)) {
+    // `clat trust` records canonical absolute paths only: a relative key would trust whatever
+    // directory of that name a lookup happened to compare it with.
+    if (!isAbsolute(root)) {
+      issues.push(
+        `${file}: projects: ${JSON.stringify(root)} is not an absolute path, so it trusts nothing; remove it from the file`,
+      );
+    } else if (!isTrustEntry(root, value)) {
+      issues.push(
+        `${file}: projects: ${JSON.stringify(root)} is not trusted, as its value is not what "clat trust" records; run "clat trust --remove ${shellWord(root)}" to drop it`,
+      );
+    } else trusted.add(root);
+  }
+  return { file: parsed as TrustFile, trusted, issues };
 }
 
 /** The canonical project root: absolute and symlink-free, so a link cannot borrow trust. */
@@ -61,18 +98,17 @@ export async function canonicalProjectRoot(dir: string, cwd: string): Promise<st
  */
 export async function projectRootOf(dir: string, cwd: string, home: ClatHome): Promise<string> {
   const start = await canonicalProjectRoot(dir, cwd);
-  const { projects } = await readTrust(home.trustFile);
-  return findProjectRoot(start, (candidate) => Object.hasOwn(projects, candidate), home.dir);
+  const { trusted } = await readTrust(home.trustFile);
+  return findProjectRoot(start, (candidate) => trusted.has(candidate), home.dir);
 }
 
 export async function isTrusted(file: string, root: string): Promise<boolean> {
-  const trust = await readTrust(file);
-  return Object.hasOwn(trust.projects, root);
+  return (await readTrust(file)).trusted.has(root);
 }
 
 export async function trustProject(file: string, root: string): Promise<void> {
   await editConfigFile(file, async (commit) => {
-    const trust = await readTrust(file);
+    const trust = (await readTrust(file)).file;
     trust.projects[root] = { trustedAt: new Date().toISOString() };
     await commit(`${JSON.stringify(trust, null, 2)}\n`);
   });
@@ -80,7 +116,7 @@ export async function trustProject(file: string, root: string): Promise<void> {
 
 export async function untrustProject(file: string, root: string): Promise<boolean> {
   return editConfigFile(file, async (commit) => {
-    const trust = await readTrust(file);
+    const trust = (await readTrust(file)).file;
     if (!Object.hasOwn(trust.projects, root)) return false;
     delete trust.projects[root];
     await commit(`${JSON.stringify(trust, null, 2)}\n`);
@@ -107,6 +143,14 @@ export function trustAdvice(trustFile: string, projectRoot: string): string {
   return `run "clat trust ${shellWord(projectRoot)}", or pass --trust`;
 }
 
-export async function listTrusted(file: string): Promise<string[]> {
-  return Object.keys((await readTrust(file)).projects).sort();
+/** The trusted roots, and the entries present that trust nothing (each naming its key). */
+export async function listTrusted(file: string): Promise<{ roots: string[]; issues: string[] }> {
+  const { trusted, issues } = await readTrust(file);
+  return { roots: [...trusted].sort(), issues };
+}
+
+/** Why the entry `trust.json` has for `root` does not trust it; undefined when it has none. */
+export async function trustEntryIssue(file: string, root: string): Promise<string | undefined> {
+  const { issues } = await readTrust(file);
+  return issues.find((issue) => issue.includes(`projects: ${JSON.stringify(root)} `));
 }

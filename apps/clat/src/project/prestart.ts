@@ -19,6 +19,7 @@ import type { CommandIO } from '../command.js';
 import { projectMcpFile, resolveClatHome } from '../config/clat-home.js';
 import { findProjectRoot } from '../config/project-root.js';
 import { readSmallFile } from '../config/read-small-file.js';
+import { isTrustEntry } from '../config/trust-entry.js';
 
 /** What a prestart reads of the command's environment. */
 export type PrestartIO = Pick<CommandIO, 'env' | 'cwd'>;
@@ -66,7 +67,9 @@ function trustedRoots(trustFile: string): (root: string) => boolean {
     const projects = (JSON.parse(readSmallFile(trustFile) ?? '{}') as { projects?: unknown })
       ?.projects;
     if (typeof projects !== 'object' || projects === null) return () => false;
-    return (root) => Object.hasOwn(projects, root);
+    return (root) =>
+      Object.hasOwn(projects, root) &&
+      isTrustEntry(root, (projects as Record<string, unknown>)[root]);
   } catch {
     return () => false;
   }
