@@ -21,6 +21,7 @@ import {
 import { PROJECT_OPTIONS, parseFlags } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
 import { type ClatHome, projectMcpFile, resolveClatHome } from '../config/clat-home.js';
+import { danglingLinkTarget } from '../config/link-target.js';
 import { formatIssue, type LoadedMcpConfig, loadMcpConfig } from '../config/mcp-config-file.js';
 import { isTrusted, projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -263,7 +264,13 @@ export async function list(argv: string[], io: CommandIO, one?: string): Promise
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return exit;
   }
-  io.stdout.write(`${home.mcpFile}${config.exists ? '' : ' (does not exist yet)'}\n`);
+  const dangling = config.exists ? undefined : await danglingLinkTarget(home.mcpFile);
+  const state = config.exists
+    ? ''
+    : dangling === undefined
+      ? ' (does not exist yet)'
+      : ` (is a link to ${dangling}, which does not exist)`;
+  io.stdout.write(`${home.mcpFile}${state}\n`);
   if (userServers.length === 0) {
     io.stdout.write(
       config.issues.length > 0 ? '  (no usable servers; see below)\n' : '  (no servers)\n',

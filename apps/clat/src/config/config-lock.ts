@@ -5,7 +5,7 @@
  * what they had read, and the last rename silently dropped the other's change.
  * @module
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type FileLockBusy, withFileLock } from '@clat/node-files';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -43,7 +43,15 @@ export async function editConfigFile<T>(
   edit: (commit: CommitEdit) => Promise<T>,
 ): Promise<T> {
   const target = await linkTarget(file);
-  await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+  if (target === file) await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+  else if (!(await isDirectory(dirname(target)))) {
+    // A link left from another machine or a moved dotfiles checkout: creating its target's
+    // directories would scatter CLAT's settings into a tree nobody chose.
+    throw new CliError(
+      CliErrorCode.CLI_CONFIG_INVALID,
+      `${file} is a link to ${target}, whose directory does not exist; create ${dirname(target)} or point the link at an existing file`,
+    );
+  }
   return withFileLock(
     `${target}.lock`,
     { waitMs: WAIT_MS, staleMs: STALE_MS, onBusy: (busy) => busyError(file, busy) },
@@ -59,5 +67,12 @@ export async function editConfigFile<T>(
         // otherwise be written without its lock.
         await replaceResolvedFile(target, text, mode);
       }),
+  );
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
   );
 }

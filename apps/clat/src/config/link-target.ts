@@ -36,3 +36,16 @@ export async function linkTarget(file: string): Promise<string> {
     `${file}: more than ${MAX_LINKS} symbolic links in a row (a loop?); point it at a file`,
   );
 }
+
+/**
+ * The target `file` links to when it is a symbolic link (of any chain) to a file that does not
+ * exist; undefined for a plain file, a missing one, or a link to an existing file.
+ */
+export async function danglingLinkTarget(file: string): Promise<string | undefined> {
+  const target = await linkTarget(file);
+  if (target === file) return undefined;
+  return lstat(target).then(
+    () => undefined,
+    (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? target : undefined),
+  );
+}
