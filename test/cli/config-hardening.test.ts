@@ -241,12 +241,17 @@ describe('the model provider in config.json', () => {
         model: 'm',
       },
     });
-    const result = await sandbox.run(['tools']);
-    expect(result.code).not.toBe(0);
-    expect(`${result.stdout}${result.stderr}`).not.toContain('zebra-umbrella');
-    expect(result.stderr).toContain(
-      'config.json: provider.baseUrl: must not carry credentials (user:password@); give the key with "apiKey" or "apiKeyEnv"',
-    );
+    // Refused by what uses the model, a warning for the rest: named, never with the value.
+    const refused = await sandbox.run(['exec', 'hello']);
+    const warned = await sandbox.run(['tools']);
+    expect(refused.code).not.toBe(0);
+    expect(warned.code).toBe(0);
+    for (const result of [refused, warned]) {
+      expect(`${result.stdout}${result.stderr}`).not.toContain('zebra-umbrella');
+      expect(result.stderr).toContain(
+        'config.json: provider.baseUrl: must not carry credentials (user:password@); give the key with "apiKey" or "apiKeyEnv"',
+      );
+    }
   });
 });
 
@@ -260,7 +265,7 @@ describe('files that are not valid JSON', () => {
     const cases: [string, string[], RegExp][] = [
       [
         'config.json',
-        ['tools'],
+        ['exec', 'hello'],
         /config\.json: not valid JSON \(unexpected character at line 3, column 15\)/,
       ],
       [

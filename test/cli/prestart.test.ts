@@ -99,12 +99,14 @@ describe('clat tools prestart', () => {
     expect((await spawnedPids()).length - before).toBe(1);
   });
 
-  it('stops a prestarted server when the run fails after the prestart (bad config.json)', async () => {
+  it('stops a prestarted server when the run fails after the prestart (bad trust.json)', async () => {
     await sandbox.writeMcp({ old: legacyServer() });
-    await writeFile(join(sandbox.home, 'config.json'), '{ not json');
+    // `clat tools` goes on without a usable config.json; a trust.json it cannot parse stops it
+    // (after the prestart, which --trust allows without reading it).
+    await writeFile(join(sandbox.home, 'trust.json'), '{ not json');
     const result = await sandbox.run(['tools', '--trust'], { timeoutMs: 60_000 });
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('config.json');
+    expect(result.stderr).toContain('trust.json');
     const pids = await spawnedPids();
     expect(pids.length).toBeLessThanOrEqual(1);
     expect(pids.filter(pidAlive)).toEqual([]);
