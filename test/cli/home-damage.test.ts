@@ -45,6 +45,16 @@ describe('a config.json problem', () => {
     expect(exec.stderr).toContain(
       `clat: ${configFile}: provider: unknown field(s) "reasoning" [CLI_CONFIG_INVALID]`,
     );
+    // The session starts, says so once, runs tools, and only a model turn refuses, naming why.
+    const session = await sandbox.run(['chat', '--trust'], {
+      input: '/call mcp_notes_list_notes\nhello\n',
+    });
+    expect(session.code, session.stderr).toBe(0);
+    expect(session.stderr.split(warning).length - 1, session.stderr).toBe(1);
+    expect(session.stdout).toContain('running mcp_notes_list_notes');
+    expect(session.stdout).toContain(
+      `the model cannot be used until ${configFile} is fixed: ${configFile}: provider: unknown field(s) "reasoning"; /call <tool> [json | key=value ...] works meanwhile`,
+    );
   });
 
   it('an empty file, a directory or an unset key variable does not stop clat tools', async () => {

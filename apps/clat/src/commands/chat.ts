@@ -384,7 +384,11 @@ class ChatSession {
    */
   async #prompt(text: string, command?: { name: string; rest: string }): Promise<void> {
     const provider = this.#provider;
-    const noProvider = `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json | key=value ...]\n`;
+    const [configIssue] = this.#project.user.issues;
+    const noProvider =
+      configIssue === undefined
+        ? `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json | key=value ...]\n`
+        : `the model cannot be used until ${this.#project.home.configFile} is fixed: ${configIssue}; /call <tool> [json | key=value ...] works meanwhile\n`;
     if (provider === undefined && command === undefined) {
       this.#write(noProvider);
       return;
@@ -684,9 +688,18 @@ export const chatCommand: Command = {
     }
     return withProject(
       io,
-      { project: values.project, trust: values.trust, promptForTrust: true },
+      // A config.json problem (a provider field a newer CLAT wrote, a key not exported here) is
+      // said, and the session goes on for /call, /tools and /mcp; only a model turn refuses.
+      { project: values.project, trust: values.trust, promptForTrust: true, modelOptional: true },
       async (project) => {
-        const mode = parseMode(values.mode, project.user.mode ?? 'project-write');
+        // A mode that cannot be read may have been read-only: nothing more is assumed.
+        const fallback = project.user.modeUnknown ? 'read-only' : 'project-write';
+        if (project.user.modeUnknown && values.mode === undefined) {
+          io.stderr.write(
+            `clat: config: the mode of ${project.user.file} is unknown, so the session starts read-only; /mode or --mode chooses\n`,
+          );
+        }
+        const mode = parseMode(values.mode, project.user.mode ?? fallback);
         return new ChatSession(io, project, mode).run();
       },
     );
