@@ -7,11 +7,10 @@
  * @module
  */
 import type { PluginManifest } from '@clat/kernel';
-import { mergeConfig } from './activation-config.js';
+import { mergeConfig, secretsBefore } from './activation-config.js';
 import { confirmCapabilities } from './capability-consent.js';
 import { applyConfigValues } from './config-values.js';
 import { capabilityExpansion } from './inspect.js';
-import { readSecrets } from './plugin-secrets.js';
 import type { PackageRecord } from './registry.js';
 import type { InstallOptions } from './store-types.js';
 
@@ -52,7 +51,8 @@ export async function answerFirst<T extends InstallOptions>(
     const secrets =
       existing === undefined
         ? {}
-        : await readSecrets(context.clatHome, manifest.id, existing.active);
+        : // Unreadable: asked as if it held none; the change under the lease says what is missing.
+          (await secretsBefore(context.clatHome, manifest.id, existing.active, manifest)).values;
     const current =
       options.config !== undefined ? options.config : mergeConfig(existing?.active.config, secrets);
     await applyConfigValues(manifest, current, options.configValues ?? {}, async (key, field) => {

@@ -25,8 +25,18 @@ export const PackagingErrorCode = {
   ARTIFACT_TAMPERED: 'ARTIFACT_TAMPERED',
   /** Supplied plugin configuration is too large, not JSON, or fails the manifest configSchema. */
   CONFIG_INVALID: 'CONFIG_INVALID',
+  /**
+   * A package's secrets file exists but cannot be read (empty, cut short, permission denied), and
+   * what was asked would need the sensitive values it held.
+   */
+  SECRETS_UNREADABLE: 'SECRETS_UNREADABLE',
   /** registry.json is malformed or breaks an invariant; the whole plugin runtime fails closed. */
   REGISTRY_INVALID: 'REGISTRY_INVALID',
+  /**
+   * registry.json is missing while the store holds packages, stored copies or secrets files:
+   * plugins are disabled and nothing is pruned until it is restored or the store is moved aside.
+   */
+  REGISTRY_MISSING: 'REGISTRY_MISSING',
   /** Another process holds the storage-root lease. */
   STORE_BUSY: 'STORE_BUSY',
   /** `install` on an installed id, or `update`/`enable`/... on a missing one. */

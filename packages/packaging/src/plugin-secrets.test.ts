@@ -13,6 +13,8 @@ afterEach(() => rm(home, { recursive: true, force: true }));
 
 const dir = () => join(home, SECRETS_DIR);
 const SHA = 'a'.repeat(64);
+/** A manifest's settings: `pin` is sensitive. */
+const VAULT = { userConfig: { pin: { type: 'string', title: 'PIN', sensitive: true } } } as const;
 
 /** A registry whose package `id` has these activations' secrets tokens (undefined: legacy). */
 function registryWith(id: string, active: string | undefined, rollback?: string): Registry {
@@ -39,15 +41,17 @@ describe('plugin secrets, one file per activation', () => {
     const second = await writeSecrets(home, 'vault', { pin: 'new-0123456789' });
     expect(second).not.toBe(first);
     expect(second).toMatch(/^[0-9a-f]{16}$/);
-    expect(await readSecrets(home, 'vault', { secrets: first })).toEqual({ pin: 'old-0123456789' });
-    expect(await readSecrets(home, 'vault', { secrets: second })).toEqual({
+    expect(await readSecrets(home, 'vault', { secrets: first }, VAULT)).toEqual({
+      pin: 'old-0123456789',
+    });
+    expect(await readSecrets(home, 'vault', { secrets: second }, VAULT)).toEqual({
       pin: 'new-0123456789',
     });
     expect((await stat(join(dir(), `vault.${second}.json`))).mode & 0o777).toBe(0o600);
     expect((await stat(dir())).mode & 0o777).toBe(0o700);
     // No sensitive settings: a token, and no file.
     const none = await writeSecrets(home, 'vault', {});
-    expect(await readSecrets(home, 'vault', { secrets: none })).toEqual({});
+    expect(await readSecrets(home, 'vault', { secrets: none }, VAULT)).toEqual({});
     expect((await readdir(dir())).sort()).toEqual(
       [`vault.${first}.json`, `vault.${second}.json`].sort(),
     );
@@ -56,11 +60,24 @@ describe('plugin secrets, one file per activation', () => {
   it("reads an older registry's activation (no token) from the one file per id", async () => {
     await mkdir(dir(), { recursive: true });
     await writeFile(join(dir(), 'vault.json'), JSON.stringify({ pin: 'legacy' }));
-    expect(await readSecrets(home, 'vault', {})).toEqual({ pin: 'legacy' });
-    await writeFile(join(dir(), 'vault.json'), '[1]');
-    await expect(readSecrets(home, 'vault', {})).rejects.toMatchObject({
-      code: 'CONFIG_INVALID',
-      message: `${join(dir(), 'vault.json')} is not a JSON object; reinstall vault`,
+    expect(await readSecrets(home, 'vault', {}, VAULT)).toEqual({ pin: 'legacy' });
+  });
+
+  it('names an unreadable file, its sensitive keys and the configure that sets them again', async () => {
+    await mkdir(dir(), { recursive: true });
+    const file = join(dir(), 'vault.0123456789abcdef.json');
+    await writeFile(file, '');
+    await expect(
+      readSecrets(home, 'vault', { secrets: '0123456789abcdef' }, VAULT),
+    ).rejects.toMatchObject({
+      code: 'SECRETS_UNREADABLE',
+      message: `${file} is not a JSON object (it is empty); set vault's sensitive settings (pin) again with "clat plugin configure vault --config pin=<value>"`,
+    });
+    await writeFile(file, '{"pin":"01');
+    await expect(
+      readSecrets(home, 'vault', { secrets: '0123456789abcdef' }, { userConfig: {} }),
+    ).rejects.toMatchObject({
+      message: `${file} is not a JSON object (it was cut short or changed); vault has no sensitive settings, so remove it`,
     });
   });
 

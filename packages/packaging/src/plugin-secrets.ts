@@ -10,11 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
+import { type JsonValue, type PluginManifest, sensitiveKeys, shellWord } from '@clat/kernel';
 import { writeFileAtomic } from '@clat/node-files';
-import { PackagingError } from './errors.js';
+import { isPackagingError, PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
+import { permissionDenied } from './permission-denied.js';
 import type { Activation, Registry } from './registry.js';
 
 export const SECRETS_DIR = 'plugin-secrets';
@@ -51,35 +52,64 @@ export function splitSensitiveConfig(
   return { stored: Object.keys(stored).length === 0 ? undefined : stored, secrets };
 }
 
+/** `--config key=<value>` for each key, as a person types them. */
+export function configFlags(keys: readonly string[]): string {
+  return keys.map((key) => `--config ${key}=<value>`).join(' ');
+}
+
+/** A secrets file that exists but could not be read (see {@link readSecretsFile}). */
+export function isUnreadableSecrets(error: unknown): error is PackagingError {
+  return isPackagingError(error) && error.code === 'SECRETS_UNREADABLE';
+}
+
 /**
- * The sensitive values of `id`'s `activation` (none: `{}`). A corrupt file is an error naming it.
+ * The sensitive values of `id`'s `activation` (none: `{}`). A file that cannot be read throws
+ * SECRETS_UNREADABLE (see {@link readSecretsFile}).
  */
 export async function readSecrets(
   clatHome: string,
   id: string,
   activation: Pick<Activation, 'secrets'>,
+  manifest: Pick<PluginManifest, 'userConfig'>,
 ): Promise<Record<string, JsonValue>> {
-  return (await readSecretsFile(clatHome, id, activation)) ?? {};
+  return (await readSecretsFile(clatHome, id, activation, manifest)) ?? {};
 }
 
 /**
  * As {@link readSecrets}, but undefined when the file does not exist: an activation without
  * sensitive values has none, and so has one whose file a concurrent `configure` or `update`
  * swept after pointing the registry elsewhere (the caller that read the registry without the
- * lease tells them apart by reading it again).
+ * lease tells them apart by reading it again). A file that exists but cannot be read (empty, cut
+ * short, permission denied) throws SECRETS_UNREADABLE naming it and `manifest`'s sensitive keys:
+ * its values are gone, and `clat plugin configure` given them again replaces the file.
  */
 export async function readSecretsFile(
   clatHome: string,
   id: string,
   activation: Pick<Activation, 'secrets'>,
+  manifest: Pick<PluginManifest, 'userConfig'>,
 ): Promise<Record<string, JsonValue> | undefined> {
   const file = secretsFile(clatHome, id, activation);
+  const unreadable = (what: string, cause?: unknown) => {
+    const keys = sensitiveKeys(manifest);
+    // Without sensitive settings the file holds nothing this version reads: removing it loses
+    // nothing (a missing file is "no sensitive values").
+    const way =
+      keys.length === 0
+        ? `${id} has no sensitive settings, so remove it`
+        : `set ${id}'s sensitive settings (${keys.join(', ')}) again with "clat plugin configure ${shellWord(id)} ${configFlags(keys)}"`;
+    return new PackagingError('SECRETS_UNREADABLE', `${what}; ${way}`, {
+      file,
+      data: { reason: what },
+      ...(cause === undefined ? {} : { cause }),
+    });
+  };
   let text: string;
   try {
     text = (await readBoundedFile(file, PACKAGE_LIMITS.configBytes, file)).toString('utf8');
   } catch (error) {
     if (/does not exist$/.test((error as Error).message)) return undefined;
-    throw new PackagingError('CONFIG_INVALID', (error as Error).message, { file, cause: error });
+    throw unreadable((await permissionDenied(file, error)) ?? (error as Error).message, error);
   }
   try {
     const value = JSON.parse(text) as unknown;
@@ -89,9 +119,9 @@ export async function readSecretsFile(
   } catch {
     // fall through to the error below
   }
-  throw new PackagingError('CONFIG_INVALID', `${file} is not a JSON object; reinstall ${id}`, {
-    file,
-  });
+  throw unreadable(
+    `${file} is not a JSON object (${text.trim() === '' ? 'it is empty' : 'it was cut short or changed'})`,
+  );
 }
 
 /**

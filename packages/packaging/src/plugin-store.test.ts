@@ -45,6 +45,9 @@ async function chmodTree(dir: string): Promise<void> {
   }
 }
 
+/** A sensitive setting, kept in the secrets file. */
+const TOKEN = { token: { type: 'string', title: 'Token', sensitive: true } } as const;
+
 let counter = 0;
 async function pkg(options: FixtureOptions = {}) {
   const dir = join(work, `src-${counter++}`);
@@ -314,12 +317,78 @@ describe('PluginStore lifecycle', () => {
     const entry = join(store.artifactDir('fixture', treeSha256), 'bin', 'server.mjs');
     await chmod(entry, 0o700);
     await writeFile(entry, 'tampered');
+    const container = store.containerPath('fixture', treeSha256);
     await expect(store.repair('fixture')).rejects.toMatchObject({
       code: 'PACKAGE_STATE',
-      message: expect.stringContaining('reinstall the same version with "clat plugin install'),
+      message: `no stored copy of fixture 1.0.0 to repair from (${container} is missing); reinstall the same version (fixture 1.0.0) with "clat plugin install <its package>"`,
     });
+    // The listing does not send the person to that repair either.
+    expect((await store.list())[0]?.health).toMatch(
+      /; its stored copy .* is missing too, so reinstall the same version \(fixture 1\.0\.0\) with "clat plugin install <its package>"$/,
+    );
     await store.install(dir, {});
     expect((await store.list())[0]?.health).toBe('ok');
+  });
+
+  it('a removed registry with packages in the store disables them and removes nothing', async () => {
+    const { treeSha256 } = await store.install(await pkg({ manifest: { userConfig: TOKEN } }), {
+      acceptCapabilities: true,
+      configValues: { token: 'secret-0123456789' },
+    });
+    await rm(store.registryFile);
+    const secrets = join(store.clatHome, 'plugin-secrets');
+    const before = await readdir(secrets);
+    expect(before).toHaveLength(1);
+    const error = {
+      code: 'REGISTRY_MISSING',
+      message: expect.stringMatching(
+        /is missing, but the plugin store holds 1 package\(s\) it does not list \(fixture\); plugins are disabled and none of their files is removed: restore .* from a backup, or start over with "mv .*" and install them again/,
+      ),
+    };
+    await expect(store.list()).rejects.toMatchObject(error);
+    await expect(store.repair('fixture')).rejects.toMatchObject(error);
+    await expect(
+      store.install(await pkg({ id: 'other' }), { acceptCapabilities: true }),
+    ).rejects.toMatchObject(error);
+    expect(existsSync(store.artifactDir('fixture', treeSha256))).toBe(true);
+    expect(existsSync(store.containerPath('fixture', treeSha256))).toBe(true);
+    expect(await readdir(secrets)).toEqual(before);
+    expect((await installedServerEntries(store.clatHome)).registryError).toMatch(/is missing/);
+  });
+
+  it('an unreadable secrets file is named in the listing and replaced by configure given its keys', async () => {
+    const source = await pkg({ manifest: { userConfig: TOKEN } });
+    await store.install(source, { acceptCapabilities: true, configValues: { token: 'one' } });
+    const secrets = join(store.clatHome, 'plugin-secrets');
+    const [name] = await readdir(secrets);
+    const file = join(secrets, name as string);
+    await writeFile(file, '');
+    const advice = `${file} is not a JSON object (it is empty); set fixture's sensitive settings (token) again with "clat plugin configure fixture --config token=<value>"`;
+    expect((await store.list())[0]?.health).toBe(advice);
+    // What would keep the old value it cannot read is refused, naming the key.
+    await expect(
+      store.update(await pkg({ version: '2', manifest: { userConfig: TOKEN } })),
+    ).rejects.toMatchObject({
+      code: 'SECRETS_UNREADABLE',
+      message: `${file} is not a JSON object (it is empty), so fixture's sensitive settings token cannot be kept: add --config token=<value> to the command`,
+    });
+    await expect(
+      store.configure('fixture', { configValues: { token: 'two' } }),
+    ).resolves.toMatchObject({ changed: true });
+    expect((await store.list())[0]?.health).toBe('ok');
+    expect(await store.settings('fixture')).toMatchObject({ sensitiveSet: ['token'] });
+    expect(await readdir(secrets)).not.toContain(name);
+  });
+
+  it('a registry from a newer CLAT is named so, not malformed', async () => {
+    await store.install(await pkg(), { acceptCapabilities: true });
+    const registry = JSON.parse(await registryText());
+    registry.unit.version = 2;
+    await writeFile(store.registryFile, JSON.stringify(registry));
+    await expect(store.list()).rejects.toMatchObject({
+      code: 'REGISTRY_INVALID',
+      message: `${store.registryFile} was written by a newer CLAT (registry version 2, this CLAT reads version 1); upgrade CLAT to use its plugins`,
+    });
   });
 
   it('rollback without a rollback activation errors', async () => {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { fsyncDirectory } from '@clat/node-files';
-import { mergeConfig, resolveActivationConfig } from './activation-config.js';
+import { resolveChangedConfig, type SecretsBefore, secretsBefore } from './activation-config.js';
 import { type AskFirstContext, answerFirst } from './ask-first.js';
 import { confirmCapabilities } from './capability-consent.js';
 import { packPackage, unpackContainer } from './clatpkg.js';
@@ -23,6 +23,7 @@ import {
   type Activation,
   type ArtifactRecord,
   activeArtifact,
+  emptyRegistry,
   type PackageRecord,
   REGISTRY_FILE,
   type Registry,
@@ -42,8 +43,9 @@ import type {
   StoreLease,
   VerifiedArtifact,
 } from './store-types.js';
+import { registryMissingError, unlistedPackages } from './store-unlisted.js';
 import { readPackageTree } from './tree.js';
-import { verifyInstalledArtifact } from './verify-artifact.js';
+import { reinstallHint, verifyInstalledArtifact } from './verify-artifact.js';
 
 export const STORE_DIR = 'plugin-store';
 
@@ -76,9 +78,19 @@ export class PluginStore {
     return join(this.root, 'containers', id, `${treeSha256}.clatpkg`);
   }
 
-  /** Reads the registry; a missing file is an empty registry, anything malformed throws. */
-  readRegistry(): Promise<Registry> {
-    return readRegistryFile(this.registryFile);
+  /**
+   * Reads the registry; anything malformed throws. A missing file is an empty registry only while
+   * the store holds nothing: otherwise it throws REGISTRY_MISSING (see store-unlisted.ts), so no
+   * recovery or sweep ever prunes against a registry that was lost.
+   */
+  async readRegistry(): Promise<Registry> {
+    const registry = await readRegistryFile(this.registryFile);
+    if (registry !== undefined) return registry;
+    const unlisted = await unlistedPackages(this.root, this.clatHome);
+    if (unlisted.ids.length > 0) {
+      throw registryMissingError(this.registryFile, this.root, this.clatHome, unlisted);
+    }
+    return emptyRegistry();
   }
 
   async #writeRegistry(registry: Registry): Promise<void> {
@@ -180,6 +192,11 @@ export class PluginStore {
         { file: inspected.dir },
       );
     }
+    // The first artifact of a store lands after its (empty) registry: a missing registry then
+    // always means a lost one, never a first install killed before it wrote one.
+    if (!(await lstat(this.registryFile).catch(() => undefined))) {
+      await this.#writeRegistry(emptyRegistry());
+    }
     const idDir = join(this.root, 'artifacts', id);
     await mkdir(idDir, { recursive: true, mode: 0o700 });
     const target = this.artifactDir(id, treeSha);
@@ -237,14 +254,16 @@ export class PluginStore {
           const verified = await this.verifyActivation(id, record, slot);
           if (verified.added.length === 0) continue;
         } catch (error) {
-          done.push((error as Error).message.replace(/; run "clat plugin repair .*"$/, ''));
+          done.push(
+            (error as Error).message.replace(/; (run "clat plugin repair|its stored copy ).*$/, ''),
+          );
         }
         const version = record.artifacts[activation.artifact]?.manifest.version ?? '?';
         const container = this.containerPath(id, activation.artifact);
         if (!(await lstat(container).catch(() => undefined))) {
           throw new PackagingError(
             'PACKAGE_STATE',
-            `no stored copy of ${id} ${version} to repair from; reinstall the same version with "clat plugin install <its package>" (accepted for the installed version)`,
+            `no stored copy of ${id} ${version} to repair from (${container} is missing); ${reinstallHint(id, record.artifacts[activation.artifact] as ArtifactRecord)}`,
             { file: container },
           );
         }
@@ -405,11 +424,14 @@ export class PluginStore {
         if (expansion.length > 0 && options.acceptCapabilities !== true) {
           await confirmCapabilities(mode, manifest, expansion, options);
         }
-        const secretsBefore =
-          existing === undefined ? {} : await readSecrets(this.clatHome, id, existing.active);
-        const { stored, secrets } = await resolveActivationConfig(
+        const before: SecretsBefore =
+          existing === undefined || installed === undefined
+            ? { values: {} }
+            : await secretsBefore(this.clatHome, id, existing.active, installed);
+        const { stored, secrets } = await resolveChangedConfig(
           manifest,
-          mergeConfig(existing?.active.config, secretsBefore),
+          existing?.active.config,
+          before,
           options,
         );
 
@@ -478,7 +500,7 @@ export class PluginStore {
           result.reinstall = {
             settingsChanged:
               !isDeepStrictEqual(existing.active.config, stored) ||
-              !isDeepStrictEqual(secretsBefore, secrets) ||
+              !isDeepStrictEqual(before.values, secrets) ||
               !isDeepStrictEqual(existing.active.acceptedCapabilities, manifest.capabilities),
             restored: published.replaced,
             ...(published.kept === undefined ? {} : { kept: published.kept }),
@@ -554,7 +576,7 @@ export class PluginStore {
   async settings(id: string): Promise<PluginSettings> {
     const record = this.#requireRecord(await this.readRegistry(), id);
     const { manifest } = activeArtifact(record);
-    const secrets = await readSecrets(this.clatHome, id, record.active);
+    const secrets = await readSecrets(this.clatHome, id, record.active, manifest);
     return {
       id,
       version: manifest.version,
@@ -584,15 +606,18 @@ export class PluginStore {
     return this.#withLease(async (registry) => {
       const record = this.#requireRecord(registry, id);
       const { manifest } = activeArtifact(record);
-      const secretsBefore = await readSecrets(this.clatHome, id, record.active);
-      const { stored, secrets } = await resolveActivationConfig(
+      const before = await secretsBefore(this.clatHome, id, record.active, manifest);
+      const { stored, secrets } = await resolveChangedConfig(
         manifest,
-        mergeConfig(record.active.config, secretsBefore),
+        record.active.config,
+        before,
         options,
       );
+      // An unreadable secrets file is replaced even by equal settings: that is the repair.
       const changed =
+        before.unreadable !== undefined ||
         !isDeepStrictEqual(record.active.config, stored) ||
-        !isDeepStrictEqual(secretsBefore, secrets);
+        !isDeepStrictEqual(before.values, secrets);
       if (!changed) return { id, version: manifest.version, changed };
       const active: Activation = {
         artifact: record.active.artifact,

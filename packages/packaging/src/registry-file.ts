@@ -9,31 +9,43 @@ import { fsyncDirectory, writeFileAtomic } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
-import { emptyRegistry, parseRegistry, type Registry } from './registry.js';
+import { permissionDenied } from './permission-denied.js';
+import { parseRegistry, REGISTRY_ADVICE, type Registry } from './registry.js';
 
-/** Reads the registry; a missing file is an empty registry, anything malformed throws. */
-export async function readRegistryFile(file: string): Promise<Registry> {
-  const stat = await lstat(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (stat === undefined) return emptyRegistry();
+/**
+ * Reads the registry: undefined when the file does not exist (the store decides what that means,
+ * see store-unlisted.ts), anything unreadable or malformed throws REGISTRY_INVALID.
+ */
+export async function readRegistryFile(file: string): Promise<Registry | undefined> {
+  const unreadable = async (error: unknown): Promise<PackagingError> => {
+    const denied = await permissionDenied(file, error);
+    return new PackagingError(
+      'REGISTRY_INVALID',
+      `${denied ?? (error as Error).message}; ${REGISTRY_ADVICE}`,
+      { file, cause: error },
+    );
+  };
+  let stat: Awaited<ReturnType<typeof lstat>> | undefined;
+  try {
+    stat = await lstat(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw await unreadable(error);
+  }
   if (stat.isSymbolicLink() || !stat.isFile()) {
     throw new PackagingError(
       'REGISTRY_INVALID',
-      `${file} is not a regular file; plugins are disabled until it is fixed or removed`,
-      { file: file },
+      `${file} is not a regular file; ${REGISTRY_ADVICE}`,
+      {
+        file,
+      },
     );
   }
   let buffer: Buffer;
   try {
     buffer = await readBoundedFile(file, PACKAGE_LIMITS.registryBytes);
   } catch (error) {
-    throw new PackagingError(
-      'REGISTRY_INVALID',
-      `${(error as Error).message}; plugins are disabled until it is fixed or removed`,
-      { file: file, cause: error },
-    );
+    throw await unreadable(error);
   }
   return parseRegistry(file, buffer.toString('utf8'));
 }

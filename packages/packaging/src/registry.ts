@@ -18,6 +18,13 @@ import { PACKAGE_LIMITS } from './limits.js';
 export const REGISTRY_FILE = 'registry.json';
 export const REGISTRY_UNIT = { name: 'clat-plugin-registry', version: 1 } as const;
 
+/**
+ * What every registry error ends with. Not "or remove it": a removed registry with packages in the
+ * store disables plugins too (store-unlisted.ts), and before that one made the next store command
+ * delete every package and secret the registry no longer listed.
+ */
+export const REGISTRY_ADVICE = 'plugins are disabled until you fix it or restore it from a backup';
+
 const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
 const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([
@@ -186,7 +193,20 @@ export function parseRegistry(file: string, text: string): Registry {
   } catch {
     throw new PackagingError(
       'REGISTRY_INVALID',
-      `${file} is not valid JSON (${describeJsonSyntaxError(text)}); plugins are disabled until it is fixed or removed`,
+      `${file} is not valid JSON (${describeJsonSyntaxError(text)}); ${REGISTRY_ADVICE}`,
+      { file },
+    );
+  }
+  const unit = (raw as { unit?: { name?: unknown; version?: unknown } } | null)?.unit;
+  if (
+    unit?.name === REGISTRY_UNIT.name &&
+    typeof unit.version === 'number' &&
+    unit.version > REGISTRY_UNIT.version
+  ) {
+    // Not "malformed": it is fine, for the CLAT that wrote it; editing it would break that one.
+    throw new PackagingError(
+      'REGISTRY_INVALID',
+      `${file} was written by a newer CLAT (registry version ${unit.version}, this CLAT reads version ${REGISTRY_UNIT.version}); upgrade CLAT to use its plugins`,
       { file },
     );
   }
@@ -198,7 +218,7 @@ export function parseRegistry(file: string, text: string): Registry {
       .join('; ');
     throw new PackagingError(
       'REGISTRY_INVALID',
-      `${file} is malformed (${detail}); plugins are disabled until it is fixed or removed`,
+      `${file} is malformed (${detail}); ${REGISTRY_ADVICE}`,
       { file },
     );
   }
@@ -206,7 +226,7 @@ export function parseRegistry(file: string, text: string): Registry {
   if (problems.length > 0) {
     throw new PackagingError(
       'REGISTRY_INVALID',
-      `${file} breaks an invariant (${problems.slice(0, 3).join('; ')}); plugins are disabled until it is fixed or removed`,
+      `${file} breaks an invariant (${problems.slice(0, 3).join('; ')}); ${REGISTRY_ADVICE}`,
       { file },
     );
   }

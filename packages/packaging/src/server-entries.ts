@@ -148,7 +148,7 @@ async function verifiedWithSecrets(
     }
     let secrets: Record<string, JsonValue> | undefined;
     try {
-      secrets = await readSecretsFile(clatHome, id, verified.activation);
+      secrets = await readSecretsFile(clatHome, id, verified.activation, verified.record.manifest);
     } catch (error) {
       return { issue: (error as Error).message };
     }

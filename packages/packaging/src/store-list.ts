@@ -4,6 +4,7 @@
  * @module
  */
 import { listedSource } from './listed-source.js';
+import { readSecretsFile } from './plugin-secrets.js';
 import type { PluginStore } from './plugin-store.js';
 import { type ArtifactRecord, activeArtifact } from './registry.js';
 import type { PluginListEntry } from './store-types.js';
@@ -26,6 +27,8 @@ export async function listPackages(store: PluginStore): Promise<PluginListEntry[
       if (added.length > 0) {
         health = `ok, but ${added.length} file(s) were added to its directory (${added.slice(0, 3).join(', ')}); "clat plugin repair ${id}" moves them to its data directory`;
       }
+      // Its settings are part of what it needs to start: an unreadable secrets file stops it.
+      await readSecretsFile(store.clatHome, id, record.active, artifact.manifest);
     } catch (error) {
       health = (error as Error).message;
     }

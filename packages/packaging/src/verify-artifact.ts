@@ -3,11 +3,14 @@
  * identity must still match the registry record.
  * @module
  */
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { shellWord } from '@clat/kernel';
 import { readContainerHeader } from './clatpkg.js';
 import { PackagingError } from './errors.js';
 import { type InspectedPackage, inspectPackage } from './inspect.js';
+import { NPM_SPEC_PREFIX } from './npm-source.js';
 import type { ArtifactRecord, PackageRecord } from './registry.js';
 import type { VerifiedArtifact } from './store-types.js';
 import { type PackageTree, readPackageTree, treeDigest } from './tree.js';
@@ -18,9 +21,28 @@ export interface ArtifactPaths {
   containerPath(id: string, treeSha256: string): string;
 }
 
-/** Tells the person how to fix a damaged artifact (a command that works: see `repair`). */
-function repairHint(id: string): string {
-  return `run "clat plugin repair ${id}"`;
+/**
+ * How to get back the same version of `id` when no stored copy can restore it: installing its
+ * package again (the same bytes are a reinstall, which restores them and stores a copy again).
+ */
+export function reinstallHint(id: string, artifact: ArtifactRecord): string {
+  const { source, manifest } = artifact;
+  const again =
+    source === undefined
+      ? `"clat plugin install <its package>"`
+      : `"clat plugin install ${shellWord(`${NPM_SPEC_PREFIX}${source.name}@${source.version}`)}"`;
+  return `reinstall the same version (${id} ${manifest.version}) with ${again}`;
+}
+
+/**
+ * Tells the person how to fix a damaged artifact with a command that works: `repair` restores
+ * from the stored container, so without one it is reinstalling the same version.
+ */
+async function repairHint(id: string, artifact: ArtifactRecord, container: string) {
+  const stored = await lstat(container).catch(() => undefined);
+  return stored?.isFile() === true
+    ? `run "clat plugin repair ${shellWord(id)}"`
+    : `its stored copy ${container} is missing too, so ${reinstallHint(id, artifact)}`;
 }
 
 function toTreeEntry(file: { path: string; bytes: number; sha256: string }) {
@@ -45,27 +67,31 @@ export async function verifyInstalledArtifact(
   }
   const artifact = record.artifacts[activation.artifact] as ArtifactRecord;
   const dir = store.artifactDir(id, activation.artifact);
-  const tampered = (message: string, file = dir, cause?: unknown) =>
-    new PackagingError('ARTIFACT_TAMPERED', `${message}; ${repairHint(id)}`, {
-      file,
-      ...(cause === undefined ? {} : { cause }),
-    });
+  const container = store.containerPath(id, activation.artifact);
+  const tampered = async (message: string, file = dir, cause?: unknown) =>
+    new PackagingError(
+      'ARTIFACT_TAMPERED',
+      `${message}; ${await repairHint(id, artifact, container)}`,
+      { file, ...(cause === undefined ? {} : { cause }) },
+    );
   let tree: PackageTree;
   try {
     tree = await readPackageTree(dir);
   } catch (error) {
-    throw tampered(`installed package ${id} is damaged: ${(error as Error).message}`, dir, error);
+    throw await tampered(
+      `installed package ${id} is damaged: ${(error as Error).message}`,
+      dir,
+      error,
+    );
   }
-  const shipped = await readContainerHeader(store.containerPath(id, activation.artifact)).catch(
-    () => undefined,
-  );
+  const shipped = await readContainerHeader(container).catch(() => undefined);
   let added: string[] = [];
   if (shipped !== undefined && treeDigest(shipped.map(toTreeEntry)) === activation.artifact) {
     const found = new Map(tree.files.map((file) => [file.path, file]));
     for (const file of shipped) {
       const now = found.get(file.path);
       if (now === undefined || now.sha256 !== file.sha256) {
-        throw tampered(
+        throw await tampered(
           `${file.path} of installed package ${id} was ${now === undefined ? 'removed' : 'changed'}`,
           join(dir, file.path),
         );
@@ -85,15 +111,19 @@ export async function verifyInstalledArtifact(
   try {
     inspected = await inspectPackage(dir, { tree });
   } catch (error) {
-    throw tampered(`installed package ${id} is damaged: ${(error as Error).message}`, dir, error);
+    throw await tampered(
+      `installed package ${id} is damaged: ${(error as Error).message}`,
+      dir,
+      error,
+    );
   }
   if (inspected.tree.treeSha256 !== activation.artifact) {
-    throw tampered(
+    throw await tampered(
       `installed bytes of ${id} changed (expected tree ${activation.artifact}, found ${inspected.tree.treeSha256})`,
     );
   }
   if (!isDeepStrictEqual(inspected.manifest, artifact.manifest)) {
-    throw tampered(
+    throw await tampered(
       `installed manifest of ${id} differs from the registry record`,
       join(dir, 'clat-plugin.json'),
     );
@@ -104,7 +134,7 @@ export async function verifyInstalledArtifact(
     inspected.trust !== artifact.trust ||
     !isDeepStrictEqual(inspected.publisher, artifact.publisher)
   ) {
-    throw tampered(`installed publisher identity of ${id} differs from the registry record`);
+    throw await tampered(`installed publisher identity of ${id} differs from the registry record`);
   }
   return { id, dir, record: artifact, activation, inspected, added };
 }
