@@ -93,6 +93,8 @@ describe('hostile servers', () => {
     expect(text.stdout).not.toMatch(/\p{M}{7}/u);
 
     const json = await sandbox.run(['tools', '--json']);
+    // Exact once parsed, yet no raw C1 or bidi character: people print --json on a terminal.
+    expectClean(json);
     const tools = parseJsonOutput<{ tools: { name: string; description: string }[] }>(json).tools;
     expect(tools.find((tool) => tool.name === 'mcp_hostile_attack')?.description).toBe(
       `Looks harmless${ATTACK}`,
@@ -109,6 +111,8 @@ describe('hostile servers', () => {
     expect(result.stdout).toContain(String.raw`\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07`);
 
     const json = await sandbox.run(['call', 'mcp_hostile_attack', '--json']);
+    expectClean(json);
+    expect(json.stdout).toContain(String.raw`\u009b2J\u202eexe.txt\u2066`);
     expect(parseJsonOutput<{ content: string }>(json).content).toBe(`result ${ATTACK}`);
 
     for (const tool of ['mcp_hostile_fail', 'mcp_hostile_rpc_fail', 'mcp_hostile_http_poke']) {
@@ -126,6 +130,15 @@ describe('hostile servers', () => {
     expectClean(status);
     expect(status.stdout).toContain('hostile-dies');
     expect(status.stdout).toContain(String.raw`hostile stderr \x1b[2J`);
+
+    const json = await sandbox.run(['mcp', '--json']);
+    expectClean(json);
+    const servers = parseJsonOutput<{ servers: { name: string; stderrTail?: string[] }[] }>(
+      json,
+    ).servers;
+    expect(servers.find((server) => server.name === 'hostile')?.stderrTail?.[0]).toBe(
+      `hostile stderr ${ATTACK.slice(0, ATTACK.indexOf('\r\n'))}`,
+    );
   });
 
   it('the interactive session sanitises /mcp, /tools, /call and approval prompts', async () => {

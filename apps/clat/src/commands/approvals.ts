@@ -6,6 +6,7 @@ import type { Command } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
 import { projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { jsonOutput } from '../ui/json-output.js';
 
 const USAGE = `Usage: clat approvals [list] [--all] [--json] [-C <dir>]
        clat approvals reset [<tool>] [--all] [-C <dir>]
@@ -47,7 +48,7 @@ export const approvalsCommand: Command = {
       }
       const saved = await store.list(project);
       if (values.json === true) {
-        io.stdout.write(`${JSON.stringify({ file: store.file, approvals: saved }, null, 2)}\n`);
+        io.stdout.write(jsonOutput({ file: store.file, approvals: saved }, 'clat approvals list'));
         return 0;
       }
       if (saved.length === 0) {

@@ -28,6 +28,7 @@ import {
 } from '../run/call-arguments.js';
 import { EXIT, exitCodeFor } from '../run/exit-codes.js';
 import { claudeToolName, didYouMeanTool } from '../ui/did-you-mean.js';
+import { jsonOutput } from '../ui/json-output.js';
 import { isTty, redrawsInPlace } from '../ui/line-prompt.js';
 import { needsLoginLines, skippedToolWarning, unavailableLine } from '../ui/mcp-status.js';
 import { showToolProgress } from '../ui/tool-progress.js';
@@ -147,7 +148,7 @@ export const callCommand: Command = {
               `clat: the result of tool ${name} is nested more than ${LIMITS.toolResultDepth} levels deep, too deep for --json; rerun without --json to print its text\n`,
             );
             return EXIT.failed;
-          } else io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+          } else io.stdout.write(jsonOutput(result, 'clat call'));
           return result.isError === true ? EXIT.failed : EXIT.ok;
         } catch (error) {
           if (isKernelError(error) && error.code === KernelErrorCode.TOOL_NOT_FOUND) {

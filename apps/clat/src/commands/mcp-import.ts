@@ -31,6 +31,7 @@ import {
 } from '../config/mcp-config-file.js';
 import { projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { jsonOutput } from '../ui/json-output.js';
 import { installNpxServer } from './mcp-add-npx.js';
 
 /** Names CLAT refuses as mcp.json keys: path-like, prototype keys, control characters. */
@@ -196,7 +197,7 @@ export async function importServers(argv: string[], io: CommandIO): Promise<numb
       notes: plan.notes,
     }));
     io.stdout.write(
-      `${JSON.stringify({ from: client, read, target, scope, dryRun, servers }, null, 2)}\n`,
+      jsonOutput({ from: client, read, target, scope, dryRun, servers }, 'clat mcp import'),
     );
     return 0;
   }

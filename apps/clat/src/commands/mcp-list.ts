@@ -26,6 +26,7 @@ import { formatIssue, type LoadedMcpConfig, loadMcpConfig } from '../config/mcp-
 import { isTrusted, projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { serverNotFoundMessage, untrustedProjectNote } from '../project/configured-servers.js';
+import { jsonOutput } from '../ui/json-output.js';
 
 /** describeServerConfig's shape: names of env vars and headers only, never their values. */
 interface ListedServer {
@@ -261,7 +262,7 @@ export async function list(argv: string[], io: CommandIO, one?: string): Promise
           ? { file: project.file, trusted: false }
           : { file: project.file, trusted: true, servers: projectServers };
     }
-    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout.write(jsonOutput(out, 'clat mcp list'));
     return exit;
   }
   const dangling = config.exists ? undefined : await danglingLinkTarget(home.mcpFile);
@@ -326,7 +327,7 @@ function get(
       ),
     );
   }
-  if (json) io.stdout.write(`${JSON.stringify(server, null, 2)}\n`);
+  if (json) io.stdout.write(jsonOutput(server, 'clat mcp get'));
   else line(io, server, home, true);
   return 0;
 }

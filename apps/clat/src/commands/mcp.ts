@@ -16,6 +16,7 @@ import { foreignCommand } from '../foreign-commands.js';
 import { GET_STREAM_SETTLE_MS, waitForGetStreams } from '../project/get-streams.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import { didYouMean } from '../ui/did-you-mean.js';
+import { jsonOutput } from '../ui/json-output.js';
 import { formatMcpStatus, mcpStatusJson } from '../ui/mcp-status.js';
 import { add, isInstalledPlugin } from './mcp-add.js';
 import { list } from './mcp-list.js';
@@ -103,10 +104,6 @@ ${PROJECT_USAGE}
       --json           Machine-readable output
 `;
 
-function writeJson(io: CommandIO, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
 async function status(argv: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseFlags('mcp', argv, { ...PROJECT_OPTIONS, ...JSON_OPTION });
   if (positionals.length > 0) {
@@ -123,7 +120,9 @@ async function status(argv: string[], io: CommandIO): Promise<number> {
       await waitForGetStreams(project.session.mount);
       const summary = project.session.mount.summary();
       if (values.json === true)
-        writeJson(io, mcpStatusJson(summary, project.configIssues, project.sourceNotes));
+        io.stdout.write(
+          jsonOutput(mcpStatusJson(summary, project.configIssues, project.sourceNotes), 'clat mcp'),
+        );
       else
         io.stdout.write(
           formatMcpStatus(summary, {

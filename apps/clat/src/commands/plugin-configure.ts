@@ -11,6 +11,7 @@ import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import type { PluginSettings, PluginStore } from '@clat/packaging';
 import type { CommandIO } from '../command.js';
 import { columnsOf, padColumns } from '../ui/columns.js';
+import { jsonOutput } from '../ui/json-output.js';
 import { givesSettings, type InstallFlags, installOptions } from './plugin-install.js';
 
 /** One setting as `--json` gives it: a sensitive one's value never, only whether it is set. */
@@ -98,7 +99,7 @@ export async function configurePlugin(
     const settings = await store.settings(id);
     if (flags.json === true) {
       const out = { id, version: settings.version, settings: settingRows(settings) };
-      io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      io.stdout.write(jsonOutput(out, 'clat plugin configure'));
     } else {
       io.stdout.write(formatSettings(settings));
     }

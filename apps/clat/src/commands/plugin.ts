@@ -33,6 +33,7 @@ import { errorLine, fileErrorText } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { foreignCommand } from '../foreign-commands.js';
 import { isScaffoldKind, SCAFFOLD_KINDS, writeScaffold } from '../scaffold/scaffold.js';
+import { jsonOutput } from '../ui/json-output.js';
 import { formatInspected, formatPluginTable, sensitiveArgsNote } from '../ui/package-screen.js';
 import { configurePlugin } from './plugin-configure.js';
 import { describeInspected, formatBundleExtras, inspectSource } from './plugin-inspect.js';
@@ -285,7 +286,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
         (other) => withSourceReplaced(action, rest, other),
       );
       if (values.json === true) {
-        io.stdout.write(`${JSON.stringify(describeInspected(inspected, mcpb), null, 2)}\n`);
+        io.stdout.write(jsonOutput(describeInspected(inspected, mcpb), 'clat plugin inspect'));
         return 0;
       }
       if (installed !== undefined) {
@@ -475,7 +476,7 @@ async function runAction(argv: string[], io: CommandIO): Promise<number> {
     case 'list': {
       if (positionals.length > 0) throw usage('list takes no arguments');
       const rows = await store.list();
-      if (values.json === true) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      if (values.json === true) io.stdout.write(jsonOutput(rows, 'clat plugin list'));
       else io.stdout.write(formatPluginTable(rows));
       return 0;
     }
