@@ -4,7 +4,7 @@
  * bound to the server's configuration digest, applied by `clat call` without a terminal too, not
  * applied in read-only mode, and `clat approvals list|reset`.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonOutput, shownCommandArgs, useCliSandbox } from './support.js';
@@ -163,5 +163,69 @@ describe('saved approvals', () => {
     const bad = await sandbox.run(['approvals', 'wipe']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown subcommand "wipe"; use list or reset');
+  });
+});
+
+describe('approvals.json written by others', () => {
+  const digest = `sha256:${'b'.repeat(64)}`;
+  const at = '2026-12-01T10:00:00.000Z';
+  /** A newer CLAT's file: root fields, extra fields and an entry of a newer shape. */
+  function foreign(project: string) {
+    return {
+      version: 1,
+      defaults: { ask: 'always' },
+      projects: {
+        [project]: {
+          run_command: { effect: 'execute', digest, at, expiresAt: '2027-01-01T00:00:00Z' },
+          write_file: { effect: 'write', digest, at, rule: { path: 'src/**' } },
+          mcp_git_push: { effect: 'write', digestV2: 'blake3:abc', at },
+        },
+        '/elsewhere': { search: { effect: 'read', digest, at, scope: 'repo' } },
+      },
+    };
+  }
+
+  it('reset of one tool keeps every other field and entry; list names what it cannot read', async () => {
+    const file = join(sandbox.home, 'approvals.json');
+    const before = foreign(sandbox.project);
+    await writeFile(file, `${JSON.stringify(before, null, '\t')}\n`);
+
+    const listed = await sandbox.run(['approvals', 'list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(
+      parseJsonOutput<{ approvals: { tool: string }[] }>(listed).approvals.map((a) => a.tool),
+    ).toEqual(['run_command', 'write_file']);
+    expect(listed.stderr).toContain(
+      `clat: ${file}: projects[${JSON.stringify(sandbox.project)}]["mcp_git_push"] is not an approval this CLAT can read`,
+    );
+    // The command that note names removes the entry it cannot read.
+    const command = /"(clat approvals reset [^"]+)" removes it/.exec(listed.stderr)?.[1] ?? '';
+    expect(command).toContain('mcp_git_push');
+
+    const reset = await sandbox.run(['approvals', 'reset', 'run_command']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toContain('Forgot 1 saved approval of "run_command"');
+    const removedRun = structuredClone(before);
+    delete (removedRun.projects[sandbox.project] as Record<string, unknown>).run_command;
+    expect(await readFile(file, 'utf8')).toBe(`${JSON.stringify(removedRun, null, '\t')}\n`);
+
+    const forgot = await sandbox.run(shownCommandArgs(command));
+    expect(forgot.code, forgot.stderr).toBe(0);
+    const removedPush = structuredClone(removedRun);
+    delete (removedPush.projects[sandbox.project] as Record<string, unknown>).mcp_git_push;
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(removedPush);
+  });
+
+  it('a file of a newer format is said to come from a newer CLAT and is left as it is', async () => {
+    const file = join(sandbox.home, 'approvals.json');
+    const text = JSON.stringify({ version: 2, projects: {} });
+    await writeFile(file, text);
+    for (const args of [['approvals'], ['approvals', 'reset', '--all']]) {
+      const run = await sandbox.run(args);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`${file}: "version": 2 was written by a newer CLAT`);
+      expect(run.stderr).not.toContain('delete it');
+    }
+    expect(await readFile(file, 'utf8')).toBe(text);
   });
 });

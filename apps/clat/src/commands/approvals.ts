@@ -1,6 +1,6 @@
 /** `clat approvals list|reset`: the "always allow in this project" answers CLAT keeps. @module */
-import { sanitizeTerminalLine } from '@clat/kernel';
-import { ApprovalStore } from '../approvals/approval-store.js';
+import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
+import { ApprovalStore, type UnreadableApproval } from '../approvals/approval-store.js';
 import { parseFlags } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { resolveClatHome } from '../config/clat-home.js';
@@ -25,6 +25,23 @@ Options:
       --json           Machine-readable output (list)
 `;
 
+/**
+ * The note on an entry `clat approvals list` cannot read (a newer CLAT's, a hand edit): it is
+ * kept in the file and never applied, so the list must not look as if it were not there.
+ */
+function unreadableLine(file: string, entry: UnreadableApproval): string {
+  const project = JSON.stringify(entry.project);
+  if (entry.tool === undefined) {
+    return sanitizeTerminalLine(
+      `${file}: projects[${project}] is not an object of approvals, so none of it is applied; fix or remove it by hand`,
+    );
+  }
+  const reset = `clat approvals reset ${shellWord(entry.tool)} -C ${shellWord(entry.project)}`;
+  return sanitizeTerminalLine(
+    `${file}: projects[${project}][${JSON.stringify(entry.tool)}] is not an approval this CLAT can read (it lacks "effect", "digest" or "at" strings), so it is kept but not applied; "${reset}" removes it`,
+  );
+}
+
 export const approvalsCommand: Command = {
   name: 'approvals',
   summary: 'List or reset the approvals saved per project',
@@ -46,7 +63,11 @@ export const approvalsCommand: Command = {
       if (positionals.length > 0) {
         throw new CliError(CliErrorCode.CLI_USAGE, 'clat approvals list: takes no arguments');
       }
-      const saved = await store.list(project);
+      const { approvals: saved, unreadable } = await store.list(project);
+      // Kept in the file (a newer CLAT's entries, a hand edit) but never applied: say so, on
+      // stderr, so --json stays the exact listing.
+      for (const entry of unreadable)
+        io.stderr.write(`clat: ${unreadableLine(store.file, entry)}\n`);
       if (values.json === true) {
         io.stdout.write(jsonOutput({ file: store.file, approvals: saved }, 'clat approvals list'));
         return 0;
