@@ -216,6 +216,17 @@ describe('approvals.json written by others', () => {
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(removedPush);
   });
 
+  it('reset --json is a usage error that changes nothing', async () => {
+    const file = join(sandbox.home, 'approvals.json');
+    const text = `${JSON.stringify(foreign(sandbox.project), null, 2)}\n`;
+    await writeFile(file, text);
+    const reset = await sandbox.run(['approvals', 'reset', '--json']);
+    expect(reset.code).toBe(2);
+    expect(reset.stdout).toBe('');
+    expect(reset.stderr).toContain('clat approvals reset: --json only applies to list');
+    expect(await readFile(file, 'utf8')).toBe(text);
+  });
+
   it('a file of a newer format is said to come from a newer CLAT and is left as it is', async () => {
     const file = join(sandbox.home, 'approvals.json');
     const text = JSON.stringify({ version: 2, projects: {} });

@@ -89,6 +89,13 @@ export const approvalsCommand: Command = {
       if (positionals.length > 1) {
         throw new CliError(CliErrorCode.CLI_USAGE, 'clat approvals reset: name at most one tool');
       }
+      if (values.json === true) {
+        // Nothing to print as JSON: the exit code says whether it worked (README: exit codes).
+        throw new CliError(
+          CliErrorCode.CLI_USAGE,
+          'clat approvals reset: --json only applies to list; the exit code tells a script whether the reset worked',
+        );
+      }
       const tool = positionals[0];
       const removed = await store.reset(project, tool);
       const what = tool === undefined ? 'approval' : `approval of ${JSON.stringify(tool)}`;
