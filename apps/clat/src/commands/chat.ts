@@ -44,7 +44,7 @@ import { foldResult } from '../ui/fold-result.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { cancelQuestionOnEndOfInput, type KeyInfo } from '../ui/question-eof.js';
-import { formatTools } from '../ui/tool-list.js';
+import { formatTools, inSurfaceOrder } from '../ui/tool-list.js';
 import { formatToolProgress, progressLineGate } from '../ui/tool-progress.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
@@ -484,7 +484,10 @@ class ChatSession {
         );
         return true;
       case '/tools': {
-        const all = this.#project.session.registry.list();
+        const all = inSurfaceOrder(
+          this.#project.session.registry.list(),
+          this.#project.session.mount.summary().servers,
+        );
         if (operand !== undefined) {
           // One tool, or every tool of one server, with signatures.
           const picked = all.filter((tool) => tool.name === operand || tool.source.id === operand);

@@ -11,7 +11,7 @@ import { detailsWidth, terminalColumns } from '../ui/columns.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 import { jsonOutput } from '../ui/json-output.js';
 import { skippedToolLines, unavailableLine } from '../ui/mcp-status.js';
-import { formatTools } from '../ui/tool-list.js';
+import { formatTools, inSurfaceOrder } from '../ui/tool-list.js';
 import { formatToolDetails } from '../ui/tool-signature.js';
 import { reportUnavailable } from './catalog-servers.js';
 
@@ -67,7 +67,7 @@ export const toolsCommand: Command = {
         const summary = project.session.mount.summary();
         const server = summary.servers.find((entry) => entry.name === target);
         const asServer = values.server !== undefined || server !== undefined;
-        const all = project.session.registry.list();
+        const all = inSurfaceOrder(project.session.registry.list(), summary.servers);
         const tools =
           target === undefined
             ? all

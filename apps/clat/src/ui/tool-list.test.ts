@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
 import { columnsOf } from './columns.js';
-import { formatTools } from './tool-list.js';
+import { formatTools, inSurfaceOrder } from './tool-list.js';
 
 const tool = (name: string, description: string) =>
   ({
@@ -38,5 +38,36 @@ describe('formatTools', () => {
     const [, first] = formatTools(TOOLS).split('\n');
     expect(first).toContain('Trigger a Request');
     expect(columnsOf(first ?? '')).toBeGreaterThan(120);
+  });
+});
+
+describe('inSurfaceOrder', () => {
+  const from = (name: string, kind: string, id: string) =>
+    ({ name, source: { kind, id } }) as unknown as ToolDefinition;
+
+  it('puts native tools first, then servers in configuration order, each in its own order', () => {
+    // Registration order: whichever server answered first.
+    const registered = [
+      from('mcp_fast_b', 'mcp', 'fast'),
+      from('read_file', 'native', ''),
+      from('mcp_fast_a', 'mcp', 'fast'),
+      from('summarize', 'wasm', 'summarize'),
+      from('elsewhere', 'other', 'unlisted'),
+      from('mcp_slow_z', 'mcp', 'slow'),
+      from('mcp_slow_y', 'mcp', 'slow'),
+      from('search', 'native', ''),
+    ];
+    const servers = [{ name: 'slow' }, { name: 'summarize' }, { name: 'fast' }];
+    expect(inSurfaceOrder(registered, servers).map((entry) => entry.name)).toEqual([
+      'read_file',
+      'search',
+      'mcp_slow_z',
+      'mcp_slow_y',
+      'summarize',
+      'mcp_fast_b',
+      'mcp_fast_a',
+      'elsewhere',
+    ]);
+    expect(registered[0]?.name).toBe('mcp_fast_b');
   });
 });

@@ -8,6 +8,24 @@ function sourceOf(tool: ToolDefinition): string {
   );
 }
 
+/**
+ * `tools` in the order `clat tools` and `/tools` show them: native tools first, then each
+ * server's in the order of `servers` (the mount summary's, which is the configuration's), each
+ * server's own in the order it listed them; a tool of no listed server comes last. The registry
+ * keeps registration order, which is the order servers happened to answer in, so two runs of the
+ * same configuration listed differently (and a CI snapshot of `clat tools --json` failed).
+ */
+export function inSurfaceOrder(
+  tools: readonly ToolDefinition[],
+  servers: readonly { readonly name: string }[],
+): ToolDefinition[] {
+  const rank = new Map(servers.map((server, index) => [server.name, index] as const));
+  const rankOf = (tool: ToolDefinition): number =>
+    tool.source.kind === 'native' ? -1 : (rank.get(tool.source.id) ?? servers.length);
+  // Array#sort is stable: within one rank the registry's order (each server's listing) stays.
+  return [...tools].sort((a, b) => rankOf(a) - rankOf(b));
+}
+
 /** Below this many columns a description says too little to be worth a wrapped row. */
 const MIN_DESCRIPTION_COLUMNS = 16;
 
