@@ -185,6 +185,21 @@ describe('approvals.json written by others', () => {
     };
   }
 
+  it('names no reset -C for an unreadable entry of a project that no longer exists', async () => {
+    const file = join(sandbox.home, 'approvals.json');
+    const gone = join(sandbox.root, 'deleted-project');
+    const at = '2026-01-01T00:00:00.000Z';
+    await writeFile(
+      file,
+      JSON.stringify({ version: 1, projects: { [gone]: { search: { digestV2: 'x', at } } } }),
+    );
+    const listed = await sandbox.run(['approvals', 'list', '--all']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(
+      `projects[${JSON.stringify(gone)}]["search"] is not an approval this CLAT can read (it lacks "effect", "digest" or "at" strings), so it is kept but not applied; its project no longer exists, so remove it from the file by hand`,
+    );
+  });
+
   it('reset of one tool keeps every other field and entry; list names what it cannot read', async () => {
     const file = join(sandbox.home, 'approvals.json');
     const before = foreign(sandbox.project);

@@ -104,7 +104,7 @@ describe('clat chat with piped input', () => {
     expectInOrder(out, [
       '300 steps done',
       '"stdout":"1\\n2\\n3\\n',
-      'more characters not shown; "clat call run_command" with the same arguments prints the whole result',
+      'more characters not shown; "clat call run_command --trust" with the same arguments prints the whole result',
     ]);
     expect(out).not.toContain('\\n2999\\n');
   });

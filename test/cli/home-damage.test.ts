@@ -116,7 +116,15 @@ describe('trust.json', () => {
     for (const value of [false, null, {}]) {
       await writeFile(
         trustFile(),
-        JSON.stringify({ version: 1, projects: { [sandbox.project]: value, project: {} } }),
+        JSON.stringify({
+          version: 1,
+          projects: {
+            [sandbox.project]: value,
+            project: {},
+            // Absolute but not as a lookup writes it: it would never match, nor be removable.
+            [`${sandbox.project}/`]: { trustedAt: '2026-01-01T00:00:00.000Z' },
+          },
+        }),
       );
       const result = await sandbox.run(['tools']);
       expect(result.code).toBe(1);
@@ -128,6 +136,9 @@ describe('trust.json', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toBe('');
     expect(listed.stderr).toContain(`projects: "project" is not an absolute path`);
+    expect(listed.stderr).toContain(
+      `projects: ${JSON.stringify(`${sandbox.project}/`)} is not a canonical path (a trailing slash, "." or ".." parts), so it trusts nothing; remove it from the file`,
+    );
     expect(listed.stderr).toContain(`projects: ${JSON.stringify(sandbox.project)} is not trusted`);
     // The way forward named works: the entry goes, and `clat trust` records a real one.
     const removed = await sandbox.run(['trust', '--remove', sandbox.project]);

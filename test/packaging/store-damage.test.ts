@@ -102,6 +102,17 @@ describe('a damaged plugin store', () => {
       expect(refused.code, args.join(' ')).toBe(1);
       expect(refused.stderr).toContain('[REGISTRY_MISSING]');
     }
+    // The host commands say it too, instead of starting without the plugins as if none were
+    // installed.
+    const status = await clat('mcp', '--trust');
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain(
+      `${registry} is missing, but the plugin store holds 2 package(s)`,
+    );
+    const tools = await clat('tools', '--trust');
+    expect(tools.stderr).toContain(
+      `${registry} is missing, but the plugin store holds 2 package(s)`,
+    );
     expect((await filesUnder(store)).filter((path) => !path.startsWith('staging'))).toEqual(
       held.store,
     );

@@ -14,6 +14,10 @@ describe('errorLine', () => {
   });
 
   it('sanitises what a server sent', () => {
+    // A hint goes before the code, and a `$` in it is text.
+    expect(errorLine(new CliError(CliErrorCode.CLI_USAGE, 'no'), ' (see $HOME/$&)')).toBe(
+      'clat: no (see $HOME/$&) [CLI_USAGE]\n',
+    );
     expect(errorLine(new Error('bad\x1b]52;c;AAAA\x07'))).toBe('clat: bad\\x1b]52;c;AAAA\\x07\n');
   });
 
@@ -76,14 +80,22 @@ describe('fileErrorText', () => {
   });
 
   it('reports an unreadable file as a failed read, naming the file whose mode to check', () => {
-    expect(fileErrorText(fsError('EACCES', 'open', '/h/.clat/trust.json'))).toBe(
+    expect(
+      fileErrorText(fsError('EACCES', 'open', '/h/.clat/trust.json'), { action: 'read' }),
+    ).toBe(
       'cannot read /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of /h/.clat/trust.json',
+    );
+    // An open the caller says nothing of is a write: a file `clat plugin new` creates.
+    expect(fileErrorText(fsError('EACCES', 'open', '/tmp/empty/package.json'))).toBe(
+      'cannot write /tmp/empty/package.json: permission denied (EACCES); check the owner and mode of /tmp/empty',
     );
     expect(fileErrorText(fsError('EACCES', 'read', '/h/.clat/trust.json'))).toBe(
       'cannot read /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of /h/.clat',
     );
     // Opening a temporary sibling or a lock is part of a write.
-    expect(fileErrorText(fsError('EACCES', 'open', '/h/.clat/trust.json.lock'))).toBe(
+    expect(
+      fileErrorText(fsError('EACCES', 'open', '/h/.clat/trust.json.lock'), { action: 'read' }),
+    ).toBe(
       'cannot write /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of /h/.clat',
     );
     expect(fileErrorText(new Error('plain'))).toBeUndefined();

@@ -13,7 +13,14 @@ import { indentLaterLines } from './ui/indent.js';
 export function errorLine(error: unknown, hint = ''): string {
   // The hint goes before the code: scripts find a failure's code at the end of its line.
   const described = describeClatError(error);
-  const text = hint === '' ? described : described.replace(/( \[[A-Z0-9_]+\])?$/, `${hint}$1`);
+  // A function replacer: a `$` in the hint is text, not a replacement pattern.
+  const text =
+    hint === ''
+      ? described
+      : described.replace(
+          /( \[[A-Z0-9_]+\])?$/,
+          (_match, code: string | undefined) => `${hint}${code ?? ''}`,
+        );
   // Its later lines are indented: one a server put in its error text never passes for CLAT's.
   return `clat: ${indentLaterLines(sanitizeTerminalText(redactSecrets(text)))}\n`;
 }
@@ -59,9 +66,6 @@ const ACTIONS: Record<string, string> = {
   scandir: 'read',
   opendir: 'read',
   read: 'read',
-  // CLAT writes through a temporary sibling or a lock (see knownFile), so an `open` of the file
-  // itself is a read: an unreadable trust.json was reported as a failed write.
-  open: 'read',
 };
 
 /**
@@ -78,21 +82,30 @@ function knownFile(path: string): string {
  * full disk): what could not be done to which file, why, and what to check; undefined for any
  * other error. Replaces the raw `EACCES: permission denied, open '<temp file>'`.
  */
-export function fileErrorText(error: unknown): string | undefined {
+export function fileErrorText(
+  error: unknown,
+  /**
+   * What the failed call was for, when the caller knows (a settings file it reads): an `open`
+   * alone does not say, and is taken as a write (`clat plugin new` creating a file).
+   */
+  known: { action?: 'read' } = {},
+): string | undefined {
   const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
-  const known = code === undefined ? undefined : FILE_ERRORS[code];
-  if (known === undefined) return undefined;
+  const refusal = code === undefined ? undefined : FILE_ERRORS[code];
+  if (refusal === undefined) return undefined;
   const written = path !== undefined && (knownFile(path) !== path || path.endsWith('.tmp'));
   const action = syscall?.startsWith('spawn')
     ? 'run'
-    : (!(written && syscall === 'open') && syscall !== undefined && ACTIONS[syscall]) || 'write';
+    : syscall === 'open' && !written && known.action !== undefined
+      ? known.action
+      : (syscall !== undefined && ACTIONS[syscall]) || 'write';
   const file = path === undefined ? undefined : knownFile(path);
   // A file that cannot be read is its own owner and mode's doing; one not written, its directory's.
   const checked =
     file === undefined ? undefined : action === 'read' && syscall === 'open' ? file : dirname(file);
-  const hint = known.hint?.(checked) ?? '';
+  const hint = refusal.hint?.(checked) ?? '';
   const what = file === undefined ? action : `${action} ${file}`;
   return sanitizeTerminalText(
-    `cannot ${what}: ${known.reason} (${code})${hint === '' ? '' : `; ${hint}`}`,
+    `cannot ${what}: ${refusal.reason} (${code})${hint === '' ? '' : `; ${hint}`}`,
   );
 }

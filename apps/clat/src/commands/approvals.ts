@@ -1,4 +1,5 @@
 /** `clat approvals list|reset`: the "always allow in this project" answers CLAT keeps. @module */
+import { existsSync } from 'node:fs';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { ApprovalStore, type UnreadableApproval } from '../approvals/approval-store.js';
 import { parseFlags } from '../cli-options.js';
@@ -36,9 +37,13 @@ function unreadableLine(file: string, entry: UnreadableApproval): string {
       `${file}: projects[${project}] is not an object of approvals, so none of it is applied; fix or remove it by hand`,
     );
   }
-  const reset = `clat approvals reset ${shellWord(entry.tool)} -C ${shellWord(entry.project)}`;
+  // `-C` needs the directory: a project since deleted (the likeliest home of a stale entry) can
+  // only be cleaned by hand.
+  const way = existsSync(entry.project)
+    ? `"clat approvals reset ${shellWord(entry.tool)} -C ${shellWord(entry.project)}" removes it`
+    : 'its project no longer exists, so remove it from the file by hand';
   return sanitizeTerminalLine(
-    `${file}: projects[${project}][${JSON.stringify(entry.tool)}] is not an approval this CLAT can read (it lacks "effect", "digest" or "at" strings), so it is kept but not applied; "${reset}" removes it`,
+    `${file}: projects[${project}][${JSON.stringify(entry.tool)}] is not an approval this CLAT can read (it lacks "effect", "digest" or "at" strings), so it is kept but not applied; ${way}`,
   );
 }
 

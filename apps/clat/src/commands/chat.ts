@@ -13,7 +13,6 @@ import {
   sanitizeTerminalLine as oneLine,
   type PermissionMode,
   sanitizeTerminalText,
-  shellWord,
 } from '@clat/kernel';
 import {
   type ChatMessage,
@@ -34,6 +33,7 @@ import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForGetStreams } from '../project/get-streams.js';
 import type { OpenedProject } from '../project/open-project.js';
+import { type ProjectFlagsShown, projectCommand } from '../project/project-command.js';
 import { withProject } from '../project/with-project.js';
 import { runAgentTurn } from '../run/agent-loop.js';
 import { parseKeyValueArguments } from '../run/call-arguments.js';
@@ -123,6 +123,8 @@ const PROMPT = 'clat> ';
 class ChatSession {
   readonly #io: CommandIO;
   readonly #project: OpenedProject;
+  /** The run's -C and --trust, repeated by commands the session names. */
+  readonly #flags: ProjectFlagsShown;
   readonly #rl: Interface;
   readonly #provider: OpenAiCompatibleProvider | undefined;
   readonly #history: ChatMessage[] = [];
@@ -147,8 +149,14 @@ class ChatSession {
   /** Servers whose GET stream a `/mcp` already waited out (see waitForGetStreams). */
   readonly #getStreamsGaveUp = new Set<string>();
 
-  constructor(io: CommandIO, project: OpenedProject, mode: PermissionMode) {
+  constructor(
+    io: CommandIO,
+    project: OpenedProject,
+    mode: PermissionMode,
+    flags: ProjectFlagsShown,
+  ) {
     this.#io = io;
+    this.#flags = flags;
     this.#project = project;
     this.#mode = mode;
     this.#catalog = new SessionCatalog(project.session.mount);
@@ -369,9 +377,10 @@ class ChatSession {
       const args =
         jsonArgs ?? parseKeyValueArguments(argWords, tool.definition.inputSchema, '/call');
       const result = await this.#project.session.pipeline.call(name, args, run.context);
+      // The run's -C and --trust too: a bare `clat call` runs in another project, or is refused.
       const shown = foldResult(
         result.content,
-        `"clat call ${shellWord(name)}" with the same arguments`,
+        `"${projectCommand(['call', name], this.#flags)}" with the same arguments`,
       );
       this.#write(`${result.isError ? 'tool error: ' : ''}${shown}\n`);
     });
@@ -384,7 +393,7 @@ class ChatSession {
    */
   async #prompt(text: string, command?: { name: string; rest: string }): Promise<void> {
     const provider = this.#provider;
-    const [configIssue] = this.#project.user.issues;
+    const [configIssue] = this.#project.user.modelIssues;
     const noProvider =
       configIssue === undefined
         ? `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json | key=value ...]\n`
@@ -703,7 +712,10 @@ export const chatCommand: Command = {
           );
         }
         const mode = parseMode(values.mode, project.user.mode ?? fallback);
-        return new ChatSession(io, project, mode).run();
+        return new ChatSession(io, project, mode, {
+          project: values.project,
+          trust: values.trust,
+        }).run();
       },
     );
   },

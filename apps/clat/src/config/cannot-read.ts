@@ -12,7 +12,7 @@ import { CliError, CliErrorCode } from '../errors.js';
  * what to do about it.
  */
 export function cannotReadError(file: string, error: unknown): CliError {
-  const refusedBySystem = fileErrorText(error);
+  const refusedBySystem = fileErrorText(error, { action: 'read' });
   const { code, message } = error as NodeJS.ErrnoException;
   const remedy = code === 'EISDIR' || code === 'EINVAL' ? '; move it out of the way' : '';
   return new CliError(

@@ -51,6 +51,7 @@ describe('readSmallFile', () => {
       provider: undefined,
       mode: undefined,
       issues: [],
+      modelIssues: [],
       modeUnknown: false,
     });
     mkdirSync(join(root, 'config.json'));

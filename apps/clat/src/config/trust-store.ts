@@ -14,7 +14,7 @@ import type { ClatHome } from './clat-home.js';
 import { editConfigFile } from './config-lock.js';
 import { findProjectRoot } from './project-root.js';
 import { readSmallFile } from './read-small-file.js';
-import { isTrustEntry } from './trust-entry.js';
+import { isCanonicalRoot, isTrustEntry } from './trust-entry.js';
 
 interface TrustFile {
   version: 1;
@@ -63,9 +63,9 @@ async function readTrust(file: string): Promise<TrustState> {
   for (const [root, value] of Object.entries(projects)) {
     // `clat trust` records canonical absolute paths only: a relative key would trust whatever
     // directory of that name a lookup happened to compare it with.
-    if (!isAbsolute(root)) {
+    if (!isCanonicalRoot(root)) {
       issues.push(
-        `${file}: projects: ${JSON.stringify(root)} is not an absolute path, so it trusts nothing; remove it from the file`,
+        `${file}: projects: ${JSON.stringify(root)} is not ${isAbsolute(root) ? 'a canonical path (a trailing slash, "." or ".." parts)' : 'an absolute path'}, so it trusts nothing; remove it from the file`,
       );
     } else if (!isTrustEntry(root, value)) {
       issues.push(

@@ -21,6 +21,8 @@ export interface UserConfig {
    * a key variable not exported in this shell). Only what talks to the model refuses over them.
    */
   issues: string[];
+  /** Those of `issues` that keep the model from being used (the file's own, the provider's). */
+  modelIssues: string[];
   /** The file could not be read or parsed, or its `mode` is invalid: the mode it sets is unknown. */
   modeUnknown: boolean;
 }
@@ -32,6 +34,7 @@ export async function readUserConfig(file: string, env: NodeJS.ProcessEnv): Prom
     provider: undefined,
     mode: undefined,
     issues: [issue],
+    modelIssues: [issue],
     modeUnknown: true,
   });
   let text: string | undefined;
@@ -41,7 +44,14 @@ export async function readUserConfig(file: string, env: NodeJS.ProcessEnv): Prom
     return unusable(cannotReadError(file, error).message);
   }
   if (text === undefined) {
-    return { file, provider: undefined, mode: undefined, issues: [], modeUnknown: false };
+    return {
+      file,
+      provider: undefined,
+      mode: undefined,
+      issues: [],
+      modelIssues: [],
+      modeUnknown: false,
+    };
   }
   let root: unknown;
   try {
@@ -64,15 +74,17 @@ export async function readUserConfig(file: string, env: NodeJS.ProcessEnv): Prom
     }
   }
   let provider: ResolvedProviderConfig | undefined;
+  const modelIssues: string[] = [];
   if (map.provider !== undefined) {
     const resolved = resolveProviderConfig(file, map.provider, env);
     if ('issues' in resolved) {
-      issues.push(
+      modelIssues.push(
         ...resolved.issues.map((issue) => `${issue.file}: ${issue.path}: ${issue.message}`),
       );
+      issues.push(...modelIssues);
     } else provider = resolved.config;
   }
-  return { file, provider, mode, issues, modeUnknown };
+  return { file, provider, mode, issues, modelIssues, modeUnknown };
 }
 
 /**

@@ -48,6 +48,7 @@ describe('defaultComposition', () => {
       provider: undefined,
       mode: undefined,
       issues: [],
+      modelIssues: [],
       modeUnknown: false,
     };
     const composition = defaultComposition();

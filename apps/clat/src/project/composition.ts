@@ -92,7 +92,9 @@ async function sourcesFor({ home, user, env }: ServerSourceContext): Promise<Mou
         clatHome: home.dir,
       }),
     ),
-    whenPresent(join(home.dir, ...STORE_REGISTRY), async () =>
+    // The store's directory, not its registry: a store whose registry.json was lost must be
+    // reported (REGISTRY_MISSING), not taken for no store, which dropped its plugins silently.
+    whenPresent(join(home.dir, STORE_REGISTRY[0]), async () =>
       (await import('@clat/packaging')).packageStoreSource({ clatHome: home.dir, env }),
     ),
   ]);

@@ -193,8 +193,10 @@ export async function openProject(
     session,
     home,
     user,
-    userConfigIssues: user.issues.map(
-      (issue) => `${issue}; commands that use the model refuse to run until it is fixed`,
+    userConfigIssues: user.issues.map((issue) =>
+      user.modelIssues.includes(issue)
+        ? `${issue}; commands that use the model refuse to run until it is fixed`
+        : issue,
     ),
     configIssues,
     skippedEntries: skippedEntries(issues),

@@ -4,9 +4,22 @@ import { foldResult } from './fold-result.js';
 const WHOLE = '"clat call mcp_big_lines"';
 
 describe('foldResult', () => {
-  it('keeps a result that fits', () => {
+  it('keeps a result that fits, with or without a last newline', () => {
     const text = Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n');
     expect(foldResult(text, WHOLE)).toBe(text);
+    expect(foldResult(`${text}\n`, WHOLE)).toBe(`${text}\n`);
+  });
+
+  it('counts the lines left out whether or not the result ends in a newline', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}`).join('\n');
+    expect(foldResult(lines(41), WHOLE).split('\n').at(-1)).toBe(
+      '… 1 more line not shown; "clat call mcp_big_lines" prints the whole result',
+    );
+    expect(
+      foldResult(`${lines(42)}\n`, WHOLE)
+        .split('\n')
+        .at(-1),
+    ).toBe('… 2 more lines not shown; "clat call mcp_big_lines" prints the whole result');
   });
 
   it('shows the first 40 of many lines and counts the rest', () => {

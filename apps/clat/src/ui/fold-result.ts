@@ -15,22 +15,30 @@ const MAX_CHARS = 4_000;
  * what was left out and `whole`, the command that prints all of it; `text` itself when it fits.
  */
 export function foldResult(text: string, whole: string): string {
-  let end = text.length;
-  let lines = 0;
-  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) {
+  // One newline at the very end ends the last line; it starts no line of its own.
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  let end = body.length;
+  let lines = 1;
+  for (let at = body.indexOf('\n'); at !== -1; at = body.indexOf('\n', at + 1)) {
+    if (lines === MAX_LINES) {
+      end = at;
+      break;
+    }
     lines += 1;
-    if (lines === MAX_LINES) end = at;
   }
   if (end > MAX_CHARS) end = MAX_CHARS;
   // A cut between the halves of a surrogate pair would leave half a character.
-  const code = text.charCodeAt(end - 1);
-  if (end < text.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
-  if (end >= text.length) return text;
-  const rest = text.slice(end);
-  const moreLines = rest.split('\n').length - (rest.startsWith('\n') ? 1 : 0);
-  const left =
-    moreLines > 1
-      ? `${moreLines.toLocaleString('en-US')} more lines`
+  const code = body.charCodeAt(end - 1);
+  if (end < body.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
+  if (end >= body.length) return text;
+  const rest = body.slice(end);
+  // Cut at a line's end, what is left is whole lines; cut inside one, characters too.
+  const atLineEnd = rest.startsWith('\n');
+  const moreLines = atLineEnd ? rest.slice(1).split('\n').length : rest.split('\n').length - 1;
+  const left = atLineEnd
+    ? `${moreLines.toLocaleString('en-US')} more line${moreLines === 1 ? '' : 's'}`
+    : moreLines > 0
+      ? `the rest of this line and ${moreLines.toLocaleString('en-US')} more line${moreLines === 1 ? '' : 's'}`
       : `${rest.length.toLocaleString('en-US')} more characters`;
-  return `${text.slice(0, end)}${text[end - 1] === '\n' || rest.startsWith('\n') ? '' : '…'}\n… ${left} not shown; ${whole} prints the whole result`;
+  return `${body.slice(0, end)}${atLineEnd ? '' : '…'}\n… ${left} not shown; ${whole} prints the whole result`;
 }
