@@ -94,11 +94,11 @@ describe('clat chat with piped input', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     const out = result.stdout;
-    // 300 progress notifications in well under a second or two: the first, at most one a
-    // second after it, and the one that completes.
+    // 300 progress notifications: the first, at most one a second after it (however slow a
+    // loaded machine makes the 300 steps, far fewer than 300), and the one that completes.
     const lines = out.split('\n').filter((line) => line.startsWith('  … mcp_rich_steps: '));
     expect(lines.length).toBeGreaterThanOrEqual(2);
-    expect(lines.length).toBeLessThanOrEqual(5);
+    expect(lines.length).toBeLessThan(30);
     expect(lines[0]).toContain('0% (1/300) - step 1\\x1b[31m red');
     expect(lines.at(-1)).toContain('100% (300/300) - step 300');
     expectInOrder(out, [

@@ -196,28 +196,32 @@ describe.skipIf(!hasTmux())('interrupting the session (tmux)', () => {
     await tmux.waitFor('EXITED:0', mark);
   });
 
-  it('SIGTERM ends the session with the terminal as it was: echo and line editing on', async () => {
-    await sandbox.writeMcp({});
-    // The shell around clat prints the terminal's settings once it has ended.
-    tmux.start(
-      ['sh', '-c', '"$0" "$1" --trust; code=$?; stty -a; exit $code', process.execPath, CLAT_BIN],
-      sandbox.project,
-      { CLAT_HOME: sandbox.home, NO_COLOR: '1' },
-    );
-    await tmux.waitFor('MCP servers: 0 configured');
-    // With a call running (its process group swept before the signal ends clat).
-    tmux.line('/mode full-access');
-    const mark = tmux.capture().length;
-    tmux.line('/call run_command {"command":"sleep 30"}');
-    await tmux.waitFor('running run_command… (Esc cancels)', mark);
-    const pid = clatPid(sandbox.home);
-    expect(pid).toBeDefined();
-    process.kill(pid as number, 'SIGTERM');
-    await tmux.waitFor('EXITED:143', mark);
-    const settings = tmux.capture().slice(mark);
-    expect(settings).toMatch(/\secho\s/);
-    expect(settings).not.toMatch(/\s-(echo|icanon)\s/);
-  });
+  // Finds the process in /proc.
+  it.runIf(process.platform === 'linux')(
+    'SIGTERM ends the session with the terminal as it was: echo and line editing on',
+    async () => {
+      await sandbox.writeMcp({});
+      // The shell around clat prints the terminal's settings once it has ended.
+      tmux.start(
+        ['sh', '-c', '"$0" "$1" --trust; code=$?; stty -a; exit $code', process.execPath, CLAT_BIN],
+        sandbox.project,
+        { CLAT_HOME: sandbox.home, NO_COLOR: '1' },
+      );
+      await tmux.waitFor('MCP servers: 0 configured');
+      // With a call running (its process group swept before the signal ends clat).
+      tmux.line('/mode full-access');
+      const mark = tmux.capture().length;
+      tmux.line('/call run_command {"command":"sleep 30"}');
+      await tmux.waitFor('running run_command… (Esc cancels)', mark);
+      const pid = clatPid(sandbox.home);
+      expect(pid).toBeDefined();
+      process.kill(pid as number, 'SIGTERM');
+      await tmux.waitFor('EXITED:143', mark);
+      const settings = tmux.capture().slice(mark);
+      expect(settings).toMatch(/\secho\s/);
+      expect(settings).not.toMatch(/\s-(echo|icanon)\s/);
+    },
+  );
 
   it('Ctrl-C on an empty prompt ends the session on a line of its own', async () => {
     await sandbox.writeMcp({});

@@ -37,7 +37,10 @@ export const PackagingErrorCode = {
    * plugins are disabled and nothing is pruned until it is restored or the store is moved aside.
    */
   REGISTRY_MISSING: 'REGISTRY_MISSING',
-  /** Another process holds the storage-root lease. */
+  /**
+   * Another process holds the storage-root lease, or changed the package while this change was
+   * prepared outside it (`InstallOptions.basedOn`): retry once it has finished.
+   */
   STORE_BUSY: 'STORE_BUSY',
   /** `install` on an installed id, or `update`/`enable`/... on a missing one. */
   PACKAGE_STATE: 'PACKAGE_STATE',

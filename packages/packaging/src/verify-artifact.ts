@@ -27,11 +27,29 @@ export interface ArtifactPaths {
  */
 export function reinstallHint(id: string, artifact: ArtifactRecord): string {
   const { source, manifest } = artifact;
-  const again =
-    source === undefined
-      ? `"clat plugin install <its package>"`
-      : `"clat plugin install ${shellWord(`${NPM_SPEC_PREFIX}${source.name}@${source.version}`)}"`;
-  return `reinstall the same version (${id} ${manifest.version}) with ${again}`;
+  if (source === undefined) {
+    return `reinstall the same version (${id} ${manifest.version}) with "clat plugin install <its package>"`;
+  }
+  // The same id, bin and scripts choice: they are part of the package's bytes, so a reinstall
+  // without them would be other bytes (refused as installed) or a second package.
+  const words = [
+    'clat plugin install',
+    shellWord(`${NPM_SPEC_PREFIX}${source.name}@${source.version}`),
+    '--yes',
+    '--id',
+    shellWord(id),
+    '--bin',
+    shellWord(source.bin),
+    ...(source.allowScripts === true ? ['--allow-scripts'] : []),
+  ];
+  // Values are never shown (a key is often one): the names say what to give again.
+  const env = Object.keys(source.env ?? {});
+  const given = [
+    ...(env.length === 0 ? [] : [`--env ${env.map((name) => `${name}=…`).join(' --env ')}`]),
+    ...((source.args ?? []).length === 0 ? [] : ['its server arguments after --']),
+  ];
+  const also = given.length === 0 ? '' : `, giving again ${given.join(' and ')} as first given`;
+  return `reinstall the same version (${id} ${manifest.version}) with "${words.join(' ')}"${also}`;
 }
 
 /**

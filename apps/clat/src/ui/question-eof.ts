@@ -40,5 +40,7 @@ export function cancelQuestionOnEndOfInput(
   };
   return () => {
     input.removeListener('keypress', onKeypress);
+    // The instance's own property goes: the class's close applies again.
+    delete (rl as { close?: unknown }).close;
   };
 }
