@@ -61,3 +61,23 @@ export function parseMode(
   }
   return value;
 }
+
+/**
+ * The mode a run starts in: `--mode`, else config.json's, else project-write. A config.json whose
+ * mode cannot be read (`modeUnknown`) may have asked for read-only: the run then starts
+ * read-only, and `said` (what the run is: "this call runs", "the session starts") tells why.
+ */
+export function runMode(
+  value: string | undefined,
+  user: { file: string; mode: PermissionMode | undefined; modeUnknown: boolean },
+  warn: (line: string) => void,
+  said: { runs: string; choose: string },
+): PermissionMode {
+  const fallback: PermissionMode = user.modeUnknown ? 'read-only' : 'project-write';
+  if (user.modeUnknown && value === undefined) {
+    warn(
+      `clat: config: the mode of ${user.file} is unknown, so ${said.runs} read-only; ${said.choose}\n`,
+    );
+  }
+  return parseMode(value, user.mode ?? fallback);
+}

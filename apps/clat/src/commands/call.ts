@@ -13,7 +13,7 @@ import {
   PROJECT_OPTIONS,
   PROJECT_USAGE,
   parseFlags,
-  parseMode,
+  runMode,
 } from '../cli-options.js';
 import type { Command } from '../command.js';
 import { errorLine } from '../error-line.js';
@@ -90,15 +90,10 @@ export const callCommand: Command = {
           ownersOf(name)(entry) || (claude !== undefined && ownersOf(claude)(entry)),
       },
       async (project) => {
-        // A config.json whose mode cannot be read may have asked for read-only: the call does
-        // not assume more than that unless --mode says so.
-        const fallback = project.user.modeUnknown ? 'read-only' : 'project-write';
-        if (project.user.modeUnknown && values.mode === undefined) {
-          io.stderr.write(
-            `clat: config: the mode of ${project.user.file} is unknown, so this call runs read-only; pass --mode to choose\n`,
-          );
-        }
-        const mode = parseMode(values.mode, project.user.mode ?? fallback);
+        const mode = runMode(values.mode, project.user, (line) => io.stderr.write(line), {
+          runs: 'this call runs',
+          choose: 'pass --mode to choose',
+        });
         await waitForSurface(io, project);
         for (const line of needsLoginLines(project.session.mount.summary()))
           io.stderr.write(`clat: ${line}\n`);

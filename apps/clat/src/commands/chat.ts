@@ -28,6 +28,7 @@ import {
   PROJECT_USAGE,
   parseFlags,
   parseMode,
+  runMode,
 } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -704,14 +705,10 @@ export const chatCommand: Command = {
       // said, and the session goes on for /call, /tools and /mcp; only a model turn refuses.
       { project: values.project, trust: values.trust, promptForTrust: true, modelOptional: true },
       async (project) => {
-        // A mode that cannot be read may have been read-only: nothing more is assumed.
-        const fallback = project.user.modeUnknown ? 'read-only' : 'project-write';
-        if (project.user.modeUnknown && values.mode === undefined) {
-          io.stderr.write(
-            `clat: config: the mode of ${project.user.file} is unknown, so the session starts read-only; /mode or --mode chooses\n`,
-          );
-        }
-        const mode = parseMode(values.mode, project.user.mode ?? fallback);
+        const mode = runMode(values.mode, project.user, (line) => io.stderr.write(line), {
+          runs: 'the session starts',
+          choose: '/mode or --mode chooses',
+        });
         return new ChatSession(io, project, mode, {
           project: values.project,
           trust: values.trust,
