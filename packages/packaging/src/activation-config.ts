@@ -7,15 +7,10 @@
  */
 import { type JsonValue, type PluginManifest, sensitiveKeys } from '@clat/kernel';
 import { userConfigProblem } from './config-schema.js';
-import { applyConfigValues } from './config-values.js';
+import { applyConfigValues, configFlags } from './config-values.js';
 import { PackagingError } from './errors.js';
 import { validateConfig } from './inspect.js';
-import {
-  configFlags,
-  isUnreadableSecrets,
-  readSecrets,
-  splitSensitiveConfig,
-} from './plugin-secrets.js';
+import { isUnreadableSecrets, readSecrets, splitSensitiveConfig } from './plugin-secrets.js';
 import type { Activation } from './registry.js';
 import type { InstallOptions } from './store-types.js';
 

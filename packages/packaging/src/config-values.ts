@@ -6,6 +6,11 @@
 import type { JsonValue, PluginManifest, PluginUserConfigField } from '@clat/kernel';
 import { PackagingError } from './errors.js';
 
+/** `--config key=<value>` for each key, as a person types them. */
+export function configFlags(keys: readonly string[]): string {
+  return keys.map((key) => `--config ${key}=<value>`).join(' ');
+}
+
 /** Asks the person for one setting on a terminal; undefined or '' leaves it unset. */
 export type AskConfigValue = (
   key: string,

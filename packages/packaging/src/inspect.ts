@@ -17,6 +17,7 @@ import {
   parseManifest,
 } from '@clat/kernel';
 import { compileConfigSchema, configSchemaProblem, requiredKeys } from './config-schema.js';
+import { configFlags } from './config-values.js';
 import { PackagingError } from './errors.js';
 import { PACKAGE_LIMITS } from './limits.js';
 import {
@@ -326,7 +327,7 @@ export function validateConfig(manifest: PluginManifest, config: JsonValue | und
     if (required.length === 0) return;
     throw new PackagingError(
       'CONFIG_INVALID',
-      `${manifest.id} needs a config with ${required.map((k) => JSON.stringify(k)).join(', ')}: give ${required.map((k) => `--config ${k}=<value>`).join(' ')}, or the whole config with --config-json or --config-file`,
+      `${manifest.id} needs a config with ${required.map((k) => JSON.stringify(k)).join(', ')}: give ${configFlags(required)}, or the whole config with --config-json or --config-file`,
     );
   }
   const problem = configSchemaProblem(schema, config, `${MANIFEST_FILE} configSchema`);

@@ -12,6 +12,7 @@ import { chmod, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type JsonValue, type PluginManifest, sensitiveKeys, shellWord } from '@clat/kernel';
 import { writeFileAtomic } from '@clat/node-files';
+import { configFlags } from './config-values.js';
 import { isPackagingError, PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
@@ -50,11 +51,6 @@ export function splitSensitiveConfig(
     else stored[key] = value;
   }
   return { stored: Object.keys(stored).length === 0 ? undefined : stored, secrets };
-}
-
-/** `--config key=<value>` for each key, as a person types them. */
-export function configFlags(keys: readonly string[]): string {
-  return keys.map((key) => `--config ${key}=<value>`).join(' ');
 }
 
 /** A secrets file that exists but could not be read (see {@link readSecretsFile}). */
