@@ -190,7 +190,7 @@ describe('trust.json', () => {
         { env: sandbox.env(), cwd: '/', encoding: 'utf8' },
       );
       expect(result.stderr).toBe(
-        `clat: cannot read ${trustFile()}: permission denied (EACCES); check the owner and mode of ${trustFile()} [CLI_CONFIG_INVALID]\n`,
+        `clat: cannot read ${trustFile()}: permission denied (EACCES); it belongs to uid 0 with mode 0600 and clat runs as uid 65534: give it back to the user who runs clat (chown) with mode 0600, or run clat as its owner [CLI_CONFIG_INVALID]\n`,
       );
     },
   );

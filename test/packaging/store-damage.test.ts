@@ -3,6 +3,8 @@
  * secrets file, a damaged package whose stored copy is gone too. Each must remove nothing the
  * person cannot get back, say what happened, and name a way forward that then works.
  */
+
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClatExit, execClat } from '../support/clat-bin.js';
+import { CLAT_BIN, type ClatExit, execClat } from '../support/clat-bin.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -187,4 +189,38 @@ describe('a damaged plugin store', () => {
     const after = await clat('plugin', 'list', '--json');
     expect(JSON.parse(after.stdout)[0].health).toBe('ok');
   }, 120_000);
+  // After a `sudo clat plugin install`, the store is root's: the person's own clat is refused.
+  it.runIf(process.getuid?.() === 0 && spawnSync('setpriv', ['--help']).status === 0)(
+    "owned by another user names the registry's owner and mode, and the advised chown works",
+    async () => {
+      await install('alpha', 'alpha-token');
+      const store = join(home, 'plugin-store');
+      for (const dir of [work, home, store]) await chmod(dir, 0o755);
+      const asNobody = () =>
+        spawnSync(
+          'setpriv',
+          [
+            '--reuid=65534',
+            '--regid=65534',
+            '--clear-groups',
+            process.execPath,
+            CLAT_BIN,
+            'plugin',
+            'list',
+          ],
+          { env: { PATH: process.env.PATH ?? '', CLAT_HOME: home }, cwd: '/', encoding: 'utf8' },
+        );
+      const refused = asNobody();
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(
+        `clat: cannot read ${join(store, 'registry.json')}: permission denied (EACCES); it belongs to uid 0 with mode 0600 and clat runs as uid 65534: give it back to the user who runs clat (chown) with mode 0600, or run clat as its owner`,
+      );
+      const owned = spawnSync('chown', ['-R', '65534:65534', home]);
+      expect(owned.status).toBe(0);
+      const listed = asNobody();
+      expect(listed.stderr).toBe('');
+      expect(listed.stdout).toContain('alpha');
+    },
+    120_000,
+  );
 });

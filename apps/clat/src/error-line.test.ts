@@ -80,10 +80,17 @@ describe('fileErrorText', () => {
   });
 
   it('reports an unreadable file as a failed read, naming the file whose mode to check', () => {
+    // Said as the plugin store says it (node-files' readRefusal): a file not there to look at
+    // sends a person to its directory; one there is named with its owner and mode.
     expect(
       fileErrorText(fsError('EACCES', 'open', '/h/.clat/trust.json'), { action: 'read' }),
     ).toBe(
-      'cannot read /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of /h/.clat/trust.json',
+      `cannot read /h/.clat/trust.json: permission denied (EACCES); check the owner and mode of its directory /h/.clat (ls -ld), as clat runs as uid ${process.getuid?.()}`,
+    );
+    expect(
+      fileErrorText(fsError('EACCES', 'open', import.meta.filename), { action: 'read' }),
+    ).toMatch(
+      /^cannot read .*error-line\.test\.ts: permission denied \(EACCES\); it belongs to uid \d+ with mode 0\d{3} and clat runs as uid \d+: give it back to the user who runs clat \(chown\) with mode 0600, or run clat as its owner$/,
     );
     // An open the caller says nothing of is a write: a file `clat plugin new` creates.
     expect(fileErrorText(fsError('EACCES', 'open', '/tmp/empty/package.json'))).toBe(

@@ -1,7 +1,7 @@
 /** The one line the CLI prints for a failure a command reports. @module */
 import { dirname } from 'node:path';
 import { describeClatError, errorMessage, redactSecrets, sanitizeTerminalText } from '@clat/kernel';
-import { tempFileTarget } from '@clat/node-files';
+import { readRefusal, tempFileTarget } from '@clat/node-files';
 import { indentLaterLines } from './ui/indent.js';
 
 /**
@@ -100,9 +100,12 @@ export function fileErrorText(
       ? known.action
       : (syscall !== undefined && ACTIONS[syscall]) || 'write';
   const file = path === undefined ? undefined : knownFile(path);
-  // A file that cannot be read is its own owner and mode's doing; one not written, its directory's.
-  const checked =
-    file === undefined ? undefined : action === 'read' && syscall === 'open' ? file : dirname(file);
+  // A file that cannot be read is its own owner and mode's doing (said as the plugin store says
+  // it of its registry); one not written, its directory's.
+  const readOwn = file !== undefined && action === 'read' && syscall === 'open';
+  const denied = readOwn ? readRefusal(file, error) : undefined;
+  if (denied !== undefined) return sanitizeTerminalText(denied);
+  const checked = file === undefined ? undefined : readOwn ? file : dirname(file);
   const hint = refusal.hint?.(checked) ?? '';
   const what = file === undefined ? action : `${action} ${file}`;
   return sanitizeTerminalText(

@@ -11,12 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type JsonValue, type PluginManifest, sensitiveKeys, shellWord } from '@clat/kernel';
-import { writeFileAtomic } from '@clat/node-files';
+import { readRefusal, writeFileAtomic } from '@clat/node-files';
 import { configFlags } from './config-values.js';
 import { isPackagingError, PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
-import { permissionDenied } from './permission-denied.js';
 import type { Activation, Registry } from './registry.js';
 
 export const SECRETS_DIR = 'plugin-secrets';
@@ -105,7 +104,7 @@ export async function readSecretsFile(
     text = (await readBoundedFile(file, PACKAGE_LIMITS.configBytes, file)).toString('utf8');
   } catch (error) {
     if (/does not exist$/.test((error as Error).message)) return undefined;
-    throw unreadable((await permissionDenied(file, error)) ?? (error as Error).message, error);
+    throw unreadable(readRefusal(file, error) ?? (error as Error).message, error);
   }
   try {
     const value = JSON.parse(text) as unknown;

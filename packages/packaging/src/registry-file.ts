@@ -5,11 +5,10 @@
  */
 import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDirectory, writeFileAtomic } from '@clat/node-files';
+import { fsyncDirectory, readRefusal, writeFileAtomic } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
 import { PACKAGE_LIMITS } from './limits.js';
-import { permissionDenied } from './permission-denied.js';
 import { parseRegistry, REGISTRY_ADVICE, type Registry } from './registry.js';
 
 /**
@@ -17,8 +16,8 @@ import { parseRegistry, REGISTRY_ADVICE, type Registry } from './registry.js';
  * see store-unlisted.ts), anything unreadable or malformed throws REGISTRY_INVALID.
  */
 export async function readRegistryFile(file: string): Promise<Registry | undefined> {
-  const unreadable = async (error: unknown): Promise<PackagingError> => {
-    const denied = await permissionDenied(file, error);
+  const unreadable = (error: unknown): PackagingError => {
+    const denied = readRefusal(file, error);
     return new PackagingError(
       'REGISTRY_INVALID',
       `${denied ?? (error as Error).message}; ${REGISTRY_ADVICE}`,
@@ -30,7 +29,7 @@ export async function readRegistryFile(file: string): Promise<Registry | undefin
     stat = await lstat(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw await unreadable(error);
+    throw unreadable(error);
   }
   if (stat.isSymbolicLink() || !stat.isFile()) {
     throw new PackagingError(
@@ -45,7 +44,7 @@ export async function readRegistryFile(file: string): Promise<Registry | undefin
   try {
     buffer = await readBoundedFile(file, PACKAGE_LIMITS.registryBytes);
   } catch (error) {
-    throw await unreadable(error);
+    throw unreadable(error);
   }
   return parseRegistry(file, buffer.toString('utf8'));
 }
