@@ -301,6 +301,9 @@ describe('PluginStore lifecycle', () => {
     await expect(store.update(await pkg({ version: '3' }))).rejects.toMatchObject({
       code: 'ARTIFACT_TAMPERED',
       message: expect.stringMatching(/(changed|removed); run "clat plugin repair fixture"$/),
+      data: {
+        reason: expect.stringMatching(/of installed package fixture was (changed|removed)$/),
+      },
     });
     const { repaired } = await store.repair('fixture');
     expect(repaired).toHaveLength(2);

@@ -254,9 +254,9 @@ export class PluginStore {
           const verified = await this.verifyActivation(id, record, slot);
           if (verified.added.length === 0) continue;
         } catch (error) {
-          done.push(
-            (error as Error).message.replace(/; (run "clat plugin repair|its stored copy ).*$/, ''),
-          );
+          // What was wrong, without the advice to run this very repair.
+          const reason = isPackagingError(error) ? error.data?.reason : undefined;
+          done.push(typeof reason === 'string' ? reason : (error as Error).message);
         }
         const version = record.artifacts[activation.artifact]?.manifest.version ?? '?';
         const container = this.containerPath(id, activation.artifact);

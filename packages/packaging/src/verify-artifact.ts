@@ -71,7 +71,7 @@ function toTreeEntry(file: { path: string; bytes: number; sha256: string }) {
  * Re-inspects the installed bytes of one activation: every shipped file (the stored container's
  * list), the tree digest, the manifest and the entry digest must still match the registry.
  * Files a server added to its directory are returned in `added`, not fatal. Throws
- * ARTIFACT_TAMPERED naming the package and the repair command.
+ * ARTIFACT_TAMPERED naming the package and the repair command (`data.reason`: what is wrong alone).
  */
 export async function verifyInstalledArtifact(
   store: ArtifactPaths,
@@ -90,7 +90,8 @@ export async function verifyInstalledArtifact(
     new PackagingError(
       'ARTIFACT_TAMPERED',
       `${message}; ${await repairHint(id, artifact, container)}`,
-      { file, ...(cause === undefined ? {} : { cause }) },
+      // What is wrong without the way out: `repair` reports it beside what it then did.
+      { file, data: { reason: message }, ...(cause === undefined ? {} : { cause }) },
     );
   let tree: PackageTree;
   try {
