@@ -255,6 +255,29 @@ describe('the model provider in config.json', () => {
   });
 });
 
+describe('a known vendor at its own endpoint', () => {
+  it('without its key variable is named before any request, and the export it advises clears it', async () => {
+    expect((await sandbox.run(['trust'])).code).toBe(0);
+    await sandbox.writeConfig({
+      provider: { kind: 'openai-compatible', vendor: 'glm', model: 'glm-4.6' },
+    });
+    const issue =
+      'config.json: provider.apiKeyEnv: environment variable Z_AI_API_KEY is not set or empty; export it or set "apiKey"';
+    // Nothing went out: without the check the request reached the vendor keyless (a 401, or
+    // retries offline) and said nothing of the variable.
+    const refused = await sandbox.run(['exec', 'hello'], { env: { Z_AI_API_KEY: '' } });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(issue);
+    const warned = await sandbox.run(['tools'], { env: { Z_AI_API_KEY: '' } });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain(issue);
+    const exported = await sandbox.run(['tools'], { env: { Z_AI_API_KEY: 'zk-test-key' } });
+    // (With the key, the GLM Coding Plan's remote servers mount too, and fail offline here.)
+    expect(exported.stderr).not.toContain('provider.apiKeyEnv');
+    expect(exported.stdout).toContain('read_file');
+  });
+});
+
 describe('files that are not valid JSON', () => {
   // V8's JSON.parse message quotes about ten characters either side of the error, which here
   // would be the start of the key.

@@ -684,6 +684,27 @@ describe('mounting with bad entries', () => {
       await sandbox.run(['mcp', '--json', '--trust']),
     );
     expect(JSON.stringify(status)).toContain(JSON.stringify(note).slice(1, -1));
+
+    // A bare "." (server-filesystem's "the project") is rooted as the project itself, and the
+    // entry written as advised has no note.
+    const file = join(sandbox.project, '.clat', 'mcp.json');
+    await writeFile(
+      file,
+      JSON.stringify({ mcpServers: { fs: { command: 'node', args: ['fs.mjs', '.'] } } }),
+    );
+    const bare = await sandbox.run(['mcp', '--trust']);
+    expect(bare.stdout).toContain(
+      `${file} entry "fs" names "." relative to where its server runs (${sandbox.home}), not to the project: write "\${projectRoot}", or set "cwd"`,
+    );
+    await writeFile(
+      file,
+      JSON.stringify({
+        mcpServers: { fs: { command: 'node', args: ['fs.mjs', '${projectRoot}'] } },
+      }),
+    );
+    expect((await sandbox.run(['mcp', '--trust'])).stdout).not.toContain(
+      'relative to where its server runs',
+    );
   });
 
   it('never suggests `clat mcp add` when entries were skipped or mcp.json is unreadable', async () => {
