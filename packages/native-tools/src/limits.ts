@@ -32,6 +32,8 @@ export const NATIVE_LIMITS = {
   /** Bytes sniffed for a NUL to call a file binary. */
   binarySniffBytes: 8 * KiB,
   askMaxOptions: 16,
+  /** ask_user without custom answers: re-asks after an answer that is none of its options. */
+  askInvalidRetries: 2,
 } as const;
 
 /** Directory names list_files and search never descend into. */

@@ -306,6 +306,28 @@ describe('ask_user', () => {
     );
     expect(await h.failure('ask_user', { question: 'Anyone?' })).toBe('NATIVE_NO_FRONTEND');
   });
+
+  it('without custom answers asks again after a typo, takes a label in any case, and gives up after three', async () => {
+    const options = [{ label: 'Blue' }, { label: 'Red' }];
+    const asker = new ScriptedAsker('bleu', ' red ', 'x', 'y', 'z');
+    const withAsker = harness(root, { asker });
+    const args = { question: 'Colour?', options, allow_custom: false };
+    expect(await withAsker.ok('ask_user', args)).toEqual({ answer: 'Red' });
+    expect(asker.questions[1]?.question).toBe(
+      'Colour?\n("bleu" is not one of the options: answer with one of them)',
+    );
+    expect(await withAsker.failure('ask_user', args)).toBe('NATIVE_USER_DECLINED');
+    expect(asker.questions).toHaveLength(5);
+    // With custom answers allowed, any text is the answer; a label is still the option's.
+    const free = new ScriptedAsker('purple', 'BLUE');
+    const withFree = harness(root, { asker: free });
+    expect(await withFree.ok('ask_user', { question: 'Colour?', options })).toEqual({
+      answer: 'purple',
+    });
+    expect(await withFree.ok('ask_user', { question: 'Colour?', options })).toEqual({
+      answer: 'Blue',
+    });
+  });
 });
 
 describe('through the kernel pipeline', () => {

@@ -78,6 +78,31 @@ describe('createLineAsker multi-select', () => {
   });
 });
 
+describe('createLineAsker single choice', () => {
+  const question = { question: 'Which?', options: LABELS.map((label) => ({ label })) };
+  const signal = new AbortController().signal;
+
+  it('asks again after a number past the options, and takes it as text when typed again', async () => {
+    const { output, shown } = captured();
+    const answers = ['7', '2', '7', '7'];
+    const asker = createLineAsker(output, async () => answers.shift());
+    const withText = { ...question, allowCustom: true };
+    expect(await asker.ask(withText, signal)).toEqual({ kind: 'answer', text: 'Light Blue' });
+    expect(shown()).toContain(
+      '  7 is not one of the options 1-3; type it again to answer "7" as text\n',
+    );
+    expect(await asker.ask(withText, signal)).toEqual({ kind: 'answer', text: '7' });
+    expect(answers).toEqual([]);
+  });
+
+  it('leaves an answer outside the options to the question without text, which checks it', async () => {
+    const { output, shown } = captured();
+    const asker = createLineAsker(output, async () => '7');
+    expect(await asker.ask(question, signal)).toEqual({ kind: 'answer', text: '7' });
+    expect(shown()).not.toContain('type it again');
+  });
+});
+
 describe('createLineAsker names who asks', () => {
   it('a plugin question starts with its source, sanitised; the model question does not', async () => {
     const { output, shown } = captured();

@@ -228,6 +228,13 @@ export function pickedOptions(text: string, labels: readonly string[]): string[]
   return picked;
 }
 
+/** Whether `text` is a whole number none of `count` options has (there being any). */
+function outOfRange(text: string, count: number): boolean {
+  if (count === 0 || !/^\d+$/.test(text)) return false;
+  const index = Number(text);
+  return index < 1 || index > count;
+}
+
 /** A UserAsker over a line-asking function; `undefined` (Esc, end of input) cancels. */
 export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
   return {
@@ -255,11 +262,19 @@ export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
           ? line(question.defaultAnswer)
           : `(${line(question.defaultAnswer)})`
         : '';
-      const answer = await ask(
-        `${[hint, prefilled].filter((part) => part !== '').join(' ')}> `,
-        signal,
-      );
+      const prompt = `${[hint, prefilled].filter((part) => part !== '').join(' ')}> `;
+      let answer = await ask(prompt, signal);
       if (answer === undefined) return { kind: 'cancelled' };
+      // A number past the options is a typo far more often than an answer: with text allowed it
+      // would have gone out as the text "7". Typed again, it is that text.
+      const first = answer.trim();
+      if (!multi && question.allowCustom === true && outOfRange(first, options.length)) {
+        output.write(
+          `  ${first} is not one of the options 1-${options.length}; type it again to answer "${first}" as text\n`,
+        );
+        answer = await ask(prompt, signal);
+        if (answer === undefined) return { kind: 'cancelled' };
+      }
       if (multi) {
         const typed = answer.trim();
         if (typed === '' && question.defaultAnswer !== undefined) {

@@ -76,18 +76,34 @@ export function askUserTool() {
           'ask_user: no interactive frontend is attached (headless); decide without asking',
         );
       }
-      const answer = await asker.ask(
-        options.length === 0 ? { question } : { question, options, allowCustom },
-        ctx.signal,
-      );
-      if (answer.kind === 'cancelled') throw cancelledError(ctx.signal, 'ask_user');
-      if (answer.kind === 'declined') {
-        throw new NativeToolError(
-          NativeToolErrorCode.NATIVE_USER_DECLINED,
-          'ask_user: the user declined to answer',
+      let asked = question;
+      for (let attempt = 0; ; attempt++) {
+        const answer = await asker.ask(
+          options.length === 0 ? { question } : { question: asked, options, allowCustom },
+          ctx.signal,
         );
+        if (answer.kind === 'cancelled') throw cancelledError(ctx.signal, 'ask_user');
+        if (answer.kind === 'declined') {
+          throw new NativeToolError(
+            NativeToolErrorCode.NATIVE_USER_DECLINED,
+            'ask_user: the user declined to answer',
+          );
+        }
+        const text = answer.text.trim();
+        // A label typed by hand (in any case) is that option, as the model wrote it.
+        const label = options.find((option) => option.label.toLowerCase() === text.toLowerCase());
+        if (label !== undefined) return { answer: label.label };
+        // The frontend shows the options; the rule that an answer is one of them is the tool's
+        // (a frontend may let any text through), so a typo is asked again, not sent as an answer.
+        if (options.length === 0 || allowCustom) return { answer: answer.text };
+        if (attempt >= NATIVE_LIMITS.askInvalidRetries) {
+          throw new NativeToolError(
+            NativeToolErrorCode.NATIVE_USER_DECLINED,
+            `ask_user: the user answered none of the options (${NATIVE_LIMITS.askInvalidRetries + 1} answers, the last ${JSON.stringify(text)})`,
+          );
+        }
+        asked = `${question}\n(${JSON.stringify(text)} is not one of the options: answer with one of them)`;
       }
-      return { answer: answer.text };
     },
   });
 }
