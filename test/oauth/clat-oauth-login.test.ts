@@ -155,7 +155,16 @@ describe('clat mcp login against an OpenID provider', () => {
     const [stored] = (await readdir(join(sandbox.home, 'oauth'))).filter((name) =>
       name.endsWith('.json'),
     );
-    await writeFile(join(sandbox.home, 'oauth', stored as string), '{"version":1,"serverUrl":');
+    const damaged = join(sandbox.home, 'oauth', stored as string);
+    await writeFile(damaged, '{"version":1,"serverUrl":');
+    // The listing says why the login is not used, rather than showing none.
+    expect((await clat(['mcp', 'get', 'remote'])).stdout).toContain(
+      `login not used: ${damaged} is not valid JSON (it was cut short or changed); "clat mcp login remote" logs in again, replacing it)`,
+    );
+    expect(
+      parseJsonOutput<{ loginProblem?: string }>(await clat(['mcp', 'get', 'remote', '--json']))
+        .loginProblem,
+    ).toMatch(/^login not used: .* is not valid JSON/);
     const logout = await clat(['mcp', 'logout', 'remote']);
     expect(logout.stdout).toContain('Logged out of remote');
     expect(await readdir(join(sandbox.home, 'oauth'))).toEqual([]);

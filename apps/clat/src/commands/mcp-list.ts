@@ -26,6 +26,7 @@ import { formatIssue, type LoadedMcpConfig, loadMcpConfig } from '../config/mcp-
 import { isTrusted, projectRootOf } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { serverNotFoundMessage, untrustedProjectNote } from '../project/configured-servers.js';
+import { operandCommand, type ProjectFlagsShown } from '../project/project-command.js';
 import { jsonOutput } from '../ui/json-output.js';
 
 /** describeServerConfig's shape: names of env vars and headers only, never their values. */
@@ -52,6 +53,11 @@ interface ListedServer {
   excludeTools?: string[];
   /** A stored OAuth login of an HTTP entry (never its tokens). */
   login?: ListedLogin;
+  /**
+   * Why the login file of an HTTP entry is not used (unreadable, damaged, a newer CLAT's), with
+   * the command that logs in again; the mount takes such a file for no login.
+   */
+  loginProblem?: string;
 }
 
 /** What `clat mcp login` stored for an entry's URL, without the tokens themselves. */
@@ -98,6 +104,7 @@ async function storedLogins(
   home: ClatHome,
   env: NodeJS.ProcessEnv,
   projectRoot: string,
+  flags: ProjectFlagsShown,
 ): Promise<void> {
   const http = servers.filter(({ server }) => server.transport === 'http');
   if (http.length === 0) return;
@@ -109,6 +116,12 @@ async function storedLogins(
       if ('issues' in expanded || expanded.server.transport !== 'http') return;
       const record = await store.read(expanded.server.url);
       const tokens = record?.tokens;
+      if (record === undefined) {
+        const problem = await store.problem(expanded.server.url);
+        if (problem !== undefined) {
+          listed.loginProblem = `login not used: ${problem}; "${operandCommand(['mcp', 'login'], server.name, flags)}" logs in again, replacing it`;
+        }
+      }
       if (tokens === undefined) return;
       const login: ListedLogin = { refreshable: tokens.refreshToken !== undefined };
       if (record?.issuer !== undefined) login.issuer = record.issuer;
@@ -142,6 +155,7 @@ function settingsOf(server: ListedServer): string {
     parts.push(`OAuth callback port ${oauth.callbackPort}`);
   }
   if (server.login !== undefined) parts.push(loginText(server.login));
+  if (server.loginProblem !== undefined) parts.push(server.loginProblem);
   return parts.length === 0 ? '' : sanitizeTerminalLine(`  (${parts.join('; ')})`);
 }
 
@@ -241,6 +255,7 @@ export async function list(argv: string[], io: CommandIO, one?: string): Promise
     home,
     io.env,
     project?.root ?? io.cwd,
+    values,
   );
   const issues = [...config.issues, ...(project?.config?.issues ?? [])].map(formatIssue);
   if (one !== undefined) {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,6 +55,28 @@ describe('FileTokenStore', () => {
       JSON.stringify(record('x', 'https://other.test/mcp')),
     );
     expect(await store.read(URL_A)).toBeUndefined();
+  });
+
+  it('says why a file it does not use is not a login, for status listings', async () => {
+    const dir = join(base, 'oauth');
+    const store = new FileTokenStore(dir);
+    const file = oauthFileFor(dir, URL_A);
+    expect(await store.problem(URL_A)).toBeUndefined();
+    await store.write(record('t'));
+    expect(await store.problem(URL_A)).toBeUndefined();
+    await writeFile(file, '{"version":1,"serverUrl":');
+    expect(await store.problem(URL_A)).toBe(
+      `${file} is not valid JSON (it was cut short or changed)`,
+    );
+    await writeFile(file, JSON.stringify({ ...record('t'), version: 2 }));
+    expect(await store.problem(URL_A)).toBe(
+      `${file} was written by a newer CLAT (version 2; this one reads version 1)`,
+    );
+    await writeFile(file, JSON.stringify(record('x', 'https://other.test/mcp')));
+    expect(await store.problem(URL_A)).toBe(`${file} is not a login of ${URL_A} CLAT can read`);
+    await rm(file);
+    await mkdir(file);
+    expect(await store.problem(URL_A)).toBe(`cannot read ${file} (EISDIR)`);
   });
 
   it('removes a record and says whether there was one', async () => {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withFileLock, writeFileAtomic } from '@clat/node-files';
+import { readRefusal, withFileLock, writeFileAtomic } from '@clat/node-files';
 import type { OAuthRecord, TokenStore } from './token-store.js';
 
 /** The file of one server URL: a hash, so the URL (which may carry a path) is not in a name. */
@@ -54,6 +54,38 @@ export class FileTokenStore implements TokenStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Why the server's file, when there is one, is not used (`read` takes it for no login): it
+   * cannot be read, is not JSON, is of another version (a newer CLAT's) or of another URL; undefined
+   * when there is none or it is a login. Said by status listings, so a person who logged in is not
+   * left with "no login" and nothing to go on.
+   */
+  async problem(serverUrl: string): Promise<string | undefined> {
+    const file = oauthFileFor(this.dir, serverUrl);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      return (
+        readRefusal(file, error) ?? `cannot read ${file} (${code ?? (error as Error).message})`
+      );
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return `${file} is not valid JSON (it was cut short or changed)`;
+    }
+    if (isRecord(value, serverUrl)) return undefined;
+    const version = (value as { version?: unknown } | null)?.version;
+    if (typeof version === 'number' && version > 1) {
+      return `${file} was written by a newer CLAT (version ${version}; this one reads version 1)`;
+    }
+    return `${file} is not a login of ${serverUrl} CLAT can read`;
   }
 
   async write(record: OAuthRecord): Promise<void> {
