@@ -86,6 +86,28 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
     await tmux.waitFor('EXITED:0');
   });
 
+  it('clat call: Ctrl-C at a form field cancels the call, and Ctrl-D cancels the form, sending nothing', async () => {
+    await sandbox.run(['trust']);
+    const env = { CLAT_HOME: sandbox.home, NO_COLOR: '1' };
+    tmux.start([process.execPath, CLAT_BIN, 'call', 'mcp_rounds_profile'], sandbox.project, env);
+    await tmux.waitFor('(Ada)>');
+    tmux.line('Lin');
+    await tmux.waitFor('(36)>');
+    // Ctrl-C took the field's default and went on, and in the end sent the form as accepted.
+    tmux.key('C-c');
+    await tmux.waitFor('was cancelled: cancelled by Ctrl-C [CANCELLED]');
+    await tmux.waitFor('EXITED:130');
+    expect(tmux.capture()).not.toContain('"action":"accept"');
+
+    tmux.kill();
+    tmux.start([process.execPath, CLAT_BIN, 'call', 'mcp_rounds_profile'], sandbox.project, env);
+    await tmux.waitFor('(Ada)>');
+    tmux.key('C-d');
+    await tmux.waitFor('{"action":"cancel"}');
+    await tmux.waitFor('EXITED:0');
+    expect(tmux.capture()).not.toContain('(36)>');
+  });
+
   it('clat call shows a URL-mode request and opens the URL only after accept', async () => {
     const opened = join(sandbox.root, 'opened.txt');
     const browser = `${process.execPath} ${join(CLI_FIXTURES, 'record-url.mjs')} ${opened}`;

@@ -100,7 +100,9 @@ export const callCommand: Command = {
         const tool = project.session.registry.get(name);
         const args = jsonArgs ?? parseKeyValueArguments(words, tool?.definition.inputSchema ?? {});
         const interactive = isTty(io.stdin);
-        const ask = ttyLineAsk(io.stdin, io.stderr);
+        // Ctrl-C at a question cancels the call, as it does while the call runs (set below).
+        let interrupt: (() => void) | undefined;
+        const ask = ttyLineAsk(io.stdin, io.stderr, () => interrupt?.());
         // A configured provider serves plugins' sampling requests during the call (through the
         // same gates and budget as in a session); without one, sampling fails cleanly.
         const config = project.user.provider;
@@ -123,6 +125,7 @@ export const callCommand: Command = {
             : { approver: savedApprover }),
         });
         const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
+        interrupt = onSigint;
         process.once('SIGINT', onSigint);
         const hideProgress = showToolProgress(
           project.session.events,

@@ -22,8 +22,24 @@ export async function askLine(
   question: string,
   signal?: AbortSignal,
 ): Promise<string> {
+  return (await askLineOrEnd(input, output, question, signal)) ?? '';
+}
+
+/**
+ * As {@link askLine}, but undefined when no answer was given (Ctrl-C, Ctrl-D, end of input, the
+ * abort), so a question can be cancelled rather than answered with '' (which takes a default or
+ * declines); `onInterrupt` runs when it was Ctrl-C, which a terminal's readline takes for itself
+ * (no SIGINT reaches the process).
+ */
+export async function askLineOrEnd(
+  input: Readable,
+  output: Writable,
+  question: string,
+  signal?: AbortSignal,
+  onInterrupt?: () => void,
+): Promise<string | undefined> {
   const terminal = isTty(input);
-  const { text, ended } = await answerOnce(
+  const { text, ended, interrupted } = await answerOnce(
     createInterface({ input, output, terminal }),
     question,
     signal,
@@ -31,25 +47,35 @@ export async function askLine(
   // Ctrl-C or Ctrl-D leaves the cursor after the question: what is said next (the refusal) starts
   // on a line of its own, not after "[y/N] ".
   if (ended && terminal) output.write('\n');
-  return text;
+  if (interrupted) onInterrupt?.();
+  return ended ? undefined : text;
 }
 
 /**
  * One question on `rl`, then closes it; '' when input ends or `signal` aborts, with `ended` set
- * when no answer was given (Ctrl-C, Ctrl-D, end of input, the abort).
+ * when no answer was given (Ctrl-C, Ctrl-D, end of input, the abort) and `interrupted` when it
+ * was Ctrl-C.
  */
 async function answerOnce(
   rl: Interface,
   question: string,
   signal?: AbortSignal,
-): Promise<{ text: string; ended: boolean }> {
+): Promise<{ text: string; ended: boolean; interrupted: boolean }> {
+  let interrupted = false;
+  // Without a listener, readline pauses on Ctrl-C and the question stays open.
+  rl.once('SIGINT', () => {
+    interrupted = true;
+    rl.close();
+  });
   try {
     const closed = new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
     const answer = rl.question(question, signal === undefined ? {} : { signal });
     const text = await Promise.race([answer, closed]);
-    return text === undefined ? { text: '', ended: true } : { text: text.trim(), ended: false };
+    return text === undefined
+      ? { text: '', ended: true, interrupted }
+      : { text: text.trim(), ended: false, interrupted };
   } catch {
-    return { text: '', ended: true };
+    return { text: '', ended: true, interrupted };
   } finally {
     rl.close();
   }

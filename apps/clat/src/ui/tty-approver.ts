@@ -13,7 +13,7 @@ import type {
 import { errorMessage, sanitizeTerminalLine as line, sanitizeTerminalText } from '@clat/kernel';
 import type { ApprovalStore } from '../approvals/approval-store.js';
 import { indentLaterLines } from './indent.js';
-import { askLine, isYes } from './line-prompt.js';
+import { askLineOrEnd, isYes } from './line-prompt.js';
 
 /** `mcp:docs`, `wasm:hello`, or the bare kind for a source without an id (native tools). */
 function sourceLabel(source: ToolSourceRef): string {
@@ -300,11 +300,16 @@ export function createLineAsker(output: Writable, ask: LineAsk): UserAsker {
   };
 }
 
-/** Line asking on plain stdin/stderr (for `clat call` on a TTY). */
-export function ttyLineAsk(input: Readable, output: Writable): LineAsk {
+/**
+ * Line asking on plain stdin/stderr (for `clat call` on a TTY). Ctrl-C or Ctrl-D cancels the
+ * question (undefined), as Esc does in the session: an empty answer would take a form field's
+ * default and go on to the next, and in the end send the form. `onInterrupt` runs on Ctrl-C,
+ * which the question's readline takes for itself, so the caller can cancel its run.
+ */
+export function ttyLineAsk(input: Readable, output: Writable, onInterrupt?: () => void): LineAsk {
   return async (question, signal) => {
     if (signal.aborted) return undefined;
-    const answer = await askLine(input, output, question, signal);
+    const answer = await askLineOrEnd(input, output, question, signal, onInterrupt);
     return signal.aborted ? undefined : answer;
   };
 }
