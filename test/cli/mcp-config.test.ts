@@ -2,8 +2,8 @@
  * `clat mcp add|remove|list|get` against a real mcp.json, and per-entry validation when the
  * project mounts: a bad entry is named by file and field, the rest still mount.
  */
-import { execFileSync } from 'node:child_process';
-import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cp, mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NOTES_SERVER, parseJsonOutput, shownCommandArgs, useCliSandbox } from './support.js';
@@ -350,9 +350,37 @@ describe('clat processes editing one config file at once', () => {
       Object.keys(((await sandbox.readMcp()) as { mcpServers: object }).mcpServers).sort(),
     ).toEqual(['keep', ...names.slice(4)]);
     // No lock or temporary file is left behind.
-    const left = (await readdir(sandbox.home)).filter((name) => /\.(lock|tmp|stale)$/.test(name));
+    const left = (await readdir(sandbox.home)).filter((name) =>
+      /\.(lock|tmp|stale|takeover)$/.test(name),
+    );
     expect(left).toEqual([]);
   });
+
+  // A `clat mcp add` stopped with Ctrl-Z in its edit: after 10 s another took its lock over, and
+  // when the first went on (fg) its write dropped the other's entry, both saying "Added".
+  it('never takes the lock of a live holder, however old: the other edit is refused, naming it', async () => {
+    await sandbox.writeMcp({ mcpServers: { keep: { command: 'keep-me' } } });
+    const lock = join(sandbox.home, 'mcp.json.lock');
+    // pid 1 runs, and started before the lock's time (a minute ago), as a stopped holder's does.
+    await writeFile(lock, `1:${'0'.repeat(36)}`);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lock, old, old);
+    const refused = await sandbox.run(['mcp', 'add', 'late', '--', 'node', 'late.mjs']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      `mcp.json: process 1 kept it locked for 20 s (${lock}); retry once it has finished (a clat stopped with Ctrl-Z goes on with "fg")`,
+    );
+    expect(refused.stderr).toMatch(/\[CLI_CONFIG_BUSY\]\n$/);
+    expect(Object.keys(((await sandbox.readMcp()) as { mcpServers: object }).mcpServers)).toEqual([
+      'keep',
+    ]);
+    // A holder that is gone is taken over at once, and the retry the message names works.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    await writeFile(lock, `${gone}:${'0'.repeat(36)}`);
+    const retried = await sandbox.run(['mcp', 'add', 'late', '--', 'node', 'late.mjs']);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(await readdir(sandbox.home)).not.toContain('mcp.json.lock');
+  }, 60_000);
 });
 
 describe("a project's own .clat/mcp.json in list, get, remove and disable", () => {

@@ -4,20 +4,26 @@
  * the last rename wins, so the other's change is lost while both report success.
  *
  * The lock holds `pid:token`, appears whole (written to a temporary sibling and linked into place,
- * so it is never seen empty) and is removed only by its holder. A lock whose process is gone, or
- * that is older than `staleMs`, is taken over, and only if it is still the lock that was judged:
- * two processes taking over one stale lock never both hold it.
+ * so it is never seen empty) and is removed only by its holder, or by a process taking over a lock
+ * whose holder is gone. A live holder never loses it (a stopped one is reported busy, never
+ * overwritten: its write would drop the change made meanwhile). Taking over is judged on one
+ * descriptor (inode, age and content together) and done under a guard file (`<lock>.takeover`),
+ * so two processes taking over never remove a lock published in between: a waiter that read a
+ * dead holder's lock must not remove the live one that replaced it.
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { link, lstat, open, rename, unlink } from 'node:fs/promises';
+import { lstat, open, unlink } from 'node:fs/promises';
 import { createFileAtomic } from './atomic-create.js';
 import { lockHolderAlive } from './process-alive.js';
 
 export interface FileLockOptions {
   /** How long to wait for a live holder, in ms, before giving up. */
   waitMs: number;
-  /** Age in ms after which a lock is taken over even though its process still runs. */
+  /**
+   * Age in ms after which a lock that names no process (a foreign or damaged file) is taken over.
+   * A lock whose process runs is never taken over, however old: `onBusy` decides after `waitMs`.
+   */
   staleMs: number;
   /** How often to look again while waiting; 25 ms by default. */
   pollMs?: number;
@@ -26,9 +32,9 @@ export interface FileLockOptions {
 /** What `work` gets: whether the lock is still its own, to check just before it writes. */
 export interface FileLockHold {
   /**
-   * Whether this process still holds it: another takes over a lock older than `staleMs` even
-   * from a live holder (a process stopped with Ctrl-Z, a hung one), whose later write would then
-   * drop that process's change. True when `work` runs unlocked (`onBusy` returned).
+   * Whether this process still holds it, to check just before writing: false only when the lock
+   * file was removed or replaced by hand (or this process was taken for gone), when a write could
+   * drop another's change. True when `work` runs unlocked (`onBusy` returned).
    */
   held(): Promise<boolean>;
 }
@@ -68,12 +74,42 @@ export function lockHolderPid(content: string | undefined): number | undefined {
   return pid === undefined ? undefined : Number(pid);
 }
 
-async function isStale(path: string, content: string | undefined, staleMs: number) {
-  const stat = await lstat(path).catch(() => undefined);
-  const pid = lockHolderPid(content);
-  if (pid !== undefined && !lockHolderAlive(pid, stat?.mtimeMs ?? Date.now())) return true;
-  // A live holder, or content that names none (being judged too early): only age frees it.
-  return stat !== undefined && Date.now() - stat.mtimeMs > staleMs;
+/** A lock as one descriptor saw it: its inode, age and content belong to the same file. */
+interface LockState {
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly content: string;
+}
+
+async function inspectLock(path: string): Promise<LockState | undefined> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(path, 'r');
+    const { ino, mtimeMs } = await handle.stat();
+    const buffer = Buffer.alloc(256);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return { ino, mtimeMs, content: buffer.toString('utf8', 0, bytesRead) };
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Whether the holder a lock names is gone (exited, or its pid now runs a later process); a lock
+ * naming no process is judged by age alone. A live holder is never stale.
+ */
+function isStale(state: LockState, staleMs: number): boolean {
+  const pid = lockHolderPid(state.content);
+  if (pid !== undefined) return !lockHolderAlive(pid, state.mtimeMs);
+  return Date.now() - state.mtimeMs > staleMs;
+}
+
+/** Removes `path` if it is still the file (inode) that was judged. */
+async function removeIfSame(path: string, ino: number): Promise<void> {
+  const now = await lstat(path).catch(() => undefined);
+  if (now?.ino === ino) await unlink(path).catch(() => undefined);
 }
 
 async function publish(path: string, token: string): Promise<boolean> {
@@ -87,20 +123,56 @@ async function publish(path: string, token: string): Promise<boolean> {
   }
 }
 
+/** How long a takeover guard may name no process before it goes (it is held for milliseconds). */
+const GUARD_STALE_MS = 5_000;
+
 /**
- * Moves the stale lock `seen` out of the way. Another process may have taken it over and
- * published its own in between: that one is put back, never removed.
+ * Removes the lock at `path` if its holder is gone, judged again under the guard
+ * `<path>.takeover`. Only takers-over remove another's lock and only one holds the guard, so the
+ * stale file judged is still the one at `path` when it is removed; a live holder's lock that
+ * replaced it meanwhile (its holder released, a third process published) is left alone. Without
+ * the guard a waiter that had read the released lock removed its live successor, and two
+ * processes held the lock at once. False, with nothing removed, while another holds the guard:
+ * the caller waits a poll and looks again.
  */
-async function takeOver(path: string, seen: string | undefined): Promise<void> {
-  const aside = `${path}.${randomUUID()}.stale`;
-  try {
-    await rename(path, aside);
-  } catch {
-    return; // gone already: its holder released it or another process moved it
+async function takeOver(path: string, token: string, staleMs: number): Promise<boolean> {
+  const guard = `${path}.takeover`;
+  if (!(await publish(guard, token))) {
+    const other = await inspectLock(guard);
+    // A taker-over that died holding the guard: its guard goes, and the next look takes over.
+    if (other !== undefined && isStale(other, GUARD_STALE_MS)) await removeIfSame(guard, other.ino);
+    return false;
   }
-  const moved = await readLock(aside);
-  if (moved !== seen) await link(aside, path).catch(() => undefined);
-  await unlink(aside).catch(() => undefined);
+  try {
+    const state = await inspectLock(path);
+    if (state !== undefined && isStale(state, staleMs)) await removeIfSame(path, state.ino);
+  } finally {
+    if ((await readLock(guard)) === token) await unlink(guard).catch(() => undefined);
+  }
+  return true;
+}
+
+/**
+ * One attempt at the lock at `path` for `token` (`pid:token`, this process's pid first): it is
+ * published, or a gone holder's lock is taken over (under the guard) and it is published then.
+ * Otherwise `holder` is the content of the lock that keeps it (undefined when unreadable). For
+ * callers that wait in their own way (the plugin store's lease); `withFileLock` waits with it.
+ */
+export async function tryFileLock(
+  path: string,
+  token: string,
+  staleMs: number,
+): Promise<{ taken: true } | { taken: false; holder: string | undefined }> {
+  let seen: LockState | undefined;
+  // A few rounds: a lock released between publish and look, or one just taken over, is published
+  // at once rather than at the caller's next poll.
+  for (let round = 0; round < 3; round++) {
+    if (await publish(path, token)) return { taken: true };
+    seen = await inspectLock(path);
+    if (seen === undefined) continue;
+    if (!isStale(seen, staleMs) || !(await takeOver(path, token, staleMs))) break;
+  }
+  return { taken: false, holder: seen?.content };
 }
 
 /**
@@ -115,15 +187,11 @@ async function acquireFileLock(
   const deadline = Date.now() + options.waitMs;
   const poll = options.pollMs ?? 25;
   for (;;) {
-    if (await publish(path, token)) break;
-    const seen = await readLock(path);
-    if (await isStale(path, seen, options.staleMs)) {
-      await takeOver(path, seen);
-      // Taking over is retried at once, within the wait: a lock that cannot be moved aside
-      // (its directory turned read-only) ends at the deadline like a live holder's.
-      if (Date.now() < deadline) continue;
-    }
-    if (Date.now() >= deadline) return { busy: { path, pid: lockHolderPid(seen) } };
+    const attempt = await tryFileLock(path, token, options.staleMs);
+    if (attempt.taken) break;
+    // A lock that cannot be taken over (its directory turned read-only) ends at the deadline
+    // like a live holder's.
+    if (Date.now() >= deadline) return { busy: { path, pid: lockHolderPid(attempt.holder) } };
     await new Promise((resolve) => setTimeout(resolve, poll));
   }
   const held = async () => (await readLock(path)) === token;

@@ -19,6 +19,7 @@ export {
   /** @public the options parameter of withFileLock (README "Exports") */
   type FileLockOptions,
   lockHolderPid,
+  tryFileLock,
   withFileLock,
 } from './file-lock.js';
 export {

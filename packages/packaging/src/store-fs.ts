@@ -1,42 +1,13 @@
 /**
- * File-system steps of the plugin store: complete-or-nothing lock files, read-only tree copies
- * and removal of read-only trees.
+ * File-system steps of the plugin store: read-only tree copies and removal of read-only trees
+ * (its lock file is @clat/node-files' `tryFileLock`).
  * @module
  */
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createFileAtomic, fsyncDirectory, lockHolderAlive, lockHolderPid } from '@clat/node-files';
+import { fsyncDirectory } from '@clat/node-files';
 import type { InspectedPackage } from './inspect.js';
-
-/** Age after which a lock file without a `pid:token` is considered abandoned. */
-export const LOCK_UNREADABLE_STALE_MS = 30_000;
-
-/**
- * Writes `token` (0600, synced) to a temp file and links it to `lock`, so a lock is never seen
- * empty; false when a lock already exists.
- */
-export async function publishLock(lock: string, token: string): Promise<boolean> {
-  try {
-    await createFileAtomic(lock, token, { mode: 0o600 });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-}
-
-/** A lock left by a process that is gone; an unreadable one only once it is old. */
-export async function lockIsStale(lock: string, content: string): Promise<boolean> {
-  const stat = await lstat(lock).catch(() => undefined);
-  const owner = lockHolderPid(content);
-  // Its holder is gone, or the pid now runs a process started after the lock was written (a
-  // container restarted, pids wrapped around): nothing would ever free it otherwise.
-  if (owner !== undefined) return !lockHolderAlive(owner, stat?.mtimeMs ?? Date.now());
-  // Not `pid:token`: written by something else or by an older CLAT; judge it by age, never as
-  // stale the moment it is seen.
-  return stat !== undefined && Date.now() - stat.mtimeMs > LOCK_UNREADABLE_STALE_MS;
-}
 
 /** Copies an inspected tree file by file (0400, 0500 when executable), fsyncing files and dirs. */
 export async function copyTree(inspected: InspectedPackage, dest: string): Promise<void> {

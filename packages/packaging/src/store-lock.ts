@@ -4,15 +4,16 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, rename, unlink } from 'node:fs/promises';
+import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { lockHolderPid } from '@clat/node-files';
+import { lockHolderPid, tryFileLock } from '@clat/node-files';
 import { PackagingError } from './errors.js';
 import { readBoundedFile } from './inspect.js';
-import { lockIsStale, publishLock } from './store-fs.js';
 import type { StoreLease } from './store-types.js';
 
 export const LOCK_FILE = 'lock';
+/** Age after which a lock file without a `pid:token` is considered abandoned. */
+const LOCK_UNREADABLE_STALE_MS = 30_000;
 export const STORE_BUSY_MESSAGE =
   'CLAT storage is busy: another clat command is changing the installed plugins; retry once it has finished';
 
@@ -34,11 +35,11 @@ export class StoreLock {
   }
 
   /**
-   * Takes the storage-root lease (a `lock` file holding `pid:token`). The lock is published
-   * complete: the token is written to a temp file first and hard-linked into place, so a live
-   * holder's lock is never empty. A lease whose holder process is gone is reclaimed; a live holder
-   * (or a lock too fresh to judge) means {@link STORE_BUSY_MESSAGE}; the store's changes wait for
-   * it (`PluginStoreOptions.waitMs`).
+   * Takes the storage-root lease (a `lock` file holding `pid:token`, `tryFileLock` of
+   * `@clat/node-files`). The lock is published complete: the token is written to a temp file
+   * first and hard-linked into place, so a live holder's lock is never empty. A lease whose holder
+   * process is gone is reclaimed; a live holder (or a lock naming no process, until it is old)
+   * means {@link STORE_BUSY_MESSAGE}; the store's changes wait for it (`PluginStoreOptions.waitMs`).
    */
   async acquire(): Promise<StoreLease> {
     await mkdir(join(this.root, 'artifacts'), { recursive: true, mode: 0o700 });
@@ -46,42 +47,13 @@ export class StoreLock {
     await mkdir(join(this.root, 'staging'), { recursive: true, mode: 0o700 });
     const lock = join(this.root, LOCK_FILE);
     const token = `${process.pid}:${randomUUID()}`;
-    let seen: string | undefined;
-    const busy = (cause?: unknown) =>
-      new PackagingError('STORE_BUSY', storeBusyMessage(lock, seen), {
+    // The one takeover of @clat/node-files: judged on one descriptor, under its guard file, so
+    // a lease published after a gone holder's is never removed with it.
+    const attempt = await tryFileLock(lock, token, LOCK_UNREADABLE_STALE_MS);
+    if (!attempt.taken) {
+      throw new PackagingError('STORE_BUSY', storeBusyMessage(lock, attempt.holder), {
         file: lock,
-        ...(cause === undefined ? {} : { cause }),
       });
-    if (!(await publishLock(lock, token))) {
-      seen = await readBoundedFile(lock, 256)
-        .then((b) => b.toString('utf8'))
-        .catch(() => undefined);
-      if (seen === undefined || !(await lockIsStale(lock, seen))) throw busy();
-      // Move the stale lock aside and make sure it is the one we judged: another process may
-      // have reclaimed and re-taken it in between.
-      const aside = join(this.root, `${LOCK_FILE}.${randomUUID()}.stale`);
-      try {
-        await rename(lock, aside);
-      } catch (error) {
-        throw busy(error);
-      }
-      const moved = await readBoundedFile(aside, 256)
-        .then((b) => b.toString('utf8'))
-        .catch(() => undefined);
-      if (moved !== seen) {
-        await link(aside, lock).catch(() => undefined);
-        await unlink(aside).catch(() => undefined);
-        seen = moved;
-        throw busy();
-      }
-      await unlink(aside).catch(() => undefined);
-      if (!(await publishLock(lock, token))) {
-        // Another process took it in the meantime: a live holder by now.
-        seen = await readBoundedFile(lock, 256)
-          .then((b) => b.toString('utf8'))
-          .catch(() => undefined);
-        throw busy();
-      }
     }
     this.#token = token;
     let released = false;
@@ -98,8 +70,8 @@ export class StoreLock {
   }
 
   /**
-   * Throws STORE_BUSY unless this lock still holds the lease. Two processes reclaiming one stale
-   * lease at once could both proceed; the loser notices here, before it touches the pointer.
+   * Throws STORE_BUSY unless this lock still holds the lease: a lock file removed or replaced by
+   * hand (or this process taken for gone) is noticed here, before the pointer is touched.
    */
   async assertHeld(): Promise<void> {
     const holder = await readBoundedFile(join(this.root, LOCK_FILE), 256)

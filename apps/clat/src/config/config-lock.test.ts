@@ -13,20 +13,19 @@ afterEach(async () => {
 });
 
 describe('editConfigFile', () => {
-  it('writes nothing when another process took the lock over while the edit was stopped', async () => {
+  it('writes nothing when its lock was replaced while the edit ran', async () => {
     const file = join(dir, 'mcp.json');
     await writeFile(file, '{"mcpServers":{"base":{}}}\n');
     await expect(
       editConfigFile(file, async (commit) => {
-        // What a takeover of a lock older than 10 s leaves: another process's lock in its place,
-        // and that process's change in the file.
+        // A lock file removed by hand, and another process's lock and change in its place.
         await writeFile(`${file}.lock`, `999999:${'0'.repeat(36)}`);
         await writeFile(file, '{"mcpServers":{"base":{},"second":{}}}\n');
         await commit('{"mcpServers":{"base":{},"first":{}}}\n');
       }),
     ).rejects.toMatchObject({
       code: 'CLI_CONFIG_BUSY',
-      message: `${file}: another clat process took over its lock while this one was stopped for over 10 s, and may have changed it; nothing was written, run the command again`,
+      message: `${file}: its lock ${file}.lock was removed or replaced while this edit ran, so another process may have changed the file; nothing was written, run the command again`,
     });
     expect(await readFile(file, 'utf8')).toBe('{"mcpServers":{"base":{},"second":{}}}\n');
   });

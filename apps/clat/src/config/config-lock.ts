@@ -13,8 +13,10 @@ import { replaceResolvedFile } from './atomic-write.js';
 import { linkTarget } from './link-target.js';
 
 /**
- * An edit takes milliseconds: a lock older than 10 s belongs to a process that is stopped or
- * hung, and is taken over; a holder that keeps re-taking it for 20 s is reported.
+ * An edit takes milliseconds: a lock whose process is gone is taken over at once, and a live
+ * holder that keeps it for 20 s (stopped with Ctrl-Z, hung) is reported, never taken over (its
+ * write, when it goes on, would drop the change made meanwhile). A lock that names no process (a
+ * file left by hand) is taken over after 10 s.
  */
 const WAIT_MS = 20_000;
 const STALE_MS = 10_000;
@@ -23,7 +25,7 @@ function busyError(file: string, busy: FileLockBusy): never {
   const holder = busy.pid === undefined ? 'another process' : `process ${busy.pid}`;
   throw new CliError(
     CliErrorCode.CLI_CONFIG_BUSY,
-    `${file}: ${holder} kept it locked for ${WAIT_MS / 1000} s (${busy.path}); retry once it has finished, or delete the lock file if no clat process is running`,
+    `${file}: ${holder} kept it locked for ${WAIT_MS / 1000} s (${busy.path}); retry once it has finished (a clat stopped with Ctrl-Z goes on with "fg"), or delete the lock file if no clat process is running`,
   );
 }
 
@@ -34,9 +36,9 @@ export type CommitEdit = (text: string, mode?: number) => Promise<void>;
  * Runs `edit` (read, change, then `commit` the new text of `file`) while holding `<file>.lock`,
  * so a concurrent edit by another clat process reads the result of this one instead of the file
  * before it. For a linked file the lock sits beside the file it points to, which every link to it
- * shares. `commit` writes nothing when another process took the lock over meanwhile (this one
- * was stopped past {@link STALE_MS}): its edit read the file before that process's change, and
- * writing it would drop that change while both commands said they succeeded.
+ * shares. `commit` writes nothing when the lock is no longer this process's (its file was removed
+ * or replaced by hand meanwhile): another process may then have changed the file after this edit
+ * read it, and writing would drop that change while both commands said they succeeded.
  */
 export async function editConfigFile<T>(
   file: string,
@@ -60,7 +62,7 @@ export async function editConfigFile<T>(
         if (!(await hold.held())) {
           throw new CliError(
             CliErrorCode.CLI_CONFIG_BUSY,
-            `${file}: another clat process took over its lock while this one was stopped for over ${STALE_MS / 1000} s, and may have changed it; nothing was written, run the command again`,
+            `${file}: its lock ${target}.lock was removed or replaced while this edit ran, so another process may have changed the file; nothing was written, run the command again`,
           );
         }
         // The file that was locked, not the link resolved again: a re-pointed link would

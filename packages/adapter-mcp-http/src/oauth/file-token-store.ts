@@ -26,9 +26,9 @@ function isRecord(value: unknown, serverUrl: string): value is OAuthRecord {
 }
 
 /**
- * A refresh holds a server's lock for one token request: a lock older than a minute belongs to a
- * process that hangs, and after 30 s of waiting the refresh goes ahead anyway (a refresh that may
- * race is better than none).
+ * A refresh holds a server's lock for one token request: a lock whose process is gone is taken
+ * over, and after 30 s of waiting for a live holder (one that hangs) the refresh goes ahead anyway
+ * (a refresh that may race is better than none).
  */
 const LOCK_OPTIONS = { waitMs: 30_000, staleMs: 60_000, pollMs: 50, onBusy: () => {} };
 
