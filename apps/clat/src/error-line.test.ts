@@ -79,6 +79,16 @@ describe('fileErrorText', () => {
     expect(fileErrorText(new Error('plain'))).toBeUndefined();
   });
 
+  it('names a path too long for the file system by the file a person knows', () => {
+    expect(
+      fileErrorText(
+        fsError('ENAMETOOLONG', 'open', '/p/.clat/.mcp.json.lock.1234.0123456789abcdef.tmp'),
+      ),
+    ).toBe(
+      'cannot write /p/.clat/mcp.json: its path is too long for the file system (ENAMETOOLONG); use a shorter path (a project nearer the root, or a shorter CLAT_HOME)',
+    );
+  });
+
   it('reports an unreadable file as a failed read, naming the file whose mode to check', () => {
     // Said as the plugin store says it (node-files' readRefusal): a file not there to look at
     // sends a person to its directory; one there is named with its owner and mode.

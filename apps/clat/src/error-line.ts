@@ -51,6 +51,11 @@ const FILE_ERRORS: Record<string, { reason: string; hint?: (dir: string | undefi
     ENOSPC: { reason: 'the disk is full', hint: () => 'free some space and retry' },
     EDQUOT: { reason: 'your disk quota is used up', hint: () => 'free some space and retry' },
     ENOTDIR: { reason: 'a part of its path is a file, not a directory' },
+    // Near PATH_MAX the path of a temporary sibling or lock (longer than the file's) is refused.
+    ENAMETOOLONG: {
+      reason: 'its path is too long for the file system',
+      hint: () => 'use a shorter path (a project nearer the root, or a shorter CLAT_HOME)',
+    },
   };
 
 /** What a system call did, as a verb a person reads (anything else: "write"). */
