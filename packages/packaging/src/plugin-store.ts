@@ -5,23 +5,14 @@
  * directory fsync) only after the artifact was copied, re-verified and fsynced.
  * @module
  */
-import { randomUUID } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, rename } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { fsyncDirectory } from '@clat/node-files';
-import { resolveChangedConfig, type SecretsBefore, secretsBefore } from './activation-config.js';
-import { type AskFirstContext, answerFirst } from './ask-first.js';
-import { confirmCapabilities } from './capability-consent.js';
-import { packPackage, unpackContainer } from './clatpkg.js';
+import { resolveChangedConfig, secretsBefore } from './activation-config.js';
+import { answerFirst } from './ask-first.js';
 import { isPackagingError, PackagingError } from './errors.js';
-import { capabilityExpansion, type InspectedPackage, inspectPackage } from './inspect.js';
-import { keepAddedFiles } from './plugin-data.js';
 import { readSecrets, sweepSecrets, writeSecrets } from './plugin-secrets.js';
 import {
   type Activation,
-  type ArtifactRecord,
   activeArtifact,
   emptyRegistry,
   type PackageRecord,
@@ -29,10 +20,13 @@ import {
   type Registry,
 } from './registry.js';
 import { readRegistryFile, writeRegistryFile } from './registry-file.js';
-import { copyTree, removeTree } from './store-fs.js';
+import { activatePackage, askFirst } from './store-activate.js';
+import type { StoreContext } from './store-context.js';
+import { removeTree } from './store-fs.js';
 import { listPackages } from './store-list.js';
 import { StoreLock } from './store-lock.js';
 import { recoverStore } from './store-recovery.js';
+import { repairPackage } from './store-repair.js';
 import type {
   ActivationResult,
   InstallOptions,
@@ -44,8 +38,7 @@ import type {
   VerifiedArtifact,
 } from './store-types.js';
 import { registryMissingError, unlistedPackages } from './store-unlisted.js';
-import { readPackageTree } from './tree.js';
-import { reinstallHint, verifyInstalledArtifact } from './verify-artifact.js';
+import { verifyInstalledArtifact } from './verify-artifact.js';
 
 export const STORE_DIR = 'plugin-store';
 
@@ -60,6 +53,8 @@ export class PluginStore {
   readonly registryFile: string;
   readonly #lock: StoreLock;
   readonly #waitMs: number;
+  /** What store-activate.ts, store-publish.ts and store-repair.ts use of this store. */
+  readonly #context: StoreContext;
 
   constructor(options: PluginStoreOptions) {
     this.clatHome = options.clatHome;
@@ -67,6 +62,16 @@ export class PluginStore {
     this.registryFile = join(this.root, REGISTRY_FILE);
     this.#lock = new StoreLock(this.root);
     this.#waitMs = options.waitMs ?? LEASE_WAIT_MS;
+    this.#context = {
+      clatHome: this.clatHome,
+      root: this.root,
+      registryFile: this.registryFile,
+      artifactDir: (id, treeSha256) => this.artifactDir(id, treeSha256),
+      containerPath: (id, treeSha256) => this.containerPath(id, treeSha256),
+      readRegistry: () => this.readRegistry(),
+      verifyActivation: (id, record, slot) => this.verifyActivation(id, record, slot),
+      writeRegistry: (registry) => this.#writeRegistry(registry),
+    };
   }
 
   artifactDir(id: string, treeSha256: string): string {
@@ -149,212 +154,15 @@ export class PluginStore {
     return verifyInstalledArtifact(this, id, record, slot);
   }
 
-  /** Stores the `.clatpkg` of a freshly published artifact (kept while the artifact is). */
-  async #storeContainer(id: string, treeSha: string): Promise<void> {
-    const file = this.containerPath(id, treeSha);
-    if (await lstat(file).catch(() => undefined)) return;
-    await mkdir(join(this.root, 'containers', id), { recursive: true, mode: 0o700 });
-    await packPackage(this.artifactDir(id, treeSha), file);
-  }
-
-  /**
-   * Copies a verified tree into staging and swaps it in for the artifact dir of `treeSha`. When
-   * that dir is replaced, the files a server added to it (often its data, such as server-memory's
-   * `memory.jsonl`) are first copied to its data directory under `label`; returns whether it was
-   * replaced, and where those files went, with their paths.
-   */
-  async #publishArtifact(
-    id: string,
-    treeSha: string,
-    inspected: InspectedPackage,
-    replace: boolean,
-    label: string,
-  ): Promise<{ replaced: boolean; added: string[]; kept?: string }> {
-    const staging = join(this.root, 'staging', randomUUID());
-    let restaged: InspectedPackage;
-    try {
-      await copyTree(inspected, staging);
-      restaged = await inspectPackage(staging);
-    } catch (error) {
-      // A full disk or a refused write: no partial copy is left for the next lease to sweep.
-      await removeTree(staging);
-      throw error;
-    }
-    if (
-      restaged.tree.treeSha256 !== treeSha ||
-      !isDeepStrictEqual(restaged.manifest, inspected.manifest) ||
-      !isDeepStrictEqual(restaged.publisher, inspected.publisher)
-    ) {
-      await removeTree(staging);
-      throw new PackagingError(
-        'IDENTITY_MISMATCH',
-        `${inspected.dir} changed while it was being installed (tree ${treeSha} became ${restaged.tree.treeSha256})`,
-        { file: inspected.dir },
-      );
-    }
-    // The first artifact of a store lands after its (empty) registry: a missing registry then
-    // always means a lost one, never a first install killed before it wrote one.
-    if (!(await lstat(this.registryFile).catch(() => undefined))) {
-      await this.#writeRegistry(emptyRegistry());
-    }
-    const idDir = join(this.root, 'artifacts', id);
-    await mkdir(idDir, { recursive: true, mode: 0o700 });
-    const target = this.artifactDir(id, treeSha);
-    const result: { replaced: boolean; added: string[]; kept?: string } = {
-      replaced: false,
-      added: [],
-    };
-    if (await lstat(target).catch(() => undefined)) {
-      // Same bytes already published (a reinstall, or updating back to the rollback version).
-      // Keep a copy whose shipped files are intact, so a referenced artifact never disappears
-      // and a running server keeps what it wrote beside itself; move a damaged one aside.
-      const current = await readPackageTree(target).catch(() => undefined);
-      const found = new Map(current?.files.map((file) => [file.path, file]));
-      const intact =
-        !replace &&
-        current !== undefined &&
-        inspected.tree.files.every((file) => {
-          const now = found.get(file.path);
-          return now?.sha256 === file.sha256 && now.executable === file.executable;
-        });
-      if (intact) await removeTree(staging);
-      else {
-        const shipped = new Set(inspected.tree.files.map((file) => file.path));
-        result.added = [...found.keys()].filter((path) => !shipped.has(path));
-        if (result.added.length > 0)
-          result.kept = await keepAddedFiles(this.clatHome, id, target, result.added, label);
-        await rename(target, join(this.root, 'staging', `${randomUUID()}-damaged`));
-        await rename(staging, target);
-        result.replaced = true;
-      }
-    } else {
-      await rename(staging, target);
-    }
-    await fsyncDirectory(idDir);
-    await fsyncDirectory(join(this.root, 'artifacts'));
-    return result;
-  }
-
   /**
    * Restores the active (and rollback) bytes of `id` from the stored containers: changed or
    * removed files come back, and files a server added move to its data directory. Nothing else
    * changes.
    */
   async repair(id: string): Promise<RepairResult> {
-    return this.#withLease(async (registry) => {
-      const record = this.#requireRecord(registry, id);
-      const repaired: string[] = [];
-      const slots = record.rollback === undefined ? ['active'] : ['active', 'rollback'];
-      for (const slot of slots as ('active' | 'rollback')[]) {
-        const activation = slot === 'active' ? record.active : record.rollback;
-        if (activation === undefined) continue;
-        // What was wrong and what was done, in the order it happened.
-        const done: string[] = [];
-        try {
-          const verified = await this.verifyActivation(id, record, slot);
-          if (verified.added.length === 0) continue;
-        } catch (error) {
-          // What was wrong, without the advice to run this very repair.
-          const reason = isPackagingError(error) ? error.data?.reason : undefined;
-          done.push(typeof reason === 'string' ? reason : (error as Error).message);
-        }
-        const version = record.artifacts[activation.artifact]?.manifest.version ?? '?';
-        const container = this.containerPath(id, activation.artifact);
-        if (!(await lstat(container).catch(() => undefined))) {
-          throw new PackagingError(
-            'PACKAGE_STATE',
-            `no stored copy of ${id} ${version} to repair from (${container} is missing); ${reinstallHint(id, record.artifacts[activation.artifact] as ArtifactRecord)}`,
-            { file: container },
-          );
-        }
-        const unpacked = join(this.root, 'staging', `${randomUUID()}-unpacked`);
-        await unpackContainer(container, unpacked);
-        const inspected = await inspectPackage(unpacked);
-        if (inspected.tree.treeSha256 !== activation.artifact) {
-          throw new PackagingError(
-            'CONTAINER_INVALID',
-            `stored copy ${container} does not hold tree ${activation.artifact}; reinstall ${id} with "clat plugin install <its package>"`,
-            { file: container },
-          );
-        }
-        // Files the server added are often its data (written beside itself, not to
-        // $CLAT_PLUGIN_DATA): they move to its data directory instead of being lost.
-        const { added, kept } = await this.#publishArtifact(
-          id,
-          activation.artifact,
-          inspected,
-          true,
-          slot,
-        );
-        if (kept !== undefined) {
-          const list = `${added.slice(0, 3).join(', ')}${added.length > 3 ? ', …' : ''}`;
-          done.push(`moved ${added.length} added file(s) (${list}) to ${kept}`);
-        }
-        repaired.push(`${slot}: ${done.join('; ')}`);
-      }
-      await recoverStore(this.root, registry);
-      const version = activeArtifact(record).manifest.version;
-      return { id, version, repaired };
-    });
-  }
-
-  /** Source may be a package directory or a `.clatpkg` file (unpacked into staging first). */
-  async #stageSource(source: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-    const stat = await lstat(source).catch(() => undefined);
-    if (stat?.isFile()) {
-      const dest = join(this.root, 'staging', `${randomUUID()}-unpacked`);
-      await unpackContainer(source, dest);
-      return { dir: dest, cleanup: () => removeTree(dest) };
-    }
-    return { dir: source, cleanup: async () => undefined };
-  }
-
-  /**
-   * The questions of an interactive install or update, asked before the lease (see
-   * ask-first.ts) against the package and the registry as they are then. A package that cannot
-   * be read here is left for the change under the lease to report, as before. The change hashes
-   * the package again under the lease, on purpose: what it installs is what it checked there,
-   * whatever happened to the source while the person answered (one more hash, interactive only).
-   */
-  async #askFirst(
-    source: string,
-    mode: 'install' | 'update',
-    options: InstallOptions,
-  ): Promise<InstallOptions> {
-    if (options.confirm === undefined && options.askConfig === undefined) return options;
-    let temp: string | undefined;
-    let context: AskFirstContext;
-    try {
-      let dir = source;
-      if ((await lstat(source)).isFile()) {
-        // Not the store's staging directory: the lease holder's recovery wipes that.
-        temp = await mkdtemp(join(tmpdir(), 'clat-ask-'));
-        dir = join(temp, 'package');
-        await unpackContainer(source, dir);
-      }
-      const inspected = await inspectPackage(dir);
-      const { manifest } = inspected;
-      const existing = (await this.readRegistry()).packages[manifest.id];
-      // What the change refuses before it would ask, it refuses before the questions too: no
-      // API key typed for an update of a package that is not installed.
-      const installedAs = existing?.artifacts[existing.active.artifact];
-      if (
-        (mode === 'update' && existing === undefined) ||
-        (mode === 'install' &&
-          existing !== undefined &&
-          existing.active.artifact !== inspected.tree.treeSha256) ||
-        (installedAs !== undefined &&
-          !isDeepStrictEqual(installedAs.publisher, inspected.publisher))
-      ) {
-        return options;
-      }
-      context = { clatHome: this.clatHome, manifest, existing, mode };
-    } catch {
-      return options;
-    } finally {
-      if (temp !== undefined) await removeTree(temp).catch(() => undefined);
-    }
-    return answerFirst(context, options);
+    return this.#withLease((registry) =>
+      repairPackage(this.#context, registry, id, this.#requireRecord(registry, id)),
+    );
   }
 
   async #activate(
@@ -362,155 +170,10 @@ export class PluginStore {
     mode: 'install' | 'update',
     given: InstallOptions,
   ): Promise<ActivationResult> {
-    const options = await this.#askFirst(source, mode, given);
-    return this.#withLease(async (registry) => {
-      const staged = await this.#stageSource(source);
-      try {
-        const inspected = await inspectPackage(staged.dir);
-        const { manifest } = inspected;
-        const id = manifest.id;
-        const treeSha = inspected.tree.treeSha256;
-        const existing = registry.packages[id];
-        // Installing the exact bytes that are already active is a reinstall: it restores them.
-        const reinstall = existing !== undefined && existing.active.artifact === treeSha;
-        // The advice names the same source: `clat plugin update` alone is a usage error.
-        const sourceArgument = options.sourceArgument ?? '<source>';
-        const installed = existing === undefined ? undefined : activeArtifact(existing).manifest;
-        // Another package that took the same id (its name and runtime differ) is not a newer
-        // version of this one: say so before pointing to `update`, which would swap it in.
-        const other =
-          installed !== undefined &&
-          (installed.name !== manifest.name || installed.runtime.kind !== manifest.runtime.kind);
-        if (mode === 'install' && existing !== undefined && !reinstall) {
-          throw new PackagingError(
-            'PACKAGE_STATE',
-            other
-              ? `${id} is already installed as ${JSON.stringify(installed.name)} ${installed.version} (${installed.runtime.kind}), and this package, ${JSON.stringify(manifest.name)} ${manifest.version} (${manifest.runtime.kind}), has the same id: give one of them another "id" in its clat-plugin.json, or, to replace the installed one with it (its data in plugin-data/${id} stays), run "clat plugin update ${sourceArgument}"`
-              : `${id} is already installed (version ${installed?.version}); to replace it, run "clat plugin update ${sourceArgument}"`,
-          );
-        }
-        if (mode === 'update' && existing === undefined) {
-          throw new PackagingError(
-            'PACKAGE_STATE',
-            `${id} is not installed; to install it, run "clat plugin install ${sourceArgument}"`,
-          );
-        }
-        if (
-          options.basedOn !== undefined &&
-          existing !== undefined &&
-          existing.active.artifact !== options.basedOn
-        ) {
-          throw new PackagingError(
-            'STORE_BUSY',
-            `${id} was changed by another clat process while this update was prepared (it is now version ${activeArtifact(existing).manifest.version}); nothing was changed, run the command again to update from what is installed now`,
-          );
-        }
-        if (existing !== undefined && !reinstall) {
-          const current = await this.verifyActivation(id, existing);
-          const before = current.record.publisher;
-          if (!isDeepStrictEqual(before, inspected.publisher)) {
-            const name = (p: typeof before) =>
-              p === undefined ? 'unsigned' : `publisher ${p.publisher}`;
-            throw new PackagingError(
-              'IDENTITY_MISMATCH',
-              `${id} changes from ${name(before)} to ${name(inspected.publisher)} (or a different key); uninstall it first`,
-            );
-          }
-        }
-        const expansion = capabilityExpansion(
-          existing?.active.acceptedCapabilities,
-          manifest.capabilities,
-        );
-        if (expansion.length > 0 && options.acceptCapabilities !== true) {
-          await confirmCapabilities(mode, manifest, expansion, options);
-        }
-        const before: SecretsBefore =
-          existing === undefined || installed === undefined
-            ? { values: {} }
-            : await secretsBefore(this.clatHome, id, existing.active, installed);
-        const { stored, secrets } = await resolveChangedConfig(
-          manifest,
-          existing?.active.config,
-          before,
-          options,
-        );
-
-        const published = await this.#publishArtifact(id, treeSha, inspected, false, 'reinstall');
-        await this.#storeContainer(id, treeSha);
-
-        // The new settings go to a file of their own: until the registry below is written,
-        // the active version reads its own, whatever stops this update.
-        const activation: Activation = {
-          artifact: treeSha,
-          acceptedCapabilities: manifest.capabilities,
-          ...(stored === undefined ? {} : { config: stored }),
-          secrets: await writeSecrets(this.clatHome, id, secrets),
-        };
-        const source = options.source ?? existing?.artifacts[treeSha]?.source;
-        const artifacts: Record<string, ArtifactRecord> = {
-          [treeSha]: {
-            treeSha256: treeSha,
-            manifest,
-            trust: inspected.trust,
-            ...(inspected.publisher === undefined ? {} : { publisher: inspected.publisher }),
-            ...(source === undefined ? {} : { source }),
-          },
-        };
-        let rollback: Activation | undefined;
-        if (existing !== undefined && existing.active.artifact !== treeSha) {
-          rollback = existing.active;
-          artifacts[rollback.artifact] = existing.artifacts[rollback.artifact] as ArtifactRecord;
-        } else if (existing?.rollback !== undefined && existing.rollback.artifact !== treeSha) {
-          rollback = existing.rollback;
-          artifacts[rollback.artifact] = existing.artifacts[rollback.artifact] as ArtifactRecord;
-        }
-        const next: Registry = {
-          ...registry,
-          packages: {
-            ...registry.packages,
-            [id]: {
-              enabled: existing?.enabled ?? true,
-              ...(existing?.roots === false ? { roots: false as const } : {}),
-              active: activation,
-              ...(rollback === undefined ? {} : { rollback }),
-              artifacts,
-            },
-          },
-        };
-        await this.#writeRegistry(next);
-        await recoverStore(this.root, next);
-        await sweepSecrets(this.clatHome, next);
-        const result: ActivationResult = {
-          id,
-          version: manifest.version,
-          treeSha256: treeSha,
-          granted: expansion,
-          manifest,
-        };
-        const rollbackVersion =
-          rollback === undefined ? undefined : artifacts[rollback.artifact]?.manifest.version;
-        if (rollbackVersion !== undefined) result.rollbackVersion = rollbackVersion;
-        if (existing !== undefined && existing.active.artifact !== treeSha) {
-          result.previousVersion = activeArtifact(existing).manifest.version;
-        }
-        if (other && installed !== undefined) {
-          result.replaced = { name: installed.name, runtime: installed.runtime.kind };
-        }
-        if (reinstall) {
-          result.reinstall = {
-            settingsChanged:
-              !isDeepStrictEqual(existing.active.config, stored) ||
-              !isDeepStrictEqual(before.values, secrets) ||
-              !isDeepStrictEqual(existing.active.acceptedCapabilities, manifest.capabilities),
-            restored: published.replaced,
-            ...(published.kept === undefined ? {} : { kept: published.kept }),
-          };
-        }
-        return result;
-      } finally {
-        await staged.cleanup();
-      }
-    });
+    const options = await askFirst(this.#context, source, mode, given);
+    return this.#withLease((registry) =>
+      activatePackage(this.#context, registry, source, mode, options),
+    );
   }
 
   /** Installs a package directory or `.clatpkg`; errors when the id is already installed. */
