@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loginWords } from './chat.js';
+import { loginWords } from './chat-login.js';
 
 describe('loginWords', () => {
   it('takes the rest of the line as the name, spaces and a leading dash included', () => {

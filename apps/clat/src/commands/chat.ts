@@ -19,104 +19,26 @@ import {
   createOpenAiCompatibleProvider,
   type OpenAiCompatibleProvider,
 } from '@clat/provider-openai';
-import { splitWords } from '../catalog/prompt-arguments.js';
 import { PROMPT_COMMAND_PREFIX, SessionCatalog } from '../catalog/session-catalog.js';
-import {
-  MODE_OPTION,
-  MODE_USAGE,
-  PROJECT_OPTIONS,
-  PROJECT_USAGE,
-  parseFlags,
-  parseMode,
-  runMode,
-} from '../cli-options.js';
+import { MODE_OPTION, PROJECT_OPTIONS, parseFlags, parseMode, runMode } from '../cli-options.js';
 import type { Command, CommandIO } from '../command.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { waitForGetStreams } from '../project/get-streams.js';
 import type { OpenedProject } from '../project/open-project.js';
-import { type ProjectFlagsShown, projectCommand } from '../project/project-command.js';
+import type { ProjectFlagsShown } from '../project/project-command.js';
 import { withProject } from '../project/with-project.js';
-import { runAgentTurn } from '../run/agent-loop.js';
-import { parseKeyValueArguments } from '../run/call-arguments.js';
-import { exhaustedLine, toolCallLine, toolResultLine } from '../ui/agent-lines.js';
-import { detailsWidth, statusLine, terminalColumns } from '../ui/columns.js';
-import { didYouMean, didYouMeanTool } from '../ui/did-you-mean.js';
-import { foldResult } from '../ui/fold-result.js';
+import { statusLine } from '../ui/columns.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { cancelQuestionOnEndOfInput, type KeyInfo } from '../ui/question-eof.js';
-import { formatTools, inSurfaceOrder } from '../ui/tool-list.js';
 import { formatToolProgress, progressLineGate } from '../ui/tool-progress.js';
-import { formatToolDetails } from '../ui/tool-signature.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
-
-const USAGE = `Usage: clat [chat] [--mode <mode>]
-
-Interactive session in the current (trusted) project. MCP servers connect in the background;
-the first tool call or prompt waits for them (at most the initial-surface limit), then the tool
-registry freezes for the session.
-
-Commands inside the session:
-  /mcp                 MCP server status (counts, versions, tools, failures)
-  /tools [name]        Registered tools; with a tool or server name, signatures and details
-  /call <tool> [args]  Call one tool through the permission pipeline; args: one JSON
-                       object, or key=value pairs typed by its schema (text="a b" limit=5)
-  /prompts             Server prompts as slash commands: /mcp__<server>__<prompt> [args]
-                       (args: key=value, or values in the prompt's argument order)
-  /resources [server]  Server resources and templates
-  @<server>:<uri>      In a message: attach that resource to it (text as text, binary as a
-                       placeholder; at most the 1 MiB result limit per message)
-  /mode [mode]         Show or set the permission mode
-  /login <server> [--scopes a,b]
-                       OAuth login to an HTTP server; its tools join before the first run
-                       (--scopes: ask for exactly these scopes, as clat mcp login does)
-  /help, /exit (or /quit)
-  anything else        A prompt for the configured model (~/.clat/config.json)
-Esc or Ctrl-C cancels the running tool call or model turn (or the first call's wait for
-servers); Esc or Ctrl-D at a question cancels the question. Ctrl-C at the prompt clears the
-line; on an empty line, and Ctrl-D, end the session.
-
-Options:
-${PROJECT_USAGE}
-${MODE_USAGE}
-`;
-
-/** How `/login` takes a server and, as `clat mcp login` does, the scopes to ask for. */
-const LOGIN_USAGE = '/login <server> [--scopes a,b]';
-
-/**
- * `/login`'s line: the server's name as typed, and the value of a `--scopes` word (the rest of
- * the line, commas or spaces between scopes; `--scopes=a,b` too) when there is one.
- */
-export function loginWords(line: string): { name: string; scopes: string | undefined } {
-  const flag = /(?:^|\s)--scopes(?:=|\s+|$)/.exec(line);
-  if (flag === null) return { name: line.trim(), scopes: undefined };
-  return {
-    name: line.slice(0, flag.index).trim(),
-    scopes: line.slice(flag.index + flag[0].length).trim(),
-  };
-}
-
-/** How `/call` takes its arguments, as `clat call` does. */
-const CALL_USAGE = "/call <tool> ['<json>' | key=value ...]";
-/** The session's own commands, for "did you mean". */
-const SESSION_COMMANDS = [
-  '/exit',
-  '/quit',
-  '/help',
-  '/mcp',
-  '/tools',
-  '/call',
-  '/login',
-  '/prompts',
-  '/resources',
-  '/mode',
-];
-const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts  /resources [server]
-/login <server> [--scopes a,b]  /mode [read-only|project-write|full-access]  /help  /exit (or /quit)
-/mcp__<server>__<prompt> [args] runs a server prompt; @<server>:<uri> in a message attaches a resource.
-Esc or Ctrl-C cancels the running call; Esc or Ctrl-D at a question cancels the question.
-Ctrl-D at the prompt (or Ctrl-C on an empty line) ends the session.\n`;
+import { type CallContext, sessionCall } from './chat-call.js';
+import { type LoginContext, sessionLogin } from './chat-login.js';
+import { type PromptContext, promptTurn } from './chat-prompt.js';
+import { sessionTools, type ToolsContext } from './chat-tools.js';
+import { HELP, SESSION_COMMANDS, USAGE } from './chat-usage.js';
 
 /** The session's prompt; none while a line runs (see #pump). */
 const PROMPT = 'clat> ';
@@ -124,8 +46,6 @@ const PROMPT = 'clat> ';
 class ChatSession {
   readonly #io: CommandIO;
   readonly #project: OpenedProject;
-  /** The run's -C and --trust, repeated by commands the session names. */
-  readonly #flags: ProjectFlagsShown;
   readonly #rl: Interface;
   readonly #provider: OpenAiCompatibleProvider | undefined;
   readonly #history: ChatMessage[] = [];
@@ -149,6 +69,8 @@ class ChatSession {
   #drained: (() => void) | undefined;
   /** Servers whose GET stream a `/mcp` already waited out (see waitForGetStreams). */
   readonly #getStreamsGaveUp = new Set<string>();
+  /** What the handlers in chat-*.ts (`/call`, `/login`, `/tools`, a model turn) use of it. */
+  readonly #context: CallContext & LoginContext & PromptContext & ToolsContext;
 
   constructor(
     io: CommandIO,
@@ -157,7 +79,6 @@ class ChatSession {
     flags: ProjectFlagsShown,
   ) {
     this.#io = io;
-    this.#flags = flags;
     this.#project = project;
     this.#mode = mode;
     this.#catalog = new SessionCatalog(project.session.mount);
@@ -186,6 +107,19 @@ class ChatSession {
       this.#lineWaiter = undefined;
       waiter?.(undefined);
     });
+    this.#context = {
+      io,
+      project,
+      flags,
+      provider: this.#provider,
+      catalog: this.#catalog,
+      history: this.#history,
+      write: (text) => this.#write(text),
+      withRun: (body) => this.#withRun(body),
+      setWaiting: (controller) => {
+        this.#waiting = controller;
+      },
+    };
   }
 
   /** The session's one output path: servers, packages and the model write into it, so sanitised. */
@@ -295,164 +229,6 @@ class ChatSession {
     }
   }
 
-  /**
-   * Runs `clat mcp login <name> [--scopes …]` in the session, then mounts the server again:
-   * before the first run its tools join the session; after it, the registries stay frozen until
-   * a restart. The rest of the line is the name, as typed (server names may hold spaces or start
-   * with "-"), up to a `--scopes` word, whose value is the rest of the line.
-   */
-  async #login(line: string): Promise<void> {
-    const { name, scopes } = loginWords(line);
-    if (name === '') {
-      this.#write(`usage: ${LOGIN_USAGE}\n`);
-      return;
-    }
-    // Ctrl-C reaches the session, not the process: it cancels the login, not the session.
-    const waiting = new AbortController();
-    this.#waiting = waiting;
-    try {
-      const { login } = await import('./mcp-login.js');
-      const argv = scopes === undefined ? ['--', name] : ['--scopes', scopes, '--', name];
-      await login(argv, this.#io, this.#project.session.projectRoot, waiting.signal);
-    } catch (error) {
-      this.#write(`${errorMessage(error)}\n`);
-      return;
-    } finally {
-      this.#waiting = undefined;
-    }
-    const mount = this.#project.session.mount;
-    if (mount.frozen) {
-      this.#write('restart clat to mount its tools (the tool list froze at the first run)\n');
-      return;
-    }
-    const status = await mount.remount(name);
-    if (status === undefined) {
-      // Logged in to an entry this session did not mount (added to mcp.json since it started).
-      this.#write('restart clat to mount its tools (this session did not start it)\n');
-    } else if (status.state === 'connected') {
-      this.#write(`${name} connected: ${status.tools} tool${status.tools === 1 ? '' : 's'}\n`);
-    } else {
-      const why = status.failure === undefined ? '' : `: ${status.failure}`;
-      this.#write(`${name} is still not connected${why}; /mcp shows it\n`);
-    }
-  }
-
-  async #call(rest: string): Promise<void> {
-    const match = /^(\S+)\s*([\s\S]*)$/.exec(rest.trim());
-    if (match === null) {
-      this.#write(`usage: ${CALL_USAGE}\n`);
-      return;
-    }
-    const [, name = '', text = ''] = match;
-    // One JSON object as typed, or key=value pairs split as a shell would (quotes group).
-    let jsonArgs: unknown;
-    let argWords: string[] = [];
-    if (text === '') jsonArgs = {};
-    else if (/^[{[]/.test(text)) {
-      try {
-        jsonArgs = JSON.parse(text);
-      } catch (error) {
-        this.#write(`arguments are not valid JSON: ${errorMessage(error)}\n`);
-        return;
-      }
-    } else {
-      try {
-        argWords = splitWords(text);
-      } catch (error) {
-        this.#write(`/call: ${errorMessage(error)}\n`);
-        return;
-      }
-    }
-    await this.#withRun(async (run) => {
-      const registry = this.#project.session.registry;
-      const tool = registry.get(name);
-      if (tool === undefined) {
-        // After the wait for the surface: a tool of a server still connecting is there now.
-        const meant = didYouMeanTool(
-          name,
-          registry.list().map((entry) => entry.name),
-        );
-        this.#write(`tool ${JSON.stringify(name)} is not registered${meant}; /tools lists them\n`);
-        return;
-      }
-      const args =
-        jsonArgs ?? parseKeyValueArguments(argWords, tool.definition.inputSchema, '/call');
-      const result = await this.#project.session.pipeline.call(name, args, run.context);
-      // The run's -C and --trust too: a bare `clat call` runs in another project, or is refused.
-      const shown = foldResult(
-        result.content,
-        `"${projectCommand(['call', name], this.#flags)}" with the same arguments`,
-      );
-      this.#write(`${result.isError ? 'tool error: ' : ''}${shown}\n`);
-    });
-  }
-
-  /**
-   * A model turn: typed text (with `@server:uri` mentions attached) or, for `command`, a server
-   * prompt rendered by its slash command. Rendering and reads run inside the run, so Esc
-   * cancels them too.
-   */
-  async #prompt(text: string, command?: { name: string; rest: string }): Promise<void> {
-    const provider = this.#provider;
-    const [configIssue] = this.#project.user.modelIssues;
-    const noProvider =
-      configIssue === undefined
-        ? `no model provider configured (add "provider" to ${this.#project.home.configFile}); use /call <tool> [json | key=value ...]\n`
-        : `the model cannot be used until ${this.#project.home.configFile} is fixed: ${configIssue}; /call <tool> [json | key=value ...] works meanwhile\n`;
-    if (provider === undefined && command === undefined) {
-      this.#write(noProvider);
-      return;
-    }
-    await this.#withRun(async (run) => {
-      const signal = run.context.signal;
-      let prompt = text;
-      let messages: ChatMessage[] | undefined;
-      if (command !== undefined) {
-        const rendered = await this.#catalog.render(command.name, command.rest, signal);
-        this.#write(rendered.shown);
-        messages = rendered.messages;
-      } else {
-        const attached = await this.#catalog.attach(text, signal);
-        for (const note of attached.notes) this.#write(`${note}\n`);
-        if (attached.blocks.length > 0) prompt = `${text}\n\n${attached.blocks.join('\n\n')}`;
-      }
-      if (provider === undefined) {
-        this.#write(noProvider);
-        return;
-      }
-      this.#write(`asking ${provider.model}… (Esc cancels)\n`);
-      let streamed = false;
-      // Streamed text of a step that then calls tools may end mid-line; tool lines start a new one.
-      let midLine = false;
-      const newLine = () => {
-        if (midLine) this.#write('\n');
-        midLine = false;
-      };
-      const result = await runAgentTurn({
-        provider,
-        session: this.#project.session,
-        run,
-        history: this.#history,
-        prompt,
-        ...(messages === undefined ? {} : { messages }),
-        onText: (delta) => {
-          streamed = true;
-          this.#write(delta);
-          if (delta !== '') midLine = !delta.endsWith('\n');
-        },
-        onToolCall: (call) => {
-          newLine();
-          this.#write(toolCallLine(call));
-        },
-        onToolResult: (call, outcome) => this.#write(toolResultLine(call, outcome)),
-      });
-      if (result.exhausted) {
-        newLine();
-        this.#write(exhaustedLine(result.steps));
-      } else this.#write(streamed ? '\n' : `${result.text}\n`);
-    });
-  }
-
   /** `/prompts` and `/resources [server]`: listings, errors shown as one line. */
   async #listing(body: () => Promise<string>): Promise<void> {
     try {
@@ -466,7 +242,7 @@ class ChatSession {
     const text = line.trim();
     if (text === '') return true;
     if (!text.startsWith('/')) {
-      await this.#prompt(text);
+      await promptTurn(this.#context, text);
       return true;
     }
     const [command = '', ...restParts] = text.split(/\s+/);
@@ -493,40 +269,14 @@ class ChatSession {
           }),
         );
         return true;
-      case '/tools': {
-        const all = inSurfaceOrder(
-          this.#project.session.registry.list(),
-          this.#project.session.mount.summary().servers,
-        );
-        if (operand !== undefined) {
-          // One tool, or every tool of one server, with signatures.
-          const picked = all.filter((tool) => tool.name === operand || tool.source.id === operand);
-          const server = this.#project.session.mount
-            .summary()
-            .servers.find((entry) => entry.name === operand);
-          this.#write(
-            picked.length > 0
-              ? formatToolDetails(picked, detailsWidth(this.#io.stdout))
-              : server !== undefined
-                ? `server ${JSON.stringify(operand)} has no tools (${server.state}); /mcp shows it\n`
-                : `no tool or server named ${JSON.stringify(operand)}${didYouMean(operand, [
-                    ...all.map((tool) => tool.name),
-                    ...this.#project.session.mount.summary().servers.map((entry) => entry.name),
-                  ])}; /tools lists them\n`,
-          );
-          return true;
-        }
-        this.#write(formatTools(all, terminalColumns(this.#io.stdout)));
-        if (this.#project.session.mount.summary().connecting > 0) {
-          this.#write('(servers are still connecting; the list freezes at the first run)\n');
-        }
+      case '/tools':
+        sessionTools(this.#context, operand);
         return true;
-      }
       case '/call':
-        await this.#call(rest);
+        await sessionCall(this.#context, rest);
         return true;
       case '/login':
-        await this.#login(rest.trim());
+        await sessionLogin(this.#context, rest.trim());
         return true;
       case '/prompts':
         await this.#listing(() => this.#catalog.promptsText());
@@ -547,7 +297,7 @@ class ChatSession {
         return true;
       default:
         if (command.startsWith(`/${PROMPT_COMMAND_PREFIX}`)) {
-          await this.#prompt(text, { name: command.slice(1), rest });
+          await promptTurn(this.#context, text, { name: command.slice(1), rest });
           return true;
         }
         if (command === '/model') {
