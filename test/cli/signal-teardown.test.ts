@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAT_BIN, STDIO_FIXTURES, useCliSandbox } from './support.js';
+import { hasTmux, TmuxSession } from './tmux.js';
 
 const sandbox = useCliSandbox();
 
@@ -88,5 +89,35 @@ describe('a signal while clat waits for its servers', () => {
     expect(await ended).toEqual({ code: null, signal: 'SIGTERM' });
     // The daemon included: it left the server's group, so only the tag sweep reaches it.
     await until(() => sandbox.survivors().length === 0, 'every server process to be gone');
+  });
+});
+
+describe.skipIf(!hasTmux())('the terminal window closing under a session (tmux)', () => {
+  // The session crashed on readline's unhandled EIO as the terminal went away, past its
+  // teardown, and a server's setsid() daemon outlived it.
+  it('ends the session without a crash, and every server process goes, the daemon included', async () => {
+    await sandbox.writeMcp({
+      mcpServers: {
+        family: {
+          command: process.execPath,
+          args: [join(STDIO_FIXTURES, 'grandchildren.mjs'), sandbox.marker],
+        },
+      },
+    });
+    const errors = join(sandbox.root, 'session.err');
+    const tmux = new TmuxSession(`clat-window-${process.pid}-${Date.now()}`);
+    try {
+      tmux.start(
+        ['sh', '-c', `exec "$0" "$1" --trust 2>"$2"`, process.execPath, CLAT_BIN, errors],
+        sandbox.project,
+        { CLAT_HOME: sandbox.home, NO_COLOR: '1' },
+      );
+      await tmux.waitFor('1 connected');
+      await until(() => sandbox.survivors().length >= 3, 'the server family to start');
+    } finally {
+      tmux.kill();
+    }
+    await until(() => sandbox.survivors().length === 0, 'every server process to be gone');
+    expect(readFileSync(errors, 'utf8')).not.toMatch(/Unhandled|Assertion failed|EIO/);
   });
 });

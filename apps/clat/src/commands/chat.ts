@@ -59,6 +59,8 @@ class ChatSession {
   #undoEndOfInput: (() => void) | undefined;
   #busy = false;
   #closed = false;
+  /** The terminal went away (its window was closed): nothing more is written. */
+  #terminalLost = false;
   /** Set once the session closes its project: nothing about servers is reported after it. */
   #ending = false;
   #stopped = false;
@@ -100,12 +102,24 @@ class ChatSession {
         () => this.#question?.abort(),
       );
     }
-    this.#rl.once('close', () => {
+    const endOfInput = () => {
+      if (this.#closed) return;
       this.#closed = true;
       this.#question?.abort();
       const waiter = this.#lineWaiter;
       this.#lineWaiter = undefined;
       waiter?.(undefined);
+    };
+    this.#rl.once('close', endOfInput);
+    // The terminal went away (its window closed: setRawMode fails with EIO as readline closes).
+    // Unhandled, that error crashed the session past its teardown, and a server's daemon
+    // outlived it; it is the end of input, and the project closes as after Ctrl-D.
+    // Nothing more is written to it: a write would fail too (EIO), and the bin's output-error
+    // handler would exit at once, before the servers are closed.
+    this.#rl.on('error', () => {
+      this.#terminalLost = true;
+      endOfInput();
+      this.#pump();
     });
     this.#context = {
       io,
@@ -124,7 +138,7 @@ class ChatSession {
 
   /** The session's one output path: servers, packages and the model write into it, so sanitised. */
   #write(text: string): void {
-    this.#io.stdout.write(sanitizeTerminalText(text));
+    if (!this.#terminalLost) this.#io.stdout.write(sanitizeTerminalText(text));
   }
 
   /** One line from the user, or undefined when Esc, the run's cancellation or end of input. */
@@ -427,7 +441,7 @@ class ChatSession {
       this.#run?.token.cancel('session closed');
     }
     // Ctrl-D or Ctrl-C at the prompt leaves the cursor after it; /exit ended its own line.
-    if (isTty(this.#io.stdin) && !this.#stopped) this.#io.stdout.write('\n');
+    if (isTty(this.#io.stdin) && !this.#stopped && !this.#terminalLost) this.#io.stdout.write('\n');
     this.#ending = true;
     this.#write('closing the project…\n');
     return 0;
