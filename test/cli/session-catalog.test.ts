@@ -120,6 +120,26 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     expect(sandbox.survivors()).toEqual([]);
   });
 
+  it('Tab completes prompt slash commands and the tool /call takes', async () => {
+    await sandbox.writeMcp({ everything: sandbox.node(EVERYTHING_SERVER, 'stdio') });
+    tmux.startClat(sandbox);
+    await tmux.waitFor('MCP servers: 1 configured · 0 connecting · 1 connected');
+    let mark = tmux.capture().length;
+    tmux.type('/mcp__everything__si');
+    tmux.key('Tab');
+    await tmux.waitFor('/mcp__everything__simple-prompt', mark);
+    tmux.key('C-u');
+    mark = tmux.capture().length;
+    tmux.type('/call mcp_everything_ec');
+    tmux.key('Tab');
+    await tmux.waitFor('/call mcp_everything_echo', mark);
+    tmux.type(' message=hi');
+    tmux.key('Enter');
+    await tmux.waitFor('Echo: hi', mark);
+    tmux.line('/exit');
+    await tmux.waitFor('EXITED:0', mark);
+  });
+
   it('addresses a server whose name holds a space, and a resource cannot break out of its block', async () => {
     chat = await startFakeChatServer([{ text: 'Read it.' }]);
     await sandbox.writeConfig({ provider: fakeModelProvider(chat.url) });

@@ -67,6 +67,17 @@ export class SessionCatalog {
     return table;
   }
 
+  /**
+   * The prompts' slash commands (with their slash) for Tab completion: the newest listing, or
+   * one listing once no server is still connecting (none while they connect: completion must
+   * not wait for a slow server); a failed listing completes nothing.
+   */
+  async completionCommands(): Promise<string[]> {
+    if (this.#table === undefined && this.#mount.summary().connecting > 0) return [];
+    const table = await this.#commands().catch(() => undefined);
+    return table === undefined ? [] : table.commands.map((command) => `/${command.command}`);
+  }
+
   /** `/prompts`. */
   async promptsText(signal?: AbortSignal): Promise<string> {
     return formatPromptTable(await this.#commands(signal, true));

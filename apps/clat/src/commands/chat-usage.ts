@@ -27,9 +27,10 @@ Commands inside the session:
                        (--scopes: ask for exactly these scopes, as clat mcp login does)
   /help, /exit (or /quit)
   anything else        A prompt for the configured model (~/.clat/config.json)
-Esc or Ctrl-C cancels the running tool call or model turn (or the first call's wait for
-servers); Esc or Ctrl-D at a question cancels the question. Ctrl-C at the prompt clears the
-line; on an empty line, and Ctrl-D, end the session.
+Tab completes the commands, the prompts' slash commands, and the tool, server or mode a
+command takes. Esc or Ctrl-C cancels the running tool call or model turn (or the first call's
+wait for servers); Esc or Ctrl-D at a question cancels the question. Ctrl-C at the prompt clears
+the line; on an empty line, and Ctrl-D, end the session.
 
 Options:
 ${PROJECT_USAGE}
@@ -52,5 +53,5 @@ export const SESSION_COMMANDS = [
 export const HELP = `/mcp  /tools [name]  /call <tool> [json | key=value ...]  /prompts  /resources [server]
 /login <server> [--scopes a,b]  /mode [read-only|project-write|full-access]  /help  /exit (or /quit)
 /mcp__<server>__<prompt> [args] runs a server prompt; @<server>:<uri> in a message attaches a resource.
-Esc or Ctrl-C cancels the running call; Esc or Ctrl-D at a question cancels the question.
+Tab completes commands, tools and servers. Esc or Ctrl-C cancels the running call; Esc or Ctrl-D at a question cancels the question.
 Ctrl-D at the prompt (or Ctrl-C on an empty line) ends the session.\n`;

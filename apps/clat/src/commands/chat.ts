@@ -11,6 +11,7 @@ import {
   isKernelError,
   KernelErrorCode,
   sanitizeTerminalLine as oneLine,
+  PERMISSION_MODES,
   type PermissionMode,
   sanitizeTerminalText,
 } from '@clat/kernel';
@@ -32,6 +33,7 @@ import { didYouMean } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { cancelQuestionOnEndOfInput, type KeyInfo } from '../ui/question-eof.js';
+import { type CompletionSources, completeSessionLine } from '../ui/session-completer.js';
 import { formatToolProgress, progressLineGate } from '../ui/tool-progress.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
 import { type CallContext, sessionCall } from './chat-call.js';
@@ -88,11 +90,25 @@ class ChatSession {
       project.user.provider === undefined
         ? undefined
         : createOpenAiCompatibleProvider(project.user.provider);
+    const completion: CompletionSources = {
+      commands: SESSION_COMMANDS,
+      promptCommands: () => this.#catalog.completionCommands(),
+      tools: () => project.session.registry.list().map((tool) => tool.name),
+      servers: () => project.session.mount.summary().servers.map((server) => server.name),
+      modes: PERMISSION_MODES,
+    };
     this.#rl = createInterface({
       input: io.stdin,
       output: io.stdout,
       terminal: isTty(io.stdin),
       prompt: PROMPT,
+      // Tab completes commands, prompts' slash commands, and the tool, server or mode they take.
+      completer: (line: string, done: (error: null, result: [string[], string]) => void) => {
+        void completeSessionLine(line, completion).then(
+          (result) => done(null, result),
+          () => done(null, [[], line]),
+        );
+      },
     });
     if (isTty(io.stdin)) {
       this.#undoEndOfInput = cancelQuestionOnEndOfInput(
