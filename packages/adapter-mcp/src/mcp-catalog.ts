@@ -1,7 +1,7 @@
 /**
  * The kernel's catalog port over one MCP connection: prompts (list, render) and resources (list,
- * templates, read) translated into the kernel's neutral shapes. User-invoked only; nothing here
- * registers anything. Rendered prompts and reads are bounded by the tool result limit.
+ * templates, read) translated into the kernel's neutral shapes. Nothing here registers anything:
+ * a person invokes it, the model through the kernel's resource tools. Rendered prompts and reads are bounded by the tool result limit.
  * @module
  */
 import {

@@ -185,6 +185,18 @@ export {
   type PluginMountOptions,
 } from './host/plugin-mount.js';
 export {
+  /** @public the parameter of createResourceTools */
+  type CatalogDirectory,
+  createResourceTools,
+  /** @public the parameter of HostOptions.hostTools */
+  type HostToolsContext,
+  RESOURCE_TOOL_NAMES,
+  /** @public the structured output of list_resources */
+  type ResourceListing,
+  /** @public one server of ResourceListing */
+  type ResourceListingServer,
+} from './host/resource-tools.js';
+export {
   isJsonObject,
   type JsonObject,
   /** @public a leaf of JsonValue */

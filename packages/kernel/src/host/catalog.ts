@@ -1,7 +1,8 @@
 /**
  * The catalog port: prompts and resources a mounted plugin offers for a person to use on request
- * (slash commands, mentions, listings). Nothing here reaches the model on its own; the frontend
- * decides what a person invoked. Every text is the plugin's, unsanitised: frontends pass it
+ * (slash commands, mentions, listings). Nothing here reaches the model on its own: a frontend
+ * decides what a person invoked, and the model reads resources only by calling the resource
+ * tools a distribution opted into (resource-tools.ts), through the pipeline. Every text is the plugin's, unsanitised: frontends pass it
  * through the sanitiser before a terminal shows it.
  * @module
  */

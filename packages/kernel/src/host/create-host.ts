@@ -19,6 +19,7 @@ import { createGlobalScope, type Scope, type ScopeOptions } from '../scope.js';
 import { type Tool, ToolRegistry } from '../tool-registry.js';
 import type { Connector, MountEntry } from './connector.js';
 import { DEFAULT_DISPLAY_NAME, describeEntry, PluginMount } from './plugin-mount.js';
+import type { HostToolsContext } from './resource-tools.js';
 
 export interface HostOptions {
   /** Canonical, trusted project root. */
@@ -29,6 +30,13 @@ export interface HostOptions {
   entries?: readonly MountEntry[];
   /** Native host tools, registered before any plugin so no plugin can shadow them. */
   nativeTools?: readonly Tool[];
+  /**
+   * Host tools built on the mount, e.g. `createResourceTools` (the model's `list_resources` and
+   * `read_resource`): called once when the host is created and registered after the native
+   * tools, before any plugin. Opt-in: none when absent (a distribution may leave them out when
+   * nothing is configured, since no plugin could then offer a resource).
+   */
+  hostTools?: (context: HostToolsContext) => readonly Tool[];
   /** Static system prompts, registered with the plugin named by `source.id` when it connects. */
   staticPrompts?: readonly PromptContribution[];
   /** The session model of runs that name none (sampling; the agent loop). */
@@ -139,6 +147,7 @@ export function createHost(options: HostOptions): Host {
     staticPrompts: options.staticPrompts ?? [],
     displayName: options.displayName ?? DEFAULT_DISPLAY_NAME,
   });
+  for (const tool of options.hostTools?.({ mount }) ?? []) registry.register(tool, project);
 
   const open = new Set<() => Promise<void>>();
   const beginRun = async (run: HostRunOptions): Promise<HostRun> => {
