@@ -1,7 +1,7 @@
 /**
  * The gateway's composition: the kernel host (`createHost`) with the connectors `clat` mounts
- * (MCP over stdio and Streamable HTTP, WASM components) and the native host tools, fed by the
- * sources in `sources.ts`. Trust is checked before anything is read from the project or spawned.
+ * (MCP over stdio and Streamable HTTP, WASM components), the native host tools and the resource
+ * tools (`list_resources`, `read_resource`), fed by the sources in `sources.ts`. Trust is checked before anything is read from the project or spawned.
  * Depends on the libraries only, never on `@clat/cli`.
  * @module
  */
@@ -13,6 +13,7 @@ import { ERA_FILE, FileEraMemory } from '@clat/adapter-mcp-stdio/eras';
 import { createWasmConnector, grantsPath } from '@clat/adapter-wasm';
 import {
   createHost,
+  createResourceTools,
   type Host,
   type MountStatus,
   redactSecrets,
@@ -112,6 +113,10 @@ export async function openGatewayHost(options: GatewayHostOptions): Promise<Gate
       createWasmConnector({ clatHome: home, grantsFile: grantsPath(home), lazyStart: true }),
     ],
     nativeTools: createNativeTools({ projectRoot }),
+    // The resource tools, as under `clat` (when something is configured): an MCP client reads
+    // what the mounted servers offer through the gateway's pipeline (external-read), since the
+    // gateway lists none of their resources as its own.
+    ...(sources.entries.length === 0 ? {} : { hostTools: createResourceTools }),
   });
   return {
     projectRoot,

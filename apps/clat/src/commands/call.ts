@@ -19,7 +19,7 @@ import type { Command } from '../command.js';
 import { errorLine } from '../error-line.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { mcpStatusCommand, projectCommand } from '../project/project-command.js';
-import { ownersOf } from '../project/select-entries.js';
+import { ownersOf, resourceToolReaches } from '../project/select-entries.js';
 import { waitForSurface, withProject } from '../project/with-project.js';
 import {
   isJsonArgument,
@@ -77,6 +77,7 @@ export const callCommand: Command = {
     const json = words.length === 0 || isJsonArgument(words);
     const jsonArgs = json ? parseJsonArguments(words[0]) : undefined;
     const claude = claudeToolName(name);
+    const reaches = resourceToolReaches(name, jsonArgs, words);
     return withProject(
       io,
       {
@@ -86,8 +87,11 @@ export const callCommand: Command = {
         modelOptional: true,
         // Only the servers that can own this tool are started (and, for Claude Code's
         // `mcp__<server>__<tool>`, those that own CLAT's name of it, for "did you mean").
+        // The resource tools reach the server their arguments name, or every server.
         select: (entry) =>
-          ownersOf(name)(entry) || (claude !== undefined && ownersOf(claude)(entry)),
+          ownersOf(name)(entry) ||
+          (claude !== undefined && ownersOf(claude)(entry)) ||
+          reaches(entry),
       },
       async (project) => {
         const mode = runMode(values.mode, project.user, (line) => io.stderr.write(line), {

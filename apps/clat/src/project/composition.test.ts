@@ -40,6 +40,19 @@ describe('defaultComposition', () => {
     expect(both.map((connector) => connector.kind)).toEqual(['mcp', 'wasm']);
   });
 
+  it('offers the resource tools over the mount', () => {
+    const mount = {
+      catalog: () => undefined,
+      catalogNames: () => [],
+      summary: () => ({ servers: [] }),
+    };
+    const tools = defaultComposition().hostTools?.({ mount }) ?? [];
+    expect(tools.map((tool) => [tool.definition.name, tool.definition.effect])).toEqual([
+      ['list_resources', 'external-read'],
+      ['read_resource', 'external-read'],
+    ]);
+  });
+
   it('loads the plugins.json and package-store sources only when their files exist', async () => {
     dir = mkdtempSync(join(tmpdir(), 'clat-composition-'));
     const home = resolveClatHome({ CLAT_HOME: dir }, dir);

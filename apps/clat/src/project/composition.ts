@@ -1,7 +1,8 @@
 /**
  * What this build of `clat` composes: the kernel host's connectors (MCP over stdio and HTTP,
- * WASM), native host tools, and the mount sources besides mcp.json, each an adapter's own
- * `MountSource`: plugins.json WASM plugins, installed packages and the GLM Coding Plan pack.
+ * WASM), native host tools, the resource tools over the mount (the model's `list_resources` and
+ * `read_resource`), and the mount sources besides mcp.json, each an adapter's own `MountSource`:
+ * plugins.json WASM plugins, installed packages and the GLM Coding Plan pack.
  * @module
  */
 import { lstatSync } from 'node:fs';
@@ -15,7 +16,14 @@ import {
 } from '@clat/adapter-mcp';
 import { ERA_FILE, FileEraMemory } from '@clat/adapter-mcp-stdio/eras';
 import type { PrestartedServers } from '@clat/adapter-mcp-stdio/prestart';
-import type { Connector, MountEntry, MountSource, Tool } from '@clat/kernel';
+import {
+  type Connector,
+  createResourceTools,
+  type HostToolsContext,
+  type MountEntry,
+  type MountSource,
+  type Tool,
+} from '@clat/kernel';
 import { createNativeTools } from '@clat/native-tools';
 import type { ClatHome } from '../config/clat-home.js';
 import type { UserConfig } from '../config/user-config.js';
@@ -67,6 +75,12 @@ export interface Composition {
     loginCommand?: ((name: string) => string) | undefined;
   }): Promise<readonly Connector[]>;
   nativeTools(context: { projectRoot: string }): readonly Tool[];
+  /**
+   * Tools over what the plugins offer, built on the host's mount (`HostOptions.hostTools`): the
+   * resource tools, `list_resources` and `read_resource`. Absent: none. `openProject` passes it
+   * only when some entry is configured.
+   */
+  hostTools?(context: HostToolsContext): readonly Tool[];
   /**
    * The mount sources besides mcp.json, in precedence order; `openProject` collects them with
    * `collectMountSources`, mcp.json's names taken first.
@@ -160,6 +174,7 @@ export function defaultComposition(): Composition {
     connectors: ({ home, entries, prestarted, loginCommand: login }) =>
       connectorsFor(home, entries, prestarted, login ?? loginCommand),
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
+    hostTools: createResourceTools,
     sources: sourcesFor,
   };
 }

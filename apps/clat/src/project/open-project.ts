@@ -188,6 +188,12 @@ export async function openProject(
       loginCommand: (name) => loginCommand(name, options),
     }),
     nativeTools: composition.nativeTools({ projectRoot }),
+    // The resource tools only where something is configured (whether or not this command mounts
+    // it): with no plugin, no resource could ever be read, and the model is offered no tool that
+    // can only say so.
+    ...(entries.length === 0 || composition.hostTools === undefined
+      ? {}
+      : { hostTools: composition.hostTools }),
   });
   return {
     session,

@@ -1,6 +1,6 @@
 import { qualifyToolName } from '@clat/kernel';
 import { describe, expect, it } from 'vitest';
-import { canOwnTool } from './select-entries.js';
+import { canOwnTool, resourceToolReaches } from './select-entries.js';
 
 describe('canOwnTool', () => {
   it('matches the normalised server segment of MCP and WASM tool names', () => {
@@ -18,5 +18,19 @@ describe('canOwnTool', () => {
     expect(canOwnTool({ name: server, kind: 'mcp' }, tool)).toBe(true);
     expect(canOwnTool({ name: 'a-server', kind: 'mcp' }, tool)).toBe(true);
     expect(canOwnTool({ name: 'b-server', kind: 'mcp' }, tool)).toBe(false);
+  });
+});
+
+describe('resourceToolReaches', () => {
+  const docs = { name: 'docs', kind: 'mcp' };
+  const other = { name: 'other', kind: 'mcp' };
+  it('reaches the named server, or every server when none is named', () => {
+    const named = resourceToolReaches('read_resource', { server: 'docs', uri: 'x://y' }, []);
+    expect([named(docs), named(other)]).toEqual([true, false]);
+    const pair = resourceToolReaches('list_resources', undefined, ['server=other']);
+    expect([pair(docs), pair(other)]).toEqual([false, true]);
+    const all = resourceToolReaches('list_resources', {}, []);
+    expect([all(docs), all(other)]).toEqual([true, true]);
+    expect(resourceToolReaches('read_file', {}, [])(docs)).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
  * else is never started, so one slow or dead server does not delay an unrelated call.
  * @module
  */
-import { LIMITS, normalizeNameSegment } from '@clat/kernel';
+import { LIMITS, normalizeNameSegment, RESOURCE_TOOL_NAMES } from '@clat/kernel';
 
 interface Entry {
   name: string;
@@ -30,4 +30,26 @@ export function canOwnTool(entry: Entry, tool: string): boolean {
 /** A selector for openProject that mounts only the entries able to own `tool`. */
 export function ownersOf(tool: string): (entry: Entry) => boolean {
   return (entry) => canOwnTool(entry, tool);
+}
+
+/**
+ * For `list_resources` and `read_resource` (the kernel's resource tools, owned by no entry): the
+ * entry their `server` argument names (`{"server": "x"}` or `server=x`), or every entry when
+ * none is named. Any other tool: none.
+ */
+export function resourceToolReaches(
+  tool: string,
+  json: unknown,
+  words: readonly string[],
+): (entry: Entry) => boolean {
+  if (!(RESOURCE_TOOL_NAMES as readonly string[]).includes(tool)) return () => false;
+  const fromJson =
+    typeof json === 'object' && json !== null
+      ? (json as Record<string, unknown>).server
+      : undefined;
+  const server =
+    typeof fromJson === 'string'
+      ? fromJson
+      : words.find((word) => word.startsWith('server='))?.slice('server='.length);
+  return (entry) => server === undefined || entry.name === server;
 }
