@@ -89,3 +89,20 @@ describe('the project of a subdirectory', () => {
     expect(trusted.stdout).toBe(`Trusted: ${plain}\n`);
   });
 });
+
+describe('a file named as the project', () => {
+  it('is refused by -C and by "clat trust", which records nothing', async () => {
+    const file = join(sandbox.project, 'afile');
+    await writeFile(file, '');
+    const refusal = `project directory "${file}" is not a directory; name the project's directory, such as ${sandbox.project}`;
+    const tools = await sandbox.run(['tools', '-C', file]);
+    expect(tools.code).toBe(2);
+    expect(tools.stderr).toContain(refusal);
+    const trust = await sandbox.run(['trust', file]);
+    expect(trust.code).toBe(2);
+    expect(trust.stderr).toContain(refusal);
+    expect((await sandbox.run(['trust', '--list'])).stdout).toBe('');
+    const again = await sandbox.run(['tools', '-C', file]);
+    expect(again.stderr).toContain(refusal);
+  });
+});

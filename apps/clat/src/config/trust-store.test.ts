@@ -54,4 +54,11 @@ describe('trust store', () => {
   it('names a missing project directory', async () => {
     await expect(canonicalProjectRoot('nope', dir)).rejects.toThrow(/nope" does not exist/);
   });
+
+  it('refuses a file as a project directory, naming it and its directory', async () => {
+    await writeFile(join(dir, 'afile'), '');
+    await expect(canonicalProjectRoot('afile', dir)).rejects.toThrow(
+      `project directory ${JSON.stringify(join(dir, 'afile'))} is not a directory; name the project's directory, such as ${dir}`,
+    );
+  });
 });

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { describeJsonSyntaxError, shellWord } from '@clat/kernel';
 import { whyNotWritable } from '@clat/node-files';
@@ -79,9 +79,10 @@ async function readTrust(file: string): Promise<TrustState> {
 /** The canonical project root: absolute and symlink-free, so a link cannot borrow trust. */
 export async function canonicalProjectRoot(dir: string, cwd: string): Promise<string> {
   const absolute = resolve(cwd, dir);
+  let real: string;
   try {
     // One synchronous realpath(3), like the thread-pool one it replaces, without the round trip.
-    return realpathSync.native(absolute);
+    real = realpathSync.native(absolute);
   } catch (error) {
     throw new CliError(
       CliErrorCode.CLI_USAGE,
@@ -89,6 +90,14 @@ export async function canonicalProjectRoot(dir: string, cwd: string): Promise<st
       { cause: error },
     );
   }
+  // A file would pass as a project (and be trusted), and every later read of its .clat/ fail.
+  if (!statSync(real).isDirectory()) {
+    throw new CliError(
+      CliErrorCode.CLI_USAGE,
+      `project directory ${JSON.stringify(absolute)} is not a directory; name the project's directory, such as ${shellWord(dirname(real))}`,
+    );
+  }
+  return real;
 }
 
 /**
