@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from './config.js';
-import { expandServerVariables } from './config-variables.js';
+import { expandServerVariables, literalReferences } from './config-variables.js';
 
 const context = {
   file: '/home/u/.clat/mcp.json',
@@ -169,6 +169,25 @@ describe('expandServerVariables', () => {
       issues: [
         { message: 'its variable references expand to a URL that does not use http or https' },
       ],
+    });
+  });
+
+  it('reads $${ as a literal ${, and gives literalReferences text back as it is', () => {
+    const paths = ['/tmp/dol${HOME}lar/s.mjs', '/a$${b', '/x/${', '$$${TOKEN}}'];
+    const result = expandServerVariables(
+      stdio({
+        command: literalReferences('/opt/${x}/node'),
+        args: [...paths.map(literalReferences), 'pid $$', '$${TOKEN}=${TOKEN}', '${projectRoot}'],
+        env: { DIR: literalReferences('/w/${projectRoot}') },
+      }),
+      context,
+    );
+    expect(result).toEqual({
+      server: stdio({
+        command: '/opt/${x}/node',
+        args: [...paths, 'pid $$', '${TOKEN}=s3cret', '/work/project'],
+        env: { DIR: '/w/${projectRoot}' },
+      }),
     });
   });
 

@@ -3,7 +3,8 @@
  * command, args, env, url, headers, and an OAuth client's `clientSecret`), plus `${projectRoot}`
  * in `args` and `env` only. Expansion happens when a project is opened for
  * mounting (by `clat` and `clat-gateway`); `clat mcp list|get` keep showing the entry as written, so values taken from the
- * environment (often secrets) are never echoed back.
+ * environment (often secrets) are never echoed back. `$${` is a literal `${` (as in Docker
+ * Compose), so a path that holds one can be written: `clat mcp add` writes such paths that way.
  * @module
  */
 
@@ -39,6 +40,15 @@ export function environmentValue(
   return fallback;
 }
 
+/**
+ * `text` written so that expansion gives it back as it is: each `${` becomes `$${`. For values
+ * that are not references, such as a directory whose name holds `${`.
+ */
+export function literalReferences(text: string): string {
+  // A function, as a replacement string would read its `$$` as one `$`.
+  return text.replaceAll('${', () => '$${');
+}
+
 /** One bad reference; caught in `expandServerVariables` and turned into a ConfigIssue. */
 class VariableIssue extends Error {
   constructor(message: string) {
@@ -48,8 +58,9 @@ class VariableIssue extends Error {
 }
 
 /**
- * Expands one string. Throws VariableIssue (message names the variable) for an unset variable
- * without default, a malformed reference, or `${projectRoot}` where it is not allowed.
+ * Expands one string, `$${` to a literal `${`. Throws VariableIssue (message names the variable)
+ * for an unset variable without default, a malformed reference, or `${projectRoot}` where it is
+ * not allowed.
  */
 function expand(value: string, context: VariableContext, allowProjectRoot: boolean): string {
   if (!value.includes('${')) return value;
@@ -60,6 +71,12 @@ function expand(value: string, context: VariableContext, allowProjectRoot: boole
     if (start === -1) {
       out += value.slice(index);
       break;
+    }
+    // `$${`: the `$` before the reference escapes it (only there, so `$$` alone stays `$$`).
+    if (start > index && value[start - 1] === '$') {
+      out += `${value.slice(index, start - 1)}\${`;
+      index = start + 2;
+      continue;
     }
     out += value.slice(index, start);
     const end = value.indexOf('}', start + 2);

@@ -41,6 +41,7 @@ export {
 export {
   environmentValue,
   expandServerVariables,
+  literalReferences,
   /** @public the context parameter of expandServerVariables */
   type VariableContext,
 } from './config-variables.js';

@@ -7,7 +7,12 @@
 
 import { sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { environmentValue, MCP_HEADER, type McpServerConfig } from '@clat/adapter-mcp';
+import {
+  environmentValue,
+  literalReferences,
+  MCP_HEADER,
+  type McpServerConfig,
+} from '@clat/adapter-mcp';
 import { sanitizeTerminalLine, shellWord } from '@clat/kernel';
 import { parseFlags, unknownOptionOf } from '../cli-options.js';
 import type { CommandIO } from '../command.js';
@@ -219,6 +224,8 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
   let oauth: OAuthFlags | undefined;
   /** Relative paths made absolute, shown after "Added". */
   const resolved: string[] = [];
+  /** Paths with a `${` written literally (`$${`), named after "Added". */
+  const literal: string[] = [];
   const bearer = values['bearer-token-env-var'];
   if (url.value !== undefined) {
     if (cmd !== undefined || values.env !== undefined || values.cwd !== undefined) {
@@ -273,12 +280,16 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     // the person meant instead of one in the CLAT home.
     // In a project's file, arguments inside the project are written from `${projectRoot}`, so
     // the entry works wherever the project is checked out (the command cannot hold it).
-    const fixedCommand = absolutePathWords([cmd], io.cwd);
+    // A `${` in a path (a directory named so) is written `$${`, or the start would expand it.
+    const fixedCommand = absolutePathWords([cmd], io.cwd, { literal: literalReferences });
     const root = target.root;
-    const fixedArgs = absolutePathWords(args, io.cwd, (path) =>
-      root === undefined ? path : fromProjectRoot(root, path),
-    );
+    const fixedArgs = absolutePathWords(args, io.cwd, {
+      literal: literalReferences,
+      rewrite: (path) =>
+        root === undefined ? path : fromProjectRoot(literalReferences(root), path),
+    });
     resolved.push(...fixedCommand.resolved, ...fixedArgs.resolved);
+    literal.push(...fixedCommand.literal, ...fixedArgs.literal);
     env = flagPairs(values.env, ENV_PAIRS);
     entry = {
       command: fixedCommand.words[0] ?? cmd,
@@ -331,6 +342,11 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
       ? []
       : [
           `Relative paths were ${how} since servers run in ${home.dir}: ${resolved.map((pair) => sanitizeTerminalLine(pair)).join(', ')}`,
+        ]),
+    ...(literal.length === 0
+      ? []
+      : [
+          `The "\${" in ${[...new Set(literal)].map((path) => shellWord(path)).join(', ')} is written "$\${" (a literal "\${"), so the server's start does not read it as a variable reference`,
         ]),
     ...(oauth === undefined || !(await targetTrusted(target))
       ? []

@@ -1,3 +1,4 @@
+import { literalReferences } from '@clat/adapter-mcp';
 import { describe, expect, it } from 'vitest';
 import {
   absolutePathWords,
@@ -34,11 +35,10 @@ describe('absolutePathWords', () => {
       '-c',
       'data',
     ];
-    expect(
-      absolutePathWords(['server.js', 'src/main.py', ...kept], '/w/p', (path) => path, exists),
-    ).toEqual({
+    expect(absolutePathWords(['server.js', 'src/main.py', ...kept], '/w/p', { exists })).toEqual({
       words: ['/w/p/server.js', '/w/p/src/main.py', ...kept],
       resolved: ['server.js → /w/p/server.js', 'src/main.py → /w/p/src/main.py'],
+      literal: [],
     });
   });
 
@@ -66,6 +66,47 @@ describe('absolutePathWords', () => {
         '../up → /w/up',
         '--dir=./x → --dir=/w/p/x',
         '-d=.. → -d=/w',
+      ],
+      literal: [],
+    });
+  });
+});
+
+describe('absolutePathWords with a literal form of paths', () => {
+  const literal = literalReferences;
+  const here = new Set(['/d${X}/s.mjs', '/d${X}/data', '/d${X}/up']);
+  const exists = (path: string) => here.has(path);
+
+  it('writes the directory made absolute, and an existing path typed, in it; never a reference', () => {
+    const words = ['s.mjs', './data', '../up', '--db=./data', '/d${X}/s.mjs', '--f=/d${X}/up'];
+    const references = ['${projectRoot}/s.mjs', '${MY_TOKEN}', '/missing/${HOME}', './${SUB}'];
+    expect(absolutePathWords([...words, ...references], '/d${X}', { exists, literal })).toEqual({
+      words: [
+        '/d$${X}/s.mjs',
+        '/d$${X}/data',
+        '/up',
+        '--db=/d$${X}/data',
+        '/d$${X}/s.mjs',
+        '--f=/d$${X}/up',
+        '${projectRoot}/s.mjs',
+        '${MY_TOKEN}',
+        '/missing/${HOME}',
+        '/d$${X}/${SUB}',
+      ],
+      resolved: [
+        's.mjs → /d$${X}/s.mjs',
+        './data → /d$${X}/data',
+        '../up → /up',
+        '--db=./data → --db=/d$${X}/data',
+        './${SUB} → /d$${X}/${SUB}',
+      ],
+      literal: [
+        '/d${X}/s.mjs',
+        '/d${X}/data',
+        '/d${X}/data',
+        '/d${X}/s.mjs',
+        '/d${X}/up',
+        '/d${X}/${SUB}',
       ],
     });
   });

@@ -27,21 +27,52 @@ export function splitServerWords(argv: readonly string[]): {
  */
 const BARE_PATH = /^(?![.@-])(?!.*\$\{)[\w.+-]+(?:\/[\w.+@-]*)*$/;
 
+/** An absolute path word, or an option's `=` value that is one. */
+const ABSOLUTE_WORD = /^(-{1,2}[A-Za-z0-9][\w.-]*=)?(\/.*)$/s;
+
+/** The absolute path a word names as typed, after an option's `=` when it has one. */
+function typedPath(word: string): { option: string; path: string } | undefined {
+  const match = ABSOLUTE_WORD.exec(word);
+  return match === null ? undefined : { option: match[1] ?? '', path: match[2] as string };
+}
+
+export interface AbsolutePathOptions {
+  /** Rewrites each path made absolute (a project's file writes it from `${projectRoot}`). */
+  rewrite?: (absolute: string) => string;
+  exists?: (path: string) => boolean;
+  /**
+   * How a path is written where `${` starts a reference (mcp.json: `$${`): applied to `cwd` in
+   * the paths made absolute, and to a word with `${` that names an existing path as typed
+   * (`/tmp/dol${HOME}lar/server.mjs`), since a directory's name is no reference.
+   */
+  literal?: (path: string) => string;
+}
+
 /**
  * Words that are relative paths (`.`, `./data`, `../db.sqlite`, `--db=./data.sqlite`) made
  * absolute against `cwd`, since a server runs elsewhere (the CLAT home, its package directory);
  * so is a bare file name that exists there (`node server.js`, as READMEs write it), and only
  * then, since `pkg.name` or `a/b` may be no path at all. `resolved` lists each change as
- * `word → absolute` for the output to show.
+ * `word → absolute` for the output to show; `literal`, the paths whose `${` was written literally.
  */
 export function absolutePathWords(
   words: readonly string[],
   cwd: string,
-  /** Rewrites each absolute path (a project's file writes it from `${projectRoot}`). */
-  rewrite: (absolute: string) => string = (absolute) => absolute,
-  exists: (path: string) => boolean = existsSync,
-): { words: string[]; resolved: string[] } {
+  options: AbsolutePathOptions = {},
+): { words: string[]; resolved: string[]; literal: string[] } {
+  const {
+    rewrite = (absolute) => absolute,
+    exists = existsSync,
+    literal = (path) => path,
+  } = options;
   const resolved: string[] = [];
+  const literals: string[] = [];
+  // The typed part of a path stays as typed (a `./${NAME}` is a reference); `cwd` is literal.
+  const absolute = (path: string): string => {
+    const written = resolve(literal(cwd), path);
+    if (written !== resolve(cwd, path)) literals.push(resolve(cwd, path));
+    return rewrite(written);
+  };
   const out = words.map((word) => {
     const relative = relativePathWord(word);
     if (relative === undefined) {
@@ -49,16 +80,21 @@ export function absolutePathWords(
         BARE_PATH.test(word) &&
         (word.includes('/') || /\.[A-Za-z0-9]+$/.test(word)) &&
         exists(resolve(cwd, word));
-      if (!bare) return word;
-      const absolute = rewrite(resolve(cwd, word));
-      resolved.push(`${word} → ${absolute}`);
-      return absolute;
+      if (!bare) {
+        const typed = typedPath(word);
+        if (typed === undefined || !typed.path.includes('${') || !exists(typed.path)) return word;
+        if (literal(typed.path) !== typed.path) literals.push(typed.path);
+        return `${typed.option}${literal(typed.path)}`;
+      }
+      const made = absolute(word);
+      resolved.push(`${word} → ${made}`);
+      return made;
     }
-    const absolute = `${relative.option}${rewrite(resolve(cwd, relative.path))}`;
-    resolved.push(`${word} → ${absolute}`);
-    return absolute;
+    const made = `${relative.option}${absolute(relative.path)}`;
+    resolved.push(`${word} → ${made}`);
+    return made;
   });
-  return { words: out, resolved };
+  return { words: out, resolved, literal: literals };
 }
 
 /**
