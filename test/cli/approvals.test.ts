@@ -88,6 +88,49 @@ describe.skipIf(!hasTmux())('approvals in the interactive session (tmux)', () =>
   });
 });
 
+describe.skipIf(!hasTmux())('clat approvals reset and open sessions (tmux)', () => {
+  it('reaches a session that answered "p" and one that used the saved answer, at their next call', async () => {
+    const sessions: TmuxSession[] = [];
+    const open = async (label: string): Promise<TmuxSession> => {
+      const session = new TmuxSession(`clat-reset-${label}-${process.pid}-${Date.now()}`);
+      sessions.push(session);
+      session.startClat(sandbox);
+      await session.waitFor('1 connected');
+      return session;
+    };
+    try {
+      const answered = await open('p');
+      let mark = answered.capture().length;
+      answered.line('/call run_command {"command":"echo first-run"}');
+      await answered.waitFor(PROMPT, mark);
+      answered.line('p');
+      await answered.waitFor('first-run', mark);
+
+      const used = await open('used');
+      const usedMark = used.capture().length;
+      used.line('/call run_command {"command":"echo saved-run"}');
+      await used.waitFor('Allowed run_command (execute): saved for this project', usedMark);
+      await used.waitFor('saved-run', usedMark);
+
+      const reset = await sandbox.run(['approvals', 'reset', 'run_command']);
+      expect(reset.stdout).toContain('Forgot 1 saved approval of "run_command"');
+
+      for (const session of [answered, used]) {
+        mark = session.capture().length;
+        session.line('/call run_command {"command":"echo after-reset"}');
+        await session.waitFor(PROMPT, mark);
+        session.line('n');
+        await session.waitFor('was not approved: denied by the user', mark);
+        expect(session.capture().slice(mark)).not.toContain('after-reset\n');
+        session.line('/exit');
+        await session.waitFor('EXITED:0', mark);
+      }
+    } finally {
+      for (const session of sessions) session.kill();
+    }
+  });
+});
+
 describe('saved approvals', () => {
   it('ask again when the server configuration changes; list and reset them', async () => {
     // Save "p" for the notes server's destructive tool through a piped session.

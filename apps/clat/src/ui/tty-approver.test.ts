@@ -168,8 +168,63 @@ describe('createLineApprover with a failing approval store', () => {
     expect(shown()).toContain(
       'clat: saved approvals ignored: approvals.json: bad\\x1b]52;c;AAAA\\x07 \\u202etxt.exe\\x9b2J\n',
     );
-    expect(shown()).toContain('clat: the approval was not saved: approvals.json: bad\\x1b]52');
+    expect(shown()).toContain(
+      'clat: the approval was not saved, so it holds for this session only: approvals.json: bad\\x1b]52',
+    );
     for (const raw of ['\u001b', '\u0007', '\u202e', '\u009b']) expect(shown()).not.toContain(raw);
+  });
+});
+
+describe('createLineApprover with saved answers', () => {
+  it('keeps "p" and a saved answer out of the session, so a reset asks again at the next call', async () => {
+    const { output, shown } = captured();
+    const saved = new Set<string>();
+    const store = {
+      allows: async (_root: string, tool: string) => saved.has(tool),
+      save: async (_root: string, record: { tool: string }) => {
+        saved.add(record.tool);
+      },
+    } as unknown as ApprovalStore;
+    const memory = {
+      session: new Set<string>(),
+      store,
+      projectRoot: '/project',
+      digestOf: () => 'digest',
+      forgetCommand: (tool: string) => `clat approvals reset ${tool}`,
+    };
+    const request: ApprovalRequest = {
+      callId: 'c1',
+      tool: 'run_command',
+      effect: 'execute',
+      source: { kind: 'native', id: '' },
+      reason: 'runs a command',
+      arguments: {},
+    };
+    const answers = ['p', 'n', 'n'];
+    let asked = 0;
+    const ask = async () => {
+      asked++;
+      return answers.shift();
+    };
+    const signal = new AbortController().signal;
+    const first = createLineApprover(output, ask, memory);
+    expect(await first.approve(request, signal)).toEqual({ outcome: 'allow' });
+    expect(saved).toEqual(new Set(['run_command']));
+    // The saved answer allows the next calls without a question, said once per approver (a run).
+    expect(await first.approve(request, signal)).toEqual({ outcome: 'allow' });
+    const second = createLineApprover(output, ask, memory);
+    expect(await second.approve(request, signal)).toEqual({ outcome: 'allow' });
+    expect(await second.approve(request, signal)).toEqual({ outcome: 'allow' });
+    expect(asked).toBe(1);
+    expect(memory.session.size).toBe(0);
+    expect(shown().match(/saved for this project/g)).toHaveLength(1);
+
+    // `clat approvals reset` from another shell: the next call of either approver asks again.
+    saved.clear();
+    const denied = { outcome: 'deny', reason: 'denied by the user' };
+    expect(await first.approve(request, signal)).toEqual(denied);
+    expect(await second.approve(request, signal)).toEqual(denied);
+    expect(asked).toBe(3);
   });
 });
 

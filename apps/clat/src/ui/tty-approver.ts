@@ -94,11 +94,17 @@ function rememberedAs(
   return { memory, digest, key: `${request.tool}\u0000${request.effect}\u0000${digest}` };
 }
 
-/** True when this session or a saved answer of the project allows the request (said on `output`). */
+/**
+ * True when this session or a saved answer of the project allows the request. A saved answer is
+ * read from the store at each call and never copied into the session's set, so `clat approvals
+ * reset` takes effect in a session already open at its next call. It is said on `output` once per
+ * approver (a run): `announced` holds the keys said.
+ */
 async function rememberedAllows(
   request: ApprovalRequest,
   remembered: Remembered,
   output: Writable,
+  announced: Set<string>,
 ): Promise<boolean> {
   const { memory, key, digest } = remembered;
   if (memory.session.has(key)) return true;
@@ -109,10 +115,12 @@ async function rememberedAllows(
       return false;
     });
   if (!saved) return false;
-  output.write(
-    `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "${line(memory.forgetCommand(request.tool))}" forgets it\n`,
-  );
-  memory.session.add(key);
+  if (!announced.has(key)) {
+    announced.add(key);
+    output.write(
+      `Allowed ${line(request.tool)} (${request.effect}): saved for this project; "${line(memory.forgetCommand(request.tool))}" forgets it\n`,
+    );
+  }
   return true;
 }
 
@@ -126,12 +134,18 @@ export function createLineApprover(
   memory?: ApprovalMemory,
   mode?: PermissionMode,
 ): Approver {
+  const announced = new Set<string>();
   return {
     async approve(request, signal): Promise<ApprovalDecision> {
       const remembered = rememberedAs(request, memory, mode);
-      if (remembered !== undefined && (await rememberedAllows(request, remembered, output))) {
+      if (
+        remembered !== undefined &&
+        (await rememberedAllows(request, remembered, output, announced))
+      ) {
         return { outcome: 'allow' };
       }
+      // Asked again (a reset): a saved answer given from here on is said again.
+      if (remembered !== undefined) announced.delete(remembered.key);
       output.write(`${describeApproval(request)}\n`);
       const answer = await ask(allowQuestion(request, remembered !== undefined), signal);
       if (answer === undefined) return { outcome: 'deny', reason: 'cancelled' };
@@ -141,8 +155,10 @@ export function createLineApprover(
         return { outcome: 'allow' };
       }
       if (remembered !== undefined && (choice === 'p' || choice === 'project')) {
+        // Saved only, not in the session's set too: `clat approvals reset` must reach this
+        // session. Announced already: the person just gave it.
         const { memory: kept, key, digest } = remembered;
-        kept.session.add(key);
+        announced.add(key);
         try {
           await kept.store.save(kept.projectRoot, {
             tool: request.tool,
@@ -151,7 +167,11 @@ export function createLineApprover(
             at: new Date().toISOString(),
           });
         } catch (error) {
-          output.write(`clat: the approval was not saved: ${line(errorMessage(error))}\n`);
+          // Kept for this session at least, as "s" would have kept it.
+          kept.session.add(key);
+          output.write(
+            `clat: the approval was not saved, so it holds for this session only: ${line(errorMessage(error))}\n`,
+          );
         }
         return { outcome: 'allow' };
       }
@@ -172,11 +192,15 @@ export function createSavedApprover(
   memory: ApprovalMemory,
   mode: PermissionMode,
 ): SavedApprover {
+  const announced = new Set<string>();
   const approver = {
     deniedSavable: false,
     async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
       const remembered = rememberedAs(request, memory, mode);
-      if (remembered !== undefined && (await rememberedAllows(request, remembered, output))) {
+      if (
+        remembered !== undefined &&
+        (await rememberedAllows(request, remembered, output, announced))
+      ) {
         return { outcome: 'allow' };
       }
       if (remembered !== undefined) approver.deniedSavable = true;
