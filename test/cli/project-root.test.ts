@@ -106,3 +106,26 @@ describe('a file named as the project', () => {
     expect(again.stderr).toContain(refusal);
   });
 });
+
+describe('a project whose name holds a newline', () => {
+  it('is one line in "clat trust" and its --list, and in "clat mcp add --scope project"', async () => {
+    const root = join(sandbox.project, 'nl\n/root/secret');
+    await mkdir(root, { recursive: true });
+    const shown = JSON.stringify(root);
+    const trusted = await sandbox.run(['trust', root]);
+    expect(trusted.stdout).toBe(`Trusted: ${shown}\n`);
+    const list = await sandbox.run(['trust', '--list']);
+    expect(list.stdout).toBe(`${shown}\n`);
+    const added = await sandbox.run(
+      ['mcp', 'add', 'local', '--scope', 'project', '--', 'node', 'server.mjs'],
+      { cwd: root },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(
+      `Added stdio server "local" to ${JSON.stringify(join(root, '.clat', 'mcp.json'))};`,
+    );
+    expect(added.stdout).not.toContain('\n/root/secret');
+    const removed = await sandbox.run(['trust', '--remove', root]);
+    expect(removed.stdout).toBe(`Trust revoked: ${shown}\n`);
+  });
+});

@@ -19,6 +19,7 @@ import type { CommandIO } from '../command.js';
 import { existingServerNames, putServerEntry } from '../config/mcp-config-file.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { type FlagPairsOptions, flagPairs, keysTypedAsValues, plainUsage } from '../flag-pairs.js';
+import { shownPath } from '../ui/shown-path.js';
 import { bearerHeader, OAUTH_FLAGS, type OAuthFlags, oauthFlags } from './mcp-add-auth.js';
 import { installNpxServer } from './mcp-add-npx.js';
 import { type EditTarget, editTarget, SCOPE_OPTIONS, targetTrusted } from './mcp-scope.js';
@@ -491,7 +492,7 @@ export async function reportAdded(
   const label =
     server.transport === 'http' && server.type === 'sse' ? 'HTTP+SSE' : server.transport;
   io.stdout.write(
-    `Added ${label} server ${JSON.stringify(name)} to ${target.file}; restart CLAT to mount it\n`,
+    `Added ${label} server ${JSON.stringify(name)} to ${shownPath(target.file)}; restart CLAT to mount it\n`,
   );
   for (const line of lines) io.stdout.write(`${line}\n`);
   if (target.root !== undefined) await projectScopeNotes(target, name, literal, io);
@@ -529,18 +530,18 @@ async function projectScopeNotes(
 ): Promise<void> {
   if (literal.length > 0) {
     io.stdout.write(
-      `Note: ${target.file} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in${literal.includes('--client-secret') ? " (for --client-secret: MCP_CLIENT_SECRET='${NAME}')" : ''}\n`,
+      `Note: ${shownPath(target.file)} is the project's own file, often committed: the value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} ${literal.length === 1 ? 'is' : 'are'} written as typed; write '\${NAME}' (in single quotes, so the shell leaves it) to take a value from the environment CLAT runs in${literal.includes('--client-secret') ? " (for --client-secret: MCP_CLIENT_SECRET='${NAME}')" : ''}\n`,
     );
   }
   const user = await existingServerNames(target.home.mcpFile).catch(() => new Set<string>());
   if (user.has(name)) {
     io.stdout.write(
-      `${target.home.mcpFile} has a server ${JSON.stringify(name)} too, which wins: CLAT starts that one while it exists\n`,
+      `${shownPath(target.home.mcpFile)} has a server ${JSON.stringify(name)} too, which wins: CLAT starts that one while it exists\n`,
     );
   }
   if (!(await targetTrusted(target))) {
     io.stdout.write(
-      `CLAT starts the project's servers once the project is trusted: clat trust ${shellWord(target.root ?? '.')}\n`,
+      `CLAT starts the project's servers once the project is trusted: ${sanitizeTerminalLine(`clat trust ${shellWord(target.root ?? '.')}`)}\n`,
     );
   }
 }

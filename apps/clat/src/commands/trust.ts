@@ -13,6 +13,7 @@ import {
   untrustProject,
 } from '../config/trust-store.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { shownPath } from '../ui/shown-path.js';
 
 const USAGE = `Usage: clat trust [<dir>]            Trust a project (default: the project here)
        clat trust --remove [<dir>]   Revoke trust
@@ -64,7 +65,8 @@ export const trustCommand: Command = {
     const home = resolveClatHome(io.env, io.cwd);
     if (values.list === true) {
       const { roots, issues } = await listTrusted(home.trustFile);
-      for (const root of roots) io.stdout.write(`${root}\n`);
+      // One root a line, whatever its name holds (a newline must not list a second root).
+      for (const root of roots) io.stdout.write(`${shownPath(root)}\n`);
       // An entry that trusts nothing is not listed as trusted, and said so where it is not listed.
       for (const issue of issues) io.stderr.write(`clat: config: ${sanitizeTerminalLine(issue)}\n`);
       return 0;
@@ -75,7 +77,7 @@ export const trustCommand: Command = {
           ? await projectRootOf('.', io.cwd, home)
           : removalRoot(positionals[0], io.cwd);
       const removed = await untrustProject(home.trustFile, root);
-      io.stdout.write(removed ? `Trust revoked: ${root}\n` : `Not trusted: ${root}\n`);
+      io.stdout.write(`${removed ? 'Trust revoked' : 'Not trusted'}: ${shownPath(root)}\n`);
       return 0;
     }
     // A directory named is trusted as named; none means the project here (the one a subdirectory
@@ -85,7 +87,7 @@ export const trustCommand: Command = {
         ? await projectRootOf('.', io.cwd, home)
         : await canonicalProjectRoot(positionals[0], io.cwd);
     await trustProject(home.trustFile, root);
-    io.stdout.write(`Trusted: ${root}\n`);
+    io.stdout.write(`Trusted: ${shownPath(root)}\n`);
     return 0;
   },
 };
