@@ -15,7 +15,7 @@ import {
 } from '@clat/adapter-mcp';
 import { errorMessage, LIMITS, LineTail, Redactor } from '@clat/kernel';
 import { killGroup, onHostEnding, signalGroup, trackGroup, untrackGroup } from '@clat/process';
-import { sweepDetached } from './detached-sweep.js';
+import { SERVER_TAG_ENV, sweepDetached } from './detached-sweep.js';
 import { secretEnvValues } from './env-secrets.js';
 import { StdioTransportError, StdioTransportErrorCode } from './errors.js';
 import { InboundFrames } from './inbound-frames.js';
@@ -336,8 +336,12 @@ export class StdioTransport implements Transport {
     child.on('error', (error) => this.#report(error));
     this.#pid = child.pid as number;
     trackGroup(this.#pid);
-    // A signal that ends the host before this teardown: its setsid() daemons are swept too.
-    this.#endingSweep = onHostEnding(() => sweepDetached(this.#tag));
+    // A signal, or any exit, that ends the host before this teardown: its setsid() daemons are
+    // swept too (at exit, synchronously, by their tag).
+    this.#endingSweep = onHostEnding(
+      () => sweepDetached(this.#tag),
+      `${SERVER_TAG_ENV}=${this.#tag}`,
+    );
     this.#options.onSpawn?.(this.#pid);
   }
 

@@ -1,9 +1,11 @@
 /**
  * Groups a host still owns, SIGKILLed if it exits without tearing them down (an uncaught error,
- * `process.exit`), so no server or command outlives it. One set per process, shared by every
- * package that spawns.
+ * `process.exit`), so no server or command outlives it, together with the processes that left
+ * them (`setsid()` daemons, found by their owner's environment tag). One set per process, shared
+ * by every package that spawns.
  * @module
  */
+import { killTaggedSync } from './exit-sweep.js';
 import { signalGroup } from './process-group.js';
 
 /**
@@ -18,6 +20,11 @@ interface Tracked {
   endings?: Set<() => Promise<unknown>>;
   /** Set once an ending signal is being handled: the host is going, nothing new may start. */
   ending?: boolean;
+  /**
+   * The environment entries (`NAME=value`) of the owners whose sweeps are in `endings`: at
+   * `exit`, which runs no asynchronous sweep, the processes carrying them are killed.
+   */
+  exitTags?: Map<() => Promise<unknown>, string>;
 }
 const TRACKED = Symbol.for('@clat/process.trackedGroups');
 const shared = globalThis as { [TRACKED]?: Tracked };
@@ -25,8 +32,10 @@ const tracked: Tracked = shared[TRACKED] ?? { groups: new Set(), hooked: false }
 shared[TRACKED] = tracked;
 // A copy bundled before `endings` existed shares the object: add the set to it.
 tracked.endings ??= new Set();
+tracked.exitTags ??= new Map();
 const liveGroups = tracked.groups;
 const endings = tracked.endings;
+const exitTags = tracked.exitTags;
 
 /** How long an ending signal waits for the sweeps before the host ends by it. */
 const ENDING_SWEEPS_MS = 1_500;
@@ -35,6 +44,15 @@ const ENDING_SWEEPS_MS = 1_500;
 export function killTrackedGroups(): void {
   for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
   liveGroups.clear();
+}
+
+/**
+ * The exit hook: any exit (an uncaught error, `process.exit`, a crash on a closed terminal) kills
+ * the tracked groups and the daemons that left them, as an ending signal's sweeps would.
+ */
+function onExit(): void {
+  killTrackedGroups();
+  killTaggedSync(exitTags.values());
 }
 
 /** Signals that end a process without its `exit` event (the groups' own session ignores them). */
@@ -90,7 +108,7 @@ function onEndingSignal(signal: NodeJS.Signals): void {
 function hook(): void {
   if (tracked.hooked) return;
   tracked.hooked = true;
-  process.once('exit', killTrackedGroups);
+  process.once('exit', onExit);
   for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal);
 }
 
@@ -109,14 +127,18 @@ export function trackGroup(pgid: number): void {
 /**
  * Runs `sweep` when a signal nobody handles ends the host, after the tracked groups are killed
  * and before the host ends (at most {@link ENDING_SWEEPS_MS}): for what a group kill cannot
- * reach, such as a server's `setsid()` daemons, found by their environment tag. The returned
- * function removes it (at the owner's own teardown, which sweeps itself).
+ * reach, such as a server's `setsid()` daemons, found by their environment tag. At any other
+ * exit, where no asynchronous code runs, the processes whose environment holds `tag` (the
+ * `NAME=value` entry the sweep looks for) are killed instead. The returned function removes both
+ * (at the owner's own teardown, which sweeps itself).
  */
-export function onHostEnding(sweep: () => Promise<unknown>): () => void {
+export function onHostEnding(sweep: () => Promise<unknown>, tag?: string): () => void {
   endings.add(sweep);
+  if (tag !== undefined) exitTags.set(sweep, tag);
   hook();
   return () => {
     endings.delete(sweep);
+    exitTags.delete(sweep);
   };
 }
 
