@@ -34,6 +34,7 @@ import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { cancelQuestionOnEndOfInput, type KeyInfo } from '../ui/question-eof.js';
 import { type CompletionSources, completeSessionLine } from '../ui/session-completer.js';
+import { shownPath } from '../ui/shown-path.js';
 import { formatToolProgress, progressLineGate } from '../ui/tool-progress.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
 import { type CallContext, sessionCall } from './chat-call.js';
@@ -415,7 +416,9 @@ class ChatSession {
 
   async run(): Promise<number> {
     const { session } = this.#project;
-    this.#write(`clat — project ${session.projectRoot} (mode ${this.#mode}); /help for commands\n`);
+    this.#write(
+      `clat — project ${shownPath(session.projectRoot)} (mode ${this.#mode}); /help for commands\n`,
+    );
     void session.mount.start().then(() => {
       // Ended while servers still connected (input closed, /exit): closing stopped them, so a
       // summary now would call healthy servers failed.
