@@ -5,6 +5,7 @@
  */
 import type { HostServices, ToolProgress } from '@clat/kernel';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
+import type { ServerLog } from './server-log.js';
 import type { TaskLimits } from './task-call.js';
 import type { TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
@@ -64,6 +65,11 @@ export interface McpClientOptions {
    * a fresh process is probed as usual.
    */
   eraHint?: 'legacy' | undefined;
+  /**
+   * Where the server's log messages go (a mount passes its own, so the tail outlives a restart);
+   * default: a log of the client's own.
+   */
+  log?: ServerLog | undefined;
 }
 
 export interface McpCallOptions {

@@ -10,7 +10,13 @@
  * settle-response.ts, task-call.ts and url-elicitation.ts.
  * @module
  */
-import { delay, errorMessage, type HostServices, isJsonObject } from '@clat/kernel';
+import {
+  delay,
+  errorMessage,
+  type HostServices,
+  isJsonObject,
+  type MountLogEntry,
+} from '@clat/kernel';
 import { readCallToolResult } from './call-result.js';
 import { quoted, stderrTail } from './client-diagnostics.js';
 import type {
@@ -34,6 +40,7 @@ import {
   type McpClientInfo,
   type McpEra,
   type McpTimeouts,
+  META,
   modernMeta,
   serverAdvertisesHostServices,
   serverOffersToolTasks,
@@ -41,6 +48,7 @@ import {
 } from './protocol.js';
 import { ROOTS_SETTLE_MS } from './roots.js';
 import type { RequestOptions, RpcSession, SizedResult } from './rpc-session.js';
+import { DEFAULT_LOG_LEVEL, ServerLog } from './server-log.js';
 import { SessionRenewal } from './session-renewal.js';
 import { type SettleConnection, settleResponse } from './settle-response.js';
 import { callToolAsTask } from './task-call.js';
@@ -94,6 +102,7 @@ export class McpClient {
   readonly #settle: SettleConnection;
   readonly #handlers: HostHandlers;
   readonly #rootsServed: { count: number; lastAt: number };
+  readonly #log: ServerLog;
   #toolCalls = 0;
   #protocolVersion: string;
   /** Legacy HTTP only: sends a request again in a new session when the server forgot its own. */
@@ -135,6 +144,9 @@ export class McpClient {
     this.#onDiagnostic = options.onDiagnostic ?? (() => {});
     this.#onSkippedTool = options.onSkippedTool ?? this.#onDiagnostic;
     this.#progress.install(this.#session);
+    const log = options.log ?? new ServerLog();
+    this.#log = log;
+    this.#session.setNotificationHandler('notifications/message', (params) => log.add(params));
     this.#settle = {
       server: this.name,
       era: this.era,
@@ -199,7 +211,38 @@ export class McpClient {
     hooks.elicitation = () => client.elicitationNegotiated;
     hooks.serverCapabilities = () => client.serverCapabilities;
     client.#startContextPushes(options.hostServices);
+    client.#setLevel();
     return client;
+  }
+
+  /** True when the server declared the `logging` capability (it sends log messages). */
+  get #logs(): boolean {
+    return isJsonObject(this.serverCapabilities.logging);
+  }
+
+  /**
+   * Asks a legacy server that logs to send only {@link DEFAULT_LOG_LEVEL} and above, so a chatty
+   * one does not flood the connection. Not awaited: it costs the connect no round trip, and a
+   * server that refuses it (or never answers) keeps its connection and logs at its own level.
+   * The modern era has no such request: its `_meta` carries the level (see {@link #send}).
+   */
+  #setLevel(): void {
+    if (this.era !== 'legacy' || !this.#logs) return;
+    this.#request(
+      'logging/setLevel',
+      { level: DEFAULT_LOG_LEVEL },
+      { timeoutMs: this.#timeouts.listPageMs, what: 'logging/setLevel' },
+    ).catch((error: unknown) => {
+      if (this.#closing !== undefined || this.#session.closed) return;
+      this.#onDiagnostic(
+        `MCP server ${quoted(this.name)} refused logging/setLevel ${DEFAULT_LOG_LEVEL}: ${errorMessage(error)}`,
+      );
+    });
+  }
+
+  /** The newest log messages of the server, oldest first (redacted by key shape, cut). */
+  logTail(): MountLogEntry[] {
+    return this.#log.entries();
   }
 
   /** Elicitation is served from 2025-06-18 (legacy) and on modern connections. */
@@ -566,7 +609,7 @@ export class McpClient {
       );
     }
     if (this.era === 'modern') {
-      this.#meta ??= modernMeta(this.#clientInfo, this.#capabilities);
+      this.#meta ??= this.#modernMeta();
       const own = params._meta;
       // A call's own `_meta` (its progress token) joins a copy of the shared envelope.
       params._meta = isJsonObject(own) ? Object.assign({}, this.#meta, own) : this.#meta;
@@ -579,6 +622,16 @@ export class McpClient {
       );
     }
     return this.#session.requestSized(method, params, options);
+  }
+
+  /**
+   * The modern `_meta` of this connection's requests. A server that declared `logging` gets the
+   * level there (2026-07-28 removed `logging/setLevel`: log messages are opt-in per request).
+   */
+  #modernMeta(): Record<string, unknown> {
+    const meta = modernMeta(this.#clientInfo, this.#capabilities);
+    if (this.#logs) meta[META.logLevel] = DEFAULT_LOG_LEVEL;
+    return meta;
   }
 
   #startContextPushes(host: HostServices | undefined): void {

@@ -99,6 +99,7 @@ describe('mountMcpServer tools', () => {
       prompts: 0,
       warnings: [],
       stderrTail: [],
+      logTail: [],
       roots: { offered: true, requests: 0 },
     });
     expect(mounted.client?.serverInfo).toEqual({ name: 'legacy-test', version: '1.2.3' });

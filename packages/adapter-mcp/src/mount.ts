@@ -17,6 +17,7 @@ import {
   KernelErrorCode,
   type Lease,
   LIMITS,
+  type MountLogEntry,
   type MountReport,
   type MountReportState,
   type PromptRegistry,
@@ -35,6 +36,7 @@ import { DSH_SYSTEM_PROMPT_META } from './host-services-wire.js';
 import { MCP_LIMITS } from './limits.js';
 import { promptText, type TaskSupport, taskSupportText } from './mount-text.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
+import { ServerLog } from './server-log.js';
 import { ServerRestarts } from './server-restarts.js';
 import { type ToolListChange, ToolListSync } from './tool-list-sync.js';
 import type { TransportFactory } from './transport.js';
@@ -44,11 +46,14 @@ export type McpServerState = MountReportState;
 
 /**
  * One server's status: the kernel's `MountReport` (the host folds it into `MountStatus` as it
- * is) plus its prompt count. Texts are unredacted: the host's redactor cleans them.
+ * is) plus its prompt count and log tail. Texts are unredacted: the host's redactor cleans them
+ * (the log tail's already went through the key-shape redaction the stderr tail gets).
  */
 export interface McpServerStatus extends MountReport {
   /** Marked DSH system prompts registered in the prompt registry. */
   prompts: number;
+  /** The server's newest log messages, oldest first (each connection's, across restarts). */
+  logTail: MountLogEntry[];
 }
 
 export interface MountMcpServerOptions {
@@ -124,7 +129,10 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     prompts: 0,
     warnings: [],
     stderrTail: [],
+    logTail: [],
   };
+  // One log for every connection of the mount: what a crashed server logged stays shown.
+  const log = new ServerLog();
   // Closing the scope also stops a connect or listing still in progress.
   const stop = new AbortController();
   const signal =
@@ -133,6 +141,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
   let closing = false;
 
   const snapshot = (): McpServerStatus => {
+    status.logTail = log.entries();
     if (client !== undefined) {
       status.stderrTail = client.diagnostics().tail;
       status.roots = { offered: client.rootsOffered, requests: client.rootsRequests };
@@ -213,6 +222,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
       },
       timeouts: options.timeouts,
       eraHint,
+      log,
     });
   try {
     client = await connect(options.eraHint);

@@ -29,6 +29,7 @@ export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
   clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
 } as const;
 

@@ -152,6 +152,7 @@ export {
   type MountEntry,
   MountError,
   type MountedPlugin,
+  type MountLogEntry,
   type MountProgress,
   type MountReport,
   type MountReportState,

@@ -57,6 +57,10 @@ export const LIMITS = {
   stderrTailLines: 20,
   /** Bytes kept of one stderr line. */
   stderrLineBytes: 512,
+  /** Messages of a plugin's own log kept per plugin (the stderr tail's count). */
+  logTailEntries: 20,
+  /** Characters kept of one log message's text (a stderr line's). */
+  logEntryChars: 512,
   /** Grace between closing stdin and SIGTERM, and between SIGTERM and SIGKILL. */
   shutdownGraceMs: 3 * SECOND,
   /** Maximum tool name length before the stable hash suffix. */

@@ -43,6 +43,39 @@ function rootsText(server: ServerStatus): string | undefined {
   return `project root offered; the server asked ${asked} time${asked === 1 ? '' : 's'}${keep}`;
 }
 
+/** Log levels shown in the text view (`--json` has every kept message). */
+const SHOWN_LOG_LEVELS: ReadonlySet<string> = new Set([
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+]);
+
+/** Severe log messages the text view shows per server, newest last. */
+const SHOWN_LOG_ENTRIES = 3;
+
+/** Characters of one log message in the text view: one short line each (`--json` has more). */
+const SHOWN_LOG_CHARS = 200;
+
+/** The server's newest warnings and worse from its own log, one line each, newest last. */
+function logLines(server: ServerStatus): string[] {
+  const severe = server.logTail.filter((entry) => SHOWN_LOG_LEVELS.has(entry.level));
+  const shown = severe.slice(-SHOWN_LOG_ENTRIES);
+  const lines = shown.map((entry) => {
+    const logger = entry.logger === undefined ? '' : ` ${line(entry.logger)}`;
+    const text =
+      entry.text.length > SHOWN_LOG_CHARS ? `${entry.text.slice(0, SHOWN_LOG_CHARS)}…` : entry.text;
+    return `      log ${line(entry.level)}${logger}: ${line(text)}`;
+  });
+  const earlier = severe.length - shown.length;
+  if (earlier > 0) {
+    const what = `${earlier} earlier warning${earlier === 1 ? '' : 's'} or worse`;
+    lines.unshift(`      log: ${what} not shown (\`clat mcp --json\` lists them)`);
+  }
+  return lines;
+}
+
 /** `, GET stream open` for transports with a standalone server stream; nothing otherwise. */
 function getStreamText(server: ServerStatus): string {
   switch (server.getStream) {
@@ -104,6 +137,7 @@ export function formatMcpStatus(
     );
     if (server.tasks !== undefined) lines.push(`      tasks: ${line(server.tasks)}`);
     for (const warning of server.warnings) lines.push(`      warning: ${line(warning)}`);
+    lines.push(...logLines(server));
     const roots = rootsText(server);
     if (roots !== undefined) lines.push(`      roots: ${roots}`);
     if (server.state === 'needs-login') {

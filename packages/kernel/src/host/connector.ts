@@ -27,6 +27,18 @@ export interface MountEntry<Config = unknown> {
 /** `needs-login`: the plugin waits for a person to log in (not a failure); see `MountError`. */
 export type MountState = 'connecting' | 'connected' | 'failed' | 'needs-login';
 
+/**
+ * One message of a plugin's own log (an MCP server's log notifications), as status shows it:
+ * `level` is the syslog severity the plugin gave (`debug` … `emergency`), `text` its data as
+ * one compact string, cut.
+ */
+export interface MountLogEntry {
+  level: string;
+  /** The part of the plugin that logged it, when the plugin names one. */
+  logger?: string;
+  text: string;
+}
+
 /** What a connector may report while or after mounting (all optional, merged into the status). */
 export interface MountProgress {
   /** Negotiated protocol version (`2026-07-28`, `2025-06-18`, `clat:plugin@0.1.0`…). */
@@ -46,6 +58,8 @@ export interface MountProgress {
   stderrTail?: readonly string[];
   /** Registry rejections (collisions, caps) that did not fail the plugin. */
   warnings?: readonly string[];
+  /** Newest messages of the plugin's own log, oldest first. */
+  logTail?: readonly MountLogEntry[];
   /**
    * The plugin's standalone server→client stream (an MCP Streamable HTTP GET): `none` when it
    * has none, `opening`, `open` or `closed`. Absent for transports without one.

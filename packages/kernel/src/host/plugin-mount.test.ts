@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../limits.js';
 import { PromptRegistry } from '../prompt-registry.js';
 import { Redactor } from '../redact.js';
 import { createGlobalScope } from '../scope.js';
@@ -88,6 +89,31 @@ describe('PluginMount', () => {
     expect(prompts.list().map((p) => p.name)).toEqual(['pkg_good']);
     await scope.close();
     expect(prompts.list()).toEqual([]);
+  });
+
+  it('redacts and bounds the log tail a plugin reports, and reads the live one', async () => {
+    const logged = (n: number) => ({
+      level: 'error',
+      logger: `db ${SECRET}`,
+      text: `n=${n} ${SECRET}`,
+    });
+    let live = [logged(0)];
+    const connector: Connector = {
+      kind: 'fake',
+      async mount(_e, ctx) {
+        ctx.onProgress({ logTail: Array.from({ length: 30 }, (_, n) => logged(n)) });
+        return { progress: {}, current: () => ({ logTail: live }) };
+      },
+    };
+    const { mount } = mountWith([connector], [entry('logs')]);
+    expect(mount.summary().servers[0]?.logTail).toEqual([]);
+    await mount.start();
+    const entries = mount.summary().servers[0]?.logTail;
+    expect(entries).toEqual([{ level: 'error', logger: 'db [REDACTED]', text: 'n=0 [REDACTED]' }]);
+    live = Array.from({ length: 30 }, (_, n) => logged(n));
+    const tail = mount.summary().servers[0]?.logTail ?? [];
+    expect(tail).toHaveLength(LIMITS.logTailEntries);
+    expect(tail.at(-1)?.text).toBe('n=29 [REDACTED]');
   });
 
   it('shows the transport a connector reports in use instead of the described one', async () => {

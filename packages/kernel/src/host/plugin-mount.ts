@@ -19,6 +19,7 @@ import type {
   MountDescription,
   MountEntry,
   MountedPlugin,
+  MountLogEntry,
   MountProgress,
   MountState,
 } from './connector.js';
@@ -43,6 +44,8 @@ export interface MountStatus {
   login?: string | undefined;
   stderrTail: string[];
   warnings: string[];
+  /** Newest messages of the plugin's own log, oldest first (see `MountProgress.logTail`). */
+  logTail: MountLogEntry[];
   /** MCP roots support (absent for plugins without roots). */
   roots?: { offered: boolean; requests: number } | undefined;
   /** The standalone server stream, for transports that have one (see `MountProgress`). */
@@ -123,6 +126,7 @@ function queuedStatus(
     failure: undefined,
     stderrTail: [],
     warnings: [],
+    logTail: [],
   };
 }
 
@@ -300,10 +304,12 @@ export class PluginMount {
         ...entry.status,
         warnings: [...entry.status.warnings],
         stderrTail: [...entry.status.stderrTail],
+        logTail: [...entry.status.logTail],
       };
       const live = entry.status.state === 'connected' ? entry.mounted?.current?.() : undefined;
       if (live !== undefined) {
         if (live.stderrTail !== undefined) status.stderrTail = this.#clean(live.stderrTail);
+        if (live.logTail !== undefined) status.logTail = this.#cleanLog(live.logTail);
         if (live.tools !== undefined) status.tools = live.tools;
         if (live.roots !== undefined) status.roots = { ...live.roots };
         if (live.getStream !== undefined) status.getStream = live.getStream;
@@ -330,6 +336,17 @@ export class PluginMount {
     return lines.slice(-LIMITS.stderrTailLines).map((line) => this.#options.redactor.redact(line));
   }
 
+  /** The newest log entries, each text redacted (the adapter already cut and bounded them). */
+  #cleanLog(entries: readonly MountLogEntry[]): MountLogEntry[] {
+    const redact = (text: string) => this.#options.redactor.redact(text);
+    return entries.slice(-LIMITS.logTailEntries).map((entry): MountLogEntry => {
+      const level = redact(entry.level);
+      const text = redact(entry.text);
+      if (entry.logger === undefined) return { level, text };
+      return { level, logger: redact(entry.logger), text };
+    });
+  }
+
   #changed(): void {
     for (const listener of this.#listeners) {
       try {
@@ -352,6 +369,7 @@ export class PluginMount {
     if (progress.getStream !== undefined) status.getStream = progress.getStream;
     if (progress.tasks !== undefined) status.tasks = this.#options.redactor.redact(progress.tasks);
     if (progress.stderrTail !== undefined) status.stderrTail = this.#clean(progress.stderrTail);
+    if (progress.logTail !== undefined) status.logTail = this.#cleanLog(progress.logTail);
     if (progress.warnings !== undefined) {
       status.warnings = [
         ...entry.hostWarnings,
