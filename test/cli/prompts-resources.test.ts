@@ -181,6 +181,31 @@ interface ResourcesJson {
   }[];
 }
 
+describe('prompt counts in clat mcp', () => {
+  it('counts the MCP prompts a server lists, apart from the system prompts it contributed', async () => {
+    const listed = parseJsonOutput<PromptsJson>(
+      await sandbox.run(['prompts', '--trust', '--json']),
+    );
+    const offered = (name: string) =>
+      listed.servers.find((server) => server.name === name)?.prompts.length ?? 0;
+    expect(offered('everything')).toBeGreaterThan(0);
+    const result = await sandbox.run(['mcp', '--json', '--trust']);
+    expect(result.code, result.stderr).toBe(0);
+    const status = parseJsonOutput<{
+      servers: { name: string; prompts: number; systemPrompts: number }[];
+    }>(result);
+    expect(
+      status.servers.map(({ name, prompts, systemPrompts }) => ({ name, prompts, systemPrompts })),
+    ).toEqual([
+      { name: 'everything', prompts: offered('everything'), systemPrompts: 0 },
+      { name: 'catalog', prompts: 2, systemPrompts: 0 },
+    ]);
+    const text = await sandbox.run(['mcp', '--trust']);
+    expect(text.stdout).toContain(`, ${offered('everything')} prompts`);
+    expect(text.stdout).not.toContain('system prompt');
+  });
+});
+
 describe('clat resources', () => {
   it('lists resources of every page and the templates, sanitised, and exact in --json', async () => {
     const text = await sandbox.run(['resources', '--trust']);

@@ -97,6 +97,7 @@ describe('mountMcpServer tools', () => {
       protocolVersion: '2025-06-18',
       tools: 6,
       prompts: 0,
+      systemPrompts: 0,
       warnings: [],
       stderrTail: [],
       logTail: [],
@@ -336,7 +337,7 @@ describe('mountMcpServer tools', () => {
         previous?.(error);
       };
     }, k);
-    expect(mounted.status()).toMatchObject({ tools: 2, prompts: 1 });
+    expect(mounted.status()).toMatchObject({ tools: 2, prompts: 1, systemPrompts: 1 });
     await k.scope.close();
     expect(seenAtClose).toEqual([0]);
     expect(mounted.status().state).toBe('closed');
@@ -391,7 +392,13 @@ describe('mountMcpServer marked DSH prompts', () => {
       { name: 'system', arguments: { cwd: '/work/project' } },
       { name: 'joined', arguments: { cwd: '/work/project' } },
     ]);
-    expect(mounted.status()).toMatchObject({ state: 'connected', tools: 1, prompts: 2 });
+    // Every prompt the server lists counts; the marked ones that registered are system prompts.
+    expect(mounted.status()).toMatchObject({
+      state: 'connected',
+      tools: 1,
+      prompts: 4,
+      systemPrompts: 2,
+    });
   });
 
   it('keeps the tools when prompt resolution fails or exceeds its limits', async () => {
@@ -445,7 +452,7 @@ describe('mountMcpServer marked DSH prompts', () => {
     );
     expect(k.prompts.list().map((p) => [p.name, p.text])).toEqual([['mcp_srv_fine', 'Be brief.']]);
     const status = mounted.status();
-    expect(status.prompts).toBe(1);
+    expect(status).toMatchObject({ prompts: 3, systemPrompts: 1 });
     expect(status.warnings).toEqual([
       `DSH system prompt "huge" of "srv" skipped: resolved to ${MCP_LIMITS.dshPromptBytes + 1} bytes, over the limit of ${MCP_LIMITS.dshPromptBytes}`,
       expect.stringMatching(/^DSH system prompt "broken" of "srv" skipped: .*prompt exploded/),

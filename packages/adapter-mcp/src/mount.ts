@@ -46,12 +46,14 @@ export type McpServerState = MountReportState;
 
 /**
  * One server's status: the kernel's `MountReport` (the host folds it into `MountStatus` as it
- * is) plus its prompt count and log tail. Texts are unredacted: the host's redactor cleans them
+ * is) plus its prompt counts and log tail. Texts are unredacted: the host's redactor cleans them
  * (the log tail's already went through the key-shape redaction the stderr tail gets).
  */
 export interface McpServerStatus extends MountReport {
-  /** Marked DSH system prompts registered in the prompt registry. */
+  /** MCP prompts the server lists (`prompts/list` when it mounted), what `clat prompts` offers. */
   prompts: number;
+  /** Marked DSH system prompts registered in the prompt registry. */
+  systemPrompts: number;
   /** The server's newest log messages, oldest first (each connection's, across restarts). */
   logTail: MountLogEntry[];
 }
@@ -127,6 +129,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     phase: 'connecting',
     tools: 0,
     prompts: 0,
+    systemPrompts: 0,
     warnings: [],
     stderrTail: [],
     logTail: [],
@@ -170,6 +173,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     stop.abort('the MCP server is being closed');
     status.tools = 0;
     status.prompts = 0;
+    status.systemPrompts = 0;
     await client?.close().catch((error: unknown) => {
       diagnostic(`closing MCP server ${quoted(name)} failed: ${errorMessage(error)}`);
     });
@@ -483,6 +487,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     if (!isJsonObject(connected.serverCapabilities.prompts)) return;
     try {
       const listed = await connected.listPrompts(signal);
+      status.prompts = listed.length;
       const marked = listed.filter((prompt) => prompt._meta?.[DSH_SYSTEM_PROMPT_META] === true);
       if (marked.length > MCP_LIMITS.dshPromptsPerServer) {
         throw new McpError(
@@ -511,7 +516,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
           if (text.trim() === '') continue;
           const contribution = { name: qualifyToolName('mcp', name, prompt.name), source, text };
           prompts.register(contribution, scope);
-          status.prompts++;
+          status.systemPrompts++;
         } catch (error) {
           if (isFrozen(error) || signal?.aborted === true) throw error;
           note(

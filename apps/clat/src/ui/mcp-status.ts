@@ -19,6 +19,11 @@ export function summaryLine(summary: McpSummary): string {
   return `MCP servers: ${parts.join(' · ')}${summary.frozen ? ' (registries frozen)' : ''}`;
 }
 
+/** `, 2 prompts` after the tool count; nothing for none. */
+function counted(count: number, what: string): string {
+  return count > 0 ? `, ${count} ${what}${count === 1 ? '' : 's'}` : '';
+}
+
 function versionText(server: ServerStatus): string {
   if (server.protocolVersion === undefined) return '-';
   return line(
@@ -128,8 +133,7 @@ export function formatMcpStatus(
         : server.state === 'needs-login'
           ? 'needs login'
           : server.state;
-    const prompts =
-      server.prompts > 0 ? `, ${server.prompts} prompt${server.prompts === 1 ? '' : 's'}` : '';
+    const prompts = `${counted(server.prompts, 'prompt')}${counted(server.systemPrompts, 'system prompt')}`;
     const tools = `${server.tools} tool${server.tools === 1 ? '' : 's'}${prompts}${getStreamText(server)}`;
     const timing = server.durationMs === undefined ? '' : `  ${server.durationMs} ms`;
     lines.push(

@@ -53,7 +53,10 @@ export interface MountProgress {
   /** What the connector is doing now (`spawning`, handshaking, `loading`…). */
   phase?: string;
   tools?: number;
+  /** Prompts the plugin offers for people to invoke (its catalog's, e.g. an MCP server's). */
   prompts?: number;
+  /** Prompts it contributed to the system prompt (marked DSH prompts, static prompts). */
+  systemPrompts?: number;
   /** Newest output lines of the plugin (stderr of a stdio server, guest output). */
   stderrTail?: readonly string[];
   /** Registry rejections (collisions, caps) that did not fail the plugin. */

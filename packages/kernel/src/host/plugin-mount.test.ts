@@ -79,7 +79,8 @@ describe('PluginMount', () => {
       transport: 'stdio',
       target: 'run good',
       tools: 3,
-      prompts: 1,
+      prompts: 0,
+      systemPrompts: 1,
       protocolVersion: '2025-06-18',
     });
     expect(bad?.failure).toBe('spawn failed: token=[REDACTED]');

@@ -36,7 +36,10 @@ export interface MountStatus {
   protocolVersion: string | undefined;
   era: string | undefined;
   tools: number;
+  /** Prompts the plugin offers for people to invoke (`clat prompts`; an MCP server's list). */
   prompts: number;
+  /** Prompts it contributed to the system prompt (marked DSH prompts, static prompts). */
+  systemPrompts: number;
   /** Milliseconds from mount start to connected or failed. */
   durationMs: number | undefined;
   failure: string | undefined;
@@ -122,6 +125,7 @@ function queuedStatus(
     era: undefined,
     tools: 0,
     prompts: 0,
+    systemPrompts: 0,
     durationMs: undefined,
     failure: undefined,
     stderrTail: [],
@@ -365,6 +369,7 @@ export class PluginMount {
     if (progress.phase !== undefined) status.phase = progress.phase;
     if (progress.tools !== undefined) status.tools = progress.tools;
     if (progress.prompts !== undefined) status.prompts = progress.prompts;
+    if (progress.systemPrompts !== undefined) status.systemPrompts = progress.systemPrompts;
     if (progress.roots !== undefined) status.roots = { ...progress.roots };
     if (progress.getStream !== undefined) status.getStream = progress.getStream;
     if (progress.tasks !== undefined) status.tasks = this.#options.redactor.redact(progress.tasks);
@@ -399,7 +404,7 @@ export class PluginMount {
       if (prompt.source.id !== entry.config.name) continue;
       try {
         this.#options.prompts.register(prompt, scope);
-        entry.status.prompts++;
+        entry.status.systemPrompts++;
       } catch (error) {
         this.#warn(entry, `prompt ${prompt.name}: ${errorMessage(error)}`);
       }
