@@ -18,6 +18,7 @@ import {
 import { editableOrigin, type McpServerConfig, toolAllowedByEntry } from './config.js';
 import { createMcpCatalog } from './mcp-catalog.js';
 import { mountMcpServer } from './mount.js';
+import { argumentsNamePaths } from './path-arguments.js';
 import type { McpClientInfo, McpTimeouts } from './protocol.js';
 import type { Transport, TransportFactory } from './transport.js';
 import type { UrlOpener } from './url-elicitation.js';
@@ -177,6 +178,7 @@ export function createMcpConnector(options: McpConnectorOptions): Connector<McpS
         projectRoot: ctx.projectRoot,
         openUrl: options.openUrl,
         offerRoots: server.roots !== false,
+        pathArguments: server.transport === 'stdio' && argumentsNamePaths(server.args),
         clientInfo: options.clientInfo,
         timeouts: options.timeouts,
         signal: ctx.signal,

@@ -79,6 +79,8 @@ export interface MountMcpServerOptions {
   openUrl?: UrlOpener | undefined;
   /** `false`: do not offer the project root as an MCP root (the entry's `"roots": false`). */
   offerRoots?: boolean | undefined;
+  /** The entry's arguments name paths (see `argumentsNamePaths`); status says so with its roots. */
+  pathArguments?: boolean | undefined;
   clientInfo?: McpClientInfo | undefined;
   signal?: AbortSignal | undefined;
   /** Skip the modern probe for a configuration known to be legacy (see McpClientOptions). */
@@ -148,6 +150,7 @@ export async function mountMcpServer(options: MountMcpServerOptions): Promise<Mo
     if (client !== undefined) {
       status.stderrTail = client.diagnostics().tail;
       status.roots = { offered: client.rootsOffered, requests: client.rootsRequests };
+      if (options.pathArguments === true) status.roots.pathArguments = true;
       const getStream = client.getStreamState;
       if (getStream !== undefined) status.getStream = getStream;
     }

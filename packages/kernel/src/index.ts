@@ -156,6 +156,8 @@ export {
   type MountProgress,
   type MountReport,
   type MountReportState,
+  /** @public MountProgress's `roots` */
+  type MountRoots,
   /** @public MountStatus's `state` */
   type MountState,
 } from './host/connector.js';

@@ -37,10 +37,10 @@ function rootsText(server: ServerStatus): string | undefined {
   if (!server.roots.offered) return 'not offered';
   const asked = server.roots.requests;
   // A server that asked may narrow itself to the roots (server-filesystem drops the directories
-  // its arguments name): say how to keep them.
+  // its arguments name): say how to keep them, if its arguments name any.
   // An installed package has no mcp.json entry to edit: its setting is the store's.
   const keep =
-    asked === 0
+    asked === 0 || server.roots.pathArguments !== true
       ? ''
       : server.origin === 'package'
         ? `; to keep the directories its arguments name instead, run "clat plugin roots ${shellWord(server.name)} off"`

@@ -68,10 +68,21 @@ export interface MountProgress {
    * has none, `opening`, `open` or `closed`. Absent for transports without one.
    */
   getStream?: 'none' | 'opening' | 'open' | 'closed';
-  /** MCP roots: whether the project root was offered and how often the server asked for it. */
-  roots?: { offered: boolean; requests: number };
+  /**
+   * MCP roots: whether the project root was offered and how often the server asked for it;
+   * `pathArguments` when the entry's arguments name paths (a server such as server-filesystem
+   * takes its directories there, and narrows itself to the roots instead once it has them).
+   */
+  roots?: MountRoots;
   /** How the plugin runs long calls as tasks, in a few words (shown in status). */
   tasks?: string;
+}
+
+/** See `MountProgress.roots`. */
+export interface MountRoots {
+  offered: boolean;
+  requests: number;
+  pathArguments?: boolean;
 }
 
 /** Where a plugin stands as its adapter reports it; `closed` once its scope closed. */

@@ -21,6 +21,7 @@ import type {
   MountedPlugin,
   MountLogEntry,
   MountProgress,
+  MountRoots,
   MountState,
 } from './connector.js';
 
@@ -50,7 +51,7 @@ export interface MountStatus {
   /** Newest messages of the plugin's own log, oldest first (see `MountProgress.logTail`). */
   logTail: MountLogEntry[];
   /** MCP roots support (absent for plugins without roots). */
-  roots?: { offered: boolean; requests: number } | undefined;
+  roots?: MountRoots | undefined;
   /** The standalone server stream, for transports that have one (see `MountProgress`). */
   getStream?: MountProgress['getStream'];
   /** Task support of the plugin, in a few words; absent when it has none. */
