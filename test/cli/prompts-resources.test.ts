@@ -2,7 +2,7 @@
  * Server prompts and resources through the real `clat` binary against server-everything and a
  * hostile fixture: `clat prompts` (slash commands, skipped names), `clat prompts get` (arguments
  * by name and position, required ones checked), `clat resources` (every page, templates),
- * `clat resources read` (text, binary placeholder, the 1 MiB result limit), the sanitiser on
+ * `clat resources read` (text, text blobs, binary placeholder, the 1 MiB result limit), the sanitiser on
  * every terminal path and exact `--json`.
  */
 import { readFile } from 'node:fs/promises';
@@ -111,7 +111,7 @@ describe('clat prompts', () => {
       messages: [{ role: 'user', content: [{ kind: 'text', text: "What's weather in Paris?" }] }],
     });
 
-    // An embedded binary resource is a placeholder on the terminal.
+    // An embedded blob of UTF-8 text/plain is shown as its text.
     const embedded = await sandbox.run([
       'prompts',
       'get',
@@ -121,9 +121,8 @@ describe('clat prompts', () => {
       '2',
       '--trust',
     ]);
-    // The blob embeds the server's toLocaleTimeString(): 55 bytes before 10 o'clock, 56 after.
     expect(embedded.stdout).toMatch(
-      /^\[user\]\nThis prompt includes the Blob resource with id: 2\. Please analyze the following resource:\n\[user\]\n\[binary content demo:\/\/resource\/dynamic\/blob\/2: text\/plain, 5[56] bytes, not shown\]\n$/,
+      /^\[user\]\nThis prompt includes the Blob resource with id: 2\. Please analyze the following resource:\n\[user\]\nResource 2: This is a base64 blob created at [^\n]+\n$/,
     );
 
     const missing = await sandbox.run(['prompts', 'get', 'everything', 'args-prompt', '--trust']);
@@ -233,7 +232,7 @@ describe('clat resources', () => {
     ).toEqual(['memo://one', 'memo://two', 'memo://big']);
   });
 
-  it('reads text as text and binary as a placeholder; --json is exact', async () => {
+  it('reads text (and UTF-8 text blobs) as text and binary as a placeholder; --json is exact', async () => {
     const doc = await readFile(join(DOCS, 'features.md'), 'utf8');
     const uri = 'demo://resource/static/document/features.md';
     const text = await sandbox.run(['resources', 'read', 'everything', uri, '--trust']);
@@ -246,15 +245,35 @@ describe('clat resources', () => {
 
     const blobUri = 'demo://resource/dynamic/blob/3';
     const blob = await sandbox.run(['resources', 'read', 'everything', blobUri, '--trust']);
-    expect(blob.stdout).toMatch(
-      /^\[binary content demo:\/\/resource\/dynamic\/blob\/3: text\/plain, \d+ bytes, not shown\]\n$/,
-    );
+    expect(blob.stdout).toMatch(/^Resource 3: This is a base64 blob created at [^\n]+\n$/);
     const blobJson = parseJsonOutput<{ contents: { blob: string; bytes: number }[] }>(
       await sandbox.run(['resources', 'read', 'everything', blobUri, '--trust', '--json']),
     );
     const decoded = Buffer.from(blobJson.contents[0]?.blob ?? '', 'base64');
     expect(decoded.toString('utf8')).toMatch(/^Resource 3: This is a base64 blob created at /);
     expect(blobJson.contents[0]?.bytes).toBe(decoded.length);
+
+    // A text blob is sanitised like text; bytes that are not UTF-8, or an image, stay binary.
+    const read = (uri: string) => sandbox.run(['resources', 'read', 'catalog', uri, '--trust']);
+    expect((await read('memo://text-blob')).stdout).toBe('blob text\\x1b[2J ok\n');
+    expect((await read('memo://latin-blob')).stdout).toBe(
+      '[binary content memo://latin-blob: text/plain, 4 bytes, not shown]\n',
+    );
+    expect((await read('memo://png-blob')).stdout).toBe(
+      '[binary content memo://png-blob: image/png, 4 bytes, not shown]\n',
+    );
+    const exact = parseJsonOutput<{ contents: unknown[] }>(
+      await sandbox.run(['resources', 'read', 'catalog', 'memo://text-blob', '--trust', '--json']),
+    );
+    expect(exact.contents).toEqual([
+      {
+        kind: 'blob',
+        blob: Buffer.from(`blob text${ESC}[2J ok`).toString('base64'),
+        bytes: 16,
+        uri: 'memo://text-blob',
+        mimeType: 'text/plain',
+      },
+    ]);
   });
 
   it('sanitises resource text, refuses a read over 1 MiB and reports a missing resource', async () => {

@@ -33,7 +33,8 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     chat = await startFakeChatServer([
       { text: 'Sunny in Paris.' },
       { text: 'The features doc lists tools.' },
-      { text: 'A blob I cannot see.' },
+      { text: 'I read the blob.' },
+      { text: 'The attached blob reads fine.' },
     ]);
     await sandbox.writeConfig({ provider: fakeModelProvider(chat.url) });
     await sandbox.writeMcp({
@@ -87,10 +88,10 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     // The earlier prompt turn stays in the conversation.
     expect(second.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
 
-    // A prompt's embedded binary resource reaches the model as a placeholder line.
+    // A prompt's embedded blob of UTF-8 text/plain reaches the model as its text.
     mark = tmux.capture().length;
     tmux.line('/mcp__everything__resource-prompt resourceType=Blob resourceId=2');
-    await tmux.waitFor('A blob I cannot see.', mark);
+    await tmux.waitFor('I read the blob.', mark);
     const third = chat.requests[2]?.body.messages ?? [];
     expect(third.slice(-2)).toEqual([
       {
@@ -100,12 +101,20 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
       },
       {
         role: 'user',
-        // The blob embeds the server's toLocaleTimeString(): 55 bytes before 10 o'clock, 56 after.
-        content: expect.stringMatching(
-          /^\[binary content demo:\/\/resource\/dynamic\/blob\/2: text\/plain, 5[56] bytes, not shown\]$/,
-        ),
+        content: expect.stringMatching(/^Resource 2: This is a base64 blob created at .+$/),
       },
     ]);
+
+    // A mentioned blob of UTF-8 text/plain is attached as its text.
+    const blobUri = 'demo://resource/dynamic/blob/3';
+    mark = tmux.capture().length;
+    tmux.line(`read @everything:${blobUri}`);
+    await tmux.waitFor('The attached blob reads fine.', mark);
+    expect(chat.requests[3]?.body.messages.at(-1)?.content).toMatch(
+      new RegExp(
+        `^read @everything:${blobUri}\n\n<resource server="everything" uri="${blobUri}">\nResource 3: This is a base64 blob created at .+\n</resource>$`,
+      ),
+    );
 
     // A mention that cannot be read sends nothing; a read over 1 MiB is refused.
     mark = tmux.capture().length;
@@ -116,7 +125,7 @@ describe.skipIf(!hasTmux())('prompts and resources in the session (tmux)', () =>
     );
     tmux.line('/exit');
     await tmux.waitFor('EXITED:0', mark);
-    expect(chat.requests).toHaveLength(3);
+    expect(chat.requests).toHaveLength(4);
     expect(sandbox.survivors()).toEqual([]);
   });
 

@@ -52,6 +52,32 @@ describe('catalog text', () => {
     expect(formatResourceRead({ bytes: 2, contents: [] })).toBe('(the resource has no contents)\n');
   });
 
+  it('shows a UTF-8 text blob as its text, sanitised on the terminal only', () => {
+    const text = `Resource 3: plain${ESC}[2J\n`;
+    const read = {
+      bytes: 100,
+      contents: [
+        {
+          kind: 'blob' as const,
+          blob: Buffer.from(text).toString('base64'),
+          bytes: text.length,
+          uri: 'demo://3',
+          mimeType: 'text/plain',
+        },
+        { kind: 'blob' as const, blob: '/w==', bytes: 1, uri: 'demo://4', mimeType: 'text/plain' },
+      ],
+    };
+    expect(formatResourceRead(read)).toBe(
+      '--- demo://3 (text/plain)\nResource 3: plain\\x1b[2J\n[binary content demo://4: text/plain, 1 bytes, not shown]\n',
+    );
+    expect(attachmentText('ev', 'demo://3', read)).toBe(
+      `<resource server="ev" uri="demo://3">\n${text}\n\n[binary content demo://4: text/plain, 1 bytes, not shown]\n</resource>`,
+    );
+    const rendered = { messages: [{ role: 'user' as const, content: read.contents.slice(0, 1) }] };
+    expect(promptChatMessages(rendered)).toEqual([{ role: 'user', content: text }]);
+    expect(formatRenderedPrompt(rendered)).toBe('[user]\nResource 3: plain\\x1b[2J\n');
+  });
+
   it('keeps a resource from closing its block early or opening one for another server', () => {
     const hostile = {
       bytes: 80,

@@ -1,7 +1,7 @@
 /**
  * Text views of server prompts and resources. Everything a server sent goes through the one
  * sanitiser before a terminal shows it; what the model receives is built here too, unsanitised
- * (text as text, binary content as a placeholder line).
+ * (text as text, a blob of UTF-8 text as its text, other binary content as a placeholder line).
  * @module
  */
 import {
@@ -16,6 +16,7 @@ import {
 } from '@clat/kernel';
 import type { ChatMessage } from '@clat/provider-openai';
 import { columnsOf, fitLine, padColumns } from '../ui/columns.js';
+import { blobText } from './blob-text.js';
 import { mentionName } from './mentions.js';
 import type { PromptCommandTable } from './prompt-commands.js';
 
@@ -25,9 +26,14 @@ export function blobPlaceholder(content: Extract<CatalogContent, { kind: 'blob' 
   return `[binary content${where}: ${content.mimeType ?? 'unknown type'}, ${content.bytes} bytes, not shown]`;
 }
 
+/** The text of a content: its text, a text blob decoded, else undefined (binary). */
+function textOf(content: CatalogContent): string | undefined {
+  return content.kind === 'text' ? content.text : blobText(content);
+}
+
 /** One content as plain text (unsanitised). */
-export function contentText(content: CatalogContent): string {
-  return content.kind === 'text' ? content.text : blobPlaceholder(content);
+function contentText(content: CatalogContent): string {
+  return content.kind === 'text' ? content.text : (blobText(content) ?? blobPlaceholder(content));
 }
 
 /** A rendered prompt as chat messages for the model. */
@@ -67,9 +73,11 @@ export function formatResourceRead(read: ResourceRead): string {
   if (read.contents.length === 0) return '(the resource has no contents)\n';
   return read.contents
     .map((content) => {
-      if (content.kind === 'blob') return `${line(blobPlaceholder(content))}\n`;
+      const text = textOf(content);
+      if (text === undefined && content.kind === 'blob')
+        return `${line(blobPlaceholder(content))}\n`;
       const header = `--- ${line(content.uri ?? '')}${content.mimeType === undefined ? '' : ` (${line(content.mimeType)})`}\n`;
-      return `${read.contents.length > 1 ? header : ''}${sanitizeTerminalText(content.text).replace(/\n?$/, '\n')}`;
+      return `${read.contents.length > 1 ? header : ''}${sanitizeTerminalText(text ?? '').replace(/\n?$/, '\n')}`;
     })
     .join('');
 }

@@ -19,8 +19,9 @@ const USAGE = `Usage: clat resources [<server>] [--json]
        clat resources read <server> <uri> [--json]
 
 Lists the resources and resource templates connected MCP servers offer (every page), and reads
-one resource. Text is shown as text, binary content as a placeholder (--json has it exactly, in
-base64). In a session, @<server>:<uri> attaches a resource to your next message.
+one resource. Text is shown as text (so is a base64 blob of UTF-8 text/*, JSON or XML), other
+binary content as a placeholder (--json has it exactly, in base64). In a session,
+@<server>:<uri> attaches a resource to your next message.
 
 Options:
 ${PROJECT_USAGE}
