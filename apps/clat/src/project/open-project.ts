@@ -194,6 +194,8 @@ export async function openProject(
     ...(entries.length === 0 || composition.hostTools === undefined
       ? {}
       : { hostTools: composition.hostTools }),
+    // A server relays sampling's refusal as its own error text; this is the part a person acts on.
+    noModelHint: 'set "provider" in ~/.clat/config.json',
   });
   return {
     session,

@@ -422,6 +422,20 @@ describe('createMessage', () => {
     noModel.bridge.beginRun({ runId: 'r2', mode: 'full-access', signal: live() });
     await expect(noModel.bridge.createMessage(MCP, ask('x'), live())).rejects.toMatchObject({
       code: KernelErrorCode.SAMPLING_UNAVAILABLE,
+      message: 'sampling is unavailable: no model is configured for this run',
+    });
+
+    // The host names its own settings; the kernel only appends what it was given.
+    const hinted = new PluginHostBridge({
+      projectRoot: '/p',
+      pipeline: createTestPipeline().pipeline,
+      noModelHint: 'set "provider" in the config',
+    });
+    hinted.beginRun({ runId: 'r3', mode: 'full-access', signal: live() });
+    await expect(hinted.createMessage(MCP, ask('x'), live())).rejects.toMatchObject({
+      code: KernelErrorCode.SAMPLING_UNAVAILABLE,
+      message:
+        'sampling is unavailable: no model is configured for this run; set "provider" in the config',
     });
   });
 

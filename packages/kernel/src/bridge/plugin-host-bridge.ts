@@ -53,6 +53,11 @@ export interface PluginHostBridgeOptions {
   projectRoot: string;
   /** The project's tool pipeline (registry + run events). */
   pipeline: ToolPipeline;
+  /**
+   * What a refused sampling request adds when the run has no model: how a person configures one
+   * in this host (`set "provider" in ~/.clat/config.json`). The kernel knows no settings file.
+   */
+  noModelHint?: string;
 }
 
 type ContextListener = (snapshot: HostContextSnapshot | null) => void;
@@ -61,6 +66,7 @@ export class PluginHostBridge implements HostServices {
   readonly projectRoot: string;
   readonly #pipeline: ToolPipeline;
   readonly #events: RunEventStream;
+  readonly #noModelHint: string | undefined;
   readonly #subscribers = new Map<ContextListener, HostCaller>();
   #run: ActiveRun | undefined;
   #epoch = 0;
@@ -72,6 +78,7 @@ export class PluginHostBridge implements HostServices {
     this.projectRoot = options.projectRoot;
     this.#pipeline = options.pipeline;
     this.#events = options.pipeline.events;
+    this.#noModelHint = options.noModelHint;
   }
 
   /** The id of the active run, if any. */
@@ -340,10 +347,12 @@ export class PluginHostBridge implements HostServices {
       this.#checkpoint(run, linked.signal, 'sampling');
       const model = run.model;
       if (model === undefined) {
+        // The server relays this text to the person: say what they can change, not the run id.
+        const hint = this.#noModelHint === undefined ? '' : `; ${this.#noModelHint}`;
         return fail(
           new KernelError(
             KernelErrorCode.SAMPLING_UNAVAILABLE,
-            `sampling is unavailable: run ${JSON.stringify(run.runId)} has no session model attached`,
+            `sampling is unavailable: no model is configured for this run${hint}`,
           ),
         );
       }

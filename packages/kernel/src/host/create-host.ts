@@ -41,6 +41,8 @@ export interface HostOptions {
   staticPrompts?: readonly PromptContribution[];
   /** The session model of runs that name none (sampling; the agent loop). */
   provider?: ModelProvider;
+  /** How a person configures a model, added to sampling's refusal in a run without one. */
+  noModelHint?: string;
   /** The approver of runs that name none; absent means headless (`ask` fails closed). */
   approver?: Approver;
   /** The question frontend of runs that name none; absent means headless. */
@@ -127,7 +129,11 @@ export function createHost(options: HostOptions): Host {
     options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError },
   );
   const pipeline = new ToolPipeline({ registry, events });
-  const bridge = new PluginHostBridge({ projectRoot, pipeline });
+  const bridge = new PluginHostBridge({
+    projectRoot,
+    pipeline,
+    ...(options.noModelHint === undefined ? {} : { noModelHint: options.noModelHint }),
+  });
   const redactor = new Redactor();
   const entries = options.entries ?? [];
   for (const entry of entries) {
