@@ -133,6 +133,24 @@ describe.skipIf(!hasTmux())('elicitation shapes on a terminal (tmux)', () => {
     const end = Date.now() + 10_000;
     while (!existsSync(opened) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
     expect(readFileSync(opened, 'utf8')).toBe(`${url}\n`);
+    expect(tmux.capture()).not.toContain('could not open a browser');
+  });
+
+  it('clat call says so when no browser opens after an accept', async () => {
+    await sandbox.run(['trust']);
+    const url = 'https://example.com/docs?step=2';
+    tmux.start(
+      [process.execPath, CLAT_BIN, 'call', 'mcp_rounds_open_docs', `url=${url}`],
+      sandbox.project,
+      // An opener that fails, as xdg-open does with no browser to hand the URL to.
+      { CLAT_HOME: sandbox.home, NO_COLOR: '1', BROWSER: 'false' },
+    );
+    await tmux.waitFor('2. decline');
+    tmux.line('1');
+    await tmux.waitFor('clat: could not open a browser; open the URL above yourself');
+    await tmux.waitFor('{"action":"accept"}');
+    const pane = await tmux.waitFor('EXITED:0');
+    expect(pane).toMatch(/^\s*URL: https:\/\/example\.com\/docs\?step=2$/m);
   });
 
   it('clat call shows a server message that draws its own URL lines on one line of its own', async () => {

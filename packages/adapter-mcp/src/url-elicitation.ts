@@ -20,7 +20,10 @@ import type { HostHandlers } from './host-requests.js';
 import { MCP_LIMITS } from './limits.js';
 import type { McpElicitResult } from './mcp-elicitation.js';
 
-/** Opens a consented URL in the person's browser; resolves false when no opener started. */
+/**
+ * Opens a consented URL in the person's browser; resolves false when nothing opened. The host
+ * says so to the person itself: only it knows where its output goes.
+ */
 export type UrlOpener = (url: string) => Promise<boolean>;
 
 function unsupported(message: string): KernelError {
@@ -89,7 +92,8 @@ export async function serveUrlElicitation(
   }
   if (outcome.tag === 'declined') return { action: 'decline' };
   if (outcome.tag === 'cancelled') return { action: 'cancel' };
-  // The URL was on screen with the question, so a missing opener only costs the convenience.
+  // The URL was on screen with the question, so a missing opener only costs the convenience;
+  // the host's opener tells the person when nothing opened (the adapter has no terminal).
   await openUrl?.(url.href).catch(() => false);
   return { action: 'accept' };
 }

@@ -73,6 +73,8 @@ export interface Composition {
      * with the run's `-C <dir>` and `--trust`); `clat mcp login <name>` when not given.
      */
     loginCommand?: ((name: string) => string) | undefined;
+    /** Tells the person something mid-command (a browser that did not open); stderr in `clat`. */
+    notice?: ((text: string) => void) | undefined;
   }): Promise<readonly Connector[]>;
   nativeTools(context: { projectRoot: string }): readonly Tool[];
   /**
@@ -121,6 +123,7 @@ async function connectorsFor(
   entries: readonly MountEntry[],
   prestarted: PrestartedServers | undefined,
   login: (name: string) => string,
+  openUrl: (url: string) => Promise<boolean>,
 ): Promise<Connector[]> {
   const transports = new Set<string>();
   let wasm = false;
@@ -147,9 +150,7 @@ async function connectorsFor(
     createMcpConnector({
       transports: providers,
       loginCommand: (server) => login(server.name),
-      // Only after the person accepted a URL-mode elicitation that showed this URL; loaded on
-      // first use, so startup does not pay for it.
-      openUrl: async (url) => (await import('../ui/open-browser.js')).openBrowser(url, process.env),
+      openUrl,
       clientInfo: { name: 'clat', version: CLAT_VERSION },
       eras: new FileEraMemory(join(home.dir, ERA_FILE)),
     }),
@@ -171,8 +172,18 @@ async function connectorsFor(
 /** The adapters wired into this build of `clat`. */
 export function defaultComposition(): Composition {
   return {
-    connectors: ({ home, entries, prestarted, loginCommand: login }) =>
-      connectorsFor(home, entries, prestarted, login ?? loginCommand),
+    connectors: ({ env, home, entries, prestarted, loginCommand: login, notice }) =>
+      connectorsFor(home, entries, prestarted, login ?? loginCommand, async (url) => {
+        // Only after the person accepted a URL-mode elicitation that showed this URL; loaded on
+        // first use, so startup does not pay for it.
+        const opened = await import('../ui/open-browser.js')
+          .then(({ openBrowser }) => openBrowser(url, env))
+          .catch(() => false);
+        // The consent question showed the URL: without a browser the person opens it, but only
+        // if told that nothing opened (the server was told "accept").
+        if (!opened) notice?.('could not open a browser; open the URL above yourself');
+        return opened;
+      }),
     nativeTools: (context) => createNativeTools({ projectRoot: context.projectRoot }),
     hostTools: createResourceTools,
     sources: sourcesFor,

@@ -186,6 +186,7 @@ export async function openProject(
       // A login hint names this run's project: from elsewhere, or without --trust, the bare
       // `clat mcp login` would not find a server of the project's own mcp.json.
       loginCommand: (name) => loginCommand(name, options),
+      notice: (text) => io.stderr.write(`clat: ${text}\n`),
     }),
     nativeTools: composition.nativeTools({ projectRoot }),
     // The resource tools only where something is configured (whether or not this command mounts

@@ -15,8 +15,16 @@ export function openerArgv(
 }
 
 /**
- * Starts the opener and resolves once it started (or failed to): the URL was printed first, so
- * a missing opener only costs the convenience. Only http(s) URLs are ever opened.
+ * How long an opener that started may still report failing: `xdg-open` with no browser, or a
+ * `$BROWSER` that is not one (`false`), exits non-zero at once; a browser itself may run for
+ * hours, so one still running after this counts as opened.
+ */
+const OPENER_FAILS_WITHIN_MS = 1_000;
+
+/**
+ * Starts the opener and resolves true once it started and did not fail at once, false when it
+ * could not start or exited non-zero straight away (the caller then says so: the URL was printed
+ * first, so the person can open it). Only http(s) URLs are ever opened.
  */
 export function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const scheme = new URL(url).protocol;
@@ -27,8 +35,14 @@ export function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolea
     const child = spawn(command, args, { stdio: 'ignore', detached: true, shell: false, env });
     child.once('error', () => resolve(false));
     child.once('spawn', () => {
+      // Neither the opener nor the wait keeps CLAT running once its work is done.
       child.unref();
-      resolve(true);
+      const timer = setTimeout(() => resolve(true), OPENER_FAILS_WITHIN_MS);
+      timer.unref();
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code === 0);
+      });
     });
   });
 }
