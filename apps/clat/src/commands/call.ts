@@ -31,6 +31,7 @@ import { claudeToolName, didYouMeanTool } from '../ui/did-you-mean.js';
 import { jsonOutput } from '../ui/json-output.js';
 import { isTty, redrawsInPlace } from '../ui/line-prompt.js';
 import { needsLoginLines, skippedToolWarning, unavailableLine } from '../ui/mcp-status.js';
+import { showSamplingWait } from '../ui/sampling-wait.js';
 import { showToolProgress } from '../ui/tool-progress.js';
 import {
   createLineApprover,
@@ -131,12 +132,21 @@ export const callCommand: Command = {
         const onSigint = () => run.token.cancel('cancelled by Ctrl-C');
         interrupt = onSigint;
         process.once('SIGINT', onSigint);
-        const hideProgress = showToolProgress(
+        const tty = redrawsInPlace(io.stderr);
+        const hideToolProgress = showToolProgress(
           project.session.events,
           run.context.runId,
           io.stderr,
-          { tty: redrawsInPlace(io.stderr), prefix: 'clat: ' },
+          { tty, prefix: 'clat: ' },
         );
+        // After "Allow mcp:x:sampling?" the model may take a while: say so, on a terminal only.
+        const hideSamplingWait = tty
+          ? showSamplingWait(project.session.events, run.context.runId, io.stderr)
+          : () => {};
+        const hideProgress = () => {
+          hideToolProgress();
+          hideSamplingWait();
+        };
         try {
           const result = await project.session.pipeline.call(name, args, run.context);
           hideProgress();
@@ -153,6 +163,8 @@ export const callCommand: Command = {
           } else io.stdout.write(jsonOutput(result, 'clat call'));
           return result.isError === true ? EXIT.failed : EXIT.ok;
         } catch (error) {
+          // A line still drawn (the wait on the model when Ctrl-C cancelled it) goes before the error.
+          hideProgress();
           if (isKernelError(error) && error.code === KernelErrorCode.TOOL_NOT_FOUND) {
             // Only servers that could own this tool were started: one that did not connect is
             // the likely reason, not a typo (one that needs login was named above).
