@@ -196,7 +196,7 @@ export async function openProject(
       ? {}
       : { hostTools: composition.hostTools }),
     // A server relays sampling's refusal as its own error text; this is the part a person acts on.
-    noModelHint: 'set "provider" in ~/.clat/config.json',
+    noModelHint: `set "provider" in ${home.configFile}`,
   });
   return {
     session,
