@@ -29,7 +29,6 @@ export {
   type NewFileOptions,
   writeNewFile,
 } from './new-file.js';
-export { lockHolderAlive } from './process-alive.js';
 export { readRefusal } from './read-refusal.js';
 export { isAbandonedTempFileOf, isTempFileOf, tempFileTarget } from './temp-name.js';
 export { whyNotWritable } from './writable.js';
