@@ -4,7 +4,6 @@
  * a person can change (and keeps the -32000 code); on a terminal (tmux), the wait on the model
  * after the person allowed the request is one line, gone once the call ends.
  */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type FakeChatServer, fakeModelProvider, startFakeChatServer } from './chat-server.js';
 import { CLAT_BIN, EVERYTHING_SERVER, useCliSandbox } from './support.js';
@@ -38,7 +37,7 @@ describe('clat call: plugin sampling', () => {
       '--trust',
     ]);
     expect(result.stdout).toBe(
-      `MCP error -32000: sampling is unavailable: no model is configured for this run; set "provider" in ${join(sandbox.home, 'config.json')}\n`,
+      `MCP error -32000: sampling is unavailable: no model is configured for this run; set "provider" in $CLAT_HOME/config.json\n`,
     );
     expect(result.stdout).not.toContain('run-');
   });

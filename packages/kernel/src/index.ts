@@ -134,6 +134,7 @@ export {
   type RunEventType,
   type ToolSourceRef,
 } from './events.js';
+export { blobText } from './host/blob-text.js';
 export type {
   CatalogContent,
   CatalogMessage,

@@ -1,5 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import {
+  lutimes,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,6 +86,20 @@ describe('withFileLock', () => {
     expect(await readFile(lock, 'utf8')).toBe('1:someone');
     await writeFile(lock, 'not a lock of ours');
     await utimes(lock, old, old);
+    expect(await withFileLock(lock, quick, async () => 'ran')).toBe('ran');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('takes over a lock it cannot open (a link, a directory) by its age, as one naming no process', async () => {
+    const lock = join(dir, 'x.lock');
+    await symlink(join(dir, 'nowhere'), lock);
+    const short = { waitMs: 60, staleMs: 60_000, pollMs: 5 };
+    // Fresh: judged too early to be anyone's leftover.
+    await expect(withFileLock(lock, { ...short, onBusy: fail }, async () => 'ran')).rejects.toThrow(
+      'busy',
+    );
+    const old = new Date(Date.now() - 120_000);
+    await lutimes(lock, old, old);
     expect(await withFileLock(lock, quick, async () => 'ran')).toBe('ran');
     expect(await readdir(dir)).toEqual([]);
   });

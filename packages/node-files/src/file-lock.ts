@@ -13,6 +13,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
 import { createFileAtomic } from './atomic-create.js';
 import { lockHolderAlive } from './process-alive.js';
@@ -81,16 +82,23 @@ interface LockState {
   readonly content: string;
 }
 
+/**
+ * The lock at `path`, or undefined when there is none. One that cannot be opened (left by
+ * `sudo clat`, a link, a directory, a FIFO: never followed nor waited on) is judged as naming no
+ * process, by its age: otherwise it was never taken over, and every edit waited and failed.
+ */
 async function inspectLock(path: string): Promise<LockState | undefined> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const { ino, mtimeMs } = await handle.stat();
     const buffer = Buffer.alloc(256);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     return { ino, mtimeMs, content: buffer.toString('utf8', 0, bytesRead) };
-  } catch {
-    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const stat = await lstat(path).catch(() => undefined);
+    return stat === undefined ? undefined : { ino: stat.ino, mtimeMs: stat.mtimeMs, content: '' };
   } finally {
     await handle?.close().catch(() => undefined);
   }
@@ -106,10 +114,14 @@ function isStale(state: LockState, staleMs: number): boolean {
   return Date.now() - state.mtimeMs > staleMs;
 }
 
-/** Removes `path` if it is still the file (inode) that was judged. */
-async function removeIfSame(path: string, ino: number): Promise<void> {
-  const now = await lstat(path).catch(() => undefined);
-  if (now?.ino === ino) await unlink(path).catch(() => undefined);
+/** Removes `path` if it is still the file (inode and content) that was judged. */
+async function removeIfSame(path: string, judged: LockState): Promise<void> {
+  // The content too: a file published after the judged one was removed may reuse its inode
+  // number (ext4 and tmpfs do so quickly), never its token.
+  const now = await inspectLock(path);
+  if (now?.ino === judged.ino && now.content === judged.content) {
+    await unlink(path).catch(() => undefined);
+  }
 }
 
 async function publish(path: string, token: string): Promise<boolean> {
@@ -140,12 +152,12 @@ async function takeOver(path: string, token: string, staleMs: number): Promise<b
   if (!(await publish(guard, token))) {
     const other = await inspectLock(guard);
     // A taker-over that died holding the guard: its guard goes, and the next look takes over.
-    if (other !== undefined && isStale(other, GUARD_STALE_MS)) await removeIfSame(guard, other.ino);
+    if (other !== undefined && isStale(other, GUARD_STALE_MS)) await removeIfSame(guard, other);
     return false;
   }
   try {
     const state = await inspectLock(path);
-    if (state !== undefined && isStale(state, staleMs)) await removeIfSame(path, state.ino);
+    if (state !== undefined && isStale(state, staleMs)) await removeIfSame(path, state);
   } finally {
     if ((await readLock(guard)) === token) await unlink(guard).catch(() => undefined);
   }
@@ -189,8 +201,8 @@ async function acquireFileLock(
   for (;;) {
     const attempt = await tryFileLock(path, token, options.staleMs);
     if (attempt.taken) break;
-    // A lock that cannot be taken over (its directory turned read-only) ends at the deadline
-    // like a live holder's.
+    // A lock that cannot be removed (a directory in its place, one owned by another user in a
+    // sticky directory) ends at the deadline like a live holder's.
     if (Date.now() >= deadline) return { busy: { path, pid: lockHolderPid(attempt.holder) } };
     await new Promise((resolve) => setTimeout(resolve, poll));
   }

@@ -35,6 +35,7 @@ describe('readRefusal', () => {
   it('sends a person to the directory when the file cannot be looked at, and reads a wrapped cause', () => {
     const file = join(dir, 'missing', 'secrets.json');
     const wrapped = Object.assign(new Error('the store could not read it'), {
+      code: 'ENTRY_INVALID',
       cause: refused('EPERM', file),
     });
     expect(readRefusal(file, wrapped)).toMatch(

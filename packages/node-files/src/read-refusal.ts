@@ -10,7 +10,8 @@ import { dirname } from 'node:path';
 /** The errno code of `error` or of an error it wraps (a package's error around Node's). */
 function errnoCode(error: unknown): string | undefined {
   const own = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof own === 'string' && own.startsWith('E')) return own;
+  // An errno name (EACCES): a package's own code around it (ENTRY_INVALID) is not one.
+  if (typeof own === 'string' && /^E[A-Z0-9]+$/.test(own)) return own;
   const cause = (error as { cause?: unknown } | undefined)?.cause;
   return cause === undefined || cause === error ? undefined : errnoCode(cause);
 }

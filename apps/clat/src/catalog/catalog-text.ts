@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  blobText,
   type CatalogContent,
   type CatalogPrompt,
   type CatalogResource,
@@ -16,7 +17,6 @@ import {
 } from '@clat/kernel';
 import type { ChatMessage } from '@clat/provider-openai';
 import { columnsOf, fitLine, padColumns } from '../ui/columns.js';
-import { blobText } from './blob-text.js';
 import { mentionName } from './mentions.js';
 import type { PromptCommandTable } from './prompt-commands.js';
 

@@ -33,7 +33,7 @@ import { didYouMean } from '../ui/did-you-mean.js';
 import { isTty } from '../ui/line-prompt.js';
 import { formatMcpStatus, summaryLine } from '../ui/mcp-status.js';
 import { cancelQuestionOnEndOfInput, type KeyInfo } from '../ui/question-eof.js';
-import { type CompletionSources, completeSessionLine } from '../ui/session-completer.js';
+import { type CompletionSources, sessionCompleter } from '../ui/session-completer.js';
 import { shownPath } from '../ui/shown-path.js';
 import { formatToolProgress, progressLineGate } from '../ui/tool-progress.js';
 import { createLineApprover, createLineAsker, type LineAsk } from '../ui/tty-approver.js';
@@ -104,12 +104,7 @@ class ChatSession {
       terminal: isTty(io.stdin),
       prompt: PROMPT,
       // Tab completes commands, prompts' slash commands, and the tool, server or mode they take.
-      completer: (line: string, done: (error: null, result: [string[], string]) => void) => {
-        void completeSessionLine(line, completion).then(
-          (result) => done(null, result),
-          () => done(null, [[], line]),
-        );
-      },
+      completer: sessionCompleter(completion),
     });
     if (isTty(io.stdin)) {
       this.#undoEndOfInput = cancelQuestionOnEndOfInput(

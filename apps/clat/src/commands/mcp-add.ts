@@ -347,7 +347,7 @@ export async function add(argv: string[], io: CommandIO): Promise<number> {
     ...(literal.length === 0
       ? []
       : [
-          `The "\${" in ${[...new Set(literal)].map((path) => shellWord(path)).join(', ')} is written "$\${" (a literal "\${"), so the server's start does not read it as a variable reference`,
+          `The "\${" in ${[...new Set(literal)].map((path) => sanitizeTerminalLine(shellWord(path))).join(', ')} is written "$\${" (a literal "\${"), so the server's start does not read it as a variable reference`,
         ]),
     ...(oauth === undefined || !(await targetTrusted(target))
       ? []

@@ -195,8 +195,9 @@ export async function openProject(
     ...(entries.length === 0 || composition.hostTools === undefined
       ? {}
       : { hostTools: composition.hostTools }),
-    // A server relays sampling's refusal as its own error text; this is the part a person acts on.
-    noModelHint: `set "provider" in ${home.configFile}`,
+    // A server relays sampling's refusal as its own error text; this is the part a person acts
+    // on. Not the resolved path: the refusal goes to the server, which need not learn the home.
+    noModelHint: `set "provider" in ${io.env.CLAT_HOME?.trim() ? '$CLAT_HOME' : '~/.clat'}/config.json`,
   });
   return {
     session,

@@ -59,3 +59,15 @@ export async function completeSessionLine(
       return [[], rest];
   }
 }
+
+/** readline's (asynchronous) completer over {@link completeSessionLine}; a failure completes nothing. */
+export function sessionCompleter(
+  sources: CompletionSources,
+): (line: string, done: (error: null, result: [string[], string]) => void) => void {
+  return (line, done) => {
+    void completeSessionLine(line, sources).then(
+      (result) => done(null, result),
+      () => done(null, [[], line]),
+    );
+  };
+}

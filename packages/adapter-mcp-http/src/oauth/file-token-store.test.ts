@@ -73,7 +73,9 @@ describe('FileTokenStore', () => {
       `${file} was written by a newer CLAT (version 2; this one reads version 1)`,
     );
     await writeFile(file, JSON.stringify(record('x', 'https://other.test/mcp')));
-    expect(await store.problem(URL_A)).toBe(`${file} is not a login of ${URL_A} CLAT can read`);
+    expect(await store.problem(URL_A)).toBe(
+      `${file} is another server's login, or not a login CLAT can read`,
+    );
     await rm(file);
     await mkdir(file);
     expect(await store.problem(URL_A)).toBe(`cannot read ${file} (EISDIR)`);

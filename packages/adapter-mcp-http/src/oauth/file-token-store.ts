@@ -85,7 +85,8 @@ export class FileTokenStore implements TokenStore {
     if (typeof version === 'number' && version > 1) {
       return `${file} was written by a newer CLAT (version ${version}; this one reads version 1)`;
     }
-    return `${file} is not a login of ${serverUrl} CLAT can read`;
+    // Not the URL: it is the expanded one, which may carry a key from a ${VAR} in mcp.json.
+    return `${file} is another server's login, or not a login CLAT can read`;
   }
 
   async write(record: OAuthRecord): Promise<void> {

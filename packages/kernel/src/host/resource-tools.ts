@@ -8,11 +8,13 @@
  * back as `isError` results naming the value; cancellation still throws.
  * @module
  */
+
 import { cancelledError } from '../cancel.js';
 import { ClatError, errorMessage, isClatError, KernelError, KernelErrorCode } from '../errors.js';
 import { isJsonObject, type JsonObject, utf8Length } from '../json.js';
 import { LIMITS } from '../limits.js';
 import type { Tool, ToolCallContext, ToolResult } from '../tool-registry.js';
+import { blobText } from './blob-text.js';
 import type {
   CatalogContent,
   CatalogResource,
@@ -255,23 +257,9 @@ function boundedListing(loaded: readonly Loaded[]): ResourceListing {
     : { servers };
 }
 
-/** Decodes base64 as strict UTF-8; undefined when it is not valid base64 or not UTF-8. */
-function decodeUtf8Base64(blob: string): string | undefined {
-  try {
-    const binary = atob(blob.replace(/\s+/g, ''));
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The text of one content, or undefined for bytes shown as a placeholder. */
 function textOf(content: CatalogContent): string | undefined {
-  if (content.kind === 'text') return content.text;
-  if (content.mimeType?.toLowerCase().startsWith('text/') !== true) return undefined;
-  return decodeUtf8Base64(content.blob);
+  return content.kind === 'text' ? content.text : blobText(content);
 }
 
 /**

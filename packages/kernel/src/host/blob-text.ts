@@ -1,10 +1,11 @@
 /**
  * Text sent as a blob: servers base64-encode plain text too (server-everything's dynamic blob
  * resources are `text/plain`). Such a blob is read as text when its media type says text and its
- * bytes are UTF-8; anything else stays binary.
+ * bytes are UTF-8; anything else stays binary. One reading for what a person sees (the CLI's
+ * resource reads and attachments) and what the model reads (`read_resource`).
  * @module
  */
-import type { CatalogContent } from '@clat/kernel';
+import type { CatalogContent } from './catalog.js';
 
 // `fatal`: a single invalid sequence means the bytes are not the text the type claims, and a
 // replacement character per byte would be noise, not content.
@@ -33,7 +34,11 @@ export function blobText(content: Extract<CatalogContent, { kind: 'blob' }>): st
   if (content.mimeType === undefined || !isTextType(content.mimeType)) return undefined;
   let text: string;
   try {
-    text = utf8.decode(Buffer.from(content.blob, 'base64'));
+    // atob, not Buffer: the kernel runs on any JavaScript runtime.
+    const binary = atob(content.blob.replace(/\s+/g, ''));
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    text = utf8.decode(bytes);
   } catch {
     return undefined;
   }
