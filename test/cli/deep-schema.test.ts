@@ -40,7 +40,7 @@ describe('a tool schema nested 20,000 levels deep', () => {
     expect(text.stderr).toBe(missing);
     const status = await sandbox.run(['mcp', '--trust']);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/deep {2}stdio {2}connected .* 1 tool /);
+    expect(status.stdout).toMatch(/deep {2}stdio {2}connected .* 1 tool, 1 prompt /);
     expect(status.stdout).toContain(`warning: ${skipped}`);
   });
 

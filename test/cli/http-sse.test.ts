@@ -63,7 +63,7 @@ describe('HTTP+SSE servers (2024-11-05)', () => {
 
     const text = await sandbox.run(['mcp']);
     expect(text.stdout).toMatch(
-      /everything\s+sse\s+connected\s+2025-11-25 \(legacy\)\s+17 tools, GET stream open/,
+      /everything\s+sse\s+connected\s+2025-11-25 \(legacy\)\s+17 tools, 4 prompts, GET stream open/,
     );
 
     const echo = await sandbox.run([

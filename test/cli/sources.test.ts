@@ -61,7 +61,8 @@ describe('mount sources', () => {
         origin: 'package',
         state: 'connected',
         tools: 5,
-        prompts: 1,
+        prompts: 0,
+        systemPrompts: 1,
       }),
     ]);
     const added = await sandbox.run([

@@ -99,9 +99,11 @@ describe('policy owners around the WASM connector', () => {
       era: undefined,
       tools: 12,
       prompts: 0,
+      systemPrompts: 0,
       durationMs: expect.any(Number),
       failure: undefined,
       stderrTail: [],
+      logTail: [],
       warnings: [],
     });
   });
